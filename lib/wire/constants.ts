@@ -1,0 +1,92 @@
+/**
+ * Spec facts: revision strings, header names, `_meta` keys. Each cites the spec text it comes from
+ * (paths are ../shared/spec/<revision>/...). Numbers that are tunables live in lib/settings, not here.
+ */
+
+/** Every dated revision mcpx speaks, oldest first. */
+export const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const
+export type Revision = (typeof REVISIONS)[number]
+
+/** 2026-07-28 basic/versioning.mdx: "legacy" = 2025-11-25 and earlier (initialize handshake). */
+export const LEGACY_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const
+export type LegacyRevision = (typeof LEGACY_REVISIONS)[number]
+/** "modern" = 2026-07-28 and later (per-request metadata, no handshake). */
+export const MODERN_REVISIONS = ['2026-07-28'] as const
+export type ModernRevision = (typeof MODERN_REVISIONS)[number]
+
+export type Era = 'legacy' | 'modern'
+
+export const LATEST_LEGACY: LegacyRevision = '2025-11-25'
+export const LATEST_MODERN: ModernRevision = '2026-07-28'
+export const LATEST_REVISION: Revision = '2026-07-28'
+
+/** 2025-11-25 basic/transports.mdx "Protocol Version Header": assume this when the header is absent. */
+export const HTTP_DEFAULT_LEGACY_REVISION: LegacyRevision = '2025-03-26'
+
+export const JSONRPC_VERSION = '2.0'
+
+/** HTTP header names (compared case-insensitively by fetch/Headers). */
+export const HEADER = {
+  /** 2025-06-18+ and 2026-07-28 streamable-http.mdx. */
+  PROTOCOL_VERSION: 'MCP-Protocol-Version',
+  /** 2025-03-26…2025-11-25 sessions. */
+  SESSION_ID: 'Mcp-Session-Id',
+  /** 2026-07-28 streamable-http.mdx "Request Metadata Headers". */
+  METHOD: 'Mcp-Method',
+  NAME: 'Mcp-Name',
+  /** Prefix of mirrored x-mcp-header arguments (2026-07-28 streamable-http.mdx "Custom Headers"). */
+  PARAM_PREFIX: 'Mcp-Param-',
+  LAST_EVENT_ID: 'Last-Event-ID',
+} as const
+
+/** Base64 sentinel for header values that are not plain visible ASCII (2026-07-28 streamable-http.mdx). */
+export const BASE64_SENTINEL = { PREFIX: '=?base64?', SUFFIX: '?=' } as const
+
+/** `_meta` keys (2026-07-28 basic/index.mdx "_meta"; 2025-11-25 tasks). */
+export const META = {
+  PROTOCOL_VERSION: 'io.modelcontextprotocol/protocolVersion',
+  CLIENT_CAPABILITIES: 'io.modelcontextprotocol/clientCapabilities',
+  CLIENT_INFO: 'io.modelcontextprotocol/clientInfo',
+  LOG_LEVEL: 'io.modelcontextprotocol/logLevel',
+  SERVER_INFO: 'io.modelcontextprotocol/serverInfo',
+  SUBSCRIPTION_ID: 'io.modelcontextprotocol/subscriptionId',
+  RELATED_TASK: 'io.modelcontextprotocol/related-task',
+  PROGRESS_TOKEN: 'progressToken',
+} as const
+
+/** Extension identifiers (2026-07-28 extensions; SEP-2663). */
+export const EXTENSION = {
+  TASKS: 'io.modelcontextprotocol/tasks',
+} as const
+
+/** `resultType` values (2026-07-28 schema: Result.resultType; SEP-2663 adds "task"). */
+export const RESULT_TYPE = { COMPLETE: 'complete', INPUT_REQUIRED: 'input_required', TASK: 'task' } as const
+
+/** `cacheScope` values (2026-07-28 server/utilities/caching.mdx). */
+export const CACHE_SCOPE = { PUBLIC: 'public', PRIVATE: 'private' } as const
+
+/** Logging levels, RFC 5424 order (all revisions, server/utilities/logging.mdx). */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as const
+
+export function isRevision(value: unknown): value is Revision {
+  return typeof value === 'string' && (REVISIONS as readonly string[]).includes(value)
+}
+export function isLegacyRevision(value: unknown): value is LegacyRevision {
+  return typeof value === 'string' && (LEGACY_REVISIONS as readonly string[]).includes(value)
+}
+export function isModernRevision(value: unknown): value is ModernRevision {
+  return typeof value === 'string' && (MODERN_REVISIONS as readonly string[]).includes(value)
+}
+export function eraOf(revision: Revision): Era {
+  return isModernRevision(revision) ? 'modern' : 'legacy'
+}
+/** Negative, zero or positive like a comparator: revision strings are ISO dates, so they sort lexically. */
+export function compareRevisions(a: Revision, b: Revision): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+export function atLeast(revision: Revision, floor: Revision): boolean {
+  return revision >= floor
+}

@@ -1,0 +1,87 @@
+/**
+ * The whole test run, as CI does it (`npm test`):
+ *   1. build the single executable (dist/mcpx) so CLI tests run against the binary;
+ *   2. `bun test` over test/ with MCPX_EXE pointing at that binary;
+ *   3. the official conformance suite: the fixture server (both requirement sets, strict) and the
+ *      conformance client (both requirement sets), via ../shared/conformance/run.
+ * Prints one closing line `mcpx: N passed, M failed` and exits non-zero if anything failed.
+ * Flags: --no-build, --no-conformance, --only-conformance, and any other args go to `bun test`.
+ */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+
+const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
+const argv = process.argv.slice(2)
+const flag = (name: string) => {
+  const i = argv.indexOf(name)
+  if (i >= 0) argv.splice(i, 1)
+  return i >= 0
+}
+const noBuild = flag('--no-build')
+const noConformance = flag('--no-conformance')
+const onlyConformance = flag('--only-conformance')
+const bun = process.execPath
+const exe = join(root, 'dist/mcpx')
+const conformanceRun = process.env.MCPX_CONFORMANCE_RUN ?? join(root, '../shared/conformance/run')
+
+let passed = 0
+let failed = 0
+
+async function step(name: string, cmd: string[], env: Record<string, string> = {}): Promise<string> {
+  console.error(`\n== ${name}: ${cmd.join(' ')}`)
+  const proc = Bun.spawn(cmd, { cwd: root, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const [out, err] = await Promise.all([pipeThrough(proc.stdout, process.stdout), pipeThrough(proc.stderr, process.stderr)])
+  const code = await proc.exited
+  if (code !== 0) console.error(`== ${name}: exit ${code}`)
+  return `${out}\n${err}\nEXIT ${code}`
+}
+
+async function pipeThrough(stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream): Promise<string> {
+  let text = ''
+  const decoder = new TextDecoder()
+  for await (const chunk of stream) {
+    sink.write(chunk)
+    text += decoder.decode(chunk, { stream: true })
+  }
+  return text
+}
+
+function count(output: string, label: string, pass: RegExp, fail: RegExp): void {
+  const p = Number(output.match(pass)?.[1] ?? 0)
+  const f = Number(output.match(fail)?.[1] ?? 0)
+  const exitOk = /EXIT 0$/.test(output)
+  passed += p
+  failed += f + (exitOk || f > 0 ? 0 : 1)
+  console.error(`== ${label}: ${p} passed, ${f} failed${exitOk ? '' : ' (non-zero exit)'}`)
+}
+
+if (!noBuild) {
+  const out = await step('build', [bun, 'scripts/build.ts'])
+  if (!/EXIT 0$/.test(out)) failed += 1
+}
+
+if (!onlyConformance) {
+  const env: Record<string, string> = existsSync(exe) ? { MCPX_EXE: exe } : {}
+  const out = await step('bun test', [bun, 'test', ...argv], env)
+  count(out, 'bun test', /^\s*(\d+) pass$/m, /^\s*(\d+) fail$/m)
+}
+
+if (!noConformance) {
+  if (!existsSync(conformanceRun)) {
+    console.error(`== conformance: ${conformanceRun} not found`)
+    failed += 1
+  } else {
+    const port = 30_000 + Math.floor(Math.random() * 20_000)
+    const url = `http://127.0.0.1:${port}/mcp`
+    const server = await step('conformance server', ['bash', conformanceRun, 'server', url, 'both'], {
+      CONF_SERVER_CMD: `${bun} ${join(root, 'test/fixtures/everything/main.ts')} --port ${port}`,
+      CONF_STRICT: '1',
+    })
+    count(server, 'conformance server', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
+    const client = await step('conformance client', ['bash', conformanceRun, 'client', `${bun} ${join(root, 'test/fixtures/conformance-client/main.ts')}`, 'both'])
+    count(client, 'conformance client', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
+  }
+}
+
+console.log(`mcpx: ${passed} passed, ${failed} failed`)
+process.exit(failed === 0 ? 0 : 1)

@@ -1,0 +1,44 @@
+import { describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { McpxError } from '../../../lib/errors/index.ts'
+import { SETTINGS, resolveSettings } from '../../../lib/settings/index.ts'
+import { REPO_ROOT } from '../../harness.ts'
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : []
+  })
+}
+
+describe('settings registry', () => {
+  test('every setting has a doc and an MCPX_ environment override, and env names are unique', () => {
+    const envs = Object.values(SETTINGS).map((def) => def.env)
+    for (const [name, def] of Object.entries(SETTINGS)) {
+      expect(def.doc.length, name).toBeGreaterThan(10)
+      expect(def.env, name).toMatch(/^MCPX_[A-Z0-9_]+$/)
+    }
+    expect(new Set(envs).size).toBe(envs.length)
+  })
+
+  test('environment overrides defaults and flags override the environment', () => {
+    const fromEnv = resolveSettings({ MCPX_TIMEOUT_MS: '1234' })
+    expect(fromEnv.requestTimeoutMs).toBe(1234)
+    expect(resolveSettings({ MCPX_TIMEOUT_MS: '1234' }, { requestTimeoutMs: 5 }).requestTimeoutMs).toBe(5)
+    expect(resolveSettings({}).requestTimeoutMs).toBe(SETTINGS.requestTimeoutMs.default)
+  })
+
+  test('a bad value names the setting and its source', () => {
+    expect(() => resolveSettings({ MCPX_TIMEOUT_MS: 'soon' })).toThrow(McpxError)
+    expect(() => resolveSettings({ MCPX_TIMEOUT_MS: '-1' })).toThrow(/requestTimeoutMs.*MCPX_TIMEOUT_MS/)
+  })
+
+  test('nothing outside the settings registry and cli/context.ts reads process.env', () => {
+    const offenders = [...sourceFiles(join(REPO_ROOT, 'lib')), ...sourceFiles(join(REPO_ROOT, 'cli'))]
+      .filter((path) => !path.includes('/lib/settings/') && !path.endsWith('cli/context.ts'))
+      .filter((path) => /process\.env\b/.test(readFileSync(path, 'utf8')))
+      .map((path) => path.slice(REPO_ROOT.length + 1))
+    expect(offenders).toEqual([])
+  })
+})
