@@ -6,11 +6,13 @@
 import { McpxError } from '../errors/index.ts'
 import type { SettingDef, SettingValue } from './define.ts'
 import { PROTOCOL_SETTINGS } from './protocol.ts'
+import { CLIENT_SETTINGS } from './client.ts'
 
 export { defineSettings, type SettingDef, type SettingValue, type SettingsTable } from './define.ts'
 
 export const SETTINGS = {
   ...PROTOCOL_SETTINGS,
+  ...CLIENT_SETTINGS,
 } as const
 
 type Widen<T> = T extends number ? number : T extends string ? string : T extends boolean ? boolean : never

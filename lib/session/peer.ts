@@ -1,0 +1,330 @@
+/**
+ * The request correlation engine: one JSON-RPC peer over one Transport, usable by either role.
+ * It allocates ids (never reused while pending; monotonic, so never reused at all), enforces
+ * per-request deadlines as local TIMEOUT errors (2026-07-28 basic/index.mdx "local errors" never
+ * wear a JSON-RPC code), cancels (notification or stream abort, chosen per request), routes
+ * progress by token, dispatches incoming requests to handlers and notifications to listeners,
+ * and fails every pending request with the close reason when the transport goes away.
+ */
+import { McpxError, RPC, RpcError, toRpcError } from '../errors/index.ts'
+import { log } from '../log.ts'
+import type { Transport } from '../transport/index.ts'
+import {
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type RequestId,
+  isErrorResponse,
+  isNotification,
+  isRequest,
+  isResponse,
+  makeError,
+  makeNotification,
+  makeRequest,
+  makeResult,
+} from '../wire/index.ts'
+
+/** How a request is cancelled when its signal aborts or its deadline passes. */
+export type CancelMode =
+  /** Send `notifications/cancelled` (every legacy transport; 2026 stdio: cancellation.mdx:42-43). */
+  | 'notify'
+  /** Abort the request's own stream (2026 Streamable HTTP: closing the stream is the cancel, SH:233-240). */
+  | 'abort'
+  /** Neither: e.g. `initialize` (MUST NOT be cancelled) or an era probe to a server not yet initialized. */
+  | 'none'
+
+export interface ProgressUpdate {
+  progressToken: string | number
+  progress: number
+  total?: number
+  message?: string
+}
+
+export interface RequestOptions {
+  signal?: AbortSignal
+  /** Overrides the peer's default deadline; 0 = none. */
+  timeoutMs?: number
+  /** When set, a progressToken is added to `params._meta` and matching notifications come here. */
+  onProgress?: (update: ProgressUpdate) => void
+  /** Extra HTTP headers for this message (merged over `headersFor`). */
+  headers?: Record<string, string>
+  cancel?: CancelMode
+}
+
+export interface IncomingRequestContext {
+  id: RequestId
+  method: string
+  /** Aborted when the peer cancels this request or the transport closes. */
+  signal: AbortSignal
+}
+
+export type RequestHandler = (params: Record<string, unknown>, context: IncomingRequestContext) => Promise<Record<string, unknown>> | Record<string, unknown>
+export type NotificationListener = (params: Record<string, unknown>, notification: JsonRpcNotification) => void
+
+export interface PeerOptions {
+  /** Default deadline for requests this peer sends (Settings.requestTimeoutMs); 0 = none. */
+  requestTimeoutMs: number
+  /** Default cancel mode for requests (per-request `cancel` overrides). */
+  cancelMode?: CancelMode
+  /** Reset a request's deadline whenever progress arrives for it (lifecycle.mdx:246-261 MAY). */
+  resetTimeoutOnProgress?: boolean
+  /** Per-message HTTP headers (era headers, Mcp-Method…); stdio transports ignore them. */
+  headersFor?: (message: JsonRpcMessage) => Record<string, string> | undefined
+  /** Called with every message before dispatch; return true to consume it. */
+  intercept?: (message: JsonRpcMessage) => boolean
+}
+
+interface Pending {
+  method: string
+  resolve(result: Record<string, unknown>): void
+  reject(error: McpxError): void
+  progressToken?: string | number
+  cleanup(): void
+}
+
+export class Peer {
+  #nextId = 1
+  #pending = new Map<RequestId, Pending>()
+  #progress = new Map<string | number, { pendingId: RequestId; onProgress: (u: ProgressUpdate) => void; touch(): void }>()
+  #handlers = new Map<string, RequestHandler>()
+  #fallbackHandler?: (method: string, params: Record<string, unknown>, context: IncomingRequestContext) => Promise<Record<string, unknown>>
+  #listeners = new Map<string, Set<NotificationListener>>()
+  #anyListeners = new Set<NotificationListener>()
+  #incoming = new Map<RequestId, AbortController>()
+  #closed = false
+  #closeReason?: McpxError
+  #closeWaiters: ((reason?: McpxError) => void)[] = []
+
+  constructor(
+    readonly transport: Transport,
+    private readonly options: PeerOptions,
+  ) {}
+
+  get closed(): boolean {
+    return this.#closed
+  }
+  get closeReason(): McpxError | undefined {
+    return this.#closeReason
+  }
+  get pendingCount(): number {
+    return this.#pending.size
+  }
+
+  async start(): Promise<void> {
+    await this.transport.start({ onMessage: (m) => this.#receive(m), onClose: (reason) => this.#onClose(reason) })
+  }
+
+  /** Resolves when the transport has closed (with the unexpected-close reason, if any). */
+  whenClosed(): Promise<McpxError | undefined> {
+    if (this.#closed) return Promise.resolve(this.#closeReason)
+    return new Promise((resolve) => this.#closeWaiters.push(resolve))
+  }
+
+  /** Register the handler for one incoming request method (replaces an earlier one). */
+  handle(method: string, handler: RequestHandler): void {
+    this.#handlers.set(method, handler)
+  }
+  /** Handler for methods with no specific handler (the default answers -32601). */
+  handleOthers(handler: (method: string, params: Record<string, unknown>, context: IncomingRequestContext) => Promise<Record<string, unknown>>): void {
+    this.#fallbackHandler = handler
+  }
+
+  /** Listen for one notification method ('*' = all); returns an unsubscribe function. */
+  on(method: string, listener: NotificationListener): () => void {
+    if (method === '*') {
+      this.#anyListeners.add(listener)
+      return () => this.#anyListeners.delete(listener)
+    }
+    let set = this.#listeners.get(method)
+    if (!set) this.#listeners.set(method, (set = new Set()))
+    set.add(listener)
+    return () => set.delete(listener)
+  }
+
+  /** Send a request and wait for its result; JSON-RPC errors reject as RpcError. */
+  request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    if (this.#closed) return Promise.reject(this.#closeReason ?? new McpxError('CONNECT', 'connection is closed', { method }))
+    if (options.signal?.aborted) return Promise.reject(cancelledError(method, options.signal.reason))
+    const id = this.#allocateId()
+    let body = params
+    let progressToken: string | number | undefined
+    if (options.onProgress) {
+      // The token only has to be unique among active requests (progress.mdx); the id already is.
+      progressToken = id
+      const meta = { ...((params?._meta as Record<string, unknown> | undefined) ?? {}), progressToken }
+      body = { ...(params ?? {}), _meta: meta }
+    }
+    const message = makeRequest(id, method, body)
+    const mode = options.cancel ?? this.options.cancelMode ?? 'notify'
+    const abort = new AbortController()
+    const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs
+
+    return new Promise<Record<string, unknown>>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const onAbort = () => this.#cancel(id, cancelledError(method, options.signal?.reason), mode, abort)
+      const arm = () => {
+        if (timer) clearTimeout(timer)
+        if (timeoutMs > 0) {
+          timer = setTimeout(
+            () => this.#cancel(id, new McpxError('TIMEOUT', `${method} got no answer within ${timeoutMs} ms`, { method, timeoutMs }), mode, abort),
+            timeoutMs,
+          )
+        }
+      }
+      const pending: Pending = {
+        method,
+        progressToken,
+        resolve,
+        reject,
+        cleanup: () => {
+          if (timer) clearTimeout(timer)
+          options.signal?.removeEventListener('abort', onAbort)
+          if (progressToken !== undefined) this.#progress.delete(progressToken)
+        },
+      }
+      this.#pending.set(id, pending)
+      if (progressToken !== undefined && options.onProgress) {
+        const touch = this.options.resetTimeoutOnProgress === false ? () => {} : arm
+        this.#progress.set(progressToken, { pendingId: id, onProgress: options.onProgress, touch })
+      }
+      options.signal?.addEventListener('abort', onAbort, { once: true })
+      arm()
+      const headers = { ...this.options.headersFor?.(message), ...options.headers }
+      this.transport.send(message, { headers, signal: abort.signal }).catch((error: unknown) => {
+        // A send failure (HTTP status, spawn gone) fails this request; a late failure after the
+        // answer arrived is moot.
+        this.#settle(id, undefined, asError(error, method))
+      })
+    })
+  }
+
+  /** Send a notification. */
+  async notify(method: string, params?: Record<string, unknown>, headers?: Record<string, string>): Promise<void> {
+    if (this.#closed) throw this.#closeReason ?? new McpxError('CONNECT', 'connection is closed', { method })
+    const message = makeNotification(method, params)
+    await this.transport.send(message, { headers: { ...this.options.headersFor?.(message), ...headers } })
+  }
+
+  /** Send any message as is (e.g. a response produced elsewhere). */
+  async send(message: JsonRpcMessage, headers?: Record<string, string>): Promise<void> {
+    await this.transport.send(message, { headers: { ...this.options.headersFor?.(message), ...headers } })
+  }
+
+  async close(): Promise<void> {
+    await this.transport.close()
+    // Transports call onClose from close(); make sure pending work fails even if one does not.
+    this.#onClose(undefined)
+  }
+
+  #allocateId(): RequestId {
+    let id = this.#nextId++
+    while (this.#pending.has(id)) id = this.#nextId++
+    return id
+  }
+
+  #cancel(id: RequestId, error: McpxError, mode: CancelMode, abort: AbortController): void {
+    const pending = this.#pending.get(id)
+    if (!pending) return
+    this.#settle(id, undefined, error)
+    if (mode === 'abort') abort.abort(error)
+    else if (mode === 'notify' && !this.#closed) {
+      this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch((e) => log.debug(`cancel of ${id} not delivered: ${e}`))
+    }
+  }
+
+  #settle(id: RequestId, result: Record<string, unknown> | undefined, error?: McpxError): void {
+    const pending = this.#pending.get(id)
+    if (!pending) return
+    this.#pending.delete(id)
+    pending.cleanup()
+    if (error) pending.reject(error)
+    else pending.resolve(result ?? {})
+  }
+
+  #receive(message: JsonRpcMessage): void {
+    if (this.options.intercept?.(message)) return
+    if (isResponse(message)) {
+      if (message.id === null || !this.#pending.has(message.id)) {
+        log.debug(`response for unknown or finished request ${JSON.stringify(message.id)} ignored`)
+        return
+      }
+      if (isErrorResponse(message)) this.#settle(message.id, undefined, RpcError.fromWire(message.error))
+      else this.#settle(message.id, message.result)
+      return
+    }
+    if (isRequest(message)) {
+      void this.#serve(message)
+      return
+    }
+    if (isNotification(message)) this.#notified(message)
+  }
+
+  #notified(message: JsonRpcNotification): void {
+    const params = message.params ?? {}
+    if (message.method === 'notifications/progress') {
+      const entry = this.#progress.get(params.progressToken as string | number)
+      if (entry) {
+        entry.touch()
+        try {
+          entry.onProgress(params as unknown as ProgressUpdate)
+        } catch (error) {
+          log.warn(`progress listener failed: ${error}`)
+        }
+      }
+    } else if (message.method === 'notifications/cancelled') {
+      const requestId = params.requestId as RequestId | undefined
+      if (requestId !== undefined) this.#incoming.get(requestId)?.abort(new McpxError('CANCELLED', 'the peer cancelled the request'))
+    }
+    for (const listener of [...(this.#listeners.get(message.method) ?? []), ...this.#anyListeners]) {
+      try {
+        listener(params, message)
+      } catch (error) {
+        log.warn(`listener for ${message.method} failed: ${error}`)
+      }
+    }
+  }
+
+  async #serve(message: JsonRpcRequest): Promise<void> {
+    const abort = new AbortController()
+    this.#incoming.set(message.id, abort)
+    const context: IncomingRequestContext = { id: message.id, method: message.method, signal: abort.signal }
+    let reply: JsonRpcMessage
+    try {
+      const handler = this.#handlers.get(message.method)
+      const params = message.params ?? {}
+      let result: Record<string, unknown>
+      if (handler) result = await handler(params, context)
+      else if (this.#fallbackHandler) result = await this.#fallbackHandler(message.method, params, context)
+      else throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${message.method}`)
+      reply = makeResult(message.id, result)
+    } catch (error) {
+      reply = makeError(message.id, toRpcError(error).toRpc())
+    } finally {
+      this.#incoming.delete(message.id)
+    }
+    // A cancelled request gets no answer (cancellation.mdx: the receiver SHOULD NOT respond).
+    if (abort.signal.aborted || this.#closed) return
+    await this.send(reply).catch((error) => log.debug(`reply to ${message.id} not delivered: ${error}`))
+  }
+
+  #onClose(reason?: McpxError): void {
+    if (this.#closed) return
+    this.#closed = true
+    this.#closeReason = reason
+    const error = reason ?? new McpxError('CONNECT', 'connection closed')
+    for (const id of [...this.#pending.keys()]) this.#settle(id, undefined, error)
+    for (const abort of this.#incoming.values()) abort.abort(error)
+    for (const waiter of this.#closeWaiters.splice(0)) waiter(reason)
+  }
+}
+
+function cancelledError(method: string, reason: unknown): McpxError {
+  if (reason instanceof McpxError) return reason
+  return new McpxError('CANCELLED', `${method} was cancelled`, { method })
+}
+
+function asError(error: unknown, method: string): McpxError {
+  if (error instanceof McpxError) return error
+  const message = error instanceof Error ? error.message : String(error)
+  return new McpxError('CONNECT', `${method}: ${message}`, { method }, { cause: error })
+}
