@@ -6,12 +6,19 @@
 import { McpxError } from '../errors/index.ts'
 import type { SettingDef, SettingValue } from './define.ts'
 import { PROTOCOL_SETTINGS } from './protocol.ts'
+import { CONFIG_SETTINGS } from './config.ts'
+import { DAEMON_SETTINGS } from './daemon.ts'
+import { CODEMODE_SETTINGS } from './codemode.ts'
 import { CLIENT_SETTINGS } from './client.ts'
 
+export { type McpxPaths, resolvePaths } from './config.ts'
 export { defineSettings, type SettingDef, type SettingValue, type SettingsTable } from './define.ts'
 
 export const SETTINGS = {
   ...PROTOCOL_SETTINGS,
+  ...CONFIG_SETTINGS,
+  ...DAEMON_SETTINGS,
+  ...CODEMODE_SETTINGS,
   ...CLIENT_SETTINGS,
 } as const
 
