@@ -1,0 +1,98 @@
+/**
+ * The mcpx config file: the `mcpServers` map hosts already use (stdio `{command,args,env,cwd}` or
+ * remote `{url,headers,transport}`), mcpx's per-server options inline in each entry (pinned
+ * `protocol`, `codemode`, `allowedTools`/`blockedTools`, `record`, `disabled`), and a `settings`
+ * section keyed by setting name. Entries are strict so a typo is an error, not a silent default.
+ */
+import * as v from 'valibot'
+import { SETTINGS, type SettingName, type SettingOverrides } from '../settings/index.ts'
+import { REVISIONS, type Revision } from '../wire/index.ts'
+
+/** Server names become the `server.` prefix of tool names, so no dots or spaces. */
+export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+
+const StringMap = v.record(v.string(), v.string())
+const ToolList = v.array(v.pipe(v.string(), v.minLength(1)))
+
+const OPTION_ENTRIES = {
+  description: v.optional(v.string()),
+  disabled: v.optional(v.boolean()),
+  protocol: v.optional(v.picklist(REVISIONS, `must be one of ${REVISIONS.join(', ')}`)),
+  codemode: v.optional(v.boolean()),
+  allowedTools: v.optional(ToolList),
+  blockedTools: v.optional(ToolList),
+  record: v.optional(v.pipe(v.string(), v.minLength(1))),
+}
+
+export const StdioEntrySchema = v.strictObject({
+  type: v.optional(v.literal('stdio')),
+  command: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+  args: v.optional(v.array(v.string())),
+  env: v.optional(StringMap),
+  cwd: v.optional(v.string()),
+  ...OPTION_ENTRIES,
+})
+
+const HTTP_TYPES = ['http', 'streamable-http', 'sse'] as const
+export const REMOTE_TRANSPORTS = ['auto', 'streamable-http', 'sse'] as const
+export type RemoteTransport = (typeof REMOTE_TRANSPORTS)[number]
+
+export const RemoteEntrySchema = v.strictObject({
+  type: v.optional(v.picklist(HTTP_TYPES, `must be one of ${HTTP_TYPES.join(', ')}`)),
+  url: v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:/i, 'must be an http(s) URL')),
+  headers: v.optional(StringMap),
+  transport: v.optional(v.picklist(REMOTE_TRANSPORTS, `must be one of ${REMOTE_TRANSPORTS.join(', ')}`)),
+  ...OPTION_ENTRIES,
+})
+
+export type StdioEntry = v.InferOutput<typeof StdioEntrySchema>
+export type RemoteEntry = v.InferOutput<typeof RemoteEntrySchema>
+
+/** `settings` is checked against the registry: known names, values of the default's type. */
+function settingSchema(name: SettingName): v.GenericSchema {
+  const fallback = SETTINGS[name].default
+  if (typeof fallback === 'number') return v.pipe(v.number('must be a number'), v.minValue(0, 'must not be negative'))
+  if (typeof fallback === 'boolean') return v.boolean('must be true or false')
+  return v.string('must be a string')
+}
+
+export const SettingsSectionSchema = v.strictObject(
+  Object.fromEntries((Object.keys(SETTINGS) as SettingName[]).map((name) => [name, v.optional(settingSchema(name))])) as Record<SettingName, v.OptionalSchema<v.GenericSchema, undefined>>,
+)
+
+/** Top level: servers are validated entry by entry (see load.ts) so each error names its entry. */
+export const ConfigFileSchema = v.strictObject({
+  $schema: v.optional(v.string()),
+  mcpServers: v.optional(v.record(v.string(), v.unknown()), {}),
+  settings: v.optional(SettingsSectionSchema, {}),
+})
+
+/** How mcpx reaches one upstream server. */
+export type ServerTarget =
+  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd?: string }
+  | { readonly kind: 'http'; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly transport: RemoteTransport }
+
+/** One configured upstream, normalised. */
+export interface ServerConfig {
+  readonly name: string
+  readonly target: ServerTarget
+  readonly description?: string
+  readonly disabled: boolean
+  /** Pinned protocol revision; absent = negotiate. */
+  readonly protocol?: Revision
+  /** false keeps this server's tools out of code mode. */
+  readonly codemode: boolean
+  readonly allowedTools?: readonly string[]
+  readonly blockedTools?: readonly string[]
+  /** Record this server's traffic to this file. */
+  readonly record?: string
+}
+
+/** A loaded, validated, interpolated config. */
+export interface McpxConfig {
+  /** The file it came from; null for the embedded default. */
+  readonly source: string | null
+  readonly servers: Readonly<Record<string, ServerConfig>>
+  /** Setting overrides from the file's `settings` section. */
+  readonly settings: SettingOverrides
+}
