@@ -1,0 +1,280 @@
+/**
+ * A connected MCP client: era-aware requests (modern `_meta` + headers, legacy version header and
+ * one single-flight re-initialize on an expired session, TR-29), the typed calls with pagination,
+ * 2026 `input_required` rounds answered through the same handlers as legacy server→client
+ * requests, and `subscriptions/listen`. Built by connect() (connect.ts).
+ */
+import { McpxError, RPC, RpcError } from '../errors/index.ts'
+import { log } from '../log.ts'
+import type { NotificationListener, Peer, ProgressUpdate } from '../session/index.ts'
+import type { Settings } from '../settings/index.ts'
+import { META, RESULT_TYPE, type Revision } from '../wire/index.ts'
+import { initializeLegacy, pickModern } from './handshake.ts'
+import { answerInputRequests } from './input.ts'
+import { toolHeaderParams } from './mcp-headers.ts'
+import { sessionControl } from './open-transport.ts'
+import type { JsonObject, ServerIdentity, TimingStep } from './types.ts'
+import { type WireState, withModernMeta } from './wire-state.ts'
+
+export interface CallOptions {
+  signal?: AbortSignal
+  timeoutMs?: number
+  onProgress?: (update: ProgressUpdate) => void
+}
+
+export interface Page<T> {
+  items: T[]
+  nextCursor?: string
+}
+
+/** Methods whose result may be `input_required` (2026-07-28 basic/patterns/mrtr.mdx:182-192). */
+const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
+
+export class McpClient {
+  #generation = 0
+  #reinit?: Promise<void>
+
+  constructor(
+    readonly peer: Peer,
+    private readonly state: WireState,
+    private identity: ServerIdentity,
+    private readonly settings: Settings,
+    /** Steps connect() took, with durations (for `mcpx probe`). */
+    readonly timings: TimingStep[],
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  get era() {
+    return this.identity.era
+  }
+  get revision(): Revision {
+    return this.identity.revision
+  }
+  get transport() {
+    return this.identity.transport
+  }
+  get server(): ServerIdentity {
+    return { ...this.identity, revision: this.state.revision ?? this.identity.revision }
+  }
+  get serverCapabilities(): JsonObject {
+    return this.identity.capabilities
+  }
+
+  /**
+   * One request under the connection's era. Results other than input_required are returned as
+   * they came; methods that may need input go through requestWithInput().
+   */
+  async request(method: string, params: JsonObject = {}, options: CallOptions = {}): Promise<JsonObject> {
+    let retried = false
+    for (;;) {
+      const generation = this.#generation
+      const revision = this.state.revision ?? this.identity.revision
+      const body = this.identity.era === 'modern' ? withModernMeta(this.state, params, revision) : params
+      try {
+        return await this.peer.request(method, body, {
+          signal: options.signal,
+          timeoutMs: options.timeoutMs,
+          onProgress: options.onProgress,
+          // 2026 HTTP: closing the stream is the cancel; everywhere else send notifications/cancelled.
+          cancel: this.identity.era === 'modern' && this.identity.transport !== 'stdio' ? 'abort' : 'notify',
+        })
+      } catch (error) {
+        if (retried) throw error
+        retried = true
+        if (this.identity.era === 'legacy' && isSessionExpired(error)) {
+          if (this.#generation === generation) await this.#reinitialize()
+          continue
+        }
+        if (this.identity.era === 'modern' && error instanceof RpcError && error.rpcCode === RPC.UNSUPPORTED_PROTOCOL_VERSION) {
+          const next = pickModern((error.rpcData as JsonObject | undefined)?.supported)
+          if (next) {
+            this.state.revision = next
+            continue
+          }
+        }
+        throw error
+      }
+    }
+  }
+
+  /**
+   * A request that may come back `input_required` (2026) — each round is answered through the
+   * handlers and retried with a NEW id, the server's `requestState` echoed byte for byte and never
+   * carried to any other call, at most `maxInputRounds` times (mrtr.mdx:249-257).
+   */
+  async requestWithInput(method: string, params: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
+    let round: JsonObject = params
+    for (let rounds = 0; ; rounds++) {
+      const result = await this.request(method, round, options)
+      const resultType = result.resultType ?? RESULT_TYPE.COMPLETE
+      if (resultType === RESULT_TYPE.COMPLETE) return result
+      if (resultType !== RESULT_TYPE.INPUT_REQUIRED || !INPUT_METHODS.has(method)) {
+        throw new McpxError('PROTOCOL', `${method} returned resultType ${JSON.stringify(resultType)}, which mcpx did not ask for`, { method, resultType })
+      }
+      if (rounds >= this.settings.maxInputRounds) {
+        throw new McpxError('PROTOCOL', `${method} still needs input after ${rounds} rounds (maxInputRounds)`, { method, rounds })
+      }
+      const inputResponses = await answerInputRequests(this.state.handlers, result.inputRequests, 'modern', options.signal)
+      round = { ...params }
+      if (inputResponses !== undefined) round.inputResponses = inputResponses
+      if (typeof result.requestState === 'string') round.requestState = result.requestState
+    }
+  }
+
+  // ---- typed calls -------------------------------------------------------------------------
+
+  async listTools(cursor?: string, options: CallOptions = {}): Promise<Page<JsonObject>> {
+    const result = await this.request('tools/list', cursor === undefined ? {} : { cursor }, options)
+    const tools = Array.isArray(result.tools) ? (result.tools as JsonObject[]) : []
+    return { items: this.#admitTools(tools), nextCursor: cursorOf(result) }
+  }
+  listAllTools(options: CallOptions = {}): Promise<JsonObject[]> {
+    return this.#all((cursor) => this.listTools(cursor, options))
+  }
+  async callTool(name: string, args?: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
+    // Mcp-Param-* mirroring needs the tool's schema: list once if nothing is known yet.
+    if (this.identity.era === 'modern' && this.identity.transport !== 'stdio' && this.state.toolHeaders.size === 0) {
+      await this.listAllTools().catch((error) => log.debug(`tools/list before ${name}: ${error}`))
+    }
+    return this.requestWithInput('tools/call', args === undefined ? { name } : { name, arguments: args }, options)
+  }
+  async listPrompts(cursor?: string, options: CallOptions = {}): Promise<Page<JsonObject>> {
+    const result = await this.request('prompts/list', cursor === undefined ? {} : { cursor }, options)
+    return { items: Array.isArray(result.prompts) ? (result.prompts as JsonObject[]) : [], nextCursor: cursorOf(result) }
+  }
+  listAllPrompts(options: CallOptions = {}): Promise<JsonObject[]> {
+    return this.#all((cursor) => this.listPrompts(cursor, options))
+  }
+  getPrompt(name: string, args?: Record<string, string>, options: CallOptions = {}): Promise<JsonObject> {
+    return this.requestWithInput('prompts/get', args === undefined ? { name } : { name, arguments: args }, options)
+  }
+  async listResources(cursor?: string, options: CallOptions = {}): Promise<Page<JsonObject>> {
+    const result = await this.request('resources/list', cursor === undefined ? {} : { cursor }, options)
+    return { items: Array.isArray(result.resources) ? (result.resources as JsonObject[]) : [], nextCursor: cursorOf(result) }
+  }
+  listAllResources(options: CallOptions = {}): Promise<JsonObject[]> {
+    return this.#all((cursor) => this.listResources(cursor, options))
+  }
+  async listResourceTemplates(cursor?: string, options: CallOptions = {}): Promise<Page<JsonObject>> {
+    const result = await this.request('resources/templates/list', cursor === undefined ? {} : { cursor }, options)
+    return { items: Array.isArray(result.resourceTemplates) ? (result.resourceTemplates as JsonObject[]) : [], nextCursor: cursorOf(result) }
+  }
+  listAllResourceTemplates(options: CallOptions = {}): Promise<JsonObject[]> {
+    return this.#all((cursor) => this.listResourceTemplates(cursor, options))
+  }
+  readResource(uri: string, options: CallOptions = {}): Promise<JsonObject> {
+    return this.requestWithInput('resources/read', { uri }, options)
+  }
+  complete(ref: JsonObject, argument: { name: string; value: string }, context?: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
+    return this.request('completion/complete', context === undefined ? { ref, argument } : { ref, argument, context }, options)
+  }
+  /** Legacy only (2026 removed ping). */
+  ping(options: CallOptions = {}): Promise<JsonObject> {
+    this.#requireEra('legacy', 'ping')
+    return this.request('ping', {}, options)
+  }
+  /** Legacy only (2026: per-request logLevel instead). */
+  setLoggingLevel(level: string, options: CallOptions = {}): Promise<JsonObject> {
+    this.#requireEra('legacy', 'logging/setLevel')
+    return this.request('logging/setLevel', { level }, options)
+  }
+  /** Legacy resources/subscribe; 2026 uses listen({resourceSubscriptions}). */
+  subscribeResource(uri: string, options: CallOptions = {}): Promise<JsonObject> {
+    this.#requireEra('legacy', 'resources/subscribe')
+    return this.request('resources/subscribe', { uri }, options)
+  }
+
+  /** Listen for server notifications of one method ('*' = all): list_changed, resources/updated, message… */
+  on(method: string, listener: NotificationListener): () => void {
+    return this.peer.on(method, listener)
+  }
+
+  /**
+   * 2026 `subscriptions/listen` (basic/patterns/subscriptions.mdx): notifications tagged with this
+   * subscription's id go to `onNotification`; `acknowledged` resolves with the honoured filter.
+   * Legacy servers push change events unasked: use on() instead.
+   */
+  listen(filter: JsonObject, onNotification: (method: string, params: JsonObject) => void): { acknowledged: Promise<JsonObject>; done: Promise<JsonObject>; close(): void } {
+    this.#requireEra('modern', 'subscriptions/listen')
+    const abort = new AbortController()
+    let subscriptionId: unknown
+    let ack!: (filter: JsonObject) => void
+    const acknowledged = new Promise<JsonObject>((resolve) => (ack = resolve))
+    const off = this.peer.on('*', (params, notification) => {
+      const id = (params._meta as JsonObject | undefined)?.[META.SUBSCRIPTION_ID]
+      if (id === undefined || (subscriptionId !== undefined && id !== subscriptionId)) return
+      if (notification.method === 'notifications/subscriptions/acknowledged') {
+        if (subscriptionId === undefined) subscriptionId = id
+        ack((params.notifications as JsonObject | undefined) ?? {})
+        return
+      }
+      if (subscriptionId !== undefined) onNotification(notification.method, params)
+    })
+    const done = this.request('subscriptions/listen', { notifications: filter }, { signal: abort.signal, timeoutMs: 0 }).finally(off)
+    done.catch(() => {})
+    return { acknowledged, done, close: () => abort.abort(new McpxError('CANCELLED', 'subscription closed')) }
+  }
+
+  async close(): Promise<void> {
+    await this.peer.close()
+  }
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close()
+  }
+
+  #requireEra(era: 'legacy' | 'modern', method: string): void {
+    if (this.identity.era !== era) throw new McpxError('ERA', `${method} exists only for ${era} servers; this one is ${this.identity.era} (${this.revision})`, { method })
+  }
+
+  /** 2026 HTTP: drop tools whose x-mcp-header annotations are invalid (server/tools.mdx), remember the rest. */
+  #admitTools(tools: JsonObject[]): JsonObject[] {
+    if (this.identity.era !== 'modern' || this.identity.transport === 'stdio') return tools
+    const kept: JsonObject[] = []
+    for (const tool of tools) {
+      const verdict = toolHeaderParams(tool.inputSchema)
+      if (!verdict.ok) {
+        this.warn(`tool ${JSON.stringify(tool.name)} dropped: ${verdict.reason}`)
+        continue
+      }
+      if (typeof tool.name === 'string') this.state.toolHeaders.set(tool.name, verdict.params)
+      kept.push(tool)
+    }
+    return kept
+  }
+
+  async #all(page: (cursor?: string) => Promise<Page<JsonObject>>): Promise<JsonObject[]> {
+    const items: JsonObject[] = []
+    let cursor: string | undefined
+    for (let pages = 0; pages < this.settings.maxListPages; pages++) {
+      const result = await page(cursor)
+      items.push(...result.items)
+      // Cursors are opaque; only an absent one ends the list (pagination.mdx:102-107).
+      if (result.nextCursor === undefined) return items
+      cursor = result.nextCursor
+    }
+    this.warn(`list stopped after ${this.settings.maxListPages} pages (maxListPages)`)
+    return items
+  }
+
+  /** TR-29: one re-initialize shared by every request that saw the same expired session. */
+  #reinitialize(): Promise<void> {
+    this.#reinit ??= (async () => {
+      sessionControl(this.peer.transport)?.resetSession()
+      const identity = await initializeLegacy(this.peer, this.state, this.identity.revision)
+      this.identity = { ...this.identity, ...identity }
+      this.#generation++
+      log.debug(`legacy session re-initialized (${identity.revision})`)
+    })().finally(() => {
+      this.#reinit = undefined
+    })
+    return this.#reinit
+  }
+}
+
+function cursorOf(result: JsonObject): string | undefined {
+  return typeof result.nextCursor === 'string' ? result.nextCursor : undefined
+}
+
+function isSessionExpired(error: unknown): boolean {
+  return error instanceof McpxError && error.code === 'CONNECT' && error.data?.sessionExpired === true
+}

@@ -1,0 +1,224 @@
+/**
+ * connect(): spawn or reach a server and settle era, revision and transport.
+ * Modern is probed first with `server/discover`, and the fallback follows 2026-07-28 per transport:
+ *  - stdio (basic/transports/stdio.mdx:121-147): a DiscoverResult or a recognised modern error →
+ *    modern; any other error, or silence for `probeTimeoutMs` → legacy `initialize` (never keyed
+ *    to one error code).
+ *  - HTTP (streamable-http.mdx:650-668, 721-737): 400/404/405 (or a JSON-RPC error) that is not a
+ *    recognised modern error → legacy `initialize`; if that POST fails with 400/404/405 too →
+ *    HTTP+SSE (GET, `endpoint` event). 401/403 → AUTH.
+ * The verdict is cached per configuration (verdict-cache.ts), so later starts skip the probe.
+ */
+import { McpxError, RpcError, asMcpxError } from '../errors/index.ts'
+import { log } from '../log.ts'
+import { Peer } from '../session/index.ts'
+import type { Transport, TransportKind } from '../transport/index.ts'
+import { LATEST_LEGACY, type Revision, eraOf, isModernRevision } from '../wire/index.ts'
+import { McpClient } from './client.ts'
+import { discoverModern, initializeLegacy, isModernError } from './handshake.ts'
+import { serveServerRequests } from './input.ts'
+import { type TransportFactory, defaultTransports } from './open-transport.ts'
+import { type ConnectOptions, type HttpTarget, type ServerIdentity, type Target, type TimingStep, isHttpTarget } from './types.ts'
+import { readVerdict, verdictKey, writeVerdict } from './verdict-cache.ts'
+import { type WireState, headersFor } from './wire-state.ts'
+
+export const MCPX_CLIENT_INFO = { name: 'mcpx', version: '0.1.0' }
+
+/** Internal seam for tests: substitute transports. */
+export interface ConnectInternals {
+  transports?: TransportFactory
+}
+
+export async function connect(target: Target, options: ConnectOptions & ConnectInternals): Promise<McpClient> {
+  const run = new ConnectRun(target, options)
+  return isHttpTarget(target) ? run.http(target) : run.stdio()
+}
+
+class ConnectRun {
+  readonly timings: TimingStep[] = []
+  readonly factory: TransportFactory
+  readonly key: string
+  readonly warn: (message: string) => void
+
+  constructor(
+    readonly target: Target,
+    readonly options: ConnectOptions & ConnectInternals,
+  ) {
+    this.factory = options.transports ?? defaultTransports
+    this.key = verdictKey(target)
+    this.warn = options.onWarning ?? ((message) => log.warn(message))
+  }
+
+  get settings() {
+    return this.options.settings
+  }
+
+  async stdio(): Promise<McpClient> {
+    const { state, peer } = await this.#open('stdio', () => this.factory.stdio(this.target as never, this.settings))
+    try {
+      const pinned = this.options.revision
+      if (pinned) return this.#done(peer, state, await this.#step(`${eraOf(pinned)} handshake`, () => this.#handshake(peer, state, pinned)))
+      const cached = this.#cached()
+      if (cached?.era === 'legacy') {
+        const legacy = await this.#try('initialize (cached verdict)', () => initializeLegacy(peer, state, this.#offer()))
+        if (legacy) return this.#done(peer, state, legacy)
+      }
+      const modern = await this.#try('server/discover', () => discoverModern(peer, state, { timeoutMs: this.settings.probeTimeoutMs }), (error) => {
+        // A recognised modern error means "modern, but we cannot agree": never fall back on it.
+        if (isModernError(error) || (error instanceof McpxError && error.code === 'ERA')) return true
+        return peer.closed
+      })
+      if (modern) return this.#done(peer, state, modern)
+      return this.#done(peer, state, await this.#step('initialize', () => initializeLegacy(peer, state, this.#offer())))
+    } catch (error) {
+      await peer.close().catch(() => {})
+      throw this.#explain(error, peer)
+    }
+  }
+
+  async http(target: HttpTarget): Promise<McpClient> {
+    const pinned = this.options.revision
+    if (target.transport === 'http+sse' || (pinned === '2024-11-05' && target.transport !== 'streamable-http')) return this.#sse(target)
+    const { state, peer } = await this.#open('streamable-http', () => this.factory.http('streamable-http', target, this.settings, this.options.auth))
+    try {
+      if (pinned && isModernRevision(pinned)) return this.#done(peer, state, await this.#step('server/discover', () => discoverModern(peer, state, { pinned })))
+      const cached = this.#cached()
+      if (!pinned && cached?.transport === 'http+sse' && target.transport === undefined) {
+        await peer.close().catch(() => {})
+        return this.#sse(target)
+      }
+      if (!pinned && cached?.era !== 'legacy') {
+        const modern = await this.#try('server/discover', () => discoverModern(peer, state), (error) => !isLegacyAnswer(error))
+        if (modern) return this.#done(peer, state, modern)
+      }
+      const legacy = await this.#try('initialize', () => initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(pinned) }), (error) =>
+        target.transport === 'streamable-http' || !isLegacyAnswer(error),
+      )
+      if (legacy) return this.#done(peer, state, legacy)
+    } catch (error) {
+      await peer.close().catch(() => {})
+      throw this.#explain(error, peer)
+    }
+    await peer.close().catch(() => {})
+    return this.#sse(target)
+  }
+
+  async #sse(target: HttpTarget): Promise<McpClient> {
+    const { state, peer } = await this.#open('http+sse', () => this.factory.http('http+sse', target, this.settings, this.options.auth))
+    try {
+      return this.#done(peer, state, await this.#step('initialize (http+sse)', () => initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(this.options.revision) })))
+    } catch (error) {
+      await peer.close().catch(() => {})
+      throw this.#explain(error, peer)
+    }
+  }
+
+  #offer(): Revision {
+    const pinned = this.options.revision
+    return pinned && !isModernRevision(pinned) ? pinned : (this.options.legacyOffer ?? LATEST_LEGACY)
+  }
+
+  async #handshake(peer: Peer, state: WireState, pinned: Revision): Promise<ServerIdentity> {
+    return isModernRevision(pinned) ? discoverModern(peer, state, { pinned }) : initializeLegacy(peer, state, pinned, { pinned: true })
+  }
+
+  #cached() {
+    if (this.options.noCache || this.options.revision) return undefined
+    return readVerdict(this.key, this.settings.eraVerdictTtlMs, this.options.cacheDir)
+  }
+
+  async #open(kind: TransportKind, make: () => Transport): Promise<{ state: WireState; peer: Peer }> {
+    const state: WireState = {
+      transport: kind,
+      clientInfo: this.options.clientInfo ?? MCPX_CLIENT_INFO,
+      handlers: this.options.handlers ?? {},
+      extraCapabilities: this.options.capabilities,
+      toolHeaders: new Map(),
+    }
+    const transport = await this.#step(`open ${kind}`, async () => make())
+    const peer = new Peer(transport, {
+      requestTimeoutMs: this.settings.requestTimeoutMs,
+      headersFor: (message) => headersFor(state, message),
+    })
+    serveServerRequests(peer, state.handlers, () => state.era ?? 'legacy')
+    await this.#step(`start ${kind}`, () => peer.start())
+    return { state, peer }
+  }
+
+  #done(peer: Peer, state: WireState, identity: ServerIdentity): McpClient {
+    if (!this.options.noCache && !this.options.revision) {
+      writeVerdict(this.key, { era: identity.era, transport: identity.transport, revision: identity.revision }, this.options.cacheDir)
+    }
+    state.era = identity.era
+    state.revision = identity.revision
+    return new McpClient(peer, state, identity, this.settings, this.timings, this.warn)
+  }
+
+  async #step<T>(step: string, work: () => Promise<T>): Promise<T> {
+    const started = performance.now()
+    try {
+      const value = await work()
+      this.timings.push({ step, ms: Math.round(performance.now() - started), ok: true })
+      return value
+    } catch (error) {
+      this.timings.push({ step, ms: Math.round(performance.now() - started), ok: false, detail: asMcpxError(error).message })
+      throw error
+    }
+  }
+
+  /** Run one probe step; undefined = "try the next rung", unless `fatal(error)` says stop. */
+  async #try<T>(step: string, work: () => Promise<T>, fatal: (error: unknown) => boolean = () => false): Promise<T | undefined> {
+    try {
+      return await this.#step(step, work)
+    } catch (error) {
+      if (isAuthFailure(error) || fatal(error)) throw error
+      log.debug(`${step} did not settle the era: ${asMcpxError(error).message}`)
+      return undefined
+    }
+  }
+
+  #explain(error: unknown, peer: Peer): McpxError {
+    if (isAuthFailure(error)) return authError(error, this.target)
+    const mcpx = asMcpxError(error, 'CONNECT')
+    if (mcpx.code === 'TIMEOUT' && peer.closed && peer.closeReason) return peer.closeReason
+    return mcpx
+  }
+}
+
+/** An answer that means "not modern here, try legacy": 400/404/405, or any non-modern JSON-RPC error. */
+function isLegacyAnswer(error: unknown): boolean {
+  if (isModernError(error)) return false
+  if (error instanceof RpcError) return true
+  if (error instanceof McpxError && error.code === 'CONNECT') {
+    const status = error.data?.httpStatus
+    return status === 400 || status === 404 || status === 405
+  }
+  return false
+}
+
+function isAuthFailure(error: unknown): boolean {
+  if (!(error instanceof McpxError)) return false
+  if (error.code === 'AUTH') return true
+  const status = error.data?.httpStatus
+  return error.code === 'CONNECT' && (status === 401 || status === 403)
+}
+
+/** 401/403 → AUTH naming where the protected-resource metadata lives (RFC 9728 via WWW-Authenticate). */
+function authError(error: unknown, target: Target): McpxError {
+  const mcpx = error as McpxError
+  if (mcpx.code === 'AUTH') return mcpx
+  const header = typeof mcpx.data?.wwwAuthenticate === 'string' ? mcpx.data.wwwAuthenticate : undefined
+  const resourceMetadata = header ? resourceMetadataOf(header) : undefined
+  const url = isHttpTarget(target) ? target.url : ''
+  const where = resourceMetadata ?? `${new URL(url).origin}/.well-known/oauth-protected-resource`
+  return new McpxError(
+    'AUTH',
+    `${url} requires authorization (HTTP ${mcpx.data?.httpStatus}); protected resource metadata: ${where}`,
+    { httpStatus: mcpx.data?.httpStatus, resourceMetadata: where, wwwAuthenticate: header },
+    { cause: error },
+  )
+}
+
+export function resourceMetadataOf(wwwAuthenticate: string): string | undefined {
+  return /resource_metadata="([^"]+)"/i.exec(wwwAuthenticate)?.[1] ?? /resource_metadata=([^\s,]+)/i.exec(wwwAuthenticate)?.[1]
+}

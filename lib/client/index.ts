@@ -1,0 +1,24 @@
+/** The client room: connect to any MCP server (either era, any transport) and talk to it. */
+export { connect, resourceMetadataOf, MCPX_CLIENT_INFO, type ConnectInternals } from './connect.ts'
+export { McpClient, type CallOptions, type Page } from './client.ts'
+export { isModernError, MODERN_ERROR_CODES } from './handshake.ts'
+export { toolHeaderParams, modernRequestHeaders, encodeHeaderText, type HeaderParam, type ToolHeaderVerdict } from './mcp-headers.ts'
+export { defaultTransports, type TransportFactory, type SessionControl } from './open-transport.ts'
+export { clearVerdictMemory, forgetVerdict, readVerdict, verdictKey, writeVerdict, type Verdict } from './verdict-cache.ts'
+export {
+  isHttpTarget,
+  type ClientHandlers,
+  type ConnectOptions,
+  type ElicitHandler,
+  type HttpTarget,
+  type Implementation,
+  type InputContext,
+  type JsonObject,
+  type ListRootsHandler,
+  type ProbeAttempt,
+  type SampleHandler,
+  type ServerIdentity,
+  type StdioTarget,
+  type Target,
+  type TimingStep,
+} from './types.ts'

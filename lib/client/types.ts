@@ -1,0 +1,109 @@
+/**
+ * The client room's public shapes: what to connect to, how, and the hooks through which a caller
+ * answers server→client questions (one handler per kind, used for legacy requests and for 2026
+ * `input_required` rounds alike).
+ */
+import type { McpxError } from '../errors/index.ts'
+import type { Settings } from '../settings/index.ts'
+import type { AuthProvider, TransportKind } from '../transport/index.ts'
+import type { Era, Revision } from '../wire/index.ts'
+
+export interface StdioTarget {
+  command: string
+  args?: string[]
+  cwd?: string
+  env?: Record<string, string>
+}
+export interface HttpTarget {
+  url: string
+  /** Static headers sent on every request (e.g. an API key from config). */
+  headers?: Record<string, string>
+  /** Pin the HTTP transport; default: Streamable HTTP, falling back to HTTP+SSE. */
+  transport?: 'streamable-http' | 'http+sse'
+}
+export type Target = StdioTarget | HttpTarget
+
+export function isHttpTarget(target: Target): target is HttpTarget {
+  return 'url' in target
+}
+
+export interface Implementation {
+  name: string
+  version: string
+  [key: string]: unknown
+}
+
+export type JsonObject = Record<string, unknown>
+
+/** Where a question came from: a legacy JSON-RPC request, or an entry of a 2026 InputRequiredResult. */
+export interface InputContext {
+  era: Era
+  via: 'request' | 'input_required'
+  /** The inputRequests key (modern) or JSON-RPC id (legacy). */
+  key: string | number
+  signal?: AbortSignal
+}
+
+/** `elicitation/create` params → ElicitResult `{action, content?}`. */
+export type ElicitHandler = (params: JsonObject, context: InputContext) => Promise<JsonObject> | JsonObject
+/** `sampling/createMessage` params → CreateMessageResult. */
+export type SampleHandler = (params: JsonObject, context: InputContext) => Promise<JsonObject> | JsonObject
+/** `roots/list` → ListRootsResult `{roots}`. */
+export type ListRootsHandler = (params: JsonObject, context: InputContext) => Promise<JsonObject> | JsonObject
+
+export interface ClientHandlers {
+  onElicit?: ElicitHandler
+  /** Declare URL-mode elicitation too (form is always declared when onElicit is set). */
+  elicitUrl?: boolean
+  onSample?: SampleHandler
+  onListRoots?: ListRootsHandler
+}
+
+export interface TimingStep {
+  step: string
+  ms: number
+  ok: boolean
+  detail?: string
+}
+
+export interface ConnectOptions {
+  settings: Settings
+  clientInfo?: Implementation
+  /** Pin one revision: no probing, no fallback to the other era. */
+  revision?: Revision
+  /** Legacy revision offered in `initialize` (default 2025-11-25, the latest legacy). */
+  legacyOffer?: Revision
+  handlers?: ClientHandlers
+  /** Extra capabilities merged over the ones derived from `handlers` (e.g. `extensions`). */
+  capabilities?: JsonObject
+  /** OAuth provider for HTTP targets (lib/auth). */
+  auth?: AuthProvider
+  /** Directory where era verdicts persist between runs (`era-verdicts.json`); memory only without it. */
+  cacheDir?: string
+  /** Skip the verdict cache (both read and write), e.g. for `mcpx probe`. */
+  noCache?: boolean
+  signal?: AbortSignal
+  /** Warnings (dropped tools, ignored notifications); default: log.warn. */
+  onWarning?: (message: string) => void
+}
+
+/** What connect() learned about the server. */
+export interface ServerIdentity {
+  era: Era
+  revision: Revision
+  transport: TransportKind
+  /** DiscoverResult.supportedVersions, or the one negotiated legacy version. */
+  supportedVersions: string[]
+  serverInfo?: Implementation
+  capabilities: JsonObject
+  instructions?: string
+}
+
+/** Raised for `mcpx probe`'s diagnosis; keeps the attempts so far. */
+export interface ProbeAttempt {
+  era: Era
+  transport: TransportKind
+  ok: boolean
+  error?: McpxError
+  ms: number
+}
