@@ -11,6 +11,11 @@ export interface TransportHandlers {
   onMessage(message: JsonRpcMessage): void
   /** Called exactly once, including after close(); `reason` is set when the close was not asked for. */
   onClose(reason?: McpxError): void
+  /**
+   * Optional: a non-fatal problem with incoming data (an unparseable or oversized frame, a broken
+   * SSE event). The transport keeps running; `error.code` is PROTOCOL, `error.data` says what.
+   */
+  onError?(error: McpxError): void
 }
 
 export interface SendOptions {

@@ -1,0 +1,49 @@
+/**
+ * Incoming text (a stdio line, an HTTP JSON body, an SSE `data` payload) → JSON-RPC messages.
+ * A 2025-03-26 batch (a JSON array, D2503/basic/transports.mdx:25-27) is split into its members.
+ * Failures become PROTOCOL errors naming the source and quoting the start of the text; they never
+ * throw, so one bad frame cannot stop a read loop.
+ */
+import { McpxError, RpcError } from '../errors/index.ts'
+import { type JsonRpcMessage, parseJson, parseMessage, recoverId } from '../wire/index.ts'
+
+/** How much of a bad frame is quoted in its error. */
+const QUOTE_CHARS = 200
+
+export interface Decoded {
+  messages: JsonRpcMessage[]
+  errors: McpxError[]
+}
+
+export function decodeMessages(text: string, source: string): Decoded {
+  const out: Decoded = { messages: [], errors: [] }
+  let value: unknown
+  try {
+    value = parseJson(text)
+  } catch (error) {
+    out.errors.push(protocolError(`${source}: not JSON (${reason(error)})`, text))
+    return out
+  }
+  for (const item of Array.isArray(value) ? value : [value]) {
+    try {
+      out.messages.push(parseMessage(item))
+    } catch (error) {
+      const id = recoverId(item)
+      out.errors.push(protocolError(`${source}: not a JSON-RPC message (${reason(error)})`, text, id === null ? {} : { id }))
+    }
+  }
+  return out
+}
+
+/** Quote the start of some peer text for an error message or error data. */
+export function quote(text: string, chars = QUOTE_CHARS): string {
+  return text.length > chars ? `${text.slice(0, chars)}…` : text
+}
+
+function protocolError(message: string, text: string, extra: Record<string, unknown> = {}): McpxError {
+  return new McpxError('PROTOCOL', message, { frame: quote(text), ...extra })
+}
+
+function reason(error: unknown): string {
+  return error instanceof RpcError || error instanceof Error ? error.message : String(error)
+}

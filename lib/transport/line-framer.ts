@@ -1,0 +1,134 @@
+/**
+ * Newline-delimited JSON framing over a byte stream (stdio, and any byte-stream transport:
+ * 2026-07-28 basic/transports/stdio.mdx:10-31). Works on bytes, so a UTF-8 sequence split across
+ * chunks is never mis-decoded (0x0A never occurs inside a multi-byte sequence), and a line longer
+ * than `maxFrameBytes` is counted and skipped without ever being held whole (TR-03).
+ */
+
+/** How much of an oversized line is kept for the error message. */
+const OVERSIZE_HEAD_BYTES = 256
+const NEWLINE = 0x0a
+const CARRIAGE_RETURN = 0x0d
+
+export interface OversizeFrame {
+  /** Bytes in the skipped line (without its newline); at least `maxFrameBytes + 1`. */
+  bytes: number
+  maxFrameBytes: number
+  /** The line's first bytes, decoded, for diagnostics. */
+  head: string
+  /** False when the stream ended before the line did. */
+  terminated: boolean
+}
+
+export interface LineFramerOptions {
+  maxFrameBytes: number
+  /** One complete line, decoded as UTF-8, `\r\n` tolerated; blank lines are not reported. */
+  onLine(line: string): void
+  /** A line over the cap, reported once after it ends (or the stream ends). Framing continues. */
+  onOversize(frame: OversizeFrame): void
+}
+
+export interface LineFramer {
+  /** Feed the next chunk of the stream. */
+  push(chunk: Uint8Array): void
+  /** The stream ended: a trailing unterminated line is delivered (or reported if oversized). */
+  end(): void
+}
+
+export function createLineFramer(options: LineFramerOptions): LineFramer {
+  const { maxFrameBytes, onLine, onOversize } = options
+  const decoder = new TextDecoder('utf-8')
+  let pending: Uint8Array[] = []
+  let pendingBytes = 0
+  // While > 0 the current line is being skipped; counts its bytes so far.
+  let skippedBytes = 0
+  let skippedHead: Uint8Array[] = []
+  let skippedHeadBytes = 0
+
+  function startSkipping(extra: Uint8Array): void {
+    skippedHead = []
+    skippedHeadBytes = 0
+    for (const part of pending) keepHead(part)
+    keepHead(extra)
+    skippedBytes = pendingBytes + extra.length
+    pending = []
+    pendingBytes = 0
+  }
+
+  function keepHead(part: Uint8Array): void {
+    if (skippedHeadBytes >= OVERSIZE_HEAD_BYTES) return
+    const piece = part.slice(0, OVERSIZE_HEAD_BYTES - skippedHeadBytes)
+    skippedHead.push(piece)
+    skippedHeadBytes += piece.length
+  }
+
+  function finishLine(tail: Uint8Array, terminated: boolean): void {
+    if (skippedBytes > 0) {
+      const bytes = skippedBytes + tail.length
+      keepHead(tail)
+      const head = decoder.decode(concat(skippedHead, skippedHeadBytes))
+      skippedBytes = 0
+      skippedHead = []
+      onOversize({ bytes, maxFrameBytes, head, terminated })
+      return
+    }
+    const total = pendingBytes + tail.length
+    if (total > maxFrameBytes) {
+      const head = decoder.decode((pendingBytes > 0 ? concat(pending, pendingBytes) : tail).subarray(0, OVERSIZE_HEAD_BYTES))
+      pending = []
+      pendingBytes = 0
+      onOversize({ bytes: total, maxFrameBytes, head, terminated })
+      return
+    }
+    let bytes = pendingBytes === 0 ? tail : concat([...pending, tail], total)
+    pending = []
+    pendingBytes = 0
+    if (bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN) bytes = bytes.subarray(0, bytes.length - 1)
+    const line = decoder.decode(bytes)
+    if (line.trim() !== '') onLine(line)
+  }
+
+  return {
+    push(chunk) {
+      let start = 0
+      while (start < chunk.length) {
+        const newline = chunk.indexOf(NEWLINE, start)
+        if (newline === -1) {
+          const rest = chunk.subarray(start)
+          if (skippedBytes > 0) {
+            skippedBytes += rest.length
+            keepHead(rest)
+          }
+          else if (pendingBytes + rest.length > maxFrameBytes) startSkipping(rest)
+          else {
+            // Copy: the producer may reuse its buffer after push() returns.
+            pending.push(rest.slice())
+            pendingBytes += rest.length
+          }
+          return
+        }
+        finishLine(chunk.subarray(start, newline), true)
+        start = newline + 1
+      }
+    },
+    end() {
+      if (skippedBytes > 0 || pendingBytes > 0) finishLine(new Uint8Array(0), false)
+    },
+  }
+}
+
+/** One message as a frame: compact JSON (which never contains a raw newline) plus `\n`. */
+export function encodeFrame(message: unknown): string {
+  return `${JSON.stringify(message)}\n`
+}
+
+function concat(parts: Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!
+  const out = new Uint8Array(total)
+  let offset = 0
+  for (const part of parts) {
+    out.set(part, offset)
+    offset += part.length
+  }
+  return out
+}

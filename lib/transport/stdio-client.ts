@@ -1,0 +1,192 @@
+/**
+ * The client end of stdio (2026-07-28 basic/transports/stdio.mdx): spawns the upstream in its own
+ * process group, frames stdout with the line framer, drains stderr continuously into a bounded tail
+ * that is logged at debug level and quoted in errors, never read as failure (TR-02). Shutdown
+ * escalates stdin close → SIGTERM → SIGKILL over the whole group, so no grandchild is orphaned.
+ */
+import { McpxError } from '../errors/index.ts'
+import { log } from '../log.ts'
+import type { Settings } from '../settings/index.ts'
+import type { JsonRpcMessage } from '../wire/index.ts'
+import { decodeMessages, quote } from './decode-messages.ts'
+import { createLineFramer, encodeFrame } from './line-framer.ts'
+import { terminateGroup, trackGroup, untrackGroup } from './process-group.ts'
+import { createStderrTail } from './stderr-tail.ts'
+import type { SendOptions, Transport, TransportHandlers } from './types.ts'
+
+export interface StdioServerParams {
+  command: string
+  args?: string[]
+  cwd?: string
+  /** Added to (and overriding) mcpx's own environment (TR-04). */
+  env?: Record<string, string>
+}
+
+export interface StdioTransport extends Transport {
+  readonly kind: 'stdio'
+  /** Process id (= process group id) once started. */
+  readonly pid: number | undefined
+  /** The last `stderrBufferBytes` the server wrote to stderr. */
+  stderrTail(): string
+}
+
+type StdioSettings = Pick<Settings, 'maxFrameBytes' | 'shutdownGraceMs' | 'stderrBufferBytes'>
+
+export function createStdioTransport(params: StdioServerParams, settings: StdioSettings): StdioTransport {
+  const label = params.command.split('/').pop() ?? params.command
+  const stderr = createStderrTail(settings.stderrBufferBytes, (line) => log.debug(`[${label} stderr] ${line}`))
+  let proc: Bun.Subprocess<'pipe', 'pipe', 'pipe'> | undefined
+  let handlers: TransportHandlers | undefined
+  let closing: Promise<void> | undefined
+  // Set when the child exited on its own and watch() is reporting it; close() then waits for that.
+  let crashed: Promise<void> | undefined
+  let closed = false
+  let pipesDone: Promise<unknown> = Promise.resolve()
+
+  function finish(reason?: McpxError): void {
+    if (closed) return
+    closed = true
+    if (reason) log.debug(`stdio upstream ${label}: ${reason.message}`)
+    handlers?.onClose(reason)
+  }
+
+  function report(error: McpxError): void {
+    log.warn(`stdio upstream ${label}: ${error.message}`)
+    handlers?.onError?.(error)
+  }
+
+  function deliver(message: JsonRpcMessage): void {
+    try {
+      handlers?.onMessage(message)
+    } catch (error) {
+      log.error(`stdio upstream ${label}: message handler threw`, error)
+    }
+  }
+
+  function withStderr(message: string): string {
+    const tail = stderr.text().trim()
+    return tail === '' ? message : `${message}: ${quote(tail, 2000)}`
+  }
+
+  async function readStdout(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const framer = createLineFramer({
+      maxFrameBytes: settings.maxFrameBytes,
+      onLine(line) {
+        const { messages, errors } = decodeMessages(line, 'stdout line')
+        for (const error of errors) report(error)
+        for (const message of messages) deliver(message)
+      },
+      onOversize(frame) {
+        report(
+          new McpxError(
+            'PROTOCOL',
+            `stdout line of ${frame.bytes} bytes exceeds maxFrameBytes (${frame.maxFrameBytes}); skipped`,
+            { bytes: frame.bytes, maxFrameBytes: frame.maxFrameBytes, frame: quote(frame.head) },
+          ),
+        )
+      },
+    })
+    try {
+      const reader = stream.getReader()
+      for (let next = await reader.read(); !next.done; next = await reader.read()) framer.push(next.value)
+    } catch (error) {
+      log.debug(`stdio upstream ${label}: stdout read failed`, error)
+    }
+    framer.end()
+  }
+
+  /** After exit: let stdout/stderr drain so messages written before exit are delivered before the
+   * close. A grandchild holding the pipes open must not stall this, hence the bound. */
+  function drained(): Promise<unknown> {
+    return Promise.race([pipesDone, Bun.sleep(settings.shutdownGraceMs)])
+  }
+
+  async function watch(child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>): Promise<void> {
+    pipesDone = Promise.all([readStdout(child.stdout), stderr.drain(child.stderr)])
+    const exitCode = await child.exited
+    await drained()
+    if (closing) return
+    let done!: () => void
+    crashed = new Promise((resolve) => (done = resolve))
+    await terminateGroup(child.pid, settings.shutdownGraceMs)
+    const how = child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${exitCode}`
+    finish(
+      new McpxError('CONNECT', withStderr(`server ${label} ${how}`), {
+        command: params.command,
+        exitCode: child.signalCode ? null : exitCode,
+        signal: child.signalCode ?? null,
+        stderr: stderr.text(),
+      }),
+    )
+    done()
+  }
+
+  async function shutdown(child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>): Promise<void> {
+    try {
+      await child.stdin.end()
+    } catch {
+      // Already gone: the escalation below still cleans up the group.
+    }
+    const exitedInTime = await Promise.race([child.exited.then(() => true), Bun.sleep(settings.shutdownGraceMs).then(() => false)])
+    // Even after a clean exit, members of the group (grandchildren) may linger.
+    await terminateGroup(child.pid, settings.shutdownGraceMs)
+    if (!exitedInTime) await child.exited
+    await drained()
+    finish()
+  }
+
+  return {
+    kind: 'stdio',
+    get pid() {
+      return proc?.pid
+    },
+    stderrTail: () => stderr.text(),
+
+    async start(h) {
+      if (handlers) throw new McpxError('INTERNAL', 'stdio transport started twice')
+      handlers = h
+      try {
+        proc = Bun.spawn([params.command, ...(params.args ?? [])], {
+          cwd: params.cwd,
+          // Pass-through of mcpx's environment to the child, not a settings read (TR-04).
+          env: params.env ? { ...Bun.env, ...params.env } : undefined,
+          stdin: 'pipe',
+          stdout: 'pipe',
+          stderr: 'pipe',
+          detached: true,
+        })
+      } catch (error) {
+        const code = (error as { code?: string }).code
+        const why = code === 'ENOENT' ? 'command not found' : code === 'EACCES' ? 'permission denied' : (error as Error).message
+        closed = true
+        throw new McpxError('CONNECT', `cannot start upstream "${params.command}": ${why}`, { command: params.command, errno: code }, { cause: error })
+      }
+      trackGroup(proc.pid)
+      void watch(proc)
+    },
+
+    async send(message: JsonRpcMessage, options?: SendOptions) {
+      if (!proc || closed || closing) throw new McpxError('CONNECT', `stdio upstream ${label} is not running`, { command: params.command })
+      if (options?.signal?.aborted) throw new McpxError('CANCELLED', 'send cancelled before it was written')
+      try {
+        proc.stdin.write(encodeFrame(message))
+        await proc.stdin.flush()
+      } catch (error) {
+        throw new McpxError('CONNECT', withStderr(`stdio upstream ${label}: write failed (${(error as Error).message})`), { command: params.command }, { cause: error })
+      }
+    },
+
+    close() {
+      if (closing) return closing
+      if (crashed) return (closing = crashed)
+      if (!proc || closed) {
+        if (proc) untrackGroup(proc.pid)
+        finish()
+        closing = Promise.resolve()
+        return closing
+      }
+      closing = shutdown(proc)
+      return closing
+    },
+  }
+}
