@@ -6,6 +6,7 @@
 import { McpxError } from '../errors/index.ts'
 import type { SettingDef, SettingValue } from './define.ts'
 import { PROTOCOL_SETTINGS } from './protocol.ts'
+import { AUTH_SETTINGS } from './auth.ts'
 import { CONFIG_SETTINGS } from './config.ts'
 import { DAEMON_SETTINGS } from './daemon.ts'
 import { CODEMODE_SETTINGS } from './codemode.ts'
@@ -16,6 +17,7 @@ export { defineSettings, type SettingDef, type SettingValue, type SettingsTable 
 
 export const SETTINGS = {
   ...PROTOCOL_SETTINGS,
+  ...AUTH_SETTINGS,
   ...CONFIG_SETTINGS,
   ...DAEMON_SETTINGS,
   ...CODEMODE_SETTINGS,

@@ -1,0 +1,27 @@
+/**
+ * The auth room: OAuth 2.1 for HTTP upstreams (2025-11-25 basic/authorization.mdx, 2026-07-28
+ * basic/authorization/). `createOAuthProvider` gives the Streamable HTTP transport an AuthProvider;
+ * the rest is exported for the CLI (`mcpx auth login`) and for tests.
+ */
+export { createOAuthProvider, type OAuthProvider, type OAuthProviderOptions } from './oauth-provider.ts'
+export {
+  createLoopbackHandler,
+  createRedirectFollowingHandler,
+  type AuthorizationHandler,
+  type AuthorizationSession,
+  type LoopbackHandlerOptions,
+} from './authorization-handler.ts'
+export {
+  createFileCredentialStore,
+  createMemoryCredentialStore,
+  credentialFilePath,
+  type CredentialRecord,
+  type CredentialStore,
+  type IssuerState,
+} from './credential-store.ts'
+export type { PreRegisteredClient, RegisteredClient } from './client-registration.ts'
+export type { StoredTokens } from './token-endpoint.ts'
+export type { FetchLike } from './http.ts'
+export { parseBearerChallenge, type BearerChallenge } from './www-authenticate.ts'
+export { authorizationServerMetadataUrls, protectedResourceMetadataUrls, resourceMatchesServer } from './discovery.ts'
+export { validateAuthorizationResponse } from './authorization-code.ts'

@@ -1,0 +1,335 @@
+/**
+ * The AuthProvider for one OAuth-protected HTTP upstream. It hands the transport the current
+ * Bearer token (refreshing it when it is about to expire) and, on a 401 or a 403
+ * `insufficient_scope`, re-discovers the authorization server and obtains new credentials:
+ * refresh when possible, else a new grant (authorization code + PKCE through the configured
+ * handler, or client_credentials). Concurrent challenges share one flow; consecutive
+ * re-authorizations that never let a request through are bounded by `authMaxRetries`.
+ */
+import { McpxError } from '../errors/index.ts'
+import type { Settings } from '../settings/index.ts'
+import type { AuthProvider } from '../transport/index.ts'
+import type { AuthorizationHandler } from './authorization-handler.ts'
+import { runAuthorizationCodeGrant } from './authorization-code.ts'
+import { type PreRegisteredClient, type RegisteredClient, registerClient, staticClientFor } from './client-registration.ts'
+import { type CredentialRecord, type CredentialStore, type IssuerState, createMemoryCredentialStore } from './credential-store.ts'
+import {
+  defaultAuthorizationServerMetadata,
+  fetchAuthorizationServerMetadata,
+  fetchProtectedResourceMetadata,
+  resourceMatchesServer,
+} from './discovery.ts'
+import type { FetchLike, HttpContext } from './http.ts'
+import type { AuthorizationServerMetadata } from './schemas.ts'
+import { type StoredTokens, requestToken } from './token-endpoint.ts'
+import { type BearerChallenge, parseBearerChallenge, splitScopes } from './www-authenticate.ts'
+
+export interface OAuthProviderOptions {
+  /** The MCP endpoint URL, exactly as configured. */
+  serverUrl: string
+  settings: Settings
+  /** Where clients and tokens persist; default: in memory for this process. */
+  store?: CredentialStore
+  /** The user-agent step; required for the authorization code grant. */
+  authorizationHandler?: AuthorizationHandler
+  /** `client_credentials` for machine clients (needs `preRegistered`). Default `authorization_code`. */
+  grant?: 'authorization_code' | 'client_credentials'
+  /** Static client credentials (pre-registration). */
+  preRegistered?: PreRegisteredClient
+  /** CIMD client_id URL; default `settings.authClientMetadataUrl` (empty = none). */
+  clientMetadataUrl?: string
+  /** client_name for dynamic registration. */
+  clientName?: string
+  /** Extra scopes always requested (space-separated), on top of the server's guidance. */
+  scope?: string
+  /** Ask for `offline_access` when the AS lists it, to get refresh tokens (default true). */
+  requestOfflineAccess?: boolean
+  fetch?: FetchLike
+}
+
+/** An AuthProvider plus the verbs the CLI needs (`login`, `logout`). */
+export interface OAuthProvider extends AuthProvider {
+  /** Authorize now (discovering from well-known URIs), replacing stored tokens. */
+  login(): Promise<void>
+  /** Forget this server's clients and tokens. */
+  logout(): Promise<void>
+  /** The issuer in use, once known. */
+  issuer(): Promise<string | undefined>
+}
+
+interface Discovered {
+  resource?: string
+  prmScopes?: string[]
+  metadata: AuthorizationServerMetadata
+  /** False when the AS published no metadata and default endpoints stand in (2025-03-26). */
+  fromDocument: boolean
+}
+
+const OFFLINE_ACCESS = 'offline_access'
+
+export function createOAuthProvider(options: OAuthProviderOptions): OAuthProvider {
+  return new OAuthProviderImpl(options)
+}
+
+class OAuthProviderImpl implements OAuthProvider {
+  private readonly store: CredentialStore
+  private readonly http: HttpContext
+  private record: CredentialRecord | undefined
+  private loaded = false
+  private pending: Promise<void> | undefined
+  private discovered: Discovered | undefined
+  /** Re-authorizations since a token last served more than one request. */
+  private streak = 0
+  private handedOut: { token: string; uses: number } | undefined
+
+  constructor(private readonly options: OAuthProviderOptions) {
+    this.store = options.store ?? createMemoryCredentialStore()
+    this.http = { fetch: options.fetch ?? fetch, timeoutMs: options.settings.authRequestTimeoutMs }
+  }
+
+  async authorization(): Promise<string | undefined> {
+    if (this.pending) await this.pending.catch(() => undefined)
+    const state = await this.currentState()
+    let tokens = state?.tokens
+    if (!tokens) return undefined
+    if (tokens.expiresAt !== undefined && tokens.refreshToken && tokens.expiresAt - this.options.settings.authRefreshSkewMs <= Date.now()) {
+      await this.singleFlight(() => this.refresh().then(() => undefined)).catch(() => undefined)
+      tokens = (await this.currentState())?.tokens
+      if (!tokens) return undefined
+    }
+    this.noteHandedOut(tokens.accessToken)
+    return `Bearer ${tokens.accessToken}`
+  }
+
+  async onAuthChallenge(response: Response, _request: { url: string; method: string }): Promise<'retry' | 'fail'> {
+    const challenge = parseBearerChallenge(response)
+    if (response.status === 403 && challenge.error !== 'insufficient_scope') return 'fail'
+    if (response.status !== 401 && response.status !== 403) return 'fail'
+    if (this.pending) {
+      // Another request's challenge is being answered; its outcome serves this one too.
+      await this.pending
+      return 'retry'
+    }
+    if (this.streak >= this.options.settings.authMaxRetries) {
+      throw new McpxError('AUTH', `${this.options.serverUrl} still refuses access after ${this.streak} re-authorizations`, { status: response.status })
+    }
+    this.streak++
+    await this.singleFlight(() => (response.status === 403 ? this.stepUp(challenge) : this.reauthorize(challenge)))
+    return 'retry'
+  }
+
+  async login(): Promise<void> {
+    await this.singleFlight(async () => {
+      const discovered = await this.discover({})
+      await this.obtain(discovered, this.initialScope(discovered, {}))
+    })
+  }
+
+  async logout(): Promise<void> {
+    this.record = undefined
+    this.discovered = undefined
+    await this.store.remove(this.options.serverUrl)
+  }
+
+  async issuer(): Promise<string | undefined> {
+    return (await this.load())?.issuer
+  }
+
+  // --- internal ---
+
+  private noteHandedOut(token: string): void {
+    if (this.handedOut?.token === token) {
+      this.handedOut.uses++
+      // The token went out again, so the request before this one got through with it.
+      if (this.handedOut.uses > 1) this.streak = 0
+    } else {
+      this.handedOut = { token, uses: 1 }
+    }
+  }
+
+  private async singleFlight(run: () => Promise<void>): Promise<void> {
+    if (this.pending) return this.pending
+    this.pending = run().finally(() => {
+      this.pending = undefined
+    })
+    return this.pending
+  }
+
+  private async load(): Promise<CredentialRecord | undefined> {
+    if (!this.loaded) {
+      this.record = await this.store.load(this.options.serverUrl)
+      this.loaded = true
+    }
+    return this.record
+  }
+
+  private async currentState(): Promise<IssuerState | undefined> {
+    const record = await this.load()
+    return record?.issuer ? record.issuers[record.issuer] : undefined
+  }
+
+  private async save(update: (record: CredentialRecord) => void): Promise<void> {
+    const record = (await this.load()) ?? { serverUrl: this.options.serverUrl, issuers: {} }
+    update(record)
+    this.record = record
+    await this.store.save(record)
+  }
+
+  /** PRM (from the challenge or well-known), its resource check, then the AS metadata. */
+  private async discover(challenge: BearerChallenge): Promise<Discovered> {
+    const serverUrl = this.options.serverUrl
+    const prm = await fetchProtectedResourceMetadata(this.http, serverUrl, challenge.resourceMetadata)
+    let discovered: Discovered
+    if (prm) {
+      // RFC 9728 §3.3 / RFC 8707: a PRM naming another resource must not steer our tokens.
+      if (!resourceMatchesServer(prm.resource, serverUrl)) {
+        throw new McpxError('AUTH', `protected resource metadata names resource ${prm.resource}, which is not ${serverUrl}; refused`, {
+          resource: prm.resource,
+          serverUrl,
+        })
+      }
+      const issuer = prm.authorization_servers?.[0]
+      if (!issuer) throw new McpxError('AUTH', `protected resource metadata of ${serverUrl} names no authorization server`, { resource: prm.resource })
+      const metadata = await fetchAuthorizationServerMetadata(this.http, issuer)
+      if (!metadata) throw new McpxError('AUTH', `authorization server ${issuer} publishes no OAuth or OpenID metadata`, { issuer })
+      discovered = { resource: prm.resource, metadata, fromDocument: true }
+      if (prm.scopes_supported) discovered.prmScopes = prm.scopes_supported
+    } else {
+      // 2025-03-26 servers: no PRM; the AS is the server's origin, metadata optional.
+      const origin = new URL(serverUrl).origin
+      const metadata = await fetchAuthorizationServerMetadata(this.http, origin)
+      discovered = metadata ? { metadata, fromDocument: true } : { metadata: defaultAuthorizationServerMetadata(serverUrl), fromDocument: false }
+    }
+    this.discovered = discovered
+    return discovered
+  }
+
+  /** Scope selection (2026-07-28 basic/authorization/index.mdx): challenge > PRM scopes_supported > omit. */
+  private initialScope(discovered: Discovered, challenge: BearerChallenge): string[] {
+    const fromChallenge = splitScopes(challenge.scope)
+    return fromChallenge.length > 0 ? fromChallenge : (discovered.prmScopes ?? [])
+  }
+
+  private async reauthorize(challenge: BearerChallenge): Promise<void> {
+    const discovered = await this.discover(challenge)
+    const issuer = discovered.metadata.issuer
+    const record = await this.load()
+    const state = record?.issuer === issuer ? record.issuers[issuer] : undefined
+    if (state?.tokens?.refreshToken) {
+      try {
+        await this.refresh()
+        return
+      } catch {
+        // refresh refused or failed: fall through to a new grant
+      }
+    }
+    await this.obtain(discovered, this.initialScope(discovered, challenge))
+  }
+
+  /** 403 insufficient_scope: re-authorize for the union of what we asked for and what is needed. */
+  private async stepUp(challenge: BearerChallenge): Promise<void> {
+    const discovered = this.discovered ?? (await this.discover(challenge))
+    const current = splitScopes((await this.currentState())?.tokens?.scope)
+    const needed = splitScopes(challenge.scope)
+    const union = [...new Set([...current, ...needed])]
+    if (needed.length === 0 || union.length === current.length) {
+      // The token already carries every challenged scope: another grant cannot help.
+      throw new McpxError('AUTH', `${this.options.serverUrl} requires scope "${challenge.scope ?? ''}" which the current token already has; giving up`, {
+        scope: challenge.scope,
+      })
+    }
+    await this.obtain(discovered, union)
+  }
+
+  /** A new grant at the discovered AS, with the client bound to that issuer. */
+  private async obtain(discovered: Discovered, scopes: string[]): Promise<void> {
+    const { metadata } = discovered
+    const issuer = metadata.issuer
+    const wanted = [...new Set([...scopes, ...splitScopes(this.options.scope)])]
+    const grant = this.options.grant ?? 'authorization_code'
+    // SEP-2207: offline_access only when the AS lists it, and only for user-delegated grants.
+    if (grant === 'authorization_code' && this.options.requestOfflineAccess !== false && metadata.scopes_supported?.includes(OFFLINE_ACCESS) && wanted.length > 0) {
+      if (!wanted.includes(OFFLINE_ACCESS)) wanted.push(OFFLINE_ACCESS)
+    }
+    const scope = wanted.length > 0 ? wanted.join(' ') : undefined
+    const record = await this.load()
+    let client = record?.issuers[issuer]?.client
+    if (client?.secretExpiresAt !== undefined && client.secretExpiresAt <= Date.now()) client = undefined
+    const clientMetadataUrl = this.options.clientMetadataUrl ?? (this.options.settings.authClientMetadataUrl || undefined)
+    client ??= staticClientFor(metadata, this.options.preRegistered, clientMetadataUrl)
+
+    let tokens: StoredTokens
+    if (grant === 'client_credentials') {
+      if (!client) throw new McpxError('CONFIG', `client_credentials for ${this.options.serverUrl} needs a configured client_id`)
+      tokens = await requestToken({ http: this.http, metadata, client, ...resourceOf(discovered) }, { grant_type: 'client_credentials' }, scope)
+    } else {
+      if (discovered.fromDocument) requirePkce(metadata)
+      const handler = this.options.authorizationHandler
+      if (!handler) {
+        throw new McpxError('AUTH', `${this.options.serverUrl} needs an OAuth login; run \`mcpx auth login\` for it`, { serverUrl: this.options.serverUrl, issuer })
+      }
+      await using session = await handler.begin(client?.redirectUris?.[0] ? { preferredRedirectUri: client.redirectUris[0] } : {})
+      if (!client || (client.kind === 'dynamic' && !client.redirectUris?.includes(session.redirectUri))) {
+        client = await registerClient(this.http, metadata, {
+          clientName: this.options.clientName ?? 'mcpx',
+          redirectUri: session.redirectUri,
+          grantTypes: ['authorization_code', 'refresh_token'],
+        })
+      }
+      const registered: RegisteredClient = client
+      await this.save((r) => {
+        r.issuers[issuer] = { ...r.issuers[issuer], metadata, client: registered }
+      })
+      tokens = await runAuthorizationCodeGrant({ http: this.http, metadata, client, session, ...resourceOf(discovered), ...(scope ? { scope } : {}) })
+    }
+    const finalClient = client
+    await this.save((r) => {
+      r.issuer = issuer
+      if (discovered.resource !== undefined) r.resource = discovered.resource
+      r.issuers[issuer] = { metadata, client: finalClient, tokens }
+    })
+  }
+
+  /** refresh_token grant at the current AS; keeps the old refresh token if none is rotated in. */
+  private async refresh(): Promise<StoredTokens> {
+    const record = await this.load()
+    const issuer = record?.issuer
+    const state = issuer ? record.issuers[issuer] : undefined
+    if (!issuer || !state?.tokens?.refreshToken || !state.metadata || !state.client) {
+      throw new McpxError('AUTH', `no refresh token for ${this.options.serverUrl}`)
+    }
+    const old = state.tokens
+    const { metadata, client } = state
+    try {
+      const tokens = await requestToken(
+        { http: this.http, metadata, client, ...(record.resource !== undefined ? { resource: record.resource } : {}) },
+        { grant_type: 'refresh_token', refresh_token: old.refreshToken! },
+        undefined,
+      )
+      tokens.refreshToken ??= old.refreshToken
+      if (old.scope !== undefined) tokens.scope = old.scope
+      await this.save((r) => {
+        r.issuers[issuer] = { ...r.issuers[issuer], tokens }
+      })
+      return tokens
+    } catch (error) {
+      // A refused refresh token is dead: drop the tokens so the next 401 starts a new grant.
+      await this.save((r) => {
+        const s = r.issuers[issuer]
+        if (s) delete s.tokens
+      })
+      throw error
+    }
+  }
+}
+
+function resourceOf(discovered: Discovered): { resource?: string } {
+  return discovered.resource !== undefined ? { resource: discovered.resource } : {}
+}
+
+/** 2026-07-28 security-considerations.mdx: no S256 in metadata means no PKCE, so refuse. */
+function requirePkce(metadata: AuthorizationServerMetadata): void {
+  if (!metadata.code_challenge_methods_supported?.includes('S256')) {
+    throw new McpxError('AUTH', `authorization server ${metadata.issuer} does not advertise PKCE S256; refused`, { issuer: metadata.issuer })
+  }
+}
