@@ -1,0 +1,112 @@
+import { describe, expect, test } from 'bun:test'
+import { McpxError, RPC, RpcError } from '../../../lib/errors/index.ts'
+import { Peer, type ProgressUpdate } from '../../../lib/session/index.ts'
+import { isRequest } from '../../../lib/wire/index.ts'
+import { memoryPair } from './memory-transport.ts'
+
+async function pair(options: { timeoutMs?: number } = {}) {
+  const [a, b] = memoryPair()
+  const client = new Peer(a, { requestTimeoutMs: options.timeoutMs ?? 10_000, headersFor: (m) => ({ 'X-Method': 'method' in m ? m.method : 'response' }) })
+  const server = new Peer(b, { requestTimeoutMs: 10_000 })
+  await client.start()
+  await server.start()
+  return { a, b, client, server }
+}
+
+describe('Peer', () => {
+  test('correlates responses to requests and allocates distinct ids', async () => {
+    const { a, client, server } = await pair()
+    server.handle('echo', (params) => ({ echoed: params.value }))
+    const results = await Promise.all([1, 2, 3].map((value) => client.request('echo', { value })))
+    expect(results.map((r) => r.echoed)).toEqual([1, 2, 3])
+    const ids = a.sent.map((s) => s.message).filter(isRequest).map((m) => m.id)
+    expect(new Set(ids).size).toBe(3)
+    expect(a.sent[0]?.options?.headers).toEqual({ 'X-Method': 'echo' })
+  })
+
+  test('an unknown method is answered -32601 and a handler error keeps its JSON-RPC code', async () => {
+    const { client, server } = await pair()
+    server.handle('bad', () => {
+      throw new RpcError(RPC.INVALID_PARAMS, 'no such thing', { uri: 'x' })
+    })
+    const unknown = await client.request('nope', {}).catch((e) => e)
+    expect(unknown).toBeInstanceOf(RpcError)
+    expect(unknown.rpcCode).toBe(RPC.METHOD_NOT_FOUND)
+    const bad = await client.request('bad', {}).catch((e) => e)
+    expect(bad.rpcCode).toBe(RPC.INVALID_PARAMS)
+    expect(bad.rpcData).toEqual({ uri: 'x' })
+  })
+
+  test('a deadline is a local TIMEOUT error and sends notifications/cancelled', async () => {
+    const { client, server } = await pair({ timeoutMs: 30 })
+    const cancelled = new Promise<Record<string, unknown>>((resolve) => server.on('notifications/cancelled', resolve))
+    let handlerSignal: AbortSignal | undefined
+    server.handle('hang', (_params, context) => {
+      handlerSignal = context.signal
+      return new Promise(() => {})
+    })
+    const error = await client.request('hang', {}).catch((e) => e)
+    expect(error).toBeInstanceOf(McpxError)
+    expect(error.code).toBe('TIMEOUT')
+    expect(error).not.toBeInstanceOf(RpcError)
+    const note = await cancelled
+    expect(note.requestId).toBe(1)
+    expect(handlerSignal?.aborted).toBe(true)
+  })
+
+  test("abort mode aborts the request's own stream instead of notifying", async () => {
+    const { a, client, server } = await pair()
+    server.handle('hang', () => new Promise(() => {}))
+    let notified = false
+    server.on('notifications/cancelled', () => (notified = true))
+    const controller = new AbortController()
+    const pending = client.request('hang', {}, { signal: controller.signal, cancel: 'abort' }).catch((e) => e)
+    controller.abort()
+    const error = await pending
+    expect(error.code).toBe('CANCELLED')
+    expect(a.sent[0]?.options?.signal?.aborted).toBe(true)
+    expect(notified).toBe(false)
+    expect(a.sent.some((s) => 'method' in s.message && s.message.method === 'notifications/cancelled')).toBe(false)
+  })
+
+  test('progress notifications reach the request that asked for them, by token', async () => {
+    const { client, server } = await pair()
+    server.handle('work', async (params) => {
+      const token = (params._meta as Record<string, unknown>).progressToken as number
+      for (const progress of [1, 2, 3]) await server.notify('notifications/progress', { progressToken: token, progress, total: 3 })
+      await server.notify('notifications/progress', { progressToken: 999, progress: 1 })
+      return { done: true }
+    })
+    const updates: ProgressUpdate[] = []
+    const result = await client.request('work', { x: 1 }, { onProgress: (u) => updates.push(u) })
+    expect(result.done).toBe(true)
+    expect(updates.map((u) => u.progress)).toEqual([1, 2, 3])
+  })
+
+  test('an unexpected transport close fails every pending request with the close reason', async () => {
+    const { a, client, server } = await pair()
+    server.handle('hang', () => new Promise(() => {}))
+    const pending = [client.request('hang', {}).catch((e) => e), client.request('hang', {}).catch((e) => e)]
+    await Promise.resolve()
+    const reason = new McpxError('CONNECT', 'server exited with code 3')
+    a.sever(reason)
+    for (const error of await Promise.all(pending)) expect(error).toBe(reason)
+    expect(client.closed).toBe(true)
+    expect(await client.request('x', {}).catch((e) => e)).toBe(reason)
+  })
+
+  test('notifications reach method listeners and wildcard listeners; unsubscribe works', async () => {
+    const { client, server } = await pair()
+    const seen: string[] = []
+    const off = client.on('notifications/tools/list_changed', () => seen.push('tools'))
+    client.on('*', (_p, n) => seen.push(`*${n.method}`))
+    server.handle('poke', async () => {
+      await server.notify('notifications/tools/list_changed')
+      return {}
+    })
+    await client.request('poke', {})
+    off()
+    await client.request('poke', {})
+    expect(seen).toEqual(['tools', '*notifications/tools/list_changed', '*notifications/tools/list_changed'])
+  })
+})
