@@ -1,0 +1,10 @@
+/**
+ * Code mode: the mcpx_exec sandbox (QuickJS in warm child processes), TypeScript declarations for
+ * upstream tools, and JSON Schema validation of tool inputs and outputs. The only door of the room.
+ */
+export { type ExecBridge, type ExecResult, type SandboxPool, type SandboxPoolOptions, type SandboxPoolStats, createSandboxPool, execLimits } from './pool.ts'
+export { SandboxError } from './errors.ts'
+export type { ExecLimits, ExecStats, SandboxFailureReason } from './protocol.ts'
+export { runSandboxChild } from './child.ts'
+export { isCompiledBinary, sandboxChildCommand } from './child-command.ts'
+export { type NamespaceAlias, type ToolAlias, aliasNamespaces, isIdentifier, sanitizeIdentifier } from './identifiers.ts'

@@ -1,0 +1,115 @@
+/**
+ * The guest-side prelude evaluated in every fresh QuickJS context before the script. It takes the
+ * host functions off `globalThis` into a closure (so the script cannot call them with forged
+ * arguments), then defines `mcpx.call/search/namespaces`, one frozen object per server with a method
+ * per tool, `ToolError`, and a capped `console`. Only strings cross the boundary: arguments are
+ * JSON-encoded here, answers are JSON-decoded here, so no host object is ever reachable.
+ */
+import type { NamespaceAlias } from './identifiers.ts'
+import { RUN_HOOK } from './transpile.ts'
+
+/** Global the child installs before the prelude runs; the prelude deletes it. */
+export const HOST_GLOBAL = '__mcpx_host'
+
+const PRELUDE_BODY = String.raw`
+'use strict';
+const host = globalThis.${HOST_GLOBAL};
+delete globalThis.${HOST_GLOBAL};
+const hostCall = host.call, hostLog = host.log, hostDone = host.done, hostFail = host.fail;
+const stringify = JSON.stringify, parse = JSON.parse, StringCtor = String, freeze = Object.freeze, then = Promise.prototype.then, apply = Reflect.apply;
+const maxLine = config.maxLogLineBytes;
+
+class ToolError extends Error {
+  constructor(error) {
+    super(StringCtor(error && error.message));
+    this.name = 'ToolError';
+    this.code = error && error.code;
+    if (error && error.rpcCode !== undefined) this.rpcCode = error.rpcCode;
+    if (error && error.data !== undefined) this.data = error.data;
+  }
+}
+
+async function invoke(kind, name, args) {
+  if (typeof name !== 'string') throw new TypeError(kind === 'call' ? 'mcpx.call: tool name must be a string "server.tool"' : 'mcpx.search: query must be a string');
+  if (args !== undefined && args !== null && (typeof args !== 'object' || Array.isArray(args))) throw new TypeError('tool arguments must be an object');
+  const json = stringify(args === undefined || args === null ? {} : args);
+  const reply = parse(await hostCall(kind, name, json));
+  if (reply.ok) return reply.value;
+  throw new ToolError(reply.error);
+}
+
+function show(value) {
+  if (typeof value === 'string') return value;
+  if (value instanceof Error) return StringCtor(value.stack || value);
+  try {
+    const text = stringify(value, (k, v) => (typeof v === 'bigint' ? StringCtor(v) + 'n' : v));
+    return text === undefined ? StringCtor(value) : text;
+  } catch (e) {
+    try { return StringCtor(value); } catch (e2) { return '[unprintable]'; }
+  }
+}
+
+function logger(prefix) {
+  return function (...parts) {
+    let line = prefix;
+    for (let i = 0; i < parts.length; i++) {
+      if (line.length > maxLine) break;
+      line += (i === 0 ? '' : ' ') + show(parts[i]);
+    }
+    hostLog(line.length > maxLine ? line.slice(0, maxLine) : line);
+  };
+}
+
+function describe(error) {
+  try {
+    if (error instanceof Error) return stringify({ name: StringCtor(error.name), message: StringCtor(error.message), stack: StringCtor(error.stack || '') });
+    return stringify({ name: 'Error', message: 'Uncaught ' + show(error) });
+  } catch (e) {
+    return stringify({ name: 'Error', message: 'Uncaught exception' });
+  }
+}
+
+const mcpx = freeze({
+  call: (name, args) => invoke('call', name, args),
+  search: (query, options) => invoke('search', query, options),
+  namespaces: freeze(parse(stringify(config.namespaces))),
+});
+
+const globalDefs = { mcpx: mcpx, ToolError: ToolError };
+for (const ns of config.aliases) {
+  const obj = Object.create(null);
+  for (const tool of ns.tools) {
+    const qualified = ns.server + '.' + tool.name;
+    Object.defineProperty(obj, tool.alias, { value: (args) => invoke('call', qualified, args), enumerable: true });
+  }
+  globalDefs[ns.alias] = freeze(obj);
+}
+for (const key of Object.keys(globalDefs)) Object.defineProperty(globalThis, key, { value: globalDefs[key], writable: false, configurable: false });
+
+globalThis.console = freeze({ log: logger(''), info: logger(''), debug: logger('[debug] '), warn: logger('[warn] '), error: logger('[error] ') });
+
+Object.defineProperty(globalThis, '${RUN_HOOK}', {
+  value: function (promise) {
+    apply(then, promise, [
+      (value) => {
+        let text;
+        try { text = value === undefined ? 'null' : stringify(value, (k, v) => (typeof v === 'bigint' ? StringCtor(v) : v)); }
+        catch (e) { hostFail(describe(e)); return; }
+        hostDone(text === undefined ? 'null' : text);
+      },
+      (error) => hostFail(describe(error)),
+    ]);
+  },
+});
+`
+
+export interface PreludeConfig {
+  readonly namespaces: Readonly<Record<string, readonly string[]>>
+  readonly aliases: readonly NamespaceAlias[]
+  readonly maxLogLineBytes: number
+}
+
+/** Source of the prelude for one exec (the config is embedded as a JSON literal). */
+export function renderPrelude(config: PreludeConfig): string {
+  return `(function (config) {${PRELUDE_BODY}})(${JSON.stringify(config)});`
+}

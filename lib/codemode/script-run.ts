@@ -1,0 +1,257 @@
+/**
+ * One exec inside the sandbox child: a fresh QuickJS engine (own wasm Memory = heap cap), the
+ * prelude, the script, and the pump that feeds tool answers back in. Time is bounded three ways:
+ * the interrupt handler stops synchronous runs past the deadline or the CPU slice, a host timer
+ * ends scripts that merely wait, and the parent's SIGKILL watchdog covers builtins that never poll
+ * the interrupt handler. The engine is dropped afterwards, never reused, so nothing a script did
+ * (prototype pollution, leaked handles, a half-unwound OOM) can reach the next exec.
+ */
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
+import { aliasNamespaces } from './identifiers.ts'
+import { HOST_GLOBAL, renderPrelude } from './prelude.ts'
+import type { ExecLimits, ExecStats, ScriptFailure } from './protocol.ts'
+import { prepareScript } from './transpile.ts'
+
+export interface ScriptRequest {
+  readonly code: string
+  readonly namespaces: Readonly<Record<string, readonly string[]>>
+  readonly limits: ExecLimits
+}
+
+export interface ScriptOutcome {
+  readonly valueJson?: string
+  readonly failure?: ScriptFailure
+  readonly logs: string[]
+  readonly stats: ExecStats
+}
+
+/** How the run reaches the parent: a tool call or search, answered with reply JSON (never rejects). */
+export type HostCall = (kind: 'call' | 'search', name: string, argsJson: string) => Promise<string>
+
+export interface ScriptRun {
+  readonly outcome: Promise<ScriptOutcome>
+  cancel(): void
+}
+
+const SCRIPT_FILE = 'script.js'
+
+export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, hostCall: HostCall): ScriptRun {
+  const { limits } = request
+  const startedAt = performance.now()
+  const deadline = Date.now() + limits.timeoutMs
+  const logs: string[] = []
+  let logsDropped = 0
+  let toolCalls = 0
+  let searches = 0
+  let inflight = 0
+  const waiting: Array<() => void> = []
+  let failure: ScriptFailure | undefined
+  let valueJson: string | undefined
+  let finished = false
+  let sliceStart = 0
+  let scriptStarted = false
+  let resolveOutcome!: (outcome: ScriptOutcome) => void
+  const outcome = new Promise<ScriptOutcome>((resolve) => (resolveOutcome = resolve))
+
+  const fail = (next: ScriptFailure): void => {
+    failure ??= next
+  }
+
+  const finish = (): void => {
+    if (finished) return
+    finished = true
+    clearTimeout(timer)
+    waiting.length = 0
+    const resultBytes = valueJson?.length ?? 0
+    const stats: ExecStats = { durationMs: performance.now() - startedAt, toolCalls, searches, logLines: logs.length, logsDropped, resultBytes }
+    if (logsDropped > 0) logs.push(`… ${logsDropped} more console line(s) dropped (limit ${limits.maxLogLines})`)
+    resolveOutcome(failure ? { failure, logs, stats } : { valueJson: valueJson ?? 'null', logs, stats })
+  }
+
+  const timer = setTimeout(() => {
+    fail({ reason: 'deadline', message: `script exceeded its ${limits.timeoutMs} ms deadline` })
+    finish()
+  }, limits.timeoutMs)
+
+  const prepared = prepareScript(request.code)
+  if (!prepared.ok) {
+    fail(prepared.failure)
+    finish()
+    return { outcome, cancel: () => {} }
+  }
+
+  let runtime: QuickJSRuntime
+  let ctx: QuickJSContext
+  try {
+    runtime = engine.newRuntime()
+    runtime.setMaxStackSize(limits.stackBytes)
+    // Called by QuickJS every few thousand bytecodes; true stops the script with an uncatchable error.
+    runtime.setInterruptHandler(() => {
+      if (failure || finished) return true
+      const now = Date.now()
+      if (now > deadline) fail({ reason: 'deadline', message: `script exceeded its ${limits.timeoutMs} ms deadline` })
+      else if (now - sliceStart > limits.cpuSliceMs) {
+        fail({ reason: 'cpu', message: `script ran ${limits.cpuSliceMs} ms without awaiting (CPU slice exceeded)` })
+      }
+      return failure !== undefined
+    })
+    ctx = runtime.newContext()
+  } catch (error) {
+    fail({ reason: 'crash', message: `sandbox engine failed to start: ${String(error)}` })
+    finish()
+    return { outcome, cancel: () => {} }
+  }
+
+  const str = (handle: QuickJSHandle): string | undefined => (ctx.typeof(handle) === 'string' ? ctx.getString(handle) : undefined)
+
+  const callHost = (kindH: QuickJSHandle, nameH: QuickJSHandle, argsH: QuickJSHandle): QuickJSHandle => {
+    const deferred = ctx.newPromise()
+    const kind = str(kindH) === 'search' ? 'search' : 'call'
+    const name = str(nameH) ?? ''
+    const argsJson = str(argsH) ?? '{}'
+    if (toolCalls + searches >= limits.maxToolCalls) {
+      fail({ reason: 'limit', message: `script made more than ${limits.maxToolCalls} tool calls and searches` })
+      return deferred.handle
+    }
+    if (argsJson.length > limits.maxResultBytes) {
+      fail({ reason: 'limit', message: `arguments of ${name} are ${argsJson.length} bytes, over the ${limits.maxResultBytes} byte limit` })
+      return deferred.handle
+    }
+    if (kind === 'search') searches++
+    else toolCalls++
+    void (async () => {
+      if (inflight >= limits.maxConcurrentCalls) await new Promise<void>((resolve) => waiting.push(resolve))
+      if (finished) return
+      inflight++
+      const reply = await hostCall(kind, name, argsJson)
+      inflight--
+      waiting.shift()?.()
+      if (finished) return
+      const replyHandle = ctx.newString(reply)
+      deferred.resolve(replyHandle)
+      replyHandle.dispose()
+      pump()
+    })()
+    return deferred.handle
+  }
+
+  const hostLog = (lineH: QuickJSHandle): void => {
+    if (logs.length >= limits.maxLogLines) {
+      logsDropped++
+      return
+    }
+    const line = str(lineH) ?? ''
+    logs.push(line.length > limits.maxLogLineBytes ? line.slice(0, limits.maxLogLineBytes) : line)
+  }
+
+  const hostDone = (jsonH: QuickJSHandle): void => {
+    if (failure || valueJson !== undefined) return
+    const json = str(jsonH) ?? 'null'
+    if (json.length > limits.maxResultBytes) {
+      fail({ reason: 'limit', message: `script result is ${json.length} bytes, over the ${limits.maxResultBytes} byte limit` })
+    } else valueJson = json
+  }
+
+  const hostFail = (jsonH: QuickJSHandle): void => {
+    if (failure || valueJson !== undefined) return
+    fail(scriptError(str(jsonH)))
+  }
+
+  const hostObject = ctx.newObject()
+  for (const [key, fn] of [
+    ['call', ctx.newFunction('call', callHost)],
+    ['log', ctx.newFunction('log', hostLog)],
+    ['done', ctx.newFunction('done', hostDone)],
+    ['fail', ctx.newFunction('fail', hostFail)],
+  ] as const) {
+    ctx.setProp(hostObject, key, fn)
+    fn.dispose()
+  }
+  ctx.setProp(ctx.global, HOST_GLOBAL, hostObject)
+  hostObject.dispose()
+
+  /** Run guest code, then decide whether the exec is over. Host exceptions here are engine traps. */
+  const enter = (step: () => void): void => {
+    sliceStart = Date.now()
+    try {
+      step()
+    } catch (error) {
+      fail(atMemoryCap(engine, limits) ? memoryFailure() : { reason: 'crash', message: `sandbox engine trapped: ${String(error)}` })
+    }
+    settle()
+  }
+
+  const evalStep = (source: string, filename: string) => () => {
+    const result = ctx.evalCode(source, filename)
+    if (result.error) {
+      const error = ctx.dump(result.error)
+      result.error.dispose()
+      if (!failure) fail(scriptError(JSON.stringify(error ?? {}), true))
+    } else result.value.dispose()
+  }
+
+  const pump = (): void =>
+    enter(() => {
+      const result = runtime.executePendingJobs(-1)
+      if (result.error) result.error.dispose()
+    })
+
+  const settle = (): void => {
+    if (finished) return
+    if (scriptStarted && !failure && valueJson === undefined && inflight === 0 && waiting.length === 0 && !runtime.hasPendingJob()) {
+      fail(
+        atMemoryCap(engine, limits)
+          ? memoryFailure()
+          : { reason: 'stalled', message: 'script is awaiting a promise that nothing can settle (no tool call is in flight)' },
+      )
+    }
+    if (failure || valueJson !== undefined) finish()
+  }
+
+  enter(evalStep(renderPrelude({ namespaces: request.namespaces, aliases: aliasNamespaces(request.namespaces), maxLogLineBytes: limits.maxLogLineBytes }), 'mcpx-prelude.js'))
+  if (!finished) {
+    scriptStarted = true
+    enter(evalStep(prepared.source, SCRIPT_FILE))
+  }
+  if (!finished) pump()
+
+  return {
+    outcome,
+    cancel: () => {
+      fail({ reason: 'cancelled', message: 'exec was cancelled by the caller' })
+      finish()
+    },
+  }
+}
+
+/** Error description the prelude's `describe()` produced (or QuickJS's dump of a sync throw). */
+function scriptError(json: string | undefined, atCompile = false): ScriptFailure {
+  let parsed: { name?: unknown; message?: unknown; stack?: unknown } = {}
+  try {
+    parsed = JSON.parse(json ?? '{}') ?? {}
+  } catch {
+    // Leave the generic message below.
+  }
+  const name = typeof parsed.name === 'string' ? parsed.name : 'Error'
+  const message = typeof parsed.message === 'string' ? parsed.message : 'script failed'
+  const stack = typeof parsed.stack === 'string' && parsed.stack !== '' ? parsed.stack : undefined
+  // QuickJS names its own allocation failure this way; the script cannot forge the engine's state.
+  if (name === 'InternalError' && message === 'out of memory') return memoryFailure()
+  const reason = name === 'SyntaxError' && atCompile ? 'syntax' : 'runtime'
+  return { reason, name, message: `${name}: ${message}`, ...(stack ? { stack } : {}) }
+}
+
+function memoryFailure(): ScriptFailure {
+  return { reason: 'memory', message: 'script exceeded its memory cap' }
+}
+
+/** True when the engine's wasm Memory has grown to (nearly) its maximum. */
+function atMemoryCap(engine: QuickJSWASMModule, limits: ExecLimits): boolean {
+  try {
+    const bytes = engine.getWasmMemory().buffer.byteLength
+    const cap = limits.memoryMb * 1024 * 1024
+    return cap > 0 && bytes >= cap - 1024 * 1024
+  } catch {
+    return false
+  }
+}
