@@ -1,0 +1,267 @@
+import { beforeEach, describe, expect, test } from 'bun:test'
+import { type TransportFactory, clearVerdictMemory, connect } from '../../../lib/client/index.ts'
+import { McpxError, RPC } from '../../../lib/errors/index.ts'
+import { META, isRequest, makeRequest } from '../../../lib/wire/index.ts'
+import { tempDir, testSettings } from '../../harness.ts'
+import { type Responder, ScriptedTransport, fail, ok } from './scripted-transport.ts'
+
+const settings = testSettings({ probeTimeoutMs: 50 })
+
+function factory(respond: Responder, sseRespond?: Responder) {
+  const made: ScriptedTransport[] = []
+  const transports: TransportFactory = {
+    stdio: () => {
+      const t = new ScriptedTransport('stdio', respond)
+      made.push(t)
+      return t
+    },
+    http: (kind) => {
+      const t = new ScriptedTransport(kind, kind === 'http+sse' ? (sseRespond ?? respond) : respond)
+      made.push(t)
+      return t
+    },
+  }
+  return { transports, made }
+}
+
+const legacyServer: Responder = (m) => {
+  if (!isRequest(m)) return
+  if (m.method === 'server/discover') return fail(m, RPC.METHOD_NOT_FOUND, 'Method not found')
+  if (m.method === 'initialize') return ok(m, { protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'legacy', version: '1' } })
+  if (m.method === 'tools/list') return ok(m, { tools: [{ name: 'a', inputSchema: { type: 'object' } }] })
+  return ok(m, {})
+}
+
+const discoverResult = { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, _meta: { [META.SERVER_INFO]: { name: 'modern', version: '2' } }, ttlMs: 0, cacheScope: 'public' }
+
+beforeEach(() => clearVerdictMemory())
+
+describe('era negotiation over stdio', () => {
+  test('a non-modern error to server/discover falls back to initialize, then the verdict skips the probe', async () => {
+    const { transports, made } = factory(legacyServer)
+    const client = await connect({ command: 'srv' }, { settings, transports })
+    expect([client.era, client.revision, client.transport]).toEqual(['legacy', '2025-11-25', 'stdio'])
+    expect(client.server.serverInfo?.name).toBe('legacy')
+    expect(made[0]!.requests().map((r) => r.method)).toEqual(['server/discover', 'initialize'])
+    expect(made[0]!.sent.some((s) => 'method' in s.message && s.message.method === 'notifications/initialized')).toBe(true)
+    await client.close()
+
+    const again = await connect({ command: 'srv' }, { settings, transports })
+    expect(made[1]!.requests().map((r) => r.method)).toEqual(['initialize'])
+    await again.close()
+  })
+
+  test('silence within probeTimeoutMs means legacy; the verdict persists in the cache dir', async () => {
+    using dir = tempDir('verdicts')
+    const silent: Responder = (m, options, t) => (isRequest(m) && m.method === 'server/discover' ? undefined : legacyServer(m, options, t))
+    const { transports, made } = factory(silent)
+    const client = await connect({ command: 'quiet' }, { settings, transports, cacheDir: dir.path })
+    expect(client.era).toBe('legacy')
+    await client.close()
+    clearVerdictMemory()
+    const again = await connect({ command: 'quiet' }, { settings, transports, cacheDir: dir.path })
+    expect(made[1]!.requests().map((r) => r.method)).toEqual(['initialize'])
+    await again.close()
+  })
+
+  test('a DiscoverResult means modern: no initialize, every request carries _meta', async () => {
+    const modern: Responder = (m) => {
+      if (!isRequest(m)) return
+      if (m.method === 'server/discover') return ok(m, discoverResult)
+      return ok(m, { resultType: 'complete', tools: [] })
+    }
+    const { transports, made } = factory(modern)
+    const client = await connect({ command: 'new' }, { settings, transports, handlers: { onElicit: () => ({ action: 'decline' }) } })
+    expect([client.era, client.revision]).toEqual(['modern', '2026-07-28'])
+    expect(client.server.serverInfo?.name).toBe('modern')
+    await client.listAllTools()
+    const list = made[0]!.requests('tools/list')[0]!
+    const meta = list.params?._meta as Record<string, unknown>
+    expect(meta[META.PROTOCOL_VERSION]).toBe('2026-07-28')
+    expect(meta[META.CLIENT_CAPABILITIES]).toEqual({ elicitation: { form: {} } })
+    expect((meta[META.CLIENT_INFO] as { name: string }).name).toBe('mcpx')
+    expect(made[0]!.requests('initialize')).toHaveLength(0)
+    await client.close()
+  })
+
+  test('a pinned legacy revision refuses a counter-offer', async () => {
+    const counter: Responder = (m) => (isRequest(m) && m.method === 'initialize' ? ok(m, { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'x', version: '1' } }) : undefined)
+    const { transports } = factory(counter)
+    const error = await connect({ command: 'pin' }, { settings, transports, revision: '2025-11-25' }).catch((e) => e)
+    expect(error).toBeInstanceOf(McpxError)
+    expect(error.code).toBe('ERA')
+  })
+})
+
+describe('era negotiation over HTTP', () => {
+  const status = (httpStatus: number, extra: Record<string, unknown> = {}) =>
+    new McpxError('CONNECT', `HTTP ${httpStatus}`, { httpStatus, contentType: 'text/plain', body: 'no', sessionExpired: false, ...extra })
+
+  test('400 to the modern probe → legacy initialize; MCP-Protocol-Version on every later request, none on initialize', async () => {
+    const server: Responder = (m, o, t) => {
+      if (isRequest(m) && m.method === 'server/discover') throw status(400)
+      return legacyServer(m, o, t)
+    }
+    const { transports, made } = factory(server)
+    const client = await connect({ url: 'http://example.test/mcp' }, { settings, transports })
+    expect([client.era, client.transport]).toEqual(['legacy', 'streamable-http'])
+    await client.listAllTools()
+    const byMethod = Object.fromEntries(made[0]!.sent.map((s) => ['method' in s.message ? s.message.method : 'response', s.headers]))
+    expect(byMethod.initialize?.['MCP-Protocol-Version']).toBeUndefined()
+    expect(byMethod['notifications/initialized']?.['MCP-Protocol-Version']).toBe('2025-11-25')
+    expect(byMethod['tools/list']?.['MCP-Protocol-Version']).toBe('2025-11-25')
+    await client.close()
+  })
+
+  test('405 to both POSTs → HTTP+SSE', async () => {
+    const { transports, made } = factory((m) => {
+      if (isRequest(m)) throw status(405)
+    }, legacyServer)
+    const client = await connect({ url: 'http://example.test/sse' }, { settings, transports })
+    expect([client.era, client.transport]).toEqual(['legacy', 'http+sse'])
+    expect(made.map((t) => t.kind)).toEqual(['streamable-http', 'http+sse'])
+    await client.close()
+  })
+
+  test('401 is an AUTH error naming the protected-resource metadata', async () => {
+    const { transports } = factory(() => {
+      throw status(401, { wwwAuthenticate: 'Bearer resource_metadata="http://example.test/.well-known/oauth-protected-resource/mcp"' })
+    })
+    const error = await connect({ url: 'http://example.test/mcp' }, { settings, transports }).catch((e) => e)
+    expect(error.code).toBe('AUTH')
+    expect(error.data.resourceMetadata).toBe('http://example.test/.well-known/oauth-protected-resource/mcp')
+  })
+
+  test('a recognised modern error (-32022) is retried under a supported version, never a fallback', async () => {
+    let first = true
+    const { transports, made } = factory((m) => {
+      if (!isRequest(m)) return
+      if (first) {
+        first = false
+        return fail(m, RPC.UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', { supported: ['2026-07-28'], requested: '2026-07-28' })
+      }
+      return m.method === 'server/discover' ? ok(m, discoverResult) : ok(m, { tools: [] })
+    })
+    const client = await connect({ url: 'http://example.test/mcp' }, { settings, transports })
+    expect(client.era).toBe('modern')
+    expect(made[0]!.requests().map((r) => r.method)).toEqual(['server/discover', 'server/discover'])
+    const ids = made[0]!.requests().map((r) => r.id)
+    expect(ids[0]).not.toBe(ids[1])
+    await client.close()
+  })
+
+  test('modern HTTP: Mcp-Method/Mcp-Name/Mcp-Param-* headers, invalid x-mcp-header tools dropped with a warning', async () => {
+    const tools = [
+      { name: 'good', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, n: { type: 'integer', 'x-mcp-header': 'N' }, q: { type: 'string' } } } },
+      { name: 'bad', inputSchema: { type: 'object', properties: { score: { type: 'number', 'x-mcp-header': 'Score' } } } },
+      { name: 'nested-bad', inputSchema: { type: 'object', properties: { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } } } },
+    ]
+    const { transports, made } = factory((m) => {
+      if (!isRequest(m)) return
+      if (m.method === 'server/discover') return ok(m, discoverResult)
+      if (m.method === 'tools/list') return ok(m, { resultType: 'complete', tools })
+      return ok(m, { resultType: 'complete', content: [] })
+    })
+    const warnings: string[] = []
+    const client = await connect({ url: 'http://example.test/mcp' }, { settings, transports, onWarning: (w) => warnings.push(w) })
+    expect((await client.listAllTools()).map((t) => t.name)).toEqual(['good'])
+    expect(warnings.join('\n')).toContain('"bad"')
+    expect(warnings.join('\n')).toContain('"nested-bad"')
+    await client.callTool('good', { region: 'Hello, 世界', n: 7, q: 'x' })
+    const call = made[0]!.sent.find((s) => 'method' in s.message && s.message.method === 'tools/call')!
+    expect(call.headers['MCP-Protocol-Version']).toBe('2026-07-28')
+    expect(call.headers['Mcp-Method']).toBe('tools/call')
+    expect(call.headers['Mcp-Name']).toBe('good')
+    expect(call.headers['Mcp-Param-Region']).toBe(`=?base64?${Buffer.from('Hello, 世界').toString('base64')}?=`)
+    expect(call.headers['Mcp-Param-N']).toBe('7')
+    expect(Object.keys(call.headers).some((h) => h.toLowerCase() === 'mcp-param-q')).toBe(false)
+    expect(Object.keys(call.headers).some((h) => h.toLowerCase() === 'mcp-session-id')).toBe(false)
+    await client.close()
+  })
+})
+
+describe('input_required rounds (2026 MRTR)', () => {
+  test('answers through the handler, echoes requestState exactly, new id per round, nothing leaks to other calls', async () => {
+    const state = '{"opaque": "state ✓"}'
+    const { transports, made } = factory((m) => {
+      if (!isRequest(m)) return
+      if (m.method === 'server/discover') return ok(m, discoverResult)
+      const p = m.params ?? {}
+      if (p.name === 'ask' && !p.inputResponses) {
+        return ok(m, { resultType: 'input_required', requestState: state, inputRequests: { who: { method: 'elicitation/create', params: { message: 'name?', requestedSchema: { type: 'object' } } } } })
+      }
+      return ok(m, { resultType: 'complete', content: [{ type: 'text', text: JSON.stringify(p.inputResponses ?? null) }] })
+    })
+    const asked: unknown[] = []
+    const client = await connect({ command: 'mrtr' }, { settings, transports, handlers: { onElicit: (params, ctx) => (asked.push([params.message, ctx.via, ctx.key]), { action: 'accept', content: { name: 'Ada' } }) } })
+    const result = await client.callTool('ask', { x: 1 })
+    expect(asked).toEqual([['name?', 'input_required', 'who']])
+    expect(JSON.stringify(result.content)).toContain('Ada')
+    const calls = made[0]!.requests('tools/call')
+    expect(calls).toHaveLength(2)
+    expect(calls[0]!.id).not.toBe(calls[1]!.id)
+    expect(calls[1]!.params?.requestState).toBe(state)
+    expect(calls[1]!.params?.arguments).toEqual({ x: 1 })
+    await client.callTool('other', {})
+    const other = made[0]!.requests('tools/call')[2]!
+    expect(other.params?.requestState).toBeUndefined()
+    expect(other.params?.inputResponses).toBeUndefined()
+    await client.close()
+  })
+
+  test('rounds are bounded by maxInputRounds', async () => {
+    const { transports } = factory((m) => {
+      if (!isRequest(m)) return
+      if (m.method === 'server/discover') return ok(m, discoverResult)
+      return ok(m, { resultType: 'input_required', requestState: 'again' })
+    })
+    const client = await connect({ command: 'loop' }, { settings: testSettings({ probeTimeoutMs: 50, maxInputRounds: 3 }), transports })
+    const error = await client.callTool('forever').catch((e) => e)
+    expect(error.code).toBe('PROTOCOL')
+    await client.close()
+  })
+
+  test('a legacy server request goes to the same handler', async () => {
+    const { transports, made } = factory(legacyServer)
+    const client = await connect({ command: 'ask' }, { settings, transports, handlers: { onElicit: (_p, ctx) => ({ action: ctx.via === 'request' ? 'accept' : 'decline', content: { ok: true } }) } })
+    made[0]!.push(makeRequest('s1', 'elicitation/create', { message: 'ok?', requestedSchema: { type: 'object' } }))
+    await client.ping()
+    const reply = made[0]!.sent.find((s) => 'id' in s.message && s.message.id === 's1' && 'result' in s.message)
+    expect(reply?.message).toMatchObject({ result: { action: 'accept', content: { ok: true } } })
+    await client.close()
+  })
+})
+
+describe('legacy HTTP session expiry (TR-29)', () => {
+  test('concurrent 404s share ONE re-initialize and each request is retried once', async () => {
+    let expired = 2
+    const { transports, made } = factory((m, o, t) => {
+      if (isRequest(m) && m.method === 'server/discover') throw new McpxError('CONNECT', 'HTTP 400', { httpStatus: 400 })
+      if (isRequest(m) && m.method === 'tools/list' && expired > 0) {
+        expired--
+        throw new McpxError('CONNECT', 'HTTP 404: session expired', { httpStatus: 404, sessionExpired: true })
+      }
+      return legacyServer(m, o, t)
+    })
+    const client = await connect({ url: 'http://example.test/mcp' }, { settings, transports })
+    const [a, b] = await Promise.all([client.listAllTools(), client.listAllTools()])
+    expect(a).toHaveLength(1)
+    expect(b).toHaveLength(1)
+    expect(made[0]!.requests('initialize')).toHaveLength(2)
+    expect(made[0]!.resets).toBe(1)
+    await client.close()
+  })
+
+  test('a second 404 after re-initialize surfaces as an error', async () => {
+    const { transports } = factory((m, o, t) => {
+      if (isRequest(m) && m.method === 'server/discover') throw new McpxError('CONNECT', 'HTTP 400', { httpStatus: 400 })
+      if (isRequest(m) && m.method === 'tools/list') throw new McpxError('CONNECT', 'HTTP 404', { httpStatus: 404, sessionExpired: true })
+      return legacyServer(m, o, t)
+    })
+    const client = await connect({ url: 'http://example.test/mcp' }, { settings, transports })
+    const error = await client.listAllTools().catch((e) => e)
+    expect(error.data.sessionExpired).toBe(true)
+    await client.close()
+  })
+})
+
