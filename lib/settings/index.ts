@@ -11,6 +11,7 @@ import { CONFIG_SETTINGS } from './config.ts'
 import { DAEMON_SETTINGS } from './daemon.ts'
 import { CODEMODE_SETTINGS } from './codemode.ts'
 import { CLIENT_SETTINGS } from './client.ts'
+import { TRANSPORT_SETTINGS } from './transport.ts'
 
 export { type McpxPaths, resolvePaths } from './config.ts'
 export { defineSettings, type SettingDef, type SettingValue, type SettingsTable } from './define.ts'
@@ -22,6 +23,7 @@ export const SETTINGS = {
   ...DAEMON_SETTINGS,
   ...CODEMODE_SETTINGS,
   ...CLIENT_SETTINGS,
+  ...TRANSPORT_SETTINGS,
 } as const
 
 type Widen<T> = T extends number ? number : T extends string ? string : T extends boolean ? boolean : never
