@@ -20,13 +20,19 @@ export function memoryPair(kind: TransportKind = 'stdio'): [MemoryEnd, MemoryEnd
   return [a, b]
 }
 
-function makeEnd(kind: TransportKind) {
+interface End extends MemoryEnd {
+  peerEnd?: End
+  deliver(message: JsonRpcMessage): void
+  finish(reason?: McpxError): void
+}
+
+function makeEnd(kind: TransportKind): End {
   let handlers: TransportHandlers | undefined
   let closed = false
-  const end = {
+  const end: End = {
     kind,
-    sent: [] as { message: JsonRpcMessage; options?: SendOptions }[],
-    peerEnd: undefined as ReturnType<typeof makeEnd> | undefined,
+    sent: [],
+    peerEnd: undefined,
     async start(h: TransportHandlers) {
       handlers = h
     },
