@@ -1,3 +1,27 @@
-/** The wire room: JSON-RPC envelope, spec constants, revision matrix and per-revision shaping. Pure. */
+/** The wire room: JSON-RPC envelope, spec constants, revision matrix, param schemas, per-revision shaping, header codec. Pure. */
 export * from './constants.ts'
 export * from './jsonrpc.ts'
+export {
+  resourceNotFound, unsupportedVersion, headerMismatch, missingCapability, methodNotFound, invalidParams,
+  urlElicitationRequired, HTTP_STATUS,
+} from './rpc-errors.ts'
+export { encodeHeaderValue, decodeHeaderValue, headerMatchesValue, isPlainHeaderSafe, looksLikeSentinel, MAX_HEADER_INTEGER } from './header-codec.ts'
+export {
+  findHeaderParams, requestHeaders, mcpNameSource, requiresMcpName, valueAt, X_MCP_HEADER,
+  type HeaderParam, type HeaderParamsResult, type HeaderTool,
+} from './header-params.ts'
+export {
+  METHODS, EXTENSION_METHODS, methodExists, isRequestMethod, isRemovedIn, introducedIn,
+  type Direction, type RevisionMethods, type ExtensionMethods, type MethodQuery,
+} from './matrix/methods.ts'
+export { TYPE_FIELDS, projectFields, hasField, inSpan, type Span, type SpecTypeName, type TypeFields } from './matrix/fields.ts'
+export { shapeResult, withCacheHints, CACHEABLE_METHODS, INPUT_REQUIRED_METHODS, type CacheHints } from './shape/result.ts'
+export { shapeNotification, type OutgoingNotification, type Shaped } from './shape/notification.ts'
+export { shapeRequest, shapeSamplingContent, type OutgoingRequest } from './shape/request.ts'
+export { upgradeResult, isResourceNotFoundError } from './shape/upgrade.ts'
+export {
+  shapeTool, shapeResource, shapeResourceTemplate, shapePrompt, shapePromptMessage, shapeContentBlock, shapeResourceContents,
+  shapeImplementation, shapeServerCapabilities, shapeClientCapabilities, shapeRoot,
+} from './shape/entities.ts'
+export { shapeMeta, MODERN_META_KEYS } from './shape/meta.ts'
+export { legacyTask, modernTask } from './shape/tasks.ts'

@@ -1,0 +1,133 @@
+/**
+ * Methods per revision and direction, as data. Core lists are exactly the `ClientRequest`,
+ * `ServerRequest`, `ClientNotification` and `ServerNotification` unions of each revision's
+ * schema.json (test/lib/wire/matrix.test.ts proves it both ways). 2026-07-28 adds the MRTR input
+ * requests (objects inside InputRequiredResult, never JSON-RPC requests) and extension methods.
+ */
+import { EXTENSION, REVISIONS, type Revision } from '../constants.ts'
+
+export type Direction = 'client-to-server' | 'server-to-client'
+
+export interface RevisionMethods {
+  clientRequests: readonly string[]
+  serverRequests: readonly string[]
+  clientNotifications: readonly string[]
+  serverNotifications: readonly string[]
+  /** 2026-07-28 basic/patterns/mrtr.mdx: `inputRequests` values (method + params, no id). */
+  inputRequests: readonly string[]
+}
+
+const BASE_CLIENT_REQUESTS = [
+  'initialize', 'ping', 'resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe',
+  'resources/unsubscribe', 'prompts/list', 'prompts/get', 'tools/list', 'tools/call', 'logging/setLevel', 'completion/complete',
+] as const
+const BASE_CLIENT_NOTIFICATIONS = ['notifications/cancelled', 'notifications/initialized', 'notifications/progress', 'notifications/roots/list_changed'] as const
+const BASE_SERVER_NOTIFICATIONS = [
+  'notifications/cancelled', 'notifications/progress', 'notifications/resources/list_changed', 'notifications/resources/updated',
+  'notifications/prompts/list_changed', 'notifications/tools/list_changed', 'notifications/message',
+] as const
+const TASK_REQUESTS_2025_11_25 = ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list'] as const
+
+/** Core methods of each revision (schema unions). */
+export const METHODS: Readonly<Record<Revision, RevisionMethods>> = {
+  '2024-11-05': {
+    clientRequests: BASE_CLIENT_REQUESTS,
+    serverRequests: ['ping', 'sampling/createMessage', 'roots/list'],
+    clientNotifications: BASE_CLIENT_NOTIFICATIONS,
+    serverNotifications: BASE_SERVER_NOTIFICATIONS,
+    inputRequests: [],
+  },
+  '2025-03-26': {
+    clientRequests: BASE_CLIENT_REQUESTS,
+    serverRequests: ['ping', 'sampling/createMessage', 'roots/list'],
+    clientNotifications: BASE_CLIENT_NOTIFICATIONS,
+    serverNotifications: BASE_SERVER_NOTIFICATIONS,
+    inputRequests: [],
+  },
+  '2025-06-18': {
+    clientRequests: BASE_CLIENT_REQUESTS,
+    serverRequests: ['ping', 'sampling/createMessage', 'roots/list', 'elicitation/create'],
+    clientNotifications: BASE_CLIENT_NOTIFICATIONS,
+    serverNotifications: BASE_SERVER_NOTIFICATIONS,
+    inputRequests: [],
+  },
+  '2025-11-25': {
+    clientRequests: [...BASE_CLIENT_REQUESTS, ...TASK_REQUESTS_2025_11_25],
+    serverRequests: ['ping', ...TASK_REQUESTS_2025_11_25, 'sampling/createMessage', 'roots/list', 'elicitation/create'],
+    clientNotifications: [...BASE_CLIENT_NOTIFICATIONS, 'notifications/tasks/status'],
+    serverNotifications: [...BASE_SERVER_NOTIFICATIONS, 'notifications/tasks/status', 'notifications/elicitation/complete'],
+    inputRequests: [],
+  },
+  '2026-07-28': {
+    clientRequests: [
+      'server/discover', 'resources/list', 'resources/templates/list', 'resources/read', 'subscriptions/listen',
+      'prompts/list', 'prompts/get', 'tools/list', 'tools/call', 'completion/complete',
+    ],
+    // D26/basic/patterns/index.mdx: servers MUST NOT initiate JSON-RPC requests.
+    serverRequests: [],
+    // T26 ClientNotification is CancelledNotification alone (stdio only; SH "Cancellation").
+    clientNotifications: ['notifications/cancelled'],
+    serverNotifications: [
+      'notifications/cancelled', 'notifications/progress', 'notifications/resources/list_changed', 'notifications/subscriptions/acknowledged',
+      'notifications/resources/updated', 'notifications/prompts/list_changed', 'notifications/tools/list_changed', 'notifications/message',
+    ],
+    inputRequests: ['sampling/createMessage', 'roots/list', 'elicitation/create'],
+  },
+}
+
+/** Methods an extension adds, with the revisions it applies to (SEP-2663 tasks extension). */
+export interface ExtensionMethods extends Omit<RevisionMethods, 'inputRequests'> {
+  revisions: readonly Revision[]
+}
+export const EXTENSION_METHODS: Readonly<Record<string, ExtensionMethods>> = {
+  [EXTENSION.TASKS]: {
+    // SEP-2663: tasks/get, tasks/update, tasks/cancel; statuses pushed as notifications/tasks on a listen stream.
+    revisions: ['2026-07-28'],
+    clientRequests: ['tasks/get', 'tasks/update', 'tasks/cancel'],
+    serverRequests: [],
+    clientNotifications: [],
+    serverNotifications: ['notifications/tasks'],
+  },
+}
+
+export interface MethodQuery {
+  /** Count extension methods (e.g. SEP-2663 tasks) as existing. Default false: core only. */
+  extensions?: boolean
+}
+
+/**
+ * Does `method` exist in `revision`, as a request or notification sent in `direction` (any when
+ * omitted)? MRTR input requests of 2026 count as server-to-client.
+ */
+export function methodExists(revision: Revision, method: string, direction?: Direction, query: MethodQuery = {}): boolean {
+  const sets: RevisionMethods[] = [METHODS[revision]]
+  if (query.extensions === true) {
+    for (const ext of Object.values(EXTENSION_METHODS)) if (ext.revisions.includes(revision)) sets.push({ ...ext, inputRequests: [] })
+  }
+  return sets.some((m) => {
+    const c2s = m.clientRequests.includes(method) || m.clientNotifications.includes(method)
+    const s2c = m.serverRequests.includes(method) || m.serverNotifications.includes(method) || m.inputRequests.includes(method)
+    return direction === 'client-to-server' ? c2s : direction === 'server-to-client' ? s2c : c2s || s2c
+  })
+}
+
+/** True when `method` is a request (not a notification) sent in `direction` under `revision`. */
+export function isRequestMethod(revision: Revision, method: string, direction: Direction, query: MethodQuery = {}): boolean {
+  const m = METHODS[revision]
+  const core = direction === 'client-to-server' ? m.clientRequests.includes(method) : m.serverRequests.includes(method)
+  if (core || query.extensions !== true) return core
+  return Object.values(EXTENSION_METHODS).some(
+    (ext) => ext.revisions.includes(revision) && (direction === 'client-to-server' ? ext.clientRequests : ext.serverRequests).includes(method),
+  )
+}
+
+/** True when `method` existed in the core of an earlier revision but not in `revision`'s core. */
+export function isRemovedIn(revision: Revision, method: string): boolean {
+  if (methodExists(revision, method)) return false
+  return REVISIONS.some((earlier) => earlier < revision && methodExists(earlier, method))
+}
+
+/** The revision that introduced `method` into the core, or undefined if no revision has it. */
+export function introducedIn(method: string): Revision | undefined {
+  return REVISIONS.find((revision) => methodExists(revision, method))
+}

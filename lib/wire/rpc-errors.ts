@@ -1,0 +1,67 @@
+/**
+ * Builders for the JSON-RPC errors whose code, `data` shape or HTTP status depend on the revision.
+ * Call sites never pick -32002 vs -32602 or a 2026-only code themselves (STYLE §2.3); they call
+ * these with the peer's revision. Codes come from lib/errors RPC, each cited there.
+ */
+import { RPC, RpcError } from '../errors/index.ts'
+import { isModernRevision, type Revision } from './constants.ts'
+
+/** 2026-07-28 basic/transports/streamable-http.mdx: these errors MUST travel with `400 Bad Request`. */
+export const HTTP_STATUS = { BAD_REQUEST: 400, NOT_FOUND: 404 } as const
+
+/**
+ * Resource not found: -32002 up to 2025-11-25 (server/resources.mdx "Error Handling"); 2026-07-28
+ * reserves -32002 and uses -32602 (D26/server/resources.mdx "Error Handling"). `data.uri` both ways.
+ */
+export function resourceNotFound(revision: Revision, uri: string): RpcError {
+  const code = isModernRevision(revision) ? RPC.INVALID_PARAMS : RPC.RESOURCE_NOT_FOUND_LEGACY
+  return new RpcError(code, `Resource not found: ${uri}`, { uri })
+}
+
+/** UnsupportedProtocolVersionError (2026-07-28 basic/versioning.mdx): -32022, HTTP 400. */
+export function unsupportedVersion(supported: readonly string[], requested: string): RpcError {
+  return new RpcError(
+    RPC.UNSUPPORTED_PROTOCOL_VERSION,
+    `Unsupported protocol version: ${requested} (supported: ${supported.join(', ')})`,
+    { supported: [...supported], requested },
+    HTTP_STATUS.BAD_REQUEST,
+  )
+}
+
+/** HeaderMismatchError (2026-07-28 streamable-http.mdx "Server Validation"): -32020, HTTP 400. */
+export function headerMismatch(message: string): RpcError {
+  return new RpcError(RPC.HEADER_MISMATCH, `Header mismatch: ${message}`, undefined, HTTP_STATUS.BAD_REQUEST)
+}
+
+/** MissingRequiredClientCapabilityError (2026-07-28 basic/index.mdx): -32021, `data.requiredCapabilities`, HTTP 400. */
+export function missingCapability(required: Record<string, unknown>): RpcError {
+  return new RpcError(
+    RPC.MISSING_CLIENT_CAPABILITY,
+    `Missing required client capability: ${Object.keys(required).join(', ') || '(none named)'}`,
+    { requiredCapabilities: required },
+    HTTP_STATUS.BAD_REQUEST,
+  )
+}
+
+/** -32601; 2026-07-28 streamable-http.mdx: an unknown method is answered with HTTP 404. */
+export function methodNotFound(method: string, revision: Revision): RpcError {
+  return new RpcError(
+    RPC.METHOD_NOT_FOUND,
+    `Method not found: ${method}`,
+    { method },
+    isModernRevision(revision) ? HTTP_STATUS.NOT_FOUND : undefined,
+  )
+}
+
+/**
+ * -32602. `malformedRequest` marks the 2026 cases that MUST be HTTP 400 (missing required `_meta`
+ * keys, D26/basic/index.mdx "Request metadata"); other invalid params carry no prescribed status.
+ */
+export function invalidParams(message: string, data?: Record<string, unknown>, malformedRequest = false): RpcError {
+  return new RpcError(RPC.INVALID_PARAMS, message, data, malformedRequest ? HTTP_STATUS.BAD_REQUEST : undefined)
+}
+
+/** URLElicitationRequiredError (2025-11-25 only; reserved in 2026): -32042 with `data.elicitations`. */
+export function urlElicitationRequired(elicitations: readonly Record<string, unknown>[]): RpcError {
+  return new RpcError(RPC.URL_ELICITATION_REQUIRED, 'URL elicitation required', { elicitations: [...elicitations] })
+}

@@ -1,0 +1,115 @@
+/**
+ * Spell one spec object (tool, resource, prompt, content block, capabilities...) down to a peer's
+ * revision. Inputs are newest-shape objects; fields are dropped per matrix/fields.ts and content
+ * types the peer cannot parse are rewritten (spec-digest §4 "downgrade table"). Pure: inputs are
+ * never mutated.
+ */
+import { atLeast, isModernRevision, type Revision } from '../constants.ts'
+import { projectFields, type SpecTypeName } from '../matrix/fields.ts'
+import { isRecord, withShapedMeta } from './meta.ts'
+
+type Obj = Record<string, unknown>
+
+function shapeObject(revision: Revision, typeName: SpecTypeName, value: Obj): Obj {
+  const out = withShapedMeta(revision, projectFields(revision, typeName, { ...value }))
+  if (isRecord(out.annotations) && typeName !== 'Tool') out.annotations = projectFields(revision, 'Annotations', out.annotations)
+  return out
+}
+
+/** One content block of a tool result or prompt message (`ContentBlock`). */
+export function shapeContentBlock(revision: Revision, block: unknown): Obj {
+  if (!isRecord(block)) return { type: 'text', text: JSON.stringify(block) }
+  switch (block.type) {
+    case 'text':
+      return shapeObject(revision, 'TextContent', block)
+    case 'image':
+      return shapeObject(revision, 'ImageContent', block)
+    case 'audio':
+      // AudioContent arrived in 2025-03-26 (changelog); older peers get a text placeholder.
+      return atLeast(revision, '2025-03-26') ? shapeObject(revision, 'AudioContent', block) : audioAsText(block)
+    case 'resource':
+      return { ...shapeObject(revision, 'EmbeddedResource', block), resource: shapeResourceContents(revision, block.resource) }
+    case 'resource_link':
+      // ResourceLink arrived in 2025-06-18; older peers get the link as text.
+      return atLeast(revision, '2025-06-18') ? shapeObject(revision, 'ResourceLink', block) : resourceLinkAsText(block)
+    default:
+      // A legacy peer cannot parse an unknown content type (the union is closed); keep it readable.
+      return isModernRevision(revision) ? { ...block } : { type: 'text', text: JSON.stringify(block) }
+  }
+}
+
+/** `TextResourceContents` | `BlobResourceContents`. */
+export function shapeResourceContents(revision: Revision, contents: unknown): Obj {
+  if (!isRecord(contents)) return { uri: '', text: JSON.stringify(contents) }
+  return shapeObject(revision, 'blob' in contents ? 'BlobResourceContents' : 'TextResourceContents', contents)
+}
+
+export function shapeTool(revision: Revision, tool: Obj): Obj {
+  const out = shapeObject(revision, 'Tool', tool)
+  if (isRecord(out.annotations)) {
+    const annotations = projectFields(revision, 'ToolAnnotations', { ...out.annotations })
+    // 2025-03-26 has no Tool.title; keep the display name where that revision looks for it.
+    if (typeof tool.title === 'string' && out.title === undefined && annotations.title === undefined) annotations.title = tool.title
+    out.annotations = annotations
+  }
+  // 2025-06-18/2025-11-25 require outputSchema.type "object"; 2026 allows any schema (changelog).
+  if (!isModernRevision(revision) && 'outputSchema' in out && !isObjectSchema(out.outputSchema)) delete out.outputSchema
+  return out
+}
+
+export function shapeResource(revision: Revision, resource: Obj): Obj {
+  return shapeObject(revision, 'Resource', resource)
+}
+
+export function shapeResourceTemplate(revision: Revision, template: Obj): Obj {
+  return shapeObject(revision, 'ResourceTemplate', template)
+}
+
+export function shapePrompt(revision: Revision, prompt: Obj): Obj {
+  const out = shapeObject(revision, 'Prompt', prompt)
+  if (Array.isArray(out.arguments)) {
+    out.arguments = out.arguments.map((arg) => (isRecord(arg) ? projectFields(revision, 'PromptArgument', { ...arg }) : arg))
+  }
+  return out
+}
+
+export function shapePromptMessage(revision: Revision, message: unknown): Obj {
+  if (!isRecord(message)) return { role: 'assistant', content: shapeContentBlock(revision, message) }
+  return { ...projectFields(revision, 'PromptMessage', { ...message }), content: shapeContentBlock(revision, message.content) }
+}
+
+export function shapeImplementation(revision: Revision, implementation: unknown): Obj {
+  return isRecord(implementation) ? projectFields(revision, 'Implementation', { ...implementation }) : { name: 'unknown', version: '0' }
+}
+
+export function shapeServerCapabilities(revision: Revision, capabilities: unknown): Obj {
+  return isRecord(capabilities) ? projectFields(revision, 'ServerCapabilities', { ...capabilities }) : {}
+}
+
+export function shapeClientCapabilities(revision: Revision, capabilities: unknown): Obj {
+  if (!isRecord(capabilities)) return {}
+  const out = projectFields(revision, 'ClientCapabilities', { ...capabilities })
+  // Before 2025-11-25 elicitation was `{}` (form only); 2026 dropped roots.listChanged (T26 ClientCapabilities).
+  if (!atLeast(revision, '2025-11-25') && isRecord(out.elicitation)) out.elicitation = {}
+  if (isModernRevision(revision) && isRecord(out.roots)) out.roots = {}
+  return out
+}
+
+export function shapeRoot(revision: Revision, root: unknown): Obj {
+  return isRecord(root) ? shapeObject(revision, 'Root', root) : { uri: String(root) }
+}
+
+function isObjectSchema(schema: unknown): boolean {
+  return isRecord(schema) && schema.type === 'object'
+}
+
+function audioAsText(block: Obj): Obj {
+  const bytes = typeof block.data === 'string' ? Math.floor((block.data.length * 3) / 4) : 0
+  return { type: 'text', text: `[audio ${String(block.mimeType ?? 'unknown type')}, ${bytes} bytes: needs MCP 2025-03-26 or later]` }
+}
+
+function resourceLinkAsText(block: Obj): Obj {
+  const label = typeof block.title === 'string' ? block.title : String(block.name ?? block.uri)
+  const description = typeof block.description === 'string' ? ` (${block.description})` : ''
+  return { type: 'text', text: `${label}: ${String(block.uri)}${description}` }
+}

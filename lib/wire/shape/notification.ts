@@ -1,0 +1,39 @@
+/**
+ * Notifications spelled down to the peer's revision. A notification type the revision does not
+ * define (e.g. `notifications/subscriptions/acknowledged` for a legacy peer, or
+ * `notifications/elicitation/complete` for anyone but 2025-11-25) yields null: the caller drops it.
+ */
+import { type Revision } from '../constants.ts'
+import { projectFields } from '../matrix/fields.ts'
+import { methodExists } from '../matrix/methods.ts'
+import { isRecord, shapeMeta } from './meta.ts'
+import { legacyTask } from './tasks.ts'
+
+type Obj = Record<string, unknown>
+/** `T` with its params loosened to a plain record (shaping may drop fields). */
+export type Shaped<T> = Omit<T, 'params'> & { params?: Record<string, unknown> }
+export interface OutgoingNotification {
+  method: string
+  params?: Obj
+  [key: string]: unknown
+}
+
+/** The notification as `revision` spells it, or null when that revision has no such notification. */
+export function shapeNotification<T extends OutgoingNotification>(revision: Revision, notification: T): Shaped<T> | null {
+  if (!methodExists(revision, notification.method, undefined, { extensions: true })) return null
+  if (notification.params === undefined) return { ...notification }
+  let params: Obj = { ...notification.params }
+  const meta = shapeMeta(revision, params._meta)
+  if (meta === undefined) delete params._meta
+  else params._meta = meta
+  switch (notification.method) {
+    case 'notifications/progress':
+      params = projectFields(revision, 'ProgressNotificationParams', params)
+      break
+    case 'notifications/tasks/status':
+      // 2025-11-25 TaskStatusNotificationParams = NotificationParams & Task (flat, `ttl`).
+      params = { ...(isRecord(params._meta) ? { _meta: params._meta } : {}), ...legacyTask(params) }
+      break
+  }
+  return { ...notification, params }
+}

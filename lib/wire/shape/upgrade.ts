@@ -1,0 +1,41 @@
+/**
+ * The client direction: a result received from an upstream speaking an older revision is lifted
+ * into the newest (2026-07-28) shape so the rest of mcpx handles one shape. Absent `resultType`
+ * means "complete" (D26/basic/index.mdx); absent cache hints mean ttl 0 (server/utilities/caching.mdx).
+ */
+import { RPC } from '../../errors/index.ts'
+import { CACHE_SCOPE, isModernRevision, RESULT_TYPE, type Revision } from '../constants.ts'
+import { isRecord } from './meta.ts'
+import { modernTask } from './tasks.ts'
+import { CACHEABLE_METHODS } from './result.ts'
+
+type Obj = Record<string, unknown>
+const BARE_IN_MODERN = ['sampling/createMessage', 'elicitation/create', 'roots/list']
+
+/** Lift `result` of `method`, received from a `revision` peer, into the newest shape. */
+export function upgradeResult(revision: Revision, method: string, result: Obj): Obj {
+  if (BARE_IN_MODERN.includes(method)) return { ...result }
+  let out: Obj = { ...result }
+  if (revision === '2025-11-25' && method === 'tools/call' && isRecord(out.task) && !('content' in out)) {
+    // 2025-11-25 CreateTaskResult `{task}` → the extension's flat `resultType: "task"` (SEP-2663).
+    const { task, ...rest } = out
+    return { ...rest, ...modernTask(task), resultType: RESULT_TYPE.TASK }
+  }
+  if (revision === '2025-11-25' && (method === 'tasks/get' || method === 'tasks/cancel')) out = modernTask(out)
+  if (revision === '2025-11-25' && method === 'tasks/list' && Array.isArray(out.tasks)) out.tasks = out.tasks.map(modernTask)
+  out.resultType ??= RESULT_TYPE.COMPLETE
+  if (!isModernRevision(revision) && out.resultType === RESULT_TYPE.COMPLETE && CACHEABLE_METHODS.includes(method)) {
+    out.ttlMs ??= 0
+    out.cacheScope ??= CACHE_SCOPE.PRIVATE
+  }
+  return out
+}
+
+/**
+ * Is this JSON-RPC error a "resource not found"? -32002 from legacy servers (clients SHOULD still
+ * accept it from older servers, D26/server/resources.mdx) or -32602 carrying `data.uri`.
+ */
+export function isResourceNotFoundError(error: { code: number; data?: unknown }): boolean {
+  if (error.code === RPC.RESOURCE_NOT_FOUND_LEGACY) return true
+  return error.code === RPC.INVALID_PARAMS && isRecord(error.data) && typeof error.data.uri === 'string'
+}
