@@ -14,6 +14,7 @@ export const main = defineCommand({
   meta: { name: 'mcpx', version: VERSION, description: 'Toolkit and gateway for the Model Context Protocol (every revision, both eras)' },
   subCommands: {
     settings: load(() => import('./commands/settings.ts')),
+    probe: load(() => import('./commands/probe.ts')),
     'sandbox-child': load(() => import('./commands/sandbox-child.ts')),
   },
 })

@@ -58,6 +58,8 @@ class ConnectRun {
     try {
       const pinned = this.options.revision
       if (pinned) return this.#done(peer, state, await this.#step(`${eraOf(pinned)} handshake`, () => this.#handshake(peer, state, pinned)))
+      if (this.options.era === 'legacy') return this.#done(peer, state, await this.#step('initialize', () => initializeLegacy(peer, state, this.#offer())))
+      if (this.options.era === 'modern') return this.#done(peer, state, await this.#step('server/discover', () => discoverModern(peer, state)))
       const cached = this.#cached()
       if (cached?.era === 'legacy') {
         const legacy = await this.#try('initialize (cached verdict)', () => initializeLegacy(peer, state, this.#offer()))
@@ -81,13 +83,13 @@ class ConnectRun {
     if (target.transport === 'http+sse' || (pinned === '2024-11-05' && target.transport !== 'streamable-http')) return this.#sse(target)
     const { state, peer } = await this.#open('streamable-http', () => this.factory.http('streamable-http', target, this.settings, this.options.auth))
     try {
-      if (pinned && isModernRevision(pinned)) return this.#done(peer, state, await this.#step('server/discover', () => discoverModern(peer, state, { pinned })))
+      if ((pinned && isModernRevision(pinned)) || this.options.era === 'modern') return this.#done(peer, state, await this.#step('server/discover', () => discoverModern(peer, state, { pinned: pinned && isModernRevision(pinned) ? pinned : undefined })))
       const cached = this.#cached()
       if (!pinned && cached?.transport === 'http+sse' && target.transport === undefined) {
         await peer.close().catch(() => {})
         return this.#sse(target)
       }
-      if (!pinned && cached?.era !== 'legacy') {
+      if (!pinned && this.options.era !== 'legacy' && cached?.era !== 'legacy') {
         const modern = await this.#try('server/discover', () => discoverModern(peer, state), (error) => !isLegacyAnswer(error))
         if (modern) return this.#done(peer, state, modern)
       }
@@ -123,7 +125,7 @@ class ConnectRun {
   }
 
   #cached() {
-    if (this.options.noCache || this.options.revision) return undefined
+    if (this.options.noCache || this.options.revision || this.options.era) return undefined
     return readVerdict(this.key, this.settings.eraVerdictTtlMs, this.options.cacheDir)
   }
 
@@ -146,7 +148,7 @@ class ConnectRun {
   }
 
   #done(peer: Peer, state: WireState, identity: ServerIdentity): McpClient {
-    if (!this.options.noCache && !this.options.revision) {
+    if (!this.options.noCache && !this.options.revision && !this.options.era) {
       writeVerdict(this.key, { era: identity.era, transport: identity.transport, revision: identity.revision }, this.options.cacheDir)
     }
     state.era = identity.era

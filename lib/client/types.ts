@@ -71,6 +71,8 @@ export interface ConnectOptions {
   clientInfo?: Implementation
   /** Pin one revision: no probing, no fallback to the other era. */
   revision?: Revision
+  /** Restrict to one era without pinning a revision (e.g. `mcpx probe` trying each era). */
+  era?: Era
   /** Legacy revision offered in `initialize` (default 2025-11-25, the latest legacy). */
   legacyOffer?: Revision
   handlers?: ClientHandlers

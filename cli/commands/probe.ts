@@ -1,0 +1,86 @@
+/**
+ * `mcpx probe <url>` / `mcpx probe -- <command> [args…]`: what a server speaks — era
+ * (modern/legacy/dual), revisions, the transport that worked, identity, capabilities, whether auth
+ * is required and where its metadata lives — with per-step timings. Exit 0 when an era worked;
+ * otherwise the diagnosis decides: 3 (CONNECT: nothing listening, not MCP, command exits at once),
+ * 4 (AUTH, with the protected-resource metadata location), 5 (PEER/ERA).
+ */
+import { defineCommand } from 'citty'
+import type { Target } from '../../lib/client/index.ts'
+import { McpxError } from '../../lib/errors/index.ts'
+import { type ProbeResult, probeFailure, runProbe } from '../../lib/probe/index.ts'
+import { commonArgs } from '../args.ts'
+import { loadContext } from '../context.ts'
+
+export default defineCommand({
+  meta: { name: 'probe', description: 'Report what an MCP server speaks: era, revisions, transport, identity, auth, timings' },
+  args: {
+    target: { type: 'positional', required: false, description: 'Server URL (http/https), or `-- <command> [args]` for stdio', valueHint: 'url' },
+    header: { type: 'string', description: 'Extra HTTP header `Name: value` (one)', valueHint: 'header' },
+    json: commonArgs.json,
+    verbose: commonArgs.verbose,
+    quiet: commonArgs.quiet,
+  },
+  async run({ args, rawArgs }) {
+    const ctx = loadContext(args)
+    const target = parseTarget(args.target, rawArgs, args.header)
+    const result = await runProbe(target, { settings: ctx.settings })
+    process.stdout.write(ctx.json ? `${JSON.stringify(toJson(result))}\n` : human(result))
+    const failure = probeFailure(result)
+    if (failure) throw failure
+  },
+})
+
+function parseTarget(positional: string | undefined, rawArgs: string[], header: string | undefined): Target {
+  const dashes = rawArgs.indexOf('--')
+  if (dashes >= 0) {
+    const [command, ...commandArgs] = rawArgs.slice(dashes + 1)
+    if (!command) throw new McpxError('USAGE', 'mcpx probe -- needs a command to run')
+    return { command, args: commandArgs }
+  }
+  if (!positional) throw new McpxError('USAGE', 'mcpx probe needs a server URL or `-- <command> [args]`')
+  let url: URL
+  try {
+    url = new URL(positional)
+  } catch {
+    throw new McpxError('USAGE', `${positional} is not a URL; use \`mcpx probe -- ${positional}\` to probe a command over stdio`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new McpxError('USAGE', `mcpx probe speaks http(s) URLs, not ${url.protocol}`)
+  const headers: Record<string, string> = {}
+  if (header) {
+    const colon = header.indexOf(':')
+    if (colon <= 0) throw new McpxError('USAGE', `--header must look like "Name: value", got ${JSON.stringify(header)}`)
+    headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim()
+  }
+  return { url: url.href, headers }
+}
+
+function toJson(result: ProbeResult) {
+  return {
+    target: result.target,
+    era: result.era,
+    transport: result.transport,
+    transports: result.transports,
+    protocolVersions: result.protocolVersions,
+    server: result.server,
+    capabilities: result.capabilities,
+    auth: result.auth,
+    timings: result.timings,
+    ...(result.failure ? { error: { code: result.failure.code, message: result.failure.diagnosis } } : {}),
+  }
+}
+
+function human(result: ProbeResult): string {
+  const lines = [`probe ${result.target}`]
+  const row = (label: string, value: string) => lines.push(`  ${label.padEnd(13)}${value}`)
+  const eraText = result.era === 'dual' ? 'dual (modern and legacy)' : result.era === 'none' ? 'none (no MCP era answered)' : result.era
+  row('era', eraText)
+  row('transport', result.transport ? [result.transport, ...result.transports.filter((t) => t !== result.transport).map((t) => `also ${t}`)].join(', ') : '-')
+  row('versions', result.protocolVersions.join(', ') || '-')
+  row('server', result.server ? `${result.server.name} ${result.server.version}`.trim() : '-')
+  row('capabilities', Object.keys(result.capabilities).join(', ') || '-')
+  row('auth', result.auth.required ? `required${result.auth.resourceMetadata ? ` (metadata: ${result.auth.resourceMetadata})` : ''}` : 'not required')
+  lines.push('  timings')
+  for (const step of result.timings) lines.push(`    ${step.ok ? 'ok  ' : 'fail'} ${String(step.ms).padStart(6)} ms  ${step.step}${step.ok || !step.detail ? '' : ` — ${step.detail}`}`)
+  return `${lines.join('\n')}\n`
+}

@@ -1,0 +1,100 @@
+/**
+ * The probe runner: tries each era × transport against one server with lib/client (fresh
+ * connection per attempt, verdict cache bypassed) and hands the observations to classify().
+ * stdio: modern (`server/discover` within probeTimeoutMs) and legacy (`initialize`), each in its own
+ * spawn because a legacy server may exit on the unknown probe. HTTP: modern and legacy over
+ * Streamable HTTP, then legacy HTTP+SSE only when legacy Streamable HTTP failed.
+ */
+import { type ConnectInternals, type Target, type TimingStep, connect, isHttpTarget } from '../client/index.ts'
+import { McpxError, asMcpxError } from '../errors/index.ts'
+import type { Settings } from '../settings/index.ts'
+import type { AuthProvider, TransportKind } from '../transport/index.ts'
+import type { Era } from '../wire/index.ts'
+import { type Observation, type ProbeReport, classify } from './classify.ts'
+
+export interface ProbeOptions extends ConnectInternals {
+  settings: Settings
+  auth?: AuthProvider
+  signal?: AbortSignal
+}
+
+export interface ProbeResult extends ProbeReport {
+  target: string
+  timings: TimingStep[]
+  observations: Observation[]
+}
+
+export function describeTarget(target: Target): string {
+  return isHttpTarget(target) ? target.url : [target.command, ...(target.args ?? [])].join(' ')
+}
+
+export async function runProbe(target: Target, options: ProbeOptions): Promise<ProbeResult> {
+  const observations: Observation[] = []
+  const timings: TimingStep[] = []
+  const attempt = async (era: Era, transport: TransportKind): Promise<Observation> => {
+    const observation = await observe(target, era, transport, options, timings)
+    observations.push(observation)
+    return observation
+  }
+  if (isHttpTarget(target)) {
+    const modern = await attempt('modern', 'streamable-http')
+    // Nothing listening, or auth needed: every other attempt would say the same.
+    if (!modern.ok && isFinal(modern)) return finish(target, observations, timings)
+    const legacy = await attempt('legacy', 'streamable-http')
+    if (!legacy.ok && !isFinal(legacy)) await attempt('legacy', 'http+sse')
+  } else {
+    await attempt('modern', 'stdio')
+    await attempt('legacy', 'stdio')
+  }
+  return finish(target, observations, timings)
+}
+
+function finish(target: Target, observations: Observation[], timings: TimingStep[]): ProbeResult {
+  const label = describeTarget(target)
+  return { target: label, ...classify(observations, label), timings, observations }
+}
+
+function isFinal(observation: Observation): boolean {
+  const error = observation.error
+  if (!error) return false
+  if (error.code === 'AUTH') return true
+  return error.code === 'CONNECT' && error.data?.httpStatus === undefined
+}
+
+async function observe(target: Target, era: Era, transport: TransportKind, options: ProbeOptions, timings: TimingStep[]): Promise<Observation> {
+  const label = `${era}/${transport}`
+  const started = performance.now()
+  // stdio silence after the modern probe is the answer "legacy", so it gets the probe deadline.
+  const settings = era === 'modern' && transport === 'stdio' ? { ...options.settings, requestTimeoutMs: options.settings.probeTimeoutMs } : options.settings
+  const pinnedTarget: Target = isHttpTarget(target) ? { ...target, transport: transport === 'stdio' ? undefined : transport } : target
+  try {
+    const client = await connect(pinnedTarget, { settings, era, auth: options.auth, noCache: true, signal: options.signal, transports: options.transports, onWarning: () => {} })
+    for (const step of client.timings) timings.push({ ...step, step: `${label}: ${step.step}` })
+    const server = client.server
+    await client.close().catch(() => {})
+    return {
+      era,
+      transport,
+      ok: true,
+      revision: server.revision,
+      supportedVersions: server.supportedVersions,
+      serverInfo: server.serverInfo,
+      capabilities: server.capabilities,
+      ms: Math.round(performance.now() - started),
+    }
+  } catch (error) {
+    const mcpx = asMcpxError(error, 'CONNECT')
+    const ms = Math.round(performance.now() - started)
+    timings.push({ step: `${label}: connect`, ms, ok: false, detail: mcpx.message })
+    return { era, transport, ok: false, error: { code: mcpx.code, message: mcpx.message, data: mcpx.data }, ms }
+  }
+}
+
+/** The error the CLI exits with when a probe found no working era. */
+export function probeFailure(result: ProbeResult): McpxError | undefined {
+  if (!result.failure) return undefined
+  return new McpxError(result.failure.code, result.failure.diagnosis, {
+    target: result.target,
+    ...(result.auth.resourceMetadata ? { resourceMetadata: result.auth.resourceMetadata } : {}),
+  })
+}
