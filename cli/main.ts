@@ -15,6 +15,8 @@ export const main = defineCommand({
   subCommands: {
     settings: load(() => import('./commands/settings.ts')),
     probe: load(() => import('./commands/probe.ts')),
+    daemon: load(() => import('./commands/daemon.ts')),
+    status: load(() => import('./commands/status.ts')),
     'sandbox-child': load(() => import('./commands/sandbox-child.ts')),
   },
 })

@@ -1,0 +1,121 @@
+/**
+ * Turns the /v1 operation table into routes: gathers parameters (path segments, query string for
+ * GET, JSON object body for POST), validates them against the operation's spec, runs the handler,
+ * and answers JSON — `{"error":{"code","message","data"}}` with a status chosen from the code.
+ */
+import type { ErrorCode } from '../errors/index.ts'
+import { McpxError, asMcpxError } from '../errors/index.ts'
+import { log } from '../log.ts'
+import type { Operation, OperationContext, ParamSpec } from './operations.ts'
+import type { Route } from './routes.ts'
+
+const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  USAGE: 400,
+  CONFIG: 400,
+  NOT_FOUND: 404,
+  AUTH: 403,
+  CONNECT: 502,
+  PEER: 502,
+  PROTOCOL: 502,
+  ERA: 502,
+  TIMEOUT: 504,
+  CANCELLED: 499,
+  TOOL: 422,
+  SANDBOX: 422,
+  INTERNAL: 500,
+}
+
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } })
+}
+
+export function errorResponse(error: unknown): Response {
+  const mcpxError = asMcpxError(error)
+  if (mcpxError.code === 'INTERNAL') log.error(mcpxError.cause ?? mcpxError)
+  return jsonResponse({ error: mcpxError.toJSON() }, STATUS_BY_CODE[mcpxError.code] ?? 500)
+}
+
+/** Rebuild the McpxError a /v1 error body describes (used by the daemon client). */
+export function errorFromBody(body: unknown, status: number): McpxError {
+  const error = (body as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null)?.error
+  if (error && typeof error.code === 'string' && typeof error.message === 'string') {
+    const data = error.data !== null && typeof error.data === 'object' ? (error.data as Record<string, unknown>) : undefined
+    return new McpxError(error.code as ErrorCode, error.message, data)
+  }
+  return new McpxError('INTERNAL', `daemon answered HTTP ${status} without an error body`)
+}
+
+export type ContextFactory = (request: Request) => OperationContext
+
+export function operationRoutes(operations: readonly Operation[], contextFor: ContextFactory): Route[] {
+  return operations.map((operation) => ({
+    methods: [operation.method],
+    path: operation.path,
+    async handle(request, route) {
+      try {
+        const raw: Record<string, unknown> = { ...route.params }
+        if (operation.method === 'GET') {
+          for (const [key, value] of route.url.searchParams) if (!(key in raw)) raw[key] = value
+        } else {
+          Object.assign(raw, await readJsonObject(request), route.params)
+        }
+        const params = validateParams(operation, raw)
+        const result = await operation.handler(params, contextFor(request))
+        return result instanceof Response ? result : jsonResponse(result ?? null)
+      } catch (error) {
+        return errorResponse(error)
+      }
+    },
+  }))
+}
+
+async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
+  const text = await request.text()
+  if (text.trim() === '') return {}
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    throw new McpxError('USAGE', 'request body is not valid JSON')
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new McpxError('USAGE', 'request body must be a JSON object')
+  return body as Record<string, unknown>
+}
+
+/** Check and coerce parameters; query-string values arrive as text. */
+export function validateParams(operation: Operation, raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(raw)) {
+    if (!(key in operation.params)) throw new McpxError('USAGE', `${operation.name}: unknown parameter "${key}"`, { operation: operation.name, param: key })
+  }
+  for (const [name, spec] of Object.entries(operation.params)) {
+    const value = raw[name]
+    if (value === undefined) {
+      if (spec.required) throw new McpxError('USAGE', `${operation.name}: parameter "${name}" is required`, { operation: operation.name, param: name })
+      continue
+    }
+    out[name] = coerce(operation.name, name, spec, value)
+  }
+  return out
+}
+
+function coerce(operation: string, name: string, spec: ParamSpec, value: unknown): unknown {
+  const fail = () => new McpxError('USAGE', `${operation}: parameter "${name}" must be ${spec.type === 'object' ? 'a JSON object' : `a ${spec.type}`}`, { operation, param: name })
+  switch (spec.type) {
+    case 'string':
+      if (typeof value !== 'string') throw fail()
+      return value
+    case 'integer': {
+      const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw fail()
+      return n
+    }
+    case 'boolean':
+      if (value === 'true' || value === true) return true
+      if (value === 'false' || value === false) return false
+      throw fail()
+    case 'object':
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw fail()
+      return value
+  }
+}

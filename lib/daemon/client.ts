@@ -1,0 +1,155 @@
+/**
+ * The daemon client the CLI uses: finds the daemon through the mcpx home (socket, or TCP port from
+ * daemon.json plus the token file), calls /v1 operations by name from the one operation table, and
+ * starts the daemon on demand.
+ */
+import { readFileSync } from 'node:fs'
+import type { HomeLayout } from '../config/index.ts'
+import { McpxError } from '../errors/index.ts'
+import { errorFromBody } from './api-routes.ts'
+import type { DaemonEvent } from './events.ts'
+import { type DaemonInfo, findOperation } from './operations.ts'
+import { spawnDaemon } from './spawn.ts'
+import { readToken } from './token.ts'
+
+export interface DaemonClientOptions {
+  readonly layout: HomeLayout
+  /** 'unix' (default) uses the socket; 'tcp' the loopback port and the bearer token. */
+  readonly via?: 'unix' | 'tcp'
+  /** How to start the daemon on demand; without it, a stopped daemon is a CONNECT error. */
+  readonly start?: { readonly argv: readonly string[]; readonly timeoutMs: number; readonly env?: Readonly<Record<string, string | undefined>> }
+}
+
+interface Endpoint {
+  readonly base: string
+  readonly init: RequestInit & { unix?: string }
+}
+
+export class DaemonClient {
+  constructor(readonly options: DaemonClientOptions) {}
+
+  /** /v1/health of the running daemon, or null when none answers. */
+  async health(): Promise<DaemonInfo | null> {
+    try {
+      return await this.#call<DaemonInfo>('health', {})
+    } catch (error) {
+      if (error instanceof McpxError && error.code === 'CONNECT' && error.data?.daemon === 'unreachable') return null
+      throw error
+    }
+  }
+
+  /** The running daemon's info, starting it first when `start` was given. */
+  async ensureRunning(): Promise<DaemonInfo> {
+    const running = await this.health()
+    if (running) return running
+    const start = this.options.start
+    if (!start) throw unreachable(this.options.layout)
+    try {
+      return await spawnDaemon({ argv: start.argv, layout: this.options.layout, timeoutMs: start.timeoutMs, ...(start.env && { env: start.env }) })
+    } catch (error) {
+      // Lost a start race to another client: the winner is serving.
+      const winner = error instanceof McpxError && error.data?.pid !== undefined ? await this.health() : null
+      if (winner) return winner
+      throw error
+    }
+  }
+
+  /** Call a /v1 operation by name; starts the daemon on demand when configured to. */
+  async request<T = unknown>(operation: string, params: Record<string, unknown> = {}): Promise<T> {
+    if (this.options.start) await this.ensureRunning()
+    return this.#call<T>(operation, params)
+  }
+
+  /** Ask the daemon to stop; false when none was running. Resolves once it stopped serving. */
+  async stop(): Promise<boolean> {
+    if ((await this.health()) === null) return false
+    await this.#call('shutdown', {})
+    return true
+  }
+
+  /** Follow /v1/events; ends when the daemon stops or `signal` aborts. */
+  async *events(options: { lastEventId?: number; signal?: AbortSignal } = {}): AsyncGenerator<DaemonEvent> {
+    const endpoint = this.#endpoint()
+    const headers = new Headers(endpoint.init.headers)
+    if (options.lastEventId !== undefined) headers.set('Last-Event-ID', String(options.lastEventId))
+    const response = await this.#fetch(`${endpoint.base}/v1/events`, { ...endpoint.init, headers, ...(options.signal && { signal: options.signal }) })
+    if (!response.ok || response.body === null) throw errorFromBody(await response.json().catch(() => null), response.status)
+    yield* parseEvents(response.body)
+  }
+
+  async #call<T>(name: string, params: Record<string, unknown>): Promise<T> {
+    const operation = findOperation(name)
+    const endpoint = this.#endpoint()
+    const rest = { ...params }
+    const path = operation.path.replace(/:([A-Za-z]+)/g, (_, key: string) => {
+      const value = rest[key]
+      delete rest[key]
+      if (value === undefined) throw new McpxError('USAGE', `${name}: parameter "${key}" is required`, { operation: name, param: key })
+      return encodeURIComponent(String(value))
+    })
+    let url = `${endpoint.base}${path}`
+    const headers = new Headers(endpoint.init.headers)
+    let body: string | undefined
+    if (operation.method === 'GET') {
+      const query = new URLSearchParams(Object.entries(rest).filter(([, v]) => v !== undefined).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]))
+      if ([...query].length > 0) url += `?${query}`
+    } else {
+      headers.set('Content-Type', 'application/json')
+      body = JSON.stringify(rest)
+    }
+    const response = await this.#fetch(url, { ...endpoint.init, method: operation.method, headers, ...(body !== undefined && { body }) })
+    const payload = await response.json().catch(() => null)
+    if (!response.ok) throw errorFromBody(payload, response.status)
+    return payload as T
+  }
+
+  async #fetch(url: string, init: RequestInit & { unix?: string }): Promise<Response> {
+    try {
+      return await fetch(url, init)
+    } catch (error) {
+      if (init.signal?.aborted) throw error
+      throw unreachable(this.options.layout, error)
+    }
+  }
+
+  #endpoint(): Endpoint {
+    const layout = this.options.layout
+    if (this.options.via !== 'tcp') return { base: 'http://localhost', init: { unix: layout.socket } }
+    const state = readState(layout)
+    const token = readToken(layout.token)
+    if (state === null || token === null) throw unreachable(layout)
+    return { base: state.tcp.url, init: { headers: { Authorization: `Bearer ${token}` } } }
+  }
+}
+
+function unreachable(layout: HomeLayout, cause?: unknown): McpxError {
+  return new McpxError('CONNECT', `the mcpx daemon is not running (no answer on ${layout.socket}); start it with \`mcpx daemon start\``, { daemon: 'unreachable', socket: layout.socket }, { cause })
+}
+
+function readState(layout: HomeLayout): { tcp: { url: string } } | null {
+  try {
+    return JSON.parse(readFileSync(layout.state, 'utf8'))
+  } catch {
+    return null
+  }
+}
+
+/** Minimal text/event-stream reader: yields the JSON `data` of each event. */
+async function* parseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<DaemonEvent> {
+  const decoder = new TextDecoder()
+  let buffer = ''
+  const reader = body.getReader()
+  for (;;) {
+    const { value, done } = await reader.read()
+    if (done) return
+    buffer += decoder.decode(value, { stream: true })
+    let boundary = buffer.indexOf('\n\n')
+    while (boundary !== -1) {
+      const block = buffer.slice(0, boundary)
+      buffer = buffer.slice(boundary + 2)
+      const data = block.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n')
+      if (data !== '') yield JSON.parse(data) as DaemonEvent
+      boundary = buffer.indexOf('\n\n')
+    }
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The long-lived daemon: one per user (lock), a Unix socket in a 0700 directory and a loopback TCP
+ * port (token required) serving one route table behind one guard, an idle exit, and an ordered
+ * graceful shutdown (listeners stop taking clients, hooks run — the pool ends its upstreams —
+ * lock released, then the listeners close).
+ */
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import type { HomeLayout, McpxConfig } from '../config/index.ts'
+import { ensurePrivateDir } from '../config/index.ts'
+import { McpxError } from '../errors/index.ts'
+import { log } from '../log.ts'
+import type { Settings } from '../settings/index.ts'
+import { errorResponse, jsonResponse, operationRoutes } from './api-routes.ts'
+import { EventFeed } from './events.ts'
+import { acquireLock } from './lock.ts'
+import { API_VERSION, type DaemonInfo, OPERATIONS, type OperationContext } from './operations.ts'
+import { type CreatePool, type Pool, createConfiguredPool } from './pool.ts'
+import { type Route, matchRoute } from './routes.ts'
+import { type Rejection, type Surface, checkRequest, listSetting } from './security.ts'
+import { ensureToken } from './token.ts'
+
+export interface DaemonOptions {
+  readonly settings: Settings
+  readonly config: McpxConfig
+  readonly layout: HomeLayout
+  readonly version: string
+  /** Defaults to the pool of configured, unconnected servers. */
+  readonly createPool?: CreatePool
+  /** Install SIGTERM/SIGINT/SIGHUP handlers that shut the daemon down (the foreground `run`). */
+  readonly handleSignals?: boolean
+}
+
+export type ShutdownHook = (reason: string) => void | Promise<void>
+
+export interface Daemon {
+  info(): DaemonInfo
+  readonly pool: Pool
+  readonly events: EventFeed
+  /** Add a route (e.g. the gateway's /mcp handler) behind the same guard as /v1. */
+  mount(route: Route): void
+  /** Run during shutdown, after listeners stop taking clients and before the lock is released. */
+  onShutdown(hook: ShutdownHook): void
+  shutdown(reason: string): Promise<void>
+  /** Settles with the shutdown reason once both listeners are closed. */
+  readonly closed: Promise<string>
+}
+
+/** Linux sun_path is 108 bytes including the terminating NUL (unix(7)); macOS allows 104. */
+const MAX_SOCKET_PATH_BYTES = 103
+/**
+ * Event streams stay open indefinitely (keep-alive comments flow); Bun's default 10 s idle timeout
+ * would cut them. bun-types only declare idleTimeout for TCP, the runtime honours it for Unix too.
+ */
+const NO_IDLE_TIMEOUT: object = { idleTimeout: 0 }
+const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', 'localhost'])
+
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { settings, layout, config } = options
+  if (Buffer.byteLength(layout.socket) > MAX_SOCKET_PATH_BYTES) {
+    throw new McpxError('CONFIG', `socket path ${layout.socket} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; set MCPX_HOME to a shorter directory`, { socket: layout.socket })
+  }
+  ensurePrivateDir(layout.home)
+  ensurePrivateDir(layout.runDir)
+  mkdirSync(layout.logDir, { recursive: true, mode: 0o700 })
+  const lock = acquireLock(layout.lock)
+  try {
+    return await listen(options, lock.release)
+  } catch (error) {
+    lock.release()
+    throw error
+  }
+}
+
+async function listen(options: DaemonOptions, releaseLock: () => void): Promise<Daemon> {
+  const { settings, layout, config } = options
+  // We hold the lock, so any socket file left here belongs to a dead daemon.
+  rmSync(layout.socket, { force: true })
+  const token = ensureToken(layout.token)
+  const events = new EventFeed(settings.daemonEventBufferLength)
+  const pool = (options.createPool ?? createConfiguredPool)({ config, settings, emit: (type, data) => events.publish(type, data) })
+  const hooks: ShutdownHook[] = [() => pool.close()]
+  const stopping = new AbortController()
+  const startedAt = new Date()
+  let tcpPort = 0
+  let busy = 0
+  let idleTimer: ReturnType<typeof setTimeout> | undefined
+  let shutdownPromise: Promise<void> | undefined
+  let resolveClosed: (reason: string) => void = () => {}
+  const closed = new Promise<string>((resolve) => {
+    resolveClosed = resolve
+  })
+
+  const address = settings.daemonAddress
+  if (!LOOPBACK_ADDRESSES.has(address)) log.warn(`daemon TCP listener bound to ${address} (not loopback): every request needs the bearer token`)
+  const policy = {
+    token,
+    allowedHosts: new Set([...listSetting(settings.daemonAllowedHosts), ...(LOOPBACK_ADDRESSES.has(address) ? [] : [address.includes(':') ? `[${address}]` : address])]),
+    allowedOrigins: listSetting(settings.daemonAllowedOrigins, false),
+    port: () => tcpPort,
+  }
+
+  const armIdle = () => {
+    if (idleTimer) clearTimeout(idleTimer)
+    idleTimer = undefined
+    if (busy === 0 && settings.daemonIdleMs > 0 && shutdownPromise === undefined) {
+      idleTimer = setTimeout(() => void daemon.shutdown('idle'), settings.daemonIdleMs)
+    }
+  }
+  const hold = (): (() => void) => {
+    busy++
+    armIdle()
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      busy--
+      armIdle()
+    }
+  }
+
+  const info = (): DaemonInfo => ({
+    ok: true,
+    api: API_VERSION,
+    version: options.version,
+    pid: process.pid,
+    startedAt: startedAt.toISOString(),
+    uptimeMs: Date.now() - startedAt.getTime(),
+    home: layout.home,
+    socket: layout.socket,
+    tcp: { address, port: tcpPort, url: `http://${address.includes(':') ? `[${address}]` : address}:${tcpPort}` },
+    config: config.source,
+    idleMs: settings.daemonIdleMs,
+    servers: pool.servers().length,
+  })
+
+  const contextFor = (request: Request): OperationContext => ({
+    pool,
+    events,
+    settings,
+    info,
+    shutdown: (reason) => daemon.shutdown(reason),
+    signal: AbortSignal.any([request.signal, stopping.signal]),
+    ...(request.headers.get('last-event-id') !== null && { lastEventId: request.headers.get('last-event-id')! }),
+    holdOpen: hold,
+  })
+  const routes: Route[] = operationRoutes(OPERATIONS, contextFor)
+
+  const handle = async (request: Request, surface: Surface): Promise<Response> => {
+    const release = hold()
+    try {
+      const rejection = checkRequest(request, surface, policy)
+      const url = new URL(request.url)
+      if (rejection) return rejectionResponse(rejection, url.pathname)
+      const match = matchRoute(routes, request.method, url.pathname)
+      if ('status' in match) {
+        return jsonResponse(
+          { error: { code: 'NOT_FOUND', message: match.status === 404 ? `no route ${url.pathname}` : `${request.method} not allowed on ${url.pathname}` } },
+          match.status,
+          match.allow ? { Allow: match.allow } : {},
+        )
+      }
+      return await match.route.handle(request, { surface, params: match.params, url })
+    } catch (error) {
+      return errorResponse(error)
+    } finally {
+      release()
+    }
+  }
+
+  const unixServer = Bun.serve({ unix: layout.socket, fetch: (request) => handle(request, 'unix'), ...NO_IDLE_TIMEOUT })
+  chmodSync(layout.socket, 0o600)
+  let tcpServer: ReturnType<typeof Bun.serve>
+  try {
+    tcpServer = Bun.serve({ hostname: address, port: settings.daemonPort, fetch: (request) => handle(request, 'tcp'), ...NO_IDLE_TIMEOUT })
+  } catch (error) {
+    void unixServer.stop(true)
+    rmSync(layout.socket, { force: true })
+    throw new McpxError('CONNECT', `daemon could not listen on ${address}:${settings.daemonPort}: ${(error as Error).message}`, { address, port: settings.daemonPort }, { cause: error })
+  }
+  tcpPort = tcpServer.port ?? 0
+  writeState(layout, info())
+
+  const onSignal = (signal: NodeJS.Signals) => void daemon.shutdown(signal)
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP']
+  if (options.handleSignals) for (const signal of signals) process.on(signal, onSignal)
+
+  const daemon: Daemon = {
+    info,
+    pool,
+    events,
+    mount(route) {
+      routes.push(route)
+    },
+    onShutdown(hook) {
+      hooks.push(hook)
+    },
+    shutdown(reason) {
+      shutdownPromise ??= (async () => {
+        if (idleTimer) clearTimeout(idleTimer)
+        log.info(`mcpx daemon stopping (${reason})`)
+        events.publish('daemon.stopping', { reason })
+        // New clients can no longer find us; requests in flight finish below.
+        rmSync(layout.socket, { force: true })
+        rmSync(layout.state, { force: true })
+        stopping.abort(new McpxError('CANCELLED', `daemon stopping (${reason})`))
+        for (const hook of hooks.reverse()) {
+          try {
+            await hook(reason)
+          } catch (error) {
+            log.error(`shutdown hook failed: ${(error as Error).message}`)
+          }
+        }
+        releaseLock()
+        if (options.handleSignals) for (const signal of signals) process.off(signal, onSignal)
+        // Let the answer to /v1/shutdown go out, then close both listeners.
+        setImmediate(() => {
+          void Promise.all([unixServer.stop(), tcpServer.stop()]).then(() => resolveClosed(reason))
+        })
+      })()
+      return shutdownPromise
+    },
+    closed,
+  }
+
+  events.publish('daemon.started', { pid: process.pid, socket: layout.socket, port: tcpPort })
+  log.info(`mcpx daemon listening on ${layout.socket} and ${info().tcp.url} (pid ${process.pid})`)
+  armIdle()
+  return daemon
+}
+
+/** /v1 callers get the API's error shape; other routes (/mcp) an id-less JSON-RPC error. */
+function rejectionResponse(rejection: Rejection, pathname: string): Response {
+  const headers: Record<string, string> = rejection.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcpx"' } : {}
+  if (pathname === '/v1' || pathname.startsWith('/v1/')) {
+    return jsonResponse({ error: { code: rejection.code, message: rejection.message } }, rejection.status, headers)
+  }
+  // JSON-RPC 2.0 §5.1: -32600 Invalid Request, id null when it could not be read.
+  return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32600, message: rejection.message } }, rejection.status, headers)
+}
+
+/** daemon.json: where a running daemon listens, for clients that need TCP. Written atomically. */
+function writeState(layout: HomeLayout, info: DaemonInfo): void {
+  const temp = `${layout.state}.${process.pid}.tmp`
+  writeFileSync(temp, `${JSON.stringify({ pid: info.pid, socket: info.socket, tcp: info.tcp, startedAt: info.startedAt, version: info.version })}\n`, { mode: 0o600 })
+  renameSync(temp, layout.state)
+}

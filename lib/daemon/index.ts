@@ -1,0 +1,35 @@
+/**
+ * daemon room: the long-lived per-user host. Listeners (Unix socket + loopback TCP) behind one
+ * guard, the /v1 operation table, the event feed, the Pool contract the gateway implements, the
+ * lock/token/state files, and the client the CLI uses to reach (and start) it.
+ */
+export { startDaemon, type Daemon, type DaemonOptions, type ShutdownHook } from './daemon.ts'
+export { DaemonClient, type DaemonClientOptions } from './client.ts'
+export { announceReady, spawnDaemon, READY_FD, type SpawnOptions } from './spawn.ts'
+export {
+  API_VERSION,
+  OPERATIONS,
+  findOperation,
+  paramsJsonSchema,
+  type DaemonInfo,
+  type Operation,
+  type OperationContext,
+  type ParamSpec,
+} from './operations.ts'
+export { validateParams } from './api-routes.ts'
+export {
+  configuredStatus,
+  createConfiguredPool,
+  type CallOptions,
+  type Catalog,
+  type CreatePool,
+  type Pool,
+  type PoolContext,
+  type ServerState,
+  type ServerStatus,
+} from './pool.ts'
+export { EventFeed, type DaemonEvent } from './events.ts'
+export { checkRequest, type GuardPolicy, type Rejection, type Surface } from './security.ts'
+export { matchRoute, type Route, type RouteContext } from './routes.ts'
+export { acquireLock, isAlive, readOwner, type Lock } from './lock.ts'
+export { ensureToken, readToken } from './token.ts'

@@ -1,0 +1,199 @@
+/**
+ * /v1: the daemon's versioned JSON API as ONE table. Each operation has a name, method, path,
+ * parameter spec, description and handler; routes (api-routes.ts), the daemon client, the
+ * `mcpx daemon <op>` commands and (later) the MCP `mcpx_<op>` tools are all derived from it.
+ */
+import { McpxError } from '../errors/index.ts'
+import type { Settings } from '../settings/index.ts'
+import { REVISIONS, eraOf } from '../wire/index.ts'
+import { type EventFeed, sseResponse } from './events.ts'
+import type { Pool } from './pool.ts'
+
+export const API_VERSION = 1
+
+/** One parameter: where it comes from is the method's business (path, query or JSON body). */
+export interface ParamSpec {
+  readonly type: 'string' | 'integer' | 'boolean' | 'object'
+  readonly description: string
+  readonly required?: boolean
+}
+
+/** What /v1/health reports: enough for a client to find and identify the daemon. */
+export interface DaemonInfo {
+  readonly ok: true
+  readonly api: number
+  readonly version: string
+  readonly pid: number
+  readonly startedAt: string
+  readonly uptimeMs: number
+  readonly home: string
+  readonly socket: string
+  /** Actual TCP listener (the port is ephemeral unless configured). */
+  readonly tcp: { readonly address: string; readonly port: number; readonly url: string }
+  readonly config: string | null
+  readonly idleMs: number
+  readonly servers: number
+}
+
+export interface OperationContext {
+  readonly pool: Pool
+  readonly events: EventFeed
+  readonly settings: Settings
+  readonly info: () => DaemonInfo
+  /** Stop the daemon: pool closed, socket and lock removed, before the answer is sent. */
+  readonly shutdown: (reason: string) => Promise<void>
+  readonly signal: AbortSignal
+  readonly lastEventId?: string
+  /** Register an open stream so the idle timer waits for it. */
+  readonly holdOpen: () => () => void
+}
+
+export interface Operation {
+  readonly name: string
+  readonly method: 'GET' | 'POST'
+  readonly path: string
+  readonly description: string
+  readonly params: Readonly<Record<string, ParamSpec>>
+  /** Answers text/event-stream instead of JSON. */
+  readonly stream?: boolean
+  handler(params: Record<string, any>, context: OperationContext): unknown
+}
+
+const NAME: ParamSpec = { type: 'string', required: true, description: 'Configured server name' }
+
+export const OPERATIONS: readonly Operation[] = [
+  {
+    name: 'operations',
+    method: 'GET',
+    path: '/v1',
+    description: 'List the operations of this API with their parameters',
+    params: {},
+    handler: () => ({ api: API_VERSION, operations: describeOperations() }),
+  },
+  {
+    name: 'health',
+    method: 'GET',
+    path: '/v1/health',
+    description: 'Daemon identity, listeners (actual TCP port) and uptime',
+    params: {},
+    handler: (_params, context) => context.info(),
+  },
+  {
+    name: 'servers',
+    method: 'GET',
+    path: '/v1/servers',
+    description: 'Every configured upstream server with its state',
+    params: {},
+    handler: (_params, context) => context.pool.servers(),
+  },
+  {
+    name: 'server',
+    method: 'GET',
+    path: '/v1/servers/:name',
+    description: 'One upstream server and its state',
+    params: { name: NAME },
+    handler: (params, context) => context.pool.status(params.name),
+  },
+  {
+    name: 'catalog',
+    method: 'GET',
+    path: '/v1/servers/:name/catalog',
+    description: "One upstream server's tools, prompts, resources and resource templates",
+    params: { name: NAME },
+    handler: (params, context) => context.pool.catalog(params.name),
+  },
+  {
+    name: 'call',
+    method: 'POST',
+    path: '/v1/call',
+    description: 'Call one tool on one upstream server; returns the CallToolResult',
+    params: {
+      server: NAME,
+      tool: { type: 'string', required: true, description: 'Tool name on that server' },
+      arguments: { type: 'object', description: 'Tool arguments (a JSON object)' },
+      timeoutMs: { type: 'integer', description: 'Deadline for this call in milliseconds' },
+    },
+    handler: async (params, context) => {
+      const started = performance.now()
+      try {
+        const result = await context.pool.call(params.server, params.tool, params.arguments ?? {}, {
+          signal: context.signal,
+          ...(params.timeoutMs !== undefined && { timeoutMs: params.timeoutMs }),
+        })
+        context.events.publish('call', { server: params.server, tool: params.tool, ok: true, durationMs: Math.round(performance.now() - started) })
+        return result
+      } catch (error) {
+        const code = error instanceof McpxError ? error.code : 'INTERNAL'
+        context.events.publish('call', { server: params.server, tool: params.tool, ok: false, error: code, durationMs: Math.round(performance.now() - started) })
+        throw error
+      }
+    },
+  },
+  {
+    name: 'protocol',
+    method: 'GET',
+    path: '/v1/protocol',
+    description: 'The protocol revisions and eras this mcpx speaks',
+    params: {},
+    handler: () => ({ revisions: REVISIONS.map((revision) => ({ revision, era: eraOf(revision) })) }),
+  },
+  {
+    name: 'events',
+    method: 'GET',
+    path: '/v1/events',
+    description: 'Server-sent event feed of daemon, server and call events; resumes after Last-Event-ID',
+    params: { lastEventId: { type: 'integer', description: 'Resume after this event id (same as the Last-Event-ID header)' } },
+    stream: true,
+    handler: (params, context) => {
+      const header = context.lastEventId !== undefined && /^\d+$/.test(context.lastEventId) ? Number(context.lastEventId) : undefined
+      const release = { fn: () => {} }
+      return sseResponse(context.events, {
+        lastEventId: params.lastEventId ?? header,
+        keepAliveMs: context.settings.sseKeepAliveMs,
+        retryMs: context.settings.sseRetryMs,
+        signal: context.signal,
+        onOpen: () => {
+          release.fn = context.holdOpen()
+        },
+        onClose: () => release.fn(),
+      })
+    },
+  },
+  {
+    name: 'shutdown',
+    method: 'POST',
+    path: '/v1/shutdown',
+    description: 'Stop the daemon (ends every upstream); answers once it has stopped serving',
+    params: {},
+    handler: async (_params, context) => {
+      await context.shutdown('requested')
+      return { stopped: true, pid: process.pid }
+    },
+  },
+]
+
+export function findOperation(name: string): Operation {
+  const operation = OPERATIONS.find((candidate) => candidate.name === name)
+  if (operation === undefined) throw new McpxError('USAGE', `unknown daemon operation "${name}"`, { operation: name })
+  return operation
+}
+
+/** JSON Schema of an operation's parameters (for `GET /v1` and the MCP tools derived later). */
+export function paramsJsonSchema(operation: Operation): Record<string, unknown> {
+  const properties = Object.fromEntries(
+    Object.entries(operation.params).map(([name, spec]) => [name, { type: spec.type, description: spec.description }]),
+  )
+  const required = Object.entries(operation.params).filter(([, spec]) => spec.required).map(([name]) => name)
+  return { type: 'object', properties, ...(required.length > 0 && { required }), additionalProperties: false }
+}
+
+function describeOperations() {
+  return OPERATIONS.map((operation) => ({
+    name: operation.name,
+    method: operation.method,
+    path: operation.path,
+    description: operation.description,
+    params: paramsJsonSchema(operation),
+    ...(operation.stream && { stream: true }),
+  }))
+}

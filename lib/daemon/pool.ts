@@ -1,0 +1,110 @@
+/**
+ * The `Pool` contract the daemon serves /v1 (and later /mcp) from, and the pool of configured,
+ * not-connected servers the daemon runs with until the gateway's connecting pool replaces it.
+ * Status objects never carry env values or headers: they may hold secrets.
+ */
+import type { McpxConfig, ServerConfig } from '../config/index.ts'
+import { McpxError } from '../errors/index.ts'
+import type { Settings } from '../settings/index.ts'
+
+/** configured: known, no connection attempted · disabled: `disabled: true` in the config. */
+export type ServerState = 'configured' | 'disabled' | 'connecting' | 'ready' | 'failed' | 'closed'
+
+export interface ServerStatus {
+  readonly name: string
+  readonly state: ServerState
+  readonly transport: 'stdio' | 'http'
+  /** stdio: the command; http: the URL without query or credentials. */
+  readonly endpoint: string
+  readonly description?: string
+  /** Pinned protocol revision from the config. */
+  readonly protocol?: string
+  /** Negotiated revision and era once connected. */
+  readonly revision?: string
+  readonly era?: 'legacy' | 'modern'
+  readonly toolCount?: number
+  readonly error?: { readonly code: string; readonly message: string }
+}
+
+/** What one upstream offers, in the newest result shapes. */
+export interface Catalog {
+  readonly server: string
+  readonly tools: readonly unknown[]
+  readonly prompts: readonly unknown[]
+  readonly resources: readonly unknown[]
+  readonly resourceTemplates: readonly unknown[]
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal
+  readonly timeoutMs?: number
+}
+
+export interface Pool {
+  servers(): ServerStatus[]
+  /** Throws NOT_FOUND for an unknown name. */
+  status(name: string): ServerStatus
+  /** tools/call on one upstream; resolves to the CallToolResult. */
+  call(name: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<unknown>
+  catalog(name: string): Promise<Catalog>
+  /** Shutdown hook: end every upstream (and its process group). */
+  close(): Promise<void>
+}
+
+export interface PoolContext {
+  readonly config: McpxConfig
+  readonly settings: Settings
+  /** Publish an event on the daemon's feed (/v1/events). */
+  readonly emit: (type: string, data: unknown) => void
+}
+
+export type CreatePool = (context: PoolContext) => Pool
+
+/** The status of a configured server before any connection. */
+export function configuredStatus(server: ServerConfig): ServerStatus {
+  const target = server.target
+  return {
+    name: server.name,
+    state: server.disabled ? 'disabled' : 'configured',
+    transport: target.kind,
+    endpoint: target.kind === 'stdio' ? target.command : redactUrl(target.url),
+    ...(server.description !== undefined && { description: server.description }),
+    ...(server.protocol !== undefined && { protocol: server.protocol }),
+  }
+}
+
+function redactUrl(url: string): string {
+  const parsed = new URL(url)
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
+}
+
+/**
+ * A pool that knows the configured servers and connects none of them: status and listing are
+ * real; call and catalog fail with CONNECT naming the server and its state.
+ */
+export function createConfiguredPool(context: PoolContext): Pool {
+  const servers = context.config.servers
+  const lookup = (name: string): ServerConfig => {
+    const server = servers[name]
+    if (server === undefined) {
+      throw new McpxError('NOT_FOUND', `no server named "${name}" (configured: ${Object.keys(servers).join(', ') || 'none'})`, { server: name })
+    }
+    return server
+  }
+  const notConnected = (name: string): McpxError => {
+    const status = configuredStatus(lookup(name))
+    const why = status.state === 'disabled' ? 'it is disabled in the config' : 'this daemon runs without an upstream pool'
+    return new McpxError('CONNECT', `server "${name}" is not connected: ${why}`, { server: name, state: status.state })
+  }
+  return {
+    servers: () => Object.values(servers).map(configuredStatus),
+    status: (name) => configuredStatus(lookup(name)),
+    call: async (name) => {
+      throw notConnected(name)
+    },
+    catalog: async (name) => {
+      throw notConnected(name)
+    },
+    close: async () => {},
+  }
+}

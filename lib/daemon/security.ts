@@ -1,0 +1,91 @@
+/**
+ * The one access decision for every route on both listeners (/v1 and, later, /mcp), in order:
+ * Host (DNS rebinding), Origin (cross-site pages), bearer token (TCP only; the Unix socket relies
+ * on its 0700 directory), and JSON-only POST bodies (no CORS-simple text/plain or form posts).
+ * 2025-11-25 basic/transports.mdx: "If the Origin header is present and invalid, servers MUST
+ * respond with HTTP 403 Forbidden"; 2026-07-28 basic/transports/streamable-http.mdx likewise.
+ */
+import { timingSafeEqual } from 'node:crypto'
+
+export type Surface = 'unix' | 'tcp'
+
+export interface GuardPolicy {
+  /** Bearer token required on TCP. */
+  readonly token: string
+  /** Extra Host names accepted besides the loopback names (lower case, no port). */
+  readonly allowedHosts: ReadonlySet<string>
+  /** Origins (scheme://host[:port]) allowed besides the daemon's own loopback origin. */
+  readonly allowedOrigins: ReadonlySet<string>
+  /** The TCP port actually bound (for the same-origin check). */
+  readonly port: () => number
+}
+
+export interface Rejection {
+  readonly status: 400 | 401 | 403 | 415
+  readonly code: 'AUTH' | 'USAGE'
+  readonly message: string
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+
+/** null = allowed; otherwise the status and message to answer with. */
+export function checkRequest(request: Request, surface: Surface, policy: GuardPolicy): Rejection | null {
+  const host = request.headers.get('host')
+  if (host !== null || surface === 'tcp') {
+    const hostname = host === null ? '' : hostnameOf(host)
+    if (!LOOPBACK_HOSTS.has(hostname) && !policy.allowedHosts.has(hostname)) {
+      return { status: 403, code: 'AUTH', message: `Host ${JSON.stringify(host)} is not allowed (DNS rebinding protection)` }
+    }
+  }
+  const origin = request.headers.get('origin')
+  if (origin !== null && !isAllowedOrigin(origin, policy)) {
+    return { status: 403, code: 'AUTH', message: `Origin ${JSON.stringify(origin)} is not allowed` }
+  }
+  if (surface === 'tcp' && !hasToken(request, policy.token)) {
+    return { status: 401, code: 'AUTH', message: 'missing or wrong bearer token (local clients read it from the token file in the mcpx home)' }
+  }
+  if (BODY_METHODS.has(request.method) && !isJson(request.headers.get('content-type'))) {
+    return { status: 415, code: 'USAGE', message: 'request bodies must be Content-Type: application/json' }
+  }
+  return null
+}
+
+function hostnameOf(host: string): string {
+  const lower = host.trim().toLowerCase()
+  if (lower.startsWith('[')) return lower.slice(0, lower.indexOf(']') + 1)
+  const colon = lower.lastIndexOf(':')
+  return colon === -1 ? lower : lower.slice(0, colon)
+}
+
+function isAllowedOrigin(origin: string, policy: GuardPolicy): boolean {
+  if (policy.allowedOrigins.has(origin)) return true
+  // Pages served by the daemon itself (same origin) are the only browser callers allowed by default.
+  let parsed: URL
+  try {
+    parsed = new URL(origin)
+  } catch {
+    return false
+  }
+  return parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname) && Number(parsed.port) === policy.port() && parsed.origin === origin
+}
+
+function hasToken(request: Request, token: string): boolean {
+  const header = request.headers.get('authorization') ?? ''
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  if (!match) return false
+  const given = Buffer.from(match[1]!)
+  const expected = Buffer.from(token)
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/** RFC 9110 §8.3: media type, optionally followed by parameters such as charset. */
+function isJson(contentType: string | null): boolean {
+  if (contentType === null) return false
+  return contentType.split(';')[0]!.trim().toLowerCase() === 'application/json'
+}
+
+/** Split a comma-separated setting into a set of trimmed, non-empty, lower-cased values. */
+export function listSetting(value: string, lowerCase = true): Set<string> {
+  return new Set(value.split(',').map((item) => (lowerCase ? item.trim().toLowerCase() : item.trim())).filter((item) => item !== ''))
+}

@@ -1,0 +1,85 @@
+/**
+ * Starting the daemon in the background: spawn `mcpx daemon run --ready-fd 3` detached (own
+ * session, output appended to the daemon log) and wait for the one JSON line it writes on fd 3 —
+ * its /v1/health info once both listeners are up, or the error that stopped it. No polling.
+ */
+import { spawn } from 'node:child_process'
+import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs'
+import type { HomeLayout } from '../config/index.ts'
+import { McpxError, type ErrorCode, asMcpxError } from '../errors/index.ts'
+import type { DaemonInfo } from './operations.ts'
+
+/** The fd number the child reports readiness on (stdin, stdout, stderr, then this). */
+export const READY_FD = 3
+const LOG_TAIL_BYTES = 2_000
+
+export interface SpawnOptions {
+  /** argv of `mcpx daemon run` (plus flags such as --config); `--ready-fd 3` is appended. */
+  readonly argv: readonly string[]
+  readonly layout: HomeLayout
+  readonly timeoutMs: number
+  readonly env?: Readonly<Record<string, string | undefined>>
+}
+
+export async function spawnDaemon(options: SpawnOptions): Promise<DaemonInfo> {
+  mkdirSync(options.layout.logDir, { recursive: true, mode: 0o700 })
+  const logFd = openSync(options.layout.daemonLog, 'a', 0o600)
+  const [command, ...args] = options.argv
+  const child = spawn(command!, [...args, '--ready-fd', String(READY_FD)], {
+    detached: true,
+    stdio: ['ignore', logFd, logFd, 'pipe'],
+    ...(options.env && { env: options.env as NodeJS.ProcessEnv }),
+  })
+  closeSync(logFd)
+  const ready = child.stdio[READY_FD]!
+  let text = ''
+  ready.on('data', (chunk) => {
+    text += String(chunk)
+  })
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const spawnError = new Promise<never>((_, reject) => child.once('error', (error) => reject(new McpxError('CONNECT', `could not start the daemon (${command}): ${error.message}`, undefined, { cause: error }))))
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), options.timeoutMs)
+  })
+  const ended = new Promise<'ended'>((resolve) => ready.once('close', () => resolve('ended')))
+  try {
+    const outcome = await Promise.race([ended, timeout, spawnError])
+    if (outcome === 'timeout') {
+      child.kill('SIGTERM')
+      throw new McpxError('TIMEOUT', `the daemon did not start within ${options.timeoutMs} ms (log: ${options.layout.daemonLog})`, { log: options.layout.daemonLog })
+    }
+    const line = text.trim()
+    if (line === '') {
+      await exited
+      throw new McpxError('CONNECT', `the daemon exited before listening (code ${child.exitCode}); log tail:\n${logTail(options.layout.daemonLog)}`, { log: options.layout.daemonLog })
+    }
+    const message = JSON.parse(line) as { info?: DaemonInfo; error?: { code: ErrorCode; message: string; data?: Record<string, unknown> } }
+    if (message.error) throw new McpxError(message.error.code, message.error.message, message.error.data)
+    return message.info!
+  } finally {
+    if (timer) clearTimeout(timer)
+    ready.destroy()
+    child.unref()
+  }
+}
+
+/** Called by `daemon run --ready-fd N`: one JSON line, then the fd is closed. */
+export function announceReady(fd: number, outcome: { info: DaemonInfo } | { error: unknown }): void {
+  const payload = 'info' in outcome ? { info: outcome.info } : { error: asMcpxError(outcome.error).toJSON() }
+  try {
+    writeSync(fd, `${JSON.stringify(payload)}\n`)
+    closeSync(fd)
+  } catch {
+    // The starter gave up waiting; nothing to tell.
+  }
+}
+
+function logTail(path: string): string {
+  try {
+    const text = readFileSync(path, 'utf8')
+    return text.slice(-LOG_TAIL_BYTES).trim()
+  } catch {
+    return '(no log)'
+  }
+}
