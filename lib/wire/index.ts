@@ -25,3 +25,7 @@ export {
 } from './shape/entities.ts'
 export { shapeMeta, MODERN_META_KEYS } from './shape/meta.ts'
 export { legacyTask, modernTask } from './shape/tasks.ts'
+export {
+  PROTOCOL_MATRIX, ERROR_CODES as PROTOCOL_ERROR_CODES, HEADERS_BY_REVISION, HTTP_TRANSPORTS, FEATURES,
+  type ProtocolMatrix, type ErrorCodeEntry, type FeatureEntry,
+} from './matrix/protocol.ts'
