@@ -8,10 +8,9 @@ import { McpxError, RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { NotificationListener, Peer, ProgressUpdate } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
-import { META, RESULT_TYPE, type Revision } from '../wire/index.ts'
+import { META, RESULT_TYPE, type Revision, findHeaderParams, upgradeResult } from '../wire/index.ts'
 import { initializeLegacy, pickModern } from './handshake.ts'
 import { answerInputRequests } from './input.ts'
-import { toolHeaderParams } from './mcp-headers.ts'
 import { sessionControl } from './open-transport.ts'
 import type { JsonObject, ServerIdentity, TimingStep } from './types.ts'
 import { type WireState, withModernMeta } from './wire-state.ts'
@@ -71,13 +70,15 @@ export class McpClient {
       const revision = this.state.revision ?? this.identity.revision
       const body = this.identity.era === 'modern' ? withModernMeta(this.state, params, revision) : params
       try {
-        return await this.peer.request(method, body, {
+        const result = await this.peer.request(method, body, {
           signal: options.signal,
           timeoutMs: options.timeoutMs,
           onProgress: options.onProgress,
           // 2026 HTTP: closing the stream is the cancel; everywhere else send notifications/cancelled.
           cancel: this.identity.era === 'modern' && this.identity.transport !== 'stdio' ? 'abort' : 'notify',
         })
+        // One shape for the rest of mcpx: the newest (absent resultType = complete, cache hints ttl 0).
+        return upgradeResult(revision, method, result)
       } catch (error) {
         if (retried) throw error
         retried = true
@@ -133,7 +134,7 @@ export class McpClient {
   }
   async callTool(name: string, args?: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
     // Mcp-Param-* mirroring needs the tool's schema: list once if nothing is known yet.
-    if (this.identity.era === 'modern' && this.identity.transport !== 'stdio' && this.state.toolHeaders.size === 0) {
+    if (this.identity.era === 'modern' && this.identity.transport !== 'stdio' && this.state.tools.size === 0) {
       await this.listAllTools().catch((error) => log.debug(`tools/list before ${name}: ${error}`))
     }
     return this.requestWithInput('tools/call', args === undefined ? { name } : { name, arguments: args }, options)
@@ -231,12 +232,12 @@ export class McpClient {
     if (this.identity.era !== 'modern' || this.identity.transport === 'stdio') return tools
     const kept: JsonObject[] = []
     for (const tool of tools) {
-      const verdict = toolHeaderParams(tool.inputSchema)
-      if (!verdict.ok) {
-        this.warn(`tool ${JSON.stringify(tool.name)} dropped: ${verdict.reason}`)
+      const verdict = findHeaderParams(tool.inputSchema)
+      if ('invalid' in verdict) {
+        this.warn(`tool ${JSON.stringify(tool.name)} dropped: ${verdict.invalid}`)
         continue
       }
-      if (typeof tool.name === 'string') this.state.toolHeaders.set(tool.name, verdict.params)
+      if (typeof tool.name === 'string') this.state.tools.set(tool.name, { name: tool.name, inputSchema: tool.inputSchema })
       kept.push(tool)
     }
     return kept

@@ -135,7 +135,7 @@ class ConnectRun {
       clientInfo: this.options.clientInfo ?? MCPX_CLIENT_INFO,
       handlers: this.options.handlers ?? {},
       extraCapabilities: this.options.capabilities,
-      toolHeaders: new Map(),
+      tools: new Map(),
     }
     const transport = await this.#step(`open ${kind}`, async () => make())
     const peer = new Peer(transport, {

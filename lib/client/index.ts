@@ -2,7 +2,6 @@
 export { connect, resourceMetadataOf, MCPX_CLIENT_INFO, type ConnectInternals } from './connect.ts'
 export { McpClient, type CallOptions, type Page } from './client.ts'
 export { isModernError, MODERN_ERROR_CODES } from './handshake.ts'
-export { toolHeaderParams, modernRequestHeaders, encodeHeaderText, type HeaderParam, type ToolHeaderVerdict } from './mcp-headers.ts'
 export { defaultTransports, type TransportFactory, type SessionControl } from './open-transport.ts'
 export { clearVerdictMemory, forgetVerdict, readVerdict, verdictKey, writeVerdict, type Verdict } from './verdict-cache.ts'
 export {

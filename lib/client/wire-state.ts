@@ -4,8 +4,7 @@
  * shared by the Peer's header hook and the client, so a renegotiation changes every later message.
  */
 import type { TransportKind } from '../transport/index.ts'
-import { type Era, HEADER, type JsonRpcMessage, META, type Revision, isRequest } from '../wire/index.ts'
-import { type HeaderParam, modernRequestHeaders } from './mcp-headers.ts'
+import { type Era, HEADER, type HeaderTool, type JsonRpcMessage, META, type Revision, atLeast, isRequest, requestHeaders } from '../wire/index.ts'
 import type { ClientHandlers, Implementation, JsonObject } from './types.ts'
 
 export interface WireState {
@@ -15,8 +14,8 @@ export interface WireState {
   clientInfo: Implementation
   handlers: ClientHandlers
   extraCapabilities?: JsonObject
-  /** Annotated parameters per tool name, from the last tools/list (modern HTTP). */
-  toolHeaders: Map<string, HeaderParam[]>
+  /** Listed tools by name (modern HTTP), whose `x-mcp-header` annotations become Mcp-Param-* headers. */
+  tools: Map<string, HeaderTool>
 }
 
 /** Client capabilities as the given era/revision spells them. */
@@ -49,18 +48,15 @@ export function withModernMeta(state: WireState, params: JsonObject | undefined,
   return { ...(params ?? {}), _meta: { ...own, ...modernMeta(state, revision) } }
 }
 
-/** The Peer's header hook: HTTP headers for each outgoing message. */
+/** The Peer's header hook: HTTP headers for each outgoing message (lib/wire requestHeaders). */
 export function headersFor(state: WireState, message: JsonRpcMessage): Record<string, string> | undefined {
   if (state.transport === 'stdio' || !state.revision) return undefined
-  if (state.era === 'legacy') {
-    // 2025-06-18+: MCP-Protocol-Version on every request after initialize (TR-34); none on initialize itself.
-    if ('method' in message && message.method === 'initialize') return undefined
-    return { [HEADER.PROTOCOL_VERSION]: state.revision }
-  }
   if ('method' in message) {
     const params = message.params
-    const tool = isRequest(message) && message.method === 'tools/call' && typeof params?.name === 'string' ? state.toolHeaders.get(params.name) : undefined
-    return modernRequestHeaders(state.revision, message.method, params, tool)
+    const tool = isRequest(message) && message.method === 'tools/call' && typeof params?.name === 'string' ? state.tools.get(params.name) : undefined
+    // Legacy 2025-06-18+: MCP-Protocol-Version on everything after initialize (TR-34); 2026: + Mcp-Method/Name/Param-*.
+    return requestHeaders(state.revision, message.method, params, tool)
   }
-  return { [HEADER.PROTOCOL_VERSION]: state.revision }
+  // A response POSTed back to a legacy server still carries the negotiated version.
+  return atLeast(state.revision, '2025-06-18') ? { [HEADER.PROTOCOL_VERSION]: state.revision } : undefined
 }

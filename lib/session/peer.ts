@@ -158,6 +158,12 @@ export class Peer {
     const mode = options.cancel ?? this.options.cancelMode ?? 'notify'
     const abort = new AbortController()
     const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs
+    let headers: Record<string, string>
+    try {
+      headers = { ...this.options.headersFor?.(message), ...options.headers }
+    } catch (error) {
+      return Promise.reject(asError(error, method))
+    }
 
     return new Promise<Record<string, unknown>>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined
@@ -189,7 +195,6 @@ export class Peer {
       }
       options.signal?.addEventListener('abort', onAbort, { once: true })
       arm()
-      const headers = { ...this.options.headersFor?.(message), ...options.headers }
       this.transport.send(message, { headers, signal: abort.signal }).catch((error: unknown) => {
         // A send failure (HTTP status, spawn gone) fails this request; a late failure after the
         // answer arrived is moot.
