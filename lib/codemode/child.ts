@@ -45,6 +45,14 @@ export async function runSandboxChild(): Promise<void> {
       case 'exec': {
         const engines = supply ?? (supply = new EngineSupply(message.limits.memoryMb))
         const { id } = message
+        const noEngine = (error: unknown) =>
+          post({
+            t: 'done',
+            id,
+            failure: { reason: 'crash', message: `sandbox engine could not be created: ${String(error)}` },
+            logs: [],
+            stats: { durationMs: 0, toolCalls: 0, searches: 0, logLines: 0, logsDropped: 0, resultBytes: 0 },
+          })
         void engines.take().then((engine) => {
           const run = startScript(engine, message, (kind, name, argsJson) => {
             const callId = ++nextCallId
@@ -58,7 +66,7 @@ export async function runSandboxChild(): Promise<void> {
             for (const key of pendingCalls.keys()) if (key.startsWith(`${id}:`)) pendingCalls.delete(key)
             post({ t: 'done', id, ...outcome })
           })
-        })
+        }, noEngine)
         return
       }
       case 'reply': {

@@ -88,6 +88,7 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
   let restarts = 0
   let nextId = 0
   let closed = false
+  const killedByWatchdog = new WeakSet<SandboxProcess>()
 
   const spawn = (): SandboxProcess => {
     const child: SandboxProcess = new SandboxProcess(command, limits.memoryMb, {
@@ -95,7 +96,7 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
       onExit: ({ exitCode, signal, stderrTail }) => {
         const index = processes.indexOf(child)
         if (index >= 0) processes.splice(index, 1)
-        if (!closed) restarts++
+        if (!closed && !killedByWatchdog.has(child)) restarts++
         for (const exec of [...active.values()]) {
           if (exec.process !== child) continue
           exec.settle({
@@ -223,7 +224,11 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
             if (active.get(id) !== entry) return
             log.debug(`sandbox child ${child.pid} killed: ${failure.message}`)
             entry.settle({ error: new SandboxError(failure) })
-            child.kill()
+            if (child.alive) {
+              killedByWatchdog.add(child)
+              restarts++
+              child.kill()
+            }
           }, ms),
         )
       const onAbort = () => {

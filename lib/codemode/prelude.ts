@@ -15,6 +15,7 @@ const PRELUDE_BODY = String.raw`
 'use strict';
 const host = globalThis.${HOST_GLOBAL};
 delete globalThis.${HOST_GLOBAL};
+host.dropped = 0;
 const hostCall = host.call, hostLog = host.log, hostDone = host.done, hostFail = host.fail;
 const stringify = JSON.stringify, parse = JSON.parse, StringCtor = String, freeze = Object.freeze, then = Promise.prototype.then, apply = Reflect.apply;
 const maxLine = config.maxLogLineBytes;
@@ -49,8 +50,12 @@ function show(value) {
   }
 }
 
+let logLines = 0;
 function logger(prefix) {
   return function (...parts) {
+    // Past the cap, count without formatting or crossing into the host: a log flood stays cheap.
+    if (logLines >= config.maxLogLines) { host.dropped = (host.dropped | 0) + 1; return; }
+    logLines++;
     let line = prefix;
     for (let i = 0; i < parts.length; i++) {
       if (line.length > maxLine) break;
@@ -107,6 +112,7 @@ export interface PreludeConfig {
   readonly namespaces: Readonly<Record<string, readonly string[]>>
   readonly aliases: readonly NamespaceAlias[]
   readonly maxLogLineBytes: number
+  readonly maxLogLines: number
 }
 
 /** Source of the prelude for one exec (the config is embedded as a JSON literal). */

@@ -79,7 +79,7 @@ export class SandboxProcess {
   }
 
   send(message: ParentMessage): void {
-    if (!this.#alive) return
+    if (this.#proc.killed || this.#proc.exitCode !== null) return
     try {
       this.#proc.send(message)
     } catch {
@@ -89,7 +89,10 @@ export class SandboxProcess {
 
   /** SIGKILL: the only stop that works on a thread stuck inside a wasm builtin. */
   kill(): void {
-    if (this.#alive) this.#proc.kill('SIGKILL')
+    if (!this.#alive) return
+    // Dead to the pool from now on, even before the exit is reported: no exec may be routed here.
+    this.#alive = false
+    this.#proc.kill('SIGKILL')
   }
 
   get exited(): Promise<number> {

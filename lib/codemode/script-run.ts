@@ -50,6 +50,7 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
   let finished = false
   let sliceStart = 0
   let scriptStarted = false
+  let collectDropped: () => number = () => 0
   let resolveOutcome!: (outcome: ScriptOutcome) => void
   const outcome = new Promise<ScriptOutcome>((resolve) => (resolveOutcome = resolve))
 
@@ -62,6 +63,7 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
     finished = true
     clearTimeout(timer)
     waiting.length = 0
+    logsDropped += collectDropped()
     const resultBytes = valueJson?.length ?? 0
     const stats: ExecStats = { durationMs: performance.now() - startedAt, toolCalls, searches, logLines: logs.length, logsDropped, resultBytes }
     if (logsDropped > 0) logs.push(`… ${logsDropped} more console line(s) dropped (limit ${limits.maxLogLines})`)
@@ -120,12 +122,15 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
     if (kind === 'search') searches++
     else toolCalls++
     void (async () => {
-      if (inflight >= limits.maxConcurrentCalls) await new Promise<void>((resolve) => waiting.push(resolve))
+      // A slot is handed straight from a finishing call to a waiter, so `inflight` never dips to 0
+      // between them (settle() would take that for a stalled script).
+      if (inflight < limits.maxConcurrentCalls) inflight++
+      else await new Promise<void>((resolve) => waiting.push(resolve))
       if (finished) return
-      inflight++
       const reply = await hostCall(kind, name, argsJson)
-      inflight--
-      waiting.shift()?.()
+      const next = waiting.shift()
+      if (next) next()
+      else inflight--
       if (finished) return
       const replyHandle = ctx.newString(reply)
       deferred.resolve(replyHandle)
@@ -168,7 +173,18 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
     fn.dispose()
   }
   ctx.setProp(ctx.global, HOST_GLOBAL, hostObject)
-  hostObject.dispose()
+  /** Lines the prelude counted past the cap without sending them (kept on the host object it closed over). */
+  const droppedInGuest = (): number => {
+    try {
+      const handle = ctx.getProp(hostObject, 'dropped')
+      const n = ctx.typeof(handle) === 'number' ? ctx.getNumber(handle) : 0
+      handle.dispose()
+      return Number.isSafeInteger(n) && n > 0 ? n : 0
+    } catch {
+      return 0
+    }
+  }
+  collectDropped = droppedInGuest
 
   /** Run guest code, then decide whether the exec is over. Host exceptions here are engine traps. */
   const enter = (step: () => void): void => {
@@ -208,7 +224,7 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
     if (failure || valueJson !== undefined) finish()
   }
 
-  enter(evalStep(renderPrelude({ namespaces: request.namespaces, aliases: aliasNamespaces(request.namespaces), maxLogLineBytes: limits.maxLogLineBytes }), 'mcpx-prelude.js'))
+  enter(evalStep(renderPrelude({ namespaces: request.namespaces, aliases: aliasNamespaces(request.namespaces), maxLogLineBytes: limits.maxLogLineBytes, maxLogLines: limits.maxLogLines }), 'mcpx-prelude.js'))
   if (!finished) {
     scriptStarted = true
     enter(evalStep(prepared.source, SCRIPT_FILE))
