@@ -1,0 +1,56 @@
+import { describe, expect, test } from 'bun:test'
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { acquireLock, ensureToken, readToken } from '../../../lib/daemon/index.ts'
+import { McpxError } from '../../../lib/errors/index.ts'
+import { tempDir } from '../../harness.ts'
+
+async function deadPid(): Promise<number> {
+  await using proc = Bun.spawn(['true'])
+  await proc.exited
+  return proc.pid
+}
+
+describe('daemon lock', () => {
+  test('a live owner keeps the lock; release removes it', () => {
+    using dir = tempDir('mcpx-lock')
+    const path = join(dir.path, 'daemon.lock')
+    const lock = acquireLock(path)
+    expect(readFileSync(path, 'utf8').trim()).toBe(String(process.pid))
+    expect(() => acquireLock(path, process.pid + 1)).toThrow(McpxError)
+    expect(() => acquireLock(path, process.pid + 1)).toThrow(`already running (pid ${process.pid}`)
+    lock.release()
+    expect(existsSync(path)).toBe(false)
+  })
+
+  test('a lock whose pid is gone is stale and taken over', async () => {
+    using dir = tempDir('mcpx-lock')
+    const path = join(dir.path, 'daemon.lock')
+    writeFileSync(path, `${await deadPid()}\n`)
+    const lock = acquireLock(path)
+    expect(readFileSync(path, 'utf8').trim()).toBe(String(process.pid))
+    lock.release()
+  })
+})
+
+describe('daemon token', () => {
+  test('is created 0600 and reused', () => {
+    using dir = tempDir('mcpx-token')
+    const path = join(dir.path, 'token')
+    const token = ensureToken(path)
+    expect(token).toMatch(/^[0-9a-f]{64}$/)
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+    expect(ensureToken(path)).toBe(token)
+  })
+
+  test('a token file others can read is not trusted and is replaced', () => {
+    using dir = tempDir('mcpx-token')
+    const path = join(dir.path, 'token')
+    const token = ensureToken(path)
+    chmodSync(path, 0o644)
+    expect(readToken(path)).toBeNull()
+    const replaced = ensureToken(path)
+    expect(replaced).not.toBe(token)
+    expect(statSync(path).mode & 0o777).toBe(0o600)
+  })
+})
