@@ -6,6 +6,7 @@
  */
 import { McpxError } from '../../errors/index.ts'
 import { CACHE_SCOPE, isModernRevision, RESULT_TYPE, type Revision } from '../constants.ts'
+import { methodExists } from '../matrix/methods.ts'
 import { isRecord, withShapedMeta } from './meta.ts'
 import {
   shapeContentBlock, shapeImplementation, shapePrompt, shapePromptMessage, shapeResource, shapeResourceContents,
@@ -24,7 +25,6 @@ export const CACHEABLE_METHODS: readonly string[] = [
 export const INPUT_REQUIRED_METHODS: readonly string[] = ['tools/call', 'resources/read', 'prompts/get']
 /** Results of MRTR input requests are bare shapes in 2026 (no Result base, no `resultType`; T26). */
 const BARE_IN_MODERN = ['sampling/createMessage', 'elicitation/create', 'roots/list']
-const MODERN_ONLY_RESULTS = ['server/discover', 'subscriptions/listen']
 
 export type CacheHints = {
   ttlMs: number
@@ -38,6 +38,7 @@ export function withCacheHints<T extends Obj>(result: T, hints: CacheHints): T &
 
 /** Shape a newest-shape `result` of `method` for a peer speaking `revision`. Never mutates the input. */
 export function shapeResult(revision: Revision, method: string, result: Obj): Obj {
+  if (!methodExists(revision, method, undefined, { extensions: true })) throw new McpxError('ERA', `${method} does not exist in ${revision}`)
   const out: Obj = { ...result }
   if (isModernRevision(revision)) return shapeModern(revision, method, out)
 
@@ -45,7 +46,6 @@ export function shapeResult(revision: Revision, method: string, result: Obj): Ob
   if (resultType === RESULT_TYPE.INPUT_REQUIRED) {
     throw new McpxError('ERA', `${method}: an input_required result cannot be sent to a ${revision} peer (bridge it with real requests)`)
   }
-  if (MODERN_ONLY_RESULTS.includes(method)) throw new McpxError('ERA', `${method} does not exist in ${revision}`)
   if (resultType === RESULT_TYPE.TASK) {
     if (revision !== '2025-11-25' || method !== 'tools/call') throw new McpxError('ERA', `${method}: a task result cannot be sent to a ${revision} peer`)
     // 2025-11-25 CreateTaskResult nests the task: `{task: Task}` (basic/utilities/tasks.mdx); here
