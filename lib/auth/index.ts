@@ -3,7 +3,8 @@
  * basic/authorization/). `createOAuthProvider` gives the Streamable HTTP transport an AuthProvider;
  * the rest is exported for the CLI (`mcpx auth login`) and for tests.
  */
-export { createOAuthProvider, type OAuthProvider, type OAuthProviderOptions } from './oauth-provider.ts'
+export { createOAuthProvider, type JwtBearerGrant, type OAuthProvider, type OAuthProviderOptions } from './oauth-provider.ts'
+export { createIdJagAssertion, staticAssertion, type AssertionSource, type AssertionTarget, type IdJagOptions } from './jwt-bearer.ts'
 export {
   createLoopbackHandler,
   createRedirectFollowingHandler,

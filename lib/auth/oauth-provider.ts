@@ -20,6 +20,7 @@ import {
   resourceMatchesServer,
 } from './discovery.ts'
 import type { FetchLike, HttpContext } from './http.ts'
+import { type AssertionSource, JWT_BEARER_GRANT } from './jwt-bearer.ts'
 import type { AuthorizationServerMetadata } from './schemas.ts'
 import { type StoredTokens, requestToken } from './token-endpoint.ts'
 import { type BearerChallenge, parseBearerChallenge, splitScopes } from './www-authenticate.ts'
@@ -32,8 +33,11 @@ export interface OAuthProviderOptions {
   store?: CredentialStore
   /** The user-agent step; required for the authorization code grant. */
   authorizationHandler?: AuthorizationHandler
-  /** `client_credentials` for machine clients (needs `preRegistered`). Default `authorization_code`. */
-  grant?: 'authorization_code' | 'client_credentials'
+  /**
+   * How tokens are obtained. Default `authorization_code` (user login through the handler);
+   * `client_credentials` and `jwt-bearer` are for machine clients and need `preRegistered`.
+   */
+  grant?: 'authorization_code' | 'client_credentials' | JwtBearerGrant
   /** Static client credentials (pre-registration). */
   preRegistered?: PreRegisteredClient
   /** CIMD client_id URL; default `settings.authClientMetadataUrl` (empty = none). */
@@ -55,6 +59,12 @@ export interface OAuthProvider extends AuthProvider {
   logout(): Promise<void>
   /** The issuer in use, once known. */
   issuer(): Promise<string | undefined>
+}
+
+/** RFC 7523 JWT bearer grant with an assertion from `assertion` (workload identity, ID-JAG). */
+export interface JwtBearerGrant {
+  type: 'jwt-bearer'
+  assertion: AssertionSource
 }
 
 interface Discovered {
@@ -259,9 +269,16 @@ class OAuthProviderImpl implements OAuthProvider {
     client ??= staticClientFor(metadata, this.options.preRegistered, clientMetadataUrl)
 
     let tokens: StoredTokens
-    if (grant === 'client_credentials') {
-      if (!client) throw new McpxError('CONFIG', `client_credentials for ${this.options.serverUrl} needs a configured client_id`)
-      tokens = await requestToken({ http: this.http, metadata, client, ...resourceOf(discovered) }, { grant_type: 'client_credentials' }, scope)
+    if (grant !== 'authorization_code') {
+      const kind = grant === 'client_credentials' ? grant : grant.type
+      if (!client) throw new McpxError('CONFIG', `${kind} for ${this.options.serverUrl} needs a configured client_id`)
+      const target = { http: this.http, metadata, client, ...resourceOf(discovered) }
+      if (grant === 'client_credentials') {
+        tokens = await requestToken(target, { grant_type: 'client_credentials' }, scope)
+      } else {
+        const assertion = await grant.assertion({ issuer, ...resourceOf(discovered), ...(scope ? { scope } : {}) })
+        tokens = await requestToken(target, { grant_type: JWT_BEARER_GRANT, assertion }, scope)
+      }
     } else {
       if (discovered.fromDocument) requirePkce(metadata)
       const handler = this.options.authorizationHandler
