@@ -147,12 +147,18 @@ class ConnectRun {
     return { state, peer }
   }
 
-  #done(peer: Peer, state: WireState, identity: ServerIdentity): McpClient {
+  async #done(peer: Peer, state: WireState, identity: ServerIdentity): Promise<McpClient> {
     if (!this.options.noCache && !this.options.revision && !this.options.era) {
       writeVerdict(this.key, { era: identity.era, transport: identity.transport, revision: identity.revision }, this.options.cacheDir)
     }
     state.era = identity.era
     state.revision = identity.revision
+    // Legacy Streamable HTTP: servers send requests and notifications not tied to a POST on the
+    // standalone GET stream (TR-14); without it an unrelated elicitation/create is never seen.
+    const stream = peer.transport as Partial<{ openListenStream(): Promise<boolean> }>
+    if (identity.era === 'legacy' && identity.transport === 'streamable-http' && this.options.serverStream !== false && stream.openListenStream) {
+      await this.#step('open GET stream', () => stream.openListenStream!()).catch((error) => log.debug(`no standalone GET stream: ${asMcpxError(error).message}`))
+    }
     return new McpClient(peer, state, identity, this.settings, this.timings, this.warn)
   }
 

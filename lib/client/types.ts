@@ -82,6 +82,8 @@ export interface ConnectOptions {
   auth?: AuthProvider
   /** Directory where era verdicts persist between runs (`era-verdicts.json`); memory only without it. */
   cacheDir?: string
+  /** Legacy Streamable HTTP: open the standalone GET stream after initialize (default true, TR-14). */
+  serverStream?: boolean
   /** Skip the verdict cache (both read and write), e.g. for `mcpx probe`. */
   noCache?: boolean
   signal?: AbortSignal
