@@ -1,0 +1,14 @@
+/**
+ * Tool search: a pure, incremental BM25F index over upstream tools (name, title, server,
+ * description, parameter names and descriptions) with server filter and limit. The only door.
+ */
+import type { Settings } from '../settings/index.ts'
+import { ToolIndex } from './tool-index.ts'
+
+export { type SearchHit, type SearchOptions, type ToolDoc, ToolIndex, type ToolIndexOptions } from './tool-index.ts'
+export { SYNONYMS, splitWords, stem, tokenize } from './tokenize.ts'
+
+/** A ToolIndex with limits from settings. */
+export function createToolIndex(settings: Pick<Settings, 'searchDefaultLimit' | 'searchMaxLimit'>): ToolIndex {
+  return new ToolIndex({ defaultLimit: settings.searchDefaultLimit, maxLimit: settings.searchMaxLimit })
+}
