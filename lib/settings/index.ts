@@ -12,6 +12,7 @@ import { DAEMON_SETTINGS } from './daemon.ts'
 import { CODEMODE_SETTINGS } from './codemode.ts'
 import { CLIENT_SETTINGS } from './client.ts'
 import { TRANSPORT_SETTINGS } from './transport.ts'
+import { GATEWAY_SETTINGS } from './gateway.ts'
 
 export { type McpxPaths, resolvePaths } from './config.ts'
 export { defineSettings, type SettingDef, type SettingValue, type SettingsTable } from './define.ts'
@@ -24,6 +25,7 @@ export const SETTINGS = {
   ...CODEMODE_SETTINGS,
   ...CLIENT_SETTINGS,
   ...TRANSPORT_SETTINGS,
+  ...GATEWAY_SETTINGS,
 } as const
 
 type Widen<T> = T extends number ? number : T extends string ? string : T extends boolean ? boolean : never

@@ -1,0 +1,10 @@
+/**
+ * The gateway room: the pool of upstream connections, upstream naming (`ns.tool`, `<ns>_<tool>`,
+ * `mcpx://<ns>/<uri>`), brokering of upstream questions back to the calling host, and the MCP
+ * surfaces mcpx offers downstream.
+ */
+export { UpstreamPool, type UpstreamPoolOptions } from './pool.ts'
+export { Upstream, type UpstreamContext } from './upstream.ts'
+export { Broker, type DownstreamAsker } from './broker.ts'
+export { gatewayResourceUri, parseGatewayResourceUri, qualify, rawName, splitQualified, suggest, type QualifiedName } from './naming.ts'
+export type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'

@@ -1,0 +1,63 @@
+/**
+ * How upstream names appear downstream. `ns.tool` (CLI and mcpx_call: the FIRST dot splits, so tool
+ * names may contain dots), `<ns>_<tool>` on the raw MCP surface (dots are not allowed in many hosts'
+ * tool-name rules), and `mcpx://<ns>/<uri>` for resources. Raw names are resolved through a table,
+ * never parsed, because server and tool names may both contain `_`.
+ */
+import { McpxError } from '../errors/index.ts'
+
+export interface QualifiedName {
+  readonly server: string
+  readonly tool: string
+}
+
+export function splitQualified(name: string): QualifiedName {
+  const dot = name.indexOf('.')
+  if (dot <= 0 || dot === name.length - 1) {
+    throw new McpxError('USAGE', `"${name}" is not <server>.<tool> (the first dot separates the server from the tool)`, { name })
+  }
+  return { server: name.slice(0, dot), tool: name.slice(dot + 1) }
+}
+
+export function qualify(server: string, tool: string): string {
+  return `${server}.${tool}`
+}
+
+/** SEP-986 tool names: 1–64 chars of [A-Za-z0-9_./-]; anything else becomes `_`. */
+const TOOL_NAME_MAX = 64
+export function rawName(server: string, item: string): string {
+  return `${server}_${item}`.replace(/[^A-Za-z0-9_.\/-]/g, '_').slice(0, TOOL_NAME_MAX)
+}
+
+const RESOURCE_SCHEME = 'mcpx://'
+export function gatewayResourceUri(server: string, uri: string): string {
+  return `${RESOURCE_SCHEME}${server}/${uri}`
+}
+export function parseGatewayResourceUri(uri: string): { server: string; uri: string } | undefined {
+  if (!uri.startsWith(RESOURCE_SCHEME)) return undefined
+  const rest = uri.slice(RESOURCE_SCHEME.length)
+  const slash = rest.indexOf('/')
+  if (slash <= 0) return undefined
+  return { server: rest.slice(0, slash), uri: rest.slice(slash + 1) }
+}
+
+/** Closest names for "did you mean": by edit distance, then shared prefix. */
+export function suggest(name: string, candidates: readonly string[], limit = 3): string[] {
+  const scored = candidates.map((c) => ({ c, d: editDistance(name.toLowerCase(), c.toLowerCase()) }))
+  const threshold = Math.max(2, Math.floor(name.length / 3))
+  return scored
+    .filter((s) => s.d <= threshold || s.c.toLowerCase().includes(name.toLowerCase()))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, limit)
+    .map((s) => s.c)
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    prev = row
+  }
+  return prev[b.length]!
+}

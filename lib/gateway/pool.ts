@@ -1,0 +1,110 @@
+/**
+ * The upstream pool: every configured server (not only some) as an `Upstream`, connected lazily on
+ * first use. Implements the daemon's Pool contract structurally, plus what the MCP surfaces need
+ * (requests other than tools/call, brokering, catalogs across servers).
+ */
+import type { JsonObject } from '../client/index.ts'
+import type { McpxConfig } from '../config/index.ts'
+import { McpxError } from '../errors/index.ts'
+import type { Settings } from '../settings/index.ts'
+import { suggest } from './naming.ts'
+import type { Catalog, ServerStatus, UpstreamCallOptions } from './types.ts'
+import { Upstream, type UpstreamContext } from './upstream.ts'
+
+export interface UpstreamPoolOptions {
+  readonly config: McpxConfig
+  readonly settings: Settings
+  readonly emit?: (type: string, data: unknown) => void
+  /** Where era verdicts persist (the mcpx home's cache dir). */
+  readonly cacheDir?: string
+  readonly connectOptions?: UpstreamContext['connectOptions']
+}
+
+export class UpstreamPool {
+  readonly #upstreams = new Map<string, Upstream>()
+
+  constructor(options: UpstreamPoolOptions) {
+    const context: UpstreamContext = {
+      settings: options.settings,
+      emit: options.emit ?? (() => {}),
+      ...(options.cacheDir !== undefined && { cacheDir: options.cacheDir }),
+      ...(options.connectOptions !== undefined && { connectOptions: options.connectOptions }),
+    }
+    for (const server of Object.values(options.config.servers)) this.#upstreams.set(server.name, new Upstream(server, context))
+  }
+
+  names(): string[] {
+    return [...this.#upstreams.keys()]
+  }
+
+  upstream(name: string): Upstream {
+    const upstream = this.#upstreams.get(name)
+    if (upstream) return upstream
+    const known = this.names()
+    const hint = suggest(name, known)
+    throw new McpxError('NOT_FOUND', `no server named "${name}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}; configured: ${known.join(', ') || 'none'}`, {
+      server: name,
+      suggestions: hint,
+    })
+  }
+
+  servers(): ServerStatus[] {
+    return [...this.#upstreams.values()].map((u) => u.status())
+  }
+
+  status(name: string): ServerStatus {
+    return this.upstream(name).status()
+  }
+
+  async call(name: string, tool: string, args: Record<string, unknown>, options: UpstreamCallOptions = {}): Promise<JsonObject> {
+    const upstream = this.upstream(name)
+    const result = await upstream.call(tool, args, options).catch(async (error) => {
+      throw (await this.#unknownTool(upstream, tool)) ?? error
+    })
+    // Many servers answer an unknown tool with an isError result rather than -32602.
+    if (result.isError === true) {
+      const unknown = await this.#unknownTool(upstream, tool)
+      if (unknown) throw unknown
+    }
+    return result
+  }
+
+  request(name: string, method: string, params: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
+    return this.upstream(name).request(method, params, options)
+  }
+
+  catalog(name: string, options: { refresh?: boolean } = {}): Promise<Catalog> {
+    return this.upstream(name).catalog(options)
+  }
+
+  /** Catalogs of every enabled server; a server that fails is reported, not fatal. */
+  async catalogs(options: { refresh?: boolean } = {}): Promise<{ catalogs: Catalog[]; failures: { server: string; error: McpxError }[] }> {
+    const enabled = [...this.#upstreams.values()].filter((u) => !u.config.disabled)
+    const settled = await Promise.allSettled(enabled.map((u) => u.catalog(options)))
+    const catalogs: Catalog[] = []
+    const failures: { server: string; error: McpxError }[] = []
+    settled.forEach((s, i) => {
+      if (s.status === 'fulfilled') catalogs.push(s.value)
+      else failures.push({ server: enabled[i]!.name, error: s.reason instanceof McpxError ? s.reason : new McpxError('CONNECT', String(s.reason)) })
+    })
+    return { catalogs, failures }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#upstreams.values()].map((u) => u.close()))
+  }
+
+  /** After a failed call: NOT_FOUND with suggestions when the upstream's catalog lacks the tool. */
+  async #unknownTool(upstream: Upstream, tool: string): Promise<McpxError | undefined> {
+    const catalog = await upstream.catalog().catch(() => undefined)
+    if (!catalog) return undefined
+    const names = catalog.tools.map((t) => String(t.name))
+    if (names.includes(tool)) return undefined
+    const hint = suggest(tool, names)
+    return new McpxError('NOT_FOUND', `server "${upstream.name}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}`, {
+      server: upstream.name,
+      tool,
+      suggestions: hint,
+    })
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * Shapes the gateway shares with the daemon. They match the daemon's `Pool` contract
+ * structurally (lib/daemon/pool.ts) without importing it: the daemon sits above the gateway.
+ */
+import type { JsonObject } from '../client/index.ts'
+import type { ProgressUpdate } from '../session/index.ts'
+import type { DownstreamAsker } from './broker.ts'
+
+export type ServerState = 'configured' | 'disabled' | 'connecting' | 'ready' | 'failed' | 'closed'
+
+export interface ServerStatus {
+  readonly name: string
+  readonly state: ServerState
+  readonly transport: 'stdio' | 'http'
+  readonly endpoint: string
+  readonly description?: string
+  readonly protocol?: string
+  readonly revision?: string
+  readonly era?: 'legacy' | 'modern'
+  readonly toolCount?: number
+  readonly error?: { readonly code: string; readonly message: string }
+}
+
+export interface Catalog {
+  readonly server: string
+  readonly tools: readonly JsonObject[]
+  readonly prompts: readonly JsonObject[]
+  readonly resources: readonly JsonObject[]
+  readonly resourceTemplates: readonly JsonObject[]
+}
+
+export interface UpstreamCallOptions {
+  readonly signal?: AbortSignal
+  readonly timeoutMs?: number
+  /** The downstream host making the call, for brokering questions the upstream asks mid-call. */
+  readonly asker?: DownstreamAsker
+  readonly onProgress?: (update: ProgressUpdate) => void
+}

@@ -1,0 +1,249 @@
+/**
+ * One pooled upstream: connected lazily on first use (single-flight), its catalog cached until a
+ * list_changed says otherwise (legacy notifications or a 2026 subscriptions/listen stream),
+ * restarted with exponential backoff after a crash, and every call bounded by a deadline and
+ * brokered back to its caller for any question the upstream asks mid-call.
+ */
+import { type ConnectOptions, type JsonObject, type McpClient, type Target, connect } from '../client/index.ts'
+import type { ServerConfig } from '../config/index.ts'
+import { McpxError, asMcpxError } from '../errors/index.ts'
+import { log } from '../log.ts'
+import type { Settings } from '../settings/index.ts'
+import { Broker, type DownstreamAsker } from './broker.ts'
+import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
+
+/** Notifications that invalidate a catalog part (2025-11-25 server/tools.mdx etc.; 2026 listen filter keys). */
+const LIST_CHANGED = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/prompts/list_changed': 'prompts',
+  'notifications/resources/list_changed': 'resources',
+} as const
+
+export interface UpstreamContext {
+  readonly settings: Settings
+  readonly cacheDir?: string
+  readonly emit: (type: string, data: unknown) => void
+  /** Extra connect options (auth provider for HTTP upstreams, client info). */
+  readonly connectOptions?: (server: ServerConfig) => Partial<ConnectOptions>
+}
+
+export class Upstream {
+  readonly broker: Broker
+  #state: ServerState
+  #client?: McpClient
+  #connecting?: Promise<McpClient>
+  #catalog?: Promise<Catalog>
+  #lastError?: McpxError
+  #failures = 0
+  #holdUntil = 0
+  #restartTimer?: ReturnType<typeof setTimeout>
+  #closed = false
+  #stopListening?: () => void
+
+  constructor(
+    readonly config: ServerConfig,
+    private readonly context: UpstreamContext,
+  ) {
+    this.broker = new Broker(config.name)
+    this.#state = config.disabled ? 'disabled' : 'configured'
+  }
+
+  get name(): string {
+    return this.config.name
+  }
+
+  status(): ServerStatus {
+    const target = this.config.target
+    const client = this.#client
+    return {
+      name: this.name,
+      state: this.#state,
+      transport: target.kind,
+      endpoint: target.kind === 'stdio' ? target.command : redactUrl(target.url),
+      ...(this.config.description !== undefined && { description: this.config.description }),
+      ...(this.config.protocol !== undefined && { protocol: this.config.protocol }),
+      ...(client && { revision: client.revision, era: client.era }),
+      ...(this.#lastError && this.#state === 'failed' && { error: { code: this.#lastError.code, message: this.#lastError.message } }),
+    }
+  }
+
+  /** The live connection, connecting (once, shared) when there is none. */
+  async client(): Promise<McpClient> {
+    if (this.#closed) throw new McpxError('CONNECT', `server "${this.name}" is shut down`, { server: this.name })
+    if (this.config.disabled) throw new McpxError('CONNECT', `server "${this.name}" is disabled in the config`, { server: this.name })
+    if (this.#client && !this.#client.peer.closed) return this.#client
+    if (this.#connecting) return this.#connecting
+    if (this.#lastError && Date.now() < this.#holdUntil) throw this.#lastError
+    this.#connecting = this.#connect().finally(() => (this.#connecting = undefined))
+    return this.#connecting
+  }
+
+  async call(tool: string, args: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
+    this.#checkToolAllowed(tool)
+    const client = await this.client()
+    const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
+    return this.broker.run(options.asker, () =>
+      client.callTool(tool, args, { signal: options.signal, timeoutMs, ...(options.onProgress && { onProgress: options.onProgress }) }),
+    )
+  }
+
+  /** Any other request (prompts/get, resources/read, completion/complete…), brokered like a call. */
+  async request(method: string, params: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
+    const client = await this.client()
+    const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
+    return this.broker.run(options.asker, () => client.requestWithInput(method, params, { signal: options.signal, timeoutMs }))
+  }
+
+  async catalog(options: { refresh?: boolean } = {}): Promise<Catalog> {
+    if (options.refresh) this.#catalog = undefined
+    const pending = (this.#catalog ??= this.#loadCatalog())
+    pending.catch(() => {
+      if (this.#catalog === pending) this.#catalog = undefined
+    })
+    return pending
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    clearTimeout(this.#restartTimer)
+    this.#stopListening?.()
+    const client = this.#client ?? (await this.#connecting?.catch(() => undefined))
+    this.#client = undefined
+    this.#state = 'closed'
+    await client?.close().catch(() => {})
+  }
+
+  isToolAllowed(tool: string): boolean {
+    const { allowedTools, blockedTools } = this.config
+    if (blockedTools?.includes(tool)) return false
+    return allowedTools === undefined || allowedTools.includes(tool)
+  }
+
+  #checkToolAllowed(tool: string): void {
+    if (!this.isToolAllowed(tool)) {
+      throw new McpxError('NOT_FOUND', `tool "${tool}" of server "${this.name}" is not allowed by the config (allowedTools/blockedTools)`, { server: this.name, tool })
+    }
+  }
+
+  async #connect(): Promise<McpClient> {
+    this.#state = 'connecting'
+    this.context.emit('server.connecting', { server: this.name })
+    try {
+      const client = await connect(targetOf(this.config), {
+        settings: this.context.settings,
+        handlers: this.broker.handlers(),
+        ...(this.config.protocol !== undefined && { revision: this.config.protocol }),
+        ...(this.context.cacheDir !== undefined && { cacheDir: this.context.cacheDir }),
+        onWarning: (message) => log.warn(`[${this.name}] ${message}`),
+        ...this.context.connectOptions?.(this.config),
+      })
+      if (this.#closed) {
+        await client.close()
+        throw new McpxError('CONNECT', `server "${this.name}" is shut down`, { server: this.name })
+      }
+      this.#client = client
+      this.#state = 'ready'
+      this.#failures = 0
+      this.#lastError = undefined
+      this.#watchChanges(client)
+      void client.peer.whenClosed().then((reason) => this.#onClosed(client, reason))
+      this.context.emit('server.ready', { server: this.name, era: client.era, revision: client.revision })
+      return client
+    } catch (error) {
+      const failure = asMcpxError(error, 'CONNECT')
+      this.#failures += 1
+      this.#lastError = failure
+      this.#holdUntil = Date.now() + this.#backoffMs(this.context.settings.connectFailureHoldMs)
+      this.#state = 'failed'
+      this.context.emit('server.failed', { server: this.name, error: failure.toJSON() })
+      throw failure
+    }
+  }
+
+  #onClosed(client: McpClient, reason: McpxError | undefined): void {
+    if (this.#client !== client) return
+    this.#client = undefined
+    this.#catalog = undefined
+    this.#stopListening?.()
+    if (this.#closed) return
+    this.#state = 'failed'
+    this.#lastError = reason ?? new McpxError('CONNECT', `server "${this.name}" closed the connection`, { server: this.name })
+    log.warn(`[${this.name}] upstream went away: ${this.#lastError.message}`)
+    this.context.emit('server.crashed', { server: this.name, error: this.#lastError.toJSON() })
+    // Restart in the background; a call arriving earlier connects at once (single-flight).
+    clearTimeout(this.#restartTimer)
+    this.#restartTimer = setTimeout(() => {
+      if (!this.#client && !this.#connecting && !this.#closed) this.client().catch(() => {})
+    }, this.#backoffMs(this.context.settings.restartBackoffMs))
+    this.#restartTimer.unref?.()
+    this.#failures += 1
+  }
+
+  #backoffMs(baseMs: number): number {
+    const factor = 2 ** Math.max(0, this.#failures - 1)
+    return Math.min(this.context.settings.restartBackoffMaxMs, baseMs * factor)
+  }
+
+  /** Invalidate the catalog on list_changed: legacy pushes unasked; 2026 needs a listen stream. */
+  #watchChanges(client: McpClient): void {
+    const invalidate = (method: string) => {
+      const part = LIST_CHANGED[method as keyof typeof LIST_CHANGED]
+      if (!part) return
+      this.#catalog = undefined
+      this.context.emit('catalog.changed', { server: this.name, part })
+    }
+    if (client.era === 'legacy') {
+      const offs = Object.keys(LIST_CHANGED).map((method) => client.on(method, () => invalidate(method)))
+      this.#stopListening = () => offs.forEach((off) => off())
+      return
+    }
+    const caps = client.serverCapabilities as Record<string, { listChanged?: boolean } | undefined>
+    const filter = {
+      ...(caps.tools?.listChanged && { toolsListChanged: true }),
+      ...(caps.prompts?.listChanged && { promptsListChanged: true }),
+      ...(caps.resources?.listChanged && { resourcesListChanged: true }),
+    }
+    if (Object.keys(filter).length === 0) return
+    const listener = client.listen(filter, (method) => invalidate(method))
+    listener.done.catch(() => {})
+    this.#stopListening = () => listener.close()
+  }
+
+  async #loadCatalog(): Promise<Catalog> {
+    const client = await this.client()
+    const caps = client.serverCapabilities as Record<string, unknown>
+    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
+      caps.tools ? client.listAllTools() : [],
+      caps.prompts ? client.listAllPrompts() : [],
+      caps.resources ? client.listAllResources() : [],
+      caps.resources ? client.listAllResourceTemplates().catch(() => []) : [],
+    ])
+    return {
+      server: this.name,
+      tools: tools.filter((tool) => typeof tool.name === 'string' && this.isToolAllowed(tool.name)),
+      prompts,
+      resources,
+      resourceTemplates,
+    }
+  }
+}
+
+function targetOf(config: ServerConfig): Target {
+  const target = config.target
+  if (target.kind === 'stdio') {
+    return { command: target.command, args: [...target.args], env: { ...target.env }, ...(target.cwd !== undefined && { cwd: target.cwd }) }
+  }
+  return {
+    url: target.url,
+    headers: { ...target.headers },
+    ...(target.transport === 'streamable-http' && { transport: 'streamable-http' as const }),
+    ...(target.transport === 'sse' && { transport: 'http+sse' as const }),
+  }
+}
+
+function redactUrl(url: string): string {
+  const parsed = new URL(url)
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
+}
+
+export type { DownstreamAsker }
