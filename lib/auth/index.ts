@@ -3,6 +3,13 @@
  * basic/authorization/). `createOAuthProvider` gives the Streamable HTTP transport an AuthProvider;
  * the rest is exported for the CLI (`mcpx auth login`) and for tests.
  */
+export {
+  createUpstreamAuth,
+  oauthStoreDir,
+  OAuthUpstreamConfigSchema,
+  type OAuthUpstreamConfig,
+  type UpstreamAuthOptions,
+} from './upstream.ts'
 export { createOAuthProvider, type JwtBearerGrant, type OAuthProvider, type OAuthProviderOptions } from './oauth-provider.ts'
 export { createIdJagAssertion, staticAssertion, type AssertionSource, type AssertionTarget, type IdJagOptions } from './jwt-bearer.ts'
 export {
