@@ -1,0 +1,165 @@
+/**
+ * Tool arguments from a command line, coerced by the tool's inputSchema (never by "looks like
+ * JSON": a string property keeps `007` as "007"). Forms, combinable: `key=value`, `key=@file`
+ * (file content; `@@` escapes a literal `@`), one inline JSON object, or a JSON object given by the
+ * caller (stdin / --args). Problems name the field.
+ */
+import { McpxError } from '../errors/index.ts'
+import { suggest } from './naming.ts'
+
+type Schema = Record<string, unknown>
+export type ReadFile = (path: string) => string
+
+export interface ParsedArguments {
+  readonly arguments: Record<string, unknown>
+}
+
+export function parseCallArguments(tokens: readonly string[], inputSchema: unknown, options: { readFile: ReadFile; base?: Record<string, unknown> } = { readFile: () => '' }): Record<string, unknown> {
+  const schema = isObject(inputSchema) ? inputSchema : {}
+  const properties = isObject(schema.properties) ? (schema.properties as Record<string, Schema>) : {}
+  const out: Record<string, unknown> = { ...options.base }
+  for (const token of tokens) {
+    const trimmed = token.trim()
+    if (trimmed.startsWith('{')) {
+      Object.assign(out, parseJsonObject(trimmed, 'inline JSON argument'))
+      continue
+    }
+    const eq = token.indexOf('=')
+    if (eq <= 0) throw new McpxError('USAGE', `argument "${token}" is not key=value (or a JSON object)`, { token })
+    const key = token.slice(0, eq)
+    let raw = token.slice(eq + 1)
+    let fromFile = false
+    if (raw.startsWith('@@')) raw = raw.slice(1)
+    else if (raw.startsWith('@') && raw.length > 1) {
+      raw = options.readFile(raw.slice(1))
+      fromFile = true
+    }
+    const property = properties[key]
+    if (property === undefined && schema.additionalProperties === false) {
+      const hint = suggest(key, Object.keys(properties))
+      throw new McpxError('USAGE', `unknown argument "${key}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}; the tool takes: ${Object.keys(properties).join(', ') || 'no arguments'}`, {
+        field: key,
+      })
+    }
+    out[key] = coerce(key, raw, property, fromFile)
+  }
+  return out
+}
+
+/** Required fields and top-level types, checked before the round trip (full validation is the daemon's). */
+export function checkArguments(args: Record<string, unknown>, inputSchema: unknown): void {
+  if (!isObject(inputSchema)) return
+  const properties = isObject(inputSchema.properties) ? (inputSchema.properties as Record<string, Schema>) : {}
+  const required = Array.isArray(inputSchema.required) ? (inputSchema.required as string[]) : []
+  const missing = required.filter((key) => args[key] === undefined)
+  if (missing.length) throw new McpxError('USAGE', `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, { fields: missing })
+  for (const [key, value] of Object.entries(args)) {
+    const types = typesOf(properties[key])
+    if (types.length && !types.some((type) => matchesType(value, type))) {
+      throw new McpxError('USAGE', `argument "${key}" must be ${types.join(' or ')}, got ${JSON.stringify(value)}`, { field: key, expected: types })
+    }
+  }
+}
+
+function coerce(key: string, raw: string, property: Schema | undefined, fromFile: boolean): unknown {
+  const types = typesOf(property)
+  if (types.length === 0) return fromFile ? raw : guess(raw)
+  // Declared order decides a union: anyOf [integer, string] reads "12" as 12, [string, integer] as "12".
+  for (const type of types) {
+    const value = tryType(raw, type)
+    if (value !== NO_MATCH) return value
+  }
+  throw new McpxError('USAGE', `argument "${key}" must be ${types.join(' or ')}, got "${raw}"`, { field: key, expected: types })
+}
+
+const NO_MATCH = Symbol('no match')
+
+function tryType(raw: string, type: string): unknown {
+  const text = raw.trim()
+  switch (type) {
+    case 'integer':
+      return /^-?\d+$/.test(text) ? Number(text) : NO_MATCH
+    case 'number':
+      return text !== '' && Number.isFinite(Number(text)) ? Number(text) : NO_MATCH
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : NO_MATCH
+    case 'null':
+      return text === 'null' ? null : NO_MATCH
+    case 'object':
+    case 'array': {
+      try {
+        const value = JSON.parse(text)
+        return matchesType(value, type) ? value : NO_MATCH
+      } catch {
+        return NO_MATCH
+      }
+    }
+    case 'string':
+      return raw
+    default:
+      return NO_MATCH
+  }
+}
+
+/** No schema for the key: JSON literals where unambiguous, else the string. */
+function guess(raw: string): unknown {
+  if (/^(true|false|null|-?\d+(\.\d+)?)$/.test(raw.trim()) || looksStructured(raw)) {
+    try {
+      return JSON.parse(raw)
+    } catch {
+      return raw
+    }
+  }
+  return raw
+}
+
+function looksStructured(raw: string): boolean {
+  const t = raw.trim()
+  return (t.startsWith('{') && t.endsWith('}')) || (t.startsWith('[') && t.endsWith(']'))
+}
+
+function typesOf(property: Schema | undefined): string[] {
+  if (!isObject(property)) return []
+  if (typeof property.type === 'string') return [property.type]
+  if (Array.isArray(property.type)) return property.type.filter((t): t is string => typeof t === 'string')
+  const variants = (property.anyOf ?? property.oneOf) as unknown
+  if (Array.isArray(variants)) return [...new Set(variants.flatMap((v) => typesOf(v as Schema)))]
+  if (Array.isArray(property.enum)) return [...new Set(property.enum.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)))]
+  return []
+}
+
+function matchesType(value: unknown, type: string): boolean {
+  switch (type) {
+    case 'integer':
+      return Number.isInteger(value)
+    case 'number':
+      return typeof value === 'number'
+    case 'string':
+      return typeof value === 'string'
+    case 'boolean':
+      return typeof value === 'boolean'
+    case 'null':
+      return value === null
+    case 'array':
+      return Array.isArray(value)
+    case 'object':
+      return isObject(value)
+    default:
+      return true
+  }
+}
+
+export function parseJsonObject(text: string, what: string): Record<string, unknown> {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    throw new McpxError('USAGE', `${what} is not valid JSON: ${(error as Error).message}`)
+  }
+  if (!isObject(value)) throw new McpxError('USAGE', `${what} must be a JSON object`)
+  return value
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
