@@ -29,3 +29,13 @@ export {
   PROTOCOL_MATRIX, ERROR_CODES as PROTOCOL_ERROR_CODES, HEADERS_BY_REVISION, HTTP_TRANSPORTS, FEATURES,
   type ProtocolMatrix, type ErrorCodeEntry, type FeatureEntry,
 } from './matrix/protocol.ts'
+export { parseParams, paramsSchema, type ParamsByMethod } from './params/parse.ts'
+export {
+  ImplementationSchema, ClientCapabilitiesSchema, ModernRequestMetaSchema, LogLevelSchema, RequestIdSchema, ProgressTokenSchema,
+  type Implementation, type ClientCapabilities, type ModernRequestMeta,
+} from './params/common.ts'
+export type {
+  InitializeParams, PaginatedParams, CallToolParams, ReadResourceParams, ResourceUriParams, GetPromptParams, CompleteParams,
+  SetLevelParams, ListenParams, TaskIdParams, TaskUpdateParams, CancelledParams, ProgressParams, TaskStatusParams, EmptyParams,
+} from './params/client.ts'
+export type { CreateMessageParams, ElicitParams } from './params/server.ts'
