@@ -157,7 +157,18 @@ class ConnectRun {
     // standalone GET stream (TR-14); without it an unrelated elicitation/create is never seen.
     const stream = peer.transport as Partial<{ openListenStream(): Promise<boolean> }>
     if (identity.era === 'legacy' && identity.transport === 'streamable-http' && this.options.serverStream !== false && stream.openListenStream) {
-      await this.#step('open GET stream', () => stream.openListenStream!()).catch((error) => log.debug(`no standalone GET stream: ${asMcpxError(error).message}`))
+      // Some servers send the GET response headers only with the first event, so the wait is
+      // bounded; the stream keeps opening in the background either way.
+      const opening = stream.openListenStream().catch((error: unknown) => {
+        log.debug(`no standalone GET stream: ${asMcpxError(error).message}`)
+        return false
+      })
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const waited = new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), this.settings.serverStreamWaitMs)))
+      const started = performance.now()
+      const outcome = await Promise.race([opening, waited])
+      clearTimeout(timer)
+      this.timings.push({ step: 'open GET stream', ms: Math.round(performance.now() - started), ok: outcome === true, detail: outcome === 'waiting' ? 'still opening' : undefined })
     }
     return new McpClient(peer, state, identity, this.settings, this.timings, this.warn)
   }

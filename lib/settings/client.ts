@@ -4,4 +4,5 @@ import { defineSettings } from './define.ts'
 export const CLIENT_SETTINGS = defineSettings({
   maxListPages: { default: 100, env: 'MCPX_MAX_LIST_PAGES', doc: 'Most pages a client follows when listing tools, prompts or resources' },
   eraVerdictTtlMs: { default: 24 * 60 * 60_000, env: 'MCPX_ERA_VERDICT_TTL_MS', doc: 'How long a cached era/transport verdict for a server configuration is trusted' },
+  serverStreamWaitMs: { default: 500, env: 'MCPX_SERVER_STREAM_WAIT_MS', doc: 'Legacy HTTP: how long connect waits for the standalone GET stream to open before going on without waiting' },
 })

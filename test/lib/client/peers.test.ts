@@ -1,0 +1,113 @@
+/**
+ * lib/client against real SDK servers (spawned): list, call, read, get prompts, answer an
+ * elicitation (legacy request or 2026 input_required round), receive progress — over every
+ * transport each peer offers.
+ */
+import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { type ClientHandlers, type McpClient, type Target, connect } from '../../../lib/client/index.ts'
+import type { ProgressUpdate } from '../../../lib/session/index.ts'
+import { REPO_ROOT, testSettings } from '../../harness.ts'
+
+const PEERS = join(REPO_ROOT, 'test/lib/client/peers')
+export const LEGACY = join(PEERS, 'legacy-everything-fixture.ts')
+export const MODERN = join(PEERS, 'modern-everything-fixture.ts')
+const settings = testSettings()
+
+/** Spawn an HTTP fixture and read the `{"url"}` line it prints once listening. */
+export async function serveFixture(script: string, mode: string) {
+  const proc = Bun.spawn([process.execPath, script, mode], { stdout: 'pipe', stderr: 'ignore', stdin: 'ignore' })
+  const reader = proc.stdout.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error(`${script} ${mode} exited before announcing its URL`)
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  const { url } = JSON.parse(text.split('\n')[0]!) as { url: string }
+  return {
+    url,
+    async [Symbol.asyncDispose]() {
+      proc.kill()
+      await proc.exited
+    },
+  }
+}
+
+const handlers: ClientHandlers = {
+  onElicit: (params) => ({ action: 'accept', content: { answer: `42 to ${String(params.message)}` } }),
+}
+
+async function exercise(client: McpClient, flavour: string): Promise<void> {
+  const tools = (await client.listAllTools()).map((t) => t.name).sort()
+  expect(tools).toEqual(['ask', 'echo', 'progress'])
+  expect(await client.callTool('echo', { text: 'hi' })).toMatchObject({ content: [{ type: 'text', text: 'hi' }], resultType: 'complete' })
+
+  const read = await client.readResource('test://hello')
+  expect(read.contents).toEqual([{ uri: 'test://hello', mimeType: 'text/plain', text: `hello from ${flavour}` }])
+  expect((await client.listAllResources()).map((r) => r.uri)).toEqual(['test://hello'])
+
+  expect((await client.listAllPrompts()).map((p) => p.name)).toEqual(['greet'])
+  const prompt = await client.getPrompt('greet', { name: 'Ada' })
+  expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Hello, Ada!' } }])
+
+  const asked = await client.callTool('ask', { question: 'meaning?' })
+  expect(JSON.stringify(asked.content)).toContain('42 to meaning?')
+
+  const updates: ProgressUpdate[] = []
+  const done = await client.callTool('progress', { steps: 3 }, { onProgress: (u) => updates.push(u) })
+  expect(JSON.stringify(done.content)).toContain('done 3')
+  expect(updates.map((u) => u.progress)).toEqual([1, 2, 3])
+}
+
+async function connected(target: Target) {
+  const client = await connect(target, { settings, handlers, noCache: true })
+  return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() })
+}
+
+describe('legacy SDK 1.x server', () => {
+  test('stdio', async () => {
+    await using client = await connected({ command: process.execPath, args: [LEGACY, 'stdio'] })
+    expect([client.era, client.transport, client.revision]).toEqual(['legacy', 'stdio', '2025-11-25'])
+    expect(client.server.serverInfo).toMatchObject({ name: 'legacy-everything', version: '1.2.3' })
+    await exercise(client, 'legacy')
+  })
+
+  test('Streamable HTTP', async () => {
+    await using server = await serveFixture(LEGACY, 'http')
+    await using client = await connected({ url: server.url })
+    expect([client.era, client.transport]).toEqual(['legacy', 'streamable-http'])
+    await exercise(client, 'legacy')
+  })
+
+  test('HTTP+SSE (2024-11-05 transport), reached by falling back', async () => {
+    await using server = await serveFixture(LEGACY, 'sse')
+    await using client = await connected({ url: server.url })
+    expect([client.era, client.transport]).toEqual(['legacy', 'http+sse'])
+    await exercise(client, 'legacy')
+  })
+})
+
+describe('modern SDK 2.x server', () => {
+  test('stdio', async () => {
+    await using client = await connected({ command: process.execPath, args: [MODERN, 'stdio'] })
+    expect([client.era, client.transport, client.revision]).toEqual(['modern', 'stdio', '2026-07-28'])
+    expect(client.server.serverInfo).toMatchObject({ name: 'modern-everything', version: '2.3.4' })
+    await exercise(client, 'modern')
+  })
+
+  test('Streamable HTTP (dual-era server: modern wins)', async () => {
+    await using server = await serveFixture(MODERN, 'http')
+    await using client = await connected({ url: server.url })
+    expect([client.era, client.transport]).toEqual(['modern', 'streamable-http'])
+    await exercise(client, 'modern')
+  })
+
+  test('Streamable HTTP, modern only', async () => {
+    await using server = await serveFixture(MODERN, 'http-strict')
+    await using client = await connected({ url: server.url })
+    expect([client.era, client.transport]).toEqual(['modern', 'streamable-http'])
+    await exercise(client, 'modern')
+  })
+})
