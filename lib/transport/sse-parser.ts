@@ -174,3 +174,24 @@ export function createSseParser(options: SseParserOptions): SseParser {
     },
   }
 }
+
+export interface EventStreamEnd {
+  lastEventId: string
+  retryMs: number | undefined
+  /** The read error when the stream broke rather than ended (network drop, abort). */
+  failure?: unknown
+}
+
+/** Feed a response body through a fresh parser until it ends or breaks; never rejects. */
+export async function readEventStream(body: ReadableStream<Uint8Array>, options: SseParserOptions): Promise<EventStreamEnd> {
+  const parser = createSseParser(options)
+  const reader = body.getReader()
+  try {
+    for (let next = await reader.read(); !next.done; next = await reader.read()) parser.push(next.value)
+    parser.end()
+    return { lastEventId: parser.lastEventId, retryMs: parser.retryMs }
+  } catch (failure) {
+    reader.cancel().catch(() => {})
+    return { lastEventId: parser.lastEventId, retryMs: parser.retryMs, failure }
+  }
+}

@@ -1,0 +1,328 @@
+/**
+ * The client end of Streamable HTTP, both eras (2025-11-25 basic/transports.mdx:52-309; 2026-07-28
+ * basic/transports/streamable-http.mdx). Every message is one POST; a request is answered with JSON
+ * or its own SSE stream, delivered event by event. No whole-response timeout (TR-45): deadlines and
+ * cancellation come from the caller's signal, and aborting it closes that request's stream (2026
+ * cancellation). Legacy sessions: the id is taken only from a successful initialize (TR-25..27),
+ * echoed, DELETEd on close. A 2025-11-25 stream closed before its response is resumed with GET +
+ * Last-Event-ID after honouring `retry:` (TR-22).
+ */
+import { McpxError } from '../errors/index.ts'
+import { log } from '../log.ts'
+import type { Settings } from '../settings/index.ts'
+import { HEADER, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
+import { decodeMessages, quote } from './decode-messages.ts'
+import { contentTypeOf, type FetchContext, fetchWithAuth, headerValue, httpError, readTextCapped } from './http-fetch.ts'
+import { type SseEvent, readEventStream } from './sse-parser.ts'
+import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './types.ts'
+
+/** Most of an error response body read while looking for a JSON-RPC error in it. */
+const ERROR_READ_BYTES = 64 * 1024
+const ACCEPT_POST = 'application/json, text/event-stream'
+const EVENT_STREAM = 'text/event-stream'
+// 2025-11-25 basic/transports.mdx:198-205: visible ASCII only.
+const SESSION_ID_SYNTAX = /^[\x21-\x7e]+$/
+
+export interface HttpTransportParams {
+  url: string
+  /** Static headers from config (e.g. an API key); per-message headers and auth win over them. */
+  headers?: Record<string, string>
+  auth?: AuthProvider
+}
+
+export interface HttpTransport extends Transport {
+  readonly kind: 'streamable-http'
+  readonly url: string
+  /** Legacy session id, set only by a successful initialize response. */
+  readonly sessionId: string | undefined
+  /** Forget the session (after a 404 the client re-initializes without one, TR-29). */
+  resetSession(): void
+  /**
+   * Open the optional standalone GET stream for legacy server-initiated messages (TR-14).
+   * Resolves true once the server answers the GET with a stream (Bun's fetch may surface that only
+   * with the first body bytes, so do not await it on a critical path), false on 405 (not offered).
+   * Reconnects while open; stops on `signal` abort or close().
+   */
+  openListenStream(options?: { signal?: AbortSignal }): Promise<boolean>
+}
+
+type HttpSettings = Pick<Settings, 'maxFrameBytes' | 'authMaxRetries' | 'sseRetryMs' | 'sseMaxReconnects' | 'httpCloseTimeoutMs'>
+
+/** One POST and whatever answers it. */
+interface Exchange {
+  requestId?: RequestId
+  /** Mcp-Session-Id of an initialize response, adopted once its result (not an error) arrives. */
+  sessionCandidate?: string
+  responded: boolean
+  signal: AbortSignal
+}
+
+export function createHttpTransport(params: HttpTransportParams, settings: HttpSettings): HttpTransport {
+  const url = params.url
+  const ctx: FetchContext = { url, auth: params.auth, authMaxRetries: settings.authMaxRetries }
+  const lifetime = new AbortController()
+  const background = new Set<Promise<void>>()
+  let handlers: TransportHandlers | undefined
+  let sessionId: string | undefined
+  // The MCP-Protocol-Version last given with a message, repeated on GET and DELETE (2025-06-18+).
+  let protocolVersion: string | undefined
+  let closed = false
+  let closing: Promise<void> | undefined
+
+  function report(error: McpxError): void {
+    log.warn(`${url}: ${error.message}`)
+    handlers?.onError?.(error)
+  }
+
+  function deliver(message: JsonRpcMessage, exchange?: Exchange): void {
+    if (exchange && isResponse(message) && message.id === exchange.requestId) {
+      exchange.responded = true
+      if (exchange.sessionCandidate !== undefined && 'result' in message) sessionId = exchange.sessionCandidate
+    }
+    try {
+      handlers?.onMessage(message)
+    } catch (error) {
+      log.error(`${url}: message handler threw`, error)
+    }
+  }
+
+  function deliverText(text: string, source: string, exchange?: Exchange): void {
+    const { messages, errors } = decodeMessages(text, source)
+    for (const error of errors) report(error)
+    for (const message of messages) deliver(message, exchange)
+  }
+
+  function track(task: Promise<void>): void {
+    const guarded = task.catch((error) => report(error instanceof McpxError ? error : new McpxError('CONNECT', `${url}: ${String(error)}`)))
+    background.add(guarded)
+    void guarded.finally(() => background.delete(guarded))
+  }
+
+  function streamHeaders(lastEventId?: string): Headers {
+    const headers = new Headers(params.headers)
+    headers.set('Accept', EVENT_STREAM)
+    if (sessionId) headers.set(HEADER.SESSION_ID, sessionId)
+    if (protocolVersion) headers.set(HEADER.PROTOCOL_VERSION, protocolVersion)
+    if (lastEventId) headers.set(HEADER.LAST_EVENT_ID, lastEventId)
+    return headers
+  }
+
+  /** GET an SSE stream; undefined (after reporting) when the server declines with anything but 405. */
+  async function getStream(signal: AbortSignal, lastEventId?: string): Promise<Response | 405> {
+    const response = await fetchWithAuth(ctx, { method: 'GET', headers: streamHeaders(lastEventId), signal })
+    if (response.status === 405) {
+      await response.body?.cancel().catch(() => {})
+      return 405
+    }
+    if (!response.ok || contentTypeOf(response) !== EVENT_STREAM) {
+      const { text } = await readTextCapped(response, ERROR_READ_BYTES)
+      throw httpError({ url, method: 'GET' }, response, text ?? '', response.ok ? { reason: 'not an event stream' } : {})
+    }
+    return response
+  }
+
+  /**
+   * Read SSE streams for one exchange (or the listen stream): the first from `response`, later ones
+   * by GET + Last-Event-ID while `more()` says the stream is still owed something.
+   */
+  async function pump(first: Response, signal: AbortSignal, onEvent: (event: SseEvent) => void, more: (lastEventId: string) => boolean, describe: string): Promise<void> {
+    let body = first.body
+    let lastEventId = ''
+    let retryMs: number | undefined
+    let idleReconnects = 0
+    while (body) {
+      let sawEvent = false
+      const end = await readEventStream(body, {
+        maxEventChars: settings.maxFrameBytes,
+        onEvent(event) {
+          sawEvent = true
+          onEvent(event)
+        },
+        onRetry: (ms) => (retryMs = ms),
+        onOversize: (chars) => report(new McpxError('PROTOCOL', `${describe}: SSE event of ${chars} characters exceeds maxFrameBytes (${settings.maxFrameBytes}); skipped`, { chars, maxFrameBytes: settings.maxFrameBytes })),
+      })
+      if (end.lastEventId !== '') lastEventId = end.lastEventId
+      if (signal.aborted || closed || !more(lastEventId)) return
+      idleReconnects = sawEvent ? 1 : idleReconnects + 1
+      if (idleReconnects > settings.sseMaxReconnects) {
+        throw new McpxError('CONNECT', `${describe}: gave up after ${settings.sseMaxReconnects} reconnects without a new event`, { url, lastEventId })
+      }
+      // 2025-11-25 basic/transports.mdx:105-116: the client MUST respect `retry` before reconnecting.
+      await abortableSleep(retryMs ?? settings.sseRetryMs, signal)
+      if (signal.aborted || closed) return
+      const next = await getStream(signal, lastEventId || undefined)
+      if (next === 405) throw new McpxError('CONNECT', `${describe}: the server closed the stream and does not offer GET to resume it (405)`, { url, httpStatus: 405 })
+      body = next.body
+    }
+  }
+
+  async function answerStream(response: Response, exchange: Exchange, method: string): Promise<void> {
+    const describe = `stream of ${method} (id ${String(exchange.requestId)})`
+    await pump(
+      response,
+      exchange.signal,
+      (event) => {
+        // Priming events carry an id and empty data (2025-11-25); only `message` events hold JSON-RPC.
+        if (event.event === 'message' && event.data.trim() !== '') deliverText(event.data, `SSE event on the ${describe}`, exchange)
+      },
+      (lastEventId) => {
+        if (exchange.requestId === undefined || exchange.responded) return false
+        if (lastEventId !== '') return true
+        throw new McpxError('CONNECT', `${describe} ended before its response and cannot be resumed (no event id)`, { url, requestId: exchange.requestId })
+      },
+      describe,
+    ).catch((error: unknown) => {
+      if (exchange.signal.aborted || closed) return
+      const mcpx = error instanceof McpxError ? error : new McpxError('CONNECT', `${describe}: ${String(error)}`, { url })
+      report(new McpxError(mcpx.code, mcpx.message, { ...mcpx.data, requestId: exchange.requestId }, { cause: mcpx.cause }))
+    })
+  }
+
+  /** A non-2xx answer: a JSON-RPC response with an id in it is delivered; anything else rejects send(). */
+  async function failure(response: Response, exchange: Exchange, sentSession: boolean): Promise<void> {
+    const { text } = await readTextCapped(response, ERROR_READ_BYTES)
+    const body = text ?? ''
+    let rpcError: unknown
+    if (body.trim().startsWith('{') || body.trim().startsWith('[')) {
+      const { messages } = decodeMessages(body, `HTTP ${response.status} body`)
+      const answers = messages.filter((m) => isResponse(m) && m.id !== null)
+      if (answers.length > 0) {
+        for (const message of messages) deliver(message, exchange)
+        return
+      }
+      rpcError = messages.find((m) => isResponse(m) && 'error' in m)
+    }
+    throw httpError({ url, method: 'POST' }, response, body, {
+      sessionExpired: response.status === 404 && sentSession,
+      ...(rpcError ? { rpcError: (rpcError as { error: unknown }).error } : {}),
+    })
+  }
+
+  async function send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+    if (closed || !handlers) throw new McpxError('CONNECT', `HTTP transport to ${url} is ${closed ? 'closed' : 'not started'}`, { url })
+    if (options?.signal?.aborted) throw new McpxError('CANCELLED', `send to ${url} cancelled before it started`, { url })
+    const signal = options?.signal ? AbortSignal.any([options.signal, lifetime.signal]) : lifetime.signal
+    const version = headerValue(options?.headers, HEADER.PROTOCOL_VERSION)
+    if (version) protocolVersion = version
+    const method = isRequest(message) ? message.method : 'method' in message ? message.method : 'response'
+    const isInitialize = isRequest(message) && message.method === 'initialize'
+    const headers = new Headers(params.headers)
+    headers.set('Accept', ACCEPT_POST)
+    headers.set('Content-Type', 'application/json')
+    // A new initialize starts a new session: never offer the old id (2025-11-25 transports.mdx:211-215).
+    if (sessionId && !isInitialize) headers.set(HEADER.SESSION_ID, sessionId)
+    for (const [name, value] of Object.entries(options?.headers ?? {})) headers.set(name, value)
+    const sentSession = headers.has(HEADER.SESSION_ID)
+
+    const response = await fetchWithAuth(ctx, { method: 'POST', headers, body: JSON.stringify(message), signal })
+    const minted = response.headers.get(HEADER.SESSION_ID) ?? undefined
+    if (minted !== undefined && !SESSION_ID_SYNTAX.test(minted)) log.warn(`${url}: ignoring malformed ${HEADER.SESSION_ID} ${JSON.stringify(minted)}`)
+    const exchange: Exchange = {
+      requestId: isRequest(message) ? message.id : undefined,
+      sessionCandidate: isInitialize && response.ok && minted !== undefined && SESSION_ID_SYNTAX.test(minted) ? minted : undefined,
+      responded: false,
+      signal,
+    }
+    if (!response.ok) return failure(response, exchange, sentSession)
+    const type = contentTypeOf(response)
+    if (type === EVENT_STREAM) {
+      track(answerStream(response, exchange, method))
+      return
+    }
+    if (response.status === 202 || response.status === 204) {
+      await response.body?.cancel().catch(() => {})
+      return
+    }
+    const { text, bytes } = await readTextCapped(response, settings.maxFrameBytes)
+    if (text === undefined) {
+      throw new McpxError('PROTOCOL', `${method} response body from ${url} exceeds maxFrameBytes (${settings.maxFrameBytes})`, { url, bytes, maxFrameBytes: settings.maxFrameBytes, requestId: exchange.requestId })
+    }
+    if (text.trim() === '') return
+    if (type !== 'application/json' && !(type === '' && /^\s*[[{]/.test(text))) {
+      throw httpError({ url, method: 'POST' }, response, text, { reason: `unexpected content type ${JSON.stringify(type)}` })
+    }
+    deliverText(text, `${method} response body`, exchange)
+  }
+
+  async function listen(signal: AbortSignal, first: Response): Promise<void> {
+    await pump(
+      first,
+      signal,
+      (event) => {
+        if (event.event === 'message' && event.data.trim() !== '') deliverText(event.data, 'SSE event on the standalone GET stream')
+      },
+      () => true,
+      'standalone GET stream',
+    )
+  }
+
+  async function deleteSession(): Promise<void> {
+    if (!sessionId) return
+    const headers = new Headers(params.headers)
+    headers.set(HEADER.SESSION_ID, sessionId)
+    if (protocolVersion) headers.set(HEADER.PROTOCOL_VERSION, protocolVersion)
+    try {
+      // 2025-11-25 basic/transports.mdx:216-220: SHOULD DELETE; 405 means the server keeps it.
+      const response = await fetchWithAuth(ctx, { method: 'DELETE', headers, signal: AbortSignal.timeout(settings.httpCloseTimeoutMs) })
+      await response.body?.cancel().catch(() => {})
+    } catch (error) {
+      log.debug(`${url}: DELETE of session failed: ${quote(String((error as Error).message ?? error))}`)
+    }
+    sessionId = undefined
+  }
+
+  return {
+    kind: 'streamable-http',
+    url,
+    get sessionId() {
+      return sessionId
+    },
+    resetSession() {
+      sessionId = undefined
+    },
+    async start(h) {
+      if (handlers) throw new McpxError('INTERNAL', 'HTTP transport started twice')
+      try {
+        new URL(url)
+      } catch {
+        throw new McpxError('CONFIG', `not a URL: ${JSON.stringify(url)}`, { url })
+      }
+      handlers = h
+    },
+    send,
+    async openListenStream(options) {
+      if (closed || !handlers) throw new McpxError('CONNECT', `HTTP transport to ${url} is not open`, { url })
+      const signal = options?.signal ? AbortSignal.any([options.signal, lifetime.signal]) : lifetime.signal
+      const response = await getStream(signal)
+      if (response === 405) return false
+      track(listen(signal, response).catch((error) => {
+        if (!signal.aborted && !closed) throw error
+      }))
+      return true
+    },
+    close() {
+      if (closing) return closing
+      closed = true
+      lifetime.abort()
+      closing = (async () => {
+        await Promise.allSettled([...background])
+        await deleteSession()
+        handlers?.onClose()
+      })()
+      return closing
+    },
+  }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const timer = setTimeout(done, ms)
+    function done(): void {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+  })
+}

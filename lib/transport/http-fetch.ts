@@ -1,0 +1,101 @@
+/**
+ * The one way the client transports do HTTP: Bun's fetch with no idle or whole-response timeout
+ * (deadlines come only from the caller's AbortSignal, TR-45), credentials from an optional
+ * AuthProvider with bounded re-authorization on 401/403, capped body reads, and the CONNECT error
+ * contract (`httpStatus`, `contentType`, `body`, `sessionExpired`, `wwwAuthenticate`, `url`).
+ */
+import { McpxError } from '../errors/index.ts'
+import { quote } from './decode-messages.ts'
+import type { AuthProvider } from './types.ts'
+
+/** How much of an unexpected response body an error quotes (`data.body`). */
+export const ERROR_BODY_BYTES = 2048
+
+export interface FetchContext {
+  url: string
+  auth?: AuthProvider
+  /** Most consecutive re-authorizations for one request (settings.authMaxRetries). */
+  authMaxRetries: number
+}
+
+/**
+ * Send one request, asking the AuthProvider for credentials and letting it react to 401/403.
+ * Network failures reject CONNECT naming the URL; an abort rejects CANCELLED.
+ */
+export async function fetchWithAuth(ctx: FetchContext, init: { method: string; headers: Headers; body?: string; signal?: AbortSignal }): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    const headers = new Headers(init.headers)
+    const authorization = ctx.auth ? await ctx.auth.authorization() : undefined
+    if (authorization) headers.set('Authorization', authorization)
+    let response: Response
+    try {
+      // `timeout: false` turns off Bun's idle timer: a quiet SSE stream is not a dead one.
+      response = await fetch(ctx.url, { method: init.method, headers, body: init.body, signal: init.signal, timeout: false, redirect: 'follow' })
+    } catch (error) {
+      throw fetchFailure(ctx.url, init.method, error, init.signal)
+    }
+    if ((response.status === 401 || response.status === 403) && ctx.auth && attempt < ctx.authMaxRetries) {
+      const verdict = await ctx.auth.onAuthChallenge(response.clone(), { url: ctx.url, method: init.method })
+      if (verdict === 'retry') {
+        await response.body?.cancel().catch(() => {})
+        continue
+      }
+    }
+    return response
+  }
+}
+
+export function fetchFailure(url: string, method: string, error: unknown, signal?: AbortSignal): McpxError {
+  if (error instanceof McpxError) return error
+  if (signal?.aborted) return new McpxError('CANCELLED', `${method} ${url} was cancelled`, { url }, { cause: error })
+  const code = (error as { code?: string }).code
+  return new McpxError('CONNECT', `cannot reach ${url}: ${(error as Error).message ?? String(error)}`, { url, errno: code }, { cause: error })
+}
+
+export function contentTypeOf(response: Response): string {
+  return (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+}
+
+/**
+ * Read a body as text, refusing to hold more than `maxBytes`. Returns `undefined` text when the
+ * body was larger (the stream is cancelled at the cap).
+ */
+export async function readTextCapped(response: Response, maxBytes: number): Promise<{ text: string | undefined; bytes: number }> {
+  if (!response.body) return { text: '', bytes: 0 }
+  const reader = response.body.getReader()
+  const parts: Uint8Array[] = []
+  let bytes = 0
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    bytes += next.value.length
+    if (bytes > maxBytes) {
+      await reader.cancel().catch(() => {})
+      return { text: undefined, bytes }
+    }
+    parts.push(next.value)
+  }
+  return { text: new TextDecoder().decode(Buffer.concat(parts)), bytes }
+}
+
+/** The CONNECT error for a response mcpx cannot use, quoting the start of its body. */
+export function httpError(ctx: { url: string; method: string }, response: Response, body: string, extra: Record<string, unknown> = {}): McpxError {
+  const contentType = response.headers.get('content-type') ?? ''
+  const wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined
+  const shown = body.length > ERROR_BODY_BYTES ? body.slice(0, ERROR_BODY_BYTES) : body
+  const detail = shown.trim() === '' ? '' : `: ${quote(shown.trim(), 200)}`
+  return new McpxError('CONNECT', `${ctx.method} ${ctx.url} answered HTTP ${response.status}${detail}`, {
+    url: ctx.url,
+    httpStatus: response.status,
+    contentType,
+    body: shown,
+    ...(wwwAuthenticate === undefined ? {} : { wwwAuthenticate }),
+    ...extra,
+  })
+}
+
+/** Case-insensitive header lookup in a plain record. */
+export function headerValue(headers: Record<string, string> | undefined, name: string): string | undefined {
+  if (!headers) return undefined
+  const lower = name.toLowerCase()
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === lower) return value
+  return undefined
+}
