@@ -56,10 +56,20 @@ export function staticClientFor(
     if (preRegistered.authMethod !== undefined) client.authMethod = preRegistered.authMethod
     return client
   }
-  if (clientMetadataUrl && metadata.client_id_metadata_document_supported === true) {
+  if (clientMetadataUrl && isClientMetadataUrl(clientMetadataUrl) && metadata.client_id_metadata_document_supported === true) {
     return { kind: 'metadata-document', clientId: clientMetadataUrl, authMethod: 'none' }
   }
   return undefined
+}
+
+/** client-registration.mdx: a CIMD client_id is an https URL with a path component. */
+function isClientMetadataUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    return url.protocol === 'https:' && url.pathname.length > 1
+  } catch {
+    return false
+  }
 }
 
 /** Register dynamically (RFC 7591 §3.1). Fails with AUTH when the AS offers no registration. */

@@ -96,9 +96,36 @@ export async function fetchAuthorizationServerMetadata(ctx: HttpContext, issuer:
         metadataIssuer: metadata.issuer,
       })
     }
+    requireSecureEndpoints(metadata)
     return metadata
   }
   return undefined
+}
+
+const ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'registration_endpoint'] as const
+
+/**
+ * 2026-07-28 security-considerations.mdx "Communication Security": AS endpoints MUST be HTTPS.
+ * Loopback hosts are exempt (local development, test servers); nothing else is.
+ */
+export function requireSecureEndpoints(metadata: AuthorizationServerMetadata): void {
+  for (const key of ENDPOINTS) {
+    const value = metadata[key]
+    if (value === undefined) continue
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      throw new McpxError('AUTH', `authorization server ${metadata.issuer} publishes an invalid ${key}: ${value}`, { issuer: metadata.issuer, [key]: value })
+    }
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+      throw new McpxError('AUTH', `authorization server ${metadata.issuer} publishes a non-HTTPS ${key} (${value}); refused`, { issuer: metadata.issuer, [key]: value })
+    }
+  }
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname)
 }
 
 /**

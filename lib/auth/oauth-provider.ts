@@ -17,9 +17,10 @@ import {
   defaultAuthorizationServerMetadata,
   fetchAuthorizationServerMetadata,
   fetchProtectedResourceMetadata,
+  requireSecureEndpoints,
   resourceMatchesServer,
 } from './discovery.ts'
-import type { FetchLike, HttpContext } from './http.ts'
+import { type FetchLike, type HttpContext, request } from './http.ts'
 import { type AssertionSource, JWT_BEARER_GRANT } from './jwt-bearer.ts'
 import type { AuthorizationServerMetadata } from './schemas.ts'
 import { type StoredTokens, requestToken } from './token-endpoint.ts'
@@ -130,8 +131,9 @@ class OAuthProviderImpl implements OAuthProvider {
 
   async login(): Promise<void> {
     await this.singleFlight(async () => {
-      const discovered = await this.discover({})
-      await this.obtain(discovered, this.initialScope(discovered, {}))
+      const challenge = await this.probeChallenge()
+      const discovered = await this.discover(challenge)
+      await this.obtain(discovered, this.initialScope(discovered, challenge))
     })
   }
 
@@ -146,6 +148,24 @@ class OAuthProviderImpl implements OAuthProvider {
   }
 
   // --- internal ---
+
+  /**
+   * The server's own 401 challenge, if it gives one to an unauthenticated ping: it may name a
+   * PRM location no well-known URI would find, and the scopes it wants.
+   */
+  private async probeChallenge(): Promise<BearerChallenge> {
+    try {
+      const response = await request(this.http, this.options.serverUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
+      })
+      await response.body?.cancel()
+      return response.status === 401 ? parseBearerChallenge(response) : {}
+    } catch {
+      return {}
+    }
+  }
 
   private noteHandedOut(token: string): void {
     if (this.handedOut?.token === token) {
@@ -198,7 +218,10 @@ class OAuthProviderImpl implements OAuthProvider {
           serverUrl,
         })
       }
-      const issuer = prm.authorization_servers?.[0]
+      // RFC 9728 §7.6: the choice among several is ours; stay with the one we hold state for.
+      const servers = prm.authorization_servers ?? []
+      const current = (await this.load())?.issuer
+      const issuer = current !== undefined && servers.includes(current) ? current : servers[0]
       if (!issuer) throw new McpxError('AUTH', `protected resource metadata of ${serverUrl} names no authorization server`, { resource: prm.resource })
       const metadata = await fetchAuthorizationServerMetadata(this.http, issuer)
       if (!metadata) throw new McpxError('AUTH', `authorization server ${issuer} publishes no OAuth or OpenID metadata`, { issuer })
@@ -208,7 +231,12 @@ class OAuthProviderImpl implements OAuthProvider {
       // 2025-03-26 servers: no PRM; the AS is the server's origin, metadata optional.
       const origin = new URL(serverUrl).origin
       const metadata = await fetchAuthorizationServerMetadata(this.http, origin)
-      discovered = metadata ? { metadata, fromDocument: true } : { metadata: defaultAuthorizationServerMetadata(serverUrl), fromDocument: false }
+      // RFC 8707 still applies: the canonical server URI is the resource (MUST send regardless).
+      const resource = canonicalResource(serverUrl)
+      discovered = metadata
+        ? { metadata, resource, fromDocument: true }
+        : { metadata: defaultAuthorizationServerMetadata(serverUrl), resource, fromDocument: false }
+      requireSecureEndpoints(discovered.metadata)
     }
     this.discovered = discovered
     return discovered
@@ -338,6 +366,14 @@ class OAuthProviderImpl implements OAuthProvider {
       throw error
     }
   }
+}
+
+/** RFC 8707 §2 canonical URI: no fragment, and no bare trailing slash on a pathless URI. */
+function canonicalResource(serverUrl: string): string {
+  const url = new URL(serverUrl)
+  url.hash = ''
+  const text = url.toString()
+  return url.pathname === '/' && !url.search ? text.replace(/\/$/, '') : text
 }
 
 function resourceOf(discovered: Discovered): { resource?: string } {

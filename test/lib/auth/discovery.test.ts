@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { authorizationServerMetadataUrls, protectedResourceMetadataUrls, resourceMatchesServer } from '../../../lib/auth/index.ts'
+import { authorizationServerMetadataUrls, protectedResourceMetadataUrls, requireSecureEndpoints, resourceMatchesServer } from '../../../lib/auth/index.ts'
 
 describe('well-known URLs (2026-07-28 authorization-server-discovery.mdx)', () => {
   test('PRM: path-based first, then root; root only for a pathless server', () => {
@@ -38,5 +38,16 @@ describe('resourceMatchesServer', () => {
     ['not a url', 'https://mcp.example.com/mcp', false],
   ])('%s for %s → %p', (resource, server, expected) => {
     expect(resourceMatchesServer(resource, server)).toBe(expected)
+  })
+})
+
+describe('requireSecureEndpoints (security-considerations.mdx "Communication Security")', () => {
+  const meta = (endpoint: string) => ({ issuer: 'https://as.example', token_endpoint: endpoint })
+  test('https and loopback http pass; other http and garbage are refused', () => {
+    expect(() => requireSecureEndpoints(meta('https://as.example/token'))).not.toThrow()
+    expect(() => requireSecureEndpoints(meta('http://127.0.0.1:8080/token'))).not.toThrow()
+    expect(() => requireSecureEndpoints(meta('http://localhost/token'))).not.toThrow()
+    expect(() => requireSecureEndpoints(meta('http://as.example/token'))).toThrow(/non-HTTPS token_endpoint/)
+    expect(() => requireSecureEndpoints(meta('not a url'))).toThrow(/invalid token_endpoint/)
   })
 })
