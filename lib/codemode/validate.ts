@@ -1,0 +1,197 @@
+/**
+ * JSON Schema validation of upstream tool inputs (before a call) and outputs (structuredContent,
+ * when the tool has an outputSchema). Upstream schemas are untrusted, so: @cfworker/json-schema, an
+ * interpreter (no code generation from third-party schemas) that never resolves remote refs; size
+ * and depth caps; `pattern`s that are too long or have nested quantifiers are dropped (ReDoS on the
+ * daemon thread), and strings longer than a cap skip pattern checks. Anything that cannot be
+ * validated passes through with `skipped` saying why, so a bad schema never breaks its tool.
+ */
+import { Validator } from '@cfworker/json-schema'
+import type { Settings } from '../settings/index.ts'
+
+export interface ValidationIssue {
+  /** JSON Pointer into the validated value ('' = the value itself). */
+  readonly path: string
+  readonly message: string
+}
+
+export type SkipReason = 'no-schema' | 'too-large' | 'too-deep' | 'invalid-schema'
+
+export type ValidationResult = { readonly ok: true; readonly skipped?: SkipReason } | { readonly ok: false; readonly errors: readonly ValidationIssue[] }
+
+export interface SchemaValidator {
+  /** Check tool arguments against `tool.inputSchema`. */
+  validateInput(tool: { readonly inputSchema?: unknown }, args: unknown): ValidationResult
+  /** Check a tool's structuredContent against `tool.outputSchema` (pass-through when it has none). */
+  validateOutput(tool: { readonly outputSchema?: unknown }, structuredContent: unknown): ValidationResult
+}
+
+type SchemaSettings = Pick<Settings, 'schemaMaxBytes' | 'schemaMaxDepth' | 'schemaMaxPatternLength' | 'schemaMaxValidatedStringLength' | 'schemaCacheSize'>
+
+type Draft = '4' | '7' | '2019-09' | '2020-12'
+
+/** A compiled schema, or why there is none. Two validators: with patterns, and without (for long strings). */
+type Compiled = { full: Validator; noPatterns: Validator; broken: boolean } | { skipped: SkipReason }
+
+/** Errors that only summarise a child's failure (reported separately) are dropped. */
+const SUMMARY_KEYWORDS = new Set([
+  'properties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'allOf',
+  '$ref',
+  '$dynamicRef',
+  'dependentSchemas',
+  'patternProperties',
+])
+const MAX_ISSUES = 20
+/** A group holding a quantifier, itself quantified: the classic catastrophic-backtracking shape. */
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}?](?:[^()\\]|\\.)*\)\s*(?:[+*]|\{\d+,?\d*\})/
+
+export function createSchemaValidator(settings: SchemaSettings): SchemaValidator {
+  const byObject = new WeakMap<object, Compiled>()
+  const byText = new Map<string, Compiled>()
+
+  const compile = (schema: unknown): Compiled => {
+    if (schema === undefined || schema === null) return { skipped: 'no-schema' }
+    if (typeof schema === 'object') {
+      const hit = byObject.get(schema)
+      if (hit) return hit
+    }
+    let text: string | undefined
+    try {
+      text = JSON.stringify(schema)
+    } catch {
+      return { skipped: 'invalid-schema' }
+    }
+    if (text === undefined) return { skipped: 'invalid-schema' }
+    let compiled = byText.get(text)
+    if (compiled) {
+      // Least recently used goes first: re-insert on hit.
+      byText.delete(text)
+    } else compiled = build(schema, text, settings)
+    byText.set(text, compiled)
+    if (byText.size > settings.schemaCacheSize) byText.delete(byText.keys().next().value!)
+    if (typeof schema === 'object') byObject.set(schema, compiled)
+    return compiled
+  }
+
+  const validate = (schema: unknown, value: unknown): ValidationResult => {
+    const compiled = compile(schema)
+    if ('skipped' in compiled) return { ok: true, skipped: compiled.skipped }
+    if (compiled.broken) return { ok: true, skipped: 'invalid-schema' }
+    const validator = hasLongString(value, settings.schemaMaxValidatedStringLength) ? compiled.noPatterns : compiled.full
+    let result: ReturnType<Validator['validate']>
+    try {
+      result = validator.validate(value)
+    } catch {
+      // Unresolvable $ref, malformed keyword: the schema is at fault, not the value.
+      compiled.broken = true
+      return { ok: true, skipped: 'invalid-schema' }
+    }
+    if (result.valid) return { ok: true }
+    return { ok: false, errors: issues(result.errors) }
+  }
+
+  return {
+    validateInput: (tool, args) => validate(tool.inputSchema, args),
+    validateOutput: (tool, structuredContent) => validate(tool.outputSchema, structuredContent),
+  }
+}
+
+function build(schema: unknown, text: string, settings: SchemaSettings): Compiled {
+  if (text.length > settings.schemaMaxBytes) return { skipped: 'too-large' }
+  if (typeof schema !== 'boolean' && (typeof schema !== 'object' || Array.isArray(schema))) return { skipped: 'invalid-schema' }
+  if (depthOf(schema, settings.schemaMaxDepth + 1) > settings.schemaMaxDepth) return { skipped: 'too-deep' }
+  const draft = draftOf(schema)
+  try {
+    const safe = rewritePatterns(schema, (pattern) => isSafePattern(pattern, settings.schemaMaxPatternLength))
+    const noPatterns = rewritePatterns(schema, () => false)
+    return {
+      full: new Validator(safe as object, draft, false),
+      noPatterns: new Validator(noPatterns as object, draft, false),
+      broken: false,
+    }
+  } catch {
+    return { skipped: 'invalid-schema' }
+  }
+}
+
+/** MCP's default dialect is 2020-12; older `$schema` URIs select their draft. */
+function draftOf(schema: unknown): Draft {
+  const uri = typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined
+  if (typeof uri !== 'string') return '2020-12'
+  if (/draft-0[34]/.test(uri)) return '4'
+  if (/draft-0[67]/.test(uri)) return '7'
+  if (uri.includes('2019-09')) return '2019-09'
+  return '2020-12'
+}
+
+function isSafePattern(pattern: string, maxLength: number): boolean {
+  if (pattern.length > maxLength || NESTED_QUANTIFIER.test(pattern)) return false
+  try {
+    new RegExp(pattern, 'u')
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Copy of the schema keeping only `pattern`s / `patternProperties` keys that `keep` accepts. */
+function rewritePatterns(node: unknown, keep: (pattern: string) => boolean): unknown {
+  if (Array.isArray(node)) return node.map((item) => rewritePatterns(item, keep))
+  if (typeof node !== 'object' || node === null) return node
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'pattern' && typeof value === 'string') {
+      if (keep(value)) out[key] = value
+    } else if (key === 'patternProperties' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const kept = Object.entries(value).filter(([pattern]) => keep(pattern))
+      out[key] = Object.fromEntries(kept.map(([pattern, sub]) => [pattern, rewritePatterns(sub, keep)]))
+    } else out[key] = rewritePatterns(value, keep)
+  }
+  return out
+}
+
+/** Nesting depth of objects/arrays, stopping once past `limit`. */
+function depthOf(node: unknown, limit: number, depth = 0): number {
+  if (typeof node !== 'object' || node === null || depth >= limit) return depth
+  let max = depth
+  for (const value of Object.values(node)) {
+    max = Math.max(max, depthOf(value, limit, depth + 1))
+    if (max >= limit) break
+  }
+  return max
+}
+
+function hasLongString(value: unknown, maxLength: number, depth = 0): boolean {
+  if (typeof value === 'string') return value.length > maxLength
+  if (typeof value !== 'object' || value === null || depth > 64) return false
+  for (const [key, item] of Object.entries(value)) {
+    if (key.length > maxLength || hasLongString(item, maxLength, depth + 1)) return true
+  }
+  return false
+}
+
+function issues(errors: ReadonlyArray<{ instanceLocation: string; keyword: string; error: string }>): ValidationIssue[] {
+  const out: ValidationIssue[] = []
+  // additionalProperties/unevaluatedProperties report at the object; their `false` child names the property.
+  const closed = new Set(errors.filter((e) => e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties').map((e) => e.instanceLocation))
+  for (const error of errors) {
+    if (SUMMARY_KEYWORDS.has(error.keyword)) continue
+    const path = error.instanceLocation.replace(/^#/, '')
+    let message = error.error
+    if (error.keyword === 'false') {
+      const parent = error.instanceLocation.replace(/\/[^/]*$/, '')
+      const name = decodeURIComponent(error.instanceLocation.slice(parent.length + 1)).replace(/~1/g, '/').replace(/~0/g, '~')
+      message = closed.has(parent) ? `unexpected property ${JSON.stringify(name)}` : 'no value is allowed here'
+    }
+    out.push({ path, message })
+    if (out.length >= MAX_ISSUES) break
+  }
+  return out.length > 0 ? out : [{ path: '', message: 'value does not match the schema' }]
+}
