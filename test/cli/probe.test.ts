@@ -1,0 +1,104 @@
+/**
+ * `mcpx probe` against real servers (SDK fixtures over stdio and HTTP) and against things that are
+ * not MCP servers: the right era and transport, or the documented exit code with a diagnosis.
+ */
+import { describe, expect, test } from 'bun:test'
+import { runMcpx } from '../harness.ts'
+import { LEGACY, MODERN, serveFixture } from '../lib/client/peers/serve.ts'
+const ENV = { MCPX_PROBE_TIMEOUT_MS: '1000', MCPX_TIMEOUT_MS: '10000' }
+
+async function probe(...target: string[]) {
+  const result = await runMcpx(['probe', '--json', ...target], { env: ENV })
+  return { ...result, report: JSON.parse(result.stdout) as Record<string, any> }
+}
+
+describe('mcpx probe', () => {
+  test('legacy stdio server', async () => {
+    const { exitCode, report } = await probe('--', process.execPath, LEGACY, 'stdio')
+    expect(exitCode).toBe(0)
+    expect([report.era, report.transport, report.protocolVersions]).toEqual(['legacy', 'stdio', ['2025-11-25']])
+    expect(report.server).toEqual({ name: 'legacy-everything', version: '1.2.3' })
+    expect(Object.keys(report.capabilities)).toContain('tools')
+    expect(report.auth).toEqual({ required: false })
+    expect(report.timings.length).toBeGreaterThan(0)
+  })
+
+  test('modern stdio server', async () => {
+    const { exitCode, report } = await probe('--', process.execPath, MODERN, 'stdio')
+    expect(exitCode).toBe(0)
+    expect(['modern', 'dual']).toContain(report.era)
+    expect(report.transport).toBe('stdio')
+    expect(report.protocolVersions).toContain('2026-07-28')
+    expect(report.server).toEqual({ name: 'modern-everything', version: '2.3.4' })
+  })
+
+  test('legacy Streamable HTTP server', async () => {
+    await using server = await serveFixture(LEGACY, 'http')
+    const { exitCode, report } = await probe(server.url)
+    expect(exitCode).toBe(0)
+    expect([report.era, report.transport]).toEqual(['legacy', 'streamable-http'])
+  })
+
+  test('dual-era HTTP server', async () => {
+    await using server = await serveFixture(MODERN, 'http')
+    const { exitCode, report } = await probe(server.url)
+    expect(exitCode).toBe(0)
+    expect([report.era, report.transport]).toEqual(['dual', 'streamable-http'])
+    expect(report.protocolVersions).toContain('2026-07-28')
+  })
+
+  test('modern-only HTTP server', async () => {
+    await using server = await serveFixture(MODERN, 'http-strict')
+    const { exitCode, report } = await probe(server.url)
+    expect(exitCode).toBe(0)
+    expect([report.era, report.transport]).toEqual(['modern', 'streamable-http'])
+  })
+
+  test('legacy HTTP+SSE server', async () => {
+    await using server = await serveFixture(LEGACY, 'sse')
+    const { exitCode, report } = await probe(server.url)
+    expect(exitCode).toBe(0)
+    expect([report.era, report.transport]).toEqual(['legacy', 'http+sse'])
+  })
+
+  test('a URL that is not MCP → exit 3 (CONNECT) with a diagnosis', async () => {
+    using web = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('<html>hi</html>', { status: 404, headers: { 'content-type': 'text/html' } }) })
+    const { exitCode, report, stderr } = await probe(`http://127.0.0.1:${web.port}/mcp`)
+    expect(exitCode).toBe(3)
+    expect(report.era).toBe('none')
+    expect(report.error.code).toBe('CONNECT')
+    expect(report.error.message).toContain('not an MCP endpoint')
+    expect(JSON.parse(stderr).error.code).toBe('CONNECT')
+  })
+
+  test('a port with nothing listening → exit 3', async () => {
+    const { exitCode, report } = await probe('http://127.0.0.1:1/mcp')
+    expect(exitCode).toBe(3)
+    expect(report.error.message).toContain('nothing answers')
+  })
+
+  test('a command that exits at once → exit 3', async () => {
+    const { exitCode, report } = await probe('--', process.execPath, '-e', 'process.exit(7)')
+    expect(exitCode).toBe(3)
+    expect(report.error.code).toBe('CONNECT')
+    expect(report.error.message).toContain('did not stay up')
+  })
+
+  test('401 → exit 4 (AUTH) naming where the resource metadata lives', async () => {
+    using guarded = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () => new Response('', { status: 401, headers: { 'WWW-Authenticate': 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"' } }),
+    })
+    const { exitCode, report } = await probe(`http://127.0.0.1:${guarded.port}/mcp`)
+    expect(exitCode).toBe(4)
+    expect(report.auth).toEqual({ required: true, resourceMetadata: 'http://127.0.0.1/.well-known/oauth-protected-resource/mcp' })
+    expect(report.error.code).toBe('AUTH')
+  })
+
+  test('not a URL and no command → exit 2 (USAGE)', async () => {
+    const result = await runMcpx(['probe', 'not-a-url'])
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toContain('mcpx probe -- not-a-url')
+  })
+})
