@@ -6,3 +6,4 @@ export { createStdioTransport, type StdioServerParams, type StdioTransport } fro
 export { createSseParser, readEventStream, type EventStreamEnd, type SseEvent, type SseParser, type SseParserOptions } from './sse-parser.ts'
 export { createHttpTransport, type HttpTransport, type HttpTransportParams } from './http-client.ts'
 export { createStdioServerTransport, type StdioServerOptions, type StdioServerTransport } from './stdio-server.ts'
+export { createSseTransport, type SseTransport, type SseTransportParams } from './sse-client.ts'
