@@ -13,10 +13,15 @@ const load = (importer: () => Promise<{ default: CommandDef<any> }>) => () => im
 export const main = defineCommand({
   meta: { name: 'mcpx', version: VERSION, description: 'Toolkit and gateway for the Model Context Protocol (every revision, both eras)' },
   subCommands: {
+    call: load(() => import('./commands/call.ts')),
+    servers: load(() => import('./commands/servers.ts')),
+    tools: load(() => import('./commands/tools.ts')),
     settings: load(() => import('./commands/settings.ts')),
     probe: load(() => import('./commands/probe.ts')),
     daemon: load(() => import('./commands/daemon.ts')),
     status: load(() => import('./commands/status.ts')),
+    import: load(() => import('./commands/import.ts')),
+    install: load(() => import('./commands/install.ts')),
     'sandbox-child': load(() => import('./commands/sandbox-child.ts')),
   },
 })

@@ -5,7 +5,7 @@
  */
 import { type ArgsDef, type CommandDef, defineCommand } from 'citty'
 import { homeLayout } from '../../lib/config/index.ts'
-import { DaemonClient, type DaemonInfo, OPERATIONS, type Operation, announceReady, startDaemon } from '../../lib/daemon/index.ts'
+import { DaemonClient, type DaemonInfo, OPERATIONS, type Operation, announceReady, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { type CliContext, loadConfiguredContext, loadContext } from '../context.ts'
@@ -43,7 +43,7 @@ const run = defineCommand({
     let daemon
     try {
       const ctx = loadConfiguredContext(args)
-      daemon = await startDaemon({ settings: ctx.settings, config: ctx.config, layout: homeLayout(ctx.paths.home), version: VERSION, handleSignals: true })
+      daemon = await startGatewayDaemon({ settings: ctx.settings, config: ctx.config, layout: homeLayout(ctx.paths.home), version: VERSION, handleSignals: true })
     } catch (error) {
       if (readyFd !== undefined) announceReady(readyFd, { error })
       throw error

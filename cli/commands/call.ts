@@ -1,0 +1,89 @@
+/**
+ * `mcpx call <server.tool> [key=value | key=@file | '{json}' | -]...`: one tool call through the
+ * daemon (started on demand). Arguments are coerced by the tool's inputSchema and checked before the
+ * round trip; the result goes to stdout (human, or `--json` as the spec shapes it); a tool result
+ * with isError exits 1 (README "Exit codes").
+ */
+import { readFileSync, statSync } from 'node:fs'
+import { defineCommand } from 'citty'
+import { McpxError } from '../../lib/errors/index.ts'
+import type { Catalog } from '../../lib/daemon/index.ts'
+import { checkArguments, parseCallArguments, parseJsonObject, splitQualified, suggest } from '../../lib/gateway/index.ts'
+import { commonArgs } from '../args.ts'
+import { loadConfiguredContext } from '../context.ts'
+import { EXIT, setExitCode } from '../exit.ts'
+import { printJson, renderToolResult } from '../render.ts'
+import { daemonClient } from './daemon.ts'
+
+export default defineCommand({
+  meta: { name: 'call', description: 'Call one upstream tool: mcpx call <server.tool> [key=value ...]' },
+  args: {
+    ...commonArgs,
+    target: { type: 'positional', description: 'server.tool (the first dot splits; server/tool also works)', required: true },
+    args: { type: 'string', description: 'Arguments as one JSON object', valueHint: 'json' },
+    timeout: { type: 'string', description: 'Deadline for this call in milliseconds', valueHint: 'ms' },
+  },
+  async run({ args }) {
+    const ctx = loadConfiguredContext(args)
+    const { server, tool } = splitQualified(args.target.replace('/', '.'))
+    const tokens = args._.slice(1)
+    const base = await baseArguments(args.args, tokens)
+    const client = daemonClient(ctx, args, true)
+    const catalog = await client.request<Catalog>('catalog', { name: server })
+    const definition = (catalog.tools as Record<string, unknown>[]).find((t) => t.name === tool)
+    if (!definition) {
+      const hint = suggest(tool, catalog.tools.map((t) => String((t as { name: unknown }).name)))
+      throw new McpxError('NOT_FOUND', `server "${server}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map((h) => `${server}.${h}`).join(', ')}?)` : ''}`, {
+        server,
+        tool,
+        suggestions: hint,
+      })
+    }
+    const callArguments = parseCallArguments(tokens.filter((t) => t !== '-'), definition.inputSchema, { readFile: readArgumentFile, base })
+    checkArguments(callArguments, definition.inputSchema)
+    const timeoutMs = args.timeout === undefined ? undefined : parseTimeout(args.timeout)
+    const result = await client.request<Record<string, unknown>>('call', { server, tool, arguments: callArguments, ...(timeoutMs !== undefined && { timeoutMs }) })
+    if (ctx.json) printJson(result)
+    else {
+      const text = renderToolResult(result)
+      process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`)
+    }
+    if (result.isError === true) {
+      if (!ctx.json && !process.stderr.isTTY) process.stderr.write(`${JSON.stringify({ error: { code: 'TOOL', message: `${server}.${tool} returned isError` } })}\n`)
+      setExitCode(EXIT.TOOL)
+    }
+  },
+})
+
+/** `--args JSON`, or JSON on stdin (`-`, or piped with no other arguments). */
+async function baseArguments(json: string | undefined, tokens: string[]): Promise<Record<string, unknown>> {
+  if (json !== undefined) return parseJsonObject(json, '--args')
+  const wantsStdin = tokens.includes('-') || (tokens.length === 0 && stdinIsPiped())
+  if (!wantsStdin) return {}
+  const text = (await new Response(Bun.stdin.stream()).text()).trim()
+  return text === '' ? {} : parseJsonObject(text, 'JSON on stdin')
+}
+
+/** Only a pipe or a file counts: never block on a terminal or on /dev/null. */
+function stdinIsPiped(): boolean {
+  try {
+    const stat = statSync('/dev/stdin')
+    return stat.isFIFO() || stat.isFile()
+  } catch {
+    return false
+  }
+}
+
+function readArgumentFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new McpxError('USAGE', `cannot read argument file ${path}: ${(error as Error).message}`, { path })
+  }
+}
+
+function parseTimeout(raw: string): number {
+  const ms = Number(raw)
+  if (!Number.isInteger(ms) || ms < 0) throw new McpxError('USAGE', `--timeout must be a whole number of milliseconds, got "${raw}"`)
+  return ms
+}

@@ -1,0 +1,58 @@
+/**
+ * Human rendering of MCP results for the terminal. `--json` bypasses this and prints the result as
+ * the spec shapes it; here content blocks become readable text and structured content pretty JSON.
+ */
+
+type Json = Record<string, unknown>
+
+/** A CallToolResult as text: text blocks verbatim, other blocks summarised, structuredContent as JSON. */
+export function renderToolResult(result: Json): string {
+  const lines: string[] = []
+  const content = Array.isArray(result.content) ? (result.content as Json[]) : []
+  for (const block of content) lines.push(renderContent(block))
+  if (result.structuredContent !== undefined && !content.some((b) => b.type === 'text')) {
+    lines.push(JSON.stringify(result.structuredContent, null, 2))
+  }
+  return lines.join('\n')
+}
+
+function renderContent(block: Json): string {
+  switch (block.type) {
+    case 'text':
+      return String(block.text ?? '')
+    case 'image':
+    case 'audio':
+      return `[${block.type} ${String(block.mimeType ?? '')}, ${base64Bytes(String(block.data ?? ''))} bytes]`
+    case 'resource': {
+      const resource = (block.resource ?? {}) as Json
+      return typeof resource.text === 'string' ? `[resource ${String(resource.uri)}]\n${resource.text}` : `[resource ${String(resource.uri)}, ${String(resource.mimeType ?? 'binary')}]`
+    }
+    case 'resource_link':
+      return `[link ${String(block.uri)}${block.name ? ` ${String(block.name)}` : ''}]`
+    default:
+      return JSON.stringify(block)
+  }
+}
+
+function base64Bytes(data: string): number {
+  return Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0)
+}
+
+/** A compact signature: `name(required: type, [optional: type])  description`. */
+export function renderToolSignature(tool: Json): string {
+  const schema = (tool.inputSchema ?? {}) as Json
+  const properties = (schema.properties ?? {}) as Record<string, Json>
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : [])
+  const params = Object.entries(properties)
+    .sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)))
+    .map(([name, p]) => {
+      const type = Array.isArray(p.type) ? p.type.join('|') : String(p.type ?? 'any')
+      return required.has(name) ? `${name}: ${type}` : `[${name}: ${type}]`
+    })
+  const description = typeof tool.description === 'string' ? `  ${tool.description.split('\n')[0]}` : ''
+  return `${String(tool.name)}(${params.join(', ')})${description}`
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
+}

@@ -1,0 +1,70 @@
+/**
+ * `mcpx call` end to end: the CLI (the compiled binary under `npm test`) starts an isolated daemon
+ * on demand, which spawns a real stdio upstream; stdout, stderr and the exit code are asserted.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { REPO_ROOT, runMcpx, tempDir } from '../harness.ts'
+
+const dir = tempDir('mcpx-call')
+const config = join(dir.path, 'config.json')
+const env = { MCPX_HOME: join(dir.path, 'home') }
+const call = (...args: string[]) => runMcpx(['call', ...args, '--config', config], { env })
+
+beforeAll(() => {
+  const upstream = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] }
+  writeFileSync(config, JSON.stringify({ mcpServers: { up: upstream } }))
+})
+afterAll(async () => {
+  await runMcpx(['daemon', 'stop', '--config', config], { env })
+  dir[Symbol.dispose]()
+})
+
+describe('mcpx call', () => {
+  test('calls an upstream tool through the daemon it starts on demand', async () => {
+    expect(await call('up.echo', 'text=007')).toEqual({ stdout: '007\n', stderr: '', exitCode: 0 })
+  })
+
+  test('--json prints the CallToolResult as the spec shapes it', async () => {
+    const result = await call('up.add', 'a=2', 'b=40', '--json')
+    expect(result.exitCode).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ content: [{ type: 'text', text: '42' }] })
+  })
+
+  test('arguments as one JSON object and from stdin', async () => {
+    expect((await call('up.add', '{"a":1,"b":2}')).stdout).toBe('3\n')
+    expect((await runMcpx(['call', 'up.add', '-', '--config', config], { env, stdin: '{"a":5,"b":5}' })).stdout).toBe('10\n')
+  })
+
+  test('unknown tool: did-you-mean, exit 2, one JSON line on stderr', async () => {
+    const result = await call('up.ecoh', 'text=x')
+    expect(result.exitCode).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: { code: 'NOT_FOUND', message: 'server "up" has no tool "ecoh" (did you mean up.echo?)', data: { server: 'up', tool: 'ecoh', suggestions: ['echo'] } },
+    })
+  })
+
+  test('an argument of the wrong type is named before the round trip', async () => {
+    const result = await call('up.add', 'a=x', 'b=2')
+    expect(result.exitCode).toBe(2)
+    expect(JSON.parse(result.stderr).error).toMatchObject({ code: 'USAGE', data: { field: 'a' } })
+  })
+
+  test('unknown server and malformed target are usage errors', async () => {
+    const unknown = await call('nope.echo')
+    expect(unknown.exitCode).toBe(2)
+    expect(JSON.parse(unknown.stderr).error.code).toBe('NOT_FOUND')
+    const malformed = await call('justatool')
+    expect(malformed.exitCode).toBe(2)
+    expect(JSON.parse(malformed.stderr).error.code).toBe('USAGE')
+  })
+
+  test('a tool that dies mid-call gives a clear error, and the next call succeeds after restart', async () => {
+    const crashed = await call('up.crash')
+    expect(crashed.exitCode).toBe(3)
+    expect(JSON.parse(crashed.stderr).error.code).toBe('CONNECT')
+    expect((await call('up.echo', 'text=back')).stdout).toBe('back\n')
+  })
+})
