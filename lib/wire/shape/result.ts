@@ -122,6 +122,12 @@ function shapeBody(revision: Revision, method: string, out: Obj): Obj {
       return out
     case 'roots/list':
       return mapList(out, 'roots', (root) => shapeRoot(revision, root))
+    case 'elicitation/create':
+      // Multi-select answers (string arrays) exist from 2025-11-25; older servers get one string.
+      if (revision < '2025-11-25' && isRecord(out.content)) {
+        out.content = Object.fromEntries(Object.entries(out.content).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]))
+      }
+      return out
     default:
       return out
   }

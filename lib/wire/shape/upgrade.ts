@@ -4,7 +4,7 @@
  * means "complete" (D26/basic/index.mdx); absent cache hints mean ttl 0 (server/utilities/caching.mdx).
  */
 import { RPC } from '../../errors/index.ts'
-import { CACHE_SCOPE, isModernRevision, RESULT_TYPE, type Revision } from '../constants.ts'
+import { CACHE_SCOPE, EXTENSION, isModernRevision, RESULT_TYPE, type Revision } from '../constants.ts'
 import { isRecord } from './meta.ts'
 import { modernTask } from './tasks.ts'
 import { CACHEABLE_METHODS } from './result.ts'
@@ -38,4 +38,13 @@ export function upgradeResult(revision: Revision, method: string, result: Obj): 
 export function isResourceNotFoundError(error: { code: number; data?: unknown }): boolean {
   if (error.code === RPC.RESOURCE_NOT_FOUND_LEGACY) return true
   return error.code === RPC.INVALID_PARAMS && isRecord(error.data) && typeof error.data.uri === 'string'
+}
+
+/**
+ * D26/basic/index.mdx: an unrecognised `resultType` MUST be treated as invalid; extension values
+ * ("task", SEP-2663) count only when that extension was negotiated. Absent means "complete".
+ */
+export function isKnownResultType(resultType: unknown, negotiatedExtensions: readonly string[] = []): boolean {
+  if (resultType === undefined || resultType === RESULT_TYPE.COMPLETE || resultType === RESULT_TYPE.INPUT_REQUIRED) return true
+  return resultType === RESULT_TYPE.TASK && negotiatedExtensions.includes(EXTENSION.TASKS)
 }

@@ -6,14 +6,16 @@ import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { McpxError } from '../../../lib/errors/index.ts'
 import {
-  isModernRevision, methodExists, METHODS, REVISIONS, shapeNotification, shapeRequest, shapeResult, type Revision,
+  isModernRevision, methodExists, METHODS, REVISIONS, shapeClientRequest, shapeNotification, shapeRequest, shapeResult, type Revision,
 } from '../../../lib/wire/index.ts'
 import { specDefinitions, validateSpec } from '../../support/spec-schema.ts'
 
 type Obj = Record<string, unknown>
 interface Case {
-  kind: 'result' | 'notification' | 'request'
+  kind: 'result' | 'notification' | 'request' | 'client-result' | 'client-request'
   method?: string
+  /** Notifications only: who sends it (default server-to-client). */
+  direction?: 'client-to-server' | 'server-to-client'
   value: Obj
 }
 
@@ -54,12 +56,25 @@ const NOTIFICATION_DEFS: Record<string, string> = {
   'notifications/cancelled': 'CancelledNotification',
   'notifications/elicitation/complete': 'ElicitationCompleteNotification',
   'notifications/tasks/status': 'TaskStatusNotification',
+  'notifications/roots/list_changed': 'RootsListChangedNotification',
+  'notifications/initialized': 'InitializedNotification',
 }
 const REQUEST_DEFS: Record<string, string> = {
   'elicitation/create': 'ElicitRequest',
   'sampling/createMessage': 'CreateMessageRequest',
   'roots/list': 'ListRootsRequest',
   ping: 'PingRequest',
+}
+const CLIENT_REQUEST_DEFS: Record<string, string> = {
+  initialize: 'InitializeRequest', ping: 'PingRequest', 'server/discover': 'DiscoverRequest', 'tools/list': 'ListToolsRequest',
+  'tools/call': 'CallToolRequest', 'resources/read': 'ReadResourceRequest', 'resources/subscribe': 'SubscribeRequest',
+  'prompts/get': 'GetPromptRequest', 'completion/complete': 'CompleteRequest', 'logging/setLevel': 'SetLevelRequest',
+  'subscriptions/listen': 'SubscriptionsListenRequest',
+}
+const CLIENT_RESULT_DEFS: Record<string, string> = {
+  'sampling/createMessage': 'CreateMessageResult',
+  'elicitation/create': 'ElicitResult',
+  'roots/list': 'ListRootsResult',
 }
 
 // Up to 2025-06-18 the Request/Notification definitions carry only method and params.
@@ -107,17 +122,42 @@ function checkResult(revision: Revision, method: string, value: Obj): void {
   expectValid(revision, 'JSONRPCMessage', response, false)
 }
 
-function checkNotification(revision: Revision, value: Obj): void {
+function checkNotification(revision: Revision, value: Obj, direction: 'client-to-server' | 'server-to-client'): void {
   const method = value.method as string
   const shaped = shapeNotification(revision, value as { method: string })
   if (!methodExists(revision, method, undefined, { extensions: true })) return void expect(shaped).toBeNull()
   expect(shaped).not.toBeNull()
   const message = shaped as Obj
   const definition = NOTIFICATION_DEFS[method] as string
+  const union = direction === 'client-to-server' ? 'ClientNotification' : 'ServerNotification'
   expectValid(revision, definition, bareEnvelope(revision) ? withoutEnvelope(message) : message)
-  expectValid(revision, 'ServerNotification', bareEnvelope(revision) ? withoutEnvelope(message) : message, false)
+  expectValid(revision, union, bareEnvelope(revision) ? withoutEnvelope(message) : message, false)
   expectValid(revision, 'JSONRPCNotification', message, false)
   expectValid(revision, 'JSONRPCMessage', message, false)
+}
+
+function checkClientResult(revision: Revision, method: string, value: Obj): void {
+  if (!methodExists(revision, method, 'server-to-client')) return expectEra(() => shapeResult(revision, method, value))
+  const shaped = shapeResult(revision, method, value)
+  const definition = CLIENT_RESULT_DEFS[method] as string
+  expectValid(revision, definition, shaped)
+  if (isModernRevision(revision)) {
+    // 2026: an MRTR input response (bare shape inside inputResponses), never a JSON-RPC response.
+    expect('resultType' in shaped).toBe(false)
+    return expectValid(revision, 'InputResponse', shaped, false)
+  }
+  expectValid(revision, 'ClientResult', shaped, false)
+  expectValid(revision, revision < '2025-11-25' ? 'JSONRPCResponse' : 'JSONRPCResultResponse', { jsonrpc: '2.0', id: 1, result: shaped }, false)
+}
+
+function checkClientRequest(revision: Revision, value: Obj): void {
+  const method = value.method as string
+  if (!methodExists(revision, method, 'client-to-server')) return expectEra(() => shapeClientRequest(revision, value as { method: string }))
+  const shaped = shapeClientRequest(revision, value as { method: string }) as Obj
+  const definition = CLIENT_REQUEST_DEFS[method] as string
+  expectValid(revision, definition, bareEnvelope(revision) ? withoutEnvelope(shaped) : shaped)
+  expectValid(revision, 'ClientRequest', bareEnvelope(revision) ? withoutEnvelope(shaped) : shaped, false)
+  expectValid(revision, 'JSONRPCRequest', shaped, false)
 }
 
 function checkRequest(revision: Revision, value: Obj): void {
@@ -143,6 +183,7 @@ function checkRequest(revision: Revision, value: Obj): void {
 
 test('the corpus covers every server result, server notification and server request of every revision', () => {
   const methods = new Set(CASES.map(([, c]) => (c.kind === 'result' ? c.method : c.value.method) as string))
+  const clientResults = new Set(CASES.filter(([, c]) => c.kind === 'client-result').map(([, c]) => c.method as string))
   for (const revision of REVISIONS) {
     for (const key of ['clientRequests', 'serverNotifications', 'serverRequests', 'inputRequests'] as const) {
       for (const method of METHODS[revision][key]) {
@@ -150,13 +191,26 @@ test('the corpus covers every server result, server notification and server requ
         expect({ revision, method, covered: methods.has(method) }).toEqual({ revision, method, covered: true })
       }
     }
+    for (const method of [...METHODS[revision].inputRequests, ...METHODS[revision].serverRequests]) {
+      if (method === 'ping' || method.startsWith('tasks/')) continue // EmptyResult / task results, covered as server results
+      expect({ revision, method, answered: clientResults.has(method) }).toEqual({ revision, method, answered: true })
+    }
   }
 })
 
 describe.each(CASES)('%s', (_name, corpusCase) => {
   test.each([...REVISIONS])('validates as %s', (revision) => {
-    if (corpusCase.kind === 'result') checkResult(revision, corpusCase.method as string, corpusCase.value)
-    else if (corpusCase.kind === 'notification') checkNotification(revision, corpusCase.value)
-    else checkRequest(revision, corpusCase.value)
+    switch (corpusCase.kind) {
+      case 'result':
+        return checkResult(revision, corpusCase.method as string, corpusCase.value)
+      case 'notification':
+        return checkNotification(revision, corpusCase.value, corpusCase.direction ?? 'server-to-client')
+      case 'request':
+        return checkRequest(revision, corpusCase.value)
+      case 'client-result':
+        return checkClientResult(revision, corpusCase.method as string, corpusCase.value)
+      case 'client-request':
+        return checkClientRequest(revision, corpusCase.value)
+    }
   })
 })
