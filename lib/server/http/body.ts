@@ -1,0 +1,135 @@
+/**
+ * The HTTP edge of the MCP endpoint before any JSON-RPC is seen: Content-Type and Accept checks,
+ * byte-capped body reading (`maxFrameBytes`, checked on Content-Length and while streaming) and
+ * JSON parsing, plus the one builder of JSON-RPC error Responses the other http/ modules share.
+ * Requiring `application/json` also refuses CORS "simple" cross-site posts (text/plain, forms).
+ */
+import { RPC, RpcError } from '../../errors/index.ts'
+import { JSONRPC_VERSION, MIME, type RequestId, type Revision } from '../../wire/index.ts'
+
+const STATUS = { BAD_REQUEST: 400, PAYLOAD_TOO_LARGE: 413, NOT_ACCEPTABLE: 406, UNSUPPORTED_MEDIA_TYPE: 415 } as const
+
+/**
+ * A JSON-RPC error Response. `id` omitted → an id-less error object, which the spec allows for
+ * transport-level refusals (2025-11-25 basic/transports.mdx: "a JSON-RPC error response that has
+ * no id"); the schema's JSONRPCErrorResponse makes `id` optional in 2025-11-25 and 2026-07-28.
+ */
+export function rpcErrorResponse(status: number, error: RpcError, id?: RequestId | null, headers?: HeadersInit): Response {
+  const body: Record<string, unknown> = { jsonrpc: JSONRPC_VERSION }
+  if (id !== undefined && id !== null) body.id = id
+  body.error = error.toRpc()
+  const out = new Headers(headers)
+  out.set('content-type', MIME.JSON)
+  return new Response(JSON.stringify(body), { status, headers: out })
+}
+
+export interface ReadBodyOptions {
+  /** settings.maxFrameBytes: the largest body accepted. */
+  readonly maxFrameBytes: number
+}
+
+export type ReadBodyResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly response: Response }
+
+/**
+ * Read and parse a POST body: 415 unless `Content-Type: application/json`, 413 past
+ * `maxFrameBytes` (rejected from Content-Length before reading, and again while streaming so a
+ * lying or chunked sender cannot exceed it), 400 + -32700 for invalid UTF-8 or JSON.
+ */
+export async function readJsonBody(request: Request, options: ReadBodyOptions): Promise<ReadBodyResult> {
+  if (!isJsonContentType(request.headers.get('content-type'))) {
+    return fail(STATUS.UNSUPPORTED_MEDIA_TYPE, RPC.INVALID_REQUEST, `Unsupported Media Type: POST bodies must be Content-Type: ${MIME.JSON}`)
+  }
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > options.maxFrameBytes) return tooLarge(options.maxFrameBytes)
+  const bytes = await readCapped(request, options.maxFrameBytes)
+  if (bytes === undefined) return tooLarge(options.maxFrameBytes)
+  let text: string
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
+  } catch {
+    return fail(STATUS.BAD_REQUEST, RPC.PARSE_ERROR, 'Parse error: body is not valid UTF-8')
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) }
+  } catch (error) {
+    return fail(STATUS.BAD_REQUEST, RPC.PARSE_ERROR, `Parse error: ${(error as Error).message}`)
+  }
+}
+
+/** True for `application/json` with any parameters (charset), compared case-insensitively. */
+export function isJsonContentType(value: string | null): boolean {
+  if (value === null) return false
+  return value.split(';')[0]!.trim().toLowerCase() === MIME.JSON
+}
+
+/**
+ * Does the request's Accept admit `mime`? RFC 9110 §12.5.1 media ranges: `type/subtype`,
+ * `type/*` and `*\/*` match; `q=0` excludes. A missing Accept means "anything" (RFC 9110).
+ */
+export function accepts(request: Request, mime: string): boolean {
+  const header = request.headers.get('accept')
+  if (header === null || header.trim() === '') return true
+  const [type, subtype] = mime.toLowerCase().split('/')
+  let best: { specificity: number; q: number } | undefined
+  for (const range of header.split(',')) {
+    const [media, ...params] = range.split(';')
+    const [rangeType, rangeSub] = (media ?? '').trim().toLowerCase().split('/')
+    if (rangeType === undefined || rangeSub === undefined) continue
+    const specificity = rangeType === type && rangeSub === subtype ? 2 : rangeType === type && rangeSub === '*' ? 1 : rangeType === '*' && rangeSub === '*' ? 0 : -1
+    if (specificity < 0) continue
+    const qParam = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='))
+    const q = qParam === undefined ? 1 : Number(qParam.slice(2))
+    if (best === undefined || specificity > best.specificity) best = { specificity, q: Number.isFinite(q) ? q : 0 }
+  }
+  return best !== undefined && best.q > 0
+}
+
+/**
+ * The Accept rule of each request shape, or a 406 Response:
+ * - POST, 2025-03-26 and later (both eras): MUST list `application/json` and `text/event-stream`
+ *   (2025-11-25 basic/transports.mdx "Sending Messages"; 2026-07-28 streamable-http.mdx).
+ * - POST, 2024-11-05 (HTTP+SSE message endpoint): no Accept rule, so none is enforced.
+ * - GET: MUST list `text/event-stream` (2025-11-25 "Listening for Messages").
+ * Tolerance follows HTTP: wildcards count and an absent Accept admits everything.
+ */
+export function checkAccept(request: Request, revision: Revision): Response | undefined {
+  const needed = request.method === 'GET' ? [MIME.SSE] : revision === '2024-11-05' ? [] : [MIME.JSON, MIME.SSE]
+  const missing = needed.filter((mime) => !accepts(request, mime))
+  if (missing.length === 0) return undefined
+  return rpcErrorResponse(
+    STATUS.NOT_ACCEPTABLE,
+    new RpcError(RPC.INVALID_REQUEST, `Not Acceptable: the Accept header must list ${needed.join(' and ')} (missing ${missing.join(', ')})`),
+  )
+}
+
+async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (request.body === null) return new Uint8Array(0)
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    total += value.byteLength
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {})
+      return undefined
+    }
+    chunks.push(value)
+  }
+  const out = new Uint8Array(total)
+  let offset = 0
+  for (const chunk of chunks) {
+    out.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return out
+}
+
+function tooLarge(maxFrameBytes: number): ReadBodyResult {
+  return fail(STATUS.PAYLOAD_TOO_LARGE, RPC.INVALID_REQUEST, `Payload Too Large: the body exceeds ${maxFrameBytes} bytes (maxFrameBytes)`)
+}
+
+function fail(status: number, code: number, message: string): ReadBodyResult {
+  return { ok: false, response: rpcErrorResponse(status, new RpcError(code, message)) }
+}

@@ -1,0 +1,157 @@
+/**
+ * Legacy Streamable HTTP sessions (2025-03-26…2025-11-25 basic/transports.mdx "Session
+ * Management"), generic over what the caller keeps per session. Ids are minted only by `create`,
+ * which the caller invokes after a successful `initialize` (never on a refused handshake or on
+ * server/discover: TR-26, TR-27). A deleted, idle-expired or evicted id is simply unknown, so the
+ * caller answers 404 and the client re-initializes (TR-28). The Map is kept in last-use order,
+ * which makes both idle expiry and the least-recently-used cap a walk from its front.
+ */
+import { randomBytes } from 'node:crypto'
+
+export type SessionEndReason = 'deleted' | 'idle' | 'evicted' | 'closed'
+
+export interface SessionStoreOptions<T> {
+  /** settings.sessionIdleMs: a session unused this long expires. 0 = never. */
+  readonly sessionIdleMs: number
+  /** settings.maxSessions: beyond it the least recently used session is dropped. */
+  readonly maxSessions: number
+  /** Called once when a session leaves the store for any reason (close its streams here). */
+  readonly onEnd?: (id: string, payload: T, reason: SessionEndReason) => void
+  /** Clock in ms; injectable so tests can age sessions without waiting. */
+  readonly now?: () => number
+}
+
+interface Entry<T> {
+  payload: T
+  lastUsedMs: number
+}
+
+const SESSION_ID_BYTES = 24
+// 2025-11-25 basic/transports.mdx: "The session ID MUST only contain visible ASCII characters (0x21 to 0x7E)".
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/
+const MAX_SESSION_ID_LENGTH = 256
+
+/** True when `value` is a syntactically acceptable session id (visible ASCII, bounded length). */
+export function isValidSessionId(value: string): boolean {
+  return value.length <= MAX_SESSION_ID_LENGTH && VISIBLE_ASCII.test(value)
+}
+
+/** A fresh cryptographically random id: base64url of 24 bytes, all visible ASCII. */
+export function newSessionId(): string {
+  return randomBytes(SESSION_ID_BYTES).toString('base64url')
+}
+
+export class SessionStore<T> {
+  readonly #entries = new Map<string, Entry<T>>()
+  readonly #options: SessionStoreOptions<T>
+  readonly #now: () => number
+  #timer: ReturnType<typeof setTimeout> | undefined
+  #closed = false
+
+  constructor(options: SessionStoreOptions<T>) {
+    this.#options = options
+    this.#now = options.now ?? Date.now
+  }
+
+  get size(): number {
+    return this.#entries.size
+  }
+
+  /** Register a session after a successful initialize; returns its new id. */
+  create(payload: T): string {
+    if (this.#closed) throw new Error('SessionStore is closed')
+    this.#expireIdle()
+    let id = newSessionId()
+    while (this.#entries.has(id)) id = newSessionId()
+    this.#entries.set(id, { payload, lastUsedMs: this.#now() })
+    while (this.#entries.size > Math.max(1, this.#options.maxSessions)) {
+      const oldest = this.#entries.keys().next().value as string
+      this.#end(oldest, 'evicted')
+    }
+    this.#arm()
+    return id
+  }
+
+  /** The session's payload, marking it used now; undefined when unknown, deleted or expired. */
+  get(id: string): T | undefined {
+    const entry = this.#live(id)
+    if (entry === undefined) return undefined
+    entry.lastUsedMs = this.#now()
+    this.#entries.delete(id)
+    this.#entries.set(id, entry)
+    return entry.payload
+  }
+
+  /** The payload without marking it used. */
+  peek(id: string): T | undefined {
+    return this.#live(id)?.payload
+  }
+
+  has(id: string): boolean {
+    return this.#live(id) !== undefined
+  }
+
+  /** End a session (HTTP DELETE); later requests with the id get 404. False when it was unknown. */
+  delete(id: string): boolean {
+    if (this.#live(id) === undefined) return false
+    this.#end(id, 'deleted')
+    return true
+  }
+
+  ids(): string[] {
+    this.#expireIdle()
+    return [...this.#entries.keys()]
+  }
+
+  /** End every session and stop the expiry timer. */
+  close(): void {
+    this.#closed = true
+    if (this.#timer !== undefined) clearTimeout(this.#timer)
+    this.#timer = undefined
+    for (const id of [...this.#entries.keys()]) this.#end(id, 'closed')
+  }
+
+  #live(id: string): Entry<T> | undefined {
+    const entry = this.#entries.get(id)
+    if (entry === undefined) return undefined
+    if (this.#isIdle(entry)) {
+      this.#end(id, 'idle')
+      return undefined
+    }
+    return entry
+  }
+
+  #isIdle(entry: Entry<T>): boolean {
+    return this.#options.sessionIdleMs > 0 && this.#now() - entry.lastUsedMs >= this.#options.sessionIdleMs
+  }
+
+  #expireIdle(): void {
+    for (const [id, entry] of this.#entries) {
+      if (!this.#isIdle(entry)) break // last-use order: everything after is younger
+      this.#end(id, 'idle')
+    }
+  }
+
+  #end(id: string, reason: SessionEndReason): void {
+    const entry = this.#entries.get(id)
+    if (entry === undefined) return
+    this.#entries.delete(id)
+    this.#options.onEnd?.(id, entry.payload, reason)
+  }
+
+  // One timer for the whole store, due when the least recently used session would expire; it
+  // frees memory and ends streams of sessions nobody asks about again. Unref'd: it never keeps
+  // the process alive.
+  #arm(): void {
+    if (this.#timer !== undefined || this.#closed || this.#options.sessionIdleMs <= 0) return
+    const first = this.#entries.values().next().value as Entry<T> | undefined
+    if (first === undefined) return
+    const dueMs = Math.max(0, first.lastUsedMs + this.#options.sessionIdleMs - this.#now())
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined
+      this.#expireIdle()
+      this.#arm()
+    }, dueMs)
+    ;(this.#timer as { unref?: () => void }).unref?.()
+  }
+}
