@@ -1,0 +1,91 @@
+/**
+ * One downstream connection as the engine sees it: a stdio process or a legacy HTTP session (a
+ * modern HTTP request gets a throwaway one). It holds the legacy handshake state, the in-flight
+ * requests (for notifications/cancelled), and the server→client requests awaiting an answer
+ * (legacy elicitation/sampling/roots, sent on the asking call's own stream: TR-19).
+ */
+import { RPC, RpcError } from '../errors/index.ts'
+import type { JsonRpcMessage, JsonRpcResponse, LegacyRevision, LogLevel, RequestId } from '../wire/index.ts'
+import { makeRequest } from '../wire/index.ts'
+import type { Implementation, Json } from './types.ts'
+
+/** Where the messages of one stream go (stdout, a POST's SSE response, a GET stream, a listen stream). */
+export interface Outlet {
+  send(message: JsonRpcMessage): void
+}
+
+/** State negotiated by `initialize` (legacy era). */
+export interface LegacyState {
+  revision: LegacyRevision
+  clientCapabilities: Json
+  clientInfo?: Implementation
+  initialized: boolean
+  logLevel?: LogLevel
+  subscriptions: Set<string>
+}
+
+let connectionCount = 0
+
+export class Connection {
+  readonly id = ++connectionCount
+  legacy?: LegacyState
+  /** Unsolicited legacy messages (list_changed, resources/updated): stdout, or the session's GET stream. */
+  unsolicited?: Outlet
+  /** Legacy 2025-11-25 HTTP sessions resume POST streams; the handler keeps its stream table here. */
+  extra: Record<string, unknown> = {}
+  readonly inflight = new Map<RequestId, AbortController>()
+  private readonly pending = new Map<RequestId, { resolve(result: Json): void; reject(error: unknown): void }>()
+  private nextId = 0
+  private closed = false
+
+  constructor(readonly kind: 'stdio' | 'http') {}
+
+  /** Send a server→client request on `outlet` and await the client's response (legacy era only). */
+  request(method: string, params: Json | undefined, outlet: Outlet, signal: AbortSignal): Promise<Json> {
+    if (this.closed) return Promise.reject(new RpcError(RPC.INTERNAL_ERROR, 'connection closed'))
+    const id = `mcpx-${this.id}-${++this.nextId}`
+    return new Promise<Json>((resolve, reject) => {
+      const onAbort = () => {
+        this.pending.delete(id)
+        outlet.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'request cancelled' } })
+        reject(signal.reason ?? new RpcError(RPC.INTERNAL_ERROR, 'cancelled'))
+      }
+      if (signal.aborted) return onAbort()
+      signal.addEventListener('abort', onAbort, { once: true })
+      this.pending.set(id, {
+        resolve: (r) => (signal.removeEventListener('abort', onAbort), resolve(r)),
+        reject: (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+      })
+      outlet.send(makeRequest(id, method, params))
+    })
+  }
+
+  /** A response from the client: settle the matching server→client request. False if unknown. */
+  settle(response: JsonRpcResponse): boolean {
+    if (response.id === null) return false
+    const waiter = this.pending.get(response.id)
+    if (!waiter) return false
+    this.pending.delete(response.id)
+    if ('error' in response) waiter.reject(RpcError.fromWire(response.error))
+    else waiter.resolve(response.result)
+    return true
+  }
+
+  /** notifications/cancelled: abort the named in-flight request's handler. */
+  cancel(requestId: unknown, reason?: unknown): void {
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return
+    this.inflight.get(requestId)?.abort(new RpcError(RPC.INTERNAL_ERROR, typeof reason === 'string' ? reason : 'cancelled by client'))
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    for (const controller of this.inflight.values()) controller.abort(new RpcError(RPC.INTERNAL_ERROR, 'connection closed'))
+    for (const waiter of this.pending.values()) waiter.reject(new RpcError(RPC.INTERNAL_ERROR, 'connection closed'))
+    this.pending.clear()
+  }
+
+  get isClosed(): boolean {
+    return this.closed
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The outgoing edge of the engine: results are built once in the 2026-07-28 shape and finished
+ * here for the peer's revision. The engine adds what only a server knows (its identity in
+ * `_meta["io.modelcontextprotocol/serverInfo"]`, its cache hints: basic/index.mdx, caching.mdx);
+ * lib/wire's shapeResult does the per-revision spelling.
+ */
+import { CACHE_SCOPE, CACHEABLE_METHODS, META, RESULT_TYPE, isModernRevision, shapeResult, type Revision } from '../wire/index.ts'
+import type { Implementation, Json } from './types.ts'
+
+export interface EdgeOptions {
+  serverInfo: Implementation
+  cacheTtlMs: number
+}
+
+export function finishResult(revision: Revision, method: string, result: Json, options: EdgeOptions): Json {
+  if (!isModernRevision(revision)) return shapeResult(revision, method, result)
+  const out: Json = { ...result }
+  out._meta = { ...(out._meta as Json | undefined), [META.SERVER_INFO]: options.serverInfo }
+  if ((out.resultType ?? RESULT_TYPE.COMPLETE) === RESULT_TYPE.COMPLETE && CACHEABLE_METHODS.includes(method)) {
+    out.ttlMs ??= options.cacheTtlMs
+    // The engine's lists do not vary by caller (tools.mdx "MUST NOT vary per connection"): public.
+    out.cacheScope ??= CACHE_SCOPE.PUBLIC
+  }
+  return shapeResult(revision, method, out)
+}

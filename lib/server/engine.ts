@@ -1,0 +1,185 @@
+/**
+ * The request engine: one per server, shared by every transport. It classifies each message's era,
+ * dispatches requests concurrently (TR-05: nothing waits for another request), answers in the
+ * newest shape finished at the edge, and fans out notifications to legacy connections and 2026
+ * listen streams. Transports hand it messages with a Channel saying where the call's stream goes.
+ */
+import { toRpcError } from '../errors/index.ts'
+import type { Settings } from '../settings/index.ts'
+import {
+  META,
+  isNotification,
+  isRequest,
+  isResponse,
+  makeError,
+  makeResult,
+  type Era,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type Revision,
+} from '../wire/index.ts'
+import { Connection, type Outlet } from './connection.ts'
+import { finishResult } from './edge.ts'
+import { dispatchLegacy } from './legacy-dispatch.ts'
+import { ListenRegistry } from './listen.ts'
+import { dispatchModern } from './modern-dispatch.ts'
+import { Registry } from './registry.ts'
+import { createRequestStateCodec, type RequestStateCodec } from './request-state.ts'
+import { TaskStore } from './tasks.ts'
+import type { Json, ServerDefinition, ServerNotifier } from './types.ts'
+
+/** Where one incoming message came from and where its call's stream goes. */
+export interface Channel {
+  connection: Connection
+  /** The call's own stream: progress, logs and legacy server→client requests go here. */
+  outlet: Outlet
+  /** Aborted when the transport stream of this call closes (2026 HTTP: that is cancellation). */
+  signal?: AbortSignal
+  /** HTTP MCP-Protocol-Version header value, when sent. */
+  headerVersion?: string
+  /** Set by a transport that already classified the era (HTTP); stdio classifies per message. */
+  era?: Era
+  /** Legacy 2025-11-25 HTTP: end the SSE stream early (resumable via GET + Last-Event-ID). */
+  closeStream?: () => void
+}
+
+/** A response plus the HTTP status its error demands (2026: 400 / 404). */
+export interface Answer {
+  message?: JsonRpcResponse
+  httpStatus: number
+}
+
+/** What the per-era dispatchers need from the engine. */
+export interface EngineCore {
+  readonly def: ServerDefinition
+  readonly registry: Registry
+  readonly settings: Settings
+  readonly codec: RequestStateCodec
+  readonly listens: ListenRegistry
+  readonly tasks: TaskStore
+  readonly notify: ServerNotifier
+}
+
+export interface DispatchResult {
+  revision: Revision
+  /** undefined: no response is due (a listen stream or a cancelled call ended). */
+  result?: Json
+}
+
+export class Engine implements EngineCore {
+  readonly registry: Registry
+  readonly codec: RequestStateCodec
+  readonly listens = new ListenRegistry()
+  readonly tasks: TaskStore
+  readonly notify: ServerNotifier
+  private readonly connections = new Set<Connection>()
+
+  constructor(
+    readonly def: ServerDefinition,
+    readonly settings: Settings,
+  ) {
+    this.registry = new Registry(def)
+    this.codec = createRequestStateCodec(settings.requestStateTtlMs)
+    this.tasks = new TaskStore(settings)
+    this.notify = {
+      toolsListChanged: () => this.listChanged('tools'),
+      promptsListChanged: () => this.listChanged('prompts'),
+      resourcesListChanged: () => this.listChanged('resources'),
+      resourceUpdated: (uri) => this.resourceUpdated(uri),
+    }
+    this.registry.onChange = (kind) => this.listChanged(kind)
+  }
+
+  /** A new downstream connection (stdio process, legacy HTTP session, or one modern HTTP request). */
+  connect(kind: 'stdio' | 'http', track = true): Connection {
+    const connection = new Connection(kind)
+    if (track) this.connections.add(connection)
+    return connection
+  }
+
+  disconnect(connection: Connection): void {
+    connection.close()
+    this.connections.delete(connection)
+  }
+
+  /** Handle any incoming message; resolves with the response to write (if any). */
+  async handle(message: JsonRpcMessage, channel: Channel): Promise<JsonRpcResponse | undefined> {
+    return (await this.answer(message, channel)).message
+  }
+
+  async answer(message: JsonRpcMessage, channel: Channel): Promise<Answer> {
+    if (isResponse(message)) {
+      channel.connection.settle(message)
+      return { httpStatus: 202 }
+    }
+    if (isNotification(message)) {
+      this.notification(message.method, message.params ?? {}, channel.connection)
+      return { httpStatus: 202 }
+    }
+    if (isRequest(message)) return this.request(message, channel)
+    return { httpStatus: 202 }
+  }
+
+  private notification(method: string, params: Json, connection: Connection): void {
+    if (method === 'notifications/cancelled') connection.cancel(params.requestId, params.reason)
+    else if (method === 'notifications/initialized' && connection.legacy) connection.legacy.initialized = true
+  }
+
+  private async request(req: JsonRpcRequest, channel: Channel): Promise<Answer> {
+    const { connection } = channel
+    const controller = new AbortController()
+    const onStreamClosed = () => controller.abort(channel.signal?.reason)
+    channel.signal?.addEventListener('abort', onStreamClosed, { once: true })
+    if (channel.signal?.aborted) controller.abort(channel.signal.reason)
+    connection.inflight.set(req.id, controller)
+    try {
+      const era = channel.era ?? classify(req, connection)
+      const dispatched = era === 'legacy' ? await dispatchLegacy(this, req, channel, controller.signal) : await dispatchModern(this, req, channel, controller.signal)
+      // cancellation.mdx: a cancelled request gets no response.
+      if (dispatched.result === undefined || controller.signal.aborted) return { httpStatus: 202 }
+      const result = finishResult(dispatched.revision, req.method, dispatched.result, { serverInfo: this.def.info, cacheTtlMs: this.settings.cacheTtlMs })
+      return { message: makeResult(req.id, result), httpStatus: 200 }
+    } catch (error) {
+      if (controller.signal.aborted) return { httpStatus: 202 }
+      const rpc = toRpcError(error)
+      return { message: makeError(req.id, rpc.toRpc()), httpStatus: rpc.httpStatus ?? 200 }
+    } finally {
+      channel.signal?.removeEventListener('abort', onStreamClosed)
+      connection.inflight.delete(req.id)
+    }
+  }
+
+  private listChanged(kind: 'tools' | 'prompts' | 'resources'): void {
+    this.listens.listChanged(kind)
+    for (const c of this.connections) {
+      if (c.legacy?.initialized) c.unsolicited?.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` })
+    }
+  }
+
+  private resourceUpdated(uri: string): void {
+    this.listens.resourceUpdated(uri)
+    for (const c of this.connections) {
+      if (c.legacy?.subscriptions.has(uri)) c.unsolicited?.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })
+    }
+  }
+
+  /** Abort every call and end every connection (server shutdown). */
+  close(): void {
+    for (const c of this.connections) c.close()
+    this.connections.clear()
+    this.tasks.close()
+  }
+}
+
+/**
+ * stdio (and any transport that does not classify): `initialize` or an initialized connection is
+ * legacy unless the request carries modern `_meta` (2026-07-28 basic/versioning.mdx "dual-era").
+ * A bare request on a fresh connection is treated as modern, so it gets the -32602 of a missing _meta.
+ */
+function classify(req: JsonRpcRequest, connection: Connection): Era {
+  if (req.method === 'initialize') return 'legacy'
+  const meta = req.params?._meta
+  if (meta && typeof meta === 'object' && META.PROTOCOL_VERSION in meta) return 'modern'
+  return connection.legacy || req.method === 'ping' ? 'legacy' : 'modern'
+}

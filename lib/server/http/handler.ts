@@ -1,0 +1,270 @@
+/**
+ * The Streamable HTTP endpoint of a server: `fetch(Request) → Response`, serving both eras on one
+ * URL (spec-digest §1.3). It composes the http/ building blocks (Origin/Host, body, classification,
+ * 2026 header validation, sessions, SSE, event store) around the engine. A request's answer is JSON
+ * unless the call emits something first (progress, logs, a legacy server→client request, a listen
+ * ack): then the response becomes an SSE stream (2025-11-25: primed and resumable).
+ */
+import { RPC, RpcError } from '../../errors/index.ts'
+import type { Settings } from '../../settings/index.ts'
+import {
+  HEADER, MIME, isRequest, parseMessage, recoverId, type JsonRpcMessage, type LegacyRevision,
+} from '../../wire/index.ts'
+import type { Connection, Outlet } from '../connection.ts'
+import type { Channel, Engine } from '../engine.ts'
+import { SUPPORTED_REVISIONS } from '../lifecycle.ts'
+import { checkAccept, readJsonBody, rpcErrorResponse } from './body.ts'
+import { classifyHttpRequest, headerValue, rejectResponse, type HttpVerdict } from './classify.ts'
+import { EventStore } from './event-store.ts'
+import { validateModernHeaders } from './modern-headers.ts'
+import { checkOrigin, type OriginPolicy } from './origin.ts'
+import { SessionStore } from './sessions.ts'
+import { openSseStream, resumeSseStream, type SseStream } from './sse-stream.ts'
+
+export interface HttpHandlerOptions {
+  readonly engine: Engine
+  readonly settings: Settings
+  /** DNS-rebinding policy (TR-41); pass the bound port so loopback Hosts must name it. */
+  readonly origin?: OriginPolicy
+}
+
+export interface HttpHandler {
+  fetch(request: Request): Promise<Response>
+  /** End every session and stream. */
+  close(): void
+}
+
+/** What a legacy session keeps between requests. */
+interface LegacySession {
+  connection: Connection
+  revision: LegacyRevision
+  events: EventStore
+  standalone?: SseStream
+}
+
+const STATUS = { OK: 200, ACCEPTED: 202, NO_CONTENT: 204, BAD_REQUEST: 400, NOT_FOUND: 404 } as const
+
+export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
+  const { engine, settings } = options
+  const sessions = new SessionStore<LegacySession>({
+    sessionIdleMs: settings.sessionIdleMs,
+    maxSessions: settings.maxSessions,
+    onEnd: (_id, session) => {
+      session.standalone?.end()
+      engine.disconnect(session.connection)
+    },
+  })
+
+  async function handle(request: Request): Promise<Response> {
+    const forbidden = checkOrigin(request, options.origin)
+    if (forbidden) return forbidden
+    const sessionId = headerValue(request.headers, HEADER.SESSION_ID)
+    const session = sessionId === undefined ? undefined : sessions.get(sessionId)
+    let body: unknown
+    if (request.method === 'POST') {
+      const read = await readJsonBody(request, { maxFrameBytes: settings.maxFrameBytes })
+      if (!read.ok) return read.response
+      body = read.value
+    }
+    const verdict = classifyHttpRequest({
+      method: request.method,
+      headers: request.headers,
+      body,
+      supported: SUPPORTED_REVISIONS,
+      sessionRevision: session?.revision,
+      maxBatchLength: settings.maxBatchLength,
+    })
+    switch (verdict.kind) {
+      case 'reject':
+        return rejectResponse(verdict)
+      case 'modern':
+        return modern(request, verdict)
+      case 'legacy-initialize':
+        return initialize(request, verdict.message)
+      case 'legacy-get':
+      case 'legacy-delete':
+      case 'legacy':
+      case 'legacy-batch': {
+        // 2025-11-25 "Session Management": every request after initialize names its session.
+        if (verdict.sessionId === undefined) return rpcErrorResponse(STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Bad Request: the ${HEADER.SESSION_ID} header is required`), recoverId(body))
+        if (session === undefined) return rpcErrorResponse(STATUS.NOT_FOUND, new RpcError(RPC.INVALID_REQUEST, 'Session not found'), recoverId(body))
+        if (verdict.kind === 'legacy-delete') {
+          sessions.delete(verdict.sessionId)
+          return new Response(null, { status: STATUS.NO_CONTENT })
+        }
+        const notAcceptable = checkAccept(request, session.revision)
+        if (notAcceptable) return notAcceptable
+        if (verdict.kind === 'legacy-get') return openGet(request, verdict.sessionId, session, verdict.lastEventId)
+        const headers = { [HEADER.SESSION_ID]: verdict.sessionId }
+        if (verdict.kind === 'legacy-batch') return batch(verdict.messages, session, headers)
+        return single(request, verdict.message, session.connection, { era: 'legacy', headers, session })
+      }
+    }
+  }
+
+  async function initialize(request: Request, raw: Record<string, unknown>): Promise<Response> {
+    const notAcceptable = checkAccept(request, '2025-03-26')
+    if (notAcceptable) return notAcceptable
+    let message: JsonRpcMessage
+    try {
+      message = parseMessage(raw)
+    } catch (error) {
+      return rpcErrorResponse(STATUS.BAD_REQUEST, error as RpcError, recoverId(raw))
+    }
+    const connection = engine.connect('http')
+    const answer = await engine.answer(message, { connection, outlet: { send: () => {} }, era: 'legacy' })
+    // TR-27: a session exists only after a successful handshake.
+    if (!answer.message || 'error' in answer.message || !connection.legacy) {
+      engine.disconnect(connection)
+      return json(answer.message, answer.httpStatus)
+    }
+    const revision = connection.legacy.revision
+    const id = sessions.create({ connection, revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }) })
+    return json(answer.message, STATUS.OK, { [HEADER.SESSION_ID]: id })
+  }
+
+  async function modern(request: Request, verdict: Extract<HttpVerdict, { kind: 'modern' }>): Promise<Response> {
+    const message = verdict.message
+    const params = message.params as Record<string, unknown> | undefined
+    const toolName = message.method === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined
+    const checked = validateModernHeaders(request.headers, message, { toolInputSchema: toolName === undefined ? undefined : engine.registry.tool(toolName)?.inputSchema })
+    if (!checked.ok) return rpcErrorResponse(checked.status, checked.error, recoverId(message))
+    const notAcceptable = checkAccept(request, verdict.revision)
+    if (notAcceptable) return notAcceptable
+    // Stateless: a throwaway connection per request (2026-07-28 basic/index.mdx "Statelessness").
+    const connection = engine.connect('http', false)
+    try {
+      return await single(request, message, connection, { era: 'modern', headerVersion: headerValue(request.headers, HEADER.PROTOCOL_VERSION), headers: {} })
+    } finally {
+      if (!isRequest(message as unknown as JsonRpcMessage)) connection.close()
+    }
+  }
+
+  interface SingleOptions {
+    era: 'legacy' | 'modern'
+    headers: Record<string, string>
+    headerVersion?: string
+    session?: LegacySession
+  }
+
+  /** One JSON-RPC message: 202 for notifications/responses, JSON or SSE for a request. */
+  async function single(request: Request, raw: unknown, connection: Connection, opts: SingleOptions): Promise<Response> {
+    let message: JsonRpcMessage
+    try {
+      message = parseMessage(raw)
+    } catch (error) {
+      return rpcErrorResponse(STATUS.BAD_REQUEST, error as RpcError, recoverId(raw))
+    }
+    if (!isRequest(message)) {
+      await engine.answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era, headerVersion: opts.headerVersion })
+      return new Response(null, { status: STATUS.ACCEPTED, headers: opts.headers })
+    }
+    // 2025-11-25 only: primed, numbered events that survive a dropped connection (SEP-1699).
+    const resumable = opts.session && opts.session.revision === '2025-11-25' ? opts.session.events : undefined
+    const cancel = new AbortController()
+    // 2026-07-28: closing the response stream is cancellation; legacy: it is not (2025-11-25 transports.mdx).
+    if (opts.era === 'modern') request.signal.addEventListener('abort', () => cancel.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')), { once: true })
+
+    let stream: SseStream | undefined
+    const queued: JsonRpcMessage[] = []
+    let closeAsked = false
+    let upgrade!: () => void
+    const upgraded = new Promise<'stream'>((resolve) => (upgrade = () => resolve('stream')))
+    const outlet: Outlet = {
+      send(m) {
+        if (stream) stream.send(m)
+        else {
+          queued.push(m)
+          upgrade()
+        }
+      },
+    }
+    const channel: Channel = {
+      connection,
+      outlet,
+      signal: cancel.signal,
+      era: opts.era,
+      headerVersion: opts.headerVersion,
+      closeStream: () => {
+        closeAsked = true
+        if (stream) stream.closeMidStream()
+        else upgrade()
+      },
+    }
+    const answering = engine.answer(message, channel)
+    const first = await Promise.race([answering, upgraded])
+    if (first !== 'stream') {
+      cancel.abort()
+      return first.message ? json(first.message, first.httpStatus, opts.headers) : new Response(null, { status: STATUS.ACCEPTED, headers: opts.headers })
+    }
+    const sse = openSseStream({
+      sseKeepAliveMs: settings.sseKeepAliveMs,
+      retryMs: settings.sseRetryMs,
+      store: resumable,
+      headers: opts.headers,
+      onAbort: () => {
+        if (opts.era === 'modern') cancel.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream'))
+      },
+    })
+    stream = sse
+    for (const m of queued) sse.send(m)
+    if (closeAsked) sse.closeMidStream()
+    void answering.then((answer) => {
+      if (answer.message) sse.send(answer.message)
+      sse.end()
+    })
+    return sse.response
+  }
+
+  /** 2025-03-26 batch: answered as one JSON array; asks and notifications go to the standalone stream. */
+  async function batch(messages: unknown[], session: LegacySession, headers: Record<string, string>): Promise<Response> {
+    const answers = await Promise.all(
+      messages.map(async (raw) => {
+        try {
+          return (await engine.answer(parseMessage(raw), { connection: session.connection, outlet: sessionOutlet(session), era: 'legacy' })).message
+        } catch (error) {
+          return { jsonrpc: '2.0' as const, id: recoverId(raw), error: (error as RpcError).toRpc() }
+        }
+      }),
+    )
+    const responses = answers.filter((a) => a !== undefined)
+    if (responses.length === 0) return new Response(null, { status: STATUS.ACCEPTED, headers })
+    return json(responses, STATUS.OK, headers)
+  }
+
+  /** Legacy GET: resume a stream by Last-Event-ID, or open the session's standalone stream (TR-13). */
+  function openGet(request: Request, sessionId: string, session: LegacySession, lastEventId: string | undefined): Response {
+    const headers = { [HEADER.SESSION_ID]: sessionId }
+    if (lastEventId !== undefined) {
+      const resumed = resumeSseStream(session.events, lastEventId, { headers, signal: request.signal, sseKeepAliveMs: settings.sseKeepAliveMs })
+      if (resumed) return resumed.response
+    }
+    session.standalone?.end()
+    const stream = openSseStream({
+      sseKeepAliveMs: settings.sseKeepAliveMs,
+      retryMs: settings.sseRetryMs,
+      store: session.revision === '2025-11-25' ? session.events : undefined,
+      headers,
+      signal: request.signal,
+    })
+    session.standalone = stream
+    session.connection.unsolicited = { send: (m) => void (stream.ended ? undefined : stream.send(m)) }
+    return stream.response
+  }
+
+  return {
+    fetch: (request) =>
+      handle(request).catch((error: unknown) => rpcErrorResponse(500, new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`))),
+    close: () => sessions.close(),
+  }
+}
+
+/** Where a legacy session's non-request traffic goes: its standalone GET stream, if open. */
+function sessionOutlet(session: LegacySession | undefined): Outlet {
+  return { send: (m) => session?.connection.unsolicited?.send(m) }
+}
+
+function json(body: unknown, status: number, headers: Record<string, string> = {}): Response {
+  if (body === undefined) return new Response(null, { status: STATUS.ACCEPTED, headers })
+  return new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': MIME.JSON } })
+}

@@ -1,0 +1,107 @@
+/**
+ * Legacy-era dispatch (2024-11-05 … 2025-11-25): the `initialize` handshake, then the methods of
+ * the negotiated revision with the capabilities declared at initialize. Server→client asks are real
+ * requests on the call's own stream (context.ts). 2025-11-25 task-augmented calls go to tasks.ts.
+ */
+import { RPC, RpcError } from '../errors/index.ts'
+import { LOG_LEVELS, methodExists, parseParams, type JsonRpcRequest, type LegacyRevision, type LogLevel } from '../wire/index.ts'
+import { createContext } from './context.ts'
+import type { Channel, DispatchResult, EngineCore } from './engine.ts'
+import { initializeResult, isObject, negotiateLegacy, serverCapabilities } from './lifecycle.ts'
+import * as p from './providers.ts'
+import { legacyTaskMethod } from './tasks.ts'
+import type { HandlerContext, Implementation, Json } from './types.ts'
+
+/** A connection that skipped initialize (a ping on stdio, or HTTP without a session): 2025-03-26 defaults. */
+const FALLBACK_REVISION: LegacyRevision = '2025-03-26'
+
+export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, channel: Channel, signal: AbortSignal): Promise<DispatchResult> {
+  const { connection } = channel
+  const raw: Json = req.params ?? {}
+  if (req.method === 'initialize') {
+    const params = parseParams('2025-11-25', 'initialize', raw) as Json
+    const revision = negotiateLegacy(params.protocolVersion)
+    connection.legacy = {
+      revision,
+      clientCapabilities: isObject(params.capabilities) ? params.capabilities : {},
+      clientInfo: params.clientInfo as Implementation | undefined,
+      initialized: false,
+      subscriptions: new Set(),
+    }
+    return { revision, result: initializeResult(engine.def, engine.registry, revision) }
+  }
+  const state = connection.legacy
+  const revision = state?.revision ?? FALLBACK_REVISION
+  if (req.method === 'ping') return { revision, result: {} }
+
+  const caps = serverCapabilities(engine.def, engine.registry, revision)
+  const notFound = () => new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`, { method: req.method })
+  if (!methodExists(revision, req.method, 'client-to-server')) throw notFound()
+  const params = parseParams(revision, req.method, raw) as Json
+  const makeCtx = (): HandlerContext =>
+    createContext({
+      era: 'legacy',
+      revision,
+      signal,
+      clientCapabilities: state?.clientCapabilities ?? {},
+      clientInfo: state?.clientInfo,
+      meta: isObject(raw._meta) ? raw._meta : {},
+      outlet: channel.outlet,
+      connection,
+      notify: engine.notify,
+      // Without logging/setLevel every level is sent (2025-11-25 server/utilities/logging.mdx leaves the default open).
+      logLevel: state?.logLevel ?? 'debug',
+      closeStream: channel.closeStream,
+    })
+
+  switch (req.method) {
+    case 'logging/setLevel': {
+      if (!caps.logging) throw notFound()
+      const level = params.level
+      if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) throw new RpcError(RPC.INVALID_PARAMS, `Invalid log level: ${String(level)}`)
+      if (state) state.logLevel = level as LogLevel
+      return { revision, result: {} }
+    }
+    case 'resources/subscribe':
+    case 'resources/unsubscribe': {
+      const resources = caps.resources as Json | undefined
+      if (!resources?.subscribe) throw notFound()
+      const uri = params.uri as string
+      if (req.method === 'resources/subscribe') state?.subscriptions.add(uri)
+      else state?.subscriptions.delete(uri)
+      return { revision, result: {} }
+    }
+    case 'tools/list':
+      if (!caps.tools) throw notFound()
+      return { revision, result: p.listTools(engine.registry) }
+    case 'tools/call': {
+      if (!caps.tools) throw notFound()
+      if (revision === '2025-11-25') {
+        const task = await engine.tasks.maybeStartLegacy(engine, params, makeCtx, signal)
+        if (task) return { revision, result: task }
+      }
+      return { revision, result: await p.callTool(engine.registry, params, makeCtx()) }
+    }
+    case 'prompts/list':
+      if (!caps.prompts) throw notFound()
+      return { revision, result: p.listPrompts(engine.registry) }
+    case 'prompts/get':
+      if (!caps.prompts) throw notFound()
+      return { revision, result: await p.getPrompt(engine.registry, params, makeCtx()) }
+    case 'resources/list':
+      if (!caps.resources) throw notFound()
+      return { revision, result: p.listResources(engine.registry) }
+    case 'resources/templates/list':
+      if (!caps.resources) throw notFound()
+      return { revision, result: p.listTemplates(engine.registry) }
+    case 'resources/read':
+      if (!caps.resources) throw notFound()
+      return { revision, result: await p.readResource(engine.registry, params, makeCtx(), 'legacy') }
+    case 'completion/complete':
+      if (!caps.completions) throw notFound()
+      return { revision, result: await p.complete(engine.def, engine.registry, params, makeCtx()) }
+    default:
+      if (req.method.startsWith('tasks/') && caps.tasks) return { revision, result: await legacyTaskMethod(engine, req.method, params) }
+      throw notFound()
+  }
+}

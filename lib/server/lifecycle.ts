@@ -1,0 +1,110 @@
+/**
+ * Era entry points: the legacy `initialize` negotiation (a counter-offer, never an error:
+ * 2025-11-25 basic/lifecycle.mdx "Version Negotiation"), the 2026 `server/discover` result, the
+ * per-revision server capabilities, and the validation of the modern per-request `_meta`
+ * (2026-07-28 basic/index.mdx "_meta": missing keys -32602, header mismatch -32020, unknown version
+ * -32022 with data {supported, requested}; HTTP status 400 for all of them).
+ */
+import { RPC, RpcError } from '../errors/index.ts'
+import {
+  EXTENSION,
+  LATEST_LEGACY,
+  LOG_LEVELS,
+  META,
+  MODERN_REVISIONS,
+  REVISIONS,
+  isLegacyRevision,
+  isModernRevision,
+  type LegacyRevision,
+  type LogLevel,
+  type ModernRevision,
+  type Revision,
+} from '../wire/index.ts'
+import type { Registry } from './registry.ts'
+import type { Implementation, Json, ServerDefinition } from './types.ts'
+
+/** Every revision this engine serves, newest first (the -32022 `supported` list). */
+export const SUPPORTED_REVISIONS: Revision[] = [...REVISIONS].reverse()
+
+/** Legacy: echo a supported version, else counter-offer the latest legacy one. */
+export function negotiateLegacy(requested: unknown): LegacyRevision {
+  return isLegacyRevision(requested) ? requested : LATEST_LEGACY
+}
+
+export function serverCapabilities(def: ServerDefinition, registry: Registry, revision: Revision): Json {
+  const caps: Json = {}
+  const listChanged = def.listChanged ?? true
+  if (registry.listTools().length > 0 || def.tools) caps.tools = { listChanged }
+  if (registry.listPrompts().length > 0 || def.prompts) caps.prompts = { listChanged }
+  if (registry.listResources().length > 0 || registry.listTemplates().length > 0 || def.resources || def.templates) {
+    caps.resources = { listChanged, subscribe: def.subscribe ?? true }
+  }
+  if (def.logging ?? true) caps.logging = {}
+  if (def.complete && revision >= '2025-03-26') caps.completions = {}
+  const tasks = def.tasks ?? false
+  if (tasks && revision === '2025-11-25') caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  if (isModernRevision(revision)) {
+    const extensions: Json = { ...def.extensions }
+    if (tasks) extensions[EXTENSION.TASKS] = {}
+    if (Object.keys(extensions).length > 0) caps.extensions = extensions
+  }
+  return caps
+}
+
+export function initializeResult(def: ServerDefinition, registry: Registry, revision: LegacyRevision): Json {
+  const result: Json = { protocolVersion: revision, capabilities: serverCapabilities(def, registry, revision), serverInfo: def.info }
+  if (def.instructions !== undefined) result.instructions = def.instructions
+  return result
+}
+
+export function discoverResult(def: ServerDefinition, registry: Registry, revision: ModernRevision): Json {
+  // A dual-era server names its legacy revisions too (versioning.mdx example lists 2025-11-25).
+  const result: Json = { supportedVersions: [...SUPPORTED_REVISIONS], capabilities: serverCapabilities(def, registry, revision) }
+  if (def.instructions !== undefined) result.instructions = def.instructions
+  return result
+}
+
+/** The validated per-request metadata of a modern request. */
+export interface ModernMeta {
+  revision: ModernRevision
+  clientCapabilities: Json
+  clientInfo?: Implementation
+  logLevel?: LogLevel
+  meta: Json
+}
+
+/**
+ * Validate `params._meta` of a modern request. `headerVersion` is the HTTP MCP-Protocol-Version
+ * value (undefined on stdio). Order follows the conformance error matrix: missing keys first, then
+ * header mismatch, then an unsupported version.
+ */
+export function validateModernMeta(params: Json | undefined, headerVersion: string | undefined): ModernMeta {
+  const meta = params?._meta
+  if (!isObject(meta)) throw invalid('params._meta is required on every 2026-07-28 request')
+  const version = meta[META.PROTOCOL_VERSION]
+  if (typeof version !== 'string') throw invalid(`params._meta["${META.PROTOCOL_VERSION}"] is required`)
+  const caps = meta[META.CLIENT_CAPABILITIES]
+  if (!isObject(caps)) throw invalid(`params._meta["${META.CLIENT_CAPABILITIES}"] is required`)
+  if (headerVersion !== undefined && headerVersion !== version) {
+    throw new RpcError(RPC.HEADER_MISMATCH, `MCP-Protocol-Version header '${headerVersion}' does not match _meta protocolVersion '${version}'`, { header: 'MCP-Protocol-Version' }, 400)
+  }
+  if (!isModernRevision(version)) throw unsupportedVersion(version)
+  const logLevel = meta[META.LOG_LEVEL]
+  const out: ModernMeta = { revision: version, clientCapabilities: caps, meta }
+  if (isObject(meta[META.CLIENT_INFO])) out.clientInfo = meta[META.CLIENT_INFO] as Implementation
+  if (typeof logLevel === 'string' && (LOG_LEVELS as readonly string[]).includes(logLevel)) out.logLevel = logLevel as LogLevel
+  return out
+}
+
+/** -32022 UnsupportedProtocolVersion (2026-07-28 basic/versioning.mdx), listing every revision served. */
+export function unsupportedVersion(requested: string): RpcError {
+  return new RpcError(RPC.UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version '${requested}'`, { supported: [...SUPPORTED_REVISIONS], requested }, 400)
+}
+
+function invalid(message: string): RpcError {
+  return new RpcError(RPC.INVALID_PARAMS, message, undefined, 400)
+}
+
+export function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

@@ -1,0 +1,70 @@
+/**
+ * 2026-07-28 `subscriptions/listen` streams (basic/patterns/subscriptions.mdx): the acknowledgement
+ * goes first, only requested notification types are delivered, and every message carries
+ * `_meta["io.modelcontextprotocol/subscriptionId"]` = the listen request's JSON-RPC id.
+ */
+import { META, type RequestId } from '../wire/index.ts'
+import type { Outlet } from './connection.ts'
+import type { Json } from './types.ts'
+
+export interface ListenFilter {
+  toolsListChanged?: boolean
+  promptsListChanged?: boolean
+  resourcesListChanged?: boolean
+  resourceSubscriptions?: string[]
+}
+
+/** What the server can deliver; the acknowledged filter is the intersection. */
+export interface ListenSupport {
+  tools: boolean
+  prompts: boolean
+  resources: boolean
+  subscribe: boolean
+}
+
+export type ChangeKind = 'tools' | 'prompts' | 'resources'
+
+const FLAG_OF: Record<ChangeKind, keyof ListenFilter> = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' }
+
+interface Listener {
+  id: RequestId
+  filter: ListenFilter
+  outlet: Outlet
+}
+
+export class ListenRegistry {
+  private readonly listeners = new Set<Listener>()
+
+  /** Acknowledge and register; returns the function that unregisters. */
+  open(id: RequestId, requested: unknown, support: ListenSupport, outlet: Outlet): () => void {
+    const filter = honoured(requested, support)
+    outlet.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { [META.SUBSCRIPTION_ID]: id }, notifications: filter } })
+    const listener: Listener = { id, filter, outlet }
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  listChanged(kind: ChangeKind): void {
+    for (const l of this.listeners) if (l.filter[FLAG_OF[kind]]) send(l, `notifications/${kind}/list_changed`, {})
+  }
+
+  resourceUpdated(uri: string): void {
+    for (const l of this.listeners) if (l.filter.resourceSubscriptions?.includes(uri)) send(l, 'notifications/resources/updated', { uri })
+  }
+}
+
+function send(l: Listener, method: string, params: Json): void {
+  l.outlet.send({ jsonrpc: '2.0', method, params: { ...params, _meta: { [META.SUBSCRIPTION_ID]: l.id } } })
+}
+
+function honoured(requested: unknown, support: ListenSupport): ListenFilter {
+  const r = (typeof requested === 'object' && requested !== null ? requested : {}) as Json
+  const out: ListenFilter = {}
+  if (r.toolsListChanged === true && support.tools) out.toolsListChanged = true
+  if (r.promptsListChanged === true && support.prompts) out.promptsListChanged = true
+  if (r.resourcesListChanged === true && support.resources) out.resourcesListChanged = true
+  if (Array.isArray(r.resourceSubscriptions) && support.subscribe) {
+    out.resourceSubscriptions = r.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
+  }
+  return out
+}

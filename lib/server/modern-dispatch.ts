@@ -1,0 +1,107 @@
+/**
+ * Modern-era dispatch (2026-07-28): every request stands alone. `_meta` is validated first
+ * (lifecycle.ts), removed methods and unadvertised capabilities are -32601 (HTTP 404), the MRTR
+ * methods run their handler with this round's answers and turn InputRequired into an
+ * `input_required` result with a sealed `requestState` (basic/patterns/mrtr.mdx), and
+ * `subscriptions/listen` holds its stream open until the client closes or cancels it.
+ */
+import { RPC, RpcError } from '../errors/index.ts'
+import { RESULT_TYPE, isRequestMethod, methodNotFound, parseParams, type JsonRpcRequest } from '../wire/index.ts'
+import { InputRequired, createContext } from './context.ts'
+import type { Channel, DispatchResult, EngineCore } from './engine.ts'
+import { discoverResult, isObject, serverCapabilities, validateModernMeta, type ModernMeta } from './lifecycle.ts'
+import * as p from './providers.ts'
+import type { RequestStatePayload } from './request-state.ts'
+import { modernTaskMethod } from './tasks.ts'
+import type { HandlerContext, Json } from './types.ts'
+
+export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, channel: Channel, signal: AbortSignal): Promise<DispatchResult> {
+  const raw: Json = req.params ?? {}
+  const meta = validateModernMeta(req.params, channel.headerVersion)
+  const { revision } = meta
+  const caps = serverCapabilities(engine.def, engine.registry, revision)
+  const extensions = (caps.extensions ?? {}) as Json
+  const notFound = () => methodNotFound(req.method, revision)
+  const isTaskMethod = req.method.startsWith('tasks/')
+  if (!isTaskMethod && !isRequestMethod(revision, req.method, 'client-to-server')) throw notFound()
+  const params = isTaskMethod ? raw : (parseParams(revision, req.method, raw) as Json)
+
+  const makeCtx = (prior?: RequestStatePayload): HandlerContext =>
+    createContext({
+      era: 'modern',
+      revision,
+      signal,
+      clientCapabilities: meta.clientCapabilities,
+      clientInfo: meta.clientInfo,
+      meta: meta.meta,
+      outlet: channel.outlet,
+      connection: channel.connection,
+      notify: engine.notify,
+      // logging.mdx: no notifications/message unless this request asked for a level.
+      logLevel: meta.logLevel,
+      inputResponses: isObject(raw.inputResponses) ? raw.inputResponses : undefined,
+      priorState: prior,
+    })
+  /** tools/call, prompts/get, resources/read: the MRTR round trip. */
+  const withInput = async (run: (ctx: HandlerContext) => Promise<Json>): Promise<Json> => {
+    if (raw.inputResponses !== undefined && !isObject(raw.inputResponses)) throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
+    const prior = raw.requestState === undefined ? undefined : engine.codec.open(req.method, raw, raw.requestState)
+    try {
+      return await run(makeCtx(prior))
+    } catch (error) {
+      if (!(error instanceof InputRequired)) throw error
+      return {
+        resultType: RESULT_TYPE.INPUT_REQUIRED,
+        inputRequests: error.inputRequests,
+        requestState: engine.codec.seal(req.method, raw, error.payload),
+      }
+    }
+  }
+
+  switch (req.method) {
+    case 'server/discover':
+      return { revision, result: discoverResult(engine.def, engine.registry, revision) }
+    case 'tools/list':
+      if (!caps.tools) throw notFound()
+      return { revision, result: p.listTools(engine.registry) }
+    case 'tools/call': {
+      if (!caps.tools) throw notFound()
+      const task = extensions['io.modelcontextprotocol/tasks'] ? await engine.tasks.maybeStartModern(engine, params, meta, () => makeCtx(), signal) : undefined
+      if (task) return { revision, result: task }
+      return { revision, result: await withInput((ctx) => p.callTool(engine.registry, params, ctx)) }
+    }
+    case 'prompts/list':
+      if (!caps.prompts) throw notFound()
+      return { revision, result: p.listPrompts(engine.registry) }
+    case 'prompts/get':
+      if (!caps.prompts) throw notFound()
+      return { revision, result: await withInput((ctx) => p.getPrompt(engine.registry, params, ctx)) }
+    case 'resources/list':
+      if (!caps.resources) throw notFound()
+      return { revision, result: p.listResources(engine.registry) }
+    case 'resources/templates/list':
+      if (!caps.resources) throw notFound()
+      return { revision, result: p.listTemplates(engine.registry) }
+    case 'resources/read':
+      if (!caps.resources) throw notFound()
+      return { revision, result: await withInput((ctx) => p.readResource(engine.registry, params, ctx, 'modern')) }
+    case 'completion/complete':
+      if (!caps.completions) throw notFound()
+      return { revision, result: await p.complete(engine.def, engine.registry, params, makeCtx()) }
+    case 'subscriptions/listen':
+      return { revision, result: await listen(engine, req, channel, caps, signal) }
+    default:
+      if (isTaskMethod && extensions['io.modelcontextprotocol/tasks']) return { revision, result: await modernTaskMethod(engine, req.method, params, meta as ModernMeta) }
+      throw notFound()
+  }
+}
+
+/** Hold the stream open until cancelled; the response is never due (the abort ends the call). */
+async function listen(engine: EngineCore, req: JsonRpcRequest, channel: Channel, caps: Json, signal: AbortSignal): Promise<Json | undefined> {
+  const resources = caps.resources as Json | undefined
+  const support = { tools: !!caps.tools, prompts: !!caps.prompts, resources: !!resources, subscribe: !!resources?.subscribe }
+  const close = engine.listens.open(req.id, req.params?.notifications, support, channel.outlet)
+  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })))
+  close()
+  return undefined
+}

@@ -1,0 +1,101 @@
+/**
+ * The provider methods shared by both eras: list/call/get/read/complete over the Registry. They
+ * build results in the newest shape; unknown names are -32602 and a missing resource is -32002
+ * (legacy) or -32602 with data.uri (2026-07-28 server/resources.mdx; SEP-2164). A tool that throws
+ * anything but a protocol error reports it as an `isError` result (SEP-1303).
+ */
+import { RPC, RpcError } from '../errors/index.ts'
+import { InputRequired } from './context.ts'
+import { describe, type Registry } from './registry.ts'
+import type { Era } from '../wire/index.ts'
+import type { CompleteRequest, HandlerContext, Json, ServerDefinition } from './types.ts'
+
+function requireString(params: Json, key: string): string {
+  const value = params[key]
+  if (typeof value !== 'string') throw new RpcError(RPC.INVALID_PARAMS, `params.${key} must be a string`)
+  return value
+}
+
+function optionalObject(params: Json, key: string): Json {
+  const value = params[key]
+  if (value === undefined || value === null) return {}
+  if (typeof value !== 'object' || Array.isArray(value)) throw new RpcError(RPC.INVALID_PARAMS, `params.${key} must be an object`)
+  return value as Json
+}
+
+export function listTools(registry: Registry): Json {
+  return {
+    tools: registry.listTools().map((t) => {
+      const wire = describe(t)
+      wire.inputSchema ??= { type: 'object' }
+      return wire
+    }),
+  }
+}
+
+export async function callTool(registry: Registry, params: Json, ctx: HandlerContext): Promise<Json> {
+  const name = requireString(params, 'name')
+  const tool = registry.tool(name)
+  if (!tool) throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`, { name })
+  const args = optionalObject(params, 'arguments')
+  try {
+    return await tool.handler(args, ctx)
+  } catch (error) {
+    if (error instanceof RpcError || error instanceof InputRequired || ctx.signal.aborted) throw error
+    const message = error instanceof Error ? error.message : String(error)
+    return { content: [{ type: 'text', text: message }], isError: true }
+  }
+}
+
+export function listPrompts(registry: Registry): Json {
+  return { prompts: registry.listPrompts().map(describe) }
+}
+
+export async function getPrompt(registry: Registry, params: Json, ctx: HandlerContext): Promise<Json> {
+  const name = requireString(params, 'name')
+  const prompt = registry.prompt(name)
+  if (!prompt) throw new RpcError(RPC.INVALID_PARAMS, `Unknown prompt: ${name}`, { name })
+  const args = optionalObject(params, 'arguments') as Record<string, string>
+  for (const a of prompt.arguments ?? []) {
+    if (a.required && typeof args[a.name] !== 'string') throw new RpcError(RPC.INVALID_PARAMS, `Missing required argument '${a.name}' for prompt ${name}`, { name, argument: a.name })
+  }
+  return prompt.handler(args, ctx)
+}
+
+export function listResources(registry: Registry): Json {
+  return { resources: registry.listResources().map(({ read: _read, ...r }) => describe(r)) }
+}
+
+export function listTemplates(registry: Registry): Json {
+  return { resourceTemplates: registry.listTemplates().map(({ read: _read, ...t }) => describe(t)) }
+}
+
+export async function readResource(registry: Registry, params: Json, ctx: HandlerContext, era: Era): Promise<Json> {
+  const uri = requireString(params, 'uri')
+  const resource = registry.resource(uri)
+  if (resource) return resource.read(ctx)
+  const match = registry.matchTemplate(uri)
+  if (match) return match.template.read(uri, match.vars, ctx)
+  throw resourceNotFound(uri, era)
+}
+
+export function resourceNotFound(uri: string, era: Era): RpcError {
+  return era === 'modern'
+    ? new RpcError(RPC.INVALID_PARAMS, `Resource not found: ${uri}`, { uri })
+    : new RpcError(RPC.RESOURCE_NOT_FOUND_LEGACY, `Resource not found: ${uri}`, { uri })
+}
+
+export async function complete(def: ServerDefinition, registry: Registry, params: Json, ctx: HandlerContext): Promise<Json> {
+  const ref = optionalObject(params, 'ref')
+  const argument = optionalObject(params, 'argument')
+  if (ref.type === 'ref/prompt') {
+    if (typeof ref.name !== 'string' || !registry.prompt(ref.name)) throw new RpcError(RPC.INVALID_PARAMS, `Unknown prompt: ${String(ref.name)}`)
+  } else if (ref.type === 'ref/resource') {
+    if (typeof ref.uri !== 'string') throw new RpcError(RPC.INVALID_PARAMS, 'params.ref.uri must be a string')
+  } else {
+    throw new RpcError(RPC.INVALID_PARAMS, 'params.ref.type must be ref/prompt or ref/resource')
+  }
+  if (typeof argument.name !== 'string' || typeof argument.value !== 'string') throw new RpcError(RPC.INVALID_PARAMS, 'params.argument needs name and value strings')
+  const result = def.complete ? await def.complete(params as unknown as CompleteRequest, ctx) : undefined
+  return result ?? { completion: { values: [], total: 0, hasMore: false } }
+}

@@ -1,0 +1,103 @@
+/**
+ * The providers of a server: tools, prompts, resources and templates by name/uri, in definition
+ * order (2026-07-28 server/tools.mdx: deterministic list order). Mutations fire list_changed
+ * through the engine's notifier, so a gateway can swap upstream-backed providers at run time.
+ */
+import { McpxError } from '../errors/index.ts'
+import type { Json, PromptDef, ResourceDef, ServerDefinition, TemplateDef, ToolDef } from './types.ts'
+
+type Kind = 'tools' | 'prompts' | 'resources'
+
+export class Registry {
+  private readonly tools = new Map<string, ToolDef>()
+  private readonly prompts = new Map<string, PromptDef>()
+  private readonly resources = new Map<string, ResourceDef>()
+  private templates: TemplateDef[] = []
+  /** Set by the engine: called after every mutation of a list. */
+  onChange: (kind: Kind) => void = () => {}
+
+  constructor(def: Pick<ServerDefinition, 'tools' | 'prompts' | 'resources' | 'templates'>) {
+    for (const t of def.tools ?? []) addUnique(this.tools, t.name, t, 'tool')
+    for (const p of def.prompts ?? []) addUnique(this.prompts, p.name, p, 'prompt')
+    for (const r of def.resources ?? []) addUnique(this.resources, r.uri, r, 'resource')
+    this.templates = [...(def.templates ?? [])]
+  }
+
+  listTools(): ToolDef[] {
+    return [...this.tools.values()]
+  }
+  tool(name: string): ToolDef | undefined {
+    return this.tools.get(name)
+  }
+  listPrompts(): PromptDef[] {
+    return [...this.prompts.values()]
+  }
+  prompt(name: string): PromptDef | undefined {
+    return this.prompts.get(name)
+  }
+  listResources(): ResourceDef[] {
+    return [...this.resources.values()]
+  }
+  resource(uri: string): ResourceDef | undefined {
+    return this.resources.get(uri)
+  }
+  listTemplates(): TemplateDef[] {
+    return this.templates
+  }
+
+  /** The first template whose `{var}` segments match `uri`, with the matched variables. */
+  matchTemplate(uri: string): { template: TemplateDef; vars: Record<string, string> } | undefined {
+    for (const template of this.templates) {
+      const vars = matchUriTemplate(template.uriTemplate, uri)
+      if (vars) return { template, vars }
+    }
+    return undefined
+  }
+
+  setTools(tools: ToolDef[]): void {
+    replace(this.tools, tools, (t) => t.name, 'tool')
+    this.onChange('tools')
+  }
+  setPrompts(prompts: PromptDef[]): void {
+    replace(this.prompts, prompts, (p) => p.name, 'prompt')
+    this.onChange('prompts')
+  }
+  setResources(resources: ResourceDef[], templates?: TemplateDef[]): void {
+    replace(this.resources, resources, (r) => r.uri, 'resource')
+    if (templates) this.templates = [...templates]
+    this.onChange('resources')
+  }
+}
+
+function addUnique<T>(map: Map<string, T>, key: string, value: T, what: string): void {
+  if (map.has(key)) throw new McpxError('CONFIG', `duplicate ${what} '${key}'`, { [what]: key })
+  map.set(key, value)
+}
+
+function replace<T>(map: Map<string, T>, values: T[], keyOf: (v: T) => string, what: string): void {
+  const next = new Map<string, T>()
+  for (const v of values) addUnique(next, keyOf(v), v, what)
+  map.clear()
+  for (const [k, v] of next) map.set(k, v)
+}
+
+/** RFC 6570 level 1: each `{name}` matches one or more characters other than `/`. */
+export function matchUriTemplate(template: string, uri: string): Record<string, string> | undefined {
+  const names: string[] = []
+  const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_, name: string) => {
+    names.push(name)
+    return '([^/]+)'
+  })
+  const match = new RegExp(`^${pattern}$`).exec(uri)
+  if (!match) return undefined
+  const vars: Record<string, string> = {}
+  names.forEach((name, i) => (vars[name] = decodeURIComponent(match[i + 1]!)))
+  return vars
+}
+
+/** The wire description of a provider: every field except the handler. */
+export function describe<T extends object>(def: T): Json {
+  const out: Json = {}
+  for (const [k, v] of Object.entries(def)) if (typeof v !== 'function' && v !== undefined) out[k] = v
+  return out
+}

@@ -1,0 +1,84 @@
+/**
+ * The integrity-protected MRTR `requestState` (2026-07-28 basic/patterns/mrtr.mdx "Server
+ * Requirements": treat it as attacker-controlled, protect it with an HMAC, bound it by expiry and
+ * to the originating method + params). One random key per process; a token minted by another
+ * process, edited, expired or presented on a different request is rejected with -32602.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { RPC, RpcError } from '../errors/index.ts'
+import type { Json } from './types.ts'
+
+/** What a token carries between rounds. */
+export interface RequestStatePayload {
+  /** Answers collected in earlier rounds, by input key. */
+  answers: Record<string, Json>
+  /** Keys asked in the last round (only these are accepted from inputResponses). */
+  asked: string[]
+  /** Handler-owned state (ctx.setState). */
+  state?: unknown
+}
+
+interface Sealed extends RequestStatePayload {
+  /** method */
+  m: string
+  /** digest of the salient params */
+  d: string
+  /** expiry, epoch ms */
+  x: number
+}
+
+export interface RequestStateCodec {
+  seal(method: string, params: Json, payload: RequestStatePayload): string
+  open(method: string, params: Json, token: unknown): RequestStatePayload
+}
+
+/** Params that vary between rounds of the same logical request and so are not bound. */
+const ROUND_KEYS = new Set(['_meta', 'inputResponses', 'requestState', 'task'])
+
+export function createRequestStateCodec(ttlMs: number, key: Uint8Array = randomBytes(32), now: () => number = Date.now): RequestStateCodec {
+  const mac = (body: string) => createHmac('sha256', key).update(body).digest('base64url')
+  return {
+    seal(method, params, payload) {
+      const sealed: Sealed = { ...payload, m: method, d: digestParams(params), x: now() + ttlMs }
+      const body = Buffer.from(JSON.stringify(sealed)).toString('base64url')
+      return `${body}.${mac(body)}`
+    },
+    open(method, params, token) {
+      const reject = (why: string) => new RpcError(RPC.INVALID_PARAMS, `Invalid requestState: ${why}`, { reason: why })
+      if (typeof token !== 'string') throw reject('not a string')
+      const dot = token.indexOf('.')
+      if (dot <= 0) throw reject('malformed')
+      const body = token.slice(0, dot)
+      const expected = Buffer.from(mac(body))
+      const given = Buffer.from(token.slice(dot + 1))
+      if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw reject('integrity check failed')
+      let sealed: Sealed
+      try {
+        sealed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Sealed
+      } catch {
+        throw reject('malformed')
+      }
+      if (sealed.x < now()) throw reject('expired')
+      if (sealed.m !== method || sealed.d !== digestParams(params)) throw reject('bound to a different request')
+      return { answers: sealed.answers ?? {}, asked: sealed.asked ?? [], state: sealed.state }
+    },
+  }
+}
+
+function digestParams(params: Json): string {
+  const salient: Json = {}
+  for (const k of Object.keys(params).sort()) if (!ROUND_KEYS.has(k)) salient[k] = params[k]
+  return createHash('sha256').update(stableStringify(salient)).digest('base64url')
+}
+
+function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`
+  if (value && typeof value === 'object') {
+    const obj = value as Json
+    return `{${Object.keys(obj)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`)
+      .join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}

@@ -1,0 +1,46 @@
+/**
+ * Serve an engine over Streamable HTTP with Bun.serve on one path (default `/mcp`). Idle timeouts
+ * are off: SSE streams and long calls stay open, kept alive by SSE comments (TR-24), and ended by
+ * the engine, not by the socket layer.
+ */
+import type { Settings } from '../settings/index.ts'
+import type { Engine } from './engine.ts'
+import { createHttpHandler } from './http/handler.ts'
+import type { OriginPolicy } from './http/origin.ts'
+
+export interface ServeHttpOptions {
+  port?: number
+  /** Default 127.0.0.1 (TR-42: bind to loopback when running locally). */
+  hostname?: string
+  path?: string
+  origin?: Omit<OriginPolicy, 'port'>
+}
+
+export interface HttpServer extends AsyncDisposable {
+  readonly url: string
+  readonly port: number
+  close(): Promise<void>
+}
+
+export function serveHttp(engine: Engine, settings: Settings, options: ServeHttpOptions = {}): HttpServer {
+  const path = options.path ?? '/mcp'
+  const hostname = options.hostname ?? '127.0.0.1'
+  let handler: ReturnType<typeof createHttpHandler> | undefined
+  const server = Bun.serve({
+    port: options.port ?? 0,
+    hostname,
+    idleTimeout: 0,
+    fetch(request) {
+      if (new URL(request.url).pathname !== path) return new Response('Not Found', { status: 404 })
+      return handler!.fetch(request)
+    },
+  })
+  const port = server.port as number
+  handler = createHttpHandler({ engine, settings, origin: { ...options.origin, port } })
+  const close = async () => {
+    handler?.close()
+    engine.close()
+    await server.stop(true)
+  }
+  return { url: `http://${hostname}:${port}${path}`, port, close, [Symbol.asyncDispose]: close }
+}

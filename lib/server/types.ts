@@ -1,0 +1,143 @@
+/**
+ * The public shape of a server definition: providers (tools, prompts, resources, templates,
+ * completions) and the context a handler receives. Results are written in the newest (2026-07-28)
+ * shape; the engine shapes them for older peers at the edge.
+ */
+import type { Era, LogLevel, Revision } from '../wire/index.ts'
+
+export type Json = Record<string, unknown>
+
+export interface Implementation {
+  name: string
+  version: string
+  title?: string
+  [key: string]: unknown
+}
+
+/** A server→client request the handler wants answered (elicitation/create, sampling/createMessage, roots/list). */
+export interface InputRequest {
+  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list'
+  params?: Json
+}
+
+/** What every provider handler receives. Works in both eras (see input.ts for how asks are carried). */
+export interface HandlerContext {
+  readonly era: Era
+  readonly revision: Revision
+  /** Aborted on notifications/cancelled, closed response stream, or server shutdown. */
+  readonly signal: AbortSignal
+  /** The client's declared capabilities (legacy: from initialize; modern: from this request's _meta). */
+  readonly clientCapabilities: Json
+  readonly clientInfo?: Implementation
+  /** The request's `_meta` as sent. */
+  readonly meta: Json
+  /** notifications/progress when the request carried a progressToken; otherwise a no-op. */
+  progress(progress: number, total?: number, message?: string): void
+  /** notifications/message on the request's stream, filtered by the negotiated/requested level. */
+  log(level: LogLevel, data: unknown, logger?: string): void
+  /** Ask the client: legacy sends a real request and awaits it; modern raises input_required. */
+  elicit(params: Json, key?: string): Promise<Json>
+  sample(params: Json, key?: string): Promise<Json>
+  listRoots(key?: string): Promise<Json>
+  /** Several asks at once (modern: one InputRequiredResult carrying all of them). */
+  ask(requests: Record<string, InputRequest>): Promise<Record<string, Json>>
+  /** Handler-owned state carried through MRTR rounds (modern; legacy keeps it in memory). */
+  state<T>(): T | undefined
+  setState(value: unknown): void
+  /** Legacy 2025-11-25 HTTP: end the request's SSE stream now; the result follows on a resumed GET. */
+  closeStream(): void
+  /** Push notifications to every listener (list_changed, resources/updated). */
+  readonly notify: ServerNotifier
+}
+
+export interface ServerNotifier {
+  toolsListChanged(): void
+  promptsListChanged(): void
+  resourcesListChanged(): void
+  resourceUpdated(uri: string): void
+}
+
+export interface ToolDef {
+  name: string
+  title?: string
+  description?: string
+  inputSchema?: Json
+  outputSchema?: Json
+  annotations?: Json
+  icons?: Json[]
+  /** 2025-11-25 tasks: `{taskSupport: 'forbidden'|'optional'|'required'}`. */
+  execution?: Json
+  _meta?: Json
+  handler(args: Json, ctx: HandlerContext): Promise<Json> | Json
+}
+
+export interface PromptArgument {
+  name: string
+  description?: string
+  required?: boolean
+  title?: string
+}
+
+export interface PromptDef {
+  name: string
+  title?: string
+  description?: string
+  arguments?: PromptArgument[]
+  icons?: Json[]
+  _meta?: Json
+  handler(args: Record<string, string>, ctx: HandlerContext): Promise<Json> | Json
+}
+
+export interface ResourceDef {
+  uri: string
+  name: string
+  title?: string
+  description?: string
+  mimeType?: string
+  size?: number
+  annotations?: Json
+  icons?: Json[]
+  _meta?: Json
+  /** Returns `{contents: [...]}`. */
+  read(ctx: HandlerContext): Promise<Json> | Json
+}
+
+export interface TemplateDef {
+  uriTemplate: string
+  name: string
+  title?: string
+  description?: string
+  mimeType?: string
+  annotations?: Json
+  icons?: Json[]
+  _meta?: Json
+  /** Variables matched from an RFC 6570 level-1 template (`{id}` segments). */
+  read(uri: string, vars: Record<string, string>, ctx: HandlerContext): Promise<Json> | Json
+}
+
+export interface CompleteRequest {
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }
+  argument: { name: string; value: string }
+  context?: { arguments?: Record<string, string> }
+}
+
+/** Everything a server is; `defineServer` checks it once. */
+export interface ServerDefinition {
+  info: Implementation
+  instructions?: string
+  tools?: ToolDef[]
+  prompts?: PromptDef[]
+  resources?: ResourceDef[]
+  templates?: TemplateDef[]
+  /** completion/complete; absent means the completions capability is not declared. */
+  complete?(request: CompleteRequest, ctx: HandlerContext): Promise<Json> | Json
+  /** Declare list_changed / subscribe capabilities (default true when the provider list is non-empty). */
+  listChanged?: boolean
+  subscribe?: boolean
+  /** Declare the logging capability (default true). */
+  logging?: boolean
+  /** Serve the 2025-11-25 core tasks and the io.modelcontextprotocol/tasks extension (default true). */
+  tasks?: boolean
+  /** Extra `extensions` entries for the 2026 capabilities. */
+  extensions?: Json
+}

@@ -1,0 +1,106 @@
+/**
+ * The server end of stdio: newline-delimited JSON-RPC on stdin/stdout (every revision's
+ * basic/transports "stdio"). stdout carries only MCP messages, one per line (TR-01); a bad line
+ * (not JSON, not JSON-RPC, over `maxFrameBytes`: TR-03) is answered with the matching JSON-RPC
+ * error and reading goes on; stdin EOF closes the transport exactly once.
+ */
+import type { McpxError } from '../errors/index.ts'
+import { RPC, RpcError } from '../errors/index.ts'
+import { makeError, parseJson, parseMessage, recoverId, type JsonRpcMessage } from '../wire/index.ts'
+import { createLineFramer, encodeFrame } from './line-framer.ts'
+import type { SendOptions, Transport, TransportHandlers } from './types.ts'
+
+export interface StdioServerOptions {
+  maxFrameBytes: number
+  /** Default: the process's stdin. */
+  input?: ReadableStream<Uint8Array>
+  /** Default: the process's stdout. */
+  output?: { write(text: string): unknown }
+  /**
+   * A JSON array arrived (a 2025-03-26 batch). Without a handler it is refused with -32600;
+   * the handler decides by the negotiated revision and answers with `sendRaw`.
+   */
+  onBatch?(items: unknown[]): void
+}
+
+export interface StdioServerTransport extends Transport {
+  /** Write any JSON value as one line (a batch response array). */
+  sendRaw(value: unknown): Promise<void>
+}
+
+export function createStdioServerTransport(options: StdioServerOptions): StdioServerTransport {
+  const output = options.output ?? process.stdout
+  let handlers: TransportHandlers | undefined
+  let closed = false
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+
+  const write = (value: unknown) => {
+    if (!closed) output.write(encodeFrame(value))
+  }
+  const refuse = (id: ReturnType<typeof recoverId>, error: RpcError) => write(makeError(id, error.toRpc()))
+
+  const framer = createLineFramer({
+    maxFrameBytes: options.maxFrameBytes,
+    onLine(line) {
+      let value: unknown
+      try {
+        value = parseJson(line)
+      } catch (error) {
+        return refuse(null, error as RpcError)
+      }
+      if (Array.isArray(value)) {
+        if (options.onBatch) return options.onBatch(value)
+        return refuse(null, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are not supported'))
+      }
+      let message: JsonRpcMessage
+      try {
+        message = parseMessage(value)
+      } catch (error) {
+        return refuse(recoverId(value), error as RpcError)
+      }
+      handlers?.onMessage(message)
+    },
+    onOversize(frame) {
+      refuse(null, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: frame of ${frame.bytes} bytes exceeds ${frame.maxFrameBytes} (maxFrameBytes)`, { maxFrameBytes: frame.maxFrameBytes }))
+    },
+  })
+
+  const finish = (reason?: McpxError) => {
+    if (closed) return
+    closed = true
+    handlers?.onClose(reason)
+  }
+
+  async function pump(input: ReadableStream<Uint8Array>): Promise<void> {
+    reader = input.getReader()
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        framer.push(value)
+      }
+      framer.end()
+    } catch {
+      // A broken stdin ends the connection like EOF does.
+    }
+    finish()
+  }
+
+  return {
+    kind: 'stdio',
+    async start(h) {
+      handlers = h
+      void pump(options.input ?? (Bun.stdin.stream() as ReadableStream<Uint8Array>))
+    },
+    async send(message: JsonRpcMessage, _options?: SendOptions) {
+      write(message)
+    },
+    async sendRaw(value) {
+      write(value)
+    },
+    async close() {
+      await reader?.cancel().catch(() => {})
+      finish()
+    },
+  }
+}
