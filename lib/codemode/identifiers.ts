@@ -20,7 +20,7 @@ const SANDBOX_GLOBALS = new Set(
     'Map Set WeakMap WeakSet WeakRef FinalizationRegistry ArrayBuffer SharedArrayBuffer DataView Atomics Int8Array ' +
     'Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float32Array Float64Array BigInt64Array ' +
     'BigUint64Array Iterator parseInt parseFloat isNaN isFinite encodeURI decodeURI encodeURIComponent decodeURIComponent ' +
-    'escape unescape ToolError')
+    'escape unescape ToolError __mcpx_run __mcpx_host')
     .split(' '),
 )
 

@@ -7,6 +7,8 @@ import { ToolIndex } from './tool-index.ts'
 
 export { type SearchHit, type SearchOptions, type ToolDoc, ToolIndex, type ToolIndexOptions } from './tool-index.ts'
 export { SYNONYMS, splitWords, stem, tokenize } from './tokenize.ts'
+export { BENCH_QUERIES, syntheticTools } from './synthetic.ts'
+export { type SearchBench, measureSearch } from './bench.ts'
 
 /** A ToolIndex with limits from settings. */
 export function createToolIndex(settings: Pick<Settings, 'searchDefaultLimit' | 'searchMaxLimit'>): ToolIndex {

@@ -3,8 +3,7 @@
  * parameters), server filter and limits, and incremental add / replace / remove per server.
  */
 import { describe, expect, test } from 'bun:test'
-import { ToolIndex, createToolIndex, splitWords, stem, tokenize } from '../../../lib/search/index.ts'
-import { syntheticTools } from '../../../lib/search/synthetic.ts'
+import { ToolIndex, createToolIndex, splitWords, stem, syntheticTools, tokenize } from '../../../lib/search/index.ts'
 import { testSettings } from '../../harness.ts'
 
 const CORPUS: Record<string, Array<{ name: string; title?: string; description: string; inputSchema?: unknown }>> = {
