@@ -111,7 +111,7 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
     await terminateGroup(child.pid, settings.shutdownGraceMs)
     const how = child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${exitCode}`
     finish(
-      new McpxError('CONNECT', withStderr(`server ${label} ${how}`), {
+      new McpxError('CONNECT', withStderr(`server ${how}`), {
         command: params.command,
         exitCode: child.signalCode ? null : exitCode,
         signal: child.signalCode ?? null,

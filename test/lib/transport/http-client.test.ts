@@ -136,6 +136,26 @@ describe('Streamable HTTP client against the SDK 2.x server (2026-07-28)', () =>
     expect(conn.transport.sessionId).toBeUndefined()
   })
 
+  test('a modern-only server refusing a legacy initialize: the 400 JSON-RPC error is delivered, not thrown', async () => {
+    await using peer = await startHttpPeer('sdk-modern-fixture.ts', 'http-strict')
+    await using conn = await open(createHttpTransport({ url: peer.url }, settings))
+    await conn.transport.send(initialize(1))
+    const answer = (await conn.rec.response(1)) as { error: { code: number } }
+    expect(answer.error.code).toBe(-32022)
+    expect(conn.transport.sessionId).toBeUndefined()
+  })
+
+  test('aborting the signal cancels the call at the server (2026: closing the stream is cancellation)', async () => {
+    await using peer = await startHttpPeer('sdk-modern-fixture.ts', 'http')
+    await using conn = await open(createHttpTransport({ url: peer.url }, settings))
+    const controller = new AbortController()
+    const sent = conn.transport.send(modernCall(1, 'slow', { ms: 600_000 }), { headers: modernHeaders('tools/call', 'slow'), signal: controller.signal })
+    await peer.stderrLine(/slow started/)
+    controller.abort()
+    await expect(sent).rejects.toMatchObject({ code: 'CANCELLED' })
+    expect(await peer.stderrLine(/slow aborted/)).toBe('slow aborted')
+  })
+
   test('a modern error on a non-2xx status is delivered as the JSON-RPC response', async () => {
     await using peer = await startHttpPeer('sdk-modern-fixture.ts', 'http')
     await using conn = await open(createHttpTransport({ url: peer.url }, settings))

@@ -100,9 +100,9 @@ export async function open<T extends Transport>(transport: T): Promise<{ transpo
   return { transport, rec, [Symbol.asyncDispose]: () => transport.close() }
 }
 
-/** Spawn an HTTP fixture that prints `{"url": ...}` as its first stdout line. */
-export async function startHttpPeer(fixture: string, mode: string): Promise<{ url: string; pid: number; [Symbol.asyncDispose](): Promise<void> }> {
-  const proc = Bun.spawn([process.execPath, join(PEERS, fixture), mode], { stdout: 'pipe', stderr: 'inherit', stdin: 'ignore' })
+/** Spawn an HTTP fixture that prints `{"url": ...}` as its first stdout line; its stderr is watched. */
+export async function startHttpPeer(fixture: string, mode: string): Promise<{ url: string; pid: number; stderrLine(match: RegExp): Promise<string>; [Symbol.asyncDispose](): Promise<void> }> {
+  const proc = Bun.spawn([process.execPath, join(PEERS, fixture), mode], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
   const reader = proc.stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {
@@ -112,9 +112,29 @@ export async function startHttpPeer(fixture: string, mode: string): Promise<{ ur
   }
   reader.releaseLock()
   const { url } = JSON.parse(text.slice(0, text.indexOf('\n'))) as { url: string }
+  const lines: string[] = []
+  const waiters: { match: RegExp; resolve: (line: string) => void }[] = []
+  void (async () => {
+    const decoder = new TextDecoder()
+    let partial = ''
+    const err = proc.stderr.getReader()
+    for (let next = await err.read(); !next.done; next = await err.read()) {
+      partial += decoder.decode(next.value, { stream: true })
+      const parts = partial.split('\n')
+      partial = parts.pop()!
+      for (const line of parts) {
+        lines.push(line)
+        for (const waiter of [...waiters]) if (waiter.match.test(line)) waiters.splice(waiters.indexOf(waiter), 1), waiter.resolve(line)
+      }
+    }
+  })()
   return {
     url,
     pid: proc.pid,
+    stderrLine(match) {
+      const found = lines.find((line) => match.test(line))
+      return found !== undefined ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ match, resolve }))
+    },
     async [Symbol.asyncDispose]() {
       proc.kill()
       await proc.exited

@@ -54,7 +54,7 @@ describe('HTTP+SSE (2024-11-05) client transport', () => {
     await conn.transport.close()
     expect(await conn.rec.closed).toBeUndefined()
     expect(conn.rec.closeCount()).toBe(1)
-    expect(conn.transport.send(listTools(1))).rejects.toMatchObject({ code: 'CONNECT' })
+    await expect(conn.transport.send(listTools(1))).rejects.toMatchObject({ code: 'CONNECT' })
   })
 
   test('an endpoint on another origin is refused', async () => {

@@ -35,6 +35,15 @@ describe('stdio client transport', () => {
     expect(toolText(await peer.rec.response('c-3'))).toBe('héllo 世界')
   })
 
+  test('talks to the SDK 2.x server over stdio in the modern era: server/discover then a stateless tools/call', async () => {
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
+    await using peer = await open(createStdioTransport({ command: bun, args: [join(PEERS, 'sdk-modern-fixture.ts'), 'stdio'] }, settings))
+    await peer.transport.send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: meta } })
+    expect(resultOf<{ supportedVersions: string[] }>(await peer.rec.response('d')).supportedVersions).toContain('2026-07-28')
+    await peer.transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'modern' }, _meta: meta } })
+    expect(toolText(await peer.rec.response(1))).toBe('modern')
+  })
+
   test('notifications sent before a result arrive in order', async () => {
     await using peer = await open(createStdioTransport(legacy(), settings))
     await peer.transport.send(initialize(1))
@@ -54,7 +63,7 @@ describe('stdio client transport', () => {
     await peer.transport.close()
     expect(peer.rec.closeCount()).toBe(1)
     expect(alive(pid)).toBe(false)
-    expect(peer.transport.send(listTools(1))).rejects.toMatchObject({ code: 'CONNECT' })
+    await expect(peer.transport.send(listTools(1))).rejects.toMatchObject({ code: 'CONNECT' })
   })
 
   test('a server that dies mid-call closes the transport with CONNECT, exit code and stderr tail', async () => {
