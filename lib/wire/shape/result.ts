@@ -5,7 +5,7 @@
  * go, 2026-only results (`input_required`, discover, listen) cannot be expressed and throw ERA.
  */
 import { McpxError } from '../../errors/index.ts'
-import { CACHE_SCOPE, isModernRevision, RESULT_TYPE, type Revision } from '../constants.ts'
+import { CACHE_SCOPE, isModernRevision, META, RESULT_TYPE, type Revision } from '../constants.ts'
 import { methodExists } from '../matrix/methods.ts'
 import { isRecord, withShapedMeta } from './meta.ts'
 import {
@@ -53,6 +53,10 @@ export function shapeResult(revision: Revision, method: string, result: Obj): Ob
     const { _meta, ...task } = out
     return withShapedMeta(revision, { ...(_meta === undefined ? {} : { _meta }), task: legacyTask(task) })
   }
+  // InitializeResult requires serverInfo; a newest-shape result may carry it only in `_meta` (T26).
+  if (method === 'initialize' && out.serverInfo === undefined && isRecord(out._meta) && isRecord(out._meta[META.SERVER_INFO])) {
+    out.serverInfo = out._meta[META.SERVER_INFO]
+  }
   delete out.resultType
   if (!method.startsWith('tasks/')) {
     delete out.ttlMs
@@ -69,6 +73,9 @@ function shapeModern(revision: Revision, method: string, out: Obj): Obj {
     return shapeBody(revision, method, out)
   }
   out.resultType ??= RESULT_TYPE.COMPLETE
+  if (out.resultType === RESULT_TYPE.INPUT_REQUIRED && !INPUT_REQUIRED_METHODS.includes(method)) {
+    throw new McpxError('INTERNAL', `${method} may not answer input_required (basic/patterns/mrtr.mdx)`)
+  }
   withShapedMeta(revision, out)
   if (out.resultType === RESULT_TYPE.INPUT_REQUIRED && isRecord(out.inputRequests)) {
     const inputRequests: Obj = {}

@@ -4,7 +4,7 @@
  * means "complete" (D26/basic/index.mdx); absent cache hints mean ttl 0 (server/utilities/caching.mdx).
  */
 import { RPC } from '../../errors/index.ts'
-import { CACHE_SCOPE, EXTENSION, isModernRevision, RESULT_TYPE, type Revision } from '../constants.ts'
+import { CACHE_SCOPE, EXTENSION, RESULT_TYPE, type Revision } from '../constants.ts'
 import { isRecord } from './meta.ts'
 import { modernTask } from './tasks.ts'
 import { CACHEABLE_METHODS } from './result.ts'
@@ -24,7 +24,8 @@ export function upgradeResult(revision: Revision, method: string, result: Obj): 
   if (revision === '2025-11-25' && (method === 'tasks/get' || method === 'tasks/cancel')) out = modernTask(out)
   if (revision === '2025-11-25' && method === 'tasks/list' && Array.isArray(out.tasks)) out.tasks = out.tasks.map(modernTask)
   out.resultType ??= RESULT_TYPE.COMPLETE
-  if (!isModernRevision(revision) && out.resultType === RESULT_TYPE.COMPLETE && CACHEABLE_METHODS.includes(method)) {
+  // caching.mdx: absent ttlMs (older or non-compliant servers) means 0; no scope means never shared.
+  if (out.resultType === RESULT_TYPE.COMPLETE && CACHEABLE_METHODS.includes(method)) {
     out.ttlMs ??= 0
     out.cacheScope ??= CACHE_SCOPE.PRIVATE
   }

@@ -187,3 +187,18 @@ describe('error builders', () => {
     expect([methodNotFound('foo', '2026-07-28').httpStatus, methodNotFound('foo', '2025-11-25').httpStatus]).toEqual([404, undefined])
   })
 })
+
+describe('initialize and MRTR guards', () => {
+  test('legacy initialize takes serverInfo from the 2026 _meta key when absent', () => {
+    const built = { protocolVersion: '2025-06-18', capabilities: {}, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1', icons: [] } } }
+    expect(shapeResult('2025-06-18', 'initialize', built)).toEqual({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } })
+  })
+  test('input_required only on tools/call, resources/read, prompts/get', () => {
+    expect(() => shapeResult('2026-07-28', 'tools/list', { resultType: 'input_required', requestState: 's' })).toThrow(McpxError)
+    expect(shapeResult('2026-07-28', 'prompts/get', { resultType: 'input_required', requestState: 's' })).toEqual({ resultType: 'input_required', requestState: 's' })
+  })
+  test('methods a revision lacks cannot be shaped', () => {
+    expect(() => shapeResult('2026-07-28', 'ping', {})).toThrow(McpxError)
+    expect(() => shapeResult('2025-11-25', 'server/discover', {})).toThrow(McpxError)
+  })
+})
