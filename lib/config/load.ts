@@ -71,7 +71,8 @@ export function parseConfig(text: string, file: string, env: Env): McpxConfig {
   return { source: file, servers, settings }
 }
 
-function parseServerEntry(name: string, entry: unknown, file: string): ServerConfig {
+/** Validate and normalise one `mcpServers` entry (already interpolated). */
+export function parseServerEntry(name: string, entry: unknown, file: string): ServerConfig {
   const at: DocPath = ['mcpServers', name]
   if (!SERVER_NAME.test(name)) throw configError({ file, path: at }, 'server names may hold only letters, digits, "-" and "_" (a "." would break server.tool names)')
   if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw configError({ file, path: at }, 'must be an object with "command" (stdio) or "url" (remote)')

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DaemonClient, type DaemonEvent } from '../../../lib/daemon/index.ts'
-import { runMcpx, tempDir } from '../../harness.ts'
+import { REPO_ROOT, runMcpx, tempDir } from '../../harness.ts'
 import { rawHttp, runForeground, startTestDaemon } from './daemon-process.ts'
 
 describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
@@ -39,7 +39,10 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
   // TR-41 (reference register): a web page POSTs a CORS-"simple" text/plain body to the loopback
   // port, directly (Origin: the attacker) or after DNS rebinding (Host: the attacker's name).
   test('TR-41 replay: cross-origin simple POST and DNS-rebound Host are refused', async () => {
-    await using daemon = await startTestDaemon()
+    using dir = tempDir('mcpx-daemon-tr41')
+    const config = join(dir.path, 'config.json')
+    writeFileSync(config, JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }))
+    await using daemon = await startTestDaemon({ MCPX_CONFIG: config })
     const port = daemon.info.tcp.port
     const body = '{"server":"demo","tool":"echo","arguments":{"text":"pwned"}}'
     const browserPost = (host: string, origin: string, extra = '') =>
@@ -59,10 +62,10 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     const mcp = await rawHttp(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`)
     expect(mcp.status).toBe(403)
     expect(JSON.parse(mcp.text.slice(mcp.text.indexOf('\r\n\r\n') + 4))).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } })
-    // Control: the legitimate request reaches the operation (the configured pool then says CONNECT).
+    // Control: the same body from a legitimate local client does run the tool, so the refusals above are the guard's.
     const legit = await daemon.tcp('/v1/call', { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })
-    expect(legit.status).toBe(502)
-    expect((await legit.json()).error.code).toBe('CONNECT')
+    expect(legit.status).toBe(200)
+    expect(await legit.json()).toMatchObject({ content: [{ type: 'text', text: 'pwned' }] })
   })
 
   test('/v1 validates parameters and answers errors with a stable code', async () => {
@@ -104,7 +107,7 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
       { name: 'web', state: 'disabled', transport: 'http', endpoint: 'https://example.com/mcp', protocol: '2025-06-18' },
     ])
     const call = await (await daemon.unix('/v1/call', { method: 'POST', body: '{"server":"web","tool":"x"}', headers: { 'Content-Type': 'application/json' } })).json()
-    expect(call.error).toEqual({ code: 'CONNECT', message: 'server "web" is not connected: it is disabled in the config', data: { server: 'web', state: 'disabled' } })
+    expect(call.error).toMatchObject({ code: 'CONNECT', data: { server: 'web' } })
     expect((await (await daemon.unix('/v1/health')).json()).config).toBe(config)
     const protocol = await (await daemon.unix('/v1/protocol')).json()
     expect(protocol.revisions.at(-1)).toEqual({ revision: '2026-07-28', era: 'modern' })
@@ -118,13 +121,13 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     for await (const event of client.events({ signal: abort.signal })) {
       first.push(event)
       if (event.type === 'daemon.started') {
-        await daemon.unix('/v1/call', { method: 'POST', body: '{"server":"demo","tool":"echo"}', headers: { 'Content-Type': 'application/json' } })
+        await daemon.unix('/v1/call', { method: 'POST', body: '{"server":"nope","tool":"echo"}', headers: { 'Content-Type': 'application/json' } })
       }
       if (event.type === 'call') break
     }
     abort.abort()
     expect(first.map((event) => [event.id, event.type])).toEqual([[1, 'daemon.started'], [2, 'call']])
-    expect(first[1]!.data).toMatchObject({ server: 'demo', tool: 'echo', ok: false, error: 'CONNECT' })
+    expect(first[1]!.data).toMatchObject({ server: 'nope', tool: 'echo', ok: false, error: 'NOT_FOUND' })
     const resumed = await daemon.unix('/v1/events', { headers: { 'Last-Event-ID': '1' } })
     expect(resumed.headers.get('content-type')).toBe('text/event-stream')
     const reader = resumed.body!.getReader()

@@ -1,0 +1,162 @@
+/**
+ * Where MCP hosts keep their server definitions and the shape of each (shared/notes/peers.md §E):
+ * the files `mcpx import` reads, in precedence order, and the one file `mcpx install` writes.
+ */
+import { join } from 'node:path'
+
+export const HOST_IDS = ['claude-code', 'claude-desktop', 'cursor', 'vscode', 'windsurf', 'gemini', 'codex', 'opencode'] as const
+export type HostId = (typeof HOST_IDS)[number]
+
+export interface HostEnv {
+  /** The user's home directory. */
+  readonly home: string
+  /** The project directory (project-scoped files are looked up here). */
+  readonly cwd: string
+  readonly platform: NodeJS.Platform
+}
+
+export type FileFormat = 'json' | 'jsonc' | 'toml'
+
+export interface HostSource {
+  readonly host: HostId
+  readonly file: string
+  readonly scope: 'user' | 'project' | 'local'
+  readonly format: FileFormat
+  /** The server map inside the parsed document, if any. */
+  servers(doc: unknown): unknown
+}
+
+export interface HostInstall {
+  readonly file: string
+  readonly format: FileFormat
+  /** The host-shaped entry that runs `mcpx serve`. */
+  readonly entry: unknown
+  /** The object the entry goes into (created when missing). */
+  container(doc: Record<string, unknown>): Record<string, unknown>
+}
+
+export interface HostDef {
+  readonly id: HostId
+  readonly label: string
+  sources(env: HostEnv): HostSource[]
+  install(env: HostEnv): HostInstall
+}
+
+/** The single entry `mcpx install` writes: hosts run `mcpx serve` over stdio. */
+export const MCPX_ENTRY = { command: 'mcpx', args: ['serve'] } as const
+export const MCPX_ENTRY_NAME = 'mcpx'
+
+const at = (doc: unknown, ...keys: string[]): unknown => {
+  let value = doc
+  for (const key of keys) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined
+    value = (value as Record<string, unknown>)[key]
+  }
+  return value
+}
+
+function child(doc: Record<string, unknown>, ...keys: string[]): Record<string, unknown> {
+  let table = doc
+  for (const key of keys) {
+    const next = table[key]
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) table[key] = {}
+    table = table[key] as Record<string, unknown>
+  }
+  return table
+}
+
+/** Per-OS application config directory of Electron apps (Claude Desktop, VS Code). */
+function appConfigDir(env: HostEnv): string {
+  if (env.platform === 'darwin') return join(env.home, 'Library', 'Application Support')
+  if (env.platform === 'win32') return join(env.home, 'AppData', 'Roaming')
+  return join(env.home, '.config')
+}
+
+const mcpServers = (doc: unknown) => at(doc, 'mcpServers')
+
+export const HOSTS: Readonly<Record<HostId, HostDef>> = {
+  'claude-code': {
+    id: 'claude-code',
+    label: 'Claude Code',
+    // Precedence local > project > user (Claude Code docs, "MCP installation scopes").
+    sources: (env) => [
+      { host: 'claude-code', file: join(env.home, '.claude.json'), scope: 'local', format: 'json', servers: (doc) => at(doc, 'projects', env.cwd, 'mcpServers') },
+      { host: 'claude-code', file: join(env.cwd, '.mcp.json'), scope: 'project', format: 'json', servers: mcpServers },
+      { host: 'claude-code', file: join(env.home, '.claude.json'), scope: 'user', format: 'json', servers: mcpServers },
+    ],
+    install: (env) => ({ file: join(env.home, '.claude.json'), format: 'json', entry: { type: 'stdio', ...MCPX_ENTRY, env: {} }, container: (doc) => child(doc, 'mcpServers') }),
+  },
+  'claude-desktop': {
+    id: 'claude-desktop',
+    label: 'Claude Desktop',
+    sources: (env) => [{ host: 'claude-desktop', file: join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'), scope: 'user', format: 'json', servers: mcpServers }],
+    install: (env) => ({ file: join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'), format: 'json', entry: { ...MCPX_ENTRY }, container: (doc) => child(doc, 'mcpServers') }),
+  },
+  cursor: {
+    id: 'cursor',
+    label: 'Cursor',
+    sources: (env) => [
+      { host: 'cursor', file: join(env.cwd, '.cursor', 'mcp.json'), scope: 'project', format: 'json', servers: mcpServers },
+      { host: 'cursor', file: join(env.home, '.cursor', 'mcp.json'), scope: 'user', format: 'json', servers: mcpServers },
+    ],
+    install: (env) => ({ file: join(env.home, '.cursor', 'mcp.json'), format: 'json', entry: { ...MCPX_ENTRY }, container: (doc) => child(doc, 'mcpServers') }),
+  },
+  vscode: {
+    id: 'vscode',
+    label: 'VS Code',
+    sources: (env) => [
+      { host: 'vscode', file: join(env.cwd, '.vscode', 'mcp.json'), scope: 'project', format: 'jsonc', servers: (doc) => at(doc, 'servers') },
+      { host: 'vscode', file: join(appConfigDir(env), 'Code', 'User', 'mcp.json'), scope: 'user', format: 'jsonc', servers: (doc) => at(doc, 'servers') },
+    ],
+    install: (env) => ({ file: join(appConfigDir(env), 'Code', 'User', 'mcp.json'), format: 'jsonc', entry: { type: 'stdio', ...MCPX_ENTRY }, container: (doc) => child(doc, 'servers') }),
+  },
+  windsurf: {
+    id: 'windsurf',
+    label: 'Windsurf',
+    sources: (env) => [{ host: 'windsurf', file: join(env.home, '.codeium', 'windsurf', 'mcp_config.json'), scope: 'user', format: 'json', servers: mcpServers }],
+    install: (env) => ({ file: join(env.home, '.codeium', 'windsurf', 'mcp_config.json'), format: 'json', entry: { ...MCPX_ENTRY }, container: (doc) => child(doc, 'mcpServers') }),
+  },
+  gemini: {
+    id: 'gemini',
+    label: 'Gemini CLI',
+    sources: (env) => [
+      { host: 'gemini', file: join(env.cwd, '.gemini', 'settings.json'), scope: 'project', format: 'jsonc', servers: mcpServers },
+      { host: 'gemini', file: join(env.home, '.gemini', 'settings.json'), scope: 'user', format: 'jsonc', servers: mcpServers },
+    ],
+    install: (env) => ({ file: join(env.home, '.gemini', 'settings.json'), format: 'jsonc', entry: { ...MCPX_ENTRY }, container: (doc) => child(doc, 'mcpServers') }),
+  },
+  codex: {
+    id: 'codex',
+    label: 'Codex',
+    sources: (env) => [
+      { host: 'codex', file: join(env.cwd, '.codex', 'config.toml'), scope: 'project', format: 'toml', servers: (doc) => at(doc, 'mcp_servers') },
+      { host: 'codex', file: join(env.home, '.codex', 'config.toml'), scope: 'user', format: 'toml', servers: (doc) => at(doc, 'mcp_servers') },
+    ],
+    install: (env) => ({ file: join(env.home, '.codex', 'config.toml'), format: 'toml', entry: { ...MCPX_ENTRY }, container: (doc) => child(doc, 'mcp_servers') }),
+  },
+  opencode: {
+    id: 'opencode',
+    label: 'opencode',
+    // V1 puts servers directly under `mcp`; V2 under `mcp.servers`.
+    sources: (env) =>
+      [join(env.cwd, 'opencode.json'), join(env.cwd, 'opencode.jsonc'), join(env.home, '.config', 'opencode', 'opencode.json'), join(env.home, '.config', 'opencode', 'opencode.jsonc')].map(
+        (file, index) => ({ host: 'opencode' as const, file, scope: index < 2 ? ('project' as const) : ('user' as const), format: 'jsonc' as const, servers: opencodeServers }),
+      ),
+    install: (env) => ({
+      file: join(env.home, '.config', 'opencode', 'opencode.json'),
+      format: 'jsonc',
+      entry: { type: 'local', command: [MCPX_ENTRY.command, ...MCPX_ENTRY.args], enabled: true },
+      container: (doc) => (at(doc, 'mcp', 'servers') !== undefined ? child(doc, 'mcp', 'servers') : child(doc, 'mcp')),
+    }),
+  },
+}
+
+function opencodeServers(doc: unknown): unknown {
+  const mcp = at(doc, 'mcp')
+  const v2 = at(mcp, 'servers')
+  return v2 !== undefined && typeof v2 === 'object' ? v2 : mcp
+}
+
+export function isHostId(value: string): value is HostId {
+  return (HOST_IDS as readonly string[]).includes(value)
+}

@@ -1,0 +1,67 @@
+/**
+ * `mcpx install <host>`: put the one mcpx entry (`mcpx serve` over stdio) into a host's user
+ * config, backing the file up first. JSON files are rewritten whole (comments in JSONC files are
+ * reported as dropped; the backup keeps them); Codex TOML is edited as text and re-read to check.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { McpxError } from '../errors/index.ts'
+import { type HostEnv, type HostId, HOSTS, MCPX_ENTRY_NAME } from './hosts.ts'
+import { hasJsoncComments, parseJsonc } from './jsonc.ts'
+import { parseToml } from './toml.ts'
+import { writeWithBackup } from './write.ts'
+
+export interface InstallResult {
+  readonly host: HostId
+  readonly file: string
+  readonly action: 'created' | 'added' | 'updated' | 'unchanged'
+  readonly entry: unknown
+  readonly backup: string | null
+  /** The old file had comments, which the rewrite did not keep (the backup does). */
+  readonly droppedComments: boolean
+}
+
+export function installHost(host: HostId, env: HostEnv, options: { dryRun?: boolean } = {}): InstallResult {
+  const target = HOSTS[host].install(env)
+  const exists = existsSync(target.file)
+  const text = exists ? readFileSync(target.file, 'utf8') : ''
+  const doc = exists && text.trim() !== '' ? (target.format === 'toml' ? parseToml(text, target.file) : parseJsonc(text, target.file)) : {}
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new McpxError('CONFIG', `${target.file}: expected an object at the top level`, { file: target.file })
+  const container = target.container(doc as Record<string, unknown>)
+  const previous = container[MCPX_ENTRY_NAME]
+  const action = !exists ? 'created' : previous === undefined ? 'added' : sameJson(previous, target.entry) ? 'unchanged' : 'updated'
+  const result = { host, file: target.file, action, entry: target.entry } as const
+  if (action === 'unchanged' || options.dryRun) return { ...result, backup: null, droppedComments: false }
+  container[MCPX_ENTRY_NAME] = target.entry
+  const next = target.format === 'toml' ? rewriteToml(text, target.file, target.entry as { command: string; args: string[] }) : `${JSON.stringify(doc, null, 2)}\n`
+  const backup = writeWithBackup(target.file, next)
+  return { ...result, backup, droppedComments: target.format === 'jsonc' && exists && hasJsoncComments(text) }
+}
+
+/** Drop any [mcp_servers.mcpx] table (and its sub-tables), append the new one, and re-read it. */
+function rewriteToml(text: string, file: string, entry: { command: string; args: string[] }): string {
+  const kept: string[] = []
+  let skipping = false
+  for (const line of text.split('\n')) {
+    const header = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$/.exec(line)
+    if (header) skipping = /^mcp_servers\.("mcpx"|mcpx)(\.|$)/.test(header[1]!.replace(/\s+/g, ''))
+    if (!skipping) kept.push(line)
+  }
+  const body = kept.join('\n').replace(/\n*$/, '')
+  const section = `[mcp_servers.${MCPX_ENTRY_NAME}]\ncommand = ${JSON.stringify(entry.command)}\nargs = [${entry.args.map((arg) => JSON.stringify(arg)).join(', ')}]\n`
+  const next = body === '' ? section : `${body}\n\n${section}`
+  const check = parseToml(next, file) as { mcp_servers?: Record<string, unknown> }
+  if (!sameJson(check.mcp_servers?.[MCPX_ENTRY_NAME], entry)) {
+    throw new McpxError('CONFIG', `${file}: could not place [mcp_servers.${MCPX_ENTRY_NAME}] (it is defined in a form mcpx does not rewrite); edit the file by hand`, { file })
+  }
+  return next
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b))
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys)
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]))
+  return value
+}

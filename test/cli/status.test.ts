@@ -1,0 +1,48 @@
+import { describe, expect, test } from 'bun:test'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { runMcpx } from '../harness.ts'
+import { isolatedUser } from './cli-env.ts'
+
+describe('mcpx status', () => {
+  test('with no config and no daemon: the built-in demo server, daemon not running, exit 0', async () => {
+    using user = isolatedUser('mcpx-cli-status')
+    const human = await runMcpx(['status'], { env: user.env })
+    expect(human.exitCode).toBe(0)
+    expect(human.stdout).toStartWith(`daemon   not running (home ${user.env.MCPX_HOME})\nconfig   built-in default\nservers\n  demo  `)
+    const json = JSON.parse((await runMcpx(['status', '--json'], { env: user.env })).stdout)
+    expect(json).toMatchObject({ daemon: null, config: null, servers: [{ name: 'demo', state: 'configured', transport: 'stdio' }] })
+  })
+
+  test('reports the running daemon with its actual TCP port', async () => {
+    using user = isolatedUser('mcpx-cli-status')
+    const started = await runMcpx(['daemon', 'start', '--json'], { env: user.env })
+    try {
+      expect(started.exitCode).toBe(0)
+      const info = JSON.parse(started.stdout)
+      const status = JSON.parse((await runMcpx(['status', '--json'], { env: user.env })).stdout)
+      expect(status.daemon.pid).toBe(info.pid)
+      expect(status.daemon.tcp.port).toBe(info.tcp.port)
+      expect(status.daemon.tcp.port).toBeGreaterThan(0)
+      expect((await runMcpx(['status'], { env: user.env })).stdout).toContain(`tcp      http://127.0.0.1:${info.tcp.port} `)
+    } finally {
+      await runMcpx(['daemon', 'stop'], { env: user.env })
+    }
+  })
+
+  test('a bad config file is one message naming the file and the path inside it (exit 2)', async () => {
+    using user = isolatedUser('mcpx-cli-status')
+    mkdirSync(dirname(user.configFile), { recursive: true })
+    writeFileSync(user.configFile, JSON.stringify({ mcpServers: { gh: { command: 'gh', env: { TOKEN: '${UNSET_TOKEN_FOR_TEST}' } } } }))
+    const result = await runMcpx(['status'], { env: user.env })
+    expect(result.exitCode).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: {
+        code: 'CONFIG',
+        message: `config ${user.configFile}: mcpServers.gh.env.TOKEN: environment variable UNSET_TOKEN_FOR_TEST is not set (referenced as \${UNSET_TOKEN_FOR_TEST}; write \${UNSET_TOKEN_FOR_TEST:-default} for a fallback)`,
+        data: { file: user.configFile, path: 'mcpServers.gh.env.TOKEN', variable: 'UNSET_TOKEN_FOR_TEST' },
+      },
+    })
+  })
+})
