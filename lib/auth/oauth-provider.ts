@@ -13,16 +13,9 @@ import type { AuthorizationHandler } from './authorization-handler.ts'
 import { runAuthorizationCodeGrant } from './authorization-code.ts'
 import { type PreRegisteredClient, type RegisteredClient, registerClient, staticClientFor } from './client-registration.ts'
 import { type CredentialRecord, type CredentialStore, type IssuerState, createMemoryCredentialStore } from './credential-store.ts'
-import {
-  defaultAuthorizationServerMetadata,
-  fetchAuthorizationServerMetadata,
-  fetchProtectedResourceMetadata,
-  requireSecureEndpoints,
-  resourceMatchesServer,
-} from './discovery.ts'
-import { type FetchLike, type HttpContext, request } from './http.ts'
+import { type Discovered, discoverAuthorization, probeChallenge, requirePkce } from './authorization-discovery.ts'
+import type { FetchLike, HttpContext } from './http.ts'
 import { type AssertionSource, JWT_BEARER_GRANT } from './jwt-bearer.ts'
-import type { AuthorizationServerMetadata } from './schemas.ts'
 import { type StoredTokens, requestToken } from './token-endpoint.ts'
 import { type BearerChallenge, parseBearerChallenge, splitScopes } from './www-authenticate.ts'
 
@@ -66,14 +59,6 @@ export interface OAuthProvider extends AuthProvider {
 export interface JwtBearerGrant {
   type: 'jwt-bearer'
   assertion: AssertionSource
-}
-
-interface Discovered {
-  resource?: string
-  prmScopes?: string[]
-  metadata: AuthorizationServerMetadata
-  /** False when the AS published no metadata and default endpoints stand in (2025-03-26). */
-  fromDocument: boolean
 }
 
 const OFFLINE_ACCESS = 'offline_access'
@@ -131,7 +116,7 @@ class OAuthProviderImpl implements OAuthProvider {
 
   async login(): Promise<void> {
     await this.singleFlight(async () => {
-      const challenge = await this.probeChallenge()
+      const challenge = await probeChallenge(this.http, this.options.serverUrl)
       const discovered = await this.discover(challenge)
       await this.obtain(discovered, this.initialScope(discovered, challenge))
     })
@@ -148,24 +133,6 @@ class OAuthProviderImpl implements OAuthProvider {
   }
 
   // --- internal ---
-
-  /**
-   * The server's own 401 challenge, if it gives one to an unauthenticated ping: it may name a
-   * PRM location no well-known URI would find, and the scopes it wants.
-   */
-  private async probeChallenge(): Promise<BearerChallenge> {
-    try {
-      const response = await request(this.http, this.options.serverUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
-      })
-      await response.body?.cancel()
-      return response.status === 401 ? parseBearerChallenge(response) : {}
-    } catch {
-      return {}
-    }
-  }
 
   private noteHandedOut(token: string): void {
     if (this.handedOut?.token === token) {
@@ -205,41 +172,10 @@ class OAuthProviderImpl implements OAuthProvider {
     await this.store.save(record)
   }
 
-  /** PRM (from the challenge or well-known), its resource check, then the AS metadata. */
   private async discover(challenge: BearerChallenge): Promise<Discovered> {
-    const serverUrl = this.options.serverUrl
-    const prm = await fetchProtectedResourceMetadata(this.http, serverUrl, challenge.resourceMetadata)
-    let discovered: Discovered
-    if (prm) {
-      // RFC 9728 §3.3 / RFC 8707: a PRM naming another resource must not steer our tokens.
-      if (!resourceMatchesServer(prm.resource, serverUrl)) {
-        throw new McpxError('AUTH', `protected resource metadata names resource ${prm.resource}, which is not ${serverUrl}; refused`, {
-          resource: prm.resource,
-          serverUrl,
-        })
-      }
-      // RFC 9728 §7.6: the choice among several is ours; stay with the one we hold state for.
-      const servers = prm.authorization_servers ?? []
-      const current = (await this.load())?.issuer
-      const issuer = current !== undefined && servers.includes(current) ? current : servers[0]
-      if (!issuer) throw new McpxError('AUTH', `protected resource metadata of ${serverUrl} names no authorization server`, { resource: prm.resource })
-      const metadata = await fetchAuthorizationServerMetadata(this.http, issuer)
-      if (!metadata) throw new McpxError('AUTH', `authorization server ${issuer} publishes no OAuth or OpenID metadata`, { issuer })
-      discovered = { resource: prm.resource, metadata, fromDocument: true }
-      if (prm.scopes_supported) discovered.prmScopes = prm.scopes_supported
-    } else {
-      // 2025-03-26 servers: no PRM; the AS is the server's origin, metadata optional.
-      const origin = new URL(serverUrl).origin
-      const metadata = await fetchAuthorizationServerMetadata(this.http, origin)
-      // RFC 8707 still applies: the canonical server URI is the resource (MUST send regardless).
-      const resource = canonicalResource(serverUrl)
-      discovered = metadata
-        ? { metadata, resource, fromDocument: true }
-        : { metadata: defaultAuthorizationServerMetadata(serverUrl), resource, fromDocument: false }
-      requireSecureEndpoints(discovered.metadata)
-    }
-    this.discovered = discovered
-    return discovered
+    const current = (await this.load())?.issuer
+    this.discovered = await discoverAuthorization(this.http, this.options.serverUrl, challenge, current)
+    return this.discovered
   }
 
   /** Scope selection (2026-07-28 basic/authorization/index.mdx): challenge > PRM scopes_supported > omit. */
@@ -368,21 +304,6 @@ class OAuthProviderImpl implements OAuthProvider {
   }
 }
 
-/** RFC 8707 §2 canonical URI: no fragment, and no bare trailing slash on a pathless URI. */
-function canonicalResource(serverUrl: string): string {
-  const url = new URL(serverUrl)
-  url.hash = ''
-  const text = url.toString()
-  return url.pathname === '/' && !url.search ? text.replace(/\/$/, '') : text
-}
-
 function resourceOf(discovered: Discovered): { resource?: string } {
   return discovered.resource !== undefined ? { resource: discovered.resource } : {}
-}
-
-/** 2026-07-28 security-considerations.mdx: no S256 in metadata means no PKCE, so refuse. */
-function requirePkce(metadata: AuthorizationServerMetadata): void {
-  if (!metadata.code_challenge_methods_supported?.includes('S256')) {
-    throw new McpxError('AUTH', `authorization server ${metadata.issuer} does not advertise PKCE S256; refused`, { issuer: metadata.issuer })
-  }
 }
