@@ -5,7 +5,7 @@
  */
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
-import { REVISIONS, eraOf } from '../wire/index.ts'
+import { PROTOCOL_MATRIX } from '../wire/index.ts'
 import { type EventFeed, sseResponse } from './events.ts'
 import type { Pool } from './pool.ts'
 
@@ -133,9 +133,9 @@ export const OPERATIONS: readonly Operation[] = [
     name: 'protocol',
     method: 'GET',
     path: '/v1/protocol',
-    description: 'The protocol revisions and eras this mcpx speaks',
+    description: 'The protocol matrix: per revision its era, methods, error codes, headers, transports, features and capabilities',
     params: {},
-    handler: () => ({ revisions: REVISIONS.map((revision) => ({ revision, era: eraOf(revision) })) }),
+    handler: () => PROTOCOL_MATRIX,
   },
   {
     name: 'events',

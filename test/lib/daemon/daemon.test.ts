@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DaemonClient, type DaemonEvent } from '../../../lib/daemon/index.ts'
+import { PROTOCOL_MATRIX } from '../../../lib/wire/index.ts'
 import { REPO_ROOT, runMcpx, tempDir } from '../../harness.ts'
 import { rawHttp, runForeground, startTestDaemon } from './daemon-process.ts'
 
@@ -110,7 +111,8 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     expect(call.error).toMatchObject({ code: 'CONNECT', data: { server: 'web' } })
     expect((await (await daemon.unix('/v1/health')).json()).config).toBe(config)
     const protocol = await (await daemon.unix('/v1/protocol')).json()
-    expect(protocol.revisions.at(-1)).toEqual({ revision: '2026-07-28', era: 'modern' })
+    expect(protocol).toEqual(JSON.parse(JSON.stringify(PROTOCOL_MATRIX)))
+    expect(protocol.byRevision['2026-07-28'].era).toBe('modern')
   })
 
   test('event feed: SSE with ids, resumed after Last-Event-ID', async () => {
