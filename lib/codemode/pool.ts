@@ -166,14 +166,14 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
   const answerCall = async (exec: ActiveExec, callId: number, kind: 'call' | 'search', name: string, argsJson: string): Promise<void> => {
     let json: string
     exec.toolCalls++
-    if (exec.toolCalls > limits.maxToolCalls || argsJson.length > limits.maxResultBytes) {
+    if (exec.toolCalls > limits.maxToolCalls || Buffer.byteLength(argsJson, 'utf8') > limits.maxResultBytes) {
       json = errorReply(new SandboxError({ reason: 'limit', message: 'tool call refused: per-exec limit reached' }))
     } else {
       try {
         const args = JSON.parse(argsJson) as Record<string, unknown>
         const value = kind === 'search' ? await exec.bridge.search(name, args) : await exec.bridge.call(name, args, { signal: exec.calls.signal })
         json = `{"ok":true,"value":${JSON.stringify(value ?? null) ?? 'null'}}`
-        if (json.length > settings.codemodeMaxCallResultBytes) {
+        if (Buffer.byteLength(json, 'utf8') > settings.codemodeMaxCallResultBytes) {
           json = errorReply(
             new SandboxError({
               reason: 'limit',

@@ -34,6 +34,11 @@ export interface ScriptRun {
 }
 
 const SCRIPT_FILE = 'script.js'
+/** Longest tool name or search query a script may pass (MCP names are short; anything longer is abuse). */
+const MAX_NAME_CHARS = 4 * 1024
+/** Error text that crosses back to the caller is cut to these lengths (a script may throw a 50 MB message). */
+const MAX_ERROR_MESSAGE_CHARS = 4 * 1024
+const MAX_ERROR_STACK_CHARS = 8 * 1024
 
 export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, hostCall: HostCall): ScriptRun {
   const { limits } = request
@@ -64,7 +69,7 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
     clearTimeout(timer)
     waiting.length = 0
     logsDropped += collectDropped()
-    const resultBytes = valueJson?.length ?? 0
+    const resultBytes = valueJson === undefined ? 0 : utf8Bytes(valueJson)
     const stats: ExecStats = { durationMs: performance.now() - startedAt, toolCalls, searches, logLines: logs.length, logsDropped, resultBytes }
     if (logsDropped > 0) logs.push(`… ${logsDropped} more console line(s) dropped (limit ${limits.maxLogLines})`)
     resolveOutcome(failure ? { failure, logs, stats } : { valueJson: valueJson ?? 'null', logs, stats })
@@ -115,8 +120,13 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
       fail({ reason: 'limit', message: `script made more than ${limits.maxToolCalls} tool calls and searches` })
       return deferred.handle
     }
-    if (argsJson.length > limits.maxResultBytes) {
-      fail({ reason: 'limit', message: `arguments of ${name} are ${argsJson.length} bytes, over the ${limits.maxResultBytes} byte limit` })
+    if (name.length > MAX_NAME_CHARS) {
+      fail({ reason: 'limit', message: `tool name or query of ${name.length} characters is over the ${MAX_NAME_CHARS} character limit` })
+      return deferred.handle
+    }
+    const argsBytes = utf8Bytes(argsJson)
+    if (argsBytes > limits.maxResultBytes) {
+      fail({ reason: 'limit', message: `arguments of ${name} are ${argsBytes} bytes, over the ${limits.maxResultBytes} byte limit` })
       return deferred.handle
     }
     if (kind === 'search') searches++
@@ -152,8 +162,9 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
   const hostDone = (jsonH: QuickJSHandle): void => {
     if (failure || valueJson !== undefined) return
     const json = str(jsonH) ?? 'null'
-    if (json.length > limits.maxResultBytes) {
-      fail({ reason: 'limit', message: `script result is ${json.length} bytes, over the ${limits.maxResultBytes} byte limit` })
+    const bytes = utf8Bytes(json)
+    if (bytes > limits.maxResultBytes) {
+      fail({ reason: 'limit', message: `script result is ${bytes} bytes, over the ${limits.maxResultBytes} byte limit` })
     } else valueJson = json
   }
 
@@ -248,9 +259,9 @@ function scriptError(json: string | undefined, atCompile = false): ScriptFailure
   } catch {
     // Leave the generic message below.
   }
-  const name = typeof parsed.name === 'string' ? parsed.name : 'Error'
-  const message = typeof parsed.message === 'string' ? parsed.message : 'script failed'
-  const stack = typeof parsed.stack === 'string' && parsed.stack !== '' ? parsed.stack : undefined
+  const name = typeof parsed.name === 'string' ? parsed.name.slice(0, MAX_NAME_CHARS) : 'Error'
+  const message = typeof parsed.message === 'string' ? parsed.message.slice(0, MAX_ERROR_MESSAGE_CHARS) : 'script failed'
+  const stack = typeof parsed.stack === 'string' && parsed.stack !== '' ? parsed.stack.slice(0, MAX_ERROR_STACK_CHARS) : undefined
   // QuickJS names its own allocation failure this way; the script cannot forge the engine's state.
   if (name === 'InternalError' && message === 'out of memory') return memoryFailure()
   const reason = name === 'SyntaxError' && atCompile ? 'syntax' : 'runtime'
@@ -270,4 +281,9 @@ function atMemoryCap(engine: QuickJSWASMModule, limits: ExecLimits): boolean {
   } catch {
     return false
   }
+}
+
+/** Size in bytes as it will travel (UTF-8), which is what the byte limits mean. */
+function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8')
 }
