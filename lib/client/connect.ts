@@ -89,14 +89,22 @@ class ConnectRun {
         await peer.close().catch(() => {})
         return this.#sse(target)
       }
-      if (!pinned && this.options.era !== 'legacy' && cached?.era !== 'legacy') {
-        const modern = await this.#try('server/discover', () => discoverModern(peer, state), (error) => !isLegacyAnswer(error))
-        if (modern) return this.#done(peer, state, modern)
+      const probeModern = !pinned && this.options.era !== 'legacy'
+      const modern = () => this.#try('server/discover', () => discoverModern(peer, state), (error) => !isLegacyAnswer(error))
+      if (probeModern && cached?.era !== 'legacy') {
+        const identity = await modern()
+        if (identity) return this.#done(peer, state, identity)
       }
       const legacy = await this.#try('initialize', () => initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(pinned) }), (error) =>
-        target.transport === 'streamable-http' || !isLegacyAnswer(error),
+        target.transport === 'streamable-http' && !(probeModern && cached?.era === 'legacy') ? true : !isLegacyAnswer(error),
       )
       if (legacy) return this.#done(peer, state, legacy)
+      // A cached "legacy" that no longer holds: re-probe modern before trying the older transport.
+      if (probeModern && cached?.era === 'legacy') {
+        const identity = await modern()
+        if (identity) return this.#done(peer, state, identity)
+        if (target.transport === 'streamable-http') throw new McpxError('CONNECT', `${target.url} answered neither server/discover nor initialize`, { url: target.url })
+      }
     } catch (error) {
       await peer.close().catch(() => {})
       throw this.#explain(error, peer)

@@ -86,7 +86,6 @@ export interface ConnectOptions {
   serverStream?: boolean
   /** Skip the verdict cache (both read and write), e.g. for `mcpx probe`. */
   noCache?: boolean
-  signal?: AbortSignal
   /** Warnings (dropped tools, ignored notifications); default: log.warn. */
   onWarning?: (message: string) => void
 }

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, test } from 'bun:test'
-import { type TransportFactory, clearVerdictMemory, connect } from '../../../lib/client/index.ts'
+import { type TransportFactory, clearVerdictMemory, connect, verdictKey, writeVerdict } from '../../../lib/client/index.ts'
 import { McpxError, RPC } from '../../../lib/errors/index.ts'
 import { META, isRequest, makeRequest } from '../../../lib/wire/index.ts'
 import { tempDir, testSettings } from '../../harness.ts'
@@ -265,3 +265,50 @@ describe('legacy HTTP session expiry (TR-29)', () => {
   })
 })
 
+
+describe('subscriptions/listen (2026)', () => {
+  test('routes notifications by subscriptionId, acknowledges the honoured filter, and closing aborts the stream', async () => {
+    let listenId: unknown
+    const { transports, made } = factory((m, _o, t) => {
+      if (!isRequest(m)) return
+      if (m.method === 'server/discover') return ok(m, discoverResult)
+      if (m.method === 'subscriptions/listen') {
+        listenId = m.id
+        queueMicrotask(() => {
+          t.push({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: { [META.SUBSCRIPTION_ID]: m.id } } })
+          t.push({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [META.SUBSCRIPTION_ID]: 'someone-else' } } })
+          t.push({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [META.SUBSCRIPTION_ID]: m.id } } })
+        })
+      }
+    })
+    const client = await connect({ url: 'http://example.test/mcp' }, { settings, transports })
+    const seen: string[] = []
+    const subscription = client.listen({ toolsListChanged: true, promptsListChanged: true }, (method) => seen.push(method))
+    expect(await subscription.acknowledged).toEqual({ toolsListChanged: true })
+    await Promise.resolve()
+    expect(seen).toEqual(['notifications/tools/list_changed'])
+    subscription.close()
+    expect((await subscription.done.catch((e) => e)).code).toBe('CANCELLED')
+    const listen = made[0]!.requests('subscriptions/listen')[0]!
+    expect(listen.id).toBe(listenId as number)
+    expect(listen.params?.notifications).toEqual({ toolsListChanged: true, promptsListChanged: true })
+    await client.close()
+  })
+})
+
+describe('verdict cache', () => {
+  test('a cached legacy verdict that no longer holds is re-probed (HTTP)', async () => {
+    const modern: Responder = (m) => {
+      if (!isRequest(m)) return
+      if (m.method === 'initialize') throw new McpxError('CONNECT', 'HTTP 404', { httpStatus: 404 })
+      if (m.method === 'server/discover') return ok(m, discoverResult)
+    }
+    using dir = tempDir('stale')
+    writeVerdict(verdictKey({ url: 'http://example.test/mcp' }), { era: 'legacy', transport: 'streamable-http', revision: '2025-11-25' }, dir.path)
+    const { transports, made } = factory(modern)
+    const client = await connect({ url: 'http://example.test/mcp' }, { settings, transports, cacheDir: dir.path })
+    expect(client.era).toBe('modern')
+    expect(made[0]!.requests().map((r) => r.method)).toEqual(['initialize', 'server/discover'])
+    await client.close()
+  })
+})

@@ -17,7 +17,7 @@ const handlers: ClientHandlers = {
 
 async function exercise(client: McpClient, flavour: string): Promise<void> {
   const tools = (await client.listAllTools()).map((t) => t.name).sort()
-  expect(tools).toEqual(['ask', 'echo', 'progress'])
+  expect(tools).toEqual(flavour === 'legacy' ? ['ask', 'echo', 'expire', 'progress', 'slow'] : ['ask', 'echo', 'progress', 'slow'])
   expect(await client.callTool('echo', { text: 'hi' })).toMatchObject({ content: [{ type: 'text', text: 'hi' }], resultType: 'complete' })
 
   const read = await client.readResource('test://hello')
@@ -65,7 +65,46 @@ describe('legacy SDK 1.x server', () => {
   })
 })
 
+describe('legacy Streamable HTTP session handling', () => {
+  test('an expired session (404) is re-initialized once and the request retried (TR-29)', async () => {
+    await using server = await serveFixture(LEGACY, 'http')
+    await using client = await connected({ url: server.url })
+    const first = sessionOf(client)
+    expect(first).toBeString()
+    expect(JSON.stringify((await client.callTool('expire')).content)).toContain('expired 1')
+    expect(await client.callTool('echo', { text: 'after' })).toMatchObject({ content: [{ text: 'after' }] })
+    expect(sessionOf(client)).toBeString()
+    expect(sessionOf(client)).not.toBe(first)
+  })
+
+  test('cancelling a call and a deadline leave the connection usable', async () => {
+    await using server = await serveFixture(LEGACY, 'http')
+    await using client = await connected({ url: server.url })
+    const controller = new AbortController()
+    const cancelled = client.callTool('slow', { ms: 60_000 }, { signal: controller.signal }).catch((e) => e)
+    controller.abort()
+    expect((await cancelled).code).toBe('CANCELLED')
+    const timedOut = await client.callTool('slow', { ms: 60_000 }, { timeoutMs: 50 }).catch((e) => e)
+    expect(timedOut.code).toBe('TIMEOUT')
+    expect(await client.callTool('echo', { text: 'still here' })).toMatchObject({ content: [{ text: 'still here' }] })
+  })
+})
+
+function sessionOf(client: McpClient): unknown {
+  return (client.peer.transport as unknown as { sessionId?: string }).sessionId
+}
+
 describe('modern SDK 2.x server', () => {
+  test('HTTP cancellation closes the stream and the connection stays usable', async () => {
+    await using server = await serveFixture(MODERN, 'http-strict')
+    await using client = await connected({ url: server.url })
+    const controller = new AbortController()
+    const cancelled = client.callTool('slow', { ms: 60_000 }, { signal: controller.signal }).catch((e) => e)
+    controller.abort()
+    expect((await cancelled).code).toBe('CANCELLED')
+    expect(await client.callTool('echo', { text: 'next' })).toMatchObject({ content: [{ text: 'next' }] })
+  })
+
   test('stdio', async () => {
     await using client = await connected({ command: process.execPath, args: [MODERN, 'stdio'] })
     expect([client.era, client.transport, client.revision]).toEqual(['modern', 'stdio', '2026-07-28'])

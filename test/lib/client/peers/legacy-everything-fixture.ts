@@ -1,7 +1,8 @@
 /**
  * A legacy-era server on @modelcontextprotocol/sdk 1.x with the surface the client engine tests
  * exercise: tools echo {text}, progress {steps} (progress notifications), ask {question}
- * (elicitation/create back to the client); prompt greet {name}; resource test://hello.
+ * (elicitation/create back to the client), slow {ms} (abort-aware), expire {} (http: forgets every
+ * session, so the next request gets 404); prompt greet {name}; resource test://hello.
  * Usage: bun legacy-everything-fixture.ts <stdio | http | sse>; HTTP modes print `{"url": …}`.
  */
 import { createServer } from 'node:http'
@@ -12,6 +13,8 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { z } from 'zod'
 
 const mode = process.argv[2] ?? 'stdio'
+// Streamable HTTP sessions by id (http mode).
+const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>()
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
 
 function buildServer(): McpServer {
@@ -28,6 +31,18 @@ function buildServer(): McpServer {
     const answer = await server.server.elicitInput({ message: question, requestedSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } })
     return text(`action=${answer.action} answer=${String(answer.content?.answer ?? '')}`)
   })
+  server.registerTool('slow', { inputSchema: { ms: z.number().int() } }, async ({ ms }, extra) => {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      extra.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()))
+    })
+    return text(`slept ${ms}`)
+  })
+  server.registerTool('expire', {}, async () => {
+    const count = sessions.size
+    sessions.clear()
+    return text(`expired ${count}`)
+  })
   server.registerPrompt('greet', { description: 'Greet someone', argsSchema: { name: z.string() } }, ({ name }) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Hello, ${name}!` } }],
   }))
@@ -42,7 +57,6 @@ const announce = (url: string) => process.stdout.write(`${JSON.stringify({ url }
 if (mode === 'stdio') {
   await buildServer().connect(new StdioServerTransport())
 } else if (mode === 'http') {
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>()
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',

@@ -1,6 +1,7 @@
 /**
  * A 2026-era server on @modelcontextprotocol/server 2.x with the client engine tests' surface:
- * tools echo {text}, progress {steps}, ask {question} (elicitation as an input_required round);
+ * tools echo {text}, progress {steps}, ask {question} (elicitation as an input_required round),
+ * slow {ms} (abort-aware);
  * prompt greet {name}; resource test://hello. Usage: bun modern-everything-fixture.ts
  * <stdio | http | http-strict>; http serves legacy requests statelessly too (dual era),
  * http-strict rejects them. HTTP modes print `{"url": …}`.
@@ -31,6 +32,13 @@ function buildServer(): McpServer {
       })
     }
     return text(`answer=${String(answer.answer)} state=${String(ctx.mcpReq.requestState ?? '')}`)
+  })
+  server.registerTool('slow', { inputSchema: { ms: z.number().int() } }, async ({ ms }, ctx) => {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      ctx.mcpReq.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()))
+    })
+    return text(`slept ${ms}`)
   })
   server.registerPrompt('greet', { description: 'Greet someone', argsSchema: { name: z.string() } }, ({ name }) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Hello, ${name}!` } }],
