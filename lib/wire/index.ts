@@ -40,3 +40,4 @@ export type {
   SetLevelParams, ListenParams, TaskIdParams, TaskUpdateParams, CancelledParams, ProgressParams, TaskStatusParams, EmptyParams,
 } from './params/client.ts'
 export type { CreateMessageParams, ElicitParams } from './params/server.ts'
+export { codecFor, type RevisionCodec } from './codec.ts'

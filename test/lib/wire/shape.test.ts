@@ -4,7 +4,7 @@ import { describe, expect, test } from 'bun:test'
 import { McpxError, RPC } from '../../../lib/errors/index.ts'
 import {
   methodNotFound, missingCapability, resourceNotFound, shapeNotification, shapeRequest, shapeResult, unsupportedVersion,
-  upgradeResult, withCacheHints, headerMismatch, isResourceNotFoundError,
+  upgradeResult, withCacheHints, headerMismatch, isResourceNotFoundError, shapeServerCapabilities, shapeClientCapabilities, codecFor,
 } from '../../../lib/wire/index.ts'
 
 const tool = {
@@ -200,5 +200,35 @@ describe('initialize and MRTR guards', () => {
   test('methods a revision lacks cannot be shaped', () => {
     expect(() => shapeResult('2026-07-28', 'ping', {})).toThrow(McpxError)
     expect(() => shapeResult('2025-11-25', 'server/discover', {})).toThrow(McpxError)
+  })
+})
+
+describe('capabilities per revision (the schemas leave them open, so this is checked here)', () => {
+  const server = { tools: {}, resources: {}, prompts: {}, logging: {}, completions: {}, experimental: {}, tasks: { list: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } }
+  const client = { roots: { listChanged: true }, sampling: { tools: {} }, elicitation: { form: {}, url: {} }, tasks: { list: {} }, extensions: { x: {} }, experimental: {} }
+  test.each([
+    ['2024-11-05', ['experimental', 'logging', 'prompts', 'resources', 'tools'], ['experimental', 'roots', 'sampling']],
+    ['2025-03-26', ['completions', 'experimental', 'logging', 'prompts', 'resources', 'tools'], ['experimental', 'roots', 'sampling']],
+    ['2025-06-18', ['completions', 'experimental', 'logging', 'prompts', 'resources', 'tools'], ['elicitation', 'experimental', 'roots', 'sampling']],
+    ['2025-11-25', ['completions', 'experimental', 'logging', 'prompts', 'resources', 'tasks', 'tools'], ['elicitation', 'experimental', 'roots', 'sampling', 'tasks']],
+    ['2026-07-28', ['completions', 'experimental', 'extensions', 'logging', 'prompts', 'resources', 'tools'], ['elicitation', 'experimental', 'extensions', 'roots', 'sampling']],
+  ] as const)('%s', (revision, serverKeys, clientKeys) => {
+    expect(Object.keys(shapeServerCapabilities(revision, server)).sort()).toEqual([...serverKeys])
+    const shapedClient = shapeClientCapabilities(revision, client)
+    expect(Object.keys(shapedClient).sort()).toEqual([...clientKeys])
+    if (revision === '2025-06-18') expect(shapedClient.elicitation).toEqual({})
+    if (revision === '2026-07-28') expect(shapedClient.roots).toEqual({})
+  })
+})
+
+describe('codecFor', () => {
+  test('binds the revision', () => {
+    const legacy = codecFor('2025-03-26')
+    expect(legacy).toBe(codecFor('2025-03-26'))
+    expect(legacy.era).toBe('legacy')
+    expect(legacy.resourceNotFound('u').rpcCode).toBe(-32002)
+    expect(codecFor('2026-07-28').resourceNotFound('u').rpcCode).toBe(-32602)
+    expect(legacy.shapeResult('tools/call', { content: [], structuredContent: { a: 1 }, resultType: 'complete' })).toEqual({ content: [{ type: 'text', text: '{"a":1}' }] })
+    expect(codecFor('2026-07-28').methodExists('tasks/get')).toBe(true)
   })
 })

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { McpxError } from '../../../lib/errors/index.ts'
 import {
-  isModernRevision, methodExists, METHODS, REVISIONS, shapeClientRequest, shapeNotification, shapeRequest, shapeResult, type Revision,
+  isModernRevision, methodExists, METHODS, MODERN_META_KEYS, REVISIONS, shapeClientRequest, shapeNotification, shapeRequest, shapeResult, type Revision,
 } from '../../../lib/wire/index.ts'
 import { specDefinitions, validateSpec } from '../../support/spec-schema.ts'
 
@@ -85,6 +85,23 @@ function expectValid(revision: Revision, definition: string, value: unknown, str
   expect({ definition, errors: validateSpec(revision, definition, value, { strict }) }).toEqual({ definition, errors: [] })
 }
 
+/**
+ * The schemas leave `_meta` and capabilities open, so strict validation cannot see 2026-only keys
+ * leaking into a legacy message; scan for them.
+ */
+function expectNoLeaks(revision: Revision, value: unknown): void {
+  const text = JSON.stringify(value)
+  const leaks: string[] = []
+  if (!isModernRevision(revision)) {
+    for (const key of [...MODERN_META_KEYS, 'resultType', 'ttlMs', 'cacheScope', 'inputResponses', 'requestState', 'extensions']) {
+      if (text.includes(`"${key}"`)) leaks.push(key)
+    }
+  }
+  if (revision !== '2025-11-25' && text.includes('"io.modelcontextprotocol/related-task"')) leaks.push('related-task')
+  if (revision !== '2025-11-25' && /"tasks":\{/.test(text)) leaks.push('tasks capability')
+  expect({ revision, leaks }).toEqual({ revision, leaks: [] })
+}
+
 function expectEra(run: () => unknown): void {
   let caught: unknown
   try {
@@ -104,6 +121,7 @@ function checkResult(revision: Revision, method: string, value: Obj): void {
   if (!expressible) return expectEra(() => shapeResult(revision, method, value))
 
   const shaped = shapeResult(revision, method, value)
+  expectNoLeaks(revision, shaped)
   let definition = RESULT_DEFS[method] as string
   if (shaped.resultType === 'input_required') definition = 'InputRequiredResult'
   if (revision === '2025-11-25' && 'task' in shaped) definition = 'CreateTaskResult'
@@ -127,6 +145,7 @@ function checkNotification(revision: Revision, value: Obj, direction: 'client-to
   const shaped = shapeNotification(revision, value as { method: string })
   if (!methodExists(revision, method, undefined, { extensions: true })) return void expect(shaped).toBeNull()
   expect(shaped).not.toBeNull()
+  expectNoLeaks(revision, shaped)
   const message = shaped as Obj
   const definition = NOTIFICATION_DEFS[method] as string
   const union = direction === 'client-to-server' ? 'ClientNotification' : 'ServerNotification'
@@ -139,6 +158,7 @@ function checkNotification(revision: Revision, value: Obj, direction: 'client-to
 function checkClientResult(revision: Revision, method: string, value: Obj): void {
   if (!methodExists(revision, method, 'server-to-client')) return expectEra(() => shapeResult(revision, method, value))
   const shaped = shapeResult(revision, method, value)
+  expectNoLeaks(revision, shaped)
   const definition = CLIENT_RESULT_DEFS[method] as string
   expectValid(revision, definition, shaped)
   if (isModernRevision(revision)) {
@@ -154,6 +174,7 @@ function checkClientRequest(revision: Revision, value: Obj): void {
   const method = value.method as string
   if (!methodExists(revision, method, 'client-to-server')) return expectEra(() => shapeClientRequest(revision, value as { method: string }))
   const shaped = shapeClientRequest(revision, value as { method: string }) as Obj
+  expectNoLeaks(revision, shaped)
   const definition = CLIENT_REQUEST_DEFS[method] as string
   expectValid(revision, definition, bareEnvelope(revision) ? withoutEnvelope(shaped) : shaped)
   expectValid(revision, 'ClientRequest', bareEnvelope(revision) ? withoutEnvelope(shaped) : shaped, false)
@@ -167,6 +188,7 @@ function checkRequest(revision: Revision, value: Obj): void {
     return expectEra(() => shapeRequest(revision, value as { method: string }))
   }
   const shaped = shapeRequest(revision, value as { method: string }) as Obj
+  expectNoLeaks(revision, shaped)
   const definition = REQUEST_DEFS[method] as string
   if (isModernRevision(revision)) {
     // 2026: an MRTR input request, not a JSON-RPC request (T26 InputRequest).
