@@ -122,11 +122,13 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
   }
 
   async function shutdown(child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>): Promise<void> {
-    try {
-      await child.stdin.end()
-    } catch {
-      // Already gone: the escalation below still cleans up the group.
-    }
+    // A server that stopped reading can leave stdin's buffer unflushed forever: bound the close.
+    const stdinClosed = Promise.resolve()
+      .then(() => child.stdin.end())
+      .catch(() => {
+        // Already gone: the escalation below still cleans up the group.
+      })
+    await Promise.race([stdinClosed, Bun.sleep(settings.shutdownGraceMs)])
     const exitedInTime = await Promise.race([child.exited.then(() => true), Bun.sleep(settings.shutdownGraceMs).then(() => false)])
     // Even after a clean exit, members of the group (grandchildren) may linger.
     await terminateGroup(child.pid, settings.shutdownGraceMs)
@@ -170,8 +172,10 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
       if (options?.signal?.aborted) throw new McpxError('CANCELLED', 'send cancelled before it was written')
       try {
         proc.stdin.write(encodeFrame(message))
-        await proc.stdin.flush()
+        // A server that stops reading fills the pipe: the caller's signal still bounds the wait.
+        await abortable(Promise.resolve(proc.stdin.flush()), options?.signal)
       } catch (error) {
+        if (error instanceof McpxError) throw error
         throw new McpxError('CONNECT', withStderr(`stdio upstream ${label}: write failed (${(error as Error).message})`), { command: params.command }, { cause: error })
       }
     },
@@ -189,4 +193,13 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
       return closing
     },
   }
+}
+
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new McpxError('CANCELLED', 'send cancelled while the server was not reading its stdin'))
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
 }

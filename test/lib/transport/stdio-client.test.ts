@@ -154,6 +154,19 @@ describe('stdio client transport', () => {
     expect(peer.transport.stderrTail()).toContain('ignoring SIGTERM')
   })
 
+  test('a server that never reads stdin: a blocked send is cancelled by its signal and close() still ends the group', async () => {
+    const peer = await open(createStdioTransport(hostile('deaf'), settings))
+    const pid = peer.transport.pid!
+    const controller = new AbortController()
+    // 8 MiB cannot fit in a pipe (at most 1 MiB on Linux) that nobody reads: this send blocks.
+    const blocked = peer.transport.send(callTool(1, 'echo', { text: 'x'.repeat(8 << 20) }), { signal: controller.signal })
+    controller.abort()
+    await expect(blocked).rejects.toMatchObject({ code: 'CANCELLED' })
+    await peer.transport.close()
+    expect(await peer.rec.closed).toBeUndefined()
+    expect(alive(pid)).toBe(false)
+  })
+
   test('a chatty stderr never stalls the server and only its tail is kept', async () => {
     const peer = await open(createStdioTransport(hostile('chatty', String(4 << 20)), testSettings({ stderrBufferBytes: 1024 })))
     for (const id of [1, 2]) {
