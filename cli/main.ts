@@ -23,6 +23,7 @@ export const main = defineCommand({
     import: load(() => import('./commands/import.ts')),
     install: load(() => import('./commands/install.ts')),
     'sandbox-child': load(() => import('./commands/sandbox-child.ts')),
+    'demo-server': load(() => import('./commands/demo-server.ts')),
   },
 })
 

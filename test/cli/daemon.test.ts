@@ -36,4 +36,24 @@ describe('mcpx daemon', () => {
       expect(JSON.parse(stop.stdout)).toEqual({ stopped: true })
     }
   })
+
+  test('with no config at all, the built-in demo server answers through the daemon', async () => {
+    using user = isolatedUser('mcpx-cli-demo')
+    try {
+      const add = await runMcpx(['daemon', 'call', '--server', 'demo', '--tool', 'add', '--arguments', '{"a":2,"b":40}'], { env: user.env })
+      expect(add.exitCode).toBe(0)
+      expect(JSON.parse(add.stdout)).toMatchObject({ content: [{ type: 'text', text: '42' }], structuredContent: { sum: 42 } })
+      const echo = await runMcpx(['daemon', 'call', '--server', 'demo', '--tool', 'echo', '--arguments', '{"text":"hello"}'], { env: user.env })
+      expect(JSON.parse(echo.stdout)).toMatchObject({ content: [{ type: 'text', text: 'hello' }] })
+      const catalog = JSON.parse((await runMcpx(['daemon', 'catalog', '--name', 'demo'], { env: user.env })).stdout)
+      expect(catalog.tools.map((tool: { name: string }) => tool.name)).toEqual(['echo', 'add', 'time'])
+      expect(catalog.prompts.map((prompt: { name: string }) => prompt.name)).toEqual(['greet'])
+      expect(catalog.resources.map((resource: { uri: string }) => resource.uri)).toEqual(['demo://readme'])
+      const bad = await runMcpx(['daemon', 'call', '--server', 'demo', '--tool', 'add', '--arguments', '{"a":"2","b":40}'], { env: user.env })
+      expect(bad.exitCode).toBe(5)
+      expect(JSON.parse(bad.stderr).error).toMatchObject({ code: 'PEER', data: { argument: 'a' } })
+    } finally {
+      await runMcpx(['daemon', 'stop'], { env: user.env })
+    }
+  })
 })
