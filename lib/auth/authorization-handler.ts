@@ -83,9 +83,15 @@ export function createLoopbackHandler(options: LoopbackHandlerOptions): Authoriz
       const callback = new Promise<URL>((resolve) => {
         resolveCallback = resolve
       })
+      // Only the redirect carrying our `state` ends the wait: a stray or forged hit on the
+      // listener (another local process, a stale browser tab) is answered 400 and ignored.
+      let expectedState: string | null = null
       const fetchHandler = (req: Request): Response => {
         const url = new URL(req.url)
         if (url.pathname !== CALLBACK_PATH) return new Response('not found', { status: 404 })
+        if (expectedState === null || url.searchParams.get('state') !== expectedState) {
+          return new Response('mcpx: this authorization response does not belong to the pending login.', { status: 400 })
+        }
         resolveCallback(url)
         return new Response('<!doctype html><p>mcpx: authorization received. You can close this window.</p>', {
           headers: { 'content-type': 'text/html; charset=utf-8' },
@@ -103,6 +109,7 @@ export function createLoopbackHandler(options: LoopbackHandlerOptions): Authoriz
       return {
         redirectUri,
         async authorize(authorizationUrl) {
+          expectedState = authorizationUrl.searchParams.get('state') ?? ''
           await open(authorizationUrl.toString())
           let timer: ReturnType<typeof setTimeout> | undefined
           const timeout = new Promise<never>((_, reject) => {

@@ -41,3 +41,23 @@ describe('loopback authorization handler', () => {
     }
   })
 })
+
+describe('loopback listener hygiene', () => {
+  test('a hit without the pending state is answered 400 and does not end the wait', async () => {
+    const session = await createLoopbackHandler({
+      timeoutMs: 10_000,
+      open: async () => {
+        const stray = await fetch(`${session.redirectUri}?code=forged&state=other`)
+        expect(stray.status).toBe(400)
+        expect((await fetch(`${session.redirectUri.replace('/callback', '/elsewhere')}`)).status).toBe(404)
+        expect((await fetch(`${session.redirectUri}?code=real&state=s-1`)).status).toBe(200)
+      },
+    }).begin({})
+    try {
+      const url = await session.authorize(new URL('https://auth.example/authorize?state=s-1'))
+      expect(url.searchParams.get('code')).toBe('real')
+    } finally {
+      await session[Symbol.asyncDispose]()
+    }
+  })
+})

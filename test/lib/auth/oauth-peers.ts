@@ -135,6 +135,9 @@ export async function startAuthorizationServer(options: AsOptions): Promise<Auth
           const old = refreshTokens.get(p.refresh_token!)
           if (!old) return Response.json({ error: 'invalid_grant' }, { status: 400 })
           scopes = old.scopes
+        } else if (p.grant_type === 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
+          if (!p.assertion) return Response.json({ error: 'invalid_request' }, { status: 400 })
+          scopes = p.scope ? p.scope.split(' ') : []
         } else if (p.grant_type === 'client_credentials') {
           scopes = p.scope ? p.scope.split(' ') : []
         } else {
