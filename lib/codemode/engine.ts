@@ -26,6 +26,7 @@ function compileOnce(): Promise<WebAssembly.Module> {
 export async function newIsolatedEngine(memoryMb: number): Promise<QuickJSWASMModule> {
   const wasmModule = await compileOnce()
   const maxBytes = Math.max(INITIAL_MEMORY_BYTES, Math.floor(memoryMb) * 1024 * 1024)
+  // Starts small and grows: script-run.ts reads the current size to tell an out-of-memory death apart.
   const wasmMemory = new WebAssembly.Memory({ initial: INITIAL_MEMORY_BYTES / WASM_PAGE_BYTES, maximum: maxBytes / WASM_PAGE_BYTES })
   return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule, wasmMemory }))
 }

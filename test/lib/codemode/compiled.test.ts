@@ -4,12 +4,16 @@
  * itself as `sandbox-child`, and the memory cap must hold there too. Uses MCPX_EXE when the suite
  * runs under `npm test`, else builds a binary into a temp dir.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SandboxError, createSandboxPool, isCompiledBinary, sandboxChildCommand } from '../../../lib/codemode/index.ts'
 import { REPO_ROOT, mcpxCommand, tempDir } from '../../harness.ts'
 import { recordingBridge, sandboxSettings } from './helpers.ts'
+
+// bunfig.toml declares a 60 s test timeout, but Bun 1.4.5 does not apply it (default 5 s); these tests spawn
+// processes (sandbox children, tsc, bun build) on a loaded 2-core box, so restore the declared default.
+setDefaultTimeout(60_000)
 
 const workDir = tempDir('mcpx-compiled')
 const exe = join(workDir.path, 'mcpx')
@@ -57,7 +61,7 @@ describe('compiled binary', () => {
     await using pool = createSandboxPool(sandboxSettings(), { command: [exe, 'sandbox-child'] })
     const bridge = recordingBridge()
     expect((await pool.exec('return await test.echo({n: 1})', bridge)).value).toEqual({ name: 'test.echo', args: { n: 1 } })
-    const bomb = await pool.exec('const a = []; while (true) a.push("x".repeat(1 << 20) + a.length)', bridge).catch((e: unknown) => e)
+    const bomb = await pool.exec('const a = []; while (true) a.push(new Array(1 << 17).fill(a.length))', bridge).catch((e: unknown) => e)
     expect(bomb).toBeInstanceOf(SandboxError)
     expect((bomb as SandboxError).reason).toBe('memory')
     expect((await pool.exec('return "still here"', bridge)).value).toBe('still here')

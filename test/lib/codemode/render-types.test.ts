@@ -3,11 +3,15 @@
  * $defs/definitions, recursion, tuples, enums, odd names, refs to files and URLs), written to a temp
  * dir with a usage file (`@ts-expect-error` on misuse), then checked by the real `tsc --strict`.
  */
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type ToolTypeSource, renderDeclarationsFor, renderToolDeclarations } from '../../../lib/codemode/index.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../../harness.ts'
+
+// bunfig.toml declares a 60 s test timeout, but Bun 1.4.5 does not apply it (default 5 s); these tests spawn
+// processes (sandbox children, tsc, bun build) on a loaded 2-core box, so restore the declared default.
+setDefaultTimeout(60_000)
 
 const settings = testSettings()
 const options = { maxDepth: settings.typesMaxDepth, maxSchemaBytes: settings.schemaMaxBytes }

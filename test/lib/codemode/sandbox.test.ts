@@ -3,9 +3,13 @@
  * namespaces and aliases, tool errors as catchable ToolErrors (plain data), search, console, limits
  * on concurrency, cancellation, syntax errors with lines. Runs real sandbox child processes.
  */
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { SandboxError, createSandboxPool } from '../../../lib/codemode/index.ts'
 import { recordingBridge, sandboxSettings } from './helpers.ts'
+
+// bunfig.toml declares a 60 s test timeout, but Bun 1.4.5 does not apply it (default 5 s); these tests spawn
+// processes (sandbox children, tsc, bun build) on a loaded 2-core box, so restore the declared default.
+setDefaultTimeout(60_000)
 
 const settings = sandboxSettings()
 const pool = createSandboxPool(settings)
