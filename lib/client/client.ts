@@ -86,6 +86,13 @@ export class McpClient {
           if (this.#generation === generation) await this.#reinitialize()
           continue
         }
+        // streamable-http.mdx "Client Behavior": on HeaderMismatch the tool's schema may have
+        // changed; re-list so Mcp-Param-* follow the current x-mcp-header annotations, retry once.
+        if (this.identity.era === 'modern' && method === 'tools/call' && error instanceof RpcError && error.rpcCode === RPC.HEADER_MISMATCH) {
+          this.state.tools.clear()
+          await this.listAllTools().catch((e) => log.debug(`tools/list after -32020: ${e}`))
+          continue
+        }
         if (this.identity.era === 'modern' && error instanceof RpcError && error.rpcCode === RPC.UNSUPPORTED_PROTOCOL_VERSION) {
           const next = pickModern((error.rpcData as JsonObject | undefined)?.supported)
           if (next) {
@@ -183,6 +190,12 @@ export class McpClient {
   subscribeResource(uri: string, options: CallOptions = {}): Promise<JsonObject> {
     this.#requireEra('legacy', 'resources/subscribe')
     return this.request('resources/subscribe', { uri }, options)
+  }
+
+  /** Legacy: tell the server the roots changed (it re-asks with roots/list); 2026 has no such notification. */
+  async rootsChanged(): Promise<void> {
+    this.#requireEra('legacy', 'notifications/roots/list_changed')
+    await this.peer.notify('notifications/roots/list_changed')
   }
 
   /** Listen for server notifications of one method ('*' = all): list_changed, resources/updated, message… */

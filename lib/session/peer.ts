@@ -79,6 +79,8 @@ interface Pending {
   resolve(result: Record<string, unknown>): void
   reject(error: McpxError): void
   progressToken?: string | number
+  /** Restart the deadline (progress arrived, or the peer just got an answer from us). */
+  rearm(): void
   cleanup(): void
 }
 
@@ -92,6 +94,8 @@ export class Peer {
   #anyListeners = new Set<NotificationListener>()
   #incoming = new Map<RequestId, AbortController>()
   #closed = false
+  /** Incoming requests being handled right now. */
+  #serving = 0
   #closeReason?: McpxError
   #closeWaiters: ((reason?: McpxError) => void)[] = []
 
@@ -171,10 +175,12 @@ export class Peer {
       const arm = () => {
         if (timer) clearTimeout(timer)
         if (timeoutMs > 0) {
-          timer = setTimeout(
-            () => this.#cancel(id, new McpxError('TIMEOUT', `${method} got no answer within ${timeoutMs} ms`, { method, timeoutMs }), mode, abort),
-            timeoutMs,
-          )
+          timer = setTimeout(() => {
+            // While we are answering the peer (e.g. a person filling an elicitation mid-call), its
+            // silence is our doing: the deadline waits (TR-45).
+            if (this.#serving > 0) arm()
+            else this.#cancel(id, new McpxError('TIMEOUT', `${method} got no answer within ${timeoutMs} ms`, { method, timeoutMs }), mode, abort)
+          }, timeoutMs)
         }
       }
       const pending: Pending = {
@@ -182,6 +188,7 @@ export class Peer {
         progressToken,
         resolve,
         reject,
+        rearm: arm,
         cleanup: () => {
           if (timer) clearTimeout(timer)
           options.signal?.removeEventListener('abort', onAbort)
@@ -293,6 +300,7 @@ export class Peer {
     const abort = new AbortController()
     this.#incoming.set(message.id, abort)
     const context: IncomingRequestContext = { id: message.id, method: message.method, signal: abort.signal }
+    this.#serving++
     let reply: JsonRpcMessage
     try {
       const handler = this.#handlers.get(message.method)
@@ -307,6 +315,9 @@ export class Peer {
     } finally {
       this.#incoming.delete(message.id)
     }
+    this.#serving--
+    // The peer was waiting on us: its deadline clock starts over from our answer.
+    for (const pending of this.#pending.values()) pending.rearm()
     // A cancelled request gets no answer (cancellation.mdx: the receiver SHOULD NOT respond).
     if (abort.signal.aborted || this.#closed) return
     await this.send(reply).catch((error) => log.debug(`reply to ${message.id} not delivered: ${error}`))

@@ -312,3 +312,31 @@ describe('verdict cache', () => {
     await client.close()
   })
 })
+
+describe('header mismatch (-32020)', () => {
+  test('tools/call re-lists tools and retries once with the current x-mcp-header mirrors', async () => {
+    let schemaVersion = 1
+    const { transports, made } = factory((m) => {
+      if (!isRequest(m)) return
+      if (m.method === 'server/discover') return ok(m, discoverResult)
+      if (m.method === 'tools/list') {
+        const header = schemaVersion === 1 ? 'Old' : 'Region'
+        return ok(m, { tools: [{ name: 't', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': header } } } }] })
+      }
+      if (m.method === 'tools/call') {
+        const sent = made[0]!.sent.at(-1)!.headers
+        if (!sent['Mcp-Param-Region']) {
+          schemaVersion = 2
+          return fail(m, RPC.HEADER_MISMATCH, 'Header mismatch: Mcp-Param-Region missing')
+        }
+        return ok(m, { content: [{ type: 'text', text: 'ok' }] })
+      }
+    })
+    const client = await connect({ url: 'http://example.test/mcp' }, { settings, transports })
+    await client.listAllTools()
+    const result = await client.callTool('t', { region: 'eu' })
+    expect(result.content).toEqual([{ type: 'text', text: 'ok' }])
+    expect(made[0]!.requests().map((r) => r.method)).toEqual(['server/discover', 'tools/list', 'tools/call', 'tools/list', 'tools/call'])
+    await client.close()
+  })
+})

@@ -110,3 +110,20 @@ describe('Peer', () => {
     expect(seen).toEqual(['tools', '*notifications/tools/list_changed', '*notifications/tools/list_changed'])
   })
 })
+
+describe('Peer deadlines while answering the other side', () => {
+  test('time spent answering an incoming request does not count against our pending deadline', async () => {
+    const { client, server } = await pair({ timeoutMs: 200 })
+    // A slow "person" answering: longer than the client's whole deadline.
+    client.handle('elicitation/create', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      return { action: 'accept' }
+    })
+    server.handle('tools/call', async () => {
+      await server.request('elicitation/create', {})
+      return { content: [] }
+    })
+    const result = await client.request('tools/call', {})
+    expect(result).toEqual({ content: [] })
+  })
+})
