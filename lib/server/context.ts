@@ -43,6 +43,8 @@ export interface ContextInit {
   inputResponses?: Json
   priorState?: RequestStatePayload
   closeStream?: () => void
+  /** Inside a task: asks park the task (tasks.ts) instead of the era's mechanism, once it exists. */
+  taskAsk?: () => ((requests: Record<string, InputRequest>) => Promise<Record<string, Json>>) | undefined
 }
 
 export function createContext(init: ContextInit): HandlerContext {
@@ -68,6 +70,8 @@ export function createContext(init: ContextInit): HandlerContext {
 
   const ask = async (requests: Record<string, InputRequest>): Promise<Record<string, Json>> => {
     for (const r of Object.values(requests)) requireCapability(r.method)
+    const parked = init.taskAsk?.()
+    if (parked) return parked(requests)
     if (init.era === 'legacy') {
       const entries = await Promise.all(
         Object.entries(requests).map(async ([key, r]) => [key, await init.connection.request(r.method, r.params, init.outlet, init.signal)] as const),

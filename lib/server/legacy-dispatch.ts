@@ -5,11 +5,11 @@
  */
 import { RPC, RpcError } from '../errors/index.ts'
 import { LOG_LEVELS, methodExists, parseParams, type JsonRpcRequest, type LegacyRevision, type LogLevel } from '../wire/index.ts'
-import { createContext } from './context.ts'
+import { createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
 import { initializeResult, isObject, negotiateLegacy, serverCapabilities } from './lifecycle.ts'
 import * as p from './providers.ts'
-import { legacyTaskMethod } from './tasks.ts'
+import { taskSupportOf } from './tasks.ts'
 import type { HandlerContext, Implementation, Json } from './types.ts'
 
 /** A connection that skipped initialize (a ping on stdio, or HTTP without a session): 2025-03-26 defaults. */
@@ -38,7 +38,7 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
   const notFound = () => new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`, { method: req.method })
   if (!methodExists(revision, req.method, 'client-to-server')) throw notFound()
   const params = parseParams(revision, req.method, raw) as Json
-  const makeCtx = (): HandlerContext =>
+  const makeCtx = (extras?: Pick<ContextInit, 'signal' | 'outlet'>): HandlerContext =>
     createContext({
       era: 'legacy',
       revision,
@@ -52,6 +52,7 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       // Without logging/setLevel every level is sent (2025-11-25 server/utilities/logging.mdx leaves the default open).
       logLevel: state?.logLevel ?? 'debug',
       closeStream: channel.closeStream,
+      ...extras,
     })
 
   switch (req.method) {
@@ -76,9 +77,17 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       return { revision, result: p.listTools(engine.registry) }
     case 'tools/call': {
       if (!caps.tools) throw notFound()
-      if (revision === '2025-11-25') {
-        const task = await engine.tasks.maybeStartLegacy(engine, params, makeCtx, signal)
-        if (task) return { revision, result: task }
+      if (caps.tasks) {
+        // 2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation": -32601 when the tool refuses the mode.
+        const support = taskSupportOf(engine.registry.tool(String(params.name)))
+        const asked = isObject(params.task)
+        if (asked && support === 'forbidden') throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} does not support task execution`)
+        if (!asked && support === 'required') throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} must be called as a task`)
+        if (asked) {
+          // The call's stream ends with CreateTaskResult; later asks go to the unsolicited stream.
+          const outlet = connection.unsolicited ?? { send: () => {} }
+          return { revision, result: engine.tasks.launchLegacy(params.task as Json, (extras) => p.callTool(engine.registry, params, makeCtx({ ...extras, outlet }))) }
+        }
       }
       return { revision, result: await p.callTool(engine.registry, params, makeCtx()) }
     }
@@ -104,4 +113,13 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       if (req.method.startsWith('tasks/') && caps.tasks) return { revision, result: await legacyTaskMethod(engine, req.method, params) }
       throw notFound()
   }
+}
+
+/** 2025-11-25 tasks/get | tasks/result | tasks/list | tasks/cancel. */
+async function legacyTaskMethod(engine: EngineCore, method: string, params: Json): Promise<Json> {
+  if (method === 'tasks/list') return { tasks: engine.tasks.list() }
+  const task = engine.tasks.get(params.taskId)
+  if (method === 'tasks/result') return engine.tasks.result(task)
+  if (method === 'tasks/cancel') engine.tasks.cancel(task)
+  return engine.tasks.detailed(task)
 }

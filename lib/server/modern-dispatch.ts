@@ -6,13 +6,13 @@
  * `subscriptions/listen` holds its stream open until the client closes or cancels it.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { RESULT_TYPE, isRequestMethod, methodNotFound, parseParams, type JsonRpcRequest } from '../wire/index.ts'
-import { InputRequired, createContext } from './context.ts'
+import { EXTENSION, RESULT_TYPE, isRequestMethod, methodNotFound, parseParams, type JsonRpcRequest } from '../wire/index.ts'
+import { InputRequired, createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
 import { discoverResult, isObject, serverCapabilities, validateModernMeta, type ModernMeta } from './lifecycle.ts'
 import * as p from './providers.ts'
 import type { RequestStatePayload } from './request-state.ts'
-import { modernTaskMethod } from './tasks.ts'
+import { TaskStore, hasTasksExtension, taskSupportOf, type TaskContextExtras } from './tasks.ts'
 import type { HandlerContext, Json } from './types.ts'
 
 export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, channel: Channel, signal: AbortSignal): Promise<DispatchResult> {
@@ -22,11 +22,12 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
   const caps = serverCapabilities(engine.def, engine.registry, revision)
   const extensions = (caps.extensions ?? {}) as Json
   const notFound = () => methodNotFound(req.method, revision)
+  const tasksOn = EXTENSION.TASKS in extensions
   const isTaskMethod = req.method.startsWith('tasks/')
-  if (!isTaskMethod && !isRequestMethod(revision, req.method, 'client-to-server')) throw notFound()
+  if (!isRequestMethod(revision, req.method, 'client-to-server', { extensions: tasksOn })) throw notFound()
   const params = isTaskMethod ? raw : (parseParams(revision, req.method, raw) as Json)
 
-  const makeCtx = (prior?: RequestStatePayload): HandlerContext =>
+  const makeCtx = (prior?: RequestStatePayload, extras?: TaskContextExtras | Pick<ContextInit, 'signal' | 'taskAsk'>): HandlerContext =>
     createContext({
       era: 'modern',
       revision,
@@ -41,13 +42,14 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       logLevel: meta.logLevel,
       inputResponses: isObject(raw.inputResponses) ? raw.inputResponses : undefined,
       priorState: prior,
+      ...extras,
     })
   /** tools/call, prompts/get, resources/read: the MRTR round trip. */
-  const withInput = async (run: (ctx: HandlerContext) => Promise<Json>): Promise<Json> => {
+  const withInput = async (run: (ctx: HandlerContext) => Promise<Json>, extras?: Pick<ContextInit, 'signal' | 'taskAsk'>): Promise<Json> => {
     if (raw.inputResponses !== undefined && !isObject(raw.inputResponses)) throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
     const prior = raw.requestState === undefined ? undefined : engine.codec.open(req.method, raw, raw.requestState)
     try {
-      return await run(makeCtx(prior))
+      return await run(makeCtx(prior, extras))
     } catch (error) {
       if (!(error instanceof InputRequired)) throw error
       return {
@@ -66,8 +68,14 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       return { revision, result: p.listTools(engine.registry) }
     case 'tools/call': {
       if (!caps.tools) throw notFound()
-      const task = extensions['io.modelcontextprotocol/tasks'] ? await engine.tasks.maybeStartModern(engine, params, meta, () => makeCtx(), signal) : undefined
-      if (task) return { revision, result: task }
+      const support = tasksOn ? taskSupportOf(engine.registry.tool(String(params.name))) : 'forbidden'
+      const negotiated = hasTasksExtension(meta.clientCapabilities)
+      if (support === 'required' && !negotiated) throw TaskStore.requireExtension()
+      if (support !== 'forbidden' && negotiated) {
+        // SEP-2663: server-directed; a call still running after one turn becomes a task.
+        const launch = engine.tasks.launchModern(signal)
+        return { revision, result: await withInput((ctx) => launch.run(() => p.callTool(engine.registry, params, ctx)), launch.extras) }
+      }
       return { revision, result: await withInput((ctx) => p.callTool(engine.registry, params, ctx)) }
     }
     case 'prompts/list':
@@ -91,7 +99,7 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
     case 'subscriptions/listen':
       return { revision, result: await listen(engine, req, channel, caps, signal) }
     default:
-      if (isTaskMethod && extensions['io.modelcontextprotocol/tasks']) return { revision, result: await modernTaskMethod(engine, req.method, params, meta as ModernMeta) }
+      if (isTaskMethod && tasksOn) return { revision, result: modernTaskMethod(engine, req.method, params, meta) }
       throw notFound()
   }
 }
@@ -104,4 +112,14 @@ async function listen(engine: EngineCore, req: JsonRpcRequest, channel: Channel,
   await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })))
   close()
   return undefined
+}
+
+/** SEP-2663 tasks/get | tasks/update | tasks/cancel; each needs the extension on this request (-32021). */
+function modernTaskMethod(engine: EngineCore, method: string, params: Json, meta: ModernMeta): Json {
+  if (!hasTasksExtension(meta.clientCapabilities)) throw TaskStore.requireExtension()
+  const task = engine.tasks.get(params.taskId)
+  if (method === 'tasks/get') return engine.tasks.detailed(task)
+  if (method === 'tasks/update') engine.tasks.update(task, params.inputResponses)
+  else engine.tasks.cancel(task)
+  return {}
 }

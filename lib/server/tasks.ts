@@ -1,27 +1,217 @@
 /**
- * Tasks: the 2025-11-25 core (params.task, tasks/get|result|list|cancel) and the 2026-07-28
- * io.modelcontextprotocol/tasks extension (SEP-2663: resultType "task", tasks/get|update|cancel).
+ * Tasks in both eras, one store. 2025-11-25 core (basic/utilities/tasks.mdx): the client asks with
+ * `params.task`, then tasks/get|result|list|cancel. 2026-07-28 `io.modelcontextprotocol/tasks`
+ * (SEP-2663): the server decides; a call that does not finish at once becomes a task (resultType
+ * "task", flat), polled with tasks/get (result or error inlined), fed with tasks/update, ended with
+ * tasks/cancel. A task's asks park it in `input_required` until every pending key is answered.
  */
-import { RPC, RpcError } from '../errors/index.ts'
+import { randomUUID } from 'node:crypto'
+import { RPC, RpcError, toRpcError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
-import type { EngineCore } from './engine.ts'
-import type { ModernMeta } from './lifecycle.ts'
-import type { HandlerContext, Json } from './types.ts'
+import { EXTENSION, META, RESULT_TYPE, missingCapability } from '../wire/index.ts'
+import type { ContextInit } from './context.ts'
+import type { InputRequest, Json, ToolDef } from './types.ts'
+
+type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
+
+interface TaskRecord {
+  taskId: string
+  status: Status
+  createdAt: string
+  lastUpdatedAt: string
+  ttlMs: number
+  pollIntervalMs: number
+  result?: Json
+  error?: { code: number; message: string; data?: unknown }
+  pending: Map<string, { request: InputRequest; resolve(answer: Json): void }>
+  controller: AbortController
+  expiry?: ReturnType<typeof setTimeout>
+  /** Resolves when the task reaches a terminal status. */
+  finished: Promise<void>
+  finish(): void
+}
+
+const TERMINAL: readonly Status[] = ['completed', 'failed', 'cancelled']
+/** Calls still running after one macrotask turn become tasks (SEP-2663 "immediate-result shortcut"). */
+const AT_ONCE = Symbol('at-once')
+
+export type TaskSupport = 'forbidden' | 'optional' | 'required'
+
+export function taskSupportOf(tool: ToolDef | undefined): TaskSupport {
+  const value = tool?.execution?.taskSupport
+  return value === 'optional' || value === 'required' ? value : 'forbidden'
+}
+
+export function hasTasksExtension(clientCapabilities: Json): boolean {
+  const extensions = clientCapabilities.extensions
+  return typeof extensions === 'object' && extensions !== null && EXTENSION.TASKS in extensions
+}
+
+/** What a task-capable call needs from the context: its own signal, and asks that park the task. */
+export type TaskContextExtras = Pick<ContextInit, 'signal' | 'taskAsk' | 'outlet'>
 
 export class TaskStore {
-  constructor(readonly settings: Settings) {}
-  async maybeStartLegacy(_engine: EngineCore, _params: Json, _makeCtx: () => HandlerContext, _signal: AbortSignal): Promise<Json | undefined> {
-    return undefined
-  }
-  async maybeStartModern(_engine: EngineCore, _params: Json, _meta: ModernMeta, _makeCtx: () => HandlerContext, _signal: AbortSignal): Promise<Json | undefined> {
-    return undefined
-  }
-  close(): void {}
-}
+  private readonly tasks = new Map<string, TaskRecord>()
 
-export async function legacyTaskMethod(_engine: EngineCore, method: string, _params: Json): Promise<Json> {
-  throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`)
-}
-export async function modernTaskMethod(_engine: EngineCore, method: string, _params: Json, _meta: ModernMeta): Promise<Json> {
-  throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${method}`)
+  constructor(private readonly settings: Settings) {}
+
+  /**
+   * A 2026 server-directed launch: `run(work)` returns the work's own result when it settles within
+   * one turn (or throws, e.g. InputRequired for an MRTR round), else a CreateTaskResult.
+   */
+  launchModern(requestSignal: AbortSignal): { extras: Pick<ContextInit, 'signal' | 'taskAsk'>; run(work: () => Promise<Json>): Promise<Json> } {
+    const controller = new AbortController()
+    let task: TaskRecord | undefined
+    requestSignal.addEventListener('abort', () => task === undefined && controller.abort(requestSignal.reason), { once: true })
+    return {
+      extras: { signal: controller.signal, taskAsk: () => (task ? (requests) => this.park(task!, requests) : undefined) },
+      run: async (work) => {
+        const running = work()
+        const first = await Promise.race([running, new Promise<typeof AT_ONCE>((resolve) => setTimeout(() => resolve(AT_ONCE), 0))])
+        if (first !== AT_ONCE) return first
+        task = this.create(controller, this.settings.taskTtlMs)
+        this.settle(task, running)
+        return { resultType: RESULT_TYPE.TASK, ...this.envelope(task) }
+      },
+    }
+  }
+
+  /** A 2025-11-25 client-directed launch (`params.task`): the task exists before the work starts. */
+  launchLegacy(taskParams: Json, work: (extras: Pick<ContextInit, 'signal'>) => Promise<Json>): Json {
+    const controller = new AbortController()
+    const ttlMs = typeof taskParams.ttl === 'number' ? Math.min(taskParams.ttl, this.settings.taskTtlMs) : this.settings.taskTtlMs
+    const task = this.create(controller, ttlMs)
+    this.settle(task, work({ signal: controller.signal }))
+    return { resultType: RESULT_TYPE.TASK, ...this.envelope(task) }
+  }
+
+  /** -32021 for a tool that needs tasks when the client did not negotiate them (SEP-2663 "Required Capabilities"). */
+  static requireExtension(): RpcError {
+    return missingCapability({ extensions: { [EXTENSION.TASKS]: {} } })
+  }
+
+  get(taskId: unknown): TaskRecord {
+    const task = typeof taskId === 'string' ? this.tasks.get(taskId) : undefined
+    if (!task) throw new RpcError(RPC.INVALID_PARAMS, `Unknown taskId: ${String(taskId)}`, { taskId })
+    return task
+  }
+
+  /** The DetailedTask view: status plus whatever that status carries (SEP-2663 "Task Status"). */
+  detailed(task: TaskRecord): Json {
+    const out: Json = this.envelope(task)
+    if (task.status === 'input_required') out.inputRequests = Object.fromEntries([...task.pending].map(([k, v]) => [k, v.request]))
+    if (task.status === 'completed' && task.result) out.result = task.result
+    if (task.status === 'failed' && task.error) out.error = task.error
+    return out
+  }
+
+  /** tasks/update: answer pending keys; unknown keys are ignored (mrtr.mdx). */
+  update(task: TaskRecord, inputResponses: unknown): void {
+    if (typeof inputResponses !== 'object' || inputResponses === null) throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
+    for (const [key, answer] of Object.entries(inputResponses as Json)) {
+      const waiter = task.pending.get(key)
+      if (!waiter || typeof answer !== 'object' || answer === null) continue
+      task.pending.delete(key)
+      waiter.resolve(answer as Json)
+    }
+    if (task.pending.size === 0 && task.status === 'input_required') this.transition(task, 'working')
+  }
+
+  /** tasks/cancel: idempotent; a running task ends as cancelled. */
+  cancel(task: TaskRecord): void {
+    if (TERMINAL.includes(task.status)) return
+    this.transition(task, 'cancelled')
+    task.controller.abort(new RpcError(RPC.INTERNAL_ERROR, 'task cancelled'))
+  }
+
+  /** 2025-11-25 tasks/result: wait for a terminal status, then the result (or its error). */
+  async result(task: TaskRecord): Promise<Json> {
+    await task.finished
+    if (task.status === 'failed' && task.error) throw new RpcError(task.error.code, task.error.message, task.error.data)
+    if (task.status === 'cancelled') throw new RpcError(RPC.INVALID_PARAMS, `Task ${task.taskId} was cancelled`, { taskId: task.taskId })
+    return { ...task.result, _meta: { ...(task.result?._meta as Json | undefined), [META.RELATED_TASK]: { taskId: task.taskId } } }
+  }
+
+  list(): Json[] {
+    return [...this.tasks.values()].map((t) => this.envelope(t))
+  }
+
+  close(): void {
+    for (const task of this.tasks.values()) {
+      if (task.expiry) clearTimeout(task.expiry)
+      task.controller.abort()
+    }
+    this.tasks.clear()
+  }
+
+  private create(controller: AbortController, ttlMs: number): TaskRecord {
+    const now = new Date().toISOString()
+    let finish!: () => void
+    const finished = new Promise<void>((resolve) => (finish = resolve))
+    const task: TaskRecord = {
+      finished,
+      finish,
+      taskId: randomUUID(),
+      status: 'working',
+      createdAt: now,
+      lastUpdatedAt: now,
+      ttlMs: Math.floor(ttlMs),
+      pollIntervalMs: Math.floor(this.settings.taskPollIntervalMs),
+      pending: new Map(),
+      controller,
+    }
+    this.tasks.set(task.taskId, task)
+    return task
+  }
+
+  private settle(task: TaskRecord, running: Promise<Json>): void {
+    running.then(
+      (result) => {
+        if (TERMINAL.includes(task.status)) return
+        task.result = result
+        this.transition(task, 'completed')
+      },
+      (error: unknown) => {
+        if (TERMINAL.includes(task.status)) return
+        task.error = toRpcError(error).toRpc()
+        this.transition(task, 'failed')
+      },
+    )
+  }
+
+  private park(task: TaskRecord, requests: Record<string, InputRequest>): Promise<Record<string, Json>> {
+    const answers: Record<string, Json> = {}
+    const waits = Object.entries(requests).map(
+      ([key, request]) =>
+        new Promise<void>((resolve, reject) => {
+          task.controller.signal.addEventListener('abort', () => reject(task.controller.signal.reason), { once: true })
+          task.pending.set(key, { request, resolve: (answer) => ((answers[key] = answer), resolve()) })
+        }),
+    )
+    this.transition(task, 'input_required')
+    return Promise.all(waits).then(() => answers)
+  }
+
+  private transition(task: TaskRecord, status: Status): void {
+    task.status = status
+    task.lastUpdatedAt = new Date().toISOString()
+    if (TERMINAL.includes(status)) {
+      task.pending.clear()
+      task.finish()
+      // SEP-2663: accessible for its ttlMs after it ends, then forgotten.
+      task.expiry = setTimeout(() => this.tasks.delete(task.taskId), task.ttlMs)
+      ;(task.expiry as { unref?: () => void }).unref?.()
+    }
+  }
+
+  private envelope(task: TaskRecord): Json {
+    return {
+      taskId: task.taskId,
+      status: task.status,
+      createdAt: task.createdAt,
+      lastUpdatedAt: task.lastUpdatedAt,
+      ttlMs: task.ttlMs,
+      pollIntervalMs: task.pollIntervalMs,
+    }
+  }
 }
