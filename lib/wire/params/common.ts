@@ -48,11 +48,11 @@ export const ModernRequestMetaSchema = v.looseObject({
 })
 export type ModernRequestMeta = v.InferOutput<typeof ModernRequestMetaSchema>
 
-/** Legacy `_meta` on requests: open, with the optional progress token (basic/utilities/progress.mdx). */
-export const LegacyRequestMetaSchema = v.looseObject({ [META.PROGRESS_TOKEN]: v.optional(ProgressTokenSchema) })
+/** `_meta` on any request: open, with the optional progress token (basic/utilities/progress.mdx). */
+export const RequestMetaSchema = v.looseObject({ [META.PROGRESS_TOKEN]: v.optional(ProgressTokenSchema) })
 
-/** Base fields of every request's params; `_meta` is checked separately for modern requests. */
-export const baseParams = { _meta: v.optional(OpenObjectSchema) }
+/** Base fields of every request's params; the 2026 required keys are checked separately (parse.ts). */
+export const baseParams = { _meta: v.optional(RequestMetaSchema) }
 
 /** 2026 MRTR retry fields (basic/patterns/mrtr.mdx): echoed state and keyed input responses. */
 export const mrtrParams = {

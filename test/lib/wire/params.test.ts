@@ -37,6 +37,9 @@ const TABLE: [string, unknown][] = [
   ['tools/list', {}],
   ['tools/list', { cursor: 'c' }],
   ['tools/list', { cursor: 5 }],
+  ['tools/list', { _meta: { progressToken: 'p' } }],
+  ['tools/list', { _meta: { 'com.example/x': { any: 1 } } }],
+  ['initialize', { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: 'yes' } }, clientInfo: { name: 'c', version: '1' } }],
   ['tools/call', { name: 'a', arguments: { x: 1 } }],
   ['tools/call', { name: 1 }],
   ['tools/call', { arguments: {} }],
@@ -91,7 +94,8 @@ function envelope(revision: Revision, method: string, params: unknown): Obj {
 
 function withModernMeta(revision: Revision, method: string, params: unknown): unknown {
   if (!isModernRevision(revision) || !isRequestMethod(revision, method, 'client-to-server')) return params
-  return { ...(params as Obj | undefined), _meta: MODERN_META }
+  const given = params as Obj | undefined
+  return { ...given, _meta: { ...MODERN_META, ...(given?._meta as Obj | undefined) } }
 }
 
 describe.each(REVISIONS)('%s: parseParams accepts exactly what schema.json accepts', (revision) => {
@@ -155,6 +159,13 @@ describe('errors', () => {
   test('methods the revision lacks are -32601 (404 for modern)', () => {
     expectRpc(() => parseParams('2026-07-28', 'initialize', {}), -32601, 'Method not found: initialize', 404)
     expectRpc(() => parseParams('2025-03-26', 'elicitation/create', {}), -32601, 'Method not found: elicitation/create', undefined)
+  })
+  test('a progress token must be a string or number in every revision', () => {
+    // basic/utilities/progress.mdx; the pre-2025-11-25 schemas omit `_meta` from most inline params.
+    for (const revision of REVISIONS) {
+      const params = { _meta: { ...(isModernRevision(revision) ? MODERN_META : {}), progressToken: true } }
+      expect(() => parseParams(revision, 'tools/list', params)).toThrow(RpcError)
+    }
   })
   test('extra fields are kept and output is typed', () => {
     const parsed = parseParams('2025-11-25', 'tools/call', { name: 'a', arguments: { x: 1 }, 'com.example/extra': true })
