@@ -98,18 +98,18 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     void guarded.finally(() => background.delete(guarded))
   }
 
-  function streamHeaders(lastEventId?: string): Headers {
+  function streamHeaders(lastEventId?: string, session = sessionId): Headers {
     const headers = new Headers(params.headers)
     headers.set('Accept', EVENT_STREAM)
-    if (sessionId) headers.set(HEADER.SESSION_ID, sessionId)
+    if (session) headers.set(HEADER.SESSION_ID, session)
     if (protocolVersion) headers.set(HEADER.PROTOCOL_VERSION, protocolVersion)
     if (lastEventId) headers.set(HEADER.LAST_EVENT_ID, lastEventId)
     return headers
   }
 
   /** GET an SSE stream; undefined (after reporting) when the server declines with anything but 405. */
-  async function getStream(signal: AbortSignal, lastEventId?: string): Promise<Response | 405> {
-    const response = await fetchWithAuth(ctx, { method: 'GET', headers: streamHeaders(lastEventId), signal })
+  async function getStream(signal: AbortSignal, lastEventId?: string, session?: string): Promise<Response | 405> {
+    const response = await fetchWithAuth(ctx, { method: 'GET', headers: streamHeaders(lastEventId, session ?? sessionId), signal })
     if (response.status === 405) {
       await response.body?.cancel().catch(() => {})
       return 405
@@ -125,7 +125,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
    * Read SSE streams for one exchange (or the listen stream): the first from `response`, later ones
    * by GET + Last-Event-ID while `more()` says the stream is still owed something.
    */
-  async function pump(first: Response, signal: AbortSignal, onEvent: (event: SseEvent) => void, more: (lastEventId: string) => boolean, describe: string): Promise<void> {
+  async function pump(first: Response, signal: AbortSignal, onEvent: (event: SseEvent) => void, more: (lastEventId: string) => boolean, describe: string, session?: string): Promise<void> {
     let body = first.body
     let lastEventId = ''
     let retryMs: number | undefined
@@ -150,7 +150,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       // 2025-11-25 basic/transports.mdx:105-116: the client MUST respect `retry` before reconnecting.
       await abortableSleep(retryMs ?? settings.sseRetryMs, signal)
       if (signal.aborted || closed) return
-      const next = await getStream(signal, lastEventId || undefined)
+      const next = await getStream(signal, lastEventId || undefined, session)
       if (next === 405) throw new McpxError('CONNECT', `${describe}: the server closed the stream and does not offer GET to resume it (405)`, { url, httpStatus: 405 })
       body = next.body
     }
@@ -171,6 +171,8 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
         throw new McpxError('CONNECT', `${describe} ended before its response and cannot be resumed (no event id)`, { url, requestId: exchange.requestId })
       },
       describe,
+      // Resuming an initialize's stream happens before its session id is adopted.
+      exchange.sessionCandidate,
     ).catch((error: unknown) => {
       if (exchange.signal.aborted || closed) return
       const mcpx = error instanceof McpxError ? error : new McpxError('CONNECT', `${describe}: ${String(error)}`, { url })
