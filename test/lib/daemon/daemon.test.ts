@@ -203,4 +203,25 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     expect(JSON.parse(servers.stdout).map((server: { name: string }) => server.name)).toEqual(['demo'])
     expect((await runMcpx(['daemon', 'stop'], { env })).stdout).toBe('stopped\n')
   })
+
+  test('a daemon that cannot listen reports why to `start` (through the ready fd) and leaves no lock', async () => {
+    await using busy = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response('taken') })
+    using dir = tempDir('mcpx-daemon-busy')
+    const env = { MCPX_HOME: join(dir.path, 'home'), HOME: dir.path, MCPX_DAEMON_PORT: String(busy.port) }
+    const started = await runMcpx(['daemon', 'start'], { env })
+    expect(started.exitCode).toBe(3)
+    expect(JSON.parse(started.stderr).error).toMatchObject({ code: 'CONNECT', data: { address: '127.0.0.1', port: busy.port } })
+    expect(existsSync(join(env.MCPX_HOME, 'run', 'daemon.lock'))).toBe(false)
+    expect(existsSync(join(env.MCPX_HOME, 'run', 'daemon.sock'))).toBe(false)
+  })
+
+  test('a wider bind address is only used when asked for, and TCP still needs the token', async () => {
+    await using daemon = await startTestDaemon({ MCPX_DAEMON_ADDRESS: '0.0.0.0', MCPX_DAEMON_ALLOWED_HOSTS: 'mcpx.lan' })
+    expect(daemon.info.tcp.address).toBe('0.0.0.0')
+    const url = `http://127.0.0.1:${daemon.info.tcp.port}/v1/health`
+    expect((await fetch(url)).status).toBe(401)
+    expect((await fetch(url, { headers: { Authorization: `Bearer ${daemon.token}` } })).status).toBe(200)
+    expect((await fetch(url, { headers: { Authorization: `Bearer ${daemon.token}`, Host: 'mcpx.lan' } })).status).toBe(200)
+    expect((await fetch(url, { headers: { Authorization: `Bearer ${daemon.token}`, Host: 'elsewhere.example' } })).status).toBe(403)
+  })
 })
