@@ -1,14 +1,73 @@
 /**
- * The daemon as mcpx runs it: the listeners and /v1 of startDaemon, with the gateway's connecting
- * upstream pool (every configured server, lazily connected) in place of the configured-only pool.
+ * The daemon as mcpx runs it: the listeners and /v1 of startDaemon, the gateway's connecting pool in
+ * place of the configured-only pool, and /mcp (Streamable HTTP, every era) on the same listeners
+ * behind the same guard. /mcp serves the default surface; `?codemode=false` the raw surface and
+ * `?passthrough=<server>` one upstream as itself — read per request, so one host can use both.
  */
-import { UpstreamPool } from '../gateway/index.ts'
+import { GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
+import { createHttpHandler, type HttpHandler, type ToolDef } from '../server/index.ts'
 import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
+import { operationTools } from './mcp-tools.ts'
 import type { Pool } from './pool.ts'
 
-export async function startGatewayDaemon(options: Omit<DaemonOptions, 'createPool'>): Promise<Daemon> {
-  return startDaemon({
+export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'createPool'> {
+  /** Default /mcp surface (setting `mcpMode`); `passthrough` needs `passthrough`. */
+  readonly mode?: SurfaceMode
+  readonly passthrough?: string
+  /** Code mode's tools (mcpx_exec, mcpx_search, mcpx_types), given by the caller that owns the sandbox. */
+  readonly codeModeTools?: (pool: UpstreamPool) => ToolDef[]
+}
+
+export const MCP_PATH = '/mcp'
+
+export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise<Daemon> {
+  let upstreams!: UpstreamPool
+  const daemon = await startDaemon({
     ...options,
-    createPool: ({ config, settings, emit }): Pool => new UpstreamPool({ config, settings, emit, cacheDir: options.layout.cacheDir }),
+    createPool: ({ config, settings, emit }): Pool => (upstreams = new UpstreamPool({ config, settings, emit, cacheDir: options.layout.cacheDir })),
   })
+  const settings = options.settings
+  const opTools = operationTools((signal) => ({
+    pool: daemon.pool,
+    events: daemon.events,
+    settings,
+    info: daemon.info,
+    shutdown: (reason) => daemon.shutdown(reason),
+    signal,
+    holdOpen: () => () => {},
+  }))
+  const gatewayTools = [...(options.codeModeTools?.(upstreams) ?? []), ...opTools]
+  const surfaces = new Map<string, { surface: GatewaySurface; http: HttpHandler }>()
+  const allowedOrigins = settings.daemonAllowedOrigins.split(',').map((s) => s.trim()).filter(Boolean)
+  const surfaceFor = (mode: SurfaceMode, passthrough?: string) => {
+    const key = `${mode}:${passthrough ?? ''}`
+    let entry = surfaces.get(key)
+    if (!entry) {
+      const surface = new GatewaySurface({ pool: upstreams, settings, mode, ...(passthrough && { passthrough }), gatewayTools, version: options.version })
+      // The daemon's guard already checked Host/Origin/token for this listener (security.ts).
+      const http = createHttpHandler({ engine: surface.engine, settings, origin: { checkHost: false, allowedOrigins } })
+      entry = { surface, http }
+      surfaces.set(key, entry)
+    }
+    return entry
+  }
+  const defaultMode = options.mode ?? 'code-mode'
+  daemon.mount({
+    methods: ['GET', 'POST', 'DELETE'],
+    path: MCP_PATH,
+    async handle(request, { url }) {
+      const passthrough = url.searchParams.get('passthrough') ?? (defaultMode === 'passthrough' ? options.passthrough : undefined)
+      const mode: SurfaceMode = passthrough ? 'passthrough' : url.searchParams.get('codemode') === 'false' ? 'raw' : defaultMode === 'passthrough' ? 'code-mode' : defaultMode
+      const { surface, http } = surfaceFor(mode, passthrough ?? undefined)
+      await surface.ready().catch(() => {})
+      return http.fetch(request)
+    },
+  })
+  daemon.onShutdown(() => {
+    for (const { surface, http } of surfaces.values()) {
+      http.close()
+      surface.close()
+    }
+  })
+  return daemon
 }

@@ -4,7 +4,7 @@
  * lock/token/state files, and the client the CLI uses to reach (and start) it.
  */
 export { startDaemon, type Daemon, type DaemonOptions, type ShutdownHook } from './daemon.ts'
-export { startGatewayDaemon } from './gateway.ts'
+export { MCP_PATH, startGatewayDaemon, type GatewayDaemonOptions } from './gateway.ts'
 export { DaemonClient, type DaemonClientOptions } from './client.ts'
 export { announceReady, spawnDaemon, READY_FD, type SpawnOptions } from './spawn.ts'
 export {

@@ -20,17 +20,29 @@ export interface UpstreamPoolOptions {
   readonly connectOptions?: UpstreamContext['connectOptions']
 }
 
+export type PoolListener = (type: string, data: unknown) => void
+
 export class UpstreamPool {
   readonly #upstreams = new Map<string, Upstream>()
+  readonly #listeners = new Set<PoolListener>()
 
   constructor(options: UpstreamPoolOptions) {
     const context: UpstreamContext = {
       settings: options.settings,
-      emit: options.emit ?? (() => {}),
+      emit: (type, data) => {
+        options.emit?.(type, data)
+        for (const listener of this.#listeners) listener(type, data)
+      },
       ...(options.cacheDir !== undefined && { cacheDir: options.cacheDir }),
       ...(options.connectOptions !== undefined && { connectOptions: options.connectOptions }),
     }
     for (const server of Object.values(options.config.servers)) this.#upstreams.set(server.name, new Upstream(server, context))
+  }
+
+  /** Follow pool events (server.ready, server.crashed, catalog.changed…); returns the unsubscribe. */
+  on(listener: PoolListener): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
   }
 
   names(): string[] {

@@ -1,0 +1,28 @@
+/**
+ * The `mcpx_<op>` tools of the MCP surface, derived from the /v1 operation table (operations.ts) so
+ * the CLI, /v1 and MCP cannot drift. Left out: `call` and `catalog` (the gateway's own mcpx_call and
+ * mcpx_catalog are richer), streams (`events`), `shutdown` (a model must not stop the daemon every
+ * host depends on) and `operations` (the tool list already is that).
+ */
+import type { ToolDef } from '../server/index.ts'
+import { OPERATIONS, type Operation, type OperationContext, paramsJsonSchema } from './operations.ts'
+
+const NOT_TOOLS = new Set(['call', 'catalog', 'events', 'shutdown', 'operations'])
+
+export function operationTools(context: (signal: AbortSignal) => OperationContext): ToolDef[] {
+  return OPERATIONS.filter((op) => !op.stream && !NOT_TOOLS.has(op.name)).map((op) => toolFor(op, context))
+}
+
+function toolFor(operation: Operation, context: (signal: AbortSignal) => OperationContext): ToolDef {
+  return {
+    name: `mcpx_${operation.name}`,
+    description: `${operation.description} (the daemon's ${operation.method} ${operation.path})`,
+    inputSchema: paramsJsonSchema(operation),
+    annotations: { readOnlyHint: operation.method === 'GET' },
+    handler: async (args, ctx) => {
+      const value = await operation.handler(args, context(ctx.signal))
+      const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value }
+      return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: structured }
+    },
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The gateway's own direct tools: `mcpx_call` (one call to any upstream tool, questions brokered
+ * back to the caller) and `mcpx_catalog` (servers, state and tool counts, compactly). Their
+ * descriptions are written for models: what to pass and what comes back.
+ */
+import type { ToolDef } from '../../server/index.ts'
+import { splitQualified } from '../naming.ts'
+import type { UpstreamPool } from '../pool.ts'
+import { brokeredCall } from './brokered-call.ts'
+import type { ParkingLot } from './parking.ts'
+import { relayResult } from './upstream-result.ts'
+
+export function callTool(pool: UpstreamPool, lot: ParkingLot): ToolDef {
+  return {
+    name: 'mcpx_call',
+    title: 'Call an upstream tool',
+    description:
+      'Call one tool on one upstream MCP server and return its result unchanged. `tool` is "<server>.<tool>" ' +
+      '(the first dot separates them; see mcpx_catalog or mcpx_search for names) and `arguments` the tool\'s ' +
+      'arguments object. Example: {"tool": "github.search_issues", "arguments": {"query": "bug"}}.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        tool: { type: 'string', description: 'Qualified tool name: <server>.<tool>' },
+        arguments: { type: 'object', description: 'Arguments for that tool (its inputSchema)', additionalProperties: true },
+      },
+      required: ['tool'],
+      additionalProperties: false,
+    },
+    annotations: { openWorldHint: true },
+    handler: async (args, ctx) => {
+      const { server, tool } = splitQualified(String(args.tool))
+      const toolArgs = (args.arguments ?? {}) as Record<string, unknown>
+      const result = await brokeredCall(ctx, lot, (asker, signal) =>
+        pool.call(server, tool, toolArgs, { asker, signal, onProgress: (update) => ctx.progress(update.progress, update.total, update.message) }),
+      )
+      return relayResult(result)
+    },
+  }
+}
+
+export function catalogTool(pool: UpstreamPool): ToolDef {
+  return {
+    name: 'mcpx_catalog',
+    title: 'List upstream servers and tools',
+    description:
+      'List the upstream MCP servers mcpx reaches, with their state and tool count. With `server`, list that ' +
+      "server's tools (name and first line of the description). Use mcpx_search to find tools by what they do.",
+    inputSchema: {
+      type: 'object',
+      properties: { server: { type: 'string', description: 'Only this server: list its tools' } },
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true },
+    handler: async (args) => {
+      if (typeof args.server === 'string') {
+        const catalog = await pool.catalog(args.server)
+        const tools = catalog.tools.map((t) => ({ name: `${args.server}.${String(t.name)}`, description: firstLine(t.description) }))
+        const text = tools.map((t) => `${t.name}${t.description ? ` — ${t.description}` : ''}`).join('\n')
+        return { content: [{ type: 'text', text: text || `${args.server} has no tools` }], structuredContent: { server: args.server, tools } }
+      }
+      const { catalogs, failures } = await pool.catalogs()
+      const counts = new Map(catalogs.map((c) => [c.server, c.tools.length]))
+      const servers = pool.servers().map((s) => ({
+        name: s.name,
+        state: s.state,
+        ...(counts.has(s.name) && { tools: counts.get(s.name) }),
+        ...(s.era && { era: s.era }),
+        ...(failures.find((f) => f.server === s.name) && { error: failures.find((f) => f.server === s.name)!.error.message }),
+      }))
+      const text = servers.map((s) => `${s.name}: ${s.state}${s.tools !== undefined ? `, ${s.tools} tools` : ''}${s.error ? ` (${s.error})` : ''}`).join('\n')
+      return { content: [{ type: 'text', text: text || 'no servers configured' }], structuredContent: { servers } }
+    },
+  }
+}
+
+function firstLine(value: unknown): string {
+  return typeof value === 'string' ? value.split('\n')[0]!.trim() : ''
+}

@@ -1,0 +1,115 @@
+/**
+ * Upstream calls kept open across a 2026 downstream's input_required rounds. A 2026 host cannot be
+ * sent a request: each question the upstream asks mid-call ends the downstream round with
+ * `input_required`, and the host's retry (a new request carrying `inputResponses` and the sealed
+ * `requestState` that names this parking slot) resumes the SAME upstream call
+ * (2026-07-28 basic/patterns/mrtr.mdx; spec-digest §3.4 bridging notes). Unclaimed slots expire.
+ */
+import { randomUUID } from 'node:crypto'
+import { McpxError } from '../../errors/index.ts'
+import type { Json, InputRequest } from '../../server/index.ts'
+
+export interface Question {
+  readonly key: string
+  readonly request: InputRequest
+  answer(value: Json): void
+  fail(error: Error): void
+}
+
+export type ParkedEvent = { kind: 'question'; question: Question } | { kind: 'done'; result: Json } | { kind: 'error'; error: unknown }
+
+export class ParkedCall {
+  readonly id = randomUUID()
+  readonly abort = new AbortController()
+  #pending?: Question
+  #finished?: ParkedEvent
+  #wake?: () => void
+  #asked = 0
+  #expiry?: ReturnType<typeof setTimeout>
+
+  constructor(private readonly ttlMs: number, private readonly onExpire: (call: ParkedCall) => void) {}
+
+  /** Start the upstream call; `ask` is what it uses to put a question to the downstream host. */
+  start(run: (ask: (request: InputRequest) => Promise<Json>, signal: AbortSignal) => Promise<Json>): void {
+    run((request) => this.#ask(request), this.abort.signal).then(
+      (result) => this.#finish({ kind: 'done', result }),
+      (error) => this.#finish({ kind: 'error', error }),
+    )
+  }
+
+  /** The next thing the downstream round must deal with: the unanswered question, or the end. */
+  async next(): Promise<ParkedEvent> {
+    this.#hold()
+    for (;;) {
+      if (this.#pending) return { kind: 'question', question: this.#pending }
+      if (this.#finished) return this.#finished
+      await new Promise<void>((resolve) => (this.#wake = resolve))
+    }
+  }
+
+  /** Keep the slot alive for one more round from now (called whenever a round ends waiting). */
+  park(): void {
+    clearTimeout(this.#expiry)
+    this.#expiry = setTimeout(() => {
+      this.abort.abort(new McpxError('TIMEOUT', 'the host did not answer the upstream question in time'))
+      this.onExpire(this)
+    }, this.ttlMs)
+    this.#expiry.unref?.()
+  }
+
+  #hold(): void {
+    clearTimeout(this.#expiry)
+  }
+
+  #ask(request: InputRequest): Promise<Json> {
+    return new Promise<Json>((resolve, reject) => {
+      const key = `upstream-${++this.#asked}`
+      this.#pending = {
+        key,
+        request,
+        answer: (value) => {
+          this.#pending = undefined
+          resolve(value)
+        },
+        fail: (error) => {
+          this.#pending = undefined
+          reject(error)
+        },
+      }
+      this.#wake?.()
+    })
+  }
+
+  #finish(event: ParkedEvent): void {
+    this.#finished = event
+    this.#hold()
+    this.#wake?.()
+  }
+}
+
+export class ParkingLot {
+  readonly #calls = new Map<string, ParkedCall>()
+
+  constructor(private readonly ttlMs: number) {}
+
+  create(): ParkedCall {
+    const call = new ParkedCall(this.ttlMs, (expired) => this.#calls.delete(expired.id))
+    this.#calls.set(call.id, call)
+    return call
+  }
+
+  get(id: string): ParkedCall {
+    const call = this.#calls.get(id)
+    if (!call) throw new McpxError('TIMEOUT', 'the upstream call this input answers has ended or expired; call the tool again', { parked: id })
+    return call
+  }
+
+  release(call: ParkedCall): void {
+    this.#calls.delete(call.id)
+  }
+
+  close(): void {
+    for (const call of this.#calls.values()) call.abort.abort(new McpxError('CANCELLED', 'gateway shutting down'))
+    this.#calls.clear()
+  }
+}

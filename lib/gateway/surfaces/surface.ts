@@ -1,0 +1,188 @@
+/**
+ * A gateway MCP surface: one server engine whose providers are kept in sync with the upstream pool.
+ * Modes (README "Surfaces"): `code-mode` (the gateway tools; upstream prompts and resources
+ * namespaced), `raw` (every upstream tool flat as `<ns>_<tool>`), `reactive` (the gateway tools plus
+ * a bounded working set of upstream tools named by recent calls and searches, LRU-evicted), and
+ * `passthrough` (one upstream offered as itself). Hosts hear about changes through list_changed.
+ */
+import { McpxError } from '../../errors/index.ts'
+import { log } from '../../log.ts'
+import { type Engine as EngineType, Engine, type PromptDef, type ResourceDef, type TemplateDef, type ToolDef } from '../../server/index.ts'
+import type { Settings } from '../../settings/index.ts'
+import { splitQualified } from '../naming.ts'
+import type { UpstreamPool } from '../pool.ts'
+import type { Catalog } from '../types.ts'
+import { callTool, catalogTool } from './direct-tools.ts'
+import { ParkingLot } from './parking.ts'
+import { type ItemOptions, upstreamPrompts, upstreamResources, upstreamTemplates, upstreamTools } from './upstream-items.ts'
+
+export type SurfaceMode = 'code-mode' | 'raw' | 'reactive' | 'passthrough'
+export const SURFACE_MODES: readonly SurfaceMode[] = ['code-mode', 'raw', 'reactive', 'passthrough']
+
+export interface SurfaceOptions {
+  readonly pool: UpstreamPool
+  readonly settings: Settings
+  readonly mode: SurfaceMode
+  /** The upstream offered by `passthrough`. */
+  readonly passthrough?: string
+  /** More gateway tools (code mode's exec/search/types, the daemon's `mcpx_<op>` tools). */
+  readonly gatewayTools?: readonly ToolDef[]
+  readonly version: string
+}
+
+const INSTRUCTIONS =
+  'mcpx is a gateway to several MCP servers. Find tools with mcpx_search or mcpx_catalog, learn their ' +
+  'arguments with mcpx_types, and call one with mcpx_call ("<server>.<tool>") or run a short program that ' +
+  'calls several with mcpx_exec.'
+
+export class GatewaySurface {
+  readonly engine: EngineType
+  readonly #lot: ParkingLot
+  readonly #items: ItemOptions
+  readonly #workingSet = new Map<string, ToolDef>()
+  #catalogs: Catalog[] = []
+  #synced?: Promise<void>
+  #stop: () => void
+
+  constructor(private readonly options: SurfaceOptions) {
+    if (options.mode === 'passthrough' && !options.passthrough) throw new McpxError('USAGE', 'passthrough mode needs the name of one upstream server')
+    if (options.passthrough) options.pool.upstream(options.passthrough)
+    this.#lot = new ParkingLot(options.settings.requestStateTtlMs)
+    this.#items = { pool: options.pool, lot: this.#lot, ownNames: options.mode === 'passthrough' }
+    const tools = this.#baseTools()
+    this.engine = new Engine(
+      {
+        info: { name: options.passthrough ?? 'mcpx', version: options.version },
+        instructions: options.mode === 'passthrough' ? undefined : INSTRUCTIONS,
+        tools,
+        listChanged: true,
+        ...(options.mode === 'passthrough' && {
+          complete: async (request, ctx) => this.#items.pool.request(options.passthrough!, 'completion/complete', request as unknown as Record<string, unknown>, { signal: ctx.signal }),
+        }),
+      },
+      options.settings,
+    )
+    this.#stop = options.pool.on((type, data) => {
+      if (type === 'catalog.changed' || type === 'server.ready') {
+        const server = (data as { server?: string }).server
+        if (!this.options.passthrough || server === this.options.passthrough) void this.sync().catch(() => {})
+      }
+    })
+  }
+
+  /**
+   * Resolves once the providers reflect the upstream catalogs (first sync), or after
+   * `surfaceReadyTimeoutMs` so one slow upstream cannot hold every host; the sync goes on and
+   * announces list_changed when it lands. A failed sync is retried by the next caller.
+   */
+  async ready(): Promise<void> {
+    const synced = (this.#synced ??= this.sync().catch((error) => {
+      this.#synced = undefined
+      throw error
+    }))
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.settings.surfaceReadyTimeoutMs)))
+    try {
+      await Promise.race([synced, timeout])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** Reload catalogs and swap the providers; the engine announces list_changed. */
+  async sync(): Promise<void> {
+    const { pool, passthrough } = this.options
+    if (passthrough) {
+      const catalog = await pool.catalog(passthrough)
+      this.#catalogs = [catalog]
+    } else {
+      const { catalogs, failures } = await pool.catalogs()
+      for (const f of failures) log.warn(`[${f.server}] catalog unavailable: ${f.error.message}`)
+      this.#catalogs = catalogs
+    }
+    this.#apply()
+  }
+
+  /** Reactive mode: bring upstream tools into the working set (most recent last; LRU evicted). */
+  touch(qualifiedNames: readonly string[]): void {
+    if (this.options.mode !== 'reactive') return
+    let changed = false
+    for (const name of qualifiedNames) {
+      const { server, tool } = splitQualified(name)
+      const catalog = this.#catalogs.find((c) => c.server === server)
+      const def = catalog && upstreamTools({ ...catalog, tools: catalog.tools.filter((t) => t.name === tool) }, this.#items)[0]
+      if (!def) continue
+      this.#workingSet.delete(name)
+      this.#workingSet.set(name, def)
+      changed = true
+    }
+    while (this.#workingSet.size > this.options.settings.reactiveWorkingSetSize) this.#workingSet.delete(this.#workingSet.keys().next().value!)
+    if (changed) this.engine.registry.setTools([...this.#baseTools(), ...this.#workingSet.values()])
+  }
+
+  close(): void {
+    this.#stop()
+    this.#lot.close()
+    this.engine.close()
+  }
+
+  #baseTools(): ToolDef[] {
+    const { mode, pool } = this.options
+    if (mode === 'raw' || mode === 'passthrough') return []
+    const call = callTool(pool, this.#lot)
+    const tracked: ToolDef = mode === 'reactive' ? { ...call, handler: async (args, ctx) => (this.touch([String(args.tool)]), call.handler(args, ctx)) } : call
+    return [tracked, catalogTool(pool), ...(this.options.gatewayTools ?? [])]
+  }
+
+  #apply(): void {
+    const { mode, pool } = this.options
+    const servers = (c: Catalog) => pool.upstream(c.server).config
+    const tools: ToolDef[] = [...this.#baseTools()]
+    if (mode === 'raw' || mode === 'passthrough') tools.push(...this.#catalogs.flatMap((c) => upstreamTools(c, this.#items)))
+    // `codemode: false` on a server: its tools are offered directly even on the code-mode surface.
+    else tools.push(...this.#catalogs.filter((c) => !servers(c).codemode).flatMap((c) => upstreamTools(c, this.#items)))
+    if (mode === 'reactive') {
+      for (const name of [...this.#workingSet.keys()]) {
+        const { server, tool } = splitQualified(name)
+        const catalog = this.#catalogs.find((c) => c.server === server)
+        const def = catalog && upstreamTools({ ...catalog, tools: catalog.tools.filter((t) => t.name === tool) }, this.#items)[0]
+        if (def) this.#workingSet.set(name, def)
+        else this.#workingSet.delete(name)
+      }
+      tools.push(...this.#workingSet.values())
+    }
+    const prompts: PromptDef[] = this.#catalogs.flatMap((c) => upstreamPrompts(c, this.#items))
+    const resources: ResourceDef[] = this.#catalogs.flatMap((c) => upstreamResources(c, this.#items))
+    const templates: TemplateDef[] = this.#catalogs.flatMap((c) => upstreamTemplates(c, this.#items))
+    const registry = this.engine.registry
+    const nextTools = dedupe(tools)
+    const nextPrompts = dedupe(prompts)
+    const nextResources = dedupeBy(resources, (r) => r.uri)
+    if (fingerprint(registry.listTools()) !== fingerprint(nextTools)) registry.setTools(nextTools)
+    if (fingerprint(registry.listPrompts()) !== fingerprint(nextPrompts)) registry.setPrompts(nextPrompts)
+    if (fingerprint([...registry.listResources(), ...registry.listTemplates()]) !== fingerprint([...nextResources, ...templates])) {
+      registry.setResources(nextResources, templates)
+    }
+  }
+}
+
+/** What a host sees of a provider list (handlers aside): equal prints mean no list_changed is due. */
+function fingerprint(items: readonly object[]): string {
+  return JSON.stringify(items, (_key, value) => (typeof value === 'function' ? undefined : value))
+}
+/** Two upstream items may map to one namespaced name (sanitising); the first wins, the rest are logged. */
+function dedupe<T extends { name: string }>(items: T[]): T[] {
+  return dedupeBy(items, (i) => i.name)
+}
+function dedupeBy<T>(items: T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>()
+  return items.filter((item) => {
+    const k = key(item)
+    if (seen.has(k)) {
+      log.warn(`gateway: duplicate name ${k} dropped`)
+      return false
+    }
+    seen.add(k)
+    return true
+  })
+}

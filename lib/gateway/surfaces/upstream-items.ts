@@ -1,0 +1,85 @@
+/**
+ * Upstream tools, prompts, resources and templates turned into server providers: namespaced
+ * (`<ns>_<tool>`, `<ns>_<prompt>`, `mcpx://<ns>/<uri>`) for the gateway surfaces, or under their
+ * own names for pass-through. Every handler forwards to the pool with questions brokered back.
+ */
+import type { JsonObject } from '../../client/index.ts'
+import type { HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef } from '../../server/index.ts'
+import type { Catalog } from '../types.ts'
+import { gatewayResourceUri, rawName } from '../naming.ts'
+import type { UpstreamPool } from '../pool.ts'
+import { brokeredCall } from './brokered-call.ts'
+import type { ParkingLot } from './parking.ts'
+import { relayResult } from './upstream-result.ts'
+
+export interface ItemOptions {
+  readonly pool: UpstreamPool
+  readonly lot: ParkingLot
+  /** true: offer items under their upstream names (pass-through). */
+  readonly ownNames: boolean
+}
+
+const TOOL_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta'] as const
+
+export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[] {
+  return catalog.tools.map((tool) => {
+    const name = String(tool.name)
+    const def: ToolDef = {
+      name: options.ownNames ? name : rawName(catalog.server, name),
+      handler: async (args, ctx) => relayResult(await forward(options, ctx, (asker, signal) => options.pool.call(catalog.server, name, args, { asker, signal, onProgress: progressOf(ctx) }))),
+    }
+    for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
+    return def
+  })
+}
+
+export function upstreamPrompts(catalog: Catalog, options: ItemOptions): PromptDef[] {
+  return catalog.prompts.map((prompt) => {
+    const name = String(prompt.name)
+    return {
+      ...(prompt as Omit<PromptDef, 'handler'>),
+      name: options.ownNames ? name : rawName(catalog.server, name),
+      handler: async (args, ctx) =>
+        relayResult(await forward(options, ctx, (asker, signal) => options.pool.request(catalog.server, 'prompts/get', { name, arguments: args }, { asker, signal }))),
+    }
+  })
+}
+
+export function upstreamResources(catalog: Catalog, options: ItemOptions): ResourceDef[] {
+  return catalog.resources.map((resource) => {
+    const uri = String(resource.uri)
+    const exposed = options.ownNames ? uri : gatewayResourceUri(catalog.server, uri)
+    return {
+      ...(resource as Omit<ResourceDef, 'read'>),
+      uri: exposed,
+      read: async (ctx) => readThrough(options, ctx, catalog.server, uri, exposed),
+    }
+  })
+}
+
+export function upstreamTemplates(catalog: Catalog, options: ItemOptions): TemplateDef[] {
+  return catalog.resourceTemplates.map((template) => {
+    const uriTemplate = String(template.uriTemplate)
+    const prefix = options.ownNames ? '' : gatewayResourceUri(catalog.server, '')
+    return {
+      ...(template as Omit<TemplateDef, 'read'>),
+      uriTemplate: `${prefix}${uriTemplate}`,
+      read: async (uri, _vars, ctx) => readThrough(options, ctx, catalog.server, uri.slice(prefix.length), uri),
+    }
+  })
+}
+
+async function readThrough(options: ItemOptions, ctx: HandlerContext, server: string, uri: string, exposed: string): Promise<JsonObject> {
+  const result = relayResult(await forward(options, ctx, (asker, signal) => options.pool.request(server, 'resources/read', { uri }, { asker, signal })))
+  if (options.ownNames || !Array.isArray(result.contents)) return result
+  // Contents name the resource as the downstream knows it.
+  return { ...result, contents: (result.contents as JsonObject[]).map((c) => (c.uri === uri ? { ...c, uri: exposed } : c)) }
+}
+
+function forward(options: ItemOptions, ctx: HandlerContext, run: Parameters<typeof brokeredCall>[2]): Promise<JsonObject> {
+  return brokeredCall(ctx, options.lot, run)
+}
+
+function progressOf(ctx: HandlerContext) {
+  return (update: { progress: number; total?: number; message?: string }) => ctx.progress(update.progress, update.total, update.message)
+}
