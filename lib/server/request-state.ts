@@ -58,7 +58,7 @@ export function createRequestStateCodec(ttlMs: number, key: Uint8Array = randomB
       } catch {
         throw reject('malformed')
       }
-      if (sealed.x < now()) throw reject('expired')
+      if (now() >= sealed.x) throw reject('expired')
       if (sealed.m !== method || sealed.d !== digestParams(params)) throw reject('bound to a different request')
       return { answers: sealed.answers ?? {}, asked: sealed.asked ?? [], state: sealed.state }
     },

@@ -1,0 +1,155 @@
+/**
+ * The engine without a transport: a real Engine fed JSON-RPC messages on in-memory channels.
+ * Covers negotiation, concurrency (TR-05), cancellation, MRTR state integrity, listen streams and
+ * both task surfaces.
+ */
+import { describe, expect, test } from 'bun:test'
+import { Engine, defineServer, defineTool, type Channel } from '../../../lib/server/index.ts'
+import type { JsonRpcMessage, JsonRpcResponse } from '../../../lib/wire/index.ts'
+import { testSettings } from '../../harness.ts'
+
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }
+
+/** Resolves when the test releases it; lets a handler wait without timers. */
+function gate(): { wait: Promise<void>; open(): void } {
+  let open!: () => void
+  return { wait: new Promise<void>((resolve) => (open = resolve)), open }
+}
+
+function setup() {
+  const blocker = gate()
+  const started = gate()
+  const server = defineServer({
+    info: { name: 'unit', version: '1.0.0' },
+    tasks: true,
+    tools: [
+      defineTool({
+        name: 'block',
+        description: 'waits for the test, or for cancellation',
+        async handler(_args, ctx) {
+          started.open()
+          await Promise.race([blocker.wait, new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))])
+          return { content: [{ type: 'text', text: 'released' }] }
+        },
+      }),
+      defineTool({
+        name: 'two_steps',
+        async handler(_args, ctx) {
+          const a = await ctx.elicit({ message: 'a?', requestedSchema: { type: 'object', properties: {} } }, 'a')
+          const b = await ctx.elicit({ message: 'b?', requestedSchema: { type: 'object', properties: {} } }, 'b')
+          return { content: [{ type: 'text', text: `${JSON.stringify(a.content)} ${JSON.stringify(b.content)}` }] }
+        },
+      }),
+      defineTool({
+        name: 'slow',
+        execution: { taskSupport: 'optional' },
+        async handler(_args, ctx) {
+          await blocker.wait
+          return { content: [{ type: 'text', text: `done ${ctx.era}` }] }
+        },
+      }),
+    ],
+  })
+  const engine = new Engine(server, testSettings())
+  const sent: JsonRpcMessage[] = []
+  const connection = engine.connect('stdio')
+  const channel: Channel = { connection, outlet: { send: (m) => void sent.push(m) } }
+  let id = 0
+  const call = (method: string, params?: Record<string, unknown>) => engine.handle({ jsonrpc: '2.0', id: ++id, method, ...(params && { params }) }, channel)
+  return { engine, connection, channel, sent, call, blocker, started }
+}
+
+const result = (r: JsonRpcResponse | undefined) => (r && 'result' in r ? r.result : undefined) as any
+const error = (r: JsonRpcResponse | undefined) => (r && 'error' in r ? r.error : undefined)
+
+describe('legacy lifecycle', () => {
+  test('echoes a supported version and counter-offers an unknown one', async () => {
+    const { call } = setup()
+    const init = (protocolVersion: string) => call('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'c', version: '1' } })
+    expect(result(await init('2025-03-26')).protocolVersion).toBe('2025-03-26')
+    expect(result(await init('1999-01-01')).protocolVersion).toBe('2025-11-25')
+    expect(result(await init('2026-07-28')).protocolVersion).toBe('2025-11-25')
+  })
+
+  test('a blocked call does not hold up ping, and notifications/cancelled aborts it with no response', async () => {
+    const { engine, channel, call, started } = setup()
+    await call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } })
+    const blocked = call('tools/call', { name: 'block' })
+    await started.wait
+    expect(result(await call('ping'))).toEqual({})
+    await engine.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } }, channel)
+    expect(await blocked).toBeUndefined()
+  })
+})
+
+describe('modern MRTR', () => {
+  test('state carries earlier answers across rounds and is bound to the request', async () => {
+    const { call } = setup()
+    const round1 = result(await call('tools/call', { name: 'two_steps', _meta: META }))
+    expect(round1.resultType).toBe('input_required')
+    expect(Object.keys(round1.inputRequests)).toEqual(['a'])
+    const round2 = result(await call('tools/call', { name: 'two_steps', _meta: META, requestState: round1.requestState, inputResponses: { a: { action: 'accept', content: { x: 1 } } } }))
+    expect(Object.keys(round2.inputRequests)).toEqual(['b'])
+    const done = result(await call('tools/call', { name: 'two_steps', _meta: META, requestState: round2.requestState, inputResponses: { b: { action: 'accept', content: { y: 2 } } } }))
+    expect(done.content).toEqual([{ type: 'text', text: '{"x":1} {"y":2}' }])
+    // The same state presented on another tool is rejected.
+    const misused = await call('tools/call', { name: 'block', _meta: META, requestState: round1.requestState })
+    expect(error(misused)?.code).toBe(-32602)
+    const tampered = round1.requestState.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A'))
+    expect(error(await call('tools/call', { name: 'two_steps', _meta: META, requestState: tampered }))?.code).toBe(-32602)
+  })
+
+  test('an expired state is rejected', async () => {
+    const server = defineServer({ info: { name: 'ttl', version: '1' }, tools: setup().engine.registry.listTools() })
+    const engine = new Engine(server, testSettings({ requestStateTtlMs: 0 }))
+    const channel: Channel = { connection: engine.connect('stdio'), outlet: { send: () => {} } }
+    const first = result(await engine.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'two_steps', _meta: META } }, channel))
+    const again = await engine.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'two_steps', _meta: META, requestState: first.requestState } }, channel)
+    expect(error(again)).toMatchObject({ code: -32602, data: { reason: 'expired' } })
+  })
+})
+
+describe('subscriptions/listen', () => {
+  test('acknowledges first, delivers only requested types tagged with the subscription id, ends on cancel', async () => {
+    const { engine, channel, sent, call } = setup()
+    const listening = call('subscriptions/listen', { _meta: META, notifications: { toolsListChanged: true, bogus: true } })
+    engine.notify.promptsListChanged()
+    engine.notify.toolsListChanged()
+    await engine.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, channel)
+    expect(await listening).toBeUndefined()
+    expect(sent).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 1 }, notifications: { toolsListChanged: true } } },
+      { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 1 } } },
+    ])
+  })
+})
+
+describe('tasks', () => {
+  test('2026 extension: a call still running becomes a task; tasks/get inlines the result', async () => {
+    const { call, blocker } = setup()
+    const meta = { ...META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
+    const created = result(await call('tools/call', { name: 'slow', _meta: meta }))
+    expect(created).toMatchObject({ resultType: 'task', status: 'working' })
+    expect(result(await call('tasks/get', { taskId: created.taskId, _meta: meta })).status).toBe('working')
+    blocker.open()
+    let done = result(await call('tasks/get', { taskId: created.taskId, _meta: meta }))
+    while (done.status === 'working') done = result(await call('tasks/get', { taskId: created.taskId, _meta: meta }))
+    expect(done).toMatchObject({ resultType: 'complete', status: 'completed', result: { content: [{ type: 'text', text: 'done modern' }] } })
+    expect(error(await call('tasks/get', { taskId: created.taskId, _meta: META }))?.code).toBe(-32021)
+  })
+
+  test('2025-11-25 core: params.task creates a task; tasks/result waits for it', async () => {
+    const { call, blocker } = setup()
+    await call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } })
+    const created = result(await call('tools/call', { name: 'slow', task: { ttl: 60_000 } }))
+    expect(created.task).toMatchObject({ status: 'working', ttl: 60_000 })
+    const taskId = created.task.taskId
+    expect(result(await call('tasks/list')).tasks.map((t: { taskId: string }) => t.taskId)).toContain(taskId)
+    const waiting = call('tasks/result', { taskId })
+    blocker.open()
+    const final = result(await waiting)
+    expect(final.content).toEqual([{ type: 'text', text: 'done legacy' }])
+    expect(final._meta['io.modelcontextprotocol/related-task']).toEqual({ taskId })
+    expect(error(await call('tools/call', { name: 'block', task: {} }))?.code).toBe(-32601)
+  })
+})
