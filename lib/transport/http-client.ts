@@ -176,7 +176,8 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     ).catch((error: unknown) => {
       if (exchange.signal.aborted || closed) return
       const mcpx = error instanceof McpxError ? error : new McpxError('CONNECT', `${describe}: ${String(error)}`, { url })
-      report(new McpxError(mcpx.code, mcpx.message, { ...mcpx.data, requestId: exchange.requestId }, { cause: mcpx.cause }))
+      const message = mcpx.message.includes(describe) ? mcpx.message : `${describe}: ${mcpx.message}`
+      report(new McpxError(mcpx.code, message, { ...mcpx.data, requestId: exchange.requestId }, { cause: mcpx }))
     })
   }
 

@@ -78,6 +78,20 @@ describe('Streamable HTTP client against the SDK 1.x server', () => {
     expect(s.rec.errors).toEqual([])
   })
 
+  test('a server that dies mid-call: the broken stream is reported CONNECT with the request id', async () => {
+    const peer = await startHttpPeer('sdk-legacy-fixture.ts', 'http')
+    const conn = await open(createHttpTransport({ url: peer.url }, settings))
+    await conn.transport.send(initialize(1))
+    await conn.rec.response(1)
+    const reported = conn.rec.nextError()
+    await conn.transport.send(callTool('dying', 'slow', { ms: 600_000 }), { headers: V })
+    await peer[Symbol.asyncDispose]()
+    const error = await reported
+    expect(error.code).toBe('CONNECT')
+    expect(error.data).toMatchObject({ requestId: 'dying', url: peer.url })
+    await conn.transport.close()
+  })
+
   test('a session the server no longer knows → CONNECT with httpStatus 404 and sessionExpired', async () => {
     await using s = await legacySession('http')
     const sessionId = s.transport.sessionId!
