@@ -1,13 +1,23 @@
 /**
- * Code mode: the mcpx_exec sandbox (QuickJS in warm child processes), TypeScript declarations for
- * upstream tools, and JSON Schema validation of tool inputs and outputs. The only door of the room.
+ * Code mode: the mcpx_exec sandbox (QuickJS in warm child processes of this same program),
+ * TypeScript declarations for upstream tools, and JSON Schema validation of tool inputs and
+ * outputs. The only door of the room.
  */
+
+/** The exec engine: `createSandboxPool(settings).exec(code, bridge, {signal}) → {value, logs, stats}`. */
 export { type ExecBridge, type ExecResult, type SandboxPool, type SandboxPoolOptions, type SandboxPoolStats, createSandboxPool, execLimits } from './pool.ts'
+/** How an exec fails: `reason` (syntax, runtime, deadline, cpu, memory, stalled, limit, crash, cancelled), logs, stats. */
 export { SandboxError } from './errors.ts'
 export type { ExecLimits, ExecStats, SandboxFailureReason } from './protocol.ts'
+/** Body of the hidden `mcpx sandbox-child` command. */
 export { runSandboxChild } from './child.ts'
+/** argv of a sandbox child of this program (compiled binary or `bun cli/main.ts`). */
 export { isCompiledBinary, sandboxChildCommand } from './child-command.ts'
+/** Script-side names of servers and tools (`get-weather` → `get_weather`), shared by sandbox and types. */
 export { type NamespaceAlias, type ToolAlias, aliasNamespaces, isIdentifier, sanitizeIdentifier } from './identifiers.ts'
+/** JSON Schema → TypeScript declarations, per server or per search hit. */
 export { type RenderTypesOptions, type ToolTypeSource, renderDeclarationsFor, renderToolDeclarations } from './render-types.ts'
+/** Tool input/output validation against untrusted upstream schemas. */
 export { type SchemaValidator, type SkipReason, type ValidationIssue, type ValidationResult, createSchemaValidator } from './validate.ts'
+/** Benchmark helpers for scripts/bench.ts. */
 export { type LatencySummary, echoBridge, measureExecStart, measureToolCalls, summarize } from './bench.ts'

@@ -145,6 +145,7 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
       const replyHandle = ctx.newString(reply)
       deferred.resolve(replyHandle)
       replyHandle.dispose()
+      deferred.dispose()
       pump()
     })()
     return deferred.handle
