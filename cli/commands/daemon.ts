@@ -4,7 +4,7 @@
  * `run` is the foreground daemon; `start` spawns a detached `run` and waits until it listens.
  */
 import { type ArgsDef, type CommandDef, defineCommand } from 'citty'
-import { homeLayout } from '../../lib/config/index.ts'
+import { findConfigFile, homeLayout } from '../../lib/config/index.ts'
 import { DaemonClient, type DaemonInfo, OPERATIONS, type Operation, announceReady, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
@@ -18,6 +18,7 @@ export function daemonClient(ctx: CliContext, args: CommonFlags, autostart: bool
   const configArgs = args.config ? ['--config', args.config] : []
   return new DaemonClient({
     layout: homeLayout(ctx.paths.home),
+    expectConfig: findConfigFile(ctx.paths),
     ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...configArgs], timeoutMs: ctx.settings.daemonStartTimeoutMs } }),
   })
 }

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import type { HomeLayout } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
+import { log } from '../log.ts'
 import { errorFromBody } from './api-routes.ts'
 import type { DaemonEvent } from './events.ts'
 import { type DaemonInfo, findOperation } from './operations.ts'
@@ -18,6 +19,8 @@ export interface DaemonClientOptions {
   readonly via?: 'unix' | 'tcp'
   /** How to start the daemon on demand; without it, a stopped daemon is a CONNECT error. */
   readonly start?: { readonly argv: readonly string[]; readonly timeoutMs: number; readonly env?: Readonly<Record<string, string | undefined>> }
+  /** The config file this caller means (null = built-in default); a daemon serving another one is warned about once. */
+  readonly expectConfig?: string | null
 }
 
 interface Endpoint {
@@ -41,7 +44,7 @@ export class DaemonClient {
   /** The running daemon's info, starting it first when `start` was given. */
   async ensureRunning(): Promise<DaemonInfo> {
     const running = await this.health()
-    if (running) return running
+    if (running) return this.#checkConfig(running)
     const start = this.options.start
     if (!start) throw unreachable(this.options.layout)
     try {
@@ -52,6 +55,17 @@ export class DaemonClient {
       if (winner) return winner
       throw error
     }
+  }
+
+  #warnedConfig = false
+
+  #checkConfig(info: DaemonInfo): DaemonInfo {
+    const expected = this.options.expectConfig
+    if (expected !== undefined && info.config !== expected && !this.#warnedConfig) {
+      this.#warnedConfig = true
+      log.warn(`the running daemon serves ${info.config ?? 'the built-in default config'}, not ${expected ?? 'the built-in default config'}; \`mcpx daemon stop\` and retry to switch`)
+    }
+    return info
   }
 
   /** Call a /v1 operation by name; starts the daemon on demand when configured to. */

@@ -55,7 +55,7 @@ const NO_IDLE_TIMEOUT: object = { idleTimeout: 0 }
 const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', 'localhost'])
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
-  const { settings, layout, config } = options
+  const { layout } = options
   if (Buffer.byteLength(layout.socket) > MAX_SOCKET_PATH_BYTES) {
     throw new McpxError('CONFIG', `socket path ${layout.socket} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; set MCPX_HOME to a shorter directory`, { socket: layout.socket })
   }

@@ -34,3 +34,4 @@ export { checkRequest, type GuardPolicy, type Rejection, type Surface } from './
 export { matchRoute, type Route, type RouteContext } from './routes.ts'
 export { acquireLock, isAlive, readOwner, type Lock } from './lock.ts'
 export { ensureToken, readToken } from './token.ts'
+export { bridgeStdio, type StdioBridge, type StdioBridgeOptions } from './stdio-bridge.ts'
