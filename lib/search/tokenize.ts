@@ -17,12 +17,11 @@ const PIECE = /[A-Z0-9]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z0-9]+/g
 
 /** Split and normalise without stemming (used for display-free matching and by tests). */
 export function splitWords(text: string): string[] {
-  const out: string[] = []
-  for (const chunk of text.split(/[^A-Za-z0-9]+/)) {
-    if (chunk === '') continue
-    for (const piece of chunk.match(PIECE) ?? []) out.push(piece.toLowerCase())
-  }
-  return out
+  // PIECE only matches letters and digits, so one pass over the whole text also splits on everything else.
+  const pieces = text.match(PIECE)
+  if (!pieces) return []
+  for (let i = 0; i < pieces.length; i++) pieces[i] = pieces[i]!.toLowerCase()
+  return pieces
 }
 
 /** Light English stemmer: plural and verb suffixes, and a trailing `e`, so inflections share a stem. */
