@@ -11,7 +11,7 @@ export {
   type HeaderParam, type HeaderParamsResult, type HeaderTool,
 } from './header-params.ts'
 export {
-  METHODS, EXTENSION_METHODS, methodExists, isRequestMethod, isRemovedIn, introducedIn,
+  METHODS, EXTENSION_METHODS, methodExists, isRequestMethod, isRemovedIn, introducedIn, isSpecMethod,
   type Direction, type RevisionMethods, type ExtensionMethods, type MethodQuery,
 } from './matrix/methods.ts'
 export { TYPE_FIELDS, projectFields, hasField, inSpan, type Span, type SpecTypeName, type TypeFields } from './matrix/fields.ts'

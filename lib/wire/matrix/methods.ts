@@ -131,3 +131,8 @@ export function isRemovedIn(revision: Revision, method: string): boolean {
 export function introducedIn(method: string): Revision | undefined {
   return REVISIONS.find((revision) => methodExists(revision, method))
 }
+
+/** True when some revision (or extension) defines `method`; false for vendor methods. */
+export function isSpecMethod(method: string): boolean {
+  return REVISIONS.some((revision) => methodExists(revision, method, undefined, { extensions: true }))
+}

@@ -2,10 +2,11 @@
  * Notifications spelled down to the peer's revision. A notification type the revision does not
  * define (e.g. `notifications/subscriptions/acknowledged` for a legacy peer, or
  * `notifications/elicitation/complete` for anyone but 2025-11-25) yields null: the caller drops it.
+ * Vendor notifications pass through with their `_meta` shaped.
  */
 import { type Revision } from '../constants.ts'
 import { projectFields } from '../matrix/fields.ts'
-import { methodExists } from '../matrix/methods.ts'
+import { isSpecMethod, methodExists } from '../matrix/methods.ts'
 import { isRecord, shapeMeta } from './meta.ts'
 import { legacyTask } from './tasks.ts'
 
@@ -20,7 +21,8 @@ export interface OutgoingNotification {
 
 /** The notification as `revision` spells it, or null when that revision has no such notification. */
 export function shapeNotification<T extends OutgoingNotification>(revision: Revision, notification: T): Shaped<T> | null {
-  if (!methodExists(revision, notification.method, undefined, { extensions: true })) return null
+  // Spec notifications the revision lacks are dropped; vendor notifications pass (meta shaped).
+  if (isSpecMethod(notification.method) && !methodExists(revision, notification.method, undefined, { extensions: true })) return null
   if (notification.params === undefined) return { ...notification }
   let params: Obj = { ...notification.params }
   const meta = shapeMeta(revision, params._meta)

@@ -6,7 +6,7 @@
  */
 import { McpxError } from '../../errors/index.ts'
 import { CACHE_SCOPE, isModernRevision, META, RESULT_TYPE, type Revision } from '../constants.ts'
-import { methodExists } from '../matrix/methods.ts'
+import { isSpecMethod, methodExists } from '../matrix/methods.ts'
 import { isRecord, withShapedMeta } from './meta.ts'
 import {
   shapeContentBlock, shapeImplementation, shapePrompt, shapePromptMessage, shapeResource, shapeResourceContents,
@@ -38,7 +38,10 @@ export function withCacheHints<T extends Obj>(result: T, hints: CacheHints): T &
 
 /** Shape a newest-shape `result` of `method` for a peer speaking `revision`. Never mutates the input. */
 export function shapeResult(revision: Revision, method: string, result: Obj): Obj {
-  if (!methodExists(revision, method, undefined, { extensions: true })) throw new McpxError('ERA', `${method} does not exist in ${revision}`)
+  // A spec method the revision lacks cannot be answered; vendor methods get the generic treatment.
+  if (isSpecMethod(method) && !methodExists(revision, method, undefined, { extensions: true })) {
+    throw new McpxError('ERA', `${method} does not exist in ${revision}`)
+  }
   const out: Obj = { ...result }
   if (isModernRevision(revision)) return shapeModern(revision, method, out)
 

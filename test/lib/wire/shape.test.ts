@@ -111,6 +111,7 @@ describe('shapeNotification', () => {
     expect(shapeNotification('2025-11-25', ack)).toBeNull()
     expect(shapeNotification('2026-07-28', ack)).toEqual(ack)
     expect(shapeNotification('2026-07-28', { method: 'notifications/elicitation/complete', params: { elicitationId: 'e' } })).toBeNull()
+    expect(shapeNotification('2025-06-18', { method: 'notifications/com.example/tick', params: { n: 1 } })).toEqual({ method: 'notifications/com.example/tick', params: { n: 1 } })
   })
   test('progress message exists from 2025-03-26; subscriptionId only for 2026', () => {
     const progress = {
@@ -200,6 +201,10 @@ describe('initialize and MRTR guards', () => {
   test('methods a revision lacks cannot be shaped', () => {
     expect(() => shapeResult('2026-07-28', 'ping', {})).toThrow(McpxError)
     expect(() => shapeResult('2025-11-25', 'server/discover', {})).toThrow(McpxError)
+  })
+  test('vendor methods get the generic treatment', () => {
+    expect(shapeResult('2025-06-18', 'com.example/stats', { n: 1, resultType: 'complete' })).toEqual({ n: 1 })
+    expect(shapeResult('2026-07-28', 'com.example/stats', { n: 1 })).toEqual({ n: 1, resultType: 'complete' })
   })
 })
 
