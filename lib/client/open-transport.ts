@@ -4,8 +4,7 @@
  * 2024-11-05 HTTP+SSE end (legacy fallback, 2026-07-28 streamable-http.mdx:721-737).
  */
 import type { Settings } from '../settings/index.ts'
-import * as transports from '../transport/index.ts'
-import type { AuthProvider, Transport, TransportKind } from '../transport/index.ts'
+import { type AuthProvider, type Transport, type TransportKind, createHttpTransport, createSseTransport, createStdioTransport } from '../transport/index.ts'
 import type { HttpTarget, StdioTarget } from './types.ts'
 
 /** The HTTP end's session controls (legacy Streamable HTTP, TR-29/TR-30). */
@@ -19,16 +18,12 @@ export interface TransportFactory {
   http(kind: Exclude<TransportKind, 'stdio'>, target: HttpTarget, settings: Settings, auth?: AuthProvider): Transport
 }
 
-type HttpFactory = (params: { url: string; headers?: Record<string, string>; auth?: AuthProvider }, settings: Settings) => Transport
-
 /** Transports from lib/transport. */
 export const defaultTransports: TransportFactory = {
-  stdio: (target, settings) => transports.createStdioTransport(target, settings),
+  stdio: (target, settings) => createStdioTransport(target, settings),
   http(kind, target, settings, auth) {
-    const room = transports as unknown as Record<string, HttpFactory | undefined>
-    const create = kind === 'http+sse' ? room.createSseTransport : room.createHttpTransport
-    if (!create) throw new Error(`the ${kind} client transport is not available in this build`)
-    return create({ url: target.url, headers: target.headers, auth }, settings)
+    const params = { url: target.url, headers: target.headers, auth }
+    return kind === 'http+sse' ? createSseTransport(params, settings) : createHttpTransport(params, settings)
   },
 }
 
