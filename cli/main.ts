@@ -15,6 +15,7 @@ export const main = defineCommand({
   subCommands: {
     call: load(() => import('./commands/call.ts')),
     servers: load(() => import('./commands/servers.ts')),
+    serve: load(() => import('./commands/serve.ts')),
     tools: load(() => import('./commands/tools.ts')),
     settings: load(() => import('./commands/settings.ts')),
     probe: load(() => import('./commands/probe.ts')),

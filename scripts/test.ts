@@ -62,7 +62,8 @@ if (!noBuild) {
 
 if (!onlyConformance) {
   const env: Record<string, string> = existsSync(exe) ? { MCPX_EXE: exe } : {}
-  const out = await step('bun test', [bun, 'test', ...argv], env)
+  // bunfig's [test] timeout is not honoured by bun 1.4.5 (measured): subprocess-heavy tests need the flag.
+  const out = await step('bun test', [bun, 'test', '--timeout', '60000', ...argv], env)
   count(out, 'bun test', /^\s*(\d+) pass$/m, /^\s*(\d+) fail$/m)
 }
 

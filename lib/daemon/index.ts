@@ -11,6 +11,7 @@ export {
   API_VERSION,
   OPERATIONS,
   findOperation,
+  operationTools,
   paramsJsonSchema,
   type DaemonInfo,
   type Operation,
