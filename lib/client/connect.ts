@@ -65,16 +65,24 @@ class ConnectRun {
         const legacy = await this.#try('initialize (cached verdict)', () => initializeLegacy(peer, state, this.#offer()))
         if (legacy) return this.#done(peer, state, legacy)
       }
-      const modern = await this.#try('server/discover', () => discoverModern(peer, state, { timeoutMs: this.settings.probeTimeoutMs }), (error) => {
-        // A recognised modern error means "modern, but we cannot agree": never fall back on it.
-        if (isModernError(error) || (error instanceof McpxError && error.code === 'ERA')) return true
-        return peer.closed
-      })
+      // A recognised modern error means "modern, but we cannot agree": never fall back on it.
+      const modern = await this.#try('server/discover', () => discoverModern(peer, state, { timeoutMs: this.settings.probeTimeoutMs }), (error) =>
+        isModernError(error) || (error instanceof McpxError && error.code === 'ERA'),
+      )
       if (modern) return this.#done(peer, state, modern)
-      return this.#done(peer, state, await this.#step('initialize', () => initializeLegacy(peer, state, this.#offer())))
+      if (!peer.closed) return this.#done(peer, state, await this.#step('initialize', () => initializeLegacy(peer, state, this.#offer())))
     } catch (error) {
       await peer.close().catch(() => {})
       throw this.#explain(error, peer)
+    }
+    // Some legacy servers exit on a first message that is not initialize: start it again and
+    // go straight to the legacy handshake (stdio.mdx:121-147 leaves the probe's failure mode open).
+    const again = await this.#open('stdio', () => this.factory.stdio(this.target as never, this.settings))
+    try {
+      return await this.#done(again.peer, again.state, await this.#step('initialize (restarted)', () => initializeLegacy(again.peer, again.state, this.#offer())))
+    } catch (error) {
+      await again.peer.close().catch(() => {})
+      throw this.#explain(error, again.peer)
     }
   }
 

@@ -340,3 +340,41 @@ describe('header mismatch (-32020)', () => {
     await client.close()
   })
 })
+
+describe('a legacy stdio server that exits on the modern probe', () => {
+  test('is started again and initialized', async () => {
+    let spawned = 0
+    const transports: TransportFactory = {
+      stdio: () => {
+        spawned++
+        const first = spawned === 1
+        return new ScriptedTransport('stdio', (m, o, t) => {
+          if (first && isRequest(m) && m.method === 'server/discover') {
+            queueMicrotask(() => t.handlers?.onClose(new McpxError('CONNECT', 'server exited with code 1')))
+            return
+          }
+          return legacyServer(m, o, t)
+        })
+      },
+      http: () => {
+        throw new Error('no http here')
+      },
+    }
+    const client = await connect({ command: 'picky' }, { settings, transports })
+    expect([client.era, spawned]).toEqual(['legacy', 2])
+    expect(client.timings.map((t) => t.step)).toContain('initialize (restarted)')
+    await client.close()
+  })
+
+  test('a command that cannot stay up at all is a CONNECT error', async () => {
+    const transports: TransportFactory = {
+      stdio: () => new ScriptedTransport('stdio', (_m, _o, t) => void queueMicrotask(() => t.handlers?.onClose(new McpxError('CONNECT', 'server exited with code 7')))),
+      http: () => {
+        throw new Error('no http here')
+      },
+    }
+    const error = await connect({ command: 'dead' }, { settings, transports }).catch((e) => e)
+    expect(error.code).toBe('CONNECT')
+    expect(error.message).toContain('exited with code 7')
+  })
+})
