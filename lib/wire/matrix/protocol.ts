@@ -4,8 +4,8 @@
  * against schema.json, plus transport facts cited from the spec text (spec-digest §1.4, §2, §3).
  */
 import { RPC } from '../../errors/index.ts'
-import { eraOf, HEADER, LATEST_LEGACY, LATEST_MODERN, REVISIONS, type Era, type Revision } from '../constants.ts'
-import { TYPE_FIELDS, inSpan, type Span } from './fields.ts'
+import { eraOf, HEADER, isModernRevision, LATEST_LEGACY, LATEST_MODERN, REVISIONS, type Era, type Revision } from '../constants.ts'
+import { TYPE_FIELDS, inSpan, type Span, type SpecTypeName } from './fields.ts'
 import { EXTENSION_METHODS, METHODS, isRemovedIn, type RevisionMethods } from './methods.ts'
 
 export interface ErrorCodeEntry {
@@ -93,10 +93,19 @@ interface RevisionEntry {
   httpTransports: readonly string[]
   features: string[]
   capabilities: { client: string[]; server: string[] }
+  /** Code of "resource not found" (-32002 legacy, -32602 in 2026: D26/server/resources.mdx). */
+  resourceNotFoundCode: number
+  /** Fields of each spec type in this revision (types the revision lacks are absent). */
+  fields: Record<string, string[]>
 }
 
-function fieldsIn(revision: Revision, typeName: 'ClientCapabilities' | 'ServerCapabilities'): string[] {
+function fieldsIn(revision: Revision, typeName: SpecTypeName): string[] {
   return Object.entries(TYPE_FIELDS[typeName].fields as Record<string, Span>).filter(([, span]) => inSpan(revision, span)).map(([f]) => f)
+}
+
+function typesIn(revision: Revision): Record<string, string[]> {
+  const names = (Object.keys(TYPE_FIELDS) as SpecTypeName[]).filter((name) => inSpan(revision, TYPE_FIELDS[name].span))
+  return Object.fromEntries(names.map((name) => [name, fieldsIn(revision, name)]))
 }
 
 function revisionEntry(revision: Revision): RevisionEntry {
@@ -110,6 +119,8 @@ function revisionEntry(revision: Revision): RevisionEntry {
     httpTransports: HTTP_TRANSPORTS[revision],
     features: Object.entries(FEATURES).filter(([, f]) => inSpan(revision, f.span)).map(([name]) => name),
     capabilities: { client: fieldsIn(revision, 'ClientCapabilities'), server: fieldsIn(revision, 'ServerCapabilities') },
+    resourceNotFoundCode: isModernRevision(revision) ? RPC.INVALID_PARAMS : RPC.RESOURCE_NOT_FOUND_LEGACY,
+    fields: typesIn(revision),
   }
 }
 
