@@ -14,6 +14,7 @@ import { runAuthorizationCodeGrant } from './authorization-code.ts'
 import { type PreRegisteredClient, type RegisteredClient, registerClient, staticClientFor } from './client-registration.ts'
 import { type CredentialRecord, type CredentialStore, type IssuerState, createMemoryCredentialStore } from './credential-store.ts'
 import { type Discovered, discoverAuthorization, probeChallenge, requirePkce } from './authorization-discovery.ts'
+import { DPOP_ALG, type DpopKey, createDpopKey, createDpopProof, fromPrivateJwk } from './dpop.ts'
 import type { FetchLike, HttpContext } from './http.ts'
 import { type AssertionSource, JWT_BEARER_GRANT } from './jwt-bearer.ts'
 import { type StoredTokens, requestToken } from './token-endpoint.ts'
@@ -42,11 +43,22 @@ export interface OAuthProviderOptions {
   scope?: string
   /** Ask for `offline_access` when the AS lists it, to get refresh tokens (default true). */
   requestOfflineAccess?: boolean
+  /**
+   * DPoP-bound tokens (RFC 9449): `true` always ask, `false` never, `'auto'` (default) when the
+   * server challenges with the DPoP scheme only and the AS signs ES256 proofs. Needs a transport
+   * that sends `requestHeaders()` with every request.
+   */
+  dpop?: boolean | 'auto'
   fetch?: FetchLike
 }
 
 /** An AuthProvider plus the verbs the CLI needs (`login`, `logout`). */
 export interface OAuthProvider extends AuthProvider {
+  /**
+   * Headers besides Authorization for one request: a fresh DPoP proof (RFC 9449 §7) when the
+   * token is DPoP-bound, else none. A transport calls it right after authorization().
+   */
+  requestHeaders(request: { url: string; method: string }): Promise<Record<string, string>>
   /** Authorize now (discovering from well-known URIs), replacing stored tokens. */
   login(): Promise<void>
   /** Forget this server's clients and tokens. */
@@ -77,6 +89,11 @@ class OAuthProviderImpl implements OAuthProvider {
   /** Re-authorizations since a token last served more than one request. */
   private streak = 0
   private handedOut: { token: string; uses: number } | undefined
+  /** The resource server challenged with the DPoP scheme (and not Bearer). */
+  private serverWantsDpop = false
+  private dpopKey: DpopKey | undefined
+  private asNonce: string | undefined
+  private rsNonce: string | undefined
 
   constructor(private readonly options: OAuthProviderOptions) {
     this.store = options.store ?? createMemoryCredentialStore()
@@ -94,11 +111,25 @@ class OAuthProviderImpl implements OAuthProvider {
       if (!tokens) return undefined
     }
     this.noteHandedOut(tokens.accessToken)
-    return `Bearer ${tokens.accessToken}`
+    return `${tokens.tokenType ?? 'Bearer'} ${tokens.accessToken}`
+  }
+
+  async requestHeaders(request: { url: string; method: string }): Promise<Record<string, string>> {
+    const tokens = (await this.currentState())?.tokens
+    if (tokens?.tokenType !== 'DPoP' || !tokens.dpopJwk) return {}
+    const key = await this.keyFor(tokens.dpopJwk)
+    const proof = await createDpopProof(key, { ...request, accessToken: tokens.accessToken, ...(this.rsNonce ? { nonce: this.rsNonce } : {}) })
+    return { DPoP: proof }
   }
 
   async onAuthChallenge(response: Response, _request: { url: string; method: string }): Promise<'retry' | 'fail'> {
     const challenge = parseBearerChallenge(response)
+    if (challenge.scheme === 'DPoP') this.serverWantsDpop = true
+    if (response.status === 401 && challenge.error === 'use_dpop_nonce' && challenge.dpopNonce) {
+      // RFC 9449 §9: the same token, a proof with the server's nonce; the transport bounds retries.
+      this.rsNonce = challenge.dpopNonce
+      return 'retry'
+    }
     if (response.status === 403 && challenge.error !== 'insufficient_scope') return 'fail'
     if (response.status !== 401 && response.status !== 403) return 'fail'
     if (this.pending) {
@@ -133,6 +164,17 @@ class OAuthProviderImpl implements OAuthProvider {
   }
 
   // --- internal ---
+
+  private async wantsDpop(metadata: { dpop_signing_alg_values_supported?: string[] }): Promise<boolean> {
+    const mode = this.options.dpop ?? 'auto'
+    if (mode === true) return true
+    return mode === 'auto' && this.serverWantsDpop && (metadata.dpop_signing_alg_values_supported ?? []).includes(DPOP_ALG)
+  }
+
+  private async keyFor(jwk: JsonWebKey): Promise<DpopKey> {
+    if (this.dpopKey?.privateJwk.d !== jwk.d) this.dpopKey = await fromPrivateJwk(jwk)
+    return this.dpopKey!
+  }
 
   private noteHandedOut(token: string): void {
     if (this.handedOut?.token === token) {
@@ -232,11 +274,12 @@ class OAuthProviderImpl implements OAuthProvider {
     const clientMetadataUrl = this.options.clientMetadataUrl ?? (this.options.settings.authClientMetadataUrl || undefined)
     client ??= staticClientFor(metadata, this.options.preRegistered, clientMetadataUrl)
 
+    const dpop = (await this.wantsDpop(metadata)) ? { key: (this.dpopKey ??= await createDpopKey()), ...(this.asNonce ? { nonce: this.asNonce } : {}) } : undefined
     let tokens: StoredTokens
     if (grant !== 'authorization_code') {
       const kind = grant === 'client_credentials' ? grant : grant.type
       if (!client) throw new McpxError('CONFIG', `${kind} for ${this.options.serverUrl} needs a configured client_id`)
-      const target = { http: this.http, metadata, client, ...resourceOf(discovered) }
+      const target = { http: this.http, metadata, client, ...resourceOf(discovered), ...(dpop ? { dpop } : {}) }
       if (grant === 'client_credentials') {
         tokens = await requestToken(target, { grant_type: 'client_credentials' }, scope)
       } else {
@@ -261,8 +304,9 @@ class OAuthProviderImpl implements OAuthProvider {
       await this.save((r) => {
         r.issuers[issuer] = { ...r.issuers[issuer], metadata, client: registered }
       })
-      tokens = await runAuthorizationCodeGrant({ http: this.http, metadata, client, session, ...resourceOf(discovered), ...(scope ? { scope } : {}) })
+      tokens = await runAuthorizationCodeGrant({ http: this.http, metadata, client, session, ...resourceOf(discovered), ...(scope ? { scope } : {}), ...(dpop ? { dpop } : {}) })
     }
+    if (dpop?.nonce) this.asNonce = dpop.nonce
     const finalClient = client
     await this.save((r) => {
       r.issuer = issuer
@@ -281,9 +325,11 @@ class OAuthProviderImpl implements OAuthProvider {
     }
     const old = state.tokens
     const { metadata, client } = state
+    // RFC 9449 §5: a DPoP-bound refresh is proven with the same key.
+    const dpop = old.dpopJwk ? { key: await this.keyFor(old.dpopJwk), ...(this.asNonce ? { nonce: this.asNonce } : {}) } : undefined
     try {
       const tokens = await requestToken(
-        { http: this.http, metadata, client, ...(record.resource !== undefined ? { resource: record.resource } : {}) },
+        { http: this.http, metadata, client, ...(record.resource !== undefined ? { resource: record.resource } : {}), ...(dpop ? { dpop } : {}) },
         { grant_type: 'refresh_token', refresh_token: old.refreshToken! },
         undefined,
       )

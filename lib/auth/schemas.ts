@@ -25,6 +25,7 @@ export const AuthorizationServerMetadataSchema = v.looseObject({
   token_endpoint_auth_methods_supported: v.optional(Strings),
   authorization_response_iss_parameter_supported: v.optional(v.boolean()),
   client_id_metadata_document_supported: v.optional(v.boolean()),
+  dpop_signing_alg_values_supported: v.optional(Strings),
 })
 export type AuthorizationServerMetadata = v.InferOutput<typeof AuthorizationServerMetadataSchema>
 

@@ -1,17 +1,21 @@
 /**
  * Token endpoint requests (OAuth 2.1 §3.2, §4.1.3, §4.3, §4.2 client_credentials): every request
  * carries `resource` exactly as published in the PRM (RFC 8707 §2) and client authentication by
- * the chosen method. Only Bearer tokens are accepted (RFC 6750); DPoP-bound tokens are refused.
+ * the chosen method. Bearer tokens (RFC 6750), or DPoP-bound ones when a DPoP key is given
+ * (RFC 9449 §5, retrying once with the AS's nonce on `use_dpop_nonce`, §8).
  */
 import { McpxError } from '../errors/index.ts'
 import { type ClientCredentials, applyClientAuth, chooseAuthMethod } from './client-auth.ts'
+import { type DpopKey, createDpopProof } from './dpop.ts'
 import { type HttpContext, oauthFailure, readJson, request } from './http.ts'
 import { type AuthorizationServerMetadata, TokenResponseSchema } from './schemas.ts'
 
 /** Tokens as mcpx keeps them: `expiresAt` is epoch ms, `scope` what was requested or granted. */
 export interface StoredTokens {
   accessToken: string
-  tokenType: string
+  tokenType: 'Bearer' | 'DPoP'
+  /** The private JWK a DPoP-bound token is bound to (kept in the 0600 store with the token). */
+  dpopJwk?: JsonWebKey
   refreshToken?: string
   expiresAt?: number
   scope?: string
@@ -23,6 +27,8 @@ export interface TokenRequestContext {
   client: ClientCredentials
   /** PRM `resource`, verbatim; omitted only when the server published no PRM. */
   resource?: string
+  /** Ask for a DPoP-bound token with this key; `nonce` holds the AS's latest DPoP-Nonce. */
+  dpop?: { key: DpopKey; nonce?: string }
 }
 
 type Grant =
@@ -42,16 +48,38 @@ export async function requestToken(ctx: TokenRequestContext, grant: Grant, scope
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }
   const method = chooseAuthMethod(ctx.client, ctx.metadata.token_endpoint_auth_methods_supported)
   await applyClientAuth(method, ctx.client, body, headers, ctx.metadata.issuer)
-  const response = await request(ctx.http, endpoint, { method: 'POST', headers, body: body.toString() })
+  let response = await postToken(ctx, endpoint, headers, body)
+  const nonce = response.headers.get('dpop-nonce')
+  if (ctx.dpop && response.status === 400 && nonce && (await oauthErrorCode(response)) === 'use_dpop_nonce') {
+    ctx.dpop.nonce = nonce
+    response = await postToken(ctx, endpoint, headers, body)
+  }
   if (!response.ok) throw await oauthFailure(response, `token request (${grant.grant_type})`)
   const tokens = await readJson(response, TokenResponseSchema, 'token response')
-  if (tokens.token_type.toLowerCase() !== 'bearer') {
-    throw new McpxError('AUTH', `token endpoint issued a ${tokens.token_type} token; mcpx sends Bearer tokens only`, { tokenType: tokens.token_type })
+  const tokenType = tokens.token_type.toLowerCase()
+  if (tokenType !== 'bearer' && !(tokenType === 'dpop' && ctx.dpop)) {
+    throw new McpxError('AUTH', `token endpoint issued a ${tokens.token_type} token, which mcpx did not ask for`, { tokenType: tokens.token_type })
   }
-  const granted: StoredTokens = { accessToken: tokens.access_token, tokenType: 'Bearer' }
+  const granted: StoredTokens = { accessToken: tokens.access_token, tokenType: tokenType === 'dpop' ? 'DPoP' : 'Bearer' }
+  if (granted.tokenType === 'DPoP') granted.dpopJwk = ctx.dpop!.key.privateJwk
   if (tokens.refresh_token) granted.refreshToken = tokens.refresh_token
   if (tokens.expires_in !== undefined) granted.expiresAt = Date.now() + tokens.expires_in * 1000
   const grantedScope = tokens.scope ?? scope
   if (grantedScope) granted.scope = grantedScope
   return granted
+}
+
+async function postToken(ctx: TokenRequestContext, endpoint: string, headers: Record<string, string>, body: URLSearchParams): Promise<Response> {
+  const sent = { ...headers }
+  if (ctx.dpop) sent.dpop = await createDpopProof(ctx.dpop.key, { method: 'POST', url: endpoint, ...(ctx.dpop.nonce ? { nonce: ctx.dpop.nonce } : {}) })
+  return request(ctx.http, endpoint, { method: 'POST', headers: sent, body: body.toString() })
+}
+
+async function oauthErrorCode(response: Response): Promise<string | undefined> {
+  try {
+    const body = (await response.clone().json()) as { error?: unknown }
+    return typeof body.error === 'string' ? body.error : undefined
+  } catch {
+    return undefined
+  }
 }

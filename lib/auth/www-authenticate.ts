@@ -5,6 +5,10 @@
  */
 
 export interface BearerChallenge {
+  /** Which challenge this came from: `Bearer` (RFC 6750) or `DPoP` (RFC 9449 §7.1). */
+  scheme?: 'Bearer' | 'DPoP'
+  /** A `DPoP-Nonce` response header (RFC 9449 §9), when the server sent one. */
+  dpopNonce?: string
   /** URL of the protected resource metadata document (RFC 9728 §5.1). */
   resourceMetadata?: string
   /** Space-separated scopes the server says the current operation needs. */
@@ -19,14 +23,20 @@ interface Challenge {
   params: Record<string, string>
 }
 
-/** The Bearer challenge of a response (empty when there is none). */
+/**
+ * The token challenge of a response: the Bearer one, else a DPoP one (same parameters). Empty
+ * when there is neither. A server offering both gets Bearer: it needs no per-request proof.
+ */
 export function parseBearerChallenge(response: Response): BearerChallenge {
   const header = response.headers.get('www-authenticate')
   if (!header) return {}
-  const bearer = parseChallenges(header).find((c) => c.scheme.toLowerCase() === 'bearer')
+  const challenges = parseChallenges(header)
+  const bearer = challenges.find((c) => c.scheme.toLowerCase() === 'bearer') ?? challenges.find((c) => c.scheme.toLowerCase() === 'dpop')
   if (!bearer) return {}
   const p = bearer.params
-  const out: BearerChallenge = {}
+  const out: BearerChallenge = { scheme: bearer.scheme.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer' }
+  const nonce = response.headers.get('dpop-nonce')
+  if (nonce) out.dpopNonce = nonce
   if (p.resource_metadata) out.resourceMetadata = p.resource_metadata
   if (p.scope !== undefined) out.scope = p.scope
   if (p.error) out.error = p.error

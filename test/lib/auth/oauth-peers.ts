@@ -6,6 +6,8 @@
  */
 
 export interface IssuedToken {
+  /** `x` of the DPoP key the token is bound to (RFC 9449 cnf), if DPoP-bound. */
+  dpopX?: string
   scopes: string[]
   resource?: string
   issuer: string
@@ -37,6 +39,8 @@ export interface AsOptions {
   grantTypes?: string[]
   /** Prefix of dynamically issued client ids (default 'client'). */
   clientPrefix?: string
+  /** Advertise DPoP (ES256) and bind tokens to a valid proof's key; `nonce` demands that nonce. */
+  dpop?: { nonce?: string }
 }
 
 export interface RecordedRequest {
@@ -95,6 +99,7 @@ export async function startAuthorizationServer(options: AsOptions): Promise<Auth
           ...(options.issParameterSupported === undefined ? {} : { authorization_response_iss_parameter_supported: options.issParameterSupported }),
           ...(options.cimd ? { client_id_metadata_document_supported: true } : {}),
           ...(options.scopesSupported ? { scopes_supported: options.scopesSupported } : {}),
+          ...(options.dpop ? { dpop_signing_alg_values_supported: ['ES256'] } : {}),
         })
       }
       if (url.pathname === `${path}/register`) {
@@ -121,6 +126,17 @@ export async function startAuthorizationServer(options: AsOptions): Promise<Auth
         const p = record.params
         const client = await authenticateClient(p, authorization, issuer)
         if (!client) return Response.json({ error: 'invalid_client' }, { status: 401 })
+        // RFC 9449 §8: the nonce is demanded before the grant (and its code) is used.
+        let dpopX: string | undefined
+        const proofHeader = req.headers.get('dpop')
+        if (options.dpop && proofHeader) {
+          const proof = await verifyDpopProof(proofHeader, 'POST', `${issuer}/token`)
+          if (!proof) return Response.json({ error: 'invalid_dpop_proof' }, { status: 400 })
+          if (options.dpop.nonce && proof.nonce !== options.dpop.nonce) {
+            return Response.json({ error: 'use_dpop_nonce' }, { status: 400, headers: { 'dpop-nonce': options.dpop.nonce } })
+          }
+          dpopX = proof.x
+        }
         let scopes: string[]
         let resource: string | undefined = p.resource
         if (p.grant_type === 'authorization_code') {
@@ -144,9 +160,9 @@ export async function startAuthorizationServer(options: AsOptions): Promise<Auth
           return Response.json({ error: 'unsupported_grant_type' }, { status: 400 })
         }
         const token = `at-${++counter}`
-        const issued: IssuedToken = { scopes, issuer, clientId: client, ...(resource ? { resource } : {}) }
+        const issued: IssuedToken = { scopes, issuer, clientId: client, ...(resource ? { resource } : {}), ...(dpopX ? { dpopX } : {}) }
         options.registry.set(token, issued)
-        const body: Record<string, unknown> = { access_token: token, token_type: 'Bearer', scope: scopes.join(' ') }
+        const body: Record<string, unknown> = { access_token: token, token_type: dpopX ? 'DPoP' : 'Bearer', scope: scopes.join(' ') }
         if (options.refresh) {
           const refresh = `rt-${++counter}`
           refreshTokens.set(refresh, issued)
@@ -207,6 +223,8 @@ export interface ResourceOptions {
   scopeInChallenge?: string
   /** Answer every authorized request 403 insufficient_scope for this scope (a server that never relents). */
   alwaysForbid?: string
+  /** Accept only DPoP-bound tokens with a valid proof (RFC 9449 §7); `nonce` demands that nonce. */
+  dpop?: { nonce?: string }
 }
 
 export interface ResourceServer extends AsyncDisposable {
@@ -217,6 +235,7 @@ export interface ResourceServer extends AsyncDisposable {
 /** A protected resource at `/mcp` with PRM at the path-based well-known URI. */
 export async function startResourceServer(options: ResourceOptions): Promise<ResourceServer> {
   const requests: RecordedRequest[] = []
+  const seenJtis = new Set<string>()
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
@@ -238,6 +257,16 @@ export async function startResourceServer(options: ResourceOptions): Promise<Res
       if (url.pathname !== '/mcp') return new Response('not found', { status: 404 })
       const op = String(((await req.json()) as { op?: string }).op ?? '')
       const meta = options.prmInHeader === false ? '' : `, resource_metadata="${prmUrl}"`
+      if (options.dpop) {
+        const challenge = (error: string) => new Response(null, { status: 401, headers: { 'www-authenticate': `DPoP error="${error}"${meta}`, ...(options.dpop?.nonce ? { 'dpop-nonce': options.dpop.nonce } : {}) } })
+        if (!authorization?.startsWith('DPoP ')) return challenge('invalid_token')
+        const accessToken = authorization.slice(5)
+        const bound = options.registry.get(accessToken)
+        const proof = await verifyDpopProof(req.headers.get('dpop') ?? '', 'POST', endpoint, accessToken)
+        if (!bound || !proof || bound.dpopX !== proof.x || proof.jtiSeen(seenJtis)) return challenge('invalid_token')
+        if (options.dpop.nonce && proof.nonce !== options.dpop.nonce) return challenge('use_dpop_nonce')
+        return Response.json({ ok: true, op, scheme: 'DPoP' })
+      }
       const token = authorization?.startsWith('Bearer ') ? options.registry.get(authorization.slice(7)) : undefined
       const currentIssuer = options.authorizationServers()[0]
       if (!token || token.issuer !== currentIssuer || token.resource !== endpoint) {
@@ -265,16 +294,21 @@ export async function startResourceServer(options: ResourceOptions): Promise<Res
 
 /** What a transport does with an AuthProvider: send, and on 401/403 ask it, then retry (bounded). */
 export async function callThrough(
-  provider: { authorization(): Promise<string | undefined>; onAuthChallenge(r: Response, req: { url: string; method: string }): Promise<'retry' | 'fail'> },
+  provider: {
+    authorization(): Promise<string | undefined>
+    requestHeaders?(req: { url: string; method: string }): Promise<Record<string, string>>
+    onAuthChallenge(r: Response, req: { url: string; method: string }): Promise<'retry' | 'fail'>
+  },
   endpoint: string,
   op: string,
   maxRetries = 4,
 ): Promise<{ status: number; body?: unknown }> {
   for (let attempt = 0; ; attempt++) {
     const authorization = await provider.authorization()
+    const extra = (await provider.requestHeaders?.({ url: endpoint, method: 'POST' })) ?? {}
     const response = await fetch(endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(authorization ? { authorization } : {}) },
+      headers: { 'content-type': 'application/json', ...extra, ...(authorization ? { authorization } : {}) },
       body: JSON.stringify({ op }),
     })
     if ((response.status === 401 || response.status === 403) && attempt < maxRetries) {
@@ -282,5 +316,36 @@ export async function callThrough(
     }
     if (!response.ok) return { status: response.status }
     return { status: response.status, body: await response.json() }
+  }
+}
+
+/** Check a DPoP proof (RFC 9449 §4.3): typ, ES256 signature by the embedded JWK, htm, htu, ath. */
+async function verifyDpopProof(
+  proof: string,
+  method: string,
+  url: string,
+  accessToken?: string,
+): Promise<{ x: string; nonce?: string; jtiSeen(seen: Set<string>): boolean } | undefined> {
+  const [h, c, sig] = proof.split('.')
+  if (!h || !c || !sig) return undefined
+  const header = JSON.parse(Buffer.from(h, 'base64url').toString()) as { typ?: string; alg?: string; jwk?: JsonWebKey }
+  const claims = JSON.parse(Buffer.from(c, 'base64url').toString()) as Record<string, unknown>
+  if (header.typ !== 'dpop+jwt' || header.alg !== 'ES256' || !header.jwk || 'd' in header.jwk) return undefined
+  const key = await crypto.subtle.importKey('jwk', header.jwk, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify'])
+  const ok = await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, Buffer.from(sig, 'base64url'), new TextEncoder().encode(`${h}.${c}`))
+  if (!ok || claims.htm !== method || claims.htu !== url || typeof claims.jti !== 'string') return undefined
+  if (accessToken !== undefined) {
+    const ath = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(accessToken))).toString('base64url')
+    if (claims.ath !== ath) return undefined
+  }
+  const jti = claims.jti
+  return {
+    x: String(header.jwk.x),
+    ...(typeof claims.nonce === 'string' ? { nonce: claims.nonce } : {}),
+    jtiSeen: (seen) => {
+      if (seen.has(jti)) return true
+      seen.add(jti)
+      return false
+    },
   }
 }
