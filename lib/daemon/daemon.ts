@@ -10,10 +10,10 @@ import { ensurePrivateDir } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
-import { errorResponse, jsonResponse, operationRoutes } from './api-routes.ts'
+import { errorResponse, jsonResponse, operationRoutes, validateParams } from './api-routes.ts'
 import { EventFeed } from './events.ts'
 import { acquireLock } from './lock.ts'
-import { API_VERSION, type DaemonInfo, OPERATIONS, type OperationContext } from './operations.ts'
+import { API_VERSION, type DaemonInfo, OPERATIONS, type OperationContext, findOperation } from './operations.ts'
 import { type CreatePool, type Pool, createConfiguredPool } from './pool.ts'
 import { type Route, matchRoute } from './routes.ts'
 import { type Rejection, type Surface, checkRequest, listSetting } from './security.ts'
@@ -38,6 +38,11 @@ export interface Daemon {
   readonly events: EventFeed
   /** Add a route (e.g. the gateway's /mcp handler) behind the same guard as /v1. */
   mount(route: Route): void
+  /**
+   * Run a /v1 operation in-process, validated like an HTTP call: what the MCP `mcpx_<op>` tools
+   * call. Stream operations (events) are HTTP-only.
+   */
+  invoke(name: string, params?: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>
   /** Run during shutdown, after listeners stop taking clients and before the lock is released. */
   onShutdown(hook: ShutdownHook): void
   shutdown(reason: string): Promise<void>
@@ -133,16 +138,17 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     servers: pool.servers().length,
   })
 
-  const contextFor = (request: Request): OperationContext => ({
+  const contextWith = (signal: AbortSignal, lastEventId: string | null): OperationContext => ({
     pool,
     events,
     settings,
     info,
     shutdown: (reason) => daemon.shutdown(reason),
-    signal: AbortSignal.any([request.signal, stopping.signal]),
-    ...(request.headers.get('last-event-id') !== null && { lastEventId: request.headers.get('last-event-id')! }),
+    signal: AbortSignal.any([signal, stopping.signal]),
+    ...(lastEventId !== null && { lastEventId }),
     holdOpen: hold,
   })
+  const contextFor = (request: Request): OperationContext => contextWith(request.signal, request.headers.get('last-event-id'))
   const routes: Route[] = operationRoutes(OPERATIONS, contextFor)
 
   const handle = async (request: Request, surface: Surface): Promise<Response> => {
@@ -190,6 +196,16 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     events,
     mount(route) {
       routes.push(route)
+    },
+    async invoke(name, params = {}, signal = new AbortController().signal) {
+      const operation = findOperation(name)
+      if (operation.stream) throw new McpxError('USAGE', `${name} is a stream; read it over HTTP (${operation.method} ${operation.path})`, { operation: name })
+      const release = hold()
+      try {
+        return await operation.handler(validateParams(operation, params), contextWith(signal, null))
+      } finally {
+        release()
+      }
     },
     onShutdown(hook) {
       hooks.push(hook)
