@@ -3,7 +3,7 @@
  * imported as a file so `bun build --compile` embeds it; it is compiled once, and every exec gets a
  * FRESH instance with its own `WebAssembly.Memory` whose `maximum` is the heap cap: QuickJS's own
  * setMemoryLimit does not hold (codemode-findings §1.2), a wasm Memory maximum does. One instance is
- * kept pre-built so an exec does not wait for instantiation.
+ * Spare instances are kept pre-built so an exec does not wait for instantiation.
  */
 import wasmPath from '@jitl/quickjs-wasmfile-release-sync/wasm' with { type: 'file' }
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync'
@@ -31,29 +31,44 @@ export async function newIsolatedEngine(memoryMb: number): Promise<QuickJSWASMMo
   return newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, { wasmModule, wasmMemory }))
 }
 
-/** Hands out fresh engines, building the next one while the current exec runs. */
+/** Engines kept built ahead of demand, so back-to-back execs do not wait for instantiation. */
+const SPARE_ENGINES = 2
+
+/** Hands out fresh engines, building replacements after the caller's synchronous start. */
 export class EngineSupply {
-  #next: Promise<QuickJSWASMModule> | undefined
+  readonly #spares: Array<Promise<QuickJSWASMModule>> = []
+  #refillScheduled = false
   constructor(private readonly memoryMb: number) {}
 
-  /** A never-used engine; starts building its successor. */
+  /** A never-used engine; schedules its replacement. */
   async take(): Promise<QuickJSWASMModule> {
-    const next = this.#next ?? newIsolatedEngine(this.memoryMb)
-    this.#next = undefined
-    const engine = await next
-    // Build the successor after the caller's synchronous start, not in its way.
-    setImmediate(() => {
-      if (this.#next) return
-      this.#next = newIsolatedEngine(this.memoryMb)
-      // A failure here resurfaces on the next take().
-      this.#next.catch(() => {})
-    })
+    const engine = this.#spares.shift() ?? this.#build()
+    this.#scheduleRefill()
     return engine
   }
 
-  /** Build the first engine now (the child reports ready after this). */
+  /** Build the spares now (the child reports ready after this). */
   async warm(): Promise<void> {
-    this.#next ??= newIsolatedEngine(this.memoryMb)
-    await this.#next
+    while (this.#spares.length < SPARE_ENGINES) this.#spares.push(this.#build())
+    await Promise.all(this.#spares)
+  }
+
+  #build(): Promise<QuickJSWASMModule> {
+    const engine = newIsolatedEngine(this.memoryMb)
+    // A failure resurfaces from take(); never as an unhandled rejection.
+    engine.catch(() => {})
+    return engine
+  }
+
+  #scheduleRefill(): void {
+    if (this.#refillScheduled) return
+    this.#refillScheduled = true
+    setImmediate(() => {
+      this.#refillScheduled = false
+      if (this.#spares.length >= SPARE_ENGINES) return
+      this.#spares.push(this.#build())
+      // One at a time, each after the current turn, so a burst of execs is not starved by instantiation.
+      if (this.#spares.length < SPARE_ENGINES) this.#scheduleRefill()
+    })
   }
 }
