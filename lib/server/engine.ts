@@ -89,6 +89,7 @@ export class Engine implements EngineCore {
       resourceUpdated: (uri) => this.resourceUpdated(uri),
     }
     this.registry.onChange = (kind) => this.listChanged(kind)
+    this.tasks.onStatus = (taskId, detailedTask) => this.listens.taskStatus(taskId, detailedTask)
   }
 
   /** A new downstream connection (stdio process, legacy HTTP session, or one modern HTTP request). */

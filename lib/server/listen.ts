@@ -12,6 +12,8 @@ export interface ListenFilter {
   promptsListChanged?: boolean
   resourcesListChanged?: boolean
   resourceSubscriptions?: string[]
+  /** SEP-2663: notifications/tasks for these task ids. */
+  taskIds?: string[]
 }
 
 /** What the server can deliver; the acknowledged filter is the intersection. */
@@ -20,6 +22,8 @@ export interface ListenSupport {
   prompts: boolean
   resources: boolean
   subscribe: boolean
+  /** The io.modelcontextprotocol/tasks extension is served and negotiated on this request. */
+  tasks: boolean
 }
 
 export type ChangeKind = 'tools' | 'prompts' | 'resources'
@@ -48,6 +52,11 @@ export class ListenRegistry {
     for (const l of this.listeners) if (l.filter[FLAG_OF[kind]]) send(l, `notifications/${kind}/list_changed`, {})
   }
 
+  /** SEP-2663 "Task Status Notifications": the full DetailedTask, to listeners of that task id. */
+  taskStatus(taskId: string, detailedTask: Json): void {
+    for (const l of this.listeners) if (l.filter.taskIds?.includes(taskId)) send(l, 'notifications/tasks', detailedTask)
+  }
+
   resourceUpdated(uri: string): void {
     for (const l of this.listeners) if (l.filter.resourceSubscriptions?.includes(uri)) send(l, 'notifications/resources/updated', { uri })
   }
@@ -66,5 +75,6 @@ function honoured(requested: unknown, support: ListenSupport): ListenFilter {
   if (Array.isArray(r.resourceSubscriptions) && support.subscribe) {
     out.resourceSubscriptions = r.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
   }
+  if (Array.isArray(r.taskIds) && support.tasks) out.taskIds = r.taskIds.filter((id): id is string => typeof id === 'string')
   return out
 }

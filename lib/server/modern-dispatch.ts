@@ -97,7 +97,7 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       if (!caps.completions) throw notFound()
       return { revision, result: await p.complete(engine.def, engine.registry, params, makeCtx()) }
     case 'subscriptions/listen':
-      return { revision, result: await listen(engine, req, channel, caps, signal) }
+      return { revision, result: await listen(engine, req, channel, caps, meta, signal) }
     default:
       if (isTaskMethod && tasksOn) return { revision, result: modernTaskMethod(engine, req.method, params, meta) }
       throw notFound()
@@ -105,9 +105,13 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
 }
 
 /** Hold the stream open until cancelled; the response is never due (the abort ends the call). */
-async function listen(engine: EngineCore, req: JsonRpcRequest, channel: Channel, caps: Json, signal: AbortSignal): Promise<Json | undefined> {
+async function listen(engine: EngineCore, req: JsonRpcRequest, channel: Channel, caps: Json, meta: ModernMeta, signal: AbortSignal): Promise<Json | undefined> {
   const resources = caps.resources as Json | undefined
-  const support = { tools: !!caps.tools, prompts: !!caps.prompts, resources: !!resources, subscribe: !!resources?.subscribe }
+  const tasksServed = EXTENSION.TASKS in ((caps.extensions ?? {}) as Json)
+  const requested = req.params?.notifications as Json | undefined
+  // SEP-2663: asking for task notifications without the extension is -32021.
+  if (tasksServed && Array.isArray(requested?.taskIds) && !hasTasksExtension(meta.clientCapabilities)) throw TaskStore.requireExtension()
+  const support = { tools: !!caps.tools, prompts: !!caps.prompts, resources: !!resources, subscribe: !!resources?.subscribe, tasks: tasksServed }
   const close = engine.listens.open(req.id, req.params?.notifications, support, channel.outlet)
   await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })))
   close()

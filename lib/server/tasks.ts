@@ -52,6 +52,8 @@ export type TaskContextExtras = Pick<ContextInit, 'signal' | 'taskAsk' | 'outlet
 
 export class TaskStore {
   private readonly tasks = new Map<string, TaskRecord>()
+  /** Set by the engine: every status change, as the DetailedTask tasks/get would return. */
+  onStatus: (taskId: string, detailedTask: Json) => void = () => {}
 
   constructor(private readonly settings: Settings) {}
 
@@ -202,6 +204,7 @@ export class TaskStore {
       task.expiry = setTimeout(() => this.tasks.delete(task.taskId), task.ttlMs)
       ;(task.expiry as { unref?: () => void }).unref?.()
     }
+    this.onStatus(task.taskId, this.detailed(task))
   }
 
   private envelope(task: TaskRecord): Json {

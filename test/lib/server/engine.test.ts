@@ -125,16 +125,20 @@ describe('subscriptions/listen', () => {
 })
 
 describe('tasks', () => {
-  test('2026 extension: a call still running becomes a task; tasks/get inlines the result', async () => {
-    const { call, blocker } = setup()
+  test('2026 extension: a call still running becomes a task; tasks/get inlines the result; listeners hear its status', async () => {
+    const { call, blocker, sent } = setup()
     const meta = { ...META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
     const created = result(await call('tools/call', { name: 'slow', _meta: meta }))
     expect(created).toMatchObject({ resultType: 'task', status: 'working' })
+    expect(error(await call('subscriptions/listen', { _meta: META, notifications: { taskIds: [created.taskId] } }))?.code).toBe(-32021)
+    void call('subscriptions/listen', { _meta: meta, notifications: { taskIds: [created.taskId] } })
     expect(result(await call('tasks/get', { taskId: created.taskId, _meta: meta })).status).toBe('working')
     blocker.open()
     let done = result(await call('tasks/get', { taskId: created.taskId, _meta: meta }))
     while (done.status === 'working') done = result(await call('tasks/get', { taskId: created.taskId, _meta: meta }))
     expect(done).toMatchObject({ resultType: 'complete', status: 'completed', result: { content: [{ type: 'text', text: 'done modern' }] } })
+    const pushed = sent.filter((m) => 'method' in m && m.method === 'notifications/tasks').map((m) => (m as { params: { status: string } }).params.status)
+    expect(pushed).toEqual(['completed'])
     expect(error(await call('tasks/get', { taskId: created.taskId, _meta: META }))?.code).toBe(-32021)
   })
 
