@@ -148,6 +148,7 @@ class OAuthProviderImpl implements OAuthProvider {
   async login(): Promise<void> {
     await this.singleFlight(async () => {
       const challenge = await probeChallenge(this.http, this.options.serverUrl)
+      if (challenge.scheme === 'DPoP') this.serverWantsDpop = true
       const discovered = await this.discover(challenge)
       await this.obtain(discovered, this.initialScope(discovered, challenge))
     })
@@ -165,7 +166,7 @@ class OAuthProviderImpl implements OAuthProvider {
 
   // --- internal ---
 
-  private async wantsDpop(metadata: { dpop_signing_alg_values_supported?: string[] }): Promise<boolean> {
+  private wantsDpop(metadata: { dpop_signing_alg_values_supported?: string[] }): boolean {
     const mode = this.options.dpop ?? 'auto'
     if (mode === true) return true
     return mode === 'auto' && this.serverWantsDpop && (metadata.dpop_signing_alg_values_supported ?? []).includes(DPOP_ALG)
@@ -274,7 +275,7 @@ class OAuthProviderImpl implements OAuthProvider {
     const clientMetadataUrl = this.options.clientMetadataUrl ?? (this.options.settings.authClientMetadataUrl || undefined)
     client ??= staticClientFor(metadata, this.options.preRegistered, clientMetadataUrl)
 
-    const dpop = (await this.wantsDpop(metadata)) ? { key: (this.dpopKey ??= await createDpopKey()), ...(this.asNonce ? { nonce: this.asNonce } : {}) } : undefined
+    const dpop = this.wantsDpop(metadata) ? { key: (this.dpopKey ??= await createDpopKey()), ...(this.asNonce ? { nonce: this.asNonce } : {}) } : undefined
     let tokens: StoredTokens
     if (grant !== 'authorization_code') {
       const kind = grant === 'client_credentials' ? grant : grant.type

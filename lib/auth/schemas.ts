@@ -38,10 +38,13 @@ export const ClientInformationSchema = v.looseObject({
 })
 export type ClientInformation = v.InferOutput<typeof ClientInformationSchema>
 
+/** Some deployed ASes send `expires_in` as a numeric string; read it as the number it means. */
+const Seconds = v.union([v.number(), v.pipe(v.string(), v.decimal(), v.transform(Number))])
+
 export const TokenResponseSchema = v.looseObject({
   access_token: v.string(),
   token_type: v.string(),
-  expires_in: v.optional(v.number()),
+  expires_in: v.optional(Seconds),
   refresh_token: v.optional(v.string()),
   scope: v.optional(v.string()),
 })
