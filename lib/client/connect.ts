@@ -103,8 +103,10 @@ class ConnectRun {
         const identity = await modern()
         if (identity) return this.#done(peer, state, identity)
       }
+      // HTTP+SSE only when the POST itself is refused (400/404/405, SH:721-737); a JSON-RPC error
+      // to initialize is the server's answer and is reported as such.
       const legacy = await this.#try('initialize', () => initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(pinned) }), (error) =>
-        target.transport === 'streamable-http' && !(probeModern && cached?.era === 'legacy') ? true : !isLegacyAnswer(error),
+        target.transport === 'streamable-http' && !(probeModern && cached?.era === 'legacy') ? true : !isRefusedPost(error),
       )
       if (legacy) return this.#done(peer, state, legacy)
       // A cached "legacy" that no longer holds: re-probe modern before trying the older transport.
@@ -229,6 +231,12 @@ function isLegacyAnswer(error: unknown): boolean {
     return status === 400 || status === 404 || status === 405
   }
   return false
+}
+
+/** The POST was refused at the HTTP level (not a JSON-RPC answer): the endpoint may be HTTP+SSE. */
+function isRefusedPost(error: unknown): boolean {
+  const status = error instanceof McpxError && error.code === 'CONNECT' ? error.data?.httpStatus : undefined
+  return status === 400 || status === 404 || status === 405
 }
 
 function isAuthFailure(error: unknown): boolean {

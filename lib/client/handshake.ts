@@ -9,6 +9,7 @@ import type { Peer } from '../session/index.ts'
 import {
   LATEST_LEGACY,
   LATEST_MODERN,
+  LEGACY_REVISIONS,
   META,
   MODERN_REVISIONS,
   type Revision,
@@ -33,15 +34,28 @@ export function pickModern(supported: unknown, pinned?: Revision): Revision | un
 }
 
 export async function initializeLegacy(peer: Peer, state: WireState, offer: Revision, options: { pinned?: boolean; timeoutMs?: number } = {}): Promise<ServerIdentity> {
-  const offered = isLegacyRevision(offer) ? offer : LATEST_LEGACY
+  let offered: Revision = isLegacyRevision(offer) ? offer : LATEST_LEGACY
   state.era = undefined
   state.revision = undefined
-  const result = await peer.request(
-    'initialize',
-    { protocolVersion: offered, capabilities: clientCapabilities(state, 'legacy', offered), clientInfo: state.clientInfo },
-    // The client MUST NOT cancel initialize (cancellation.mdx:35).
-    { cancel: 'none', timeoutMs: options.timeoutMs },
-  )
+  const ask = () =>
+    peer.request(
+      'initialize',
+      { protocolVersion: offered, capabilities: clientCapabilities(state, 'legacy', offered), clientInfo: state.clientInfo },
+      // The client MUST NOT cancel initialize (cancellation.mdx:35).
+      { cancel: 'none', timeoutMs: options.timeoutMs },
+    )
+  let result: JsonObject
+  try {
+    result = await ask()
+  } catch (error) {
+    // Some servers refuse an unknown version with an error naming `data.supported` instead of
+    // counter-offering (2025-11-25 basic/lifecycle.mdx:271-285): offer the newest one we share, once.
+    const supported = error instanceof RpcError ? (error.rpcData as JsonObject | undefined)?.supported : undefined
+    const shared = Array.isArray(supported) && !options.pinned ? [...LEGACY_REVISIONS].reverse().find((rev) => rev !== offered && supported.includes(rev)) : undefined
+    if (!shared) throw error
+    offered = shared
+    result = await ask()
+  }
   const version = result.protocolVersion
   // Any legacy revision from 2024-11-05 up is fine; a pinned offer must be echoed.
   if (!isLegacyRevision(version) || (options.pinned && version !== offered)) {

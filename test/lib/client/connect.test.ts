@@ -378,3 +378,38 @@ describe('a legacy stdio server that exits on the modern probe', () => {
     expect(error.message).toContain('exited with code 7')
   })
 })
+
+describe('legacy version negotiation', () => {
+  test('an error naming data.supported gets one more initialize with the newest shared revision', async () => {
+    const { transports, made } = factory((m, o, t) => {
+      if (isRequest(m) && m.method === 'initialize' && m.params?.protocolVersion !== '2025-03-26') {
+        return fail(m, RPC.INVALID_PARAMS, 'Unsupported protocol version', { supported: ['2024-11-05', '2025-03-26'], requested: m.params?.protocolVersion })
+      }
+      return legacyServer(m, o, t)
+    })
+    const client = await connect({ command: 'old' }, { settings, transports })
+    expect([client.era, client.revision]).toEqual(['legacy', '2025-03-26'])
+    expect(made[0]!.requests('initialize').map((r) => r.params?.protocolVersion)).toEqual(['2025-11-25', '2025-03-26'])
+    await client.close()
+  })
+
+  test('a counter-offer of any legacy revision is accepted', async () => {
+    const { transports } = factory((m, o, t) =>
+      isRequest(m) && m.method === 'initialize' ? ok(m, { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'x', version: '1' } }) : legacyServer(m, o, t),
+    )
+    const client = await connect({ command: 'older' }, { settings, transports })
+    expect(client.revision).toBe('2024-11-05')
+    await client.close()
+  })
+
+  test('a JSON-RPC error to initialize over HTTP is reported, not mistaken for HTTP+SSE', async () => {
+    const { transports, made } = factory((m) => {
+      if (!isRequest(m)) return
+      if (m.method === 'server/discover') throw new McpxError('CONNECT', 'HTTP 400', { httpStatus: 400 })
+      return fail(m, RPC.INTERNAL_ERROR, 'database down')
+    })
+    const error = await connect({ url: 'http://example.test/mcp' }, { settings, transports }).catch((e) => e)
+    expect(error.rpcCode).toBe(RPC.INTERNAL_ERROR)
+    expect(made.map((t) => t.kind)).toEqual(['streamable-http'])
+  })
+})
