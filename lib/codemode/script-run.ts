@@ -146,7 +146,7 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
       deferred.resolve(replyHandle)
       replyHandle.dispose()
       deferred.dispose()
-      pump()
+      schedulePump()
     })()
     return deferred.handle
   }
@@ -216,6 +216,17 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
       result.error.dispose()
       if (!failure) fail(scriptError(JSON.stringify(error ?? {}), true))
     } else result.value.dispose()
+  }
+
+  /** Answers arriving together (parallel calls) are run in one pass over the job queue. */
+  let pumpScheduled = false
+  const schedulePump = (): void => {
+    if (pumpScheduled) return
+    pumpScheduled = true
+    setImmediate(() => {
+      pumpScheduled = false
+      if (!finished) pump()
+    })
   }
 
   const pump = (): void =>
