@@ -166,6 +166,17 @@ class OAuthProviderImpl implements OAuthProvider {
 
   // --- internal ---
 
+  /**
+   * Pre-registered credentials bind to the first issuer they were used with when the config names
+   * none (client-registration.mdx "Authorization Server Binding": never carry them to another AS).
+   */
+  private preRegisteredFor(issuer: string, record: CredentialRecord | undefined): PreRegisteredClient | undefined {
+    const pre = this.options.preRegistered
+    if (!pre || pre.issuer !== undefined) return pre
+    const boundTo = Object.entries(record?.issuers ?? {}).find(([, s]) => s.client?.kind === 'pre-registered' && s.client.clientId === pre.clientId)?.[0]
+    return boundTo === undefined ? pre : { ...pre, issuer: boundTo }
+  }
+
   private wantsDpop(metadata: { dpop_signing_alg_values_supported?: string[] }): boolean {
     const mode = this.options.dpop ?? 'auto'
     if (mode === true) return true
@@ -273,7 +284,7 @@ class OAuthProviderImpl implements OAuthProvider {
     let client = record?.issuers[issuer]?.client
     if (client?.secretExpiresAt !== undefined && client.secretExpiresAt <= Date.now()) client = undefined
     const clientMetadataUrl = this.options.clientMetadataUrl ?? (this.options.settings.authClientMetadataUrl || undefined)
-    client ??= staticClientFor(metadata, this.options.preRegistered, clientMetadataUrl)
+    client ??= staticClientFor(metadata, this.preRegisteredFor(issuer, record), clientMetadataUrl)
 
     const dpop = this.wantsDpop(metadata) ? { key: (this.dpopKey ??= await createDpopKey()), ...(this.asNonce ? { nonce: this.asNonce } : {}) } : undefined
     let tokens: StoredTokens

@@ -150,6 +150,26 @@ describe('OAuth provider: client registration', () => {
     expect(err.data).toMatchObject({ registeredIssuer: 'https://other.example', issuer: p.as.issuer })
   })
 
+  test('pre-registered credentials without a configured issuer bind to the first AS and are not carried to a new one', async () => {
+    const registry: TokenRegistry = new Map()
+    await using as1 = await startAuthorizationServer({ registry, registration: false, authMethods: ['client_secret_basic'], preRegistered: { pre: 'pw' } })
+    await using as2 = await startAuthorizationServer({ registry, authMethods: ['client_secret_basic'], preRegistered: { pre: 'pw' } })
+    let current = as1.issuer
+    await using rs = await startResourceServer({ registry, authorizationServers: () => [current] })
+    const provider = createOAuthProvider({
+      serverUrl: rs.endpoint,
+      settings: testSettings(),
+      authorizationHandler: createRedirectFollowingHandler(),
+      preRegistered: { clientId: 'pre', clientSecret: 'pw' },
+    })
+    expect((await callThrough(provider, rs.endpoint, 'a')).status).toBe(200)
+    current = as2.issuer
+    const err = await rejection(callThrough(provider, rs.endpoint, 'b'))
+    expect(err.data).toMatchObject({ registeredIssuer: as1.issuer, issuer: as2.issuer })
+    expect(as2.of('/authorize')).toEqual([])
+    expect(as2.of('/token')).toEqual([])
+  })
+
   test('a Client ID Metadata Document URL is the client_id when the AS supports CIMD', async () => {
     await using p = await peers({ cimd: true })
     const url = 'https://mcpx.example/client.json'
