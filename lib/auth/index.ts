@@ -1,7 +1,8 @@
 /**
  * The auth room: OAuth 2.1 for HTTP upstreams (2025-11-25 basic/authorization.mdx, 2026-07-28
- * basic/authorization/). `createOAuthProvider` gives the Streamable HTTP transport an AuthProvider;
- * the rest is exported for the CLI (`mcpx auth login`) and for tests.
+ * basic/authorization/). `createUpstreamAuth` is the door for a configured upstream (file store in
+ * the mcpx home, loopback login when interactive); `createOAuthProvider` is the general form. Both
+ * give the Streamable HTTP transport an AuthProvider (plus `requestHeaders` for DPoP proofs).
  */
 export {
   createUpstreamAuth,
