@@ -21,3 +21,5 @@ export { type RenderTypesOptions, type ToolTypeSource, renderDeclarationsFor, re
 export { type SchemaValidator, type SkipReason, type ValidationIssue, type ValidationResult, createSchemaValidator } from './validate.ts'
 /** Benchmark helpers for scripts/bench.ts. */
 export { type LatencySummary, echoBridge, measureExecStart, measureToolCalls, summarize } from './bench.ts'
+/** What an agent should read about the mcpx_exec environment (names, globals, limits). */
+export { describeSandbox } from './describe.ts'

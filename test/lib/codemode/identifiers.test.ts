@@ -1,9 +1,10 @@
 /**
  * Script-side aliases for servers and tools: the same function names the sandbox and the type
- * renderer use, stable and collision-free.
+ * renderer use, stable and collision-free; and the description agents read of them.
  */
 import { describe, expect, test } from 'bun:test'
-import { aliasNamespaces, isIdentifier, sanitizeIdentifier } from '../../../lib/codemode/index.ts'
+import { aliasNamespaces, describeSandbox, isIdentifier, sanitizeIdentifier } from '../../../lib/codemode/index.ts'
+import { testSettings } from '../../harness.ts'
 
 describe('identifiers', () => {
   test('sanitises any MCP name into an identifier', () => {
@@ -27,5 +28,14 @@ describe('identifiers', () => {
       { server: 'JSON', alias: 'JSON_', tools: [] },
       { server: 'mcpx', alias: 'mcpx_', tools: [] },
     ])
+  })
+})
+
+describe('describeSandbox', () => {
+  test('states the aliasing rules and the limits in force', () => {
+    const text = describeSandbox(testSettings({ codemodeTimeoutMs: 1234, codemodeMaxToolCalls: 77 }))
+    expect(text).toContain('`get-weather` → `get_weather`')
+    expect(text).toContain('1234 ms wall clock')
+    expect(text).toContain('77 tool calls')
   })
 })
