@@ -177,16 +177,16 @@ class ConnectRun {
     if (identity.era === 'legacy' && identity.transport === 'streamable-http' && this.options.serverStream !== false && stream.openListenStream) {
       // Some servers send the GET response headers only with the first event, so the wait is
       // bounded; the stream keeps opening in the background either way.
-      const opening = stream.openListenStream().catch((error: unknown) => {
-        log.debug(`no standalone GET stream: ${asMcpxError(error).message}`)
-        return false
-      })
+      const opening = stream.openListenStream().catch((error: unknown) => asMcpxError(error))
       let timer: ReturnType<typeof setTimeout> | undefined
       const waited = new Promise<'waiting'>((resolve) => (timer = setTimeout(() => resolve('waiting'), this.settings.serverStreamWaitMs)))
       const started = performance.now()
       const outcome = await Promise.race([opening, waited])
       clearTimeout(timer)
-      this.timings.push({ step: 'open GET stream', ms: Math.round(performance.now() - started), ok: outcome === true, detail: outcome === 'waiting' ? 'still opening' : undefined })
+      const failed = outcome instanceof McpxError
+      if (failed) log.debug(`no standalone GET stream: ${outcome.message}`)
+      const detail = outcome === 'waiting' ? 'still opening' : outcome === false ? 'not offered (405)' : failed ? outcome.message : undefined
+      this.timings.push({ step: 'open GET stream', ms: Math.round(performance.now() - started), ok: !failed, detail })
     }
     return new McpClient(peer, state, identity, this.settings, this.timings, this.warn)
   }

@@ -67,7 +67,7 @@ async function observe(target: Target, era: Era, transport: TransportKind, optio
   const settings = era === 'modern' && transport === 'stdio' ? { ...options.settings, requestTimeoutMs: options.settings.probeTimeoutMs } : options.settings
   const pinnedTarget: Target = isHttpTarget(target) ? { ...target, transport: transport === 'stdio' ? undefined : transport } : target
   try {
-    const client = await connect(pinnedTarget, { settings, era, auth: options.auth, noCache: true, transports: options.transports, onWarning: () => {} })
+    const client = await connect(pinnedTarget, { settings, era, auth: options.auth, noCache: true, serverStream: false, transports: options.transports, onWarning: () => {} })
     for (const step of client.timings) timings.push({ ...step, step: `${label}: ${step.step}` })
     const server = client.server
     await client.close().catch(() => {})
