@@ -14,8 +14,16 @@ export interface RecordingTransport extends Transport {
   readonly recorder: Recorder
 }
 
+export interface RecordTransportOptions {
+  /**
+   * Close the recording when this transport closes (default true). False when one recording spans
+   * several transports (a client probing one era, then falling back to the other).
+   */
+  readonly closeRecorder?: boolean
+}
+
 /** Wrap `inner` so all its traffic is recorded; closing it writes the recording's close line. */
-export function recordTransport(inner: Transport, recorder: Recorder, role: 'client' | 'server'): RecordingTransport {
+export function recordTransport(inner: Transport, recorder: Recorder, role: 'client' | 'server', options: RecordTransportOptions = {}): RecordingTransport {
   const outgoing: Direction = role === 'client' ? 'to-server' : 'to-client'
   const incoming: Direction = role === 'client' ? 'to-client' : 'to-server'
   const http = inner.kind !== 'stdio'
@@ -30,7 +38,7 @@ export function recordTransport(inner: Transport, recorder: Recorder, role: 'cli
           handlers.onMessage(message)
         },
         onClose(reason) {
-          recorder.close(reason?.message)
+          if (options.closeRecorder !== false) recorder.close(reason?.message)
           handlers.onClose(reason)
         },
         ...(handlers.onError !== undefined && { onError: (error) => handlers.onError?.(error) }),

@@ -92,8 +92,21 @@ export class Matcher {
   }
 
   #comparable(method: string, params: unknown): unknown {
-    return normalize({ params: params ?? {} }, method, this.#fields)
+    return dropEmpty(normalize({ params: params ?? {} }, method, this.#fields))
   }
+}
+
+// `"arguments": {}` and no `arguments` ask for the same thing; SDKs differ in which they send.
+function dropEmpty(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropEmpty)
+  if (typeof value !== 'object' || value === null) return value
+  const out: Record<string, unknown> = {}
+  for (const [key, child] of Object.entries(value)) {
+    const cleaned = dropEmpty(child)
+    if (typeof cleaned === 'object' && cleaned !== null && !Array.isArray(cleaned) && Object.keys(cleaned).length === 0) continue
+    out[key] = cleaned
+  }
+  return out
 }
 
 function key(id: unknown): string {
