@@ -8,7 +8,7 @@ import { McpxError, RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { NotificationListener, Peer, ProgressUpdate } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
-import { META, RESULT_TYPE, type Revision, findHeaderParams, upgradeResult } from '../wire/index.ts'
+import { type LogLevel, META, RESULT_TYPE, type Revision, findHeaderParams, upgradeResult } from '../wire/index.ts'
 import { initializeLegacy, pickModern } from './handshake.ts'
 import { answerInputRequests } from './input.ts'
 import { sessionControl } from './open-transport.ts'
@@ -19,6 +19,8 @@ export interface CallOptions {
   signal?: AbortSignal
   timeoutMs?: number
   onProgress?: (update: ProgressUpdate) => void
+  /** 2026: ask for `notifications/message` at this level or above for this request only (logging.mdx). */
+  logLevel?: LogLevel
 }
 
 export interface Page<T> {
@@ -68,7 +70,8 @@ export class McpClient {
     for (;;) {
       const generation = this.#generation
       const revision = this.state.revision ?? this.identity.revision
-      const body = this.identity.era === 'modern' ? withModernMeta(this.state, params, revision) : params
+      let body = this.identity.era === 'modern' ? withModernMeta(this.state, params, revision) : params
+      if (options.logLevel && this.identity.era === 'modern') body = { ...body, _meta: { ...(body._meta as JsonObject), [META.LOG_LEVEL]: options.logLevel } }
       try {
         const result = await this.peer.request(method, body, {
           signal: options.signal,

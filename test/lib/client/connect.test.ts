@@ -413,3 +413,19 @@ describe('legacy version negotiation', () => {
     expect(made.map((t) => t.kind)).toEqual(['streamable-http'])
   })
 })
+
+describe('per-request log level (2026)', () => {
+  test('logLevel goes into that request’s _meta only', async () => {
+    const { transports, made } = factory((m) => {
+      if (!isRequest(m)) return
+      return m.method === 'server/discover' ? ok(m, discoverResult) : ok(m, { content: [] })
+    })
+    const client = await connect({ command: 'logs' }, { settings, transports })
+    await client.callTool('a', {}, { logLevel: 'warning' })
+    await client.callTool('b', {})
+    const [a, b] = made[0]!.requests('tools/call')
+    expect((a!.params?._meta as Record<string, unknown>)[META.LOG_LEVEL]).toBe('warning')
+    expect((b!.params?._meta as Record<string, unknown>)[META.LOG_LEVEL]).toBeUndefined()
+    await client.close()
+  })
+})
