@@ -4,8 +4,10 @@
  * behind the same guard. /mcp serves the default surface; `?codemode=false` the raw surface and
  * `?passthrough=<server>` one upstream as itself — read per request, so one host can use both.
  */
-import { GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
-import { createHttpHandler, type HttpHandler, type ToolDef } from '../server/index.ts'
+import { createSchemaValidator } from '../codemode/index.ts'
+import { CodeMode, GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
+import { log } from '../log.ts'
+import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
 import { operationTools } from './mcp-tools.ts'
 import type { Pool } from './pool.ts'
@@ -14,8 +16,8 @@ export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'createPool'> 
   /** Default /mcp surface (setting `mcpMode`); `passthrough` needs `passthrough`. */
   readonly mode?: SurfaceMode
   readonly passthrough?: string
-  /** Code mode's tools (mcpx_exec, mcpx_search, mcpx_types), given by the caller that owns the sandbox. */
-  readonly codeModeTools?: (pool: UpstreamPool) => ToolDef[]
+  /** argv of a sandbox child for mcpx_exec (default: this program's hidden `sandbox-child`). */
+  readonly sandboxCommand?: string[]
 }
 
 export const MCP_PATH = '/mcp'
@@ -24,7 +26,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   let upstreams!: UpstreamPool
   const daemon = await startDaemon({
     ...options,
-    createPool: ({ config, settings, emit }): Pool => (upstreams = new UpstreamPool({ config, settings, emit, cacheDir: options.layout.cacheDir })),
+    createPool: ({ config, settings, emit }): Pool =>
+      (upstreams = new UpstreamPool({ config, settings, emit, cacheDir: options.layout.cacheDir, validator: createSchemaValidator(settings) })),
   })
   const settings = options.settings
   const opTools = operationTools((signal) => ({
@@ -36,14 +39,17 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     signal,
     holdOpen: () => () => {},
   }))
-  const gatewayTools = [...(options.codeModeTools?.(upstreams) ?? []), ...opTools]
+  const codeMode = new CodeMode(upstreams, settings, options.sandboxCommand ? { sandboxCommand: options.sandboxCommand } : {})
+  // A warm sandbox makes the first mcpx_exec as fast as the rest.
+  codeMode.warm().catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
+  const gatewayTools = opTools
   const surfaces = new Map<string, { surface: GatewaySurface; http: HttpHandler }>()
   const allowedOrigins = settings.daemonAllowedOrigins.split(',').map((s) => s.trim()).filter(Boolean)
   const surfaceFor = (mode: SurfaceMode, passthrough?: string) => {
     const key = `${mode}:${passthrough ?? ''}`
     let entry = surfaces.get(key)
     if (!entry) {
-      const surface = new GatewaySurface({ pool: upstreams, settings, mode, ...(passthrough && { passthrough }), gatewayTools, version: options.version })
+      const surface = new GatewaySurface({ pool: upstreams, settings, mode, ...(passthrough && { passthrough }), codeMode, gatewayTools, version: options.version })
       // The daemon's guard already checked Host/Origin/token for this listener (security.ts).
       const http = createHttpHandler({ engine: surface.engine, settings, origin: { checkHost: false, allowedOrigins } })
       entry = { surface, http }
@@ -63,11 +69,12 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       return http.fetch(request)
     },
   })
-  daemon.onShutdown(() => {
+  daemon.onShutdown(async () => {
     for (const { surface, http } of surfaces.values()) {
       http.close()
       surface.close()
     }
+    await codeMode.close()
   })
   return daemon
 }

@@ -11,3 +11,4 @@ export { gatewayResourceUri, parseGatewayResourceUri, qualify, rawName, splitQua
 export type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
 export { GatewaySurface, SURFACE_MODES, type SurfaceMode, type SurfaceOptions } from './surfaces/surface.ts'
 export { ParkingLot } from './surfaces/parking.ts'
+export { CodeMode, type CodeModeOptions, type TypesQuery } from './code-mode.ts'

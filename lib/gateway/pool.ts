@@ -18,6 +18,7 @@ export interface UpstreamPoolOptions {
   /** Where era verdicts persist (the mcpx home's cache dir). */
   readonly cacheDir?: string
   readonly connectOptions?: UpstreamContext['connectOptions']
+  readonly validator?: UpstreamContext['validator']
 }
 
 export type PoolListener = (type: string, data: unknown) => void
@@ -35,6 +36,7 @@ export class UpstreamPool {
       },
       ...(options.cacheDir !== undefined && { cacheDir: options.cacheDir }),
       ...(options.connectOptions !== undefined && { connectOptions: options.connectOptions }),
+      ...(options.validator !== undefined && { validator: options.validator }),
     }
     for (const server of Object.values(options.config.servers)) this.#upstreams.set(server.name, new Upstream(server, context))
   }

@@ -9,6 +9,7 @@ import type { ServerConfig } from '../config/index.ts'
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
+import type { SchemaValidator } from '../codemode/index.ts'
 import { Broker, type DownstreamAsker } from './broker.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
 
@@ -25,6 +26,8 @@ export interface UpstreamContext {
   readonly emit: (type: string, data: unknown) => void
   /** Extra connect options (auth provider for HTTP upstreams, client info). */
   readonly connectOptions?: (server: ServerConfig) => Partial<ConnectOptions>
+  /** Validates arguments before a call and structuredContent after it, against the tool's schemas. */
+  readonly validator?: SchemaValidator
 }
 
 export class Upstream {
@@ -81,10 +84,30 @@ export class Upstream {
   async call(tool: string, args: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
     this.#checkToolAllowed(tool)
     const client = await this.client()
+    const definition = this.context.validator ? await this.#toolDefinition(tool) : undefined
+    if (definition) this.#validate('input', definition, args)
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
-    return this.broker.run(options.asker, () =>
+    const result = await this.broker.run(options.asker, () =>
       client.callTool(tool, args, { signal: options.signal, timeoutMs, ...(options.onProgress && { onProgress: options.onProgress }) }),
     )
+    // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema.
+    if (definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
+    return result
+  }
+
+  async #toolDefinition(tool: string): Promise<JsonObject | undefined> {
+    const catalog = await this.catalog().catch(() => undefined)
+    return catalog?.tools.find((t) => t.name === tool)
+  }
+
+  #validate(direction: 'input' | 'output', tool: JsonObject, value: unknown): void {
+    const validator = this.context.validator!
+    const verdict = direction === 'input' ? validator.validateInput(tool, value) : validator.validateOutput(tool, value)
+    if (verdict.ok) return
+    const issues = verdict.errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')
+    const name = `${this.name}.${String(tool.name)}`
+    if (direction === 'input') throw new McpxError('USAGE', `arguments for ${name} do not match its inputSchema: ${issues}`, { server: this.name, tool: tool.name, errors: verdict.errors })
+    throw new McpxError('PROTOCOL', `${name} returned structuredContent that does not match its outputSchema: ${issues}`, { server: this.name, tool: tool.name, errors: verdict.errors })
   }
 
   /** Any other request (prompts/get, resources/read, completion/complete…), brokered like a call. */

@@ -41,7 +41,7 @@ afterAll(async () => {
   dir[Symbol.dispose]()
 })
 
-const textOf = (result: { content?: unknown }) => (result.content as { type: string; text: string }[]).map((c) => c.text).join('\n')
+const textOf = (result: unknown) => ((result as { content?: unknown }).content as { type: string; text: string }[]).map((c) => c.text).join('\n')
 
 async function legacyHost<T>(path: string, run: (client: LegacyClient) => Promise<T>): Promise<T> {
   const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' }, { capabilities: { elicitation: {} } })

@@ -25,7 +25,7 @@ afterAll(async () => {
   dir[Symbol.dispose]()
 })
 
-const textOf = (result: { content?: unknown }) => (result.content as { text: string }[]).map((c) => c.text).join('\n')
+const textOf = (result: unknown) => ((result as { content?: unknown }).content as { text: string }[]).map((c) => c.text).join('\n')
 
 describe('mcpx serve over stdio', () => {
   test('SDK 1.x host: lists the gateway, calls through mcpx_call, answers an upstream elicitation', async () => {

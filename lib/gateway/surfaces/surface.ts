@@ -12,6 +12,8 @@ import type { Settings } from '../../settings/index.ts'
 import { splitQualified } from '../naming.ts'
 import type { UpstreamPool } from '../pool.ts'
 import type { Catalog } from '../types.ts'
+import type { CodeMode } from '../code-mode.ts'
+import { codeModeTools } from './code-mode-tools.ts'
 import { callTool, catalogTool } from './direct-tools.ts'
 import { ParkingLot } from './parking.ts'
 import { type ItemOptions, upstreamPrompts, upstreamResources, upstreamTemplates, upstreamTools } from './upstream-items.ts'
@@ -25,7 +27,9 @@ export interface SurfaceOptions {
   readonly mode: SurfaceMode
   /** The upstream offered by `passthrough`. */
   readonly passthrough?: string
-  /** More gateway tools (code mode's exec/search/types, the daemon's `mcpx_<op>` tools). */
+  /** Code mode's engine: adds mcpx_exec, mcpx_search and mcpx_types to the code-mode and reactive surfaces. */
+  readonly codeMode?: CodeMode
+  /** More gateway tools (the daemon's `mcpx_<op>` tools). */
   readonly gatewayTools?: readonly ToolDef[]
   readonly version: string
 }
@@ -131,7 +135,10 @@ export class GatewaySurface {
     if (mode === 'raw' || mode === 'passthrough') return []
     const call = callTool(pool, this.#lot)
     const tracked: ToolDef = mode === 'reactive' ? { ...call, handler: async (args, ctx) => (this.touch([String(args.tool)]), call.handler(args, ctx)) } : call
-    return [tracked, catalogTool(pool), ...(this.options.gatewayTools ?? [])]
+    const codeMode = this.options.codeMode
+      ? codeModeTools({ codeMode: this.options.codeMode, lot: this.#lot, ...(mode === 'reactive' && { onNamed: (names: string[]) => this.touch(names) }) })
+      : []
+    return [...codeMode, tracked, catalogTool(pool), ...(this.options.gatewayTools ?? [])]
   }
 
   #apply(): void {

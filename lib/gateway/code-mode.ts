@@ -1,0 +1,148 @@
+/**
+ * Code mode over the pool: the search index kept in step with upstream catalogs (rebuilt per server
+ * when it connects or announces list_changed), TypeScript declarations of the same names the
+ * sandbox exposes, and `exec` of agent code in the QuickJS sandbox whose every tool call comes
+ * back through the pool (arguments validated, allowed/blocked lists applied, questions brokered).
+ * The sandbox holds no credential: it only sees what a call returns.
+ */
+import { type ExecResult, type SandboxPool, type ToolTypeSource, createSandboxPool, renderDeclarationsFor } from '../codemode/index.ts'
+import { McpxError } from '../errors/index.ts'
+import { log } from '../log.ts'
+import { type SearchHit, type ToolIndex, createToolIndex } from '../search/index.ts'
+import type { Settings } from '../settings/index.ts'
+import type { DownstreamAsker } from './broker.ts'
+import { splitQualified } from './naming.ts'
+import type { UpstreamPool } from './pool.ts'
+
+export interface CodeModeOptions {
+  /** argv of a sandbox child (default: this program's hidden `sandbox-child` command). */
+  readonly sandboxCommand?: string[]
+}
+
+export interface TypesQuery {
+  readonly server?: string
+  /** Qualified names (`server.tool`). */
+  readonly tools?: readonly string[]
+  /** Render the hits of this search. */
+  readonly query?: string
+}
+
+export class CodeMode {
+  readonly #index: ToolIndex
+  #sandbox?: SandboxPool
+  #indexed?: Promise<void>
+  readonly #stop: () => void
+
+  constructor(
+    private readonly pool: UpstreamPool,
+    private readonly settings: Settings,
+    private readonly options: CodeModeOptions = {},
+  ) {
+    this.#index = createToolIndex(settings)
+    this.#stop = pool.on((type, data) => {
+      const server = (data as { server?: string }).server
+      if (server && (type === 'catalog.changed' || type === 'server.ready')) void this.#reindex(server)
+    })
+  }
+
+  async search(query: string, options: { server?: string; limit?: number } = {}): Promise<SearchHit[]> {
+    await this.#ensureIndexed()
+    return this.#index.search(query, options)
+  }
+
+  async types(query: TypesQuery): Promise<string> {
+    const namespaces = await this.namespaces()
+    const entries: { server: string; tool: ToolTypeSource }[] = []
+    const add = async (server: string, names?: readonly string[]) => {
+      const catalog = await this.pool.catalog(server)
+      for (const tool of catalog.tools) if (!names || names.includes(String(tool.name))) entries.push({ server, tool: tool as unknown as ToolTypeSource })
+    }
+    if (query.tools?.length) {
+      const byServer = new Map<string, string[]>()
+      for (const name of query.tools) {
+        const { server, tool } = splitQualified(name)
+        byServer.set(server, [...(byServer.get(server) ?? []), tool])
+      }
+      for (const [server, names] of byServer) await add(server, names)
+    } else if (query.query !== undefined) {
+      const hits = await this.search(query.query, query.server !== undefined ? { server: query.server } : {})
+      const byServer = new Map<string, string[]>()
+      for (const hit of hits) byServer.set(hit.server, [...(byServer.get(hit.server) ?? []), hit.name])
+      for (const [server, names] of byServer) await add(server, names)
+    } else if (query.server !== undefined) await add(query.server)
+    else for (const server of Object.keys(namespaces)) await add(server)
+    return renderDeclarationsFor(entries, { maxDepth: this.settings.typesMaxDepth, maxSchemaBytes: this.settings.schemaMaxBytes, namespaces })
+  }
+
+  /** Run agent code; `asker` receives the questions upstreams ask during its calls. */
+  async exec(code: string, options: { asker?: DownstreamAsker; signal?: AbortSignal; onCall?: (qualifiedName: string) => void } = {}): Promise<ExecResult> {
+    const namespaces = await this.namespaces()
+    const sandbox = (this.#sandbox ??= createSandboxPool(this.settings, this.options.sandboxCommand ? { command: this.options.sandboxCommand } : {}))
+    return sandbox.exec(
+      code,
+      {
+        namespaces,
+        call: async (qualifiedName, args, callOptions) => {
+          const { server, tool } = splitQualified(qualifiedName)
+          options.onCall?.(qualifiedName)
+          const signal = callOptions?.signal ?? options.signal
+          const result = await this.pool.call(server, tool, args, { ...(options.asker && { asker: options.asker }), ...(signal && { signal }) })
+          if (result.isError === true) throw new McpxError('TOOL', toolErrorText(result), { server, tool, result })
+          return result.structuredContent ?? unwrapContent(result)
+        },
+        search: async (query, searchOptions) => this.search(query, (searchOptions ?? {}) as { server?: string; limit?: number }),
+      },
+      options.signal ? { signal: options.signal } : {},
+    )
+  }
+
+  /** server → allowed tool names, for the sandbox's namespace objects and the declarations. */
+  async namespaces(): Promise<Record<string, string[]>> {
+    const { catalogs } = await this.pool.catalogs()
+    return Object.fromEntries(catalogs.map((c) => [c.server, c.tools.map((t) => String(t.name))]))
+  }
+
+  /** Start the sandbox processes now (the daemon does this at start so the first exec is warm). */
+  async warm(): Promise<void> {
+    await (this.#sandbox ??= createSandboxPool(this.settings, this.options.sandboxCommand ? { command: this.options.sandboxCommand } : {})).warm()
+  }
+
+  async close(): Promise<void> {
+    this.#stop()
+    await this.#sandbox?.close()
+  }
+
+  #ensureIndexed(): Promise<void> {
+    return (this.#indexed ??= this.pool.catalogs().then(({ catalogs }) => {
+      for (const c of catalogs) this.#index.setServer(c.server, c.tools as never)
+    }))
+  }
+
+  async #reindex(server: string): Promise<void> {
+    try {
+      const catalog = await this.pool.catalog(server)
+      this.#index.setServer(server, catalog.tools as never)
+    } catch (error) {
+      log.debug(`[${server}] search index not updated: ${(error as Error).message}`)
+    }
+  }
+}
+
+/** A tool result as the script sees it: text content joined (JSON-parsed when it is JSON). */
+function unwrapContent(result: Record<string, unknown>): unknown {
+  const content = Array.isArray(result.content) ? (result.content as Record<string, unknown>[]) : []
+  if (content.length === 1 && content[0]!.type === 'text') {
+    const text = String(content[0]!.text)
+    try {
+      return JSON.parse(text)
+    } catch {
+      return text
+    }
+  }
+  return content
+}
+
+function toolErrorText(result: Record<string, unknown>): string {
+  const content = Array.isArray(result.content) ? (result.content as Record<string, unknown>[]) : []
+  return content.map((c) => (c.type === 'text' ? String(c.text) : `[${String(c.type)}]`)).join('\n') || 'tool returned isError'
+}

@@ -1,0 +1,109 @@
+/**
+ * The code-mode tools: mcpx_exec (agent code next to the servers), mcpx_search (find tools by what
+ * they do) and mcpx_types (TypeScript declarations of the namespace objects exec provides). The
+ * descriptions are the model's manual, so they say what is inside exec and show one example.
+ */
+import { SandboxError } from '../../codemode/index.ts'
+import type { Json, ToolDef } from '../../server/index.ts'
+import type { CodeMode } from '../code-mode.ts'
+import { brokeredCall } from './brokered-call.ts'
+import type { ParkingLot } from './parking.ts'
+
+export interface CodeModeToolsOptions {
+  readonly codeMode: CodeMode
+  readonly lot: ParkingLot
+  /** Reactive surface: names that calls and searches mention join the working set. */
+  readonly onNamed?: (qualifiedNames: string[]) => void
+}
+
+const EXEC_DESCRIPTION = [
+  'Run JavaScript or TypeScript next to the MCP servers and return only what you need. Top-level await and return work.',
+  'Inside: one object per server with a function per tool (`await github.search_issues({query: "bug"})`; non-identifier names',
+  'become identifiers, see mcpx_types), `mcpx.call("server.tool", args)`, `mcpx.search(query)` and console.log (lines come back).',
+  'A tool returns its structuredContent, else its text (JSON-parsed when possible); a tool error is a catchable exception.',
+  'No filesystem, network or process access; time, memory and call count are limited.',
+  'Example: const issues = await github.search_issues({query: "crash"}); return issues.items.slice(0, 3).map(i => i.title)',
+].join(' ')
+
+export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
+  const { codeMode, lot } = options
+  return [
+    {
+      name: 'mcpx_exec',
+      title: 'Run code that calls tools',
+      description: EXEC_DESCRIPTION,
+      inputSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', description: 'The program (JavaScript or TypeScript)' } },
+        required: ['code'],
+        additionalProperties: false,
+      },
+      annotations: { openWorldHint: true },
+      handler: async (args, ctx) => {
+        try {
+          const result = await brokeredCall(ctx, lot, async (asker, signal) => {
+            const run = await codeMode.exec(String(args.code), { asker, signal, onCall: (name) => options.onNamed?.([name]) })
+            return { value: run.value, logs: run.logs, stats: run.stats } as Json
+          })
+          return execResult(result.value, result.logs as string[], false)
+        } catch (error) {
+          if (error instanceof SandboxError) return execResult({ error: error.reason, message: error.message, ...(error.line !== undefined && { line: error.line }) }, error.logs, true)
+          throw error
+        }
+      },
+    },
+    {
+      name: 'mcpx_search',
+      title: 'Find upstream tools',
+      description: 'Search every upstream tool by what it does (names, descriptions, parameters). Returns "server.tool" names to use with mcpx_types, mcpx_exec or mcpx_call.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', description: 'What you want to do, in a few words' },
+          server: { type: 'string', description: 'Only this server' },
+          limit: { type: 'integer', minimum: 1, description: 'Most hits to return' },
+        },
+        required: ['query'],
+        additionalProperties: false,
+      },
+      annotations: { readOnlyHint: true },
+      handler: async (args) => {
+        const hits = await codeMode.search(String(args.query), {
+          ...(typeof args.server === 'string' && { server: args.server }),
+          ...(typeof args.limit === 'number' && { limit: args.limit }),
+        })
+        options.onNamed?.(hits.map((h) => h.qualifiedName))
+        const text = hits.map((h) => `${h.qualifiedName}${h.description ? ` — ${h.description}` : ''}`).join('\n')
+        return { content: [{ type: 'text', text: text || 'no matching tools' }], structuredContent: { hits: hits.map(({ score: _s, ...hit }) => hit) } }
+      },
+    },
+    {
+      name: 'mcpx_types',
+      title: 'TypeScript API of upstream tools',
+      description: 'TypeScript declarations of the namespace objects mcpx_exec provides, for the tools you name ("server.tool"), one server, or the hits of a search.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          tools: { type: 'array', items: { type: 'string' }, description: 'Qualified names: server.tool' },
+          server: { type: 'string', description: 'Every tool of this server' },
+          query: { type: 'string', description: 'The tools a search for this finds' },
+        },
+        additionalProperties: false,
+      },
+      annotations: { readOnlyHint: true },
+      handler: async (args) => {
+        const text = await codeMode.types({
+          ...(Array.isArray(args.tools) && { tools: args.tools.map(String) }),
+          ...(typeof args.server === 'string' && { server: args.server }),
+          ...(typeof args.query === 'string' && { query: args.query }),
+        })
+        return { content: [{ type: 'text', text }] }
+      },
+    },
+  ]
+}
+
+function execResult(value: unknown, logs: readonly string[], isError: boolean): Json {
+  const text = [logs.length ? `logs:\n${logs.join('\n')}` : '', `${isError ? 'error' : 'result'}: ${JSON.stringify(value, null, 2)}`].filter(Boolean).join('\n\n')
+  return { content: [{ type: 'text', text }], structuredContent: { [isError ? 'error' : 'result']: value ?? null, logs }, ...(isError && { isError: true }) }
+}
