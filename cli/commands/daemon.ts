@@ -19,7 +19,7 @@ export function daemonClient(ctx: CliContext, args: CommonFlags, autostart: bool
   return new DaemonClient({
     layout: homeLayout(ctx.paths.home),
     expectConfig: findConfigFile(ctx.paths),
-    ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...configArgs], timeoutMs: ctx.settings.daemonStartTimeoutMs } }),
+    ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...configArgs], timeoutMs: ctx.settings.daemonStartTimeoutMs, logMaxBytes: ctx.settings.daemonLogMaxBytes } }),
   })
 }
 

@@ -22,7 +22,7 @@ export default defineCommand({
     if (args.host !== undefined && !isHostId(args.host)) throw new McpxError('USAGE', `unknown host "${args.host}" (one of ${HOST_IDS.join(', ')})`)
     const hosts: readonly HostId[] = args.host === undefined ? HOST_IDS : [args.host as HostId]
     const file = findConfigFile(ctx.paths) ?? ctx.paths.defaultConfig
-    const plan = planImport(hosts, { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform }, existingNames(file))
+    const plan = planImport(hosts, { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform, configHome: ctx.paths.configHome }, existingNames(file))
     const dryRun = Boolean(args['dry-run'])
     const backup = !dryRun && plan.imported.length > 0 ? writeImport(file, plan.imported) : null
     if (ctx.json) {

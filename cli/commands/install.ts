@@ -18,7 +18,7 @@ export default defineCommand({
   run({ args }) {
     const ctx = loadContext(args)
     if (!isHostId(args.host)) throw new McpxError('USAGE', `unknown host "${args.host}" (one of ${HOST_IDS.join(', ')})`)
-    const result = installHost(args.host as HostId, { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform }, { dryRun: Boolean(args['dry-run']) })
+    const result = installHost(args.host as HostId, { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform, configHome: ctx.paths.configHome }, { dryRun: Boolean(args['dry-run']) })
     if (ctx.json) {
       process.stdout.write(`${JSON.stringify({ ...result, dryRun: Boolean(args['dry-run']) }, null, 2)}\n`)
       return

@@ -13,6 +13,8 @@ export interface HostEnv {
   /** The project directory (project-scoped files are looked up here). */
   readonly cwd: string
   readonly platform: NodeJS.Platform
+  /** $XDG_CONFIG_HOME (default ~/.config): Linux apps keep their configs here. */
+  readonly configHome?: string
 }
 
 export type FileFormat = 'json' | 'jsonc' | 'toml'
@@ -69,7 +71,12 @@ function child(doc: Record<string, unknown>, ...keys: string[]): Record<string, 
 function appConfigDir(env: HostEnv): string {
   if (env.platform === 'darwin') return join(env.home, 'Library', 'Application Support')
   if (env.platform === 'win32') return join(env.home, 'AppData', 'Roaming')
-  return join(env.home, '.config')
+  return env.configHome ?? join(env.home, '.config')
+}
+
+/** opencode follows XDG on every OS. */
+function xdgConfig(env: HostEnv): string {
+  return env.configHome ?? join(env.home, '.config')
 }
 
 const mcpServers = (doc: unknown) => at(doc, 'mcpServers')
@@ -139,11 +146,11 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
     label: 'opencode',
     // V1 puts servers directly under `mcp`; V2 under `mcp.servers`.
     sources: (env) =>
-      [join(env.cwd, 'opencode.json'), join(env.cwd, 'opencode.jsonc'), join(env.home, '.config', 'opencode', 'opencode.json'), join(env.home, '.config', 'opencode', 'opencode.jsonc')].map(
+      [join(env.cwd, 'opencode.json'), join(env.cwd, 'opencode.jsonc'), join(xdgConfig(env), 'opencode', 'opencode.json'), join(xdgConfig(env), 'opencode', 'opencode.jsonc')].map(
         (file, index) => ({ host: 'opencode' as const, file, scope: index < 2 ? ('project' as const) : ('user' as const), format: 'jsonc' as const, servers: opencodeServers }),
       ),
     install: (env) => ({
-      file: join(env.home, '.config', 'opencode', 'opencode.json'),
+      file: join(xdgConfig(env), 'opencode', 'opencode.json'),
       format: 'jsonc',
       entry: { type: 'local', command: [MCPX_ENTRY.command, ...MCPX_ENTRY.args], enabled: true },
       container: (doc) => (at(doc, 'mcp', 'servers') !== undefined ? child(doc, 'mcp', 'servers') : child(doc, 'mcp')),

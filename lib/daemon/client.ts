@@ -18,7 +18,7 @@ export interface DaemonClientOptions {
   /** 'unix' (default) uses the socket; 'tcp' the loopback port and the bearer token. */
   readonly via?: 'unix' | 'tcp'
   /** How to start the daemon on demand; without it, a stopped daemon is a CONNECT error. */
-  readonly start?: { readonly argv: readonly string[]; readonly timeoutMs: number; readonly env?: Readonly<Record<string, string | undefined>> }
+  readonly start?: { readonly argv: readonly string[]; readonly timeoutMs: number; readonly logMaxBytes: number; readonly env?: Readonly<Record<string, string | undefined>> }
   /** The config file this caller means (null = built-in default); a daemon serving another one is warned about once. */
   readonly expectConfig?: string | null
 }
@@ -48,7 +48,7 @@ export class DaemonClient {
     const start = this.options.start
     if (!start) throw unreachable(this.options.layout)
     try {
-      return await spawnDaemon({ argv: start.argv, layout: this.options.layout, timeoutMs: start.timeoutMs, ...(start.env && { env: start.env }) })
+      return await spawnDaemon({ argv: start.argv, layout: this.options.layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) })
     } catch (error) {
       // Lost a start race to another client: the winner is serving.
       const winner = error instanceof McpxError && error.data?.pid !== undefined ? await this.health() : null

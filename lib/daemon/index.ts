@@ -11,7 +11,6 @@ export {
   API_VERSION,
   OPERATIONS,
   findOperation,
-  operationTools,
   paramsJsonSchema,
   type DaemonInfo,
   type Operation,

@@ -187,19 +187,6 @@ export function paramsJsonSchema(operation: Operation): Record<string, unknown> 
   return { type: 'object', properties, ...(required.length > 0 && { required }), additionalProperties: false }
 }
 
-/**
- * The MCP tools derived from the table (`mcpx_<op>`), for the gateway to serve through
- * `Daemon.invoke`. Streams and shutdown are left out: an MCP client gets neither.
- */
-export function operationTools(): { name: string; operation: string; description: string; inputSchema: Record<string, unknown> }[] {
-  return OPERATIONS.filter((operation) => !operation.stream && operation.name !== 'shutdown').map((operation) => ({
-    name: `mcpx_${operation.name}`,
-    operation: operation.name,
-    description: operation.description,
-    inputSchema: paramsJsonSchema(operation),
-  }))
-}
-
 function describeOperations() {
   return OPERATIONS.map((operation) => ({
     name: operation.name,

@@ -4,7 +4,7 @@
  * its /v1/health info once both listeners are up, or the error that stopped it. No polling.
  */
 import { spawn } from 'node:child_process'
-import { closeSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs'
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs'
 import type { HomeLayout } from '../config/index.ts'
 import { McpxError, type ErrorCode, asMcpxError } from '../errors/index.ts'
 import type { DaemonInfo } from './operations.ts'
@@ -18,11 +18,14 @@ export interface SpawnOptions {
   readonly argv: readonly string[]
   readonly layout: HomeLayout
   readonly timeoutMs: number
+  /** Rotate the log to `.1` first when it has grown past this. */
+  readonly logMaxBytes: number
   readonly env?: Readonly<Record<string, string | undefined>>
 }
 
 export async function spawnDaemon(options: SpawnOptions): Promise<DaemonInfo> {
   mkdirSync(options.layout.logDir, { recursive: true, mode: 0o700 })
+  rotateLog(options.layout.daemonLog, options.logMaxBytes)
   const logFd = openSync(options.layout.daemonLog, 'a', 0o600)
   const [command, ...args] = options.argv
   const child = spawn(command!, [...args, '--ready-fd', String(READY_FD)], {
@@ -72,6 +75,14 @@ export function announceReady(fd: number, outcome: { info: DaemonInfo } | { erro
     closeSync(fd)
   } catch {
     // The starter gave up waiting; nothing to tell.
+  }
+}
+
+function rotateLog(path: string, maxBytes: number): void {
+  try {
+    if (statSync(path).size > maxBytes) renameSync(path, `${path}.1`)
+  } catch {
+    // No log yet.
   }
 }
 

@@ -23,6 +23,8 @@ export interface McpxPaths {
   readonly defaultConfig: string
   /** The one directory holding every piece of mcpx state. */
   readonly home: string
+  /** $XDG_CONFIG_HOME or ~/.config: where Linux hosts (Claude Desktop, VS Code, opencode) keep their configs. */
+  readonly configHome: string
 }
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -43,6 +45,7 @@ export function resolvePaths(env: Env, settings: { readonly configPath: string; 
     configCandidates: defaultConfig === fallback ? [defaultConfig] : [defaultConfig, fallback],
     defaultConfig,
     home: nonEmpty(settings.homeDir) ?? join(xdgState, 'mcpx'),
+    configHome: xdgConfig,
   }
 }
 

@@ -55,8 +55,8 @@ describe('mcpx daemon', () => {
       expect(catalog.prompts.map((prompt: { name: string }) => prompt.name)).toEqual(['greet'])
       expect(catalog.resources.map((resource: { uri: string }) => resource.uri)).toEqual(['demo://readme'])
       const bad = await runMcpx(['daemon', 'call', '--server', 'demo', '--tool', 'add', '--arguments', '{"a":"2","b":40}'], { env: user.env })
-      expect(bad.exitCode).toBe(5)
-      expect(JSON.parse(bad.stderr).error).toMatchObject({ code: 'PEER', data: { argument: 'a' } })
+      expect(bad.exitCode).toBe(2)
+      expect(JSON.parse(bad.stderr).error).toMatchObject({ code: 'USAGE', data: { server: 'demo', tool: 'add' } })
     } finally {
       await runMcpx(['daemon', 'stop'], { env: user.env })
     }

@@ -146,6 +146,14 @@ describe('installHost', () => {
     expect(installHost(host, env).action).toBe('unchanged')
   })
 
+  test('Linux app configs follow $XDG_CONFIG_HOME when it is set', () => {
+    using dir = tempDir('mcpx-install')
+    const env = { ...hostEnv(dir.path), configHome: join(dir.path, 'xdg') }
+    expect(installHost('claude-desktop', env).file).toBe(join(dir.path, 'xdg', 'Claude', 'claude_desktop_config.json'))
+    expect(installHost('opencode', env).file).toBe(join(dir.path, 'xdg', 'opencode', 'opencode.json'))
+    expect(installHost('claude-desktop', { ...env, platform: 'darwin' }).file).toBe(join(env.home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json'))
+  })
+
   test('adds next to existing servers, backs the file up first, reports dropped comments', () => {
     using dir = tempDir('mcpx-install')
     const env = hostEnv(dir.path)

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DaemonClient, type DaemonEvent } from '../../../lib/daemon/index.ts'
 import { PROTOCOL_MATRIX } from '../../../lib/wire/index.ts'
@@ -223,5 +223,19 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     expect((await fetch(url, { headers: { Authorization: `Bearer ${daemon.token}` } })).status).toBe(200)
     expect((await fetch(url, { headers: { Authorization: `Bearer ${daemon.token}`, Host: 'mcpx.lan' } })).status).toBe(200)
     expect((await fetch(url, { headers: { Authorization: `Bearer ${daemon.token}`, Host: 'elsewhere.example' } })).status).toBe(403)
+  })
+
+  test('start rotates a daemon log that grew past the setting', async () => {
+    using dir = tempDir('mcpx-daemon-log')
+    const env = { MCPX_HOME: join(dir.path, 'home'), HOME: dir.path, MCPX_DAEMON_LOG_MAX_BYTES: '10' }
+    mkdirSync(join(env.MCPX_HOME, 'logs'), { recursive: true })
+    writeFileSync(join(env.MCPX_HOME, 'logs', 'daemon.log'), 'old log line that is long enough\n')
+    try {
+      expect((await runMcpx(['daemon', 'start'], { env })).exitCode).toBe(0)
+      expect(readFileSync(join(env.MCPX_HOME, 'logs', 'daemon.log.1'), 'utf8')).toBe('old log line that is long enough\n')
+      expect(readFileSync(join(env.MCPX_HOME, 'logs', 'daemon.log'), 'utf8')).toContain('mcpx daemon listening on')
+    } finally {
+      await runMcpx(['daemon', 'stop'], { env })
+    }
   })
 })
