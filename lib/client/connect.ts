@@ -15,7 +15,7 @@ import { Peer } from '../session/index.ts'
 import type { Transport, TransportKind } from '../transport/index.ts'
 import { LATEST_LEGACY, type Revision, eraOf, isModernRevision } from '../wire/index.ts'
 import { McpClient } from './client.ts'
-import { discoverModern, initializeLegacy, isModernError } from './handshake.ts'
+import { discoverModern, initializeLegacy, isModernError, pickModern } from './handshake.ts'
 import { serveServerRequests } from './input.ts'
 import { type TransportFactory, defaultTransports } from './open-transport.ts'
 import { type ConnectOptions, type HttpTarget, type ServerIdentity, type Target, type TimingStep, isHttpTarget } from './types.ts'
@@ -70,7 +70,16 @@ class ConnectRun {
         isModernError(error) || (error instanceof McpxError && error.code === 'ERA'),
       )
       if (modern) return this.#done(peer, state, modern)
-      if (!peer.closed) return this.#done(peer, state, await this.#step('initialize', () => initializeLegacy(peer, state, this.#offer())))
+      if (!peer.closed) {
+        try {
+          return await this.#done(peer, state, await this.#step('initialize', () => initializeLegacy(peer, state, this.#offer())))
+        } catch (error) {
+          // A modern-only server that was merely slow to answer the probe names its versions in the
+          // initialize error (versioning.mdx:154-157): it is modern after all.
+          if (!pickModern((error instanceof RpcError ? (error.rpcData as Record<string, unknown> | undefined) : undefined)?.supported)) throw error
+          return await this.#done(peer, state, await this.#step('server/discover (named by initialize error)', () => discoverModern(peer, state)))
+        }
+      }
     } catch (error) {
       await peer.close().catch(() => {})
       throw this.#explain(error, peer)

@@ -429,3 +429,17 @@ describe('per-request log level (2026)', () => {
     await client.close()
   })
 })
+
+describe('a modern stdio server slower than the probe', () => {
+  test('its initialize error naming modern versions sends the client back to server/discover', async () => {
+    let discovers = 0
+    const { transports } = factory((m) => {
+      if (!isRequest(m)) return
+      if (m.method === 'server/discover') return ++discovers === 1 ? undefined : ok(m, discoverResult)
+      if (m.method === 'initialize') return fail(m, RPC.INVALID_PARAMS, 'Unsupported protocol version', { supported: ['2026-07-28'], requested: '2025-11-25' })
+    })
+    const client = await connect({ command: 'slow-modern' }, { settings, transports })
+    expect([client.era, discovers]).toEqual(['modern', 2])
+    await client.close()
+  })
+})
