@@ -13,7 +13,12 @@ import { commonArgs } from '../args.ts'
 import { loadContext } from '../context.ts'
 
 export default defineCommand({
-  meta: { name: 'probe', description: 'Report what an MCP server speaks: era, revisions, transport, identity, auth, timings' },
+  meta: {
+    name: 'probe',
+    description:
+      'Report what an MCP server speaks: era (modern/legacy/dual), revisions, transport, identity, capabilities, auth, timings. ' +
+      'Exit 0 = an era answered; 3 = nothing listening, not MCP, or the command exits at once; 4 = authorization required; 5 = no era/revision in common',
+  },
   args: {
     target: { type: 'positional', required: false, description: 'Server URL (http/https), or `-- <command> [args]` for stdio', valueHint: 'url' },
     header: { type: 'string', description: 'Extra HTTP header `Name: value` (one)', valueHint: 'header' },
