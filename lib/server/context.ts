@@ -5,7 +5,7 @@
  * asks from `inputResponses` + the sealed `requestState`, and raises InputRequired for the rest.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { LOG_LEVELS, type Era, type LogLevel, type Revision } from '../wire/index.ts'
+import { LOG_LEVELS, shapeNotification, shapeRequest, type Era, type JsonRpcMessage, type LogLevel, type OutgoingNotification, type Revision } from '../wire/index.ts'
 import type { Connection, Outlet } from './connection.ts'
 import type { RequestStatePayload } from './request-state.ts'
 import type { HandlerContext, Implementation, InputRequest, Json, ServerNotifier } from './types.ts'
@@ -48,6 +48,7 @@ export interface ContextInit {
 }
 
 export function createContext(init: ContextInit): HandlerContext {
+  const outlet = init.era === 'legacy' ? shapingOutlet(init.revision, init.outlet) : init.outlet
   const progressToken = init.meta.progressToken
   let state: unknown = init.priorState?.state
   let autoKey = 0
@@ -74,7 +75,7 @@ export function createContext(init: ContextInit): HandlerContext {
     if (parked) return parked(requests)
     if (init.era === 'legacy') {
       const entries = await Promise.all(
-        Object.entries(requests).map(async ([key, r]) => [key, await init.connection.request(r.method, r.params, init.outlet, init.signal)] as const),
+        Object.entries(requests).map(async ([key, r]) => [key, await init.connection.request(r.method, r.params, outlet, init.signal)] as const),
       )
       return Object.fromEntries(entries)
     }
@@ -101,14 +102,14 @@ export function createContext(init: ContextInit): HandlerContext {
       const params: Json = { progressToken, progress }
       if (total !== undefined) params.total = total
       if (message !== undefined) params.message = message
-      init.outlet.send({ jsonrpc: '2.0', method: 'notifications/progress', params })
+      outlet.send({ jsonrpc: '2.0', method: 'notifications/progress', params })
     },
     log(level, data, logger) {
       if (init.logLevel === undefined || init.signal.aborted) return
       if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(init.logLevel)) return
       const params: Json = { level, data }
       if (logger !== undefined) params.logger = logger
-      init.outlet.send({ jsonrpc: '2.0', method: 'notifications/message', params })
+      outlet.send({ jsonrpc: '2.0', method: 'notifications/message', params })
     },
     elicit: (params, key) => askOne('elicitation/create', params, key),
     sample: (params, key) => askOne('sampling/createMessage', params, key),
@@ -120,6 +121,23 @@ export function createContext(init: ContextInit): HandlerContext {
     },
     closeStream() {
       init.closeStream?.()
+    },
+  }
+}
+
+/**
+ * Legacy peers get notifications and requests spelled for their revision (lib/wire shaping): a
+ * notification their revision lacks is dropped; a request it cannot express throws ERA, which
+ * fails the ask instead of sending the peer something it cannot parse.
+ */
+function shapingOutlet(revision: Revision, outlet: Outlet): Outlet {
+  return {
+    send(message) {
+      if (!('method' in message)) return outlet.send(message)
+      const loose = message as unknown as OutgoingNotification
+      if ('id' in message) return outlet.send(shapeRequest(revision, loose) as unknown as JsonRpcMessage)
+      const shaped = shapeNotification(revision, loose)
+      if (shaped) outlet.send(shaped as unknown as JsonRpcMessage)
     },
   }
 }

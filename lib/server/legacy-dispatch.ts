@@ -86,10 +86,10 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
         if (asked) {
           // The call's stream ends with CreateTaskResult; later asks go to the unsolicited stream.
           const outlet = connection.unsolicited ?? { send: () => {} }
-          return { revision, result: engine.tasks.launchLegacy(params.task as Json, (extras) => p.callTool(engine.registry, params, makeCtx({ ...extras, outlet }))) }
+          return { revision, result: engine.tasks.launchLegacy(params.task as Json, (extras) => p.callTool(engine.registry, params, makeCtx({ ...extras, outlet }), engine.def.validateArguments ?? true)) }
         }
       }
-      return { revision, result: await p.callTool(engine.registry, params, makeCtx()) }
+      return { revision, result: await p.callTool(engine.registry, params, makeCtx(), engine.def.validateArguments ?? true) }
     }
     case 'prompts/list':
       if (!caps.prompts) throw notFound()

@@ -74,9 +74,9 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       if (support !== 'forbidden' && negotiated) {
         // SEP-2663: server-directed; a call still running after one turn becomes a task.
         const launch = engine.tasks.launchModern(signal)
-        return { revision, result: await withInput((ctx) => launch.run(() => p.callTool(engine.registry, params, ctx)), launch.extras) }
+        return { revision, result: await withInput((ctx) => launch.run(() => p.callTool(engine.registry, params, ctx, engine.def.validateArguments ?? true)), launch.extras) }
       }
-      return { revision, result: await withInput((ctx) => p.callTool(engine.registry, params, ctx)) }
+      return { revision, result: await withInput((ctx) => p.callTool(engine.registry, params, ctx, engine.def.validateArguments ?? true)) }
     }
     case 'prompts/list':
       if (!caps.prompts) throw notFound()

@@ -5,6 +5,7 @@
  * anything but a protocol error reports it as an `isError` result (SEP-1303).
  */
 import { RPC, RpcError } from '../errors/index.ts'
+import { checkArguments } from './arguments.ts'
 import { InputRequired } from './context.ts'
 import { describe, type Registry } from './registry.ts'
 import type { Era } from '../wire/index.ts'
@@ -33,11 +34,13 @@ export function listTools(registry: Registry): Json {
   }
 }
 
-export async function callTool(registry: Registry, params: Json, ctx: HandlerContext): Promise<Json> {
+export async function callTool(registry: Registry, params: Json, ctx: HandlerContext, validate = true): Promise<Json> {
   const name = requireString(params, 'name')
   const tool = registry.tool(name)
   if (!tool) throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`, { name })
   const args = optionalObject(params, 'arguments')
+  const invalid = validate ? checkArguments(tool, args) : undefined
+  if (invalid) return invalid
   try {
     return await tool.handler(args, ctx)
   } catch (error) {

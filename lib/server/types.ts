@@ -138,6 +138,8 @@ export interface ServerDefinition {
   logging?: boolean
   /** Serve the 2025-11-25 core tasks and the io.modelcontextprotocol/tasks extension (default true). */
   tasks?: boolean
+  /** Check tool arguments against inputSchema before the handler (default true; a gateway may leave it to upstreams). */
+  validateArguments?: boolean
   /** Extra `extensions` entries for the 2026 capabilities. */
   extensions?: Json
 }

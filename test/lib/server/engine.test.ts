@@ -82,6 +82,22 @@ describe('legacy lifecycle', () => {
   })
 })
 
+describe('tool arguments', () => {
+  test('arguments that break the inputSchema are a tool error (SEP-1303), not a protocol error', async () => {
+    const server = defineServer({
+      info: { name: 'args', version: '1' },
+      tools: [defineTool({ name: 'typed', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, handler: (a) => ({ content: [{ type: 'text', text: String(a.n) }] }) })],
+    })
+    const engine = new Engine(server, testSettings())
+    const channel: Channel = { connection: engine.connect('stdio'), outlet: { send: () => {} } }
+    const bad = result(await engine.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'typed', arguments: { n: 'x' }, _meta: META } }, channel))
+    expect(bad.isError).toBe(true)
+    expect(bad.content[0].text).toContain('arguments')
+    const good = result(await engine.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'typed', arguments: { n: 3 }, _meta: META } }, channel))
+    expect(good.content).toEqual([{ type: 'text', text: '3' }])
+  })
+})
+
 describe('modern MRTR', () => {
   test('state carries earlier answers across rounds and is bound to the request', async () => {
     const { call } = setup()
