@@ -13,3 +13,5 @@ export { recordTransport, type RecordingTransport, type RecordTransportOptions }
 export { recordingTransports, recordProxy, type RecordProxyOptions } from './record.ts'
 export { formatTimeline, formatEntry } from './print.ts'
 export { ReplayEngine, serveRecordingStdio, serveRecordingHttp, type ReplayServeOptions } from './serve.ts'
+export { replayAgainst, formatAgainstReport, type AgainstReport, type AgainstOptions, type Divergence } from './against.ts'
+export { HeaderMirror } from './header-mirror.ts'

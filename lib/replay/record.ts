@@ -8,10 +8,8 @@
 import type { TransportFactory } from '../client/index.ts'
 import type { McpxError } from '../errors/index.ts'
 import type { Transport } from '../transport/index.ts'
-import {
-  META, isModernRevision, isRequest, isResponse, isRevision, requestHeaders, type HeaderTool, type JsonRpcMessage, type Revision,
-} from '../wire/index.ts'
 import { recordTransport } from './decorator.ts'
+import { HeaderMirror } from './header-mirror.ts'
 import type { Recorder } from './writer.ts'
 
 /** A factory whose transports all record into `recorder` (close the recorder yourself). */
@@ -36,42 +34,13 @@ export interface RecordProxyOptions {
 export async function recordProxy(options: RecordProxyOptions): Promise<McpxError | undefined> {
   const { downstream, upstream } = options
   const http = upstream.kind !== 'stdio'
-  const tools = new Map<string, HeaderTool>()
-  const pendingMethods = new Map<string, string>()
-  let legacyRevision: Revision | undefined
+  const mirror = new HeaderMirror()
   let finished!: (reason?: McpxError) => void
   const done = new Promise<McpxError | undefined>((resolve) => (finished = resolve))
 
-  const headersFor = (message: JsonRpcMessage): Record<string, string> | undefined => {
-    if (!http) return undefined
-    const method = 'method' in message ? message.method : ''
-    const params = 'params' in message ? message.params : undefined
-    const modern = (params?._meta as Record<string, unknown> | undefined)?.[META.PROTOCOL_VERSION]
-    const revision = isModernRevision(modern) ? modern : legacyRevision
-    if (revision === undefined) return undefined
-    const name = method === 'tools/call' ? params?.name : undefined
-    try {
-      return requestHeaders(revision, method, params, typeof name === 'string' ? tools.get(name) : undefined)
-    } catch {
-      // A tool with invalid x-mcp-header annotations: send without Mcp-Param-* and let the server judge.
-      return requestHeaders(revision, method, params)
-    }
-  }
-
-  const learn = (message: JsonRpcMessage): void => {
-    if (!isResponse(message) || !('result' in message)) return
-    const method = pendingMethods.get(JSON.stringify(message.id))
-    pendingMethods.delete(JSON.stringify(message.id))
-    const result = message.result as Record<string, unknown>
-    if (method === 'initialize' && isRevision(result.protocolVersion)) legacyRevision = result.protocolVersion
-    if (method === 'tools/list' && Array.isArray(result.tools)) {
-      for (const tool of result.tools as HeaderTool[]) if (typeof tool?.name === 'string') tools.set(tool.name, tool)
-    }
-  }
-
   await upstream.start({
     onMessage(message) {
-      learn(message)
+      mirror.received(message)
       void downstream.send(message).catch(() => {})
     },
     onClose(reason) {
@@ -81,8 +50,8 @@ export async function recordProxy(options: RecordProxyOptions): Promise<McpxErro
   })
   await downstream.start({
     onMessage(message) {
-      if (isRequest(message)) pendingMethods.set(JSON.stringify(message.id), message.method)
-      const headers = headersFor(message)
+      mirror.sent(message)
+      const headers = http ? mirror.headersFor(message) : undefined
       void upstream.send(message, headers === undefined ? undefined : { headers }).catch(() => {})
     },
     onClose() {

@@ -1,0 +1,134 @@
+/**
+ * `mcpx replay FILE --against <url | -- command>`: play the recorded client side to a live server
+ * and compare each answer with the recorded one (volatile fields set aside, volatile.ts). Requests
+ * go out in recorded order, each after the previous answer; server→client requests the live server
+ * makes are answered with what the recorded client answered. Raw transports: the messages sent are
+ * the recorded ones, not a client engine's reconstruction.
+ */
+import { RPC } from '../errors/index.ts'
+import type { Settings } from '../settings/index.ts'
+import type { Transport } from '../transport/index.ts'
+import { isRequest, isResponse, makeError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../wire/index.ts'
+import { diffValues, formatDifferences, type Difference } from './diff.ts'
+import { REDACTED, type Recording } from './format.ts'
+import { HeaderMirror } from './header-mirror.ts'
+import { buildExchanges, type Exchange } from './matcher.ts'
+import { normalize, volatileFields } from './volatile.ts'
+
+export interface Divergence {
+  readonly seq: number
+  readonly method: string
+  readonly params: unknown
+  /** `response`: the answers differ; `no-response`: none within requestTimeoutMs; `closed`: the server went away. */
+  readonly kind: 'response' | 'no-response' | 'closed'
+  readonly differences: readonly Difference[]
+}
+
+export interface AgainstReport {
+  readonly requests: number
+  readonly matched: number
+  readonly divergences: readonly Divergence[]
+  /** Requests whose recorded params had redacted values (sent as "[REDACTED]"). */
+  readonly redactedInputs: readonly number[]
+}
+
+export interface AgainstOptions {
+  readonly settings: Pick<Settings, 'requestTimeoutMs'>
+  readonly volatile?: readonly string[]
+}
+
+/** Replay `recording`'s client side over `transport` (not yet started) and report divergences. */
+export async function replayAgainst(recording: Recording, transport: Transport, options: AgainstOptions): Promise<AgainstReport> {
+  const fields = volatileFields(options.volatile)
+  const exchanges = buildExchanges(recording)
+  const byRequestSeq = new Map<number, Exchange>(exchanges.map((e) => [e.request.seq, e]))
+  const mirror = new HeaderMirror()
+  const waiters = new Map<string, (message: JsonRpcResponse | undefined) => void>()
+  let current: Exchange | undefined
+  let closed = false
+
+  await transport.start({
+    onMessage(message) {
+      mirror.received(message)
+      if (isResponse(message)) waiters.get(JSON.stringify(message.id))?.(message)
+      else if (isRequest(message)) void transport.send(replyTo(message, current)).catch(() => {})
+    },
+    onClose() {
+      closed = true
+      for (const resolve of waiters.values()) resolve(undefined)
+    },
+  })
+
+  const send = async (message: JsonRpcMessage): Promise<void> => {
+    mirror.sent(message)
+    const headers = transport.kind === 'stdio' ? undefined : mirror.headersFor(message)
+    await transport.send(message, headers === undefined ? undefined : { headers })
+  }
+
+  const divergences: Divergence[] = []
+  const redactedInputs: number[] = []
+  let requests = 0
+  try {
+    for (const entry of recording.messages) {
+      if (entry.direction !== 'to-server' || closed) continue
+      const exchange = byRequestSeq.get(entry.seq)
+      if (exchange === undefined) {
+        // Client notifications go out as recorded; client responses are sent when asked for.
+        if (typeof entry.message.method === 'string') await send(entry.message as unknown as JsonRpcMessage).catch(() => {})
+        continue
+      }
+      requests++
+      if (JSON.stringify(entry.message.params ?? {}).includes(JSON.stringify(REDACTED))) redactedInputs.push(entry.seq)
+      current = exchange
+      const request = entry.message as unknown as JsonRpcRequest
+      const answered = new Promise<JsonRpcResponse | undefined>((resolve) => {
+        const key = JSON.stringify(request.id)
+        const timer = options.settings.requestTimeoutMs > 0 ? setTimeout(() => resolve(undefined), options.settings.requestTimeoutMs) : undefined
+        waiters.set(key, (message) => {
+          if (timer !== undefined) clearTimeout(timer)
+          waiters.delete(key)
+          resolve(message)
+        })
+      })
+      await send(request).catch(() => {})
+      const live = await answered
+      const recordedResponse = exchange.answer.find((a) => typeof a.message.method !== 'string')?.message
+      const base = { seq: entry.seq, method: exchange.method, params: request.params ?? {} }
+      if (live === undefined) {
+        divergences.push({ ...base, kind: closed ? 'closed' : 'no-response', differences: [] })
+        continue
+      }
+      const differences = diffValues(comparable(recordedResponse, exchange.method, fields), comparable(live, exchange.method, fields))
+      if (differences.length > 0) divergences.push({ ...base, kind: 'response', differences })
+    }
+  } finally {
+    await transport.close().catch(() => {})
+  }
+  return { requests, matched: requests - divergences.length, divergences, redactedInputs }
+}
+
+/** The human report: one line per divergence plus its differences. */
+export function formatAgainstReport(report: AgainstReport, target: string): string {
+  const lines = [`replay against ${target}: ${report.requests} requests, ${report.matched} matched, ${report.divergences.length} diverged`]
+  for (const d of report.divergences) {
+    const what = d.kind === 'response' ? '' : d.kind === 'no-response' ? ' (no response)' : ' (server closed the connection)'
+    lines.push(`✗ #${d.seq} ${d.method} ${JSON.stringify(d.params)}${what}`)
+    for (const line of formatDifferences(d.differences)) lines.push(`    ${line}`)
+  }
+  if (report.redactedInputs.length > 0) lines.push(`note: requests ${report.redactedInputs.map((s) => `#${s}`).join(', ')} were sent with redacted ("${REDACTED}") values`)
+  return `${lines.join('\n')}\n`
+}
+
+function comparable(message: unknown, method: string, fields: ReturnType<typeof volatileFields>): unknown {
+  if (message === undefined) return undefined
+  const { jsonrpc: _j, id: _i, ...rest } = message as Record<string, unknown>
+  return normalize(rest, method, fields)
+}
+
+// A live server→client request: answer as the recorded client did (same method, in order), else -32601.
+function replyTo(request: JsonRpcRequest, exchange: Exchange | undefined): JsonRpcMessage {
+  const asked = exchange?.answer.find((a) => a.message.method === request.method && 'id' in a.message)
+  const reply = asked === undefined ? undefined : exchange?.clientReplies.get(JSON.stringify(asked.message.id))
+  if (reply === undefined) return makeError(request.id, { code: RPC.METHOD_NOT_FOUND, message: `the recording has no client answer to ${request.method}` })
+  return { ...(reply.message as Record<string, unknown>), id: request.id } as unknown as JsonRpcMessage
+}
