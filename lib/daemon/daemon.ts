@@ -61,10 +61,13 @@ const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', 'localhost'])
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { layout } = options
+  checkTokenSetting(options.settings)
   if (Buffer.byteLength(layout.socket) > MAX_SOCKET_PATH_BYTES) {
     throw new McpxError('CONFIG', `socket path ${layout.socket} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; set MCPX_HOME to a shorter directory`, { socket: layout.socket })
   }
-  ensurePrivateDir(layout.home)
+  // A new home is created private; an existing one (MCPX_HOME may point anywhere) keeps its mode.
+  // The run directory always is 0700: its mode is the Unix socket's access control.
+  mkdirSync(layout.home, { recursive: true, mode: 0o700 })
   ensurePrivateDir(layout.runDir)
   mkdirSync(layout.logDir, { recursive: true, mode: 0o700 })
   const lock = acquireLock(layout.lock)
@@ -74,6 +77,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     lock.release()
     throw error
   }
+}
+
+/** daemonRequireToken=false opens TCP to every local process; never to the network. */
+function checkTokenSetting(settings: Settings): void {
+  if (settings.daemonRequireToken || LOOPBACK_ADDRESSES.has(settings.daemonAddress)) return
+  throw new McpxError('CONFIG', `daemonRequireToken=false is allowed only on a loopback daemonAddress, not ${settings.daemonAddress}`, {
+    setting: 'daemonRequireToken',
+    address: settings.daemonAddress,
+  })
 }
 
 async function listen(options: DaemonOptions, releaseLock: () => void): Promise<Daemon> {
@@ -99,6 +111,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   if (!LOOPBACK_ADDRESSES.has(address)) log.warn(`daemon TCP listener bound to ${address} (not loopback): every request needs the bearer token`)
   const policy = {
     token,
+    requireToken: settings.daemonRequireToken,
     allowedHosts: new Set([...listSetting(settings.daemonAllowedHosts), ...(LOOPBACK_ADDRESSES.has(address) ? [] : [address.includes(':') ? `[${address}]` : address])]),
     allowedOrigins: listSetting(settings.daemonAllowedOrigins, false),
     port: () => tcpPort,

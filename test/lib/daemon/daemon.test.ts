@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DaemonClient, type DaemonEvent } from '../../../lib/daemon/index.ts'
 import { PROTOCOL_MATRIX } from '../../../lib/wire/index.ts'
@@ -17,12 +17,16 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     expect(overTcp.pid).toBe(daemon.info.pid)
     expect(overSocket.tcp).toEqual(daemon.info.tcp)
     expect(overSocket.config).toBeNull()
+    expect(statSync(daemon.layout.home).mode & 0o777).toBe(0o700)
   })
 
-  test('state files are private: run dir 0700, socket and token 0600', async () => {
-    await using daemon = await startTestDaemon()
+  test('state files are private: run dir 0700 (even if it existed wider), socket and token 0600', async () => {
+    using dir = tempDir('mcpx-daemon-modes')
+    const home = join(dir.path, 'home')
+    mkdirSync(join(home, 'run'), { recursive: true, mode: 0o755 })
+    chmodSync(join(home, 'run'), 0o755)
+    await using daemon = await startTestDaemon({ MCPX_HOME: home })
     expect(statSync(daemon.layout.runDir).mode & 0o777).toBe(0o700)
-    expect(statSync(daemon.layout.home).mode & 0o777).toBe(0o700)
     expect(statSync(daemon.layout.socket).mode & 0o777).toBe(0o600)
     expect(statSync(daemon.layout.token).mode & 0o777).toBe(0o600)
   })
