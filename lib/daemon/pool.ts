@@ -1,7 +1,7 @@
 /**
- * The `Pool` contract the daemon serves /v1 (and later /mcp) from, and the pool of configured,
- * not-connected servers the daemon runs with until the gateway's connecting pool replaces it.
- * Status objects never carry env values or headers: they may hold secrets.
+ * The `Pool` contract the daemon serves /v1 and /mcp from (the gateway's UpstreamPool implements
+ * it; see gateway.ts), and a pool of configured, never-connected servers: startDaemon's default,
+ * for a daemon without upstream connections. Status objects never carry env values or headers.
  */
 import type { McpxConfig, ServerConfig } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
