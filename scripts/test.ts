@@ -39,9 +39,10 @@ async function step(name: string, cmd: string[], env: Record<string, string> = {
 async function pipeThrough(stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream): Promise<string> {
   let text = ''
   const decoder = new TextDecoder()
-  for await (const chunk of stream) {
-    sink.write(chunk)
-    text += decoder.decode(chunk, { stream: true })
+  const reader = stream.getReader()
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    sink.write(next.value)
+    text += decoder.decode(next.value, { stream: true })
   }
   return text
 }
