@@ -68,3 +68,15 @@ describe('mcpx call', () => {
     expect((await call('up.echo', 'text=back')).stdout).toBe('back\n')
   })
 })
+
+describe('the README main command', () => {
+  test('`mcpx call demo.echo text=hello` works on a fresh machine with no config', async () => {
+    const { isolatedUser } = await import('./cli-env.ts')
+    using user = isolatedUser('mcpx-readme')
+    try {
+      expect(await runMcpx(['call', 'demo.echo', 'text=hello'], { env: user.env })).toEqual({ stdout: 'hello\n', stderr: '', exitCode: 0 })
+    } finally {
+      await runMcpx(['daemon', 'stop'], { env: user.env })
+    }
+  })
+})
