@@ -44,4 +44,9 @@ export interface AuthProvider {
    * request should be sent again (the transport bounds the retries), 'fail' otherwise.
    */
   onAuthChallenge(response: Response, request: { url: string; method: string }): Promise<'retry' | 'fail'>
+  /**
+   * Optional: headers besides Authorization for one request, asked right after authorization()
+   * (e.g. a fresh RFC 9449 `DPoP` proof bound to this URL and method).
+   */
+  requestHeaders?(request: { url: string; method: string }): Promise<Record<string, string>>
 }

@@ -342,4 +342,28 @@ describe('Streamable HTTP client: error contract and edge cases', () => {
     expect(error.data).toMatchObject({ httpStatus: 401, wwwAuthenticate: 'Bearer resource_metadata="http://x/prm"' })
     expect(server.seen.length - before).toBe(3)
   })
+
+  test('requestHeaders() adds per-request headers (a DPoP proof) after authorization(), fresh on every attempt', async () => {
+    using server = serve((request) => {
+      if (request.headers.get('dpop') === 'proof-2') return Response.json({ jsonrpc: '2.0', id: 1, result: {} })
+      return new Response('no', { status: 401, headers: { 'www-authenticate': 'DPoP error="use_dpop_nonce"' } })
+    })
+    const asked: string[] = []
+    const auth: AuthProvider = {
+      authorization: async () => 'DPoP token',
+      onAuthChallenge: async () => 'retry',
+      async requestHeaders(request) {
+        asked.push(`${request.method} ${request.url}`)
+        return { DPoP: `proof-${asked.length}` }
+      },
+    }
+    await using conn = await open(createHttpTransport({ url: server.url, auth }, settings))
+    await conn.transport.send(listTools(1))
+    expect(await conn.rec.response(1)).toMatchObject({ result: {} })
+    expect(asked).toEqual([`POST ${server.url}`, `POST ${server.url}`])
+    expect(server.seen.map((r) => [r.headers.get('authorization'), r.headers.get('dpop')])).toEqual([
+      ['DPoP token', 'proof-1'],
+      ['DPoP token', 'proof-2'],
+    ])
+  })
 })
