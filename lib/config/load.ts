@@ -99,7 +99,7 @@ export function parseServerEntry(name: string, entry: unknown, file: string): Se
   if (!parsed.success) throw issueError(file, at, parsed.issues[0], RemoteEntrySchema)
   const e = parsed.output
   const transport = e.transport ?? (e.type === 'sse' ? 'sse' : e.type === undefined ? 'auto' : 'streamable-http')
-  return { ...options(e), target: { kind: 'http', url: e.url, headers: e.headers ?? {}, transport } }
+  return { ...options(e), target: { kind: 'http', url: e.url, headers: e.headers ?? {}, transport, ...(e.oauth !== undefined && { oauth: e.oauth }) } }
 }
 
 function issueError(file: string, base: DocPath, issue: v.BaseIssue<unknown>, schema: { entries: Record<string, unknown> }): McpxError {

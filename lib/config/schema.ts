@@ -5,6 +5,7 @@
  * section keyed by setting name. Entries are strict so a typo is an error, not a silent default.
  */
 import * as v from 'valibot'
+import { type OAuthUpstreamConfig, OAuthUpstreamConfigSchema } from '../auth/index.ts'
 import { SETTINGS, type SettingName, type SettingOverrides } from '../settings/index.ts'
 import { REVISIONS, type Revision } from '../wire/index.ts'
 
@@ -42,6 +43,8 @@ export const RemoteEntrySchema = v.strictObject({
   url: v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:/i, 'must be an http(s) URL')),
   headers: v.optional(StringMap),
   transport: v.optional(v.picklist(REMOTE_TRANSPORTS, `must be one of ${REMOTE_TRANSPORTS.join(', ')}`)),
+  /** OAuth client options for this upstream (lib/auth); absent = discover everything. */
+  oauth: v.optional(OAuthUpstreamConfigSchema),
   ...OPTION_ENTRIES,
 })
 
@@ -70,7 +73,14 @@ export const ConfigFileSchema = v.strictObject({
 /** How mcpx reaches one upstream server. */
 export type ServerTarget =
   | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd?: string }
-  | { readonly kind: 'http'; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly transport: RemoteTransport }
+  | {
+      readonly kind: 'http'
+      readonly url: string
+      readonly headers: Readonly<Record<string, string>>
+      readonly transport: RemoteTransport
+      /** The entry's `oauth` block, handed to lib/auth's createUpstreamAuth. */
+      readonly oauth?: OAuthUpstreamConfig
+    }
 
 /** One configured upstream, normalised. */
 export interface ServerConfig {
