@@ -21,6 +21,12 @@ export interface CallOptions {
   onProgress?: (update: ProgressUpdate) => void
   /** 2026: ask for `notifications/message` at this level or above for this request only (logging.mdx). */
   logLevel?: LogLevel
+  /**
+   * 2026: the client capabilities this one request declares in its `_meta`, replacing the
+   * connection's (a gateway mirroring what its host declared, so the server refuses what the host
+   * cannot answer: 2026-07-28 basic/index.mdx per-request capabilities). Legacy: ignored.
+   */
+  capabilities?: JsonObject
 }
 
 export interface Page<T> {
@@ -72,6 +78,7 @@ export class McpClient {
       const revision = this.state.revision ?? this.identity.revision
       let body = this.identity.era === 'modern' ? withModernMeta(this.state, params, revision) : params
       if (options.logLevel && this.identity.era === 'modern') body = { ...body, _meta: { ...(body._meta as JsonObject), [META.LOG_LEVEL]: options.logLevel } }
+      if (options.capabilities && this.identity.era === 'modern') body = { ...body, _meta: { ...(body._meta as JsonObject), [META.CLIENT_CAPABILITIES]: options.capabilities } }
       try {
         const result = await this.peer.request(method, body, {
           signal: options.signal,

@@ -17,8 +17,8 @@ import { LATEST_LEGACY, type Revision, eraOf, isModernRevision } from '../wire/i
 import { McpClient } from './client.ts'
 import { discoverModern, initializeLegacy, isModernError, pickModern } from './handshake.ts'
 import { serveServerRequests } from './input.ts'
-import { type TransportFactory, defaultTransports } from './open-transport.ts'
-import { type ConnectOptions, type HttpTarget, type ServerIdentity, type Target, type TimingStep, isHttpTarget } from './types.ts'
+import { type StdioLaunch, type TransportFactory, defaultTransports } from './open-transport.ts'
+import { type ConnectOptions, type HttpTarget, type ServerIdentity, type StdioTarget, type Target, type TimingStep, isHttpTarget } from './types.ts'
 import { readVerdict, verdictKey, writeVerdict } from './verdict-cache.ts'
 import { type WireState, headersFor } from './wire-state.ts'
 
@@ -54,7 +54,7 @@ class ConnectRun {
   }
 
   async stdio(): Promise<McpClient> {
-    const { state, peer } = await this.#open('stdio', () => this.factory.stdio(this.target as never, this.settings))
+    const { state, peer } = await this.#open('stdio', () => this.factory.stdio(this.#launch(), this.settings))
     try {
       const pinned = this.options.revision
       if (pinned) return this.#done(peer, state, await this.#step(`${eraOf(pinned)} handshake`, () => this.#handshake(peer, state, pinned)))
@@ -86,7 +86,7 @@ class ConnectRun {
     }
     // Some legacy servers exit on a first message that is not initialize: start it again and
     // go straight to the legacy handshake (stdio.mdx:121-147 leaves the probe's failure mode open).
-    const again = await this.#open('stdio', () => this.factory.stdio(this.target as never, this.settings))
+    const again = await this.#open('stdio', () => this.factory.stdio(this.#launch(), this.settings))
     try {
       return await this.#done(again.peer, again.state, await this.#step('initialize (restarted)', () => initializeLegacy(again.peer, again.state, this.#offer())))
     } catch (error) {
@@ -95,17 +95,20 @@ class ConnectRun {
     }
   }
 
+  /** The stdio target with the caller's parent environment (never part of the verdict key). */
+  #launch(): StdioLaunch {
+    const parentEnv = this.options.parentEnv
+    return { ...(this.target as StdioTarget), ...(parentEnv !== undefined && { parentEnv }) }
+  }
+
   async http(target: HttpTarget): Promise<McpClient> {
     const pinned = this.options.revision
     if (target.transport === 'http+sse' || (pinned === '2024-11-05' && target.transport !== 'streamable-http')) return this.#sse(target)
+    const cached = this.#cached()
+    if (cached?.transport === 'http+sse' && target.transport === undefined) return this.#sse(target)
     const { state, peer } = await this.#open('streamable-http', () => this.factory.http('streamable-http', target, this.settings, this.options.auth))
     try {
       if ((pinned && isModernRevision(pinned)) || this.options.era === 'modern') return this.#done(peer, state, await this.#step('server/discover', () => discoverModern(peer, state, { pinned: pinned && isModernRevision(pinned) ? pinned : undefined })))
-      const cached = this.#cached()
-      if (!pinned && cached?.transport === 'http+sse' && target.transport === undefined) {
-        await peer.close().catch(() => {})
-        return this.#sse(target)
-      }
       const probeModern = !pinned && this.options.era !== 'legacy'
       const modern = () => this.#try('server/discover', () => discoverModern(peer, state), (error) => !isLegacyAnswer(error))
       if (probeModern && cached?.era !== 'legacy') {

@@ -13,8 +13,11 @@ export interface SessionControl {
   resetSession(): void
 }
 
+/** What connect() hands the stdio factory: the target plus the environment the child inherits. */
+export type StdioLaunch = StdioTarget & { parentEnv?: Readonly<Record<string, string | undefined>> }
+
 export interface TransportFactory {
-  stdio(target: StdioTarget, settings: Settings): Transport
+  stdio(target: StdioLaunch, settings: Settings): Transport
   http(kind: Exclude<TransportKind, 'stdio'>, target: HttpTarget, settings: Settings, auth?: AuthProvider): Transport
 }
 

@@ -80,6 +80,11 @@ export interface ConnectOptions {
   capabilities?: JsonObject
   /** OAuth provider for HTTP targets (lib/auth). */
   auth?: AuthProvider
+  /**
+   * Environment a stdio server inherits under its own `env` (the CLI passes cli/context.ts `env`);
+   * default none.
+   */
+  parentEnv?: Readonly<Record<string, string | undefined>>
   /** Directory where era verdicts persist between runs (`era-verdicts.json`); memory only without it. */
   cacheDir?: string
   /** Legacy Streamable HTTP: open the standalone GET stream after initialize (default true, TR-14). */

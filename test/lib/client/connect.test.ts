@@ -297,6 +297,21 @@ describe('subscriptions/listen (2026)', () => {
 })
 
 describe('verdict cache', () => {
+  test('a cached HTTP+SSE verdict goes straight to HTTP+SSE', async () => {
+    const { transports, made } = factory(() => {
+      throw new Error('streamable HTTP must not be tried')
+    }, legacyServer)
+    const first = await connect({ url: 'http://example.test/old' }, { settings, transports: factory((m) => {
+      if (isRequest(m)) throw new McpxError('CONNECT', 'HTTP 405', { httpStatus: 405 })
+    }, legacyServer).transports })
+    expect(first.transport).toBe('http+sse')
+    await first.close()
+    const client = await connect({ url: 'http://example.test/old' }, { settings, transports })
+    expect(client.transport).toBe('http+sse')
+    expect(made.map((t) => t.kind)).toEqual(['http+sse'])
+    await client.close()
+  })
+
   test('a cached legacy verdict that no longer holds is re-probed (HTTP)', async () => {
     const modern: Responder = (m) => {
       if (!isRequest(m)) return
