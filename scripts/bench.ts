@@ -1,0 +1,146 @@
+/**
+ * mcpx benchmarks, all in one run so every comparison is a same-run ratio (the machine is shared
+ * and noisy; see /work/shared/notes/perf-anchors.md for the method and the peers' versions):
+ *  1. tools/call p50/p99 — SDK client straight to the upstream over stdio vs the daemon's /mcp
+ *     (raw surface and mcpx_call) vs supergateway --stateful;
+ *  2. wall time of `mcpx call` (compiled binary, warm daemon) vs `mcporter call` (keep-alive daemon);
+ *  3. code mode — warm exec start, 1000 calls from one script vs 1000 direct calls, search over
+ *     10,000 synthetic tools, tools/list bytes of the code-mode vs raw surface.
+ * Usage: bun scripts/bench.ts [--calls 1000] [--block 50] [--warmup 100] [--oneshot-runs 15]
+ *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--json] [--out file.json]
+ * Markdown on stdout (JSON with --json); progress on stderr. Every process it starts is stopped.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { measureBatch, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
+import { measurePair } from './bench/oneshot.ts'
+import { ECHO_SERVER, NODE, REPO, buildBinary, directClient, httpClient, mcporterPeer, startMcpxDaemon, startSupergateway, type Peer, type McpxDaemon, type Mcporter } from './bench/peers.ts'
+import { type CallTarget, measurePersistent, pairedRatio } from './bench/persistent.ts'
+import { renderMarkdown, type BenchReport } from './bench/report.ts'
+import { ratio } from './bench/stats.ts'
+
+const { values: flags } = parseArgs({
+  options: {
+    calls: { type: 'string', default: '1000' },
+    block: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '100' },
+    'oneshot-runs': { type: 'string', default: '15' },
+    'batch-calls': { type: 'string', default: '1000' },
+    'batch-reps': { type: 'string', default: '3' },
+    'search-tools': { type: 'string', default: '10000' },
+    json: { type: 'boolean', default: false },
+    out: { type: 'string' },
+  },
+})
+const num = (name: keyof typeof flags) => {
+  const value = Number(flags[name])
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
+  return value
+}
+const progress = (message: string) => process.stderr.write(`bench: ${message}\n`)
+
+const NS = 'echo'
+const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-'))
+const cleanups: Array<() => Promise<unknown> | unknown> = []
+const clients: Client[] = []
+
+async function main(): Promise<BenchReport> {
+  progress(`temp dir ${dir}; building the binary`)
+  const binary = await buildBinary(dir)
+
+  // The upstreams of the daemon: the echo server, plus the servers the gateway e2e tests use
+  // (for the tools/list size comparison only).
+  const servers = {
+    [NS]: { command: NODE, args: [ECHO_SERVER] },
+    up: { command: process.execPath, args: [join(REPO, 'test/fixtures/peers/gateway-upstream-fixture.ts')] },
+    ev: { command: process.execPath, args: [join(REPO, 'test/fixtures/everything/main.ts'), '--stdio'] },
+  }
+  progress('starting the mcpx daemon, supergateway and clients')
+  const daemon: McpxDaemon = await startMcpxDaemon(binary, dir, servers)
+  cleanups.push(() => daemon.stop())
+  const supergateway: Peer = await startSupergateway(dir)
+  cleanups.push(() => supergateway.stop())
+  const mcporter: Mcporter = mcporterPeer(dir)
+  cleanups.push(() => mcporter.stop())
+
+  const direct = await directClient(dir)
+  const raw = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
+  const codeMode = await httpClient(`${daemon.baseUrl}/mcp`, daemon.token)
+  const sg = await httpClient(supergateway.url)
+  clients.push(direct, raw, codeMode, sg)
+
+  const call = (client: Client, name: string, args: Record<string, unknown>) => async () => {
+    const result = await client.callTool({ name, arguments: args })
+    if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result).slice(0, 300)}`)
+  }
+  const targets: CallTarget[] = [
+    { name: 'direct', describe: 'SDK client → echo upstream over stdio', call: call(direct, 'echo', { message: 'hello' }) },
+    { name: 'mcpx-raw', describe: `SDK client → daemon /mcp?codemode=false \`${NS}_echo\` → stdio upstream`, call: call(raw, `${NS}_echo`, { message: 'hello' }) },
+    { name: 'mcpx-call', describe: `SDK client → daemon /mcp \`mcpx_call\` {tool: "${NS}.echo"} → stdio upstream`, call: call(codeMode, 'mcpx_call', { tool: `${NS}.echo`, arguments: { message: 'hello' } }) },
+    { name: 'supergateway', describe: 'SDK client → supergateway --stateful (Streamable HTTP) → stdio upstream', call: call(sg, 'echo', { message: 'hello' }) },
+  ]
+  const calls = num('calls')
+  progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
+  const persistent = await measurePersistent(targets, { calls, block: num('block'), warmup: num('warmup') })
+  const byName = Object.fromEntries(persistent.map((r) => [r.name, r]))
+  const ratios = (a: string, b: string) => ({
+    a,
+    b,
+    p50: ratio(byName[a]!.p50Us, byName[b]!.p50Us),
+    paired: pairedRatio(byName[a]!, byName[b]!),
+    p99: ratio(byName[a]!.p99Us, byName[b]!.p99Us),
+  })
+  const persistentRatios = [ratios('mcpx-raw', 'direct'), ratios('mcpx-call', 'direct'), ratios('mcpx-raw', 'supergateway'), ratios('mcpx-call', 'supergateway'), ratios('supergateway', 'direct')]
+
+  const runs = num('oneshot-runs')
+  progress(`part 2: one-shot pairs, ${runs} runs per side`)
+  const mcpxCall = { name: `mcpx call ${NS}.echo (warm daemon)`, argv: [binary, 'call', `${NS}.echo`, 'message=hello'], env: daemon.env, expect: 'Echo: hello' }
+  const mcporterCall = { name: 'mcporter call echo-ka.echo (keep-alive daemon)', argv: mcporter.argv('echo-ka', 'echo'), env: mcporter.env, expect: 'Echo: hello' }
+  const mcpxVersion = { name: 'mcpx --version', argv: [binary, '--version'], env: daemon.env }
+  const oneshot = [await measurePair(mcpxCall, mcporterCall, runs), await measurePair(mcpxCall, mcpxVersion, runs)]
+
+  progress('part 3: code mode')
+  const sandbox = await measureSandbox(binary, num('batch-calls'))
+  const search = measureSearchFigures(num('search-tools'))
+  const batch = await measureBatch(direct, raw, codeMode, NS, num('batch-calls'), num('batch-reps'))
+  const listAll = await measureListBytes(codeMode, raw, Object.keys(servers))
+
+  return {
+    when: new Date().toISOString(),
+    machine: { loadAverage: (await import('node:os')).loadavg().map((l) => Math.round(l * 100) / 100), bun: Bun.version, node: Bun.spawnSync([NODE, '--version']).stdout.toString().trim() },
+    flags: { calls, block: num('block'), warmup: num('warmup'), oneshotRuns: runs, batchCalls: num('batch-calls'), batchReps: num('batch-reps'), searchTools: num('search-tools') },
+    persistent,
+    persistentRatios,
+    oneshot,
+    sandbox,
+    search,
+    batch,
+    listBytes: listAll,
+  }
+}
+
+async function cleanup(): Promise<void> {
+  for (const client of clients) await client.close().catch(() => {})
+  for (const step of cleanups.reverse()) {
+    try {
+      await step()
+    } catch (error) {
+      progress(`cleanup: ${(error as Error).message}`)
+    }
+  }
+  rmSync(dir, { recursive: true, force: true })
+}
+
+let report: BenchReport
+try {
+  report = await main()
+} catch (error) {
+  await cleanup()
+  throw error
+}
+await cleanup()
+if (flags.out) writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`)
+process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderMarkdown(report))

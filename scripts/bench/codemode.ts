@@ -1,0 +1,92 @@
+/**
+ * Part 3: code mode. In-process sandbox figures come from lib/codemode's and lib/search's own
+ * helpers; the end-to-end figures go through the running daemon: one mcpx_exec whose script makes
+ * `calls` sequential echo calls, against the same number of direct stdio calls and of host calls
+ * over /mcp, alternated `reps` times; and the byte size of tools/list on both /mcp surfaces.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { type LatencySummary, createSandboxPool, measureExecStart, measureToolCalls } from '../../lib/codemode/index.ts'
+import { type SearchBench, measureSearch } from '../../lib/search/index.ts'
+import { defaultSettings } from '../../lib/settings/index.ts'
+import { median } from './stats.ts'
+
+export interface SandboxFigures {
+  readonly execStart: LatencySummary
+  readonly toolCalls: { sequentialMs: number; parallelMs: number; calls: number }
+}
+
+/** Warm exec start and 1000 bridge calls in a pool whose children are the compiled binary. */
+export async function measureSandbox(binary: string, calls: number): Promise<SandboxFigures> {
+  await using pool = createSandboxPool(defaultSettings(), { command: [binary, 'sandbox-child'] })
+  const execStart = await measureExecStart(pool, 50, 10)
+  const toolCalls = await measureToolCalls(pool, calls)
+  return { execStart, toolCalls }
+}
+
+export function measureSearchFigures(tools: number): SearchBench {
+  measureSearch(1_000, 2) // warm the JIT on a small corpus first
+  return measureSearch(tools, 20)
+}
+
+export interface BatchFigures {
+  readonly calls: number
+  readonly reps: number
+  /** Median wall of `calls` sequential direct stdio calls. */
+  readonly directMs: number
+  /** Median wall of `calls` sequential host calls to <ns>_echo over /mcp?codemode=false. */
+  readonly hostRawMs: number
+  /** Median wall of ONE mcpx_exec whose script makes `calls` sequential echo calls. */
+  readonly execMs: number
+}
+
+export async function measureBatch(direct: Client, raw: Client, codeMode: Client, ns: string, calls: number, reps: number): Promise<BatchFigures> {
+  const code = `for (let i = 0; i < ${calls}; i++) { const r = await ${ns}.echo({ message: 'hello' }); if (i === 0 && !JSON.stringify(r).includes('Echo: hello')) throw new Error('bad echo') } return ${calls}`
+  const timeLoop = async (client: Client, name: string) => {
+    const start = performance.now()
+    for (let i = 0; i < calls; i++) await client.callTool({ name, arguments: { message: 'hello' } })
+    return performance.now() - start
+  }
+  const timeExec = async () => {
+    const start = performance.now()
+    const result = await codeMode.callTool({ name: 'mcpx_exec', arguments: { code } }, undefined, { timeout: 120_000 })
+    const elapsed = performance.now() - start
+    if (result.isError || !JSON.stringify(result.content).includes(String(calls))) throw new Error(`mcpx_exec failed: ${JSON.stringify(result).slice(0, 400)}`)
+    return elapsed
+  }
+  await timeExec() // warm the sandbox and the upstream path
+  const d: number[] = []
+  const h: number[] = []
+  const e: number[] = []
+  for (let r = 0; r < reps; r++) {
+    d.push(await timeLoop(direct, 'echo'))
+    e.push(await timeExec())
+    h.push(await timeLoop(raw, `${ns}_echo`))
+  }
+  return { calls, reps, directMs: median(d), hostRawMs: median(h), execMs: median(e) }
+}
+
+export interface ListBytes {
+  readonly servers: string[]
+  readonly codeModeBytes: number
+  readonly codeModeTools: number
+  readonly rawBytes: number
+  readonly rawTools: number
+  /** Bytes per code-mode tool (where the budget goes). */
+  readonly codeModePerTool: Record<string, number>
+}
+
+const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8')
+
+/** Compact `JSON.stringify(result.tools)` in UTF-8 (the perf-anchors.md measure), both surfaces. */
+export async function measureListBytes(codeMode: Client, raw: Client, servers: string[]): Promise<ListBytes> {
+  const cm = (await codeMode.listTools()).tools
+  const rw = (await raw.listTools()).tools
+  return {
+    servers,
+    codeModeBytes: bytes(cm),
+    codeModeTools: cm.length,
+    rawBytes: bytes(rw),
+    rawTools: rw.length,
+    codeModePerTool: Object.fromEntries(cm.map((t) => [t.name, bytes(t)])),
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * The processes a benchmark run starts, each isolated in one temp dir and each with a stop that
+ * leaves nothing behind: the mcpx daemon (compiled binary, own MCPX_HOME and config), supergateway
+ * (stateful stdio→Streamable HTTP relay, loopback only) and mcporter's keep-alive daemon. All of them
+ * front the same upstream, `echo-server.mjs` under node.
+ */
+import { spawn as spawnNode } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { connect } from 'node:net'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+
+export const REPO = new URL('../..', import.meta.url).pathname.replace(/\/$/, '')
+export const ECHO_SERVER = join(REPO, 'scripts/bench/echo-server.mjs')
+const LOOPBACK = join(REPO, 'scripts/bench/loopback.cjs')
+const SUPERGATEWAY = join(REPO, 'node_modules/supergateway/dist/index.js')
+export const MCPORTER = join(REPO, 'node_modules/mcporter/dist/cli.js')
+const READY_TIMEOUT_MS = 30_000
+const STOP_GRACE_MS = 3_000
+
+/** node runs every upstream and every node peer, as in perf-anchors.md (never process.execPath: bun here). */
+export const NODE = Bun.which('node') ?? 'node'
+
+/** Environment for every spawned peer: HOME and XDG dirs inside the run's temp dir. */
+export function isolatedEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
+  const home = join(dir, 'home')
+  for (const sub of ['', '.config', '.cache', '.local/state']) mkdirSync(join(home, sub), { recursive: true })
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local/state'),
+    ...extra,
+  }
+}
+
+/** Build the compiled binary into the run's dir (dist/ is shared with the test runs of others). */
+export async function buildBinary(dir: string): Promise<string> {
+  const outfile = join(dir, 'mcpx')
+  const proc = Bun.spawn([process.execPath, join(REPO, 'scripts/build.ts'), '--outfile', outfile], { cwd: REPO, stdout: 'ignore', stderr: 'pipe' })
+  const code = await proc.exited
+  if (code !== 0) throw new Error(`build failed (${code}): ${await new Response(proc.stderr).text()}`)
+  return outfile
+}
+
+export async function freePort(): Promise<number> {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = server.port!
+  await server.stop(true)
+  return port
+}
+
+async function waitForPort(port: number, child: { exitCode: number | null }): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`peer exited (${child.exitCode}) before listening on ${port}`)
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect({ port, host: '127.0.0.1' }, () => (socket.end(), resolve(true)))
+      socket.on('error', () => resolve(false))
+    })
+    if (open) return
+    await Bun.sleep(50)
+  }
+  throw new Error(`nothing listened on ${port} within ${READY_TIMEOUT_MS} ms`)
+}
+
+export interface Peer {
+  readonly url: string
+  stop(): Promise<void>
+}
+
+/** supergateway --stateful in its own process group (it spawns `/bin/sh -c node echo-server.mjs`). */
+export async function startSupergateway(dir: string): Promise<Peer> {
+  const port = await freePort()
+  const child = spawnNode(
+    NODE,
+    ['--require', LOOPBACK, SUPERGATEWAY, '--stdio', `${NODE} ${ECHO_SERVER}`, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none'],
+    { env: isolatedEnv(dir), stdio: ['ignore', 'ignore', 'inherit'], detached: true },
+  )
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    process.kill(-child.pid!, 'SIGTERM')
+    const timer = setTimeout(() => child.exitCode === null && process.kill(-child.pid!, 'SIGKILL'), STOP_GRACE_MS)
+    await exited
+    clearTimeout(timer)
+    // The group may outlive its leader by a moment; make sure the upstream is gone too.
+    try {
+      process.kill(-child.pid!, 'SIGKILL')
+    } catch {}
+  }
+  try {
+    await waitForPort(port, child)
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  return { url: `http://127.0.0.1:${port}/mcp`, stop }
+}
+
+export interface McpxDaemon {
+  readonly binary: string
+  readonly env: Record<string, string>
+  readonly baseUrl: string
+  readonly token: string
+  stop(): Promise<void>
+}
+
+/** `mcpx daemon start` with its own MCPX_HOME and a config naming `servers`. */
+export async function startMcpxDaemon(binary: string, dir: string, servers: Record<string, unknown>): Promise<McpxDaemon> {
+  const config = join(dir, 'mcpx-config.json')
+  writeFileSync(config, JSON.stringify({ mcpServers: servers }, null, 2))
+  const env = isolatedEnv(dir, { MCPX_HOME: join(dir, 'mcpx-home'), MCPX_CONFIG: config })
+  const run = (args: string[]) => Bun.spawnSync([binary, ...args], { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const started = run(['daemon', 'start', '--json'])
+  if (started.exitCode !== 0) throw new Error(`mcpx daemon start failed: ${started.stderr.toString()}`)
+  const info = JSON.parse(started.stdout.toString()) as { tcp: { url: string }; home: string }
+  const token = readFileSync(join(info.home, 'token'), 'utf8').trim()
+  return {
+    binary,
+    env,
+    baseUrl: info.tcp.url,
+    token,
+    stop: async () => {
+      const stopped = run(['daemon', 'stop'])
+      if (stopped.exitCode !== 0) throw new Error(`mcpx daemon stop failed: ${stopped.stderr.toString()}`)
+    },
+  }
+}
+
+export interface Mcporter {
+  readonly env: Record<string, string>
+  readonly argv: (server: string, tool: string) => string[]
+  stop(): Promise<void>
+}
+
+/** mcporter with `echo-ka` (keep-alive → its per-config daemon) and no editor imports. */
+export function mcporterPeer(dir: string): Mcporter {
+  const config = join(dir, 'mcporter.json')
+  writeFileSync(config, JSON.stringify({ mcpServers: { 'echo-ka': { command: NODE, args: [ECHO_SERVER], lifecycle: 'keep-alive' } }, imports: [] }, null, 2))
+  const stateDir = join(dir, 'mcporter-state')
+  if (!existsSync(stateDir)) mkdirSync(stateDir, { recursive: true })
+  const env = isolatedEnv(dir, { MCPORTER_DAEMON_DIR: stateDir })
+  return {
+    env,
+    argv: (server, tool) => [NODE, MCPORTER, '--config', config, 'call', `${server}.${tool}`, 'message=hello'],
+    stop: async () => {
+      Bun.spawnSync([NODE, MCPORTER, '--config', config, 'daemon', 'stop'], { env, stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' })
+    },
+  }
+}
+
+/** An SDK 1.x client over stdio straight to the echo upstream. */
+export async function directClient(dir: string): Promise<Client> {
+  const client = new Client({ name: 'mcpx-bench', version: '1.0.0' })
+  await client.connect(new StdioClientTransport({ command: NODE, args: [ECHO_SERVER], env: isolatedEnv(dir), stderr: 'ignore' }))
+  return client
+}
+
+/** An SDK 1.x client over Streamable HTTP (optionally with a bearer token). */
+export async function httpClient(url: string, token?: string): Promise<Client> {
+  const client = new Client({ name: 'mcpx-bench', version: '1.0.0' })
+  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {}
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
+  return client
+}

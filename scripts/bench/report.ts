@@ -1,0 +1,91 @@
+/**
+ * The benchmark report: one JSON shape (`--json`) and its markdown rendering, with each target from
+ * the brief checked against the same-run figures (✅ met, ❌ missed).
+ */
+import type { LatencySummary } from '../../lib/codemode/index.ts'
+import type { SearchBench } from '../../lib/search/index.ts'
+import type { BatchFigures, ListBytes, SandboxFigures } from './codemode.ts'
+import type { PairResult } from './oneshot.ts'
+import type { TargetResult } from './persistent.ts'
+import { fmt } from './stats.ts'
+
+export interface RatioRow {
+  readonly a: string
+  readonly b: string
+  readonly p50: number
+  readonly paired: number
+  readonly p99: number
+}
+
+export interface BenchReport {
+  readonly when: string
+  readonly machine: { loadAverage: number[]; bun: string; node: string }
+  readonly flags: Record<string, number>
+  readonly persistent: TargetResult[]
+  readonly persistentRatios: RatioRow[]
+  readonly oneshot: PairResult[]
+  readonly sandbox: SandboxFigures
+  readonly search: SearchBench
+  readonly batch: BatchFigures
+  readonly listBytes: ListBytes
+}
+
+const mark = (ok: boolean) => (ok ? '✅' : '❌')
+const ms = (value: number) => fmt(value, value < 10 ? 2 : 0)
+
+function targets(r: BenchReport): string[][] {
+  const find = (a: string, b: string) => r.persistentRatios.find((x) => x.a === a && x.b === b)!
+  const raw = find('mcpx-raw', 'direct')
+  const rawSg = find('mcpx-raw', 'supergateway')
+  const viaCall = find('mcpx-call', 'direct')
+  const viaCallSg = find('mcpx-call', 'supergateway')
+  const oneshot = r.oneshot[0]!
+  const exec: LatencySummary = r.sandbox.execStart
+  return [
+    ['daemon /mcp raw p50 ≤ 2× direct stdio', `${fmt(raw.p50)}× (paired ${fmt(raw.paired)}×)`, mark(raw.p50 <= 2)],
+    ['daemon /mcp raw p50 ≤ 0.25× supergateway', `${fmt(rawSg.p50)}× (paired ${fmt(rawSg.paired)}×)`, mark(rawSg.p50 <= 0.25)],
+    ['daemon mcpx_call p50 ≤ 2× direct stdio', `${fmt(viaCall.p50)}× (paired ${fmt(viaCall.paired)}×)`, mark(viaCall.p50 <= 2)],
+    ['daemon mcpx_call p50 ≤ 0.25× supergateway', `${fmt(viaCallSg.p50)}× (paired ${fmt(viaCallSg.paired)}×)`, mark(viaCallSg.p50 <= 0.25)],
+    ['warm `mcpx call` ≤ 0.1× warm `mcporter call`', `${fmt(oneshot.ratio, 3)}× [${fmt(oneshot.ratioMin, 3)}..${fmt(oneshot.ratioMax, 3)}]`, mark(oneshot.ratio <= 0.1)],
+    ['warm exec start (median) < 5 ms', `${ms(exec.medianMs)} ms`, mark(exec.medianMs < 5)],
+    [`search p50 over ${r.search.tools} tools < 5 ms`, `${fmt(r.search.p50Ms, 3)} ms`, mark(r.search.p50Ms < 5)],
+    ['code-mode tools/list ≤ 4 KB (4096 B)', `${r.listBytes.codeModeBytes} B`, mark(r.listBytes.codeModeBytes <= 4096)],
+  ]
+}
+
+function table(header: string[], rows: string[][]): string {
+  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n')
+}
+
+export function renderMarkdown(r: BenchReport): string {
+  const f = r.flags
+  const out: string[] = []
+  out.push(`Run ${r.when} · bun ${r.machine.bun} · node ${r.machine.node} · load average at the end ${r.machine.loadAverage.join(' / ')}`)
+  out.push('', '### Targets', '', table(['target', 'this run', ''], targets(r)))
+  out.push('', `### 1. tools/call latency, ${f.calls} sequential calls per target (µs; ${f.warmup} warm-up, interleaved blocks of ${f.block})`, '')
+  out.push(table(['target', 'path', 'p50', 'p99'], r.persistent.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)])))
+  out.push('', table(['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'], r.persistentRatios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`])))
+  out.push('', `### 2. One CLI call, whole process (wall ms, median of ${f.oneshotRuns} alternated A/B pairs after 2 warm-ups)`, '')
+  out.push(table(['A', 'B', 'A wall', 'B wall', 'A/B [min..max]'], r.oneshot.map((p) => [p.a, p.b, ms(p.aWallMs), ms(p.bWallMs), `${fmt(p.ratio, 3)} [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}]`])))
+  const s = r.sandbox
+  const b = r.batch
+  out.push('', '### 3. Code mode', '')
+  out.push(
+    table(
+      ['measure', 'value'],
+      [
+        [`warm exec start (\`return 1\`, ${s.execStart.runs} runs)`, `median ${ms(s.execStart.medianMs)} ms · p95 ${ms(s.execStart.p95Ms)} ms · min ${ms(s.execStart.minMs)} ms`],
+        [`${s.toolCalls.calls} sandbox→host calls in one script (in-process echo bridge)`, `sequential ${ms(s.toolCalls.sequentialMs)} ms · Promise.all ${ms(s.toolCalls.parallelMs)} ms`],
+        [`${b.calls} sequential echo calls, end to end (median of ${b.reps})`, `one \`mcpx_exec\` ${ms(b.execMs)} ms · direct stdio ${ms(b.directMs)} ms · host over /mcp raw ${ms(b.hostRawMs)} ms`],
+        ['… ratios', `exec / direct ${fmt(b.execMs / b.directMs)}× · exec / host-over-/mcp ${fmt(b.execMs / b.hostRawMs)}×`],
+        [`search, ${r.search.tools} synthetic tools (${r.search.queries} queries)`, `p50 ${fmt(r.search.p50Ms, 3)} ms · p95 ${fmt(r.search.p95Ms, 3)} ms · build ${ms(r.search.buildMs)} ms`],
+        [
+          `tools/list bytes, servers ${r.listBytes.servers.join(', ')}`,
+          `code mode ${r.listBytes.codeModeBytes} B (${r.listBytes.codeModeTools} tools) · raw ${r.listBytes.rawBytes} B (${r.listBytes.rawTools} tools) · ${fmt(r.listBytes.codeModeBytes / r.listBytes.rawBytes)}×`,
+        ],
+        ['… code-mode bytes per tool', Object.entries(r.listBytes.codeModePerTool).map(([n, v]) => `${n} ${v}`).join(' · ')],
+      ],
+    ),
+  )
+  return `${out.join('\n')}\n`
+}
