@@ -2,7 +2,7 @@
 export { connect, resourceMetadataOf, MCPX_CLIENT_INFO, type ConnectInternals } from './connect.ts'
 export { McpClient, type CallOptions, type Page } from './client.ts'
 export { isModernError, MODERN_ERROR_CODES } from './handshake.ts'
-export { defaultTransports, type TransportFactory, type SessionControl } from './open-transport.ts'
+export { defaultTransports, type StdioLaunch, type TransportFactory, type SessionControl } from './open-transport.ts'
 export { clearVerdictMemory, forgetVerdict, readVerdict, verdictKey, writeVerdict, type Verdict } from './verdict-cache.ts'
 export {
   isHttpTarget,
@@ -14,7 +14,6 @@ export {
   type InputContext,
   type JsonObject,
   type ListRootsHandler,
-  type ProbeAttempt,
   type SampleHandler,
   type ServerIdentity,
   type StdioTarget,

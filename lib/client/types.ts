@@ -3,7 +3,6 @@
  * answers server→client questions (one handler per kind, used for legacy requests and for 2026
  * `input_required` rounds alike).
  */
-import type { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { AuthProvider, TransportKind } from '../transport/index.ts'
 import type { Era, Revision } from '../wire/index.ts'
@@ -105,13 +104,4 @@ export interface ServerIdentity {
   serverInfo?: Implementation
   capabilities: JsonObject
   instructions?: string
-}
-
-/** Raised for `mcpx probe`'s diagnosis; keeps the attempts so far. */
-export interface ProbeAttempt {
-  era: Era
-  transport: TransportKind
-  ok: boolean
-  error?: McpxError
-  ms: number
 }
