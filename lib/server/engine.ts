@@ -165,8 +165,13 @@ export class Engine implements EngineCore {
     }
   }
 
-  /** Abort every call and end every connection (server shutdown). */
-  close(): void {
+  /**
+   * Server shutdown: end listen streams gracefully (their results go out first, one turn later),
+   * then abort every call and end every connection.
+   */
+  async close(): Promise<void> {
+    this.listens.closeAll()
+    await new Promise((resolve) => setTimeout(resolve, 0))
     for (const c of this.connections) c.close()
     this.connections.clear()
     this.tasks.close()

@@ -34,18 +34,31 @@ interface Listener {
   id: RequestId
   filter: ListenFilter
   outlet: Outlet
+  /** Called when the server ends the subscription (shutdown). */
+  end(): void
 }
 
 export class ListenRegistry {
   private readonly listeners = new Set<Listener>()
 
-  /** Acknowledge and register; returns the function that unregisters. */
-  open(id: RequestId, requested: unknown, support: ListenSupport, outlet: Outlet): () => void {
+  /**
+   * Acknowledge and register. `ended` resolves when the server ends the subscription (close());
+   * `close` unregisters when the client ended it.
+   */
+  open(id: RequestId, requested: unknown, support: ListenSupport, outlet: Outlet): { ended: Promise<void>; close(): void } {
     const filter = honoured(requested, support)
     outlet.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { [META.SUBSCRIPTION_ID]: id }, notifications: filter } })
-    const listener: Listener = { id, filter, outlet }
+    let end!: () => void
+    const ended = new Promise<void>((resolve) => (end = resolve))
+    const listener: Listener = { id, filter, outlet, end }
     this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
+    return { ended, close: () => this.listeners.delete(listener) }
+  }
+
+  /** Server shutdown: every subscription ends gracefully (subscriptions.mdx "Graceful Closure"). */
+  closeAll(): void {
+    for (const l of this.listeners) l.end()
+    this.listeners.clear()
   }
 
   listChanged(kind: ChangeKind): void {

@@ -6,7 +6,7 @@
  * `subscriptions/listen` holds its stream open until the client closes or cancels it.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { EXTENSION, RESULT_TYPE, isRequestMethod, methodNotFound, parseParams, type JsonRpcRequest } from '../wire/index.ts'
+import { EXTENSION, META, RESULT_TYPE, isRequestMethod, methodNotFound, parseParams, type JsonRpcRequest } from '../wire/index.ts'
 import { InputRequired, createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
 import { discoverResult, isObject, serverCapabilities, validateModernMeta, type ModernMeta } from './lifecycle.ts'
@@ -104,7 +104,7 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
   }
 }
 
-/** Hold the stream open until cancelled; the response is never due (the abort ends the call). */
+/** Hold the stream open until the client cancels it (no response then) or the server ends it (a result). */
 async function listen(engine: EngineCore, req: JsonRpcRequest, channel: Channel, caps: Json, meta: ModernMeta, signal: AbortSignal): Promise<Json | undefined> {
   const resources = caps.resources as Json | undefined
   const tasksServed = EXTENSION.TASKS in ((caps.extensions ?? {}) as Json)
@@ -112,10 +112,12 @@ async function listen(engine: EngineCore, req: JsonRpcRequest, channel: Channel,
   // SEP-2663: asking for task notifications without the extension is -32021.
   if (tasksServed && Array.isArray(requested?.taskIds) && !hasTasksExtension(meta.clientCapabilities)) throw TaskStore.requireExtension()
   const support = { tools: !!caps.tools, prompts: !!caps.prompts, resources: !!resources, subscribe: !!resources?.subscribe, tasks: tasksServed }
-  const close = engine.listens.open(req.id, req.params?.notifications, support, channel.outlet)
-  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })))
-  close()
-  return undefined
+  const subscription = engine.listens.open(req.id, requested, support, channel.outlet)
+  const aborted = new Promise<'aborted'>((resolve) => (signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true })))
+  const how = await Promise.race([aborted, subscription.ended.then(() => 'ended' as const)])
+  subscription.close()
+  // Ended by the server: the listen response closes the stream gracefully, tagged like every message on it.
+  return how === 'ended' ? { _meta: { [META.SUBSCRIPTION_ID]: req.id } } : undefined
 }
 
 /** SEP-2663 tasks/get | tasks/update | tasks/cancel; each needs the extension on this request (-32021). */

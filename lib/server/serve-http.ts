@@ -39,7 +39,11 @@ export function serveHttp(engine: Engine, settings: Settings, options: ServeHttp
   handler = createHttpHandler({ engine, settings, origin: { ...options.origin, port } })
   const close = async () => {
     handler?.close()
-    engine.close()
+    await engine.close()
+    // Let ended streams flush their last events (a listen stream's closing result), then force.
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([server.stop(false), new Promise((resolve) => (timer = setTimeout(resolve, settings.shutdownGraceMs)))])
+    clearTimeout(timer)
     await server.stop(true)
   }
   return { url: `http://${hostname}:${port}${path}`, port, close, [Symbol.asyncDispose]: close }

@@ -140,6 +140,14 @@ describe('subscriptions/listen', () => {
   })
 })
 
+test('server shutdown ends a listen stream with its tagged result (graceful closure)', async () => {
+  const { engine, call } = setup()
+  const listening = call('subscriptions/listen', { _meta: META, notifications: { promptsListChanged: true } })
+  const closing = engine.close()
+  expect(result(await listening)).toMatchObject({ resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 1 } })
+  await closing
+})
+
 describe('tasks', () => {
   test('2026 extension: a call still running becomes a task; tasks/get inlines the result; listeners hear its status', async () => {
     const { call, blocker, sent } = setup()
@@ -153,7 +161,7 @@ describe('tasks', () => {
     let done = result(await call('tasks/get', { taskId: created.taskId, _meta: meta }))
     while (done.status === 'working') done = result(await call('tasks/get', { taskId: created.taskId, _meta: meta }))
     expect(done).toMatchObject({ resultType: 'complete', status: 'completed', result: { content: [{ type: 'text', text: 'done modern' }] } })
-    const pushed = sent.filter((m) => 'method' in m && m.method === 'notifications/tasks').map((m) => (m as { params: { status: string } }).params.status)
+    const pushed = sent.filter((m) => 'method' in m && m.method === 'notifications/tasks').map((m) => (m as unknown as { params: { status: string } }).params.status)
     expect(pushed).toEqual(['completed'])
     expect(error(await call('tasks/get', { taskId: created.taskId, _meta: META }))?.code).toBe(-32021)
   })
