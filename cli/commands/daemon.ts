@@ -19,6 +19,7 @@ export function daemonClient(ctx: CliContext, args: CommonFlags, autostart: bool
   return new DaemonClient({
     layout: homeLayout(ctx.paths.home),
     expectConfig: findConfigFile(ctx.paths),
+    healthTimeoutMs: ctx.settings.daemonStartTimeoutMs,
     ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...configArgs], timeoutMs: ctx.settings.daemonStartTimeoutMs, logMaxBytes: ctx.settings.daemonLogMaxBytes } }),
   })
 }
@@ -44,7 +45,7 @@ const run = defineCommand({
     let daemon
     try {
       const ctx = loadConfiguredContext(args)
-      daemon = await startGatewayDaemon({ settings: ctx.settings, config: ctx.config, layout: homeLayout(ctx.paths.home), version: VERSION, handleSignals: true })
+      daemon = await startGatewayDaemon({ settings: ctx.settings, config: ctx.config, layout: homeLayout(ctx.paths.home), version: VERSION, handleSignals: true, parentEnv: ctx.env, reloadConfig: () => loadConfiguredContext(args).config })
     } catch (error) {
       if (readyFd !== undefined) announceReady(readyFd, { error })
       throw error

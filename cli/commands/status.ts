@@ -14,7 +14,7 @@ export default defineCommand({
   args: commonArgs,
   async run({ args }) {
     const ctx = loadConfiguredContext(args)
-    const client = new DaemonClient({ layout: homeLayout(ctx.paths.home) })
+    const client = new DaemonClient({ layout: homeLayout(ctx.paths.home), healthTimeoutMs: ctx.settings.daemonStartTimeoutMs })
     const daemon: DaemonInfo | null = await client.health()
     const servers: ServerStatus[] = daemon ? await client.request<ServerStatus[]>('servers') : Object.values(ctx.config.servers).map(configuredStatus)
     if (ctx.json) {

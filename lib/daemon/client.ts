@@ -19,6 +19,8 @@ export interface DaemonClientOptions {
   readonly via?: 'unix' | 'tcp'
   /** How to start the daemon on demand; without it, a stopped daemon is a CONNECT error. */
   readonly start?: { readonly argv: readonly string[]; readonly timeoutMs: number; readonly logMaxBytes: number; readonly env?: Readonly<Record<string, string | undefined>> }
+  /** Bound on the health probe, so a wedged daemon fails the command instead of hanging it. */
+  readonly healthTimeoutMs?: number
   /** The config file this caller means (null = built-in default); a daemon serving another one is warned about once. */
   readonly expectConfig?: string | null
 }
@@ -34,8 +36,12 @@ export class DaemonClient {
   /** /v1/health of the running daemon, or null when none answers. */
   async health(): Promise<DaemonInfo | null> {
     try {
-      return await this.#call<DaemonInfo>('health', {})
+      const limit = this.options.healthTimeoutMs
+      return await this.#call<DaemonInfo>('health', {}, limit ? AbortSignal.timeout(limit) : undefined)
     } catch (error) {
+      if (error instanceof DOMException && error.name === 'TimeoutError') {
+        throw new McpxError('TIMEOUT', `the mcpx daemon did not answer /v1/health within ${this.options.healthTimeoutMs} ms (socket ${this.options.layout.socket})`, { socket: this.options.layout.socket })
+      }
       if (error instanceof McpxError && error.code === 'CONNECT' && error.data?.daemon === 'unreachable') return null
       throw error
     }
@@ -91,7 +97,7 @@ export class DaemonClient {
     yield* parseEvents(response.body)
   }
 
-  async #call<T>(name: string, params: Record<string, unknown>): Promise<T> {
+  async #call<T>(name: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
     const operation = findOperation(name)
     const endpoint = this.#endpoint()
     const rest = { ...params }
@@ -111,7 +117,7 @@ export class DaemonClient {
       headers.set('Content-Type', 'application/json')
       body = JSON.stringify(rest)
     }
-    const response = await this.#fetch(url, { ...endpoint.init, method: operation.method, headers, ...(body !== undefined && { body }) })
+    const response = await this.#fetch(url, { ...endpoint.init, method: operation.method, headers, ...(body !== undefined && { body }), ...(signal && { signal }) })
     const payload = await response.json().catch(() => null)
     if (!response.ok) throw errorFromBody(payload, response.status)
     return payload as T
