@@ -8,8 +8,11 @@ import { createSchemaValidator } from '../codemode/index.ts'
 import { CodeMode, GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
 import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
+import type { McpxConfig } from '../config/index.ts'
+import { watchConfig } from './config-watch.ts'
 import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
 import { operationTools } from './mcp-tools.ts'
+import { upstreamConnectOptions } from './upstream-auth.ts'
 import type { Pool } from './pool.ts'
 
 export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'createPool'> {
@@ -18,6 +21,10 @@ export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'createPool'> 
   readonly passthrough?: string
   /** argv of a sandbox child for mcpx_exec (default: this program's hidden `sandbox-child`). */
   readonly sandboxCommand?: string[]
+  /** Environment stdio upstreams inherit (the CLI's `env`, cli/context.ts); default none. */
+  readonly parentEnv?: Readonly<Record<string, string | undefined>>
+  /** Re-read the config file (for hot reload when it changes); without it the config is fixed. */
+  readonly reloadConfig?: () => McpxConfig
 }
 
 export const MCP_PATH = '/mcp'
@@ -27,7 +34,14 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const daemon = await startDaemon({
     ...options,
     createPool: ({ config, settings, emit }): Pool =>
-      (upstreams = new UpstreamPool({ config, settings, emit, cacheDir: options.layout.cacheDir, validator: createSchemaValidator(settings) })),
+      (upstreams = new UpstreamPool({
+        config,
+        settings,
+        emit,
+        cacheDir: options.layout.cacheDir,
+        validator: createSchemaValidator(settings),
+        connectOptions: upstreamConnectOptions({ settings, home: options.layout.home, ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }) }),
+      })),
   })
   const settings = options.settings
   const opTools = operationTools((signal) => ({
@@ -69,7 +83,18 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       return http.fetch(request)
     },
   })
+  const stopWatching =
+    options.reloadConfig && options.config.source
+      ? watchConfig({
+          file: options.config.source,
+          load: options.reloadConfig,
+          apply: (config) => upstreams.reconfigure(config),
+          emit: (type, data) => daemon.events.publish(type, data),
+          debounceMs: settings.configReloadDebounceMs,
+        })
+      : () => {}
   daemon.onShutdown(async () => {
+    stopWatching()
     for (const { surface, http } of surfaces.values()) {
       http.close()
       surface.close()

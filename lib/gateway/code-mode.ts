@@ -42,6 +42,10 @@ export class CodeMode {
     this.#stop = pool.on((type, data) => {
       const server = (data as { server?: string }).server
       if (server && (type === 'catalog.changed' || type === 'server.ready')) void this.#reindex(server)
+      if (type === 'servers.changed') {
+        const { removed, changed } = data as { removed: string[]; changed: string[] }
+        for (const name of [...removed, ...changed]) this.#index.removeServer(name)
+      }
     })
   }
 

@@ -26,9 +26,10 @@ export type PoolListener = (type: string, data: unknown) => void
 export class UpstreamPool {
   readonly #upstreams = new Map<string, Upstream>()
   readonly #listeners = new Set<PoolListener>()
+  readonly #context: UpstreamContext
 
   constructor(options: UpstreamPoolOptions) {
-    const context: UpstreamContext = {
+    const context: UpstreamContext = (this.#context = {
       settings: options.settings,
       emit: (type, data) => {
         options.emit?.(type, data)
@@ -37,8 +38,26 @@ export class UpstreamPool {
       ...(options.cacheDir !== undefined && { cacheDir: options.cacheDir }),
       ...(options.connectOptions !== undefined && { connectOptions: options.connectOptions }),
       ...(options.validator !== undefined && { validator: options.validator }),
-    }
+    })
     for (const server of Object.values(options.config.servers)) this.#upstreams.set(server.name, new Upstream(server, context))
+  }
+
+  /**
+   * Apply a new (already validated) config: new servers join, removed ones are closed, changed ones
+   * are replaced (their next use connects with the new definition), unchanged ones keep their
+   * connection. Emits `servers.changed` so surfaces re-sync.
+   */
+  async reconfigure(config: McpxConfig): Promise<{ added: string[]; removed: string[]; changed: string[] }> {
+    const next = config.servers
+    const added = Object.keys(next).filter((name) => !this.#upstreams.has(name))
+    const removed = [...this.#upstreams.keys()].filter((name) => !(name in next))
+    const changed = [...this.#upstreams.keys()].filter((name) => name in next && JSON.stringify(this.#upstreams.get(name)!.config) !== JSON.stringify(next[name]))
+    const retired = [...removed, ...changed].map((name) => this.#upstreams.get(name)!)
+    for (const name of removed) this.#upstreams.delete(name)
+    for (const name of [...added, ...changed]) this.#upstreams.set(name, new Upstream(next[name]!, this.#context))
+    await Promise.all(retired.map((upstream) => upstream.close()))
+    if (added.length + removed.length + changed.length > 0) this.#context.emit('servers.changed', { added, removed, changed })
+    return { added, removed, changed }
   }
 
   /** Follow pool events (server.ready, server.crashed, catalog.changed…); returns the unsubscribe. */

@@ -6,5 +6,6 @@ export const GATEWAY_SETTINGS = defineSettings({
   restartBackoffMaxMs: { default: 30_000, env: 'MCPX_RESTART_BACKOFF_MAX_MS', doc: 'Longest delay between restarts of a failing upstream' },
   connectFailureHoldMs: { default: 1_000, env: 'MCPX_CONNECT_FAILURE_HOLD_MS', doc: 'After a failed connect, calls fail fast with that error for this long (times the backoff factor)' },
   surfaceReadyTimeoutMs: { default: 5_000, env: 'MCPX_SURFACE_READY_TIMEOUT_MS', doc: 'Longest a host request waits for the first upstream catalogs before being served with what is loaded' },
+  configReloadDebounceMs: { default: 200, env: 'MCPX_CONFIG_RELOAD_DEBOUNCE_MS', doc: 'Quiet time after a config file change before the daemon reloads it' },
   reactiveWorkingSetSize: { default: 24, env: 'MCPX_REACTIVE_SET_SIZE', doc: 'Most upstream tools the reactive surface offers at once (least recently used evicted)' },
 })
