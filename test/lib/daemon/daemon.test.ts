@@ -67,6 +67,14 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     const mcp = await rawHttp(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`)
     expect(mcp.status).toBe(403)
     expect(JSON.parse(mcp.text.slice(mcp.text.indexOf('\r\n\r\n') + 4))).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } })
+    // /mcp is where code mode runs scripts: the rebound and the simple-request variants are refused there too.
+    const rpc = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+    const mcpPost = (host: string, type: string, extra = '') =>
+      `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${type}\r\nAccept: application/json, text/event-stream\r\n${extra}Content-Length: ${rpc.length}\r\nConnection: close\r\n\r\n${rpc}`
+    expect((await rawHttp(port, mcpPost(`rebind.evil.example:${port}`, 'application/json', `Authorization: Bearer ${daemon.token}\r\n`))).status).toBe(403)
+    expect((await rawHttp(port, mcpPost(`127.0.0.1:${port}`, 'text/plain;charset=UTF-8', `Origin: https://evil.example\r\n`))).status).toBe(403)
+    expect((await rawHttp(port, mcpPost(`127.0.0.1:${port}`, 'text/plain;charset=UTF-8', `Authorization: Bearer ${daemon.token}\r\n`))).status).toBe(415)
+    expect((await rawHttp(port, mcpPost(`127.0.0.1:${port}`, 'application/json'))).status).toBe(401)
     // Control: the same body from a legitimate local client does run the tool, so the refusals above are the guard's.
     const legit = await daemon.tcp('/v1/call', { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })
     expect(legit.status).toBe(200)
