@@ -1,0 +1,104 @@
+/**
+ * `mcpx record` and `mcpx replay` as a user runs them: record a host session through the CLI
+ * proxy (SDK 1.x client ↔ mcpx record ↔ the everything fixture over stdio), print it, serve it
+ * back on stdio to a fresh SDK client, replay it against the live fixture (exit 0) and against a
+ * changed recording (exit 6), and refuse broken files with exit 2.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { Engine, serveHttp } from '../../lib/server/index.ts'
+import { everythingServer } from '../fixtures/everything/server.ts'
+import { REPO_ROOT, mcpxCommand, runMcpx, tempDir, testSettings } from '../harness.ts'
+
+const FIXTURE = join(REPO_ROOT, 'test/fixtures/everything/main.ts')
+
+async function withSdkClient(argv: string[], run: (client: LegacyClient) => Promise<void>): Promise<void> {
+  const [command, ...args] = argv
+  const client = new LegacyClient({ name: 'host', version: '1.0.0' })
+  await client.connect(new LegacyStdio({ command: command!, args, stderr: 'ignore' }))
+  try {
+    await run(client)
+  } finally {
+    await client.close()
+  }
+}
+
+describe('mcpx record / replay', () => {
+  const dir = tempDir('replay-cli')
+  const file = join(dir.path, 'session.jsonl')
+  const settings = testSettings()
+  let server: Awaited<ReturnType<typeof serveHttp>>
+  afterAll(async () => {
+    await server?.close()
+    dir[Symbol.dispose]()
+  })
+
+  beforeAll(async () => {
+    server = serveHttp(new Engine(everythingServer, settings), settings)
+    await withSdkClient([...mcpxCommand(), 'record', file, '--', process.execPath, FIXTURE, '--stdio'], async (client) => {
+      expect(client.getServerVersion()?.name).toBe('mcpx-everything')
+      expect(await client.callTool({ name: 'test_simple_text' })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] })
+    })
+  })
+
+  test('record wrote a recording; replay prints its timeline', async () => {
+    expect(readFileSync(file, 'utf8').split('\n')[0]).toContain('"format":"mcpx-recording"')
+    const printed = await runMcpx(['replay', file])
+    expect(printed.exitCode).toBe(0)
+    expect(printed.stdout).toContain('role client over stdio, legacy 2025-11-25 peer mcpx-everything')
+    expect(printed.stdout).toContain('→ initialize #0')
+    expect(printed.stdout).toContain('→ tools/call #1 {"name":"test_simple_text"}')
+    const json = await runMcpx(['replay', file, '--json'])
+    expect(JSON.parse(json.stdout).header.format).toBe('mcpx-recording')
+  })
+
+  test('--serve --stdio answers a fresh SDK client from the recording', async () => {
+    await withSdkClient([...mcpxCommand(), 'replay', file, '--serve', '--stdio'], async (client) => {
+      expect(client.getServerVersion()?.name).toBe('mcpx-everything')
+      expect(await client.callTool({ name: 'test_simple_text' })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] })
+      const miss = await client.callTool({ name: 'test_error_handling' }).catch((error: Error) => error)
+      expect((miss as Error).message).toContain('closest recorded request is #')
+    })
+  })
+
+  test('--against a live server (HTTP and stdio): no divergence, exit 0', async () => {
+    const same = await runMcpx(['replay', file, '--against', server.url])
+    expect(same.stdout).toContain('0 diverged')
+    expect(same.exitCode).toBe(0)
+    const overStdio = await runMcpx(['replay', file, '--against', '--', process.execPath, FIXTURE, '--stdio'])
+    expect(overStdio.stdout).toContain('0 diverged')
+    expect(overStdio.exitCode).toBe(0)
+  })
+
+  test('--against with a changed recording: readable or JSON diff, exit 6', async () => {
+    const changed = join(dir.path, 'changed.jsonl')
+    writeFileSync(changed, readFileSync(file, 'utf8').replace('This is a simple text response for testing.', 'Something else'))
+    const diverged = await runMcpx(['replay', changed, '--against', server.url, '--json'])
+    expect(diverged.exitCode).toBe(6)
+    expect(JSON.parse(diverged.stdout).divergences[0].differences[0].path).toBe('/result/content/0/text')
+    const human = await runMcpx(['replay', changed, '--against', server.url])
+    expect(human.exitCode).toBe(6)
+    expect(human.stdout).toContain('- /result/content/0/text: "Something else"')
+  })
+})
+
+describe('mcpx replay errors', () => {
+  test('broken recordings fail with exit 2 and a message naming the line', async () => {
+    using dir = tempDir('replay-cli')
+    const file = join(dir.path, 'bad.jsonl')
+    writeFileSync(file, '{"type":"header","format":"mcpx-recording","formatVersion":7}\n')
+    const future = await runMcpx(['replay', file])
+    expect(future.exitCode).toBe(2)
+    expect(future.stderr).toContain('bad.jsonl:1: recording format version 7 is newer than this mcpx reads')
+    writeFileSync(file, 'hello\n')
+    const garbage = await runMcpx(['replay', file])
+    expect(garbage.exitCode).toBe(2)
+    expect(garbage.stderr).toContain('bad.jsonl:1:')
+    const missing = await runMcpx(['replay', join(dir.path, 'nope.jsonl')])
+    expect(missing.exitCode).toBe(2)
+    expect(missing.stderr).toContain('cannot read recording')
+  })
+})
