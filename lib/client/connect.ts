@@ -171,6 +171,8 @@ class ConnectRun {
     const peer = new Peer(transport, {
       requestTimeoutMs: this.settings.requestTimeoutMs,
       headersFor: (message) => headersFor(state, message),
+      // 2026: server→client questions travel as input_required, and the client writes no responses.
+      answerRequests: () => state.era !== 'modern',
     })
     serveServerRequests(peer, state.handlers, () => state.era ?? 'legacy')
     await this.#step(`start ${kind}`, () => peer.start())

@@ -216,6 +216,10 @@ export class Peer {
       return
     }
     if (isRequest(message)) {
+      if (this.options.answerRequests?.() === false) {
+        log.warn(`ignored ${message.method} request from the peer: this connection sends no responses`)
+        return
+      }
       void this.#serve(message)
       return
     }

@@ -52,4 +52,9 @@ export interface PeerOptions {
   headersFor?: (message: JsonRpcMessage) => Record<string, string> | undefined
   /** Called with every message before dispatch; return true to consume it. */
   intercept?: (message: JsonRpcMessage) => boolean
+  /**
+   * Whether incoming requests get an answer at all (default yes). A 2026 client MUST NOT send
+   * JSON-RPC responses (stdio.mdx:20-21; streamable-http.mdx:80-81), so it drops them instead.
+   */
+  answerRequests?: () => boolean
 }

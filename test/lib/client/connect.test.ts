@@ -458,3 +458,17 @@ describe('a modern stdio server slower than the probe', () => {
     await client.close()
   })
 })
+
+describe('2026 direction rules', () => {
+  test('a modern client sends no JSON-RPC responses, even to a request it receives', async () => {
+    const { transports, made } = factory((m) => {
+      if (!isRequest(m)) return
+      return m.method === 'server/discover' ? ok(m, discoverResult) : ok(m, { tools: [] })
+    })
+    const client = await connect({ command: 'modern' }, { settings, transports, handlers: { onElicit: () => ({ action: 'accept' }) } })
+    made[0]!.push(makeRequest('x1', 'elicitation/create', { message: 'hi', requestedSchema: { type: 'object' } }))
+    await client.listAllTools()
+    expect(made[0]!.sent.some((s) => 'id' in s.message && s.message.id === 'x1')).toBe(false)
+    await client.close()
+  })
+})
