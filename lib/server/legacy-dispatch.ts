@@ -74,7 +74,7 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
     }
     case 'tools/list':
       if (!caps.tools) throw notFound()
-      return { revision, result: p.listTools(engine.registry) }
+      return { revision, result: p.listTools(engine.registry, params, engine.settings.listPageSize) }
     case 'tools/call': {
       if (!caps.tools) throw notFound()
       if (caps.tasks) {
@@ -93,16 +93,16 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
     }
     case 'prompts/list':
       if (!caps.prompts) throw notFound()
-      return { revision, result: p.listPrompts(engine.registry) }
+      return { revision, result: p.listPrompts(engine.registry, params, engine.settings.listPageSize) }
     case 'prompts/get':
       if (!caps.prompts) throw notFound()
       return { revision, result: await p.getPrompt(engine.registry, params, makeCtx()) }
     case 'resources/list':
       if (!caps.resources) throw notFound()
-      return { revision, result: p.listResources(engine.registry) }
+      return { revision, result: p.listResources(engine.registry, params, engine.settings.listPageSize) }
     case 'resources/templates/list':
       if (!caps.resources) throw notFound()
-      return { revision, result: p.listTemplates(engine.registry) }
+      return { revision, result: p.listTemplates(engine.registry, params, engine.settings.listPageSize) }
     case 'resources/read':
       if (!caps.resources) throw notFound()
       return { revision, result: await p.readResource(engine.registry, params, makeCtx(), 'legacy') }

@@ -65,7 +65,7 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       return { revision, result: discoverResult(engine.def, engine.registry, revision) }
     case 'tools/list':
       if (!caps.tools) throw notFound()
-      return { revision, result: p.listTools(engine.registry) }
+      return { revision, result: p.listTools(engine.registry, params, engine.settings.listPageSize) }
     case 'tools/call': {
       if (!caps.tools) throw notFound()
       const support = tasksOn ? taskSupportOf(engine.registry.tool(String(params.name))) : 'forbidden'
@@ -80,16 +80,16 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
     }
     case 'prompts/list':
       if (!caps.prompts) throw notFound()
-      return { revision, result: p.listPrompts(engine.registry) }
+      return { revision, result: p.listPrompts(engine.registry, params, engine.settings.listPageSize) }
     case 'prompts/get':
       if (!caps.prompts) throw notFound()
       return { revision, result: await withInput((ctx) => p.getPrompt(engine.registry, params, ctx)) }
     case 'resources/list':
       if (!caps.resources) throw notFound()
-      return { revision, result: p.listResources(engine.registry) }
+      return { revision, result: p.listResources(engine.registry, params, engine.settings.listPageSize) }
     case 'resources/templates/list':
       if (!caps.resources) throw notFound()
-      return { revision, result: p.listTemplates(engine.registry) }
+      return { revision, result: p.listTemplates(engine.registry, params, engine.settings.listPageSize) }
     case 'resources/read':
       if (!caps.resources) throw notFound()
       return { revision, result: await withInput((ctx) => p.readResource(engine.registry, params, ctx, 'modern')) }

@@ -7,6 +7,7 @@
 import { RPC, RpcError } from '../errors/index.ts'
 import { checkArguments } from './arguments.ts'
 import { InputRequired } from './context.ts'
+import { paginate } from './pagination.ts'
 import { describe, type Registry } from './registry.ts'
 import type { Era } from '../wire/index.ts'
 import type { CompleteRequest, HandlerContext, Json, ServerDefinition } from './types.ts'
@@ -24,14 +25,13 @@ function optionalObject(params: Json, key: string): Json {
   return value as Json
 }
 
-export function listTools(registry: Registry): Json {
-  return {
-    tools: registry.listTools().map((t) => {
-      const wire = describe(t)
-      wire.inputSchema ??= { type: 'object' }
-      return wire
-    }),
-  }
+export function listTools(registry: Registry, params: Json, pageSize: number): Json {
+  const tools = registry.listTools().map((t) => {
+    const wire = describe(t)
+    wire.inputSchema ??= { type: 'object' }
+    return wire
+  })
+  return paginate(tools, 'tools', params, pageSize)
 }
 
 export async function callTool(registry: Registry, params: Json, ctx: HandlerContext, validate = true): Promise<Json> {
@@ -50,8 +50,8 @@ export async function callTool(registry: Registry, params: Json, ctx: HandlerCon
   }
 }
 
-export function listPrompts(registry: Registry): Json {
-  return { prompts: registry.listPrompts().map(describe) }
+export function listPrompts(registry: Registry, params: Json, pageSize: number): Json {
+  return paginate(registry.listPrompts().map(describe), 'prompts', params, pageSize)
 }
 
 export async function getPrompt(registry: Registry, params: Json, ctx: HandlerContext): Promise<Json> {
@@ -65,12 +65,12 @@ export async function getPrompt(registry: Registry, params: Json, ctx: HandlerCo
   return prompt.handler(args, ctx)
 }
 
-export function listResources(registry: Registry): Json {
-  return { resources: registry.listResources().map(({ read: _read, ...r }) => describe(r)) }
+export function listResources(registry: Registry, params: Json, pageSize: number): Json {
+  return paginate(registry.listResources().map(({ read: _read, ...r }) => describe(r)), 'resources', params, pageSize)
 }
 
-export function listTemplates(registry: Registry): Json {
-  return { resourceTemplates: registry.listTemplates().map(({ read: _read, ...t }) => describe(t)) }
+export function listTemplates(registry: Registry, params: Json, pageSize: number): Json {
+  return paginate(registry.listTemplates().map(({ read: _read, ...t }) => describe(t)), 'resourceTemplates', params, pageSize)
 }
 
 export async function readResource(registry: Registry, params: Json, ctx: HandlerContext, era: Era): Promise<Json> {

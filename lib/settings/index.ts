@@ -13,6 +13,7 @@ import { CODEMODE_SETTINGS } from './codemode.ts'
 import { CLIENT_SETTINGS } from './client.ts'
 import { TRANSPORT_SETTINGS } from './transport.ts'
 import { GATEWAY_SETTINGS } from './gateway.ts'
+import { SERVER_SETTINGS } from './server.ts'
 
 export { type McpxPaths, resolvePaths } from './config.ts'
 export { defineSettings, type SettingDef, type SettingValue, type SettingsTable } from './define.ts'
@@ -26,6 +27,7 @@ export const SETTINGS = {
   ...CLIENT_SETTINGS,
   ...TRANSPORT_SETTINGS,
   ...GATEWAY_SETTINGS,
+  ...SERVER_SETTINGS,
 } as const
 
 type Widen<T> = T extends number ? number : T extends string ? string : T extends boolean ? boolean : never

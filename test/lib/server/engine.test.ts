@@ -181,3 +181,23 @@ describe('tasks', () => {
     expect(error(await call('tools/call', { name: 'block', task: {} }))?.code).toBe(-32601)
   })
 })
+
+describe('pagination', () => {
+  test('lists page by listPageSize with opaque cursors; a bad cursor is -32602', async () => {
+    const tools = Array.from({ length: 5 }, (_, i) => defineTool({ name: `t${i}`, handler: () => ({ content: [] }) }))
+    const engine = new Engine(defineServer({ info: { name: 'pages', version: '1' }, tools }), testSettings({ listPageSize: 2 }))
+    const channel: Channel = { connection: engine.connect('stdio'), outlet: { send: () => {} } }
+    const names: string[] = []
+    let cursor: string | undefined
+    let pages = 0
+    do {
+      const page = result(await engine.handle({ jsonrpc: '2.0', id: ++pages, method: 'tools/list', params: { _meta: META, ...(cursor && { cursor }) } }, channel))
+      names.push(...page.tools.map((t: { name: string }) => t.name))
+      expect(page.cacheScope).toBe('public')
+      cursor = page.nextCursor
+    } while (cursor)
+    expect(names).toEqual(['t0', 't1', 't2', 't3', 't4'])
+    expect(pages).toBe(3)
+    expect(error(await engine.handle({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { _meta: META, cursor: 'nope' } }, channel))?.code).toBe(-32602)
+  })
+})
