@@ -117,3 +117,11 @@ describe('redaction rules', () => {
     expect(redacted).toEqual(['params.arguments.card.pin', 'params.arguments.nested.0.access_token'])
   })
 })
+
+describe('declared volatile fields', () => {
+  test('error message text is volatile, the code is not', () => {
+    const fields = volatileFields()
+    expect(diffValues(normalize({ error: { code: -32601, message: 'Method not found' } }, 'x', fields), normalize({ error: { code: -32601, message: 'no such method' } }, 'x', fields))).toEqual([])
+    expect(diffValues(normalize({ error: { code: -32601, message: 'a' } }, 'x', fields), normalize({ error: { code: -32602, message: 'a' } }, 'x', fields))).toHaveLength(1)
+  })
+})
