@@ -4,7 +4,7 @@
  * (TR-19); modern (2026-07-28 basic/patterns/mrtr.mdx) re-runs the handler each round, answering
  * asks from `inputResponses` + the sealed `requestState`, and raises InputRequired for the rest.
  */
-import { RPC, RpcError } from '../errors/index.ts'
+import { McpxError, RPC, RpcError } from '../errors/index.ts'
 import { LOG_LEVELS, shapeNotification, shapeRequest, type Era, type JsonRpcMessage, type LogLevel, type OutgoingNotification, type Revision } from '../wire/index.ts'
 import type { Connection, Outlet } from './connection.ts'
 import type { RequestStatePayload } from './request-state.ts'
@@ -64,9 +64,10 @@ export function createContext(init: ContextInit): HandlerContext {
 
   const requireCapability = (method: InputRequest['method']) => {
     const cap = CAPABILITY_OF[method]
-    if (!(cap in init.clientCapabilities)) {
-      throw new RpcError(RPC.MISSING_CLIENT_CAPABILITY, `Client capability '${cap}' is required`, { requiredCapabilities: { [cap]: {} } }, 400)
-    }
+    if (cap in init.clientCapabilities) return
+    // -32021 exists only in 2026; a legacy peer gets a caller error (a tool reports it as isError).
+    if (init.era === 'legacy') throw new McpxError('USAGE', `the client did not declare the '${cap}' capability this needs`, { requiredCapabilities: { [cap]: {} } })
+    throw new RpcError(RPC.MISSING_CLIENT_CAPABILITY, `Client capability '${cap}' is required`, { requiredCapabilities: { [cap]: {} } }, 400)
   }
 
   const ask = async (requests: Record<string, InputRequest>): Promise<Record<string, Json>> => {

@@ -201,3 +201,13 @@ describe('pagination', () => {
     expect(error(await engine.handle({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { _meta: META, cursor: 'nope' } }, channel))?.code).toBe(-32602)
   })
 })
+
+test('a legacy client without the elicitation capability gets a tool error, not the 2026-only -32021', async () => {
+  const { engine } = setup()
+  const server = defineServer({ info: { name: 'caps', version: '1' }, tools: [defineTool({ name: 'ask', handler: async (_a, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(await ctx.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } })) }] }) })] })
+  const capsEngine = new Engine(server, engine.settings)
+  const channel: Channel = { connection: capsEngine.connect('stdio'), outlet: { send: () => {} } }
+  await capsEngine.handle({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, channel)
+  const reply = result(await capsEngine.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask' } }, channel))
+  expect(reply.isError).toBe(true)
+})
