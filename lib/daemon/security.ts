@@ -12,6 +12,8 @@ export type Surface = 'unix' | 'tcp'
 export interface GuardPolicy {
   /** Bearer token required on TCP. */
   readonly token: string
+  /** false: TCP requests pass without the token (only allowed on a loopback address; daemon.ts checks). */
+  readonly requireToken?: boolean
   /** Extra Host names accepted besides the loopback names (lower case, no port). */
   readonly allowedHosts: ReadonlySet<string>
   /** Origins (scheme://host[:port]) allowed besides the daemon's own loopback origin. */
@@ -42,7 +44,7 @@ export function checkRequest(request: Request, surface: Surface, policy: GuardPo
   if (origin !== null && !isAllowedOrigin(origin, policy)) {
     return { status: 403, code: 'AUTH', message: `Origin ${JSON.stringify(origin)} is not allowed` }
   }
-  if (surface === 'tcp' && !hasToken(request, policy.token)) {
+  if (surface === 'tcp' && policy.requireToken !== false && !hasToken(request, policy.token)) {
     return { status: 401, code: 'AUTH', message: 'missing or wrong bearer token (local clients read it from the token file in the mcpx home)' }
   }
   if (BODY_METHODS.has(request.method) && !isJson(request.headers.get('content-type'))) {

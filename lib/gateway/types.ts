@@ -4,7 +4,8 @@
  */
 import type { JsonObject } from '../client/index.ts'
 import type { ProgressUpdate } from '../session/index.ts'
-import type { DownstreamAsker } from './broker.ts'
+import type { LogLevel } from '../wire/index.ts'
+import type { DownstreamAsker, LogSink } from './broker.ts'
 
 export type ServerState = 'configured' | 'disabled' | 'connecting' | 'ready' | 'failed' | 'closed'
 
@@ -35,4 +36,10 @@ export interface UpstreamCallOptions {
   /** The downstream host making the call, for brokering questions the upstream asks mid-call. */
   readonly asker?: DownstreamAsker
   readonly onProgress?: (update: ProgressUpdate) => void
+  /** 2026 upstreams: ask for `notifications/message` at this level for this call (logging.mdx). */
+  readonly logLevel?: LogLevel
+  /** Where the upstream's log messages during this call go (broker.ts: most recent call wins). */
+  readonly onLog?: LogSink
+  /** 2026 upstreams: the client capabilities this call declares (the downstream host's, mirrored). */
+  readonly capabilities?: JsonObject
 }

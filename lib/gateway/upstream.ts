@@ -4,7 +4,7 @@
  * restarted with exponential backoff after a crash, and every call bounded by a deadline and
  * brokered back to its caller for any question the upstream asks mid-call.
  */
-import { type ConnectOptions, type JsonObject, type McpClient, type Target, connect } from '../client/index.ts'
+import { type CallOptions, type ConnectOptions, type JsonObject, type McpClient, type Target, connect } from '../client/index.ts'
 import type { ServerConfig } from '../config/index.ts'
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
@@ -87,9 +87,7 @@ export class Upstream {
     const definition = this.context.validator ? await this.#toolDefinition(tool) : undefined
     if (definition) this.#validate('input', definition, args)
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
-    const result = await this.broker.run(options.asker, () =>
-      client.callTool(tool, args, { signal: options.signal, timeoutMs, ...(options.onProgress && { onProgress: options.onProgress }) }),
-    )
+    const result = await this.broker.run(options.asker, () => client.callTool(tool, args, { ...callOptions(options), timeoutMs }), options.onLog)
     // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema.
     if (definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
     return result
@@ -114,7 +112,7 @@ export class Upstream {
   async request(method: string, params: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
     const client = await this.client()
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
-    return this.broker.run(options.asker, () => client.requestWithInput(method, params, { signal: options.signal, timeoutMs }))
+    return this.broker.run(options.asker, () => client.requestWithInput(method, params, { ...callOptions(options), timeoutMs }), options.onLog)
   }
 
   async catalog(options: { refresh?: boolean } = {}): Promise<Catalog> {
@@ -169,6 +167,8 @@ export class Upstream {
       this.#failures = 0
       this.#lastError = undefined
       this.#watchChanges(client)
+      // Log messages reach the call that asked for them (broker.ts); legacy ones are session-wide.
+      client.on('notifications/message', (params) => this.broker.log(params))
       void client.peer.whenClosed().then((reason) => this.#onClosed(client, reason))
       this.context.emit('server.ready', { server: this.name, era: client.era, revision: client.revision })
       return client
@@ -248,6 +248,15 @@ export class Upstream {
       resources,
       resourceTemplates,
     }
+  }
+}
+
+function callOptions(options: UpstreamCallOptions): CallOptions {
+  return {
+    ...(options.signal && { signal: options.signal }),
+    ...(options.onProgress && { onProgress: options.onProgress }),
+    ...(options.logLevel && { logLevel: options.logLevel }),
+    ...(options.capabilities && { capabilities: options.capabilities }),
   }
 }
 

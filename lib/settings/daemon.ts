@@ -4,6 +4,7 @@ import { defineSettings } from './define.ts'
 export const DAEMON_SETTINGS = defineSettings({
   daemonPort: { default: 0, env: 'MCPX_DAEMON_PORT', doc: 'Loopback TCP port of the daemon (0 = ephemeral; the actual port is in `mcpx status`)' },
   daemonAddress: { default: '127.0.0.1', env: 'MCPX_DAEMON_ADDRESS', doc: 'TCP bind address; anything but loopback must be asked for and always needs the token' },
+  daemonRequireToken: { default: true, env: 'MCPX_DAEMON_REQUIRE_TOKEN', doc: 'TCP requests need the bearer token; false is accepted only with a loopback daemonAddress (e.g. for the conformance suite)' },
   daemonAllowedHosts: { default: '', env: 'MCPX_DAEMON_ALLOWED_HOSTS', doc: 'Extra Host header names accepted besides localhost/127.0.0.1/[::1] (comma-separated)' },
   daemonAllowedOrigins: { default: '', env: 'MCPX_DAEMON_ALLOWED_ORIGINS', doc: 'Browser origins allowed to call the daemon (comma-separated; default none)' },
   daemonIdleMs: { default: 30 * 60_000, env: 'MCPX_DAEMON_IDLE_MS', doc: 'The daemon exits after this long with no request and no open stream (0 = never)' },

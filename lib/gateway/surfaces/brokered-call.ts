@@ -2,25 +2,67 @@
  * Run one upstream request on behalf of the downstream request being handled, with questions the
  * upstream asks mid-call put to that host in ITS era: a legacy host gets a real server→client
  * request on its call's stream; a 2026 host gets input_required rounds over a parked call
- * (parking.ts). A host that did not declare a capability is never asked (the broker declines).
+ * (parking.ts), under the upstream's own inputRequests keys. A host that did not declare a
+ * capability is never asked (the broker declines with -32021), and a 2026 upstream is told the
+ * host's capabilities so it refuses such a call itself. The upstream's progress and log messages
+ * for the call go to the downstream call's stream.
  */
 import type { JsonObject } from '../../client/index.ts'
+import { RPC, RpcError } from '../../errors/index.ts'
 import type { HandlerContext, InputRequest, Json } from '../../server/index.ts'
+import { LOG_LEVELS, type LogLevel, META } from '../../wire/index.ts'
 import type { DownstreamAsker } from '../broker.ts'
+import type { UpstreamCallOptions } from '../types.ts'
 import type { ParkingLot } from './parking.ts'
 
-type Run = (asker: DownstreamAsker, signal: AbortSignal) => Promise<JsonObject>
+/** The upstream request; `options` carries what the downstream request implies (capabilities, logs, progress). */
+type Run = (asker: DownstreamAsker, signal: AbortSignal, options: UpstreamCallOptions) => Promise<JsonObject>
+type Ask = (request: InputRequest, key?: string) => Promise<Json>
 
 const METHOD_OF = { elicit: 'elicitation/create', sample: 'sampling/createMessage', listRoots: 'roots/list' } as const
 const CAPABILITY_OF = { elicit: 'elicitation', sample: 'sampling', listRoots: 'roots' } as const
+/** 2026 errors whose HTTP status the spec fixes (basic/index.mdx, transports/streamable-http.mdx). */
+const STATUS_OF: Record<number, number> = { [RPC.MISSING_CLIENT_CAPABILITY]: 400, [RPC.HEADER_MISMATCH]: 400, [RPC.UNSUPPORTED_PROTOCOL_VERSION]: 400 }
 
 /** An asker whose members exist only for what the host declared, each delegating to `ask`. */
-function askerFor(ctx: HandlerContext, ask: (request: InputRequest) => Promise<Json>): DownstreamAsker {
+function askerFor(ctx: HandlerContext, ask: Ask): DownstreamAsker {
   const asker: DownstreamAsker = {}
   for (const kind of ['elicit', 'sample', 'listRoots'] as const) {
-    if (CAPABILITY_OF[kind] in ctx.clientCapabilities) asker[kind] = (params: JsonObject) => ask({ method: METHOD_OF[kind], params })
+    if (CAPABILITY_OF[kind] in ctx.clientCapabilities) asker[kind] = (params: JsonObject, _signal?: AbortSignal, key?: string) => ask({ method: METHOD_OF[kind], params }, key)
   }
   return asker
+}
+
+/**
+ * What the upstream call carries from the downstream request: the host's answerable capabilities
+ * (only those the gateway can broker), the log level it asked for (a legacy host's session level
+ * is applied by ctx.log, so everything is asked for), and sinks for progress and log messages.
+ */
+function downstreamOptions(ctx: HandlerContext): UpstreamCallOptions {
+  const capabilities: JsonObject = {}
+  for (const cap of Object.values(CAPABILITY_OF)) if (cap in ctx.clientCapabilities) capabilities[cap] = ctx.clientCapabilities[cap] as Json
+  const requested = ctx.meta[META.LOG_LEVEL]
+  const logLevel: LogLevel | undefined =
+    ctx.era === 'legacy' ? 'debug' : typeof requested === 'string' && (LOG_LEVELS as readonly string[]).includes(requested) ? (requested as LogLevel) : undefined
+  return {
+    capabilities,
+    ...(logLevel && {
+      logLevel,
+      onLog: (params: JsonObject) => {
+        const level = params.level as LogLevel
+        if ((LOG_LEVELS as readonly string[]).includes(level)) ctx.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined)
+      },
+    }),
+    ...(ctx.meta.progressToken !== undefined && { onProgress: (update) => ctx.progress(update.progress, update.total, update.message) }),
+  }
+}
+
+/** An upstream's JSON-RPC error relayed with the HTTP status the spec gives its code. */
+function withStatus(error: unknown): unknown {
+  if (error instanceof RpcError && error.httpStatus === undefined && STATUS_OF[error.rpcCode]) {
+    return new RpcError(error.rpcCode, error.message, error.rpcData, STATUS_OF[error.rpcCode])
+  }
+  return error
 }
 
 interface ParkState {
@@ -28,17 +70,20 @@ interface ParkState {
 }
 
 export async function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run): Promise<Json> {
+  const options = downstreamOptions(ctx)
   if (ctx.era === 'legacy') {
     let asked = 0
-    const ask = async (request: InputRequest) => {
+    const ask: Ask = async (request) => {
       const key = `upstream-${++asked}`
       return (await ctx.ask({ [key]: request }))[key]!
     }
-    return run(askerFor(ctx, ask), ctx.signal)
+    return run(askerFor(ctx, ask), ctx.signal, options).catch((error) => {
+      throw withStatus(error)
+    })
   }
   const prior = ctx.state<ParkState>()
   const call = prior ? lot.get(prior.park) : lot.create()
-  if (!prior) call.start((ask, signal) => run(askerFor(ctx, ask), signal))
+  if (!prior) call.start((ask, signal) => run(askerFor(ctx, ask), signal, options))
   ctx.setState({ park: call.id } satisfies ParkState)
   const onAbort = () => call.abort.abort(ctx.signal.reason)
   ctx.signal.addEventListener('abort', onAbort, { once: true })
@@ -51,16 +96,16 @@ export async function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Ru
       }
       if (event.kind === 'error') {
         lot.release(call)
-        throw event.error
+        throw withStatus(event.error)
       }
-      const { question } = event
       // Answered in this or an earlier round → resume the upstream; else this throws InputRequired
-      // and the round ends with the question in `inputRequests` (the slot stays parked).
-      const answers = await ctx.ask({ [question.key]: question.request }).catch((error) => {
+      // and the round ends with every open question in `inputRequests` (the slot stays parked).
+      const requests = Object.fromEntries(event.questions.map((q) => [q.key, q.request]))
+      const answers = await ctx.ask(requests).catch((error) => {
         call.park()
         throw error
       })
-      question.answer(answers[question.key]!)
+      for (const question of event.questions) question.answer(answers[question.key]!)
     }
   } finally {
     ctx.signal.removeEventListener('abort', onAbort)

@@ -31,8 +31,8 @@ export function callTool(pool: UpstreamPool, lot: ParkingLot): ToolDef {
     handler: async (args, ctx) => {
       const { server, tool } = splitQualified(String(args.tool))
       const toolArgs = (args.arguments ?? {}) as Record<string, unknown>
-      const result = await brokeredCall(ctx, lot, (asker, signal) =>
-        pool.call(server, tool, toolArgs, { asker, signal, onProgress: (update) => ctx.progress(update.progress, update.total, update.message) }),
+      const result = await brokeredCall(ctx, lot, (asker, signal, extra) =>
+        pool.call(server, tool, toolArgs, { ...extra, asker, signal }),
       )
       return relayResult(result)
     },

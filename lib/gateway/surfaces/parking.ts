@@ -3,7 +3,9 @@
  * sent a request: each question the upstream asks mid-call ends the downstream round with
  * `input_required`, and the host's retry (a new request carrying `inputResponses` and the sealed
  * `requestState` that names this parking slot) resumes the SAME upstream call
- * (2026-07-28 basic/patterns/mrtr.mdx; spec-digest §3.4 bridging notes). Unclaimed slots expire.
+ * (2026-07-28 basic/patterns/mrtr.mdx; spec-digest §3.4 bridging notes). Questions asked together
+ * (a 2026 upstream's several inputRequests) go out together, under the upstream's own keys (made
+ * unique within the call, so an earlier round's answer is never reused). Unclaimed slots expire.
  */
 import { randomUUID } from 'node:crypto'
 import { McpxError } from '../../errors/index.ts'
@@ -16,12 +18,13 @@ export interface Question {
   fail(error: Error): void
 }
 
-export type ParkedEvent = { kind: 'question'; question: Question } | { kind: 'done'; result: Json } | { kind: 'error'; error: unknown }
+export type ParkedEvent = { kind: 'questions'; questions: Question[] } | { kind: 'done'; result: Json } | { kind: 'error'; error: unknown }
 
 export class ParkedCall {
   readonly id = randomUUID()
   readonly abort = new AbortController()
-  #pending?: Question
+  readonly #pending = new Map<string, Question>()
+  readonly #usedKeys = new Set<string>()
   #finished?: ParkedEvent
   #wake?: () => void
   #asked = 0
@@ -30,18 +33,18 @@ export class ParkedCall {
   constructor(private readonly ttlMs: number, private readonly onExpire: (call: ParkedCall) => void) {}
 
   /** Start the upstream call; `ask` is what it uses to put a question to the downstream host. */
-  start(run: (ask: (request: InputRequest) => Promise<Json>, signal: AbortSignal) => Promise<Json>): void {
-    run((request) => this.#ask(request), this.abort.signal).then(
+  start(run: (ask: (request: InputRequest, key?: string) => Promise<Json>, signal: AbortSignal) => Promise<Json>): void {
+    run((request, key) => this.#ask(request, key), this.abort.signal).then(
       (result) => this.#finish({ kind: 'done', result }),
       (error) => this.#finish({ kind: 'error', error }),
     )
   }
 
-  /** The next thing the downstream round must deal with: the unanswered question, or the end. */
+  /** The next thing the downstream round must deal with: the unanswered questions, or the end. */
   async next(): Promise<ParkedEvent> {
     this.#hold()
     for (;;) {
-      if (this.#pending) return { kind: 'question', question: this.#pending }
+      if (this.#pending.size > 0) return { kind: 'questions', questions: [...this.#pending.values()] }
       if (this.#finished) return this.#finished
       await new Promise<void>((resolve) => (this.#wake = resolve))
     }
@@ -61,23 +64,30 @@ export class ParkedCall {
     clearTimeout(this.#expiry)
   }
 
-  #ask(request: InputRequest): Promise<Json> {
+  #ask(request: InputRequest, upstreamKey?: string): Promise<Json> {
     return new Promise<Json>((resolve, reject) => {
-      const key = `upstream-${++this.#asked}`
-      this.#pending = {
+      const key = this.#uniqueKey(upstreamKey ?? `upstream-${++this.#asked}`)
+      this.#pending.set(key, {
         key,
         request,
         answer: (value) => {
-          this.#pending = undefined
+          this.#pending.delete(key)
           resolve(value)
         },
         fail: (error) => {
-          this.#pending = undefined
+          this.#pending.delete(key)
           reject(error)
         },
-      }
+      })
       this.#wake?.()
     })
+  }
+
+  #uniqueKey(wanted: string): string {
+    let key = wanted
+    for (let n = 2; this.#usedKeys.has(key); n++) key = `${wanted}-${n}`
+    this.#usedKeys.add(key)
+    return key
   }
 
   #finish(event: ParkedEvent): void {

@@ -18,6 +18,8 @@ import { callTool, catalogTool } from './direct-tools.ts'
 import { ParkingLot } from './parking.ts'
 import { type ItemOptions, upstreamPrompts, upstreamResources, upstreamTemplates, upstreamTools } from './upstream-items.ts'
 
+type ChangeKind = 'tools' | 'prompts' | 'resources'
+
 export type SurfaceMode = 'code-mode' | 'raw' | 'reactive' | 'passthrough'
 export const SURFACE_MODES: readonly SurfaceMode[] = ['code-mode', 'raw', 'reactive', 'passthrough']
 
@@ -67,9 +69,17 @@ export class GatewaySurface {
       options.settings,
     )
     this.#stop = options.pool.on((type, data) => {
-      if (type === 'catalog.changed' || type === 'server.ready') {
-        const server = (data as { server?: string }).server
-        if (!this.options.passthrough || server === this.options.passthrough) void this.sync().catch(() => {})
+      if (type === 'servers.changed') void this.sync().catch(() => {})
+      else if (type === 'catalog.changed' || type === 'server.ready') {
+        const { server, part } = data as { server?: string; part?: ChangeKind }
+        if (this.options.passthrough && server !== this.options.passthrough) return
+        // Pass-through relays the upstream's list_changed even when the list reads the same.
+        const relay = type === 'catalog.changed' && this.options.mode === 'passthrough' ? part : undefined
+        void this.sync()
+          .then((changed) => {
+            if (relay && !changed.has(relay)) this.engine.notify[`${relay}ListChanged`]()
+          })
+          .catch(() => {})
       }
     })
   }
@@ -80,10 +90,13 @@ export class GatewaySurface {
    * announces list_changed when it lands. A failed sync is retried by the next caller.
    */
   async ready(): Promise<void> {
-    const synced = (this.#synced ??= this.sync().catch((error) => {
-      this.#synced = undefined
-      throw error
-    }))
+    const synced = (this.#synced ??= this.sync().then(
+      () => {},
+      (error) => {
+        this.#synced = undefined
+        throw error
+      },
+    ))
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.settings.surfaceReadyTimeoutMs)))
     try {
@@ -93,8 +106,8 @@ export class GatewaySurface {
     }
   }
 
-  /** Reload catalogs and swap the providers; the engine announces list_changed. */
-  async sync(): Promise<void> {
+  /** Reload catalogs and swap the providers; the engine announces list_changed for each part that changed. */
+  async sync(): Promise<Set<ChangeKind>> {
     const { pool, passthrough } = this.options
     if (passthrough) {
       const catalog = await pool.catalog(passthrough)
@@ -104,7 +117,7 @@ export class GatewaySurface {
       for (const f of failures) log.warn(`[${f.server}] catalog unavailable: ${f.error.message}`)
       this.#catalogs = catalogs
     }
-    this.#apply()
+    return this.#apply()
   }
 
   /** Reactive mode: bring upstream tools into the working set (most recent last; LRU evicted). */
@@ -141,7 +154,7 @@ export class GatewaySurface {
     return [...codeMode, tracked, catalogTool(pool), ...(this.options.gatewayTools ?? [])]
   }
 
-  #apply(): void {
+  #apply(): Set<ChangeKind> {
     const { mode, pool } = this.options
     const servers = (c: Catalog) => pool.upstream(c.server).config
     const tools: ToolDef[] = [...this.#baseTools()]
@@ -165,11 +178,20 @@ export class GatewaySurface {
     const nextTools = dedupe(tools)
     const nextPrompts = dedupe(prompts)
     const nextResources = dedupeBy(resources, (r) => r.uri)
-    if (fingerprint(registry.listTools()) !== fingerprint(nextTools)) registry.setTools(nextTools)
-    if (fingerprint(registry.listPrompts()) !== fingerprint(nextPrompts)) registry.setPrompts(nextPrompts)
+    const changed = new Set<ChangeKind>()
+    if (fingerprint(registry.listTools()) !== fingerprint(nextTools)) {
+      registry.setTools(nextTools)
+      changed.add('tools')
+    }
+    if (fingerprint(registry.listPrompts()) !== fingerprint(nextPrompts)) {
+      registry.setPrompts(nextPrompts)
+      changed.add('prompts')
+    }
     if (fingerprint([...registry.listResources(), ...registry.listTemplates()]) !== fingerprint([...nextResources, ...templates])) {
       registry.setResources(nextResources, templates)
+      changed.add('resources')
     }
+    return changed
   }
 }
 

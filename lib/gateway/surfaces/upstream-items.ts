@@ -26,7 +26,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     const name = String(tool.name)
     const def: ToolDef = {
       name: options.ownNames ? name : rawName(catalog.server, name),
-      handler: async (args, ctx) => relayResult(await forward(options, ctx, (asker, signal) => options.pool.call(catalog.server, name, args, { asker, signal, onProgress: progressOf(ctx) }))),
+      handler: async (args, ctx) => relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal }))),
     }
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
     return def
@@ -40,7 +40,7 @@ export function upstreamPrompts(catalog: Catalog, options: ItemOptions): PromptD
       ...(prompt as Omit<PromptDef, 'handler'>),
       name: options.ownNames ? name : rawName(catalog.server, name),
       handler: async (args, ctx) =>
-        relayResult(await forward(options, ctx, (asker, signal) => options.pool.request(catalog.server, 'prompts/get', { name, arguments: args }, { asker, signal }))),
+        relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(catalog.server, 'prompts/get', { name, arguments: args }, { ...extra, asker, signal }))),
     }
   })
 }
@@ -70,7 +70,7 @@ export function upstreamTemplates(catalog: Catalog, options: ItemOptions): Templ
 }
 
 async function readThrough(options: ItemOptions, ctx: HandlerContext, server: string, uri: string, exposed: string): Promise<JsonObject> {
-  const result = relayResult(await forward(options, ctx, (asker, signal) => options.pool.request(server, 'resources/read', { uri }, { asker, signal })))
+  const result = relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(server, 'resources/read', { uri }, { ...extra, asker, signal })))
   if (options.ownNames || !Array.isArray(result.contents)) return result
   // Contents name the resource as the downstream knows it.
   return { ...result, contents: (result.contents as JsonObject[]).map((c) => (c.uri === uri ? { ...c, uri: exposed } : c)) }
@@ -78,8 +78,4 @@ async function readThrough(options: ItemOptions, ctx: HandlerContext, server: st
 
 function forward(options: ItemOptions, ctx: HandlerContext, run: Parameters<typeof brokeredCall>[2]): Promise<JsonObject> {
   return brokeredCall(ctx, options.lot, run)
-}
-
-function progressOf(ctx: HandlerContext) {
-  return (update: { progress: number; total?: number; message?: string }) => ctx.progress(update.progress, update.total, update.message)
 }

@@ -1,0 +1,132 @@
+/**
+ * The gateway's pass-through surface in front of mcpx's everything fixture (stdio upstream), spoken
+ * to over raw HTTP as the conformance suite does: a 2026 host sees the upstream's own inputRequests
+ * keys (several at once), the log messages of its call, and a -32021/HTTP 400 when it lacks a
+ * capability. Also the daemon setting that lets such a token-less client in:
+ * daemonRequireToken=false, refused off loopback.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { homeLayout, parseConfig } from '../../lib/config/index.ts'
+import { type Daemon, startGatewayDaemon } from '../../lib/daemon/index.ts'
+import { McpxError } from '../../lib/errors/index.ts'
+import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
+
+const V = '2026-07-28'
+const dir = tempDir('mcpx-passthrough')
+const config = parseConfig(
+  JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] } } }),
+  'passthrough.json',
+  {},
+)
+let daemon: Daemon
+let url: string
+
+beforeAll(async () => {
+  const layout = homeLayout(join(dir.path, 'home'))
+  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false }), config, layout, version: '0.0.0-test', mode: 'passthrough', passthrough: 'everything' })
+  url = `${daemon.info().tcp.url}/mcp`
+})
+afterAll(async () => {
+  await daemon?.shutdown('test done')
+  dir[Symbol.dispose]()
+})
+
+type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; data?: unknown } }
+
+/** All JSON-RPC messages of one response (JSON or SSE). */
+async function messagesOf(response: Response): Promise<Message[]> {
+  const text = await response.text()
+  if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) return [JSON.parse(text)]
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data:') && line.length > 5)
+    .map((line) => JSON.parse(line.slice(5)))
+}
+
+let nextId = 1
+/** One 2026 tools/call with the headers and `_meta` the spec asks for; no bearer token. */
+async function modernCall(name: string, extra: { capabilities?: Record<string, unknown>; meta?: Record<string, unknown>; inputResponses?: unknown; requestState?: unknown } = {}) {
+  const params: Record<string, unknown> = {
+    name,
+    arguments: {},
+    _meta: {
+      'io.modelcontextprotocol/protocolVersion': V,
+      'io.modelcontextprotocol/clientCapabilities': extra.capabilities ?? {},
+      'io.modelcontextprotocol/clientInfo': { name: 'raw-host', version: '1.0.0' },
+      ...extra.meta,
+    },
+  }
+  if (extra.inputResponses !== undefined) params.inputResponses = extra.inputResponses
+  if (extra.requestState !== undefined) params.requestState = extra.requestState
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': name },
+    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params }),
+  })
+  const messages = await messagesOf(response)
+  return { status: response.status, messages, final: messages.find((m) => m.id !== undefined)! }
+}
+
+const ALL = { elicitation: { form: {} }, sampling: {}, roots: {} }
+
+describe('pass-through surface (2026 host, raw HTTP, no token)', () => {
+  test("input_required relays the upstream's keys, several in one round, and resumes the same call", async () => {
+    const first = await modernCall('test_input_required_result_multiple_inputs', { capabilities: ALL })
+    expect(first.final.result?.resultType).toBe('input_required')
+    const requests = first.final.result?.inputRequests as Record<string, { method: string }>
+    expect(Object.keys(requests).sort()).toEqual(['client_roots', 'greeting', 'user_name'])
+    expect(requests.greeting!.method).toBe('sampling/createMessage')
+    const second = await modernCall('test_input_required_result_multiple_inputs', {
+      capabilities: ALL,
+      requestState: first.final.result?.requestState,
+      inputResponses: {
+        user_name: { action: 'accept', content: { name: 'Ada' } },
+        greeting: { role: 'assistant', content: { type: 'text', text: 'Hi' }, model: 'm' },
+        client_roots: { roots: [{ uri: 'file:///tmp' }] },
+      },
+    })
+    expect(second.final.result?.resultType ?? 'complete').toBe('complete')
+    expect(JSON.stringify(second.final.result?.content)).toContain('Ada')
+  })
+
+  test('a host without the capability gets -32021 with HTTP 400 from the upstream', async () => {
+    const call = await modernCall('test_missing_capability')
+    expect(call.status).toBe(400)
+    expect(call.final.error?.code).toBe(-32021)
+  })
+
+  test('log messages reach the call that asked for them, and only then', async () => {
+    const logged = await modernCall('test_tool_with_logging', { meta: { 'io.modelcontextprotocol/logLevel': 'info' } })
+    const logs = logged.messages.filter((m) => m.method === 'notifications/message').map((m) => m.params?.data)
+    expect(logs).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed'])
+    const quiet = await modernCall('test_tool_with_logging')
+    expect(quiet.messages.filter((m) => m.method === 'notifications/message')).toEqual([])
+  })
+})
+
+describe('daemonRequireToken', () => {
+  test('false is refused with CONFIG on a non-loopback address', async () => {
+    using other = tempDir('mcpx-passthrough-wide')
+    const start = startGatewayDaemon({
+      settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false, daemonAddress: '0.0.0.0' }),
+      config,
+      layout: homeLayout(join(other.path, 'home')),
+      version: '0.0.0-test',
+    })
+    const error = await start.then(() => undefined, (e: unknown) => e)
+    expect(error).toBeInstanceOf(McpxError)
+    expect((error as McpxError).code).toBe('CONFIG')
+  })
+
+  test('the default still refuses TCP requests without the token', async () => {
+    using other = tempDir('mcpx-passthrough-token')
+    const guarded = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout: homeLayout(join(other.path, 'home')), version: '0.0.0-test' })
+    try {
+      const response = await fetch(`${guarded.info().tcp.url}/v1/health`)
+      expect(response.status).toBe(401)
+    } finally {
+      await guarded.shutdown('test done')
+    }
+  })
+})
