@@ -29,7 +29,7 @@ export default defineCommand({
   async run({ args, rawArgs }) {
     const ctx = loadContext(args)
     const target = parseTarget(args.target, rawArgs, args.header)
-    const result = await runProbe(target, { settings: ctx.settings })
+    const result = await runProbe(target, { settings: ctx.settings, parentEnv: ctx.env })
     process.stdout.write(ctx.json ? `${JSON.stringify(toJson(result))}\n` : human(result))
     const failure = probeFailure(result)
     if (failure) throw failure

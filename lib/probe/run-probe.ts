@@ -15,6 +15,8 @@ import { type Observation, type ProbeReport, classify } from './classify.ts'
 export interface ProbeOptions extends ConnectInternals {
   settings: Settings
   auth?: AuthProvider
+  /** Environment a stdio server inherits (the CLI's); default none. */
+  parentEnv?: Readonly<Record<string, string | undefined>>
 }
 
 export interface ProbeResult extends ProbeReport {
@@ -67,7 +69,7 @@ async function observe(target: Target, era: Era, transport: TransportKind, optio
   const settings = era === 'modern' && transport === 'stdio' ? { ...options.settings, requestTimeoutMs: options.settings.probeTimeoutMs } : options.settings
   const pinnedTarget: Target = isHttpTarget(target) ? { ...target, transport: transport === 'stdio' ? undefined : transport } : target
   try {
-    const client = await connect(pinnedTarget, { settings, era, auth: options.auth, noCache: true, serverStream: false, transports: options.transports, onWarning: () => {} })
+    const client = await connect(pinnedTarget, { settings, era, auth: options.auth, ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }), noCache: true, serverStream: false, transports: options.transports, onWarning: () => {} })
     for (const step of client.timings) timings.push({ ...step, step: `${label}: ${step.step}` })
     const server = client.server
     await client.close().catch(() => {})

@@ -38,7 +38,8 @@ async function exercise(client: McpClient, flavour: string): Promise<void> {
 }
 
 async function connected(target: Target) {
-  const client = await connect(target, { settings, handlers, noCache: true })
+  // The spawned peer inherits the test's environment as the CLI hands its own down (TR-04).
+  const client = await connect(target, { settings, handlers, noCache: true, parentEnv: process.env })
   return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() })
 }
 
