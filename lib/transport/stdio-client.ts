@@ -18,8 +18,13 @@ export interface StdioServerParams {
   command: string
   args?: string[]
   cwd?: string
-  /** Added to (and overriding) mcpx's own environment (TR-04). */
+  /** Added to (and overriding) `parentEnv` (TR-04). */
   env?: Record<string, string>
+  /**
+   * The environment the child inherits: the CLI's own (cli/context.ts `env`), handed down by the
+   * caller. Default none: the child sees `env` only, so library code never leaks what it was not given.
+   */
+  parentEnv?: Readonly<Record<string, string | undefined>>
 }
 
 export interface StdioTransport extends Transport {
@@ -150,8 +155,8 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
       try {
         proc = Bun.spawn([params.command, ...(params.args ?? [])], {
           cwd: params.cwd,
-          // Pass-through of mcpx's environment to the child, not a settings read (TR-04).
-          env: params.env ? { ...Bun.env, ...params.env } : undefined,
+          // Always explicit: Bun.spawn without `env` would hand the child mcpx's whole environment.
+          env: childEnv(params),
           stdin: 'pipe',
           stdout: 'pipe',
           stderr: 'pipe',
@@ -202,4 +207,11 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promis
     signal.addEventListener('abort', onAbort, { once: true })
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })
+}
+
+/** parentEnv overlaid with the server's own `env`; unset (undefined) entries dropped. */
+function childEnv(params: StdioServerParams): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries({ ...params.parentEnv, ...params.env })) if (value !== undefined) env[name] = value
+  return env
 }

@@ -34,10 +34,10 @@ describe('settings registry', () => {
     expect(() => resolveSettings({ MCPX_TIMEOUT_MS: '-1' })).toThrow(/requestTimeoutMs.*MCPX_TIMEOUT_MS/)
   })
 
-  test('nothing outside the settings registry and cli/context.ts reads process.env', () => {
+  test('nothing outside the settings registry and cli/context.ts reads the environment (process.env, Bun.env, import.meta.env)', () => {
     const offenders = [...sourceFiles(join(REPO_ROOT, 'lib')), ...sourceFiles(join(REPO_ROOT, 'cli'))]
       .filter((path) => !path.includes('/lib/settings/') && !path.endsWith('cli/context.ts'))
-      .filter((path) => /process\.env\b/.test(readFileSync(path, 'utf8')))
+      .filter((path) => /\b(process|Bun|import\.meta)\.env\b|\{[^}]*\benv\b[^}]*\}\s*from\s*['"](node:)?process['"]/.test(readFileSync(path, 'utf8')))
       .map((path) => path.slice(REPO_ROOT.length + 1))
     expect(offenders).toEqual([])
   })

@@ -179,10 +179,18 @@ describe('stdio client transport', () => {
     expect(tail).toEndWith('tail\n')
   })
 
-  test('env is the parent environment plus the configured one; cwd is honoured', async () => {
-    const script = 'process.stdout.write(JSON.stringify({jsonrpc:"2.0",method:"env",params:{x:process.env.MCPX_TEST_X,path:!!process.env.PATH,cwd:process.cwd()}})+"\\n")'
-    await using peer = await open(createStdioTransport({ command: bun, args: ['-e', script], cwd: '/tmp', env: { MCPX_TEST_X: 'yes' } }, settings))
+  test('env is the given parent environment plus the configured one; cwd is honoured', async () => {
+    const script = 'process.stdout.write(JSON.stringify({jsonrpc:"2.0",method:"env",params:{x:process.env.MCPX_TEST_X,path:process.env.PATH ?? null,gone:"MCPX_TEST_GONE" in process.env,cwd:process.cwd()}})+"\\n")'
+    const parentEnv = { PATH: '/parent/bin', MCPX_TEST_X: 'parent', MCPX_TEST_GONE: undefined }
+    await using peer = await open(createStdioTransport({ command: bun, args: ['-e', script], cwd: '/tmp', env: { MCPX_TEST_X: 'yes' }, parentEnv }, settings))
     const message = await peer.rec.next((m) => 'method' in m && m.method === 'env')
-    expect(message).toEqual({ jsonrpc: '2.0', method: 'env', params: { x: 'yes', path: true, cwd: '/tmp' } })
+    expect(message).toEqual({ jsonrpc: '2.0', method: 'env', params: { x: 'yes', path: '/parent/bin', gone: false, cwd: '/tmp' } })
+  })
+
+  test('without a parent environment the child sees only its configured env, not mcpx\'s', async () => {
+    const script = 'process.stdout.write(JSON.stringify({jsonrpc:"2.0",method:"env",params:{x:process.env.MCPX_TEST_X,path:process.env.PATH ?? null}})+"\\n")'
+    await using peer = await open(createStdioTransport({ command: bun, args: ['-e', script], env: { MCPX_TEST_X: 'yes' } }, settings))
+    const message = await peer.rec.next((m) => 'method' in m && m.method === 'env')
+    expect(message).toEqual({ jsonrpc: '2.0', method: 'env', params: { x: 'yes', path: null } })
   })
 })
