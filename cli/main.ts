@@ -19,6 +19,7 @@ export const main = defineCommand({
     tools: load(() => import('./commands/tools.ts')),
     settings: load(() => import('./commands/settings.ts')),
     probe: load(() => import('./commands/probe.ts')),
+    auth: load(() => import('./commands/auth.ts')),
     record: load(() => import('./commands/record.ts')),
     replay: load(() => import('./commands/replay.ts')),
     daemon: load(() => import('./commands/daemon.ts')),
