@@ -62,7 +62,7 @@ describe.each(['stdio', 'http'] as const)('SDK 1.x client over %s', (kind) => {
       expect(tools.tools.map((t) => t.name)).toContain('test_simple_text')
       expect(await client.callTool({ name: 'test_simple_text' })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] })
       const read = await client.readResource({ uri: 'test://template/42/data' })
-      expect(JSON.parse(read.contents[0]!.text as string)).toEqual({ id: '42', templateTest: true, data: 'Data for ID: 42' })
+      expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual({ id: '42', templateTest: true, data: 'Data for ID: 42' })
       const prompt = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } })
       expect(prompt.messages[0]!.content).toEqual({ type: 'text', text: "Prompt with arguments: arg1='a', arg2='b'" })
       const sampled = await client.callTool({ name: 'test_sampling', arguments: { prompt: 'hi' } })
