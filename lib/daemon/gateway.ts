@@ -5,7 +5,7 @@
  * `?passthrough=<server>` one upstream as itself — read per request, so one host can use both.
  */
 import { createSchemaValidator } from '../codemode/index.ts'
-import { CodeMode, GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
+import { GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
 import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import type { McpxConfig } from '../config/index.ts'
@@ -40,6 +40,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
         emit,
         cacheDir: options.layout.cacheDir,
         validator: createSchemaValidator(settings),
+        ...(options.sandboxCommand && { codeMode: { sandboxCommand: options.sandboxCommand } }),
         connectOptions: upstreamConnectOptions({ settings, home: options.layout.home, ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }) }),
       })),
   })
@@ -53,7 +54,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     signal,
     holdOpen: () => () => {},
   }))
-  const codeMode = new CodeMode(upstreams, settings, options.sandboxCommand ? { sandboxCommand: options.sandboxCommand } : {})
+  const codeMode = upstreams.codeMode
   // A warm sandbox makes the first mcpx_exec as fast as the rest.
   codeMode.warm().catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
   const gatewayTools = opTools
@@ -99,7 +100,6 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       http.close()
       surface.close()
     }
-    await codeMode.close()
   })
   return daemon
 }

@@ -7,7 +7,7 @@
 import type { ToolDef } from '../server/index.ts'
 import { OPERATIONS, type Operation, type OperationContext, paramsJsonSchema } from './operations.ts'
 
-const NOT_TOOLS = new Set(['call', 'catalog', 'events', 'shutdown', 'operations'])
+const NOT_TOOLS = new Set(['call', 'catalog', 'search', 'types', 'exec', 'events', 'shutdown', 'operations'])
 
 export function operationTools(context: (signal: AbortSignal) => OperationContext): ToolDef[] {
   return OPERATIONS.filter((op) => !op.stream && !NOT_TOOLS.has(op.name)).map((op) => toolFor(op, context))

@@ -130,6 +130,44 @@ export const OPERATIONS: readonly Operation[] = [
     },
   },
   {
+    name: 'search',
+    method: 'GET',
+    path: '/v1/search',
+    description: 'Ranked search over every upstream tool (name, title, description, parameters)',
+    params: {
+      query: { type: 'string', required: true, description: 'What the tool should do, in a few words' },
+      server: { type: 'string', description: 'Only this server' },
+      limit: { type: 'integer', description: 'Most hits to return' },
+    },
+    handler: (params, context) => codeModeOf(context).search(params.query, { ...(params.server !== undefined && { server: params.server }), ...(params.limit !== undefined && { limit: params.limit }) }),
+  },
+  {
+    name: 'types',
+    method: 'GET',
+    path: '/v1/types',
+    description: 'TypeScript declarations of upstream tools as code mode exposes them (one tool, one server, a search, or all)',
+    params: {
+      server: { type: 'string', description: 'Every tool of this server' },
+      tool: { type: 'string', description: 'One tool: server.tool' },
+      query: { type: 'string', description: 'The tools a search for this finds' },
+    },
+    handler: async (params, context) => ({
+      declarations: await codeModeOf(context).types({
+        ...(params.server !== undefined && { server: params.server }),
+        ...(params.tool !== undefined && { tools: [params.tool] }),
+        ...(params.query !== undefined && { query: params.query }),
+      }),
+    }),
+  },
+  {
+    name: 'exec',
+    method: 'POST',
+    path: '/v1/exec',
+    description: 'Run agent code (JavaScript or TypeScript) in the code-mode sandbox; tool calls go through the pool',
+    params: { code: { type: 'string', required: true, description: 'The program' } },
+    handler: (params, context) => codeModeOf(context).exec(params.code, { signal: context.signal }),
+  },
+  {
     name: 'protocol',
     method: 'GET',
     path: '/v1/protocol',
@@ -171,6 +209,11 @@ export const OPERATIONS: readonly Operation[] = [
     },
   },
 ]
+
+function codeModeOf(context: OperationContext) {
+  if (!context.pool.codeMode) throw new McpxError('USAGE', 'this daemon runs without code mode')
+  return context.pool.codeMode
+}
 
 export function findOperation(name: string): Operation {
   const operation = OPERATIONS.find((candidate) => candidate.name === name)

@@ -40,6 +40,13 @@ export interface CallOptions {
   readonly timeoutMs?: number
 }
 
+/** Code mode over the pool (lib/gateway's CodeMode satisfies it): what `mcpx search|types|exec` reach. */
+export interface CodeModeOps {
+  search(query: string, options?: { server?: string; limit?: number }): Promise<unknown>
+  types(query: { server?: string; tools?: readonly string[]; query?: string }): Promise<string>
+  exec(code: string, options?: { signal?: AbortSignal }): Promise<{ value: unknown; logs: readonly string[]; stats: unknown }>
+}
+
 export interface Pool {
   servers(): ServerStatus[]
   /** Throws NOT_FOUND for an unknown name. */
@@ -49,6 +56,8 @@ export interface Pool {
   catalog(name: string): Promise<Catalog>
   /** Shutdown hook: end every upstream (and its process group). */
   close(): Promise<void>
+  /** Present when the pool offers code mode (the gateway's pool does). */
+  readonly codeMode?: CodeModeOps
 }
 
 export interface PoolContext {

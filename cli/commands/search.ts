@@ -1,0 +1,36 @@
+/** `mcpx search <query>`: ranked search over every upstream's tools, through the daemon. */
+import { defineCommand } from 'citty'
+import { commonArgs } from '../args.ts'
+import { loadConfiguredContext } from '../context.ts'
+import { printJson } from '../render.ts'
+import { daemonClient } from './daemon.ts'
+
+interface Hit {
+  qualifiedName: string
+  title?: string
+  description: string
+  score: number
+}
+
+export default defineCommand({
+  meta: { name: 'search', description: 'Find upstream tools by what they do: mcpx search <query>' },
+  args: {
+    ...commonArgs,
+    query: { type: 'positional', description: 'What the tool should do', required: true },
+    server: { type: 'string', description: 'Only this server' },
+    limit: { type: 'string', description: 'Most hits', valueHint: 'n' },
+  },
+  async run({ args }) {
+    const ctx = loadConfiguredContext(args)
+    const query = [args.query, ...args._.slice(1)].join(' ')
+    const hits = await daemonClient(ctx, args, true).request<Hit[]>('search', {
+      query,
+      ...(args.server !== undefined && { server: args.server }),
+      ...(args.limit !== undefined && { limit: Number(args.limit) }),
+    })
+    if (ctx.json) return printJson(hits)
+    if (hits.length === 0) return void process.stderr.write(`no tool matches "${query}"\n`)
+    const width = Math.max(...hits.map((h) => h.qualifiedName.length))
+    for (const hit of hits) process.stdout.write(`${hit.qualifiedName.padEnd(width)}  ${hit.description}\n`)
+  },
+})
