@@ -29,7 +29,7 @@ export default defineCommand({
     if ((command.length === 0) === (args.url === undefined)) throw new McpxError('USAGE', 'mcpx record FILE needs exactly one of `--url <url>` or `-- <command> [args]`')
     const upstream: Transport = args.url !== undefined
       ? createHttpTransport({ url: args.url, headers: parseHeader(args.header) }, ctx.settings)
-      : createStdioTransport({ command: command[0]!, args: command.slice(1) }, ctx.settings)
+      : createStdioTransport({ command: command[0]!, args: command.slice(1), parentEnv: ctx.env }, ctx.settings)
     const recorder = new Recorder({
       sink: fileSink(args.file),
       mcpxVersion: VERSION,

@@ -55,7 +55,7 @@ export default defineCommand({
     if (against !== undefined) {
       const transport: Transport = 'url' in against
         ? createHttpTransport({ url: against.url }, ctx.settings)
-        : createStdioTransport({ command: against.command[0]!, args: against.command.slice(1) }, ctx.settings)
+        : createStdioTransport({ command: against.command[0]!, args: against.command.slice(1), parentEnv: ctx.env }, ctx.settings)
       const report = await replayAgainst(recording, transport, { settings: ctx.settings, volatile })
       const label = 'url' in against ? against.url : against.command.join(' ')
       process.stdout.write(ctx.json ? `${JSON.stringify(report)}\n` : formatAgainstReport(report, label))
