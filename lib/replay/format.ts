@@ -3,7 +3,7 @@
  * (format name and version, mcpx version, transport, era, revision, peer, redaction rules); every
  * later line is an entry: a message with its direction and time (plus, over HTTP, the request
  * method, status, headers that matter and SSE framing), a `negotiated` line once the era and
- * revision are known, or a `close`. Readers refuse versions newer than FORMAT_VERSION.
+ * revision are known, bare HTTP framing (`http`: a GET stream, a DELETE, a 202), or a `close`. Readers refuse versions newer than FORMAT_VERSION.
  */
 import * as v from 'valibot'
 
@@ -88,7 +88,17 @@ export const CloseEntrySchema = v.looseObject({
 })
 export type CloseEntry = v.InferOutput<typeof CloseEntrySchema>
 
-export const EntrySchema = v.variant('type', [MessageEntrySchema, NegotiatedEntrySchema, CloseEntrySchema])
+/** HTTP framing that carried no message: a GET stream opened, a DELETE, a 202 Accepted, a refusal. */
+export const HttpEntrySchema = v.looseObject({
+  type: v.literal('http'),
+  t: v.pipe(v.number(), v.minValue(0)),
+  direction: DirectionSchema,
+  http: HttpFramingSchema,
+  redacted: v.optional(v.array(v.string())),
+})
+export type HttpEntry = v.InferOutput<typeof HttpEntrySchema>
+
+export const EntrySchema = v.variant('type', [MessageEntrySchema, NegotiatedEntrySchema, CloseEntrySchema, HttpEntrySchema])
 export type Entry = v.InferOutput<typeof EntrySchema>
 
 /** A parsed recording: the header with `negotiated` lines folded in, and every entry in order. */

@@ -24,6 +24,11 @@ export function formatEntry(entry: Entry): string {
     const peer = entry.peer?.name === undefined ? '' : ` with ${entry.peer.name}${entry.peer.version ? ` ${entry.peer.version}` : ''}`
     return `${time}   negotiated ${entry.era} ${entry.revision}${peer}`
   }
+  if (entry.type === 'http') {
+    const h = entry.http
+    const what = [h.method, h.status === undefined ? undefined : `HTTP ${h.status}`, h.headers?.['last-event-id'] === undefined ? undefined : `Last-Event-ID ${h.headers['last-event-id']}`].filter(Boolean).join(' ')
+    return `${time} ${entry.direction === 'to-server' ? '→' : '←'} (http) ${what}`
+  }
   if (entry.type === 'close') return `${time}   closed${entry.reason === undefined ? '' : `: ${entry.reason}`}`
   return `${time} ${entry.direction === 'to-server' ? '→' : '←'} ${describe(entry)}`
 }

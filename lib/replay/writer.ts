@@ -110,6 +110,19 @@ export class Recorder {
     this.#learn(direction, message as Record<string, unknown>)
   }
 
+  /** Record HTTP framing that carried no message (GET/DELETE, 202 Accepted, an empty-bodied error). */
+  http(direction: Direction, http: HttpFraming): void {
+    if (this.#closed) return
+    let framing = http
+    const redacted: string[] = []
+    if (http.headers !== undefined) {
+      const headers = redactHeaders(http.headers, this.#rules)
+      framing = { ...http, headers: headers.headers }
+      redacted.push(...headers.redacted)
+    }
+    this.#line({ type: 'http', t: this.#elapsed(), direction, http: framing, ...(redacted.length > 0 && { redacted }) })
+  }
+
   /** Record the era and revision (and peer) once known; repeated values are not rewritten. */
   negotiated(era: Era, revision: string, peer?: Peer): void {
     const newPeer = peer !== undefined && !this.#peerKnown
