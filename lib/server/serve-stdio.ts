@@ -25,11 +25,17 @@ export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioSer
     maxFrameBytes: settings.maxFrameBytes,
     ...io,
     onBatch(items) {
-      void batch(items)
+      track(batch(items))
     },
   })
   const outlet: Outlet = { send: (m) => void transport.send(m) }
   connection.unsolicited = outlet
+  /** Requests read but not answered yet: stdin EOF waits for them (bounded by shutdownGraceMs). */
+  const inflight = new Set<Promise<unknown>>()
+  const track = (work: Promise<unknown>) => {
+    inflight.add(work)
+    void work.finally(() => inflight.delete(work))
+  }
 
   async function batch(items: unknown[]): Promise<void> {
     // 2025-03-26 basic/index.mdx: MUST receive batches; removed in 2025-06-18 (TR-09).
@@ -56,13 +62,22 @@ export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioSer
 
   void transport.start({
     onMessage(message) {
-      void engine.handle(message, { connection, outlet }).then((response) => {
-        if (response) void transport.send(response)
-      })
+      track(
+        engine.handle(message, { connection, outlet }).then((response) => {
+          if (response) void transport.send(response)
+        }),
+      )
     },
     onClose() {
-      engine.disconnect(connection)
-      resolveClosed()
+      // The client closed stdin (lifecycle.mdx "Shutdown"): finish what was asked, then end.
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const grace = new Promise((resolve) => (timer = setTimeout(resolve, settings.shutdownGraceMs)))
+      void Promise.race([Promise.allSettled([...inflight]), grace]).then(async () => {
+        clearTimeout(timer)
+        engine.disconnect(connection)
+        await transport.close()
+        resolveClosed()
+      })
     },
   })
   return {

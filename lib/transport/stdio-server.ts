@@ -2,7 +2,8 @@
  * The server end of stdio: newline-delimited JSON-RPC on stdin/stdout (every revision's
  * basic/transports "stdio"). stdout carries only MCP messages, one per line (TR-01); a bad line
  * (not JSON, not JSON-RPC, over `maxFrameBytes`: TR-03) is answered with the matching JSON-RPC
- * error and reading goes on; stdin EOF closes the transport exactly once.
+ * error and reading goes on; stdin EOF reports onClose exactly once, while writes continue until
+ * close() so answers to requests already read still reach the client.
  */
 import type { McpxError } from '../errors/index.ts'
 import { RPC, RpcError } from '../errors/index.ts'
@@ -31,11 +32,13 @@ export interface StdioServerTransport extends Transport {
 export function createStdioServerTransport(options: StdioServerOptions): StdioServerTransport {
   const output = options.output ?? process.stdout
   let handlers: TransportHandlers | undefined
+  // stdin EOF ends input (onClose); output stays open until close(), so in-flight answers still go out.
   let closed = false
+  let outputClosed = false
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
 
   const write = (value: unknown) => {
-    if (!closed) output.write(encodeFrame(value))
+    if (!outputClosed) output.write(encodeFrame(value))
   }
   const refuse = (id: ReturnType<typeof recoverId>, error: RpcError) => write(makeError(id, error.toRpc()))
 
@@ -99,6 +102,7 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
       write(value)
     },
     async close() {
+      outputClosed = true
       await reader?.cancel().catch(() => {})
       finish()
     },

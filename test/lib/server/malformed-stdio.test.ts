@@ -109,3 +109,12 @@ describe('stdio server: 2025-03-26 batches and 2026 per-request errors', () => {
     expect(await peer.close()).toBe(0)
   })
 })
+
+test('stdin EOF right after the requests: every answer is still written, then exit 0', async () => {
+  await using proc = Bun.spawn([process.execPath, FIXTURE, '--stdio'], { stdin: 'pipe', stdout: 'pipe', stderr: 'ignore' })
+  proc.stdin.write(`${initialize(1, '2025-11-25')}\n${ping(2)}\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'test_tool_with_progress' } })}\n`)
+  proc.stdin.end()
+  const lines = (await new Response(proc.stdout).text()).trim().split('\n').map((l) => JSON.parse(l))
+  expect(lines.filter((m) => 'id' in m).map((m) => m.id).sort()).toEqual([1, 2, 3])
+  expect(await proc.exited).toBe(0)
+})
