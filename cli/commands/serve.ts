@@ -17,6 +17,7 @@ export default defineCommand({
   args: {
     ...commonArgs,
     passthrough: { type: 'string', description: 'Offer this one upstream server as itself', valueHint: 'server' },
+    mode: { type: 'string', description: 'Surface: code-mode, raw or reactive (default: setting mcpMode)', valueHint: 'mode' },
     transport: { type: 'string', description: 'stdio (the only one: HTTP hosts use the daemon\'s /mcp)', default: 'stdio' },
   },
   async run({ args }) {
@@ -37,7 +38,12 @@ export default defineCommand({
     const bridge = bridgeStdio({
       settings: ctx.settings,
       socket: info.socket ?? homeLayout(ctx.paths.home).socket,
-      path: args.passthrough === undefined ? MCP_PATH : `${MCP_PATH}?passthrough=${encodeURIComponent(args.passthrough)}`,
+      path:
+        args.passthrough !== undefined
+          ? `${MCP_PATH}?passthrough=${encodeURIComponent(args.passthrough)}`
+          : args.mode !== undefined
+            ? `${MCP_PATH}?mode=${encodeURIComponent(args.mode)}`
+            : MCP_PATH,
       ensureDaemon: async () => void (await client.ensureRunning()),
     })
     await bridge.closed

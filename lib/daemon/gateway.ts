@@ -6,6 +6,7 @@
  */
 import { createSchemaValidator } from '../codemode/index.ts'
 import { GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
+import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import type { McpxConfig } from '../config/index.ts'
@@ -29,7 +30,19 @@ export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'createPool'> 
 
 export const MCP_PATH = '/mcp'
 
+const REQUESTABLE_MODES: readonly SurfaceMode[] = ['code-mode', 'raw', 'reactive']
+
+function parseMode(value: string, source: string): SurfaceMode {
+  if ((REQUESTABLE_MODES as readonly string[]).includes(value)) return value as SurfaceMode
+  throw new McpxError('USAGE', `${source} must be one of ${REQUESTABLE_MODES.join(', ')}, got "${value}"`, { mode: value })
+}
+
 export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise<Daemon> {
+  // Setting mcpPassthrough: /mcp itself is the pass-through surface (clients that drop the query string).
+  const passthroughSetting = options.settings.mcpPassthrough.trim() || undefined
+  if (passthroughSetting && !(passthroughSetting in options.config.servers)) {
+    throw new McpxError('CONFIG', `setting mcpPassthrough names "${passthroughSetting}", which is not a configured server`, { setting: 'mcpPassthrough', server: passthroughSetting })
+  }
   let upstreams!: UpstreamPool
   const daemon = await startDaemon({
     ...options,
@@ -72,13 +85,23 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     }
     return entry
   }
-  const defaultMode = options.mode ?? 'code-mode'
+  const defaultPassthrough = options.passthrough ?? passthroughSetting
+  const defaultMode = options.mode ?? (passthroughSetting ? 'passthrough' : parseMode(settings.mcpMode, 'setting mcpMode (MCPX_MCP_MODE)'))
   daemon.mount({
     methods: ['GET', 'POST', 'DELETE'],
     path: MCP_PATH,
     async handle(request, { url }) {
-      const passthrough = url.searchParams.get('passthrough') ?? (defaultMode === 'passthrough' ? options.passthrough : undefined)
-      const mode: SurfaceMode = passthrough ? 'passthrough' : url.searchParams.get('codemode') === 'false' ? 'raw' : defaultMode === 'passthrough' ? 'code-mode' : defaultMode
+      const passthrough = url.searchParams.get('passthrough') ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
+      const asked = url.searchParams.get('mode')
+      const mode: SurfaceMode = passthrough
+        ? 'passthrough'
+        : url.searchParams.get('codemode') === 'false'
+          ? 'raw'
+          : asked !== null
+            ? parseMode(asked, 'the mode parameter')
+            : defaultMode === 'passthrough'
+              ? 'code-mode'
+              : defaultMode
       const { surface, http } = surfaceFor(mode, passthrough ?? undefined)
       await surface.ready().catch(() => {})
       return http.fetch(request)

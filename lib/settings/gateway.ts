@@ -7,5 +7,7 @@ export const GATEWAY_SETTINGS = defineSettings({
   connectFailureHoldMs: { default: 1_000, env: 'MCPX_CONNECT_FAILURE_HOLD_MS', doc: 'After a failed connect, calls fail fast with that error for this long (times the backoff factor)' },
   surfaceReadyTimeoutMs: { default: 5_000, env: 'MCPX_SURFACE_READY_TIMEOUT_MS', doc: 'Longest a host request waits for the first upstream catalogs before being served with what is loaded' },
   configReloadDebounceMs: { default: 200, env: 'MCPX_CONFIG_RELOAD_DEBOUNCE_MS', doc: 'Quiet time after a config file change before the daemon reloads it' },
+  mcpMode: { default: 'code-mode', env: 'MCPX_MCP_MODE', doc: 'Surface /mcp and `mcpx serve` offer by default: code-mode, raw or reactive (a request may ask with ?mode=)' },
+  mcpPassthrough: { default: '', env: 'MCPX_MCP_PASSTHROUGH', doc: 'When set to a server name, /mcp (without parameters) offers that one upstream as itself (pass-through surface)' },
   reactiveWorkingSetSize: { default: 24, env: 'MCPX_REACTIVE_SET_SIZE', doc: 'Most upstream tools the reactive surface offers at once (least recently used evicted)' },
 })
