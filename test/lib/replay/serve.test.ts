@@ -8,6 +8,7 @@ import { describe, expect, test } from 'bun:test'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { connect, defaultTransports } from '../../../lib/client/index.ts'
 import { Recorder, memorySink, parseRecording, recordingTransports, serveRecordingHttp, type Recording } from '../../../lib/replay/index.ts'
 import { Engine, serveHttp } from '../../../lib/server/index.ts'
@@ -17,11 +18,11 @@ import { testSettings } from '../../harness.ts'
 
 const settings = testSettings()
 
-async function record(revision: Revision, run: (client: Awaited<ReturnType<typeof connect>>) => Promise<void>): Promise<Recording> {
+async function record(revision: Revision, run: (client: Awaited<ReturnType<typeof connect>>) => Promise<void>, handlers?: Parameters<typeof connect>[1]['handlers']): Promise<Recording> {
   await using server = serveHttp(new Engine(everythingServer, settings), settings)
   const sink = memorySink()
   const recorder = new Recorder({ sink, mcpxVersion: 'test', role: 'client', transport: 'streamable-http', peer: { url: server.url } })
-  const client = await connect({ url: server.url }, { settings, revision, noCache: true, serverStream: false, transports: recordingTransports(defaultTransports, recorder) })
+  const client = await connect({ url: server.url }, { settings, revision, noCache: true, serverStream: false, transports: recordingTransports(defaultTransports, recorder), ...(handlers && { handlers }) })
   try {
     await run(client)
   } finally {
@@ -64,6 +65,30 @@ describe('replay --serve over Streamable HTTP', () => {
       expect((missing as { message: string }).message).toContain('test_')
       const unknown = await client.listPrompts().catch((error: { code: number }) => error)
       expect((unknown as { code: number }).code).toBe(-32601)
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('a recorded server→client request (legacy elicitation) is asked again and awaited', async () => {
+    const recording = await record('2025-11-25', async (client) => {
+      const result = await client.callTool('test_elicitation', { message: 'who?' })
+      expect(result.content).toEqual([{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }])
+    }, { onElicit: async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }) })
+
+    await using replay = serveRecordingHttp(recording, settings)
+    const client = new LegacyClient({ name: 'replayer', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+    const asked: string[] = []
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message)
+      return { action: 'decline' }
+    })
+    await client.connect(new LegacyHttp(new URL(replay.url)))
+    try {
+      const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'who?' } })
+      expect(asked).toEqual(['who?'])
+      // The recorded answer comes back whatever this client replied: it is a recording.
+      expect(result.content).toEqual([{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }])
     } finally {
       await client.close()
     }
