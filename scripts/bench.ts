@@ -15,9 +15,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { measureBatch, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
+import { measureBatch, measureExecOverMcp, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
+import { type CpuPerCall, cpuPerCall } from './bench/cpu.ts'
 import { measurePair } from './bench/oneshot.ts'
-import { ECHO_SERVER, NODE, REPO, buildBinary, directClient, httpClient, mcporterPeer, startMcpxDaemon, startSupergateway, type Peer, type McpxDaemon, type Mcporter } from './bench/peers.ts'
+import { ECHO_SERVER, NODE, REPO, buildBinary, directClient, httpClient, mcporterPeer, startHttpFloor, startMcpxDaemon, startSupergateway, type Peer, type McpxDaemon, type Mcporter } from './bench/peers.ts'
 import { type CallTarget, measurePersistent, pairedRatio } from './bench/persistent.ts'
 import { renderMarkdown, type BenchReport } from './bench/report.ts'
 import { ratio } from './bench/stats.ts'
@@ -50,6 +51,7 @@ const clients: Client[] = []
 async function main(): Promise<BenchReport> {
   progress(`temp dir ${dir}; building the binary`)
   const binary = await buildBinary(dir)
+  const bytecodeBinary = await buildBinary(dir, { bytecode: true })
 
   // The upstreams of the daemon: the echo server, plus the servers the gateway e2e tests use
   // (for the tools/list size comparison only).
@@ -65,12 +67,21 @@ async function main(): Promise<BenchReport> {
   cleanups.push(() => supergateway.stop())
   const mcporter: Mcporter = mcporterPeer(dir)
   cleanups.push(() => mcporter.stop())
+  const floor: Peer = await startHttpFloor()
+  cleanups.push(() => floor.stop())
 
-  const direct = await directClient(dir)
+  const { client: direct, pid: directPid } = await directClient(dir)
   const raw = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
   const codeMode = await httpClient(`${daemon.baseUrl}/mcp`, daemon.token)
   const sg = await httpClient(supergateway.url)
-  clients.push(direct, raw, codeMode, sg)
+  const floorSdk = await httpClient(floor.url)
+  clients.push(direct, raw, codeMode, sg, floorSdk)
+  const floorBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hello' } } })
+  const floorFetch = async () => {
+    const response = await fetch(floor.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: floorBody })
+    if (!response.ok) throw new Error(`http floor answered ${response.status}`)
+    await response.json()
+  }
 
   const call = (client: Client, name: string, args: Record<string, unknown>) => async () => {
     const result = await client.callTool({ name, arguments: args })
@@ -81,6 +92,8 @@ async function main(): Promise<BenchReport> {
     { name: 'mcpx-raw', describe: `SDK client → daemon /mcp?codemode=false \`${NS}_echo\` → stdio upstream`, call: call(raw, `${NS}_echo`, { message: 'hello' }) },
     { name: 'mcpx-call', describe: `SDK client → daemon /mcp \`mcpx_call\` {tool: "${NS}.echo"} → stdio upstream`, call: call(codeMode, 'mcpx_call', { tool: `${NS}.echo`, arguments: { message: 'hello' } }) },
     { name: 'supergateway', describe: 'SDK client → supergateway --stateful (Streamable HTTP) → stdio upstream', call: call(sg, 'echo', { message: 'hello' }) },
+    { name: 'http-floor-sdk', describe: 'SDK client → canned-JSON bun HTTP server, no upstream (SDK HTTP client + loopback floor)', call: call(floorSdk, 'echo', { message: 'hello' }) },
+    { name: 'http-floor-fetch', describe: 'bare fetch POST → the same canned-JSON server (loopback HTTP floor)', call: floorFetch },
   ]
   const calls = num('calls')
   progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
@@ -93,18 +106,30 @@ async function main(): Promise<BenchReport> {
     paired: pairedRatio(byName[a]!, byName[b]!),
     p99: ratio(byName[a]!.p99Us, byName[b]!.p99Us),
   })
-  const persistentRatios = [ratios('mcpx-raw', 'direct'), ratios('mcpx-call', 'direct'), ratios('mcpx-raw', 'supergateway'), ratios('mcpx-call', 'supergateway'), ratios('supergateway', 'direct')]
+  const cpuCalls = Math.max(200, Math.min(calls, 1000))
+  progress(`part 1b: CPU per call, ${cpuCalls} calls per target`)
+  const serverRoot: Record<string, number> = { direct: directPid, 'mcpx-raw': daemon.pid, 'mcpx-call': daemon.pid, supergateway: supergateway.pid, 'http-floor-sdk': floor.pid, 'http-floor-fetch': floor.pid }
+  const cpu: CpuPerCall[] = []
+  for (const target of targets) cpu.push(await cpuPerCall(target.name, serverRoot[target.name]!, target.call, cpuCalls))
+  const persistentRatios = [ratios('mcpx-raw', 'direct'), ratios('mcpx-call', 'direct'), ratios('mcpx-raw', 'supergateway'), ratios('mcpx-call', 'supergateway'), ratios('supergateway', 'direct'), ratios('http-floor-sdk', 'direct'), ratios('http-floor-fetch', 'direct'), ratios('mcpx-raw', 'http-floor-sdk')]
 
   const runs = num('oneshot-runs')
   progress(`part 2: one-shot pairs, ${runs} runs per side`)
   const mcpxCall = { name: `mcpx call ${NS}.echo (warm daemon)`, argv: [binary, 'call', `${NS}.echo`, 'message=hello'], env: daemon.env, expect: 'Echo: hello' }
   const mcporterCall = { name: 'mcporter call echo-ka.echo (keep-alive daemon)', argv: mcporter.argv('echo-ka', 'echo'), env: mcporter.env, expect: 'Echo: hello' }
   const mcpxVersion = { name: 'mcpx --version', argv: [binary, '--version'], env: daemon.env }
-  const oneshot = [await measurePair(mcpxCall, mcporterCall, runs), await measurePair(mcpxCall, mcpxVersion, runs)]
+  const mcpxBytecodeCall = { ...mcpxCall, name: `mcpx call ${NS}.echo (warm daemon, --bytecode build)`, argv: [bytecodeBinary, ...mcpxCall.argv.slice(1)] }
+  const oneshot = [
+    await measurePair(mcpxCall, mcporterCall, runs),
+    await measurePair(mcpxBytecodeCall, mcporterCall, runs),
+    await measurePair(mcpxCall, mcpxVersion, runs),
+    await measurePair(mcpxBytecodeCall, mcpxCall, runs),
+  ]
 
   progress('part 3: code mode')
   const sandbox = await measureSandbox(binary, num('batch-calls'))
   const search = measureSearchFigures(num('search-tools'))
+  const execOverMcp = await measureExecOverMcp(codeMode)
   const batch = await measureBatch(direct, raw, codeMode, NS, num('batch-calls'), num('batch-reps'))
   const listAll = await measureListBytes(codeMode, raw, Object.keys(servers))
 
@@ -114,8 +139,10 @@ async function main(): Promise<BenchReport> {
     flags: { calls, block: num('block'), warmup: num('warmup'), oneshotRuns: runs, batchCalls: num('batch-calls'), batchReps: num('batch-reps'), searchTools: num('search-tools') },
     persistent,
     persistentRatios,
+    cpu,
     oneshot,
     sandbox,
+    execOverMcp,
     search,
     batch,
     listBytes: listAll,

@@ -37,10 +37,17 @@ export function isolatedEnv(dir: string, extra: Record<string, string> = {}): Re
   }
 }
 
-/** Build the compiled binary into the run's dir (dist/ is shared with the test runs of others). */
-export async function buildBinary(dir: string): Promise<string> {
-  const outfile = join(dir, 'mcpx')
-  const proc = Bun.spawn([process.execPath, join(REPO, 'scripts/build.ts'), '--outfile', outfile], { cwd: REPO, stdout: 'ignore', stderr: 'pipe' })
+/**
+ * Build the compiled binary into the run's dir (dist/ is shared with the test runs of others) with
+ * scripts/build.ts, or — `bytecode` — the same bundle with `--bytecode` (JSC bytecode embedded, so
+ * start-up skips parsing), to show what that build flag would change.
+ */
+export async function buildBinary(dir: string, options: { bytecode?: boolean } = {}): Promise<string> {
+  const outfile = join(dir, options.bytecode ? 'mcpx-bytecode' : 'mcpx')
+  const argv = options.bytecode
+    ? [process.execPath, 'build', '--compile', '--bytecode', '--format=esm', '--minify-syntax', '--sourcemap=inline', 'cli/main.ts', '--outfile', outfile]
+    : [process.execPath, join(REPO, 'scripts/build.ts'), '--outfile', outfile]
+  const proc = Bun.spawn(argv, { cwd: REPO, stdout: 'ignore', stderr: 'pipe' })
   const code = await proc.exited
   if (code !== 0) throw new Error(`build failed (${code}): ${await new Response(proc.stderr).text()}`)
   return outfile
@@ -69,6 +76,8 @@ async function waitForPort(port: number, child: { exitCode: number | null }): Pr
 
 export interface Peer {
   readonly url: string
+  /** Root of its process tree (for CPU accounting). */
+  readonly pid: number
   stop(): Promise<void>
 }
 
@@ -98,11 +107,12 @@ export async function startSupergateway(dir: string): Promise<Peer> {
     await stop()
     throw error
   }
-  return { url: `http://127.0.0.1:${port}/mcp`, stop }
+  return { url: `http://127.0.0.1:${port}/mcp`, pid: child.pid!, stop }
 }
 
 export interface McpxDaemon {
   readonly binary: string
+  readonly pid: number
   readonly env: Record<string, string>
   readonly baseUrl: string
   readonly token: string
@@ -117,17 +127,31 @@ export async function startMcpxDaemon(binary: string, dir: string, servers: Reco
   const run = (args: string[]) => Bun.spawnSync([binary, ...args], { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
   const started = run(['daemon', 'start', '--json'])
   if (started.exitCode !== 0) throw new Error(`mcpx daemon start failed: ${started.stderr.toString()}`)
-  const info = JSON.parse(started.stdout.toString()) as { tcp: { url: string }; home: string }
+  const info = JSON.parse(started.stdout.toString()) as { pid: number; tcp: { url: string }; home: string }
   const token = readFileSync(join(info.home, 'token'), 'utf8').trim()
   return {
     binary,
+    pid: info.pid,
     env,
     baseUrl: info.tcp.url,
     token,
     stop: async () => {
       const stopped = run(['daemon', 'stop'])
       if (stopped.exitCode !== 0) throw new Error(`mcpx daemon stop failed: ${stopped.stderr.toString()}`)
+      // `stop` returns once the daemon stopped serving; wait until the process itself is gone.
+      const deadline = Date.now() + READY_TIMEOUT_MS
+      while (isRunning(info.pid) && Date.now() < deadline) await Bun.sleep(50)
+      if (isRunning(info.pid)) throw new Error(`mcpx daemon ${info.pid} still running after stop`)
     },
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
   }
 }
 
@@ -153,11 +177,12 @@ export function mcporterPeer(dir: string): Mcporter {
   }
 }
 
-/** An SDK 1.x client over stdio straight to the echo upstream. */
-export async function directClient(dir: string): Promise<Client> {
+/** An SDK 1.x client over stdio straight to the echo upstream, and the upstream's pid. */
+export async function directClient(dir: string): Promise<{ client: Client; pid: number }> {
   const client = new Client({ name: 'mcpx-bench', version: '1.0.0' })
-  await client.connect(new StdioClientTransport({ command: NODE, args: [ECHO_SERVER], env: isolatedEnv(dir), stderr: 'ignore' }))
-  return client
+  const transport = new StdioClientTransport({ command: NODE, args: [ECHO_SERVER], env: isolatedEnv(dir), stderr: 'ignore' })
+  await client.connect(transport)
+  return { client, pid: transport.pid! }
 }
 
 /** An SDK 1.x client over Streamable HTTP (optionally with a bearer token). */
@@ -166,4 +191,28 @@ export async function httpClient(url: string, token?: string): Promise<Client> {
   const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {}
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
   return client
+}
+
+/** The canned-JSON HTTP server of http-floor.ts, in its own bun process (stdin EOF ends it). */
+export async function startHttpFloor(): Promise<Peer> {
+  const child = Bun.spawn([process.execPath, join(REPO, 'scripts/bench/http-floor.ts')], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  const reader = child.stdout.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) throw new Error('http-floor exited before announcing its URL')
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  const { url } = JSON.parse(text.slice(0, text.indexOf('\n'))) as { url: string }
+  return {
+    url,
+    pid: child.pid,
+    stop: async () => {
+      child.stdin.end()
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS)
+      await child.exited
+      clearTimeout(timer)
+    },
+  }
 }
