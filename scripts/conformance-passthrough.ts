@@ -2,8 +2,9 @@
  * The official conformance suite against the gateway's pass-through surface: an isolated daemon
  * (MCPX_HOME = a temp dir, a fixed free loopback port, token check off — the suite cannot send
  * one, and daemonRequireToken=false is accepted on loopback only) whose one upstream is mcpx's
- * everything fixture, reached over stdio (default) or Streamable HTTP (`--upstream http`). The
- * suite runs against `/mcp?passthrough=everything` and should score what the fixture scores alone.
+ * everything fixture, reached over stdio (default) or Streamable HTTP (`--upstream http`), offered
+ * at plain `/mcp` by the setting mcpPassthrough (= `/mcp?passthrough=everything`; some scenarios
+ * drop the query string). It should score what the fixture scores alone.
  *   bun scripts/conformance-passthrough.ts [--upstream stdio|http] [TARGET (default both)] [-- extra run args]
  * Environment (CONF_STRICT, CONF_DETAILS...) passes through to ../shared/conformance/run.
  */
@@ -70,10 +71,12 @@ try {
     MCPX_DAEMON_PORT: String(port),
     MCPX_DAEMON_REQUIRE_TOKEN: 'false',
     MCPX_DAEMON_IDLE_MS: '0',
+    // /mcp itself is the pass-through surface: some scenarios send raw requests to the path only.
+    MCPX_MCP_PASSTHROUGH: 'everything',
   }
   const daemon = Bun.spawn([bun, join(root, 'cli/main.ts'), 'daemon', 'run', '--config', configPath], { env, stdout: 'inherit', stderr: 'inherit' })
   children.push(daemon)
-  const url = `http://127.0.0.1:${port}/mcp?passthrough=everything`
+  const url = `http://127.0.0.1:${port}/mcp`
   await waitFor(url, daemon)
   console.error(`== conformance through the pass-through surface (${upstreamKind} upstream): ${url}`)
   const suite = Bun.spawn(['bash', conformanceRun, 'server', url, target, ...(extra.length ? ['--', ...extra] : [])], { stdout: 'inherit', stderr: 'inherit' })
