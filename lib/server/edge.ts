@@ -10,6 +10,8 @@ import type { Implementation, Json } from './types.ts'
 export interface EdgeOptions {
   serverInfo: Implementation
   cacheTtlMs: number
+  /** `private` when the caller is authenticated: a shared cache must not serve it to another principal. */
+  cacheScope: (typeof CACHE_SCOPE)[keyof typeof CACHE_SCOPE]
 }
 
 export function finishResult(revision: Revision, method: string, result: Json, options: EdgeOptions): Json {
@@ -18,8 +20,7 @@ export function finishResult(revision: Revision, method: string, result: Json, o
   out._meta = { ...(out._meta as Json | undefined), [META.SERVER_INFO]: options.serverInfo }
   if ((out.resultType ?? RESULT_TYPE.COMPLETE) === RESULT_TYPE.COMPLETE && CACHEABLE_METHODS.includes(method)) {
     out.ttlMs ??= options.cacheTtlMs
-    // The engine's lists do not vary by caller (tools.mdx "MUST NOT vary per connection"): public.
-    out.cacheScope ??= CACHE_SCOPE.PUBLIC
+    out.cacheScope ??= options.cacheScope
   }
   return shapeResult(revision, method, out)
 }

@@ -7,6 +7,7 @@
 import { toRpcError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import {
+  CACHE_SCOPE,
   META,
   isNotification,
   isRequest,
@@ -42,6 +43,11 @@ export interface Channel {
   era?: Era
   /** Legacy 2025-11-25 HTTP: end the SSE stream early (resumable via GET + Last-Event-ID). */
   closeStream?: () => void
+  /**
+   * Who is calling, when the transport authenticated them (e.g. a token digest). Binds MRTR
+   * requestState to that caller (mrtr.mdx) and makes cacheable results `private` (caching.mdx).
+   */
+  principal?: string
 }
 
 /** A response plus the HTTP status its error demands (2026: 400 / 404). */
@@ -139,7 +145,11 @@ export class Engine implements EngineCore {
       const dispatched = era === 'legacy' ? await dispatchLegacy(this, req, channel, controller.signal) : await dispatchModern(this, req, channel, controller.signal)
       // cancellation.mdx: a cancelled request gets no response.
       if (dispatched.result === undefined || controller.signal.aborted) return { httpStatus: 202 }
-      const result = finishResult(dispatched.revision, req.method, dispatched.result, { serverInfo: this.def.info, cacheTtlMs: this.settings.cacheTtlMs })
+      const result = finishResult(dispatched.revision, req.method, dispatched.result, {
+        serverInfo: this.def.info,
+        cacheTtlMs: this.settings.cacheTtlMs,
+        cacheScope: channel.principal === undefined ? CACHE_SCOPE.PUBLIC : CACHE_SCOPE.PRIVATE,
+      })
       return { message: makeResult(req.id, result), httpStatus: 200 }
     } catch (error) {
       if (controller.signal.aborted) return { httpStatus: 202 }

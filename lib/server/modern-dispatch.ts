@@ -47,7 +47,7 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
   /** tools/call, prompts/get, resources/read: the MRTR round trip. */
   const withInput = async (run: (ctx: HandlerContext) => Promise<Json>, extras?: Pick<ContextInit, 'signal' | 'taskAsk'>): Promise<Json> => {
     if (raw.inputResponses !== undefined && !isObject(raw.inputResponses)) throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
-    const prior = raw.requestState === undefined ? undefined : engine.codec.open(req.method, raw, raw.requestState)
+    const prior = raw.requestState === undefined ? undefined : engine.codec.open(req.method, raw, raw.requestState, channel.principal)
     try {
       return await run(makeCtx(prior, extras))
     } catch (error) {
@@ -55,7 +55,7 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       return {
         resultType: RESULT_TYPE.INPUT_REQUIRED,
         inputRequests: error.inputRequests,
-        requestState: engine.codec.seal(req.method, raw, error.payload),
+        requestState: engine.codec.seal(req.method, raw, error.payload, channel.principal),
       }
     }
   }

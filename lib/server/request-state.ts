@@ -25,11 +25,14 @@ interface Sealed extends RequestStatePayload {
   d: string
   /** expiry, epoch ms */
   x: number
+  /** principal digest ('' when none) */
+  p: string
 }
 
 export interface RequestStateCodec {
-  seal(method: string, params: Json, payload: RequestStatePayload): string
-  open(method: string, params: Json, token: unknown): RequestStatePayload
+  /** `principal`: the authenticated caller, when known; a token only opens for the same one. */
+  seal(method: string, params: Json, payload: RequestStatePayload, principal?: string): string
+  open(method: string, params: Json, token: unknown, principal?: string): RequestStatePayload
 }
 
 /** Params that vary between rounds of the same logical request and so are not bound. */
@@ -38,12 +41,12 @@ const ROUND_KEYS = new Set(['_meta', 'inputResponses', 'requestState', 'task'])
 export function createRequestStateCodec(ttlMs: number, key: Uint8Array = randomBytes(32), now: () => number = Date.now): RequestStateCodec {
   const mac = (body: string) => createHmac('sha256', key).update(body).digest('base64url')
   return {
-    seal(method, params, payload) {
-      const sealed: Sealed = { ...payload, m: method, d: digestParams(params), x: now() + ttlMs }
+    seal(method, params, payload, principal) {
+      const sealed: Sealed = { ...payload, m: method, d: digestParams(params), x: now() + ttlMs, p: digestPrincipal(principal) }
       const body = Buffer.from(JSON.stringify(sealed)).toString('base64url')
       return `${body}.${mac(body)}`
     },
-    open(method, params, token) {
+    open(method, params, token, principal) {
       const reject = (why: string) => new RpcError(RPC.INVALID_PARAMS, `Invalid requestState: ${why}`, { reason: why })
       if (typeof token !== 'string') throw reject('not a string')
       const dot = token.indexOf('.')
@@ -60,9 +63,14 @@ export function createRequestStateCodec(ttlMs: number, key: Uint8Array = randomB
       }
       if (now() >= sealed.x) throw reject('expired')
       if (sealed.m !== method || sealed.d !== digestParams(params)) throw reject('bound to a different request')
+      if (sealed.p !== digestPrincipal(principal)) throw reject('bound to a different caller')
       return { answers: sealed.answers ?? {}, asked: sealed.asked ?? [], state: sealed.state }
     },
   }
+}
+
+function digestPrincipal(principal: string | undefined): string {
+  return principal === undefined ? '' : createHash('sha256').update(principal).digest('base64url')
 }
 
 function digestParams(params: Json): string {

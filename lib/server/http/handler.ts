@@ -26,6 +26,11 @@ export interface HttpHandlerOptions {
   readonly settings: Settings
   /** DNS-rebinding policy (TR-41); pass the bound port so loopback Hosts must name it. */
   readonly origin?: OriginPolicy
+  /**
+   * The authenticated caller of a request (e.g. a digest of its verified token), when the embedder
+   * authenticates: binds MRTR requestState to it and marks cacheable results private.
+   */
+  readonly principalOf?: (request: Request) => string | undefined
 }
 
 export interface HttpHandler {
@@ -182,6 +187,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const channel: Channel = {
       connection,
       outlet,
+      principal: options.principalOf?.(request),
       signal: cancel.signal,
       era: opts.era,
       headerVersion: opts.headerVersion,

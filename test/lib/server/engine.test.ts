@@ -211,3 +211,14 @@ test('a legacy client without the elicitation capability gets a tool error, not 
   const reply = result(await capsEngine.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask' } }, channel))
   expect(reply.isError).toBe(true)
 })
+
+test('with an authenticated principal: requestState is bound to it and cacheable results are private', async () => {
+  const { engine, connection } = setup()
+  const as = (principal: string): Channel => ({ connection, outlet: { send: () => {} }, principal })
+  const round1 = result(await engine.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'two_steps', _meta: META } }, as('alice')))
+  const retry = (principal: string, id: number) =>
+    engine.handle({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'two_steps', _meta: META, requestState: round1.requestState, inputResponses: { a: { action: 'accept', content: {} } } } }, as(principal))
+  expect(error(await retry('mallory', 2))).toMatchObject({ code: -32602, data: { reason: 'bound to a different caller' } })
+  expect(result(await retry('alice', 3)).resultType).toBe('input_required')
+  expect(result(await engine.handle({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: META } }, as('alice'))).cacheScope).toBe('private')
+})
