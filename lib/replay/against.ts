@@ -67,6 +67,9 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
 
   const divergences: Divergence[] = []
   const redactedInputs: number[] = []
+  // Server-minted handles the recorded client echoed back (2026 MRTR requestState, task ids): the
+  // live server mints its own, so later requests carry the live value in their place.
+  const carried = new Map<string, unknown>()
   let requests = 0
   try {
     for (const entry of recording.messages) {
@@ -80,7 +83,7 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
       requests++
       if (JSON.stringify(entry.message.params ?? {}).includes(JSON.stringify(REDACTED))) redactedInputs.push(entry.seq)
       current = exchange
-      const request = entry.message as unknown as JsonRpcRequest
+      const request = substitute(entry.message as unknown as JsonRpcRequest, carried)
       const answered = new Promise<JsonRpcResponse | undefined>((resolve) => {
         const key = JSON.stringify(request.id)
         const timer = options.settings.requestTimeoutMs > 0 ? setTimeout(() => resolve(undefined), options.settings.requestTimeoutMs) : undefined
@@ -98,6 +101,7 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
         divergences.push({ ...base, kind: closed ? 'closed' : 'no-response', differences: [] })
         continue
       }
+      learnCarried(recordedResponse, live, carried)
       const differences = diffValues(comparable(recordedResponse, exchange.method, fields), comparable(live, exchange.method, fields))
       if (differences.length > 0) divergences.push({ ...base, kind: 'response', differences })
     }
@@ -117,6 +121,31 @@ export function formatAgainstReport(report: AgainstReport, target: string): stri
   }
   if (report.redactedInputs.length > 0) lines.push(`note: requests ${report.redactedInputs.map((s) => `#${s}`).join(', ')} were sent with redacted ("${REDACTED}") values`)
   return `${lines.join('\n')}\n`
+}
+
+const CARRIED_FIELDS = ['requestState', 'taskId'] as const
+
+function learnCarried(recorded: Record<string, unknown> | undefined, live: JsonRpcResponse, carried: Map<string, unknown>): void {
+  const before = recorded?.result as Record<string, unknown> | undefined
+  const now = 'result' in live ? (live.result as Record<string, unknown>) : undefined
+  if (before === undefined || now === undefined) return
+  const task = (r: Record<string, unknown>) => (typeof r.task === 'object' && r.task !== null ? (r.task as Record<string, unknown>).taskId : undefined)
+  for (const field of CARRIED_FIELDS) {
+    const old = field === 'taskId' ? (before.taskId ?? task(before)) : before[field]
+    const fresh = field === 'taskId' ? (now.taskId ?? task(now)) : now[field]
+    if (old !== undefined && fresh !== undefined) carried.set(JSON.stringify(old), fresh)
+  }
+}
+
+function substitute(request: JsonRpcRequest, carried: Map<string, unknown>): JsonRpcRequest {
+  const params = request.params
+  if (params === undefined || carried.size === 0) return request
+  let changed: Record<string, unknown> | undefined
+  for (const field of CARRIED_FIELDS) {
+    const key = JSON.stringify(params[field])
+    if (params[field] !== undefined && carried.has(key)) changed = { ...(changed ?? params), [field]: carried.get(key) }
+  }
+  return changed === undefined ? request : { ...request, params: changed }
 }
 
 function comparable(message: unknown, method: string, fields: ReturnType<typeof volatileFields>): unknown {

@@ -65,3 +65,33 @@ describe('replay --against', () => {
     expect(report.divergences).toEqual([])
   })
 })
+
+describe('replay --against with server-minted handles', () => {
+  test('a 2026 input_required round trip replays against a fresh server (requestState carried over)', async () => {
+    let recording: Recording
+    {
+      await using server = serveHttp(new Engine(everythingServer, settings), settings)
+      const sink = memorySink()
+      const recorder = new Recorder({ sink, mcpxVersion: 'test', role: 'client', transport: 'streamable-http' })
+      const client = await connect({ url: server.url }, {
+        settings, revision: '2026-07-28', noCache: true, serverStream: false, transports: recordingTransports(defaultTransports, recorder),
+        handlers: { onElicit: async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }) },
+      })
+      try {
+        const result = await client.callTool('test_elicitation', { message: 'who?' })
+        expect(JSON.stringify(result)).toContain('ada@example.com')
+      } finally {
+        await client.close()
+        recorder.close()
+      }
+      recording = parseRecording(sink.text(), 'memory')
+    }
+    const rounds = recording.messages.filter((m) => m.message.method === 'tools/call')
+    expect(rounds).toHaveLength(2)
+    expect((rounds[1]!.message.params as { requestState?: unknown }).requestState).toBeDefined()
+
+    await using fresh = serveHttp(new Engine(everythingServer, settings), settings)
+    const report = await replayAgainst(recording, createHttpTransport({ url: fresh.url }, settings), { settings })
+    expect(report.divergences).toEqual([])
+  })
+})
