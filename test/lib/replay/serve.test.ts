@@ -125,4 +125,22 @@ describe('replay --serve over Streamable HTTP', () => {
     expect(body.error.data).toEqual({ supported: ['2026-07-28'], requested: '2025-11-25' })
     expect(legacy.headers.get('mcp-session-id')).toBeNull()
   })
+
+  test('a modern input_required round trip is served: the second round matches by its inputResponses', async () => {
+    const content = { username: 'ada', email: 'ada@example.com' }
+    const recording = await record('2026-07-28', async (client) => {
+      await client.callTool('test_elicitation', { message: 'who?' })
+    }, { onElicit: async () => ({ action: 'accept', content }) })
+
+    await using replay = serveRecordingHttp(recording, settings)
+    const client = new ModernClient({ name: 'sdk2', version: '1.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content }))
+    await client.connect(new ModernHttp(new URL(replay.url)))
+    try {
+      const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'who?' } })
+      expect(result.content).toEqual([{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }])
+    } finally {
+      await client.close()
+    }
+  })
 })
