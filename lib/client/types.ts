@@ -12,6 +12,8 @@ export interface StdioTarget {
   args?: string[]
   cwd?: string
   env?: Record<string, string>
+  /** Each line the server writes to stderr (TR-02: a log channel, never an error signal). */
+  onStderrLine?: (line: string) => void
 }
 export interface HttpTarget {
   url: string

@@ -20,6 +20,8 @@ export interface StdioServerParams {
   cwd?: string
   /** Added to (and overriding) `parentEnv` (TR-04). */
   env?: Record<string, string>
+  /** Each stderr line as it arrives (the daemon forwards them to its log); always kept in the tail too. */
+  onStderrLine?: (line: string) => void
   /**
    * The environment the child inherits: the CLI's own (cli/context.ts `env`), handed down by the
    * caller. Default none: the child sees `env` only, so library code never leaks what it was not given.
@@ -39,7 +41,7 @@ type StdioSettings = Pick<Settings, 'maxFrameBytes' | 'shutdownGraceMs' | 'stder
 
 export function createStdioTransport(params: StdioServerParams, settings: StdioSettings): StdioTransport {
   const label = params.command.split('/').pop() ?? params.command
-  const stderr = createStderrTail(settings.stderrBufferBytes, (line) => log.debug(`[${label} stderr] ${line}`))
+  const stderr = createStderrTail(settings.stderrBufferBytes, params.onStderrLine ?? ((line) => log.debug(`[${label} stderr] ${line}`)))
   let proc: Bun.Subprocess<'pipe', 'pipe', 'pipe'> | undefined
   let handlers: TransportHandlers | undefined
   let closing: Promise<void> | undefined

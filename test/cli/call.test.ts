@@ -3,7 +3,7 @@
  * on demand, which spawns a real stdio upstream; stdout, stderr and the exit code are asserted.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { REPO_ROOT, runMcpx, tempDir } from '../harness.ts'
 
@@ -66,6 +66,8 @@ describe('mcpx call', () => {
     expect(crashed.exitCode).toBe(3)
     expect(JSON.parse(crashed.stderr).error.code).toBe('CONNECT')
     expect((await call('up.echo', 'text=back')).stdout).toBe('back\n')
+    // The upstream's stderr is forwarded to the daemon log under its name.
+    expect(readFileSync(join(env.MCPX_HOME, 'logs', 'daemon.log'), 'utf8')).toContain('[up stderr] gateway fixture crashing on request')
   })
 })
 
