@@ -107,10 +107,9 @@ async function main(): Promise<BenchReport> {
     p99: ratio(byName[a]!.p99Us, byName[b]!.p99Us),
   })
   const cpuCalls = Math.max(200, Math.min(calls, 1000))
-  progress(`part 1b: CPU per call, ${cpuCalls} calls per target`)
+  progress(`part 1b: CPU per call, ${cpuCalls} calls per target in interleaved blocks of 100`)
   const serverRoot: Record<string, number> = { direct: directPid, 'mcpx-raw': daemon.pid, 'mcpx-call': daemon.pid, supergateway: supergateway.pid, 'http-floor-sdk': floor.pid, 'http-floor-fetch': floor.pid }
-  const cpu: CpuPerCall[] = []
-  for (const target of targets) cpu.push(await cpuPerCall(target.name, serverRoot[target.name]!, target.call, cpuCalls))
+  const cpu: CpuPerCall[] = await cpuPerCall(targets.map((t) => ({ name: t.name, serverRoot: serverRoot[t.name]!, call: t.call })), cpuCalls, 100)
   const persistentRatios = [ratios('mcpx-raw', 'direct'), ratios('mcpx-call', 'direct'), ratios('mcpx-raw', 'supergateway'), ratios('mcpx-call', 'supergateway'), ratios('supergateway', 'direct'), ratios('http-floor-sdk', 'direct'), ratios('http-floor-fetch', 'direct'), ratios('mcpx-raw', 'http-floor-sdk')]
 
   const runs = num('oneshot-runs')

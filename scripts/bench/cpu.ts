@@ -52,12 +52,25 @@ export interface CpuPerCall {
   readonly serverUs: number
 }
 
-/** Run `calls` sequential calls and split their CPU between the client and the server tree. */
-export async function cpuPerCall(name: string, serverRoot: number, call: () => Promise<void>, calls: number): Promise<CpuPerCall> {
-  const server0 = treeCpuUs(serverRoot)
-  const client0 = process.cpuUsage()
-  for (let i = 0; i < calls; i++) await call()
-  const client = process.cpuUsage(client0)
-  const server = treeCpuUs(serverRoot) - server0
-  return { name, calls, clientUs: (client.user + client.system) / calls, serverUs: server / calls }
+/**
+ * `calls` sequential calls per target in interleaved, rotated blocks (as in part 1, so a GC or a
+ * neighbour's burst lands on every target alike), CPU split between this client and each server tree.
+ */
+export async function cpuPerCall(targets: readonly { name: string; serverRoot: number; call: () => Promise<void> }[], calls: number, block: number): Promise<CpuPerCall[]> {
+  const client = new Map(targets.map((t) => [t.name, 0]))
+  const server = new Map(targets.map((t) => [t.name, 0]))
+  const rounds = Math.max(1, Math.ceil(calls / block))
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < targets.length; k++) {
+      const target = targets[(k + round) % targets.length]!
+      const server0 = treeCpuUs(target.serverRoot)
+      const client0 = process.cpuUsage()
+      for (let i = 0; i < block; i++) await target.call()
+      const used = process.cpuUsage(client0)
+      server.set(target.name, server.get(target.name)! + treeCpuUs(target.serverRoot) - server0)
+      client.set(target.name, client.get(target.name)! + used.user + used.system)
+    }
+  }
+  const n = rounds * block
+  return targets.map((t) => ({ name: t.name, calls: n, clientUs: client.get(t.name)! / n, serverUs: server.get(t.name)! / n }))
 }

@@ -69,7 +69,7 @@ export function renderMarkdown(r: BenchReport): string {
   out.push('', `### 1. tools/call latency, ${f.calls} sequential calls per target (µs; ${f.warmup} warm-up, interleaved blocks of ${f.block})`, '')
   out.push(table(['target', 'path', 'p50', 'p99'], r.persistent.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)])))
   out.push('', table(['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'], r.persistentRatios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`])))
-  out.push('', `CPU per call (µs; ${r.cpu[0]?.calls ?? 0} sequential calls per target, utime+stime from /proc; load-independent, unlike latency):`, '')
+  out.push('', `CPU per call (µs; ${r.cpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 100, utime+stime from /proc — 10 ms ticks — so it does not depend on the machine's load the way latency does):`, '')
   out.push(table(['target', 'client process', 'server side (gateway + upstream tree)', 'total'], r.cpu.map((c) => [c.name, fmt(c.clientUs, 0), fmt(c.serverUs, 0), fmt(c.clientUs + c.serverUs, 0)])))
   out.push('', `### 2. One CLI call, whole process (wall ms, median of ${f.oneshotRuns} alternated A/B pairs after 2 warm-ups)`, '')
   out.push(table(['A', 'B', 'A wall', 'B wall', 'A/B [min..max]'], r.oneshot.map((p) => [p.a, p.b, ms(p.aWallMs), ms(p.bWallMs), `${fmt(p.ratio, 3)} [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}]`])))
