@@ -4,10 +4,11 @@
  * round trip; the result goes to stdout (human, or `--json` as the spec shapes it); a tool result
  * with isError exits 1 (README "Exit codes").
  */
+import { randomUUID } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
-import type { Catalog } from '../../lib/daemon/index.ts'
+import type { Catalog, DaemonClient } from '../../lib/daemon/index.ts'
 import { checkArguments, parseCallArguments, parseJsonObject, splitQualified, suggest } from '../../lib/gateway/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../context.ts'
@@ -22,6 +23,7 @@ export default defineCommand({
     target: { type: 'positional', description: 'server.tool (the first dot splits; server/tool also works)', required: true },
     args: { type: 'string', description: 'Arguments as one JSON object', valueHint: 'json' },
     timeout: { type: 'string', description: 'Deadline for this call in milliseconds', valueHint: 'ms' },
+    progress: { type: 'boolean', description: 'Show the upstream\'s progress on stderr (default: when stderr is a terminal)' },
   },
   async run({ args }) {
     const ctx = loadConfiguredContext(args)
@@ -42,7 +44,10 @@ export default defineCommand({
     const callArguments = parseCallArguments(tokens.filter((t) => t !== '-'), definition.inputSchema, { readFile: readArgumentFile, base })
     checkArguments(callArguments, definition.inputSchema)
     const timeoutMs = args.timeout === undefined ? undefined : parseTimeout(args.timeout)
-    const result = await client.request<Record<string, unknown>>('call', { server, tool, arguments: callArguments, ...(timeoutMs !== undefined && { timeoutMs }) })
+    const progress = (args.progress ?? process.stderr.isTTY) ? followProgress(client, `${server}.${tool}`) : undefined
+    const result = await client
+      .request<Record<string, unknown>>('call', { server, tool, arguments: callArguments, ...(timeoutMs !== undefined && { timeoutMs }), ...(progress && { progressId: progress.id }) })
+      .finally(() => progress?.stop())
     if (ctx.json) printJson(result)
     else {
       const text = renderToolResult(result)
@@ -54,6 +59,37 @@ export default defineCommand({
     }
   },
 })
+
+/**
+ * Print the upstream's progress for this call on stderr: the daemon publishes it on its event feed
+ * tagged with our id. The feed is read from its start so no early update is missed.
+ */
+function followProgress(client: DaemonClient, label: string): { id: string; stop(): Promise<void> } {
+  const id = randomUUID()
+  const abort = new AbortController()
+  const tty = process.stderr.isTTY
+  let shown = false
+  // Ends when the daemon's `call` event for this id arrives (published before the answer), so every
+  // progress update is printed before the result; or when the feed breaks.
+  const reading = (async () => {
+    for await (const event of client.events({ lastEventId: 0, signal: abort.signal })) {
+      const data = event.data as { progressId?: string; progress?: number; total?: number; message?: string }
+      if (data.progressId !== id) continue
+      if (event.type === 'call') return
+      const line = `${label}: ${data.progress}${data.total !== undefined ? `/${data.total}` : ''}${data.message ? ` ${data.message}` : ''}`
+      process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
+      shown = true
+    }
+  })().catch(() => {})
+  return {
+    id,
+    async stop() {
+      await reading
+      abort.abort()
+      if (tty && shown) process.stderr.write('\r\x1b[K')
+    },
+  }
+}
 
 /** `--args JSON`, or JSON on stdin (`-`, or piped with no other arguments). */
 async function baseArguments(json: string | undefined, tokens: string[]): Promise<Record<string, unknown>> {

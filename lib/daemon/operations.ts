@@ -112,19 +112,22 @@ export const OPERATIONS: readonly Operation[] = [
       tool: { type: 'string', required: true, description: 'Tool name on that server' },
       arguments: { type: 'object', description: 'Tool arguments (a JSON object)' },
       timeoutMs: { type: 'integer', description: 'Deadline for this call in milliseconds' },
+      progressId: { type: 'string', description: 'Publish the upstream\'s progress as `call.progress` events tagged with this id' },
     },
     handler: async (params, context) => {
       const started = performance.now()
+      const { server, tool, progressId } = params
       try {
-        const result = await context.pool.call(params.server, params.tool, params.arguments ?? {}, {
+        const result = await context.pool.call(server, tool, params.arguments ?? {}, {
           signal: context.signal,
           ...(params.timeoutMs !== undefined && { timeoutMs: params.timeoutMs }),
+          ...(progressId !== undefined && { onProgress: (update) => context.events.publish('call.progress', { progressId, server, tool, ...update }) }),
         })
-        context.events.publish('call', { server: params.server, tool: params.tool, ok: true, durationMs: Math.round(performance.now() - started) })
+        context.events.publish('call', { server, tool, ok: true, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
         return result
       } catch (error) {
         const code = error instanceof McpxError ? error.code : 'INTERNAL'
-        context.events.publish('call', { server: params.server, tool: params.tool, ok: false, error: code, durationMs: Math.round(performance.now() - started) })
+        context.events.publish('call', { server, tool, ok: false, error: code, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
         throw error
       }
     },

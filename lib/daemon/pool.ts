@@ -38,6 +38,8 @@ export interface Catalog {
 export interface CallOptions {
   readonly signal?: AbortSignal
   readonly timeoutMs?: number
+  /** notifications/progress from the upstream for this call. */
+  readonly onProgress?: (update: { progress: number; total?: number; message?: string }) => void
 }
 
 /** Code mode over the pool (lib/gateway's CodeMode satisfies it): what `mcpx search|types|exec` reach. */

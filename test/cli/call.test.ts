@@ -82,3 +82,24 @@ describe('the README main command', () => {
     }
   })
 })
+
+describe('mcpx call --progress', () => {
+  test("the upstream's progress notifications are printed on stderr, the result on stdout", async () => {
+    using dir2 = tempDir('mcpx-progress')
+    const config2 = join(dir2.path, 'config.json')
+    writeFileSync(config2, JSON.stringify({ mcpServers: { ev: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] } } }))
+    const env2 = { MCPX_HOME: join(dir2.path, 'home') }
+    try {
+      const result = await runMcpx(['call', 'ev.test_tool_with_progress', '--progress', '--config', config2], { env: env2 })
+      expect(result.exitCode).toBe(0)
+      expect(result.stderr.trim().split('\n')).toEqual([
+        'ev.test_tool_with_progress: 0/100 Completed step 1 of 3',
+        'ev.test_tool_with_progress: 50/100 Completed step 2 of 3',
+        'ev.test_tool_with_progress: 100/100 Completed step 3 of 3',
+      ])
+      expect(result.stdout.length).toBeGreaterThan(0)
+    } finally {
+      await runMcpx(['daemon', 'stop', '--config', config2], { env: env2 })
+    }
+  })
+})
