@@ -5,35 +5,11 @@
  */
 import type { McpxConfig, ServerConfig } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
+import type { Catalog, ServerStatus } from '../gateway/index.ts'
 import type { Settings } from '../settings/index.ts'
 
-/** configured: known, no connection attempted · disabled: `disabled: true` in the config. */
-export type ServerState = 'configured' | 'disabled' | 'connecting' | 'ready' | 'failed' | 'closed'
-
-export interface ServerStatus {
-  readonly name: string
-  readonly state: ServerState
-  readonly transport: 'stdio' | 'http'
-  /** stdio: the command; http: the URL without query or credentials. */
-  readonly endpoint: string
-  readonly description?: string
-  /** Pinned protocol revision from the config. */
-  readonly protocol?: string
-  /** Negotiated revision and era once connected. */
-  readonly revision?: string
-  readonly era?: 'legacy' | 'modern'
-  readonly toolCount?: number
-  readonly error?: { readonly code: string; readonly message: string }
-}
-
-/** What one upstream offers, in the newest result shapes. */
-export interface Catalog {
-  readonly server: string
-  readonly tools: readonly unknown[]
-  readonly prompts: readonly unknown[]
-  readonly resources: readonly unknown[]
-  readonly resourceTemplates: readonly unknown[]
-}
+/** The status and catalog shapes are the gateway's (the pool that fills them lives there). */
+export type { Catalog, ServerState, ServerStatus } from '../gateway/index.ts'
 
 export interface CallOptions {
   readonly signal?: AbortSignal
