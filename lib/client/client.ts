@@ -27,6 +27,8 @@ export interface CallOptions {
    * cannot answer: 2026-07-28 basic/index.mdx per-request capabilities). Legacy: ignored.
    */
   capabilities?: JsonObject
+  /** 2026 tasks extension: a `resultType: "task"` answer (CreateTaskResult) is returned, not refused. */
+  acceptTask?: boolean
 }
 
 export interface Page<T> {
@@ -125,7 +127,7 @@ export class McpClient {
     for (let rounds = 0; ; rounds++) {
       const result = await this.request(method, round, options)
       const resultType = result.resultType ?? RESULT_TYPE.COMPLETE
-      if (resultType === RESULT_TYPE.COMPLETE) return result
+      if (resultType === RESULT_TYPE.COMPLETE || (resultType === RESULT_TYPE.TASK && options.acceptTask)) return result
       if (resultType !== RESULT_TYPE.INPUT_REQUIRED || !INPUT_METHODS.has(method)) {
         throw new McpxError('PROTOCOL', `${method} returned resultType ${JSON.stringify(resultType)}, which mcpx did not ask for`, { method, resultType })
       }

@@ -42,4 +42,9 @@ export interface UpstreamCallOptions {
   readonly onLog?: LogSink
   /** 2026 upstreams: the client capabilities this call declares (the downstream host's, mirrored). */
   readonly capabilities?: JsonObject
+  /**
+   * 2026 tasks extension (declared in `capabilities`): the upstream may answer with a
+   * CreateTaskResult (`resultType: "task"`), which is returned for the caller to follow.
+   */
+  readonly acceptTask?: boolean
 }

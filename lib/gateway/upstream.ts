@@ -12,7 +12,6 @@ import type { Settings } from '../settings/index.ts'
 import type { SchemaValidator } from '../codemode/index.ts'
 import { Broker, type DownstreamAsker } from './broker.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
-import { callAsTask, taskSupportOf } from './upstream-task.ts'
 
 /** Notifications that invalidate a catalog part (2025-11-25 server/tools.mdx etc.; 2026 listen filter keys). */
 const LIST_CHANGED = {
@@ -85,17 +84,13 @@ export class Upstream {
   async call(tool: string, args: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
     this.#checkToolAllowed(tool)
     const client = await this.client()
-    const definition = this.context.validator || client.era === 'modern' ? await this.#toolDefinition(tool) : undefined
-    if (definition && this.context.validator) this.#validate('input', definition, args)
+    const definition = this.context.validator ? await this.#toolDefinition(tool) : undefined
+    if (definition) this.#validate('input', definition, args)
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
-    // SEP-2663: a tool that only runs as a task is followed to its end (upstream-task.ts).
-    const asTask = client.era === 'modern' && taskSupportOf(definition) === 'required'
-    const run = asTask
-      ? () => callAsTask(client, tool, args, { ...callOptions(options), timeoutMs, capabilities: options.capabilities ?? {}, handlers: this.broker.handlers(), maxPollMs: this.context.settings.taskPollIntervalMs })
-      : () => client.callTool(tool, args, { ...callOptions(options), timeoutMs })
+    const run = () => client.callTool(tool, args, { ...callOptions(options), timeoutMs })
     const result = await this.broker.run(options.asker, run, options.onLog)
     // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema.
-    if (this.context.validator && definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
+    if (definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
     return result
   }
 
@@ -263,6 +258,7 @@ function callOptions(options: UpstreamCallOptions): CallOptions {
     ...(options.onProgress && { onProgress: options.onProgress }),
     ...(options.logLevel && { logLevel: options.logLevel }),
     ...(options.capabilities && { capabilities: options.capabilities }),
+    ...(options.acceptTask && { acceptTask: true }),
   }
 }
 

@@ -10,7 +10,7 @@
 import type { JsonObject } from '../../client/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { HandlerContext, InputRequest, Json } from '../../server/index.ts'
-import { LOG_LEVELS, type LogLevel, META } from '../../wire/index.ts'
+import { EXTENSION, LOG_LEVELS, type LogLevel, META } from '../../wire/index.ts'
 import type { DownstreamAsker } from '../broker.ts'
 import type { UpstreamCallOptions } from '../types.ts'
 import type { ParkingLot } from './parking.ts'
@@ -38,14 +38,15 @@ function askerFor(ctx: HandlerContext, ask: Ask): DownstreamAsker {
  * (only those the gateway can broker), the log level it asked for (a legacy host's session level
  * is applied by ctx.log, so everything is asked for), and sinks for progress and log messages.
  */
-function downstreamOptions(ctx: HandlerContext): UpstreamCallOptions {
-  const capabilities: JsonObject = {}
-  for (const cap of Object.values(CAPABILITY_OF)) if (cap in ctx.clientCapabilities) capabilities[cap] = ctx.clientCapabilities[cap] as Json
+function downstreamOptions(ctx: HandlerContext, relayTasks: boolean): UpstreamCallOptions {
+  const capabilities = upstreamCapabilities(ctx, relayTasks)
+  const tasks = capabilities.extensions !== undefined
   const requested = ctx.meta[META.LOG_LEVEL]
   const logLevel: LogLevel | undefined =
     ctx.era === 'legacy' ? 'debug' : typeof requested === 'string' && (LOG_LEVELS as readonly string[]).includes(requested) ? (requested as LogLevel) : undefined
   return {
     capabilities,
+    ...(tasks && { acceptTask: true }),
     ...(logLevel && {
       logLevel,
       onLog: (params: JsonObject) => {
@@ -55,6 +56,21 @@ function downstreamOptions(ctx: HandlerContext): UpstreamCallOptions {
     }),
     ...(ctx.meta.progressToken !== undefined && { onProgress: (update) => ctx.progress(update.progress, update.total, update.message) }),
   }
+}
+
+/**
+ * The client capabilities an upstream request made for this host declares: what the host can
+ * answer that the gateway can broker, plus the host's tasks extension when the caller relays
+ * tasks (task-relay.ts; every later tasks/* request of that task declares the same).
+ */
+export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean): JsonObject {
+  const capabilities: JsonObject = {}
+  for (const cap of Object.values(CAPABILITY_OF)) if (cap in ctx.clientCapabilities) capabilities[cap] = ctx.clientCapabilities[cap] as Json
+  const hostExtensions = ctx.clientCapabilities.extensions as JsonObject | undefined
+  if (relayTasks && ctx.era === 'modern' && hostExtensions !== undefined && EXTENSION.TASKS in hostExtensions) {
+    capabilities.extensions = { [EXTENSION.TASKS]: hostExtensions[EXTENSION.TASKS] as Json }
+  }
+  return capabilities
 }
 
 /** An upstream's JSON-RPC error relayed with the HTTP status the spec gives its code. */
@@ -69,8 +85,9 @@ interface ParkState {
   park: string
 }
 
-export async function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run): Promise<Json> {
-  const options = downstreamOptions(ctx)
+/** `relayTasks`: the caller handles a CreateTaskResult (pass-through tools/call), so the host's tasks extension goes upstream. */
+export async function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, relayTasks = false): Promise<Json> {
+  const options = downstreamOptions(ctx, relayTasks)
   if (ctx.era === 'legacy') {
     let asked = 0
     const ask: Ask = async (request) => {

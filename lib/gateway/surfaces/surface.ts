@@ -7,6 +7,7 @@
  */
 import { McpxError } from '../../errors/index.ts'
 import { log } from '../../log.ts'
+import { EXTENSION } from '../../wire/index.ts'
 import { type Engine as EngineType, Engine, type PromptDef, type ResourceDef, type TemplateDef, type ToolDef } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import { splitQualified } from '../naming.ts'
@@ -54,7 +55,8 @@ export class GatewaySurface {
     if (options.mode === 'passthrough' && !options.passthrough) throw new McpxError('USAGE', 'passthrough mode needs the name of one upstream server')
     if (options.passthrough) options.pool.upstream(options.passthrough)
     this.#lot = new ParkingLot(options.settings.requestStateTtlMs)
-    this.#items = { pool: options.pool, lot: this.#lot, ownNames: options.mode === 'passthrough' }
+    const passthrough = options.mode === 'passthrough'
+    this.#items = { pool: options.pool, lot: this.#lot, ownNames: passthrough, settings: options.settings, ...(passthrough && { tasks: () => this.engine.tasks }) }
     const tools = this.#baseTools()
     this.engine = new Engine(
       {
@@ -112,6 +114,7 @@ export class GatewaySurface {
     if (passthrough) {
       const catalog = await pool.catalog(passthrough)
       this.#catalogs = [catalog]
+      this.#mirrorCapabilities((await pool.upstream(passthrough).client()).serverCapabilities)
     } else {
       const { catalogs, failures } = await pool.catalogs()
       for (const f of failures) log.warn(`[${f.server}] catalog unavailable: ${f.error.message}`)
@@ -135,6 +138,16 @@ export class GatewaySurface {
     }
     while (this.#workingSet.size > this.options.settings.reactiveWorkingSetSize) this.#workingSet.delete(this.#workingSet.keys().next().value!)
     if (changed) this.engine.registry.setTools([...this.#baseTools(), ...this.#workingSet.values()])
+  }
+
+  /**
+   * Pass-through serves tasks exactly when the upstream does (SEP-2663 extension or 2025-11-25
+   * `tasks`): the upstream decides which calls become tasks, the gateway engine keeps the host's
+   * task that follows each (task-relay.ts).
+   */
+  #mirrorCapabilities(capabilities: Record<string, unknown>): void {
+    const extensions = (capabilities.extensions ?? {}) as Record<string, unknown>
+    this.engine.def.tasks = EXTENSION.TASKS in extensions || capabilities.tasks !== undefined
   }
 
   close(): void {

@@ -4,12 +4,15 @@
  * own names for pass-through. Every handler forwards to the pool with questions brokered back.
  */
 import type { JsonObject } from '../../client/index.ts'
-import type { HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef } from '../../server/index.ts'
+import type { Engine, HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef } from '../../server/index.ts'
+import type { Settings } from '../../settings/index.ts'
+import { RESULT_TYPE } from '../../wire/index.ts'
 import type { Catalog } from '../types.ts'
 import { gatewayResourceUri, rawName } from '../naming.ts'
 import type { UpstreamPool } from '../pool.ts'
-import { brokeredCall } from './brokered-call.ts'
+import { brokeredCall, upstreamCapabilities } from './brokered-call.ts'
 import type { ParkingLot } from './parking.ts'
+import { relayTask } from './task-relay.ts'
 import { relayResult } from './upstream-result.ts'
 
 export interface ItemOptions {
@@ -17,6 +20,9 @@ export interface ItemOptions {
   readonly lot: ParkingLot
   /** true: offer items under their upstream names (pass-through). */
   readonly ownNames: boolean
+  /** Pass-through of an upstream serving tasks: the gateway engine's task store (task-relay.ts). */
+  readonly tasks?: () => Engine['tasks']
+  readonly settings?: Settings
 }
 
 const TOOL_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta'] as const
@@ -26,7 +32,15 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     const name = String(tool.name)
     const def: ToolDef = {
       name: options.ownNames ? name : rawName(catalog.server, name),
-      handler: async (args, ctx) => relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal }))),
+      handler: async (args, ctx) => {
+        const relayTasks = options.tasks !== undefined
+        const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal }), relayTasks)
+        if (options.tasks && result.resultType === RESULT_TYPE.TASK) {
+          const capabilities = upstreamCapabilities(ctx, true)
+          return relayTask(ctx, result, { pool: options.pool, server: catalog.server, tasks: options.tasks(), settings: options.settings!, capabilities })
+        }
+        return relayResult(result)
+      },
     }
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
     return def
