@@ -4,8 +4,10 @@
  * starts the daemon on demand.
  */
 import { readFileSync } from 'node:fs'
+import { type FetchOptions, ofetch } from 'ofetch'
 import type { HomeLayout } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
+import { createSseParser } from '../transport/index.ts'
 import { log } from '../log.ts'
 import { errorFromBody } from './api-routes.ts'
 import type { DaemonEvent } from './events.ts'
@@ -107,29 +109,38 @@ export class DaemonClient {
       if (value === undefined) throw new McpxError('USAGE', `${name}: parameter "${key}" is required`, { operation: name, param: key })
       return encodeURIComponent(String(value))
     })
-    let url = `${endpoint.base}${path}`
-    const headers = new Headers(endpoint.init.headers)
-    let body: string | undefined
-    if (operation.method === 'GET') {
-      const query = new URLSearchParams(Object.entries(rest).filter(([, v]) => v !== undefined).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]))
-      if ([...query].length > 0) url += `?${query}`
-    } else {
-      headers.set('Content-Type', 'application/json')
-      body = JSON.stringify(rest)
-    }
-    const response = await this.#fetch(url, { ...endpoint.init, method: operation.method, headers, ...(body !== undefined && { body }), ...(signal && { signal }) })
-    const payload = await response.json().catch(() => null)
-    if (!response.ok) throw errorFromBody(payload, response.status)
-    return payload as T
+    const url = `${endpoint.base}${path}`
+    const query = operation.method === 'GET' ? Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)])) : undefined
+    // ofetch: JSON in and out; no retries (a call is not idempotent) and errors read from the body.
+    const response = await this.#guard(signal, () =>
+      ofetch.raw(url, {
+        ...endpoint.init,
+        method: operation.method,
+        ...(query && { query }),
+        ...(operation.method !== 'GET' && { body: rest }),
+        ...(signal && { signal }),
+        retry: 0,
+        ignoreResponseError: true,
+        responseType: 'json',
+      } as FetchOptions<'json'>),
+    )
+    if (!response.ok) throw errorFromBody(response._data ?? null, response.status)
+    return response._data as T
   }
 
-  async #fetch(url: string, init: RequestInit & { unix?: string }): Promise<Response> {
+  /** A socket or port with nobody behind it is the daemon not running, said once, with how to start it. */
+  async #guard<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
     try {
-      return await fetch(url, init)
+      return await run()
     } catch (error) {
-      if (init.signal?.aborted) throw error
+      // The caller's own deadline or abort, not the daemon's absence (ofetch wraps the reason).
+      if (signal?.aborted) throw signal.reason ?? error
       throw unreachable(this.options.layout, error)
     }
+  }
+
+  #fetch(url: string, init: RequestInit & { unix?: string }): Promise<Response> {
+    return this.#guard(init.signal ?? undefined, () => fetch(url, init))
   }
 
   #endpoint(): Endpoint {
@@ -154,22 +165,16 @@ function readState(layout: HomeLayout): { tcp: { url: string } } | null {
   }
 }
 
-/** Minimal text/event-stream reader: yields the JSON `data` of each event. */
+/** The feed's events, parsed by the one SSE parser (lib/transport). */
 async function* parseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<DaemonEvent> {
-  const decoder = new TextDecoder()
-  let buffer = ''
+  const ready: DaemonEvent[] = []
+  const parser = createSseParser({ onEvent: (event) => event.data !== '' && ready.push(JSON.parse(event.data) as DaemonEvent) })
   const reader = body.getReader()
   for (;;) {
     const { value, done } = await reader.read()
+    if (done) parser.end()
+    else parser.push(value)
+    while (ready.length > 0) yield ready.shift()!
     if (done) return
-    buffer += decoder.decode(value, { stream: true })
-    let boundary = buffer.indexOf('\n\n')
-    while (boundary !== -1) {
-      const block = buffer.slice(0, boundary)
-      buffer = buffer.slice(boundary + 2)
-      const data = block.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n')
-      if (data !== '') yield JSON.parse(data) as DaemonEvent
-      boundary = buffer.indexOf('\n\n')
-    }
   }
 }
