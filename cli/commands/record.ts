@@ -4,11 +4,13 @@
  * format, secrets redacted). The host talks to mcpx on stdio, as it would to the server.
  */
 import { defineCommand } from 'citty'
+import { createUpstreamAuth } from '../../lib/auth/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
-import { Recorder, fileSink, recordProxy, recordTransport, redactionRules } from '../../lib/replay/index.ts'
+import { Upstream } from '../../lib/gateway/index.ts'
+import { Recorder, fileSink, recordProxy, recordTransport, recordingFetch, redactionRules } from '../../lib/replay/index.ts'
 import { createHttpTransport, createStdioServerTransport, createStdioTransport, type Transport } from '../../lib/transport/index.ts'
 import { commonArgs } from '../args.ts'
-import { loadContext } from '../context.ts'
+import { type ConfiguredContext, loadContext } from '../context.ts'
 import { VERSION } from '../version.ts'
 
 export default defineCommand({
@@ -27,19 +29,21 @@ export default defineCommand({
     const dashes = rawArgs.indexOf('--')
     const command = dashes >= 0 ? rawArgs.slice(dashes + 1) : []
     if ((command.length === 0) === (args.url === undefined)) throw new McpxError('USAGE', 'mcpx record FILE needs exactly one of `--url <url>` or `-- <command> [args]`')
-    const upstream: Transport = args.url !== undefined
-      ? createHttpTransport({ url: args.url, headers: parseHeader(args.header) }, ctx.settings)
-      : createStdioTransport({ command: command[0]!, args: command.slice(1), parentEnv: ctx.env }, ctx.settings)
     const recorder = new Recorder({
       sink: fileSink(args.file),
       mcpxVersion: VERSION,
       role: 'client',
-      transport: upstream.kind,
+      transport: args.url !== undefined ? 'streamable-http' : 'stdio',
       peer: args.url !== undefined ? { url: args.url } : { command },
       rules: redactionRules({ headers: list(args['redact-header']), fields: list(args['redact-field']) }),
     })
+    // HTTP is recorded at the fetch level (status, headers, SSE ids and retry of what arrives);
+    // stdio at the transport, where every line is one message.
+    const upstream: Transport = args.url !== undefined
+      ? createHttpTransport({ url: args.url, headers: parseHeader(args.header), fetch: recordingFetch(recorder) }, ctx.settings)
+      : recordTransport(createStdioTransport({ command: command[0]!, args: command.slice(1), parentEnv: ctx.env }, ctx.settings), recorder, 'client')
     const downstream = createStdioServerTransport({ maxFrameBytes: ctx.settings.maxFrameBytes })
-    const reason = await recordProxy({ downstream, upstream: recordTransport(upstream, recorder, 'client') })
+    const reason = await recordProxy({ downstream, upstream })
     recorder.close(reason?.message)
     if (reason !== undefined) throw reason
   },
@@ -54,4 +58,30 @@ function parseHeader(header: string | undefined): Record<string, string> | undef
   const colon = header.indexOf(':')
   if (colon <= 0) throw new McpxError('USAGE', `--header must look like "Name: value", got ${JSON.stringify(header)}`)
   return { [header.slice(0, colon).trim()]: header.slice(colon + 1).trim() }
+}
+
+/**
+ * `mcpx call --record FILE`: the call runs directly, not through the daemon. The daemon's pooled
+ * connection was opened (and handshaken) long before this call and is shared with other callers,
+ * so a slice of it would be neither complete nor replayable. Here one fresh connection to the
+ * configured server is recorded whole: handshake, tools/list, the call, close (the gateway's own
+ * `record:` wiring, lib/gateway/upstream.ts). Connected as the daemon would: the CLI's environment
+ * for stdio servers, the stored OAuth credentials (no interactive login) for HTTP ones.
+ */
+export function recordedUpstream(ctx: ConfiguredContext, server: string, file: string): Upstream {
+  const config = ctx.config.servers[server]
+  if (config === undefined) {
+    const names = Object.keys(ctx.config.servers)
+    throw new McpxError('NOT_FOUND', `no server "${server}" in the config${names.length > 0 ? ` (configured: ${names.join(', ')})` : ''}`, { server, servers: names })
+  }
+  return new Upstream({ ...config, record: file }, {
+    settings: ctx.settings,
+    emit: () => {},
+    connectOptions: (entry) => {
+      const target = entry.target
+      if (target.kind === 'stdio') return { parentEnv: ctx.env }
+      if (!target.oauth && Object.keys(target.headers).some((name) => name.toLowerCase() === 'authorization')) return {}
+      return { auth: createUpstreamAuth({ serverUrl: target.url, settings: ctx.settings, home: ctx.paths.home, ...(target.oauth !== undefined && { config: target.oauth }), interactive: false }) }
+    },
+  })
 }

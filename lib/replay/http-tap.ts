@@ -13,7 +13,7 @@ import type { Recorder } from './writer.ts'
 const REQUEST_HEADERS = ['mcp-protocol-version', 'mcp-session-id', 'mcp-method', 'mcp-name', 'last-event-id', 'content-type', 'accept', 'authorization', 'cookie']
 const RESPONSE_HEADERS = ['content-type', 'mcp-session-id', 'allow', 'www-authenticate', 'retry-after', 'set-cookie']
 
-type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>
+type Fetch = (input: string | URL | Request, init?: BunFetchRequestInit) => Promise<Response>
 
 /** A fetch that records into `recorder` (as role `client`) and otherwise behaves like `base`. */
 export function recordingFetch(recorder: Recorder, base: Fetch = fetch): Fetch {
@@ -24,7 +24,9 @@ export function recordingFetch(recorder: Recorder, base: Fetch = fetch): Fetch {
     if (outgoing.length === 0) recorder.http('to-server', sent)
     for (const message of outgoing) recorder.message('to-server', message, sent)
 
-    const response = await base(request)
+    // Bun's own fetch options (`timeout: false`: no idle timer on a quiet SSE stream) do not survive
+    // the Request constructor, so they ride along with it.
+    const response = await base(request, bunOptions(init))
     const received: HttpFraming = { status: response.status, headers: pick(response.headers, RESPONSE_HEADERS, false) }
     const type = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
     if (type === MIME.SSE && response.body !== null) {
@@ -64,6 +66,10 @@ function eventTap(recorder: Recorder, status: number | undefined): TransformStre
       parser.end()
     },
   })
+}
+
+function bunOptions(init: BunFetchRequestInit | undefined): BunFetchRequestInit | undefined {
+  return init?.timeout === undefined ? undefined : { timeout: init.timeout }
 }
 
 function messagesIn(text: string): Record<string, unknown>[] {

@@ -47,6 +47,7 @@ export class ReplayEngine extends Engine {
     const refused = this.#eraGate(message, era)
     if (refused !== undefined) return refused
     const match = this.#matcher.match({ method: message.method, params: message.params })
+    if (!match.ok && message.method === 'server/discover' && this.#recording.era === 'modern') return this.#discover(message)
     if (!match.ok) return this.#unmatched(message, era, match.closest, match.differences)
     return this.#play(message, match.exchange, channel, era)
   }
@@ -107,6 +108,25 @@ export class ReplayEngine extends Engine {
       }
     }
     return { message: response, httpStatus: entry.http?.status ?? statusFor(response, era) }
+  }
+
+  /**
+   * A modern recording without `server/discover`: the SDK 2.x stdio client probes on a disposable
+   * sibling process, so the discover went to another `mcpx record` run. Answer from what the
+   * recording shows: its revision, the capabilities its requests used, its server's identity.
+   */
+  #discover(message: JsonRpcRequest): Answer {
+    const methods = new Set(this.#matcher.exchanges.map((e) => e.method.split('/')[0]))
+    const capabilities: Record<string, object> = {}
+    for (const area of ['tools', 'prompts', 'resources', 'completion', 'logging'] as const) if (methods.has(area)) capabilities[area === 'completion' ? 'completions' : area] = {}
+    const peer = this.#recording.peer
+    const result = {
+      resultType: 'complete',
+      supportedVersions: [this.#recording.revision ?? '2026-07-28'],
+      capabilities,
+      ...(peer?.name !== undefined && { _meta: { [META.SERVER_INFO]: { name: peer.name, version: peer.version ?? '0.0.0' } } }),
+    }
+    return { message: { jsonrpc: '2.0', id: message.id, result } as JsonRpcResponse, httpStatus: STATUS.OK }
   }
 
   #unmatched(message: JsonRpcRequest, era: Era, closest: Exchange | undefined, differences: Parameters<typeof formatDifferences>[0]): Answer {

@@ -12,7 +12,7 @@ import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import { HEADER, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
-import { contentTypeOf, type FetchContext, fetchWithAuth, headerValue, httpError, readTextCapped } from './http-fetch.ts'
+import { contentTypeOf, type FetchContext, type FetchFunction, fetchWithAuth, headerValue, httpError, readTextCapped } from './http-fetch.ts'
 import { type SseEvent, readEventStream } from './sse-parser.ts'
 import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './types.ts'
 
@@ -28,6 +28,8 @@ export interface HttpTransportParams {
   /** Static headers from config (e.g. an API key); per-message headers and auth win over them. */
   headers?: Record<string, string>
   auth?: AuthProvider
+  /** Used instead of the global fetch for every request (e.g. lib/replay's recordingFetch). */
+  fetch?: FetchFunction
 }
 
 export interface HttpTransport extends Transport {
@@ -59,7 +61,7 @@ interface Exchange {
 
 export function createHttpTransport(params: HttpTransportParams, settings: HttpSettings): HttpTransport {
   const url = params.url
-  const ctx: FetchContext = { url, auth: params.auth, authMaxRetries: settings.authMaxRetries }
+  const ctx: FetchContext = { url, auth: params.auth, authMaxRetries: settings.authMaxRetries, ...(params.fetch !== undefined && { fetch: params.fetch }) }
   const lifetime = new AbortController()
   const background = new Set<Promise<void>>()
   let handlers: TransportHandlers | undefined

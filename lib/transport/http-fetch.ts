@@ -16,7 +16,12 @@ export interface FetchContext {
   auth?: AuthProvider
   /** Most consecutive re-authorizations for one request (settings.authMaxRetries). */
   authMaxRetries: number
+  /** Stands in for the global fetch (mcpx record's HTTP-level tap keeps status and SSE framing). */
+  fetch?: FetchFunction
 }
+
+/** The shape of `fetch` the transports call (a narrower type than Bun's, so wrappers fit). */
+export type FetchFunction = (input: string | URL | Request, init?: BunFetchRequestInit) => Promise<Response>
 
 /**
  * Send one request, asking the AuthProvider for credentials and letting it react to 401/403.
@@ -33,7 +38,7 @@ export async function fetchWithAuth(ctx: FetchContext, init: { method: string; h
     let response: Response
     try {
       // `timeout: false` turns off Bun's idle timer: a quiet SSE stream is not a dead one.
-      response = await fetch(ctx.url, { method: init.method, headers, body: init.body, signal: init.signal, timeout: false, redirect: 'follow' })
+      response = await (ctx.fetch ?? fetch)(ctx.url, { method: init.method, headers, body: init.body, signal: init.signal, timeout: false, redirect: 'follow' })
     } catch (error) {
       throw fetchFailure(ctx.url, init.method, error, init.signal)
     }
