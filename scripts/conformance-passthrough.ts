@@ -73,6 +73,9 @@ try {
     MCPX_DAEMON_IDLE_MS: '0',
     // /mcp itself is the pass-through surface: some scenarios send raw requests to the path only.
     MCPX_MCP_PASSTHROUGH: 'everything',
+    // The gateway's own SEP-1699 polling (a 2026 or stdio upstream has no stream closing to relay):
+    // calls still running after 200 ms get their 2025-11-25 SSE stream closed and resumed.
+    MCPX_SSE_POLL_AFTER_MS: process.env.MCPX_SSE_POLL_AFTER_MS ?? '200',
   }
   const daemon = Bun.spawn([bun, join(root, 'cli/main.ts'), 'daemon', 'run', '--config', configPath], { env, stdout: 'inherit', stderr: 'inherit' })
   children.push(daemon)

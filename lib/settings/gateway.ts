@@ -9,5 +9,6 @@ export const GATEWAY_SETTINGS = defineSettings({
   configReloadDebounceMs: { default: 200, env: 'MCPX_CONFIG_RELOAD_DEBOUNCE_MS', doc: 'Quiet time after a config file change before the daemon reloads it' },
   mcpMode: { default: 'code-mode', env: 'MCPX_MCP_MODE', doc: 'Surface /mcp and `mcpx serve` offer by default: code-mode, raw or reactive (a request may ask with ?mode=)' },
   mcpPassthrough: { default: '', env: 'MCPX_MCP_PASSTHROUGH', doc: 'When set to a server name, /mcp (without parameters) offers that one upstream as itself (pass-through surface)' },
+  ssePollAfterMs: { default: 0, env: 'MCPX_SSE_POLL_AFTER_MS', doc: '2025-11-25 HTTP hosts: an upstream call still running after this long has its SSE stream closed, resumed by the host with GET + Last-Event-ID (SEP-1699 polling; 0 = never)' },
   reactiveWorkingSetSize: { default: 24, env: 'MCPX_REACTIVE_SET_SIZE', doc: 'Most upstream tools the reactive surface offers at once (least recently used evicted)' },
 })

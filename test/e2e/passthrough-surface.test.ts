@@ -2,8 +2,9 @@
  * The gateway's pass-through surface in front of mcpx's everything fixture (stdio upstream), spoken
  * to over raw HTTP as the conformance suite does: a 2026 host sees the upstream's own inputRequests
  * keys (several at once), the log messages of its call, and a -32021/HTTP 400 when it lacks a
- * capability. Also the daemon setting that lets such a token-less client in:
- * daemonRequireToken=false, refused off loopback.
+ * capability, and the upstream's tasks followed by gateway tasks; a 2025-11-25 host has a long
+ * call's SSE stream closed (ssePollAfterMs) and resumes it. Also the daemon setting that lets such
+ * a token-less client in: daemonRequireToken=false, refused off loopback.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
@@ -24,7 +25,7 @@ let url: string
 
 beforeAll(async () => {
   const layout = homeLayout(join(dir.path, 'home'))
-  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false }), config, layout, version: '0.0.0-test', mode: 'passthrough', passthrough: 'everything' })
+  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false, ssePollAfterMs: 100 }), config, layout, version: '0.0.0-test', mode: 'passthrough', passthrough: 'everything' })
   url = `${daemon.info().tcp.url}/mcp`
 })
 afterAll(async () => {
@@ -46,10 +47,10 @@ async function messagesOf(response: Response): Promise<Message[]> {
 
 let nextId = 1
 /** One 2026 tools/call with the headers and `_meta` the spec asks for; no bearer token. */
-async function modernCall(name: string, extra: { capabilities?: Record<string, unknown>; meta?: Record<string, unknown>; inputResponses?: unknown; requestState?: unknown } = {}) {
+async function modernCall(name: string, extra: { args?: Record<string, unknown>; capabilities?: Record<string, unknown>; meta?: Record<string, unknown>; inputResponses?: unknown; requestState?: unknown } = {}) {
   const params: Record<string, unknown> = {
     name,
-    arguments: {},
+    arguments: extra.args ?? {},
     _meta: {
       'io.modelcontextprotocol/protocolVersion': V,
       'io.modelcontextprotocol/clientCapabilities': extra.capabilities ?? {},
@@ -69,6 +70,21 @@ async function modernCall(name: string, extra: { capabilities?: Record<string, u
 }
 
 const ALL = { elicitation: { form: {} }, sampling: {}, roots: {} }
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+
+async function modernRequest(method: string, params: Record<string, unknown>, name: string) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': method, 'mcp-name': name },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method,
+      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': TASKS, 'io.modelcontextprotocol/clientInfo': { name: 'raw-host', version: '1.0.0' } } },
+    }),
+  })
+  return (await messagesOf(response)).find((m) => m.id !== undefined)!
+}
 
 describe('pass-through surface (2026 host, raw HTTP, no token)', () => {
   test("input_required relays the upstream's keys, several in one round, and resumes the same call", async () => {
@@ -102,6 +118,53 @@ describe('pass-through surface (2026 host, raw HTTP, no token)', () => {
     expect(logs).toEqual(['Tool execution started', 'Tool processing data', 'Tool execution completed'])
     const quiet = await modernCall('test_tool_with_logging')
     expect(quiet.messages.filter((m) => m.method === 'notifications/message')).toEqual([])
+  })
+})
+
+describe('pass-through surface: tasks and SSE polling', () => {
+  test('a call the upstream turns into a task is a gateway task the host polls to the upstream result', async () => {
+    const created = await modernCall('slow_compute', { args: { seconds: 0.3, label: 'relayed' }, capabilities: TASKS })
+    expect(created.final.result?.resultType).toBe('task')
+    const taskId = String(created.final.result?.taskId)
+    let task = created.final.result!
+    while (task.status === 'working') {
+      // As hosts do (SEP-2663): poll at the interval the task names.
+      await Bun.sleep(Number(task.pollIntervalMs))
+      task = (await modernRequest('tasks/get', { taskId }, taskId)).result!
+    }
+    expect(task.status).toBe('completed')
+    expect(JSON.stringify(task.result)).toContain('Computed relayed after 0.3s')
+    // A host without the extension gets the plain result.
+    const plain = await modernCall('slow_compute', { args: { seconds: 0.1 } })
+    expect(plain.final.result?.resultType ?? 'complete').toBe('complete')
+  })
+
+  test('2025-11-25 host: a long call has its SSE stream closed (ssePollAfterMs) and the result comes on the resumed GET', async () => {
+    const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    const init = await fetch(url, {
+      method: 'POST',
+      headers: base,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy-raw', version: '1' } } }),
+    })
+    const session = init.headers.get('mcp-session-id')!
+    await init.text()
+    const headers = { ...base, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
+    await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text()
+    const call = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } }) })
+    const text = await call.text()
+    // The stream ended without the answer; its last event id is where the host resumes.
+    expect(text).not.toContain('"id":2')
+    const lastId = [...text.matchAll(/^id: ?(.+)$/gm)].at(-1)![1]!.trim()
+    const resumed = await fetch(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25', 'last-event-id': lastId } })
+    const reader = resumed.body!.getReader()
+    let seen = ''
+    while (!seen.includes('"id":2')) {
+      const { value, done } = await reader.read()
+      if (done) break
+      seen += new TextDecoder().decode(value)
+    }
+    await reader.cancel()
+    expect(seen).toContain('Reconnection test completed')
   })
 })
 

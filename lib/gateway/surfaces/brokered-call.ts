@@ -85,18 +85,32 @@ interface ParkState {
   park: string
 }
 
-/** `relayTasks`: the caller handles a CreateTaskResult (pass-through tools/call), so the host's tasks extension goes upstream. */
-export async function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, relayTasks = false): Promise<Json> {
-  const options = downstreamOptions(ctx, relayTasks)
+export interface BrokeredCallOptions {
+  /** The caller handles a CreateTaskResult (pass-through tools/call), so the host's tasks extension goes upstream. */
+  readonly relayTasks?: boolean
+  /** Setting ssePollAfterMs: a 2025-11-25 host's SSE stream is closed after this long (0 = never). */
+  readonly ssePollAfterMs?: number
+}
+
+export async function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, callOptions: BrokeredCallOptions = {}): Promise<Json> {
+  const options = downstreamOptions(ctx, callOptions.relayTasks ?? false)
   if (ctx.era === 'legacy') {
     let asked = 0
     const ask: Ask = async (request) => {
       const key = `upstream-${++asked}`
       return (await ctx.ask({ [key]: request }))[key]!
     }
-    return run(askerFor(ctx, ask), ctx.signal, options).catch((error) => {
+    // 2025-11-25 basic/transports.mdx (SEP-1699): a server MAY close the SSE stream of a long call;
+    // the host resumes it with GET + Last-Event-ID and the result arrives there. A no-op elsewhere.
+    const pollMs = callOptions.ssePollAfterMs ?? 0
+    const poll = pollMs > 0 && ctx.revision === '2025-11-25' ? setTimeout(() => ctx.closeStream(), pollMs) : undefined
+    try {
+      return await run(askerFor(ctx, ask), ctx.signal, options)
+    } catch (error) {
       throw withStatus(error)
-    })
+    } finally {
+      clearTimeout(poll)
+    }
   }
   const prior = ctx.state<ParkState>()
   const call = prior ? lot.get(prior.park) : lot.create()

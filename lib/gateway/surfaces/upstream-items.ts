@@ -33,8 +33,10 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     const def: ToolDef = {
       name: options.ownNames ? name : rawName(catalog.server, name),
       handler: async (args, ctx) => {
-        const relayTasks = options.tasks !== undefined
-        const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal }), relayTasks)
+        const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal }), {
+          relayTasks: options.tasks !== undefined,
+          ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
+        })
         if (options.tasks && result.resultType === RESULT_TYPE.TASK) {
           const capabilities = upstreamCapabilities(ctx, true)
           return relayTask(ctx, result, { pool: options.pool, server: catalog.server, tasks: options.tasks(), settings: options.settings!, capabilities })
