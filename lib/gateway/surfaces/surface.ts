@@ -8,7 +8,7 @@
 import { McpxError } from '../../errors/index.ts'
 import { log } from '../../log.ts'
 import { EXTENSION } from '../../wire/index.ts'
-import { type Engine as EngineType, Engine, type PromptDef, type ResourceDef, type TemplateDef, type ToolDef } from '../../server/index.ts'
+import { type Engine as EngineType, Engine, type PromptDef, type ServerDefinition, type ResourceDef, type TemplateDef, type ToolDef } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import { splitQualified } from '../naming.ts'
 import type { UpstreamPool } from '../pool.ts'
@@ -64,9 +64,7 @@ export class GatewaySurface {
         instructions: options.mode === 'passthrough' ? undefined : INSTRUCTIONS,
         tools,
         listChanged: true,
-        ...(options.mode === 'passthrough' && {
-          complete: async (request, ctx) => this.#items.pool.request(options.passthrough!, 'completion/complete', request as unknown as Record<string, unknown>, { signal: ctx.signal }),
-        }),
+        ...(passthrough && { complete: this.#complete }),
       },
       options.settings,
     )
@@ -148,7 +146,14 @@ export class GatewaySurface {
   #mirrorCapabilities(capabilities: Record<string, unknown>): void {
     const extensions = (capabilities.extensions ?? {}) as Record<string, unknown>
     this.engine.def.tasks = EXTENSION.TASKS in extensions || capabilities.tasks !== undefined
+    // completions likewise: declared, and forwarded, only when the upstream offers them.
+    if (capabilities.completions !== undefined) this.engine.def.complete = this.#complete
+    else delete this.engine.def.complete
   }
+
+  /** Pass-through completion/complete: the upstream's answer as is. */
+  readonly #complete: NonNullable<ServerDefinition['complete']> = async (request, ctx) =>
+    this.#items.pool.request(this.options.passthrough!, 'completion/complete', request as unknown as Record<string, unknown>, { signal: ctx.signal })
 
   close(): void {
     this.#stop()
