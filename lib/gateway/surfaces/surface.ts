@@ -5,6 +5,7 @@
  * a bounded working set of upstream tools named by recent calls and searches, LRU-evicted), and
  * `passthrough` (one upstream offered as itself). Hosts hear about changes through list_changed.
  */
+import type { McpClient } from '../../client/index.ts'
 import { McpxError } from '../../errors/index.ts'
 import { log } from '../../log.ts'
 import { EXTENSION } from '../../wire/index.ts'
@@ -17,6 +18,7 @@ import type { CodeMode } from '../code-mode.ts'
 import { codeModeTools } from './code-mode-tools.ts'
 import { callTool, catalogTool } from './direct-tools.ts'
 import { ParkingLot } from './parking.ts'
+import { followResourceUpdates } from './resource-updates.ts'
 import { type ItemOptions, upstreamPrompts, upstreamResources, upstreamTemplates, upstreamTools } from './upstream-items.ts'
 
 type ChangeKind = 'tools' | 'prompts' | 'resources'
@@ -49,6 +51,7 @@ export class GatewaySurface {
   readonly #workingSet = new Map<string, ToolDef>()
   #catalogs: Catalog[] = []
   #synced?: Promise<void>
+  #updates?: { client: McpClient; key: string; stop: () => void }
   #stop: () => void
 
   constructor(private readonly options: SurfaceOptions) {
@@ -112,7 +115,9 @@ export class GatewaySurface {
     if (passthrough) {
       const catalog = await pool.catalog(passthrough)
       this.#catalogs = [catalog]
-      this.#mirrorCapabilities((await pool.upstream(passthrough).client()).serverCapabilities)
+      const client = await pool.upstream(passthrough).client()
+      this.#mirrorCapabilities(client.serverCapabilities)
+      this.#followUpdates(client, catalog.resources.map((r) => String(r.uri)))
     } else {
       const { catalogs, failures } = await pool.catalogs()
       for (const f of failures) log.warn(`[${f.server}] catalog unavailable: ${f.error.message}`)
@@ -151,12 +156,21 @@ export class GatewaySurface {
     else delete this.engine.def.complete
   }
 
+  /** (Re)subscribe upstream when the connection or the listed resources changed (resource-updates.ts). */
+  #followUpdates(client: McpClient, uris: string[]): void {
+    const key = JSON.stringify(uris)
+    if (this.#updates?.client === client && this.#updates.key === key) return
+    this.#updates?.stop()
+    this.#updates = { client, key, stop: followResourceUpdates(client, uris, (uri) => this.engine.notify.resourceUpdated(uri)) }
+  }
+
   /** Pass-through completion/complete: the upstream's answer as is. */
   readonly #complete: NonNullable<ServerDefinition['complete']> = async (request, ctx) =>
     this.#items.pool.request(this.options.passthrough!, 'completion/complete', request as unknown as Record<string, unknown>, { signal: ctx.signal })
 
   close(): void {
     this.#stop()
+    this.#updates?.stop()
     this.#lot.close()
     this.engine.close()
   }

@@ -1,0 +1,32 @@
+/**
+ * Pass-through resource updates: the gateway subscribes upstream to the upstream's listed resources
+ * (legacy `resources/subscribe` per URI, then its unsolicited `notifications/resources/updated`;
+ * 2026 one `subscriptions/listen` with `resourceSubscriptions`) and hands every update to the
+ * gateway engine, which tells exactly the hosts that subscribed to that URI (legacy sessions and
+ * 2026 listen streams alike). The engine does not report host subscriptions, so the gateway follows
+ * every listed resource; URIs only reachable through templates are not followed.
+ * 2025-11-25 server/resources.mdx "Subscriptions"; 2026-07-28 basic/patterns/subscriptions.mdx.
+ */
+import type { McpClient } from '../../client/index.ts'
+import { log } from '../../log.ts'
+
+const UPDATED = 'notifications/resources/updated'
+
+/** Start following; returns the stop function (a no-op when the upstream offers no subscriptions). */
+export function followResourceUpdates(client: McpClient, uris: readonly string[], onUpdated: (uri: string) => void): () => void {
+  const resources = client.serverCapabilities.resources as { subscribe?: boolean } | undefined
+  if (!resources?.subscribe || uris.length === 0) return () => {}
+  const deliver = (params: Record<string, unknown>) => {
+    if (typeof params.uri === 'string') onUpdated(params.uri)
+  }
+  if (client.era === 'legacy') {
+    const off = client.on(UPDATED, deliver)
+    for (const uri of uris) client.subscribeResource(uri).catch((error) => log.debug(`resources/subscribe ${uri}: ${error}`))
+    return off
+  }
+  const listener = client.listen({ resourceSubscriptions: [...uris] }, (method, params) => {
+    if (method === UPDATED) deliver(params)
+  })
+  listener.done.catch((error) => log.debug(`resource listen stream ended: ${error}`))
+  return () => listener.close()
+}

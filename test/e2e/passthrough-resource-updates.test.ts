@@ -1,0 +1,114 @@
+/**
+ * Resource updates through the pass-through surface: an in-process mcpx server (Streamable HTTP,
+ * reached as 2026) whose tool announces `notifications/resources/updated`; a 2026 host listening
+ * with `resourceSubscriptions` on the gateway hears it, and one listening to another URI does not.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { homeLayout, parseConfig } from '../../lib/config/index.ts'
+import { type Daemon, startGatewayDaemon } from '../../lib/daemon/index.ts'
+import { Engine, type HttpServer, defineResource, defineServer, defineTool, serveHttp } from '../../lib/server/index.ts'
+import { tempDir, testSettings } from '../harness.ts'
+
+const V = '2026-07-28'
+const META = {
+  'io.modelcontextprotocol/protocolVersion': V,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-host', version: '1.0.0' },
+}
+const dir = tempDir('mcpx-passthrough-updates')
+let upstream: HttpServer
+let daemon: Daemon
+let url: string
+
+beforeAll(async () => {
+  const settings = testSettings()
+  const engine = new Engine(
+    defineServer({
+      info: { name: 'notes', version: '1.0.0' },
+      resources: [
+        defineResource({ uri: 'note://a', name: 'a', read: () => ({ contents: [{ uri: 'note://a', text: 'A' }] }) }),
+        defineResource({ uri: 'note://b', name: 'b', read: () => ({ contents: [{ uri: 'note://b', text: 'B' }] }) }),
+      ],
+      tools: [
+        defineTool({
+          name: 'touch',
+          inputSchema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] },
+          handler: (args, ctx) => {
+            ctx.notify.resourceUpdated(String(args.uri))
+            return { content: [{ type: 'text', text: 'touched' }] }
+          },
+        }),
+      ],
+    }),
+    settings,
+  )
+  upstream = serveHttp(engine, settings)
+  const config = parseConfig(JSON.stringify({ mcpServers: { notes: { url: upstream.url } } }), 'updates.json', {})
+  daemon = await startGatewayDaemon({
+    settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false }),
+    config,
+    layout: homeLayout(join(dir.path, 'home')),
+    version: '0.0.0-test',
+  })
+  url = `${daemon.info().tcp.url}/mcp?passthrough=notes`
+})
+afterAll(async () => {
+  await daemon?.shutdown('test done')
+  await upstream?.close()
+  dir[Symbol.dispose]()
+})
+
+function post(method: string, params: Record<string, unknown>, name?: string, signal?: AbortSignal) {
+  return fetch(url, {
+    method: 'POST',
+    signal,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': method, ...(name && { 'mcp-name': name }) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: Math.floor(Math.random() * 1e9), method, params: { ...params, _meta: META } }),
+  })
+}
+
+/** An SSE response read message by message: `until` resolves with what was read up to the first match. */
+function sseReader(response: Response) {
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  const pending: Record<string, unknown>[] = []
+  return {
+    async until(match: (message: Record<string, unknown>) => boolean): Promise<Record<string, unknown>[]> {
+      const seen: Record<string, unknown>[] = []
+      for (;;) {
+        while (pending.length > 0) {
+          const message = pending.shift()!
+          seen.push(message)
+          if (match(message)) return seen
+        }
+        const { value, done } = await reader.read()
+        if (done) return seen
+        buffer += decoder.decode(value, { stream: true })
+        const lines = buffer.split('\n')
+        buffer = lines.pop()!
+        for (const line of lines) if (line.startsWith('data:') && line.length > 5) pending.push(JSON.parse(line.slice(5)))
+      }
+    },
+  }
+}
+
+test('an upstream resources/updated reaches the host that subscribed to that URI', async () => {
+  const stop = new AbortController()
+  const listenA = sseReader(await post('subscriptions/listen', { notifications: { resourceSubscriptions: ['note://a'] } }, undefined, stop.signal))
+  const listenB = sseReader(await post('subscriptions/listen', { notifications: { resourceSubscriptions: ['note://b'] } }, undefined, stop.signal))
+  // Both acknowledged before the update is triggered.
+  const acknowledged = (m: Record<string, unknown>) => m.method === 'notifications/subscriptions/acknowledged'
+  await Promise.all([listenA.until(acknowledged), listenB.until(acknowledged)])
+  const updated = (m: Record<string, unknown>) => m.method === 'notifications/resources/updated'
+  const heardB = listenB.until(updated).catch(() => [] as Record<string, unknown>[])
+  const touched = await (await post('tools/call', { name: 'touch', arguments: { uri: 'note://a' } }, 'touch')).text()
+  expect(touched).toContain('touched')
+  const messagesA = await listenA.until(updated)
+  expect(messagesA.find(updated)?.params).toMatchObject({ uri: 'note://a' })
+  // B hears nothing: when its stream is closed it has read no update.
+  stop.abort()
+  const messagesB = await heardB
+  expect(messagesB.some((m) => m.method === 'notifications/resources/updated')).toBe(false)
+})
