@@ -30,6 +30,8 @@ export interface AgainstReport {
   readonly divergences: readonly Divergence[]
   /** Requests whose recorded params had redacted values (sent as "[REDACTED]"). */
   readonly redactedInputs: readonly number[]
+  /** Requests the recording has no response to (sent, not compared): e.g. a listen stream still open. */
+  readonly unanswered: readonly number[]
 }
 
 export interface AgainstOptions {
@@ -45,13 +47,15 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
   const mirror = new HeaderMirror()
   const waiters = new Map<string, (message: JsonRpcResponse | undefined) => void>()
   let current: Exchange | undefined
+  // Recorded server→client requests already answered: a second elicitation in one call gets the second recorded answer.
+  const asked = new Set<object>()
   let closed = false
 
   await transport.start({
     onMessage(message) {
       mirror.received(message)
       if (isResponse(message)) waiters.get(JSON.stringify(message.id))?.(message)
-      else if (isRequest(message)) void transport.send(replyTo(message, current)).catch(() => {})
+      else if (isRequest(message)) void transport.send(replyTo(message, current, asked)).catch(() => {})
     },
     onClose() {
       closed = true
@@ -67,6 +71,7 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
 
   const divergences: Divergence[] = []
   const redactedInputs: number[] = []
+  const unanswered: number[] = []
   // Server-minted handles the recorded client echoed back (2026 MRTR requestState, task ids): the
   // live server mints its own, so later requests carry the live value in their place.
   const carried = new Map<string, unknown>()
@@ -80,10 +85,18 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
         if (typeof entry.message.method === 'string') await send(entry.message as unknown as JsonRpcMessage).catch(() => {})
         continue
       }
-      requests++
-      if (JSON.stringify(entry.message.params ?? {}).includes(JSON.stringify(REDACTED))) redactedInputs.push(entry.seq)
       current = exchange
       const request = substitute(entry.message as unknown as JsonRpcRequest, carried)
+      const recordedResponse = exchange.answer.find((a) => typeof a.message.method !== 'string')?.message
+      if (recordedResponse === undefined) {
+        // Still open when the recording ended (a 2026 subscriptions/listen stream, a call cut short):
+        // sent as recorded so the session stays the same, but there is no answer to compare with.
+        unanswered.push(entry.seq)
+        await send(request).catch(() => {})
+        continue
+      }
+      requests++
+      if (JSON.stringify(entry.message.params ?? {}).includes(JSON.stringify(REDACTED))) redactedInputs.push(entry.seq)
       const answered = new Promise<JsonRpcResponse | undefined>((resolve) => {
         const key = JSON.stringify(request.id)
         const timer = options.settings.requestTimeoutMs > 0 ? setTimeout(() => resolve(undefined), options.settings.requestTimeoutMs) : undefined
@@ -95,7 +108,6 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
       })
       await send(request).catch(() => {})
       const live = await answered
-      const recordedResponse = exchange.answer.find((a) => typeof a.message.method !== 'string')?.message
       const base = { seq: entry.seq, method: exchange.method, params: request.params ?? {} }
       if (live === undefined) {
         divergences.push({ ...base, kind: closed ? 'closed' : 'no-response', differences: [] })
@@ -108,7 +120,7 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
   } finally {
     await transport.close().catch(() => {})
   }
-  return { requests, matched: requests - divergences.length, divergences, redactedInputs }
+  return { requests, matched: requests - divergences.length, divergences, redactedInputs, unanswered }
 }
 
 /** The human report: one line per divergence plus its differences. */
@@ -119,6 +131,7 @@ export function formatAgainstReport(report: AgainstReport, target: string): stri
     lines.push(`✗ #${d.seq} ${d.method} ${JSON.stringify(d.params)}${what}`)
     for (const line of formatDifferences(d.differences)) lines.push(`    ${line}`)
   }
+  if (report.unanswered.length > 0) lines.push(`note: requests ${report.unanswered.map((s) => `#${s}`).join(', ')} were still open when the recording ended (sent, not compared)`)
   if (report.redactedInputs.length > 0) lines.push(`note: requests ${report.redactedInputs.map((s) => `#${s}`).join(', ')} were sent with redacted ("${REDACTED}") values`)
   return `${lines.join('\n')}\n`
 }
@@ -155,9 +168,10 @@ function comparable(message: unknown, method: string, fields: ReturnType<typeof 
 }
 
 // A live server→client request: answer as the recorded client did (same method, in order), else -32601.
-function replyTo(request: JsonRpcRequest, exchange: Exchange | undefined): JsonRpcMessage {
-  const asked = exchange?.answer.find((a) => a.message.method === request.method && 'id' in a.message)
-  const reply = asked === undefined ? undefined : exchange?.clientReplies.get(JSON.stringify(asked.message.id))
+function replyTo(request: JsonRpcRequest, exchange: Exchange | undefined, used: Set<object>): JsonRpcMessage {
+  const recorded = exchange?.answer.find((a) => a.message.method === request.method && 'id' in a.message && !used.has(a))
+  if (recorded !== undefined) used.add(recorded)
+  const reply = recorded === undefined ? undefined : exchange?.clientReplies.get(JSON.stringify(recorded.message.id))
   if (reply === undefined) return makeError(request.id, { code: RPC.METHOD_NOT_FOUND, message: `the recording has no client answer to ${request.method}` })
   return { ...(reply.message as Record<string, unknown>), id: request.id } as unknown as JsonRpcMessage
 }

@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { readRecording } from '../../lib/replay/index.ts'
 import { Engine, serveHttp } from '../../lib/server/index.ts'
 import { everythingServer } from '../fixtures/everything/server.ts'
 import { REPO_ROOT, mcpxCommand, runMcpx, tempDir, testSettings } from '../harness.ts'
@@ -100,5 +101,59 @@ describe('mcpx replay errors', () => {
     const missing = await runMcpx(['replay', join(dir.path, 'nope.jsonl')])
     expect(missing.exitCode).toBe(2)
     expect(missing.stderr).toContain('cannot read recording')
+  })
+})
+
+describe('recording from the gateway and from mcpx call', () => {
+  const called = (recording: ReturnType<typeof readRecording>) =>
+    recording.messages.filter((m) => m.direction === 'to-server' && typeof m.message.method === 'string').map((m) => m.message.method === 'tools/call' ? `tools/call ${(m.message.params as { name: string }).name}` : m.message.method)
+
+  test('a daemon config entry with record: "<path>" records that upstream\'s session', async () => {
+    using dir = tempDir('replay-gateway')
+    const config = join(dir.path, 'config.json')
+    const file = join(dir.path, 'up.jsonl')
+    const env = { MCPX_HOME: join(dir.path, 'home') }
+    writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [FIXTURE, '--stdio'], record: file } } }))
+    try {
+      const result = await runMcpx(['call', 'up.test_simple_text', '--config', config], { env })
+      expect(result).toMatchObject({ stdout: 'This is a simple text response for testing.\n', exitCode: 0 })
+    } finally {
+      await runMcpx(['daemon', 'stop', '--config', config], { env })
+    }
+    const recording = readRecording(file)
+    // mcpx's client negotiates the newest era the fixture offers (modern, server/discover in-band on stdio).
+    expect([recording.header.role, recording.header.transport, recording.era, recording.peer?.name]).toEqual(['client', 'stdio', 'modern', 'mcpx-everything'])
+    expect(called(recording)).toContain('tools/call test_simple_text')
+    expect(recording.entries.at(-1)?.type).toBe('close')
+    const replayed = await runMcpx(['replay', file, '--against', '--', process.execPath, FIXTURE, '--stdio'])
+    expect(replayed.stdout).toContain('0 diverged')
+    expect(replayed.exitCode).toBe(0)
+  })
+
+  test('mcpx call --record FILE runs the call directly (no daemon) and records the whole session', async () => {
+    using dir = tempDir('replay-call')
+    const config = join(dir.path, 'config.json')
+    const file = join(dir.path, 'call.jsonl')
+    const home = join(dir.path, 'home')
+    // Pinned to 2025-11-25 so the SDK 1.x client below can be served the recording.
+    writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [FIXTURE, '--stdio'], protocol: '2025-11-25' } } }))
+    const result = await runMcpx(['call', 'up.test_prompt_free', '--record', file, '--config', config], { env: { MCPX_HOME: home } })
+    expect(result.exitCode).toBe(2)
+    expect(JSON.parse(result.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: 'server "up" has no tool "test_prompt_free"' })
+    const ok = await runMcpx(['call', 'up.json_schema_2020_12_tool', 'name=Ada', 'email=ada@example.com', '--record', file, '--config', config, '--json'], { env: { MCPX_HOME: home } })
+    expect(ok.exitCode).toBe(0)
+    expect(JSON.parse(ok.stdout).content[0].text).toBe('Received: {"name":"Ada","email":"ada@example.com"}')
+    // Direct: no daemon was started for it.
+    const status = await runMcpx(['daemon', 'status', '--config', config, '--json'], { env: { MCPX_HOME: home } })
+    expect(JSON.parse(status.stderr).error.data).toMatchObject({ daemon: 'unreachable' })
+
+    const recording = readRecording(file)
+    expect(called(recording)).toEqual(expect.arrayContaining(['initialize', 'notifications/initialized', 'tools/list', 'tools/call json_schema_2020_12_tool']))
+    expect(recording.entries.at(-1)?.type).toBe('close')
+    const replayed = await runMcpx(['replay', file, '--against', '--', process.execPath, FIXTURE, '--stdio'])
+    expect(replayed.stdout).toContain('0 diverged')
+    await withSdkClient([...mcpxCommand(), 'replay', file, '--serve', '--stdio'], async (client) => {
+      expect(await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', email: 'ada@example.com' } })).toEqual({ content: [{ type: 'text', text: 'Received: {"name":"Ada","email":"ada@example.com"}' }] })
+    })
   })
 })
