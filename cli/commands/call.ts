@@ -15,6 +15,7 @@ import { loadConfiguredContext } from '../context.ts'
 import { EXIT, setExitCode } from '../exit.ts'
 import { printJson, renderToolResult } from '../render.ts'
 import { daemonClient } from './daemon.ts'
+import { recordedUpstream } from './record.ts'
 
 export default defineCommand({
   meta: { name: 'call', description: 'Call one upstream tool: mcpx call <server.tool> [key=value ...]' },
@@ -24,23 +25,34 @@ export default defineCommand({
     args: { type: 'string', description: 'Arguments as one JSON object', valueHint: 'json' },
     timeout: { type: 'string', description: 'Deadline for this call in milliseconds', valueHint: 'ms' },
     progress: { type: 'boolean', description: 'Show the upstream\'s progress on stderr (default: when stderr is a terminal)' },
+    record: {
+      type: 'string',
+      valueHint: 'file',
+      description: 'Record the call for `mcpx replay`: it then runs directly, not through the daemon, on one fresh connection to the server, recorded whole (handshake, tools/list, the call)',
+    },
   },
   async run({ args }) {
     const ctx = loadConfiguredContext(args)
     const { server, tool } = splitQualified(args.target.replace('/', '.'))
     const tokens = args._.slice(1)
     const base = await baseArguments(args.args, tokens)
+    if (args.record !== undefined) {
+      // A pooled daemon connection cannot be recorded whole (record.ts recordedUpstream).
+      const upstream = recordedUpstream(ctx, server, args.record)
+      try {
+        const definition = findTool(await upstream.catalog(), server, tool)
+        const callArguments = parseCallArguments(tokens.filter((t) => t !== '-'), definition.inputSchema, { readFile: readArgumentFile, base })
+        checkArguments(callArguments, definition.inputSchema)
+        const timeoutMs = args.timeout === undefined ? undefined : parseTimeout(args.timeout)
+        report(await upstream.call(tool, callArguments, timeoutMs === undefined ? {} : { timeoutMs }), ctx.json, server, tool)
+      } finally {
+        await upstream.close()
+      }
+      return
+    }
     const client = daemonClient(ctx, args, true)
     const catalog = await client.request<Catalog>('catalog', { name: server })
-    const definition = (catalog.tools as Record<string, unknown>[]).find((t) => t.name === tool)
-    if (!definition) {
-      const hint = suggest(tool, catalog.tools.map((t) => String((t as { name: unknown }).name)))
-      throw new McpxError('NOT_FOUND', `server "${server}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map((h) => `${server}.${h}`).join(', ')}?)` : ''}`, {
-        server,
-        tool,
-        suggestions: hint,
-      })
-    }
+    const definition = findTool(catalog, server, tool)
     const callArguments = parseCallArguments(tokens.filter((t) => t !== '-'), definition.inputSchema, { readFile: readArgumentFile, base })
     checkArguments(callArguments, definition.inputSchema)
     const timeoutMs = args.timeout === undefined ? undefined : parseTimeout(args.timeout)
@@ -48,17 +60,33 @@ export default defineCommand({
     const result = await client
       .request<Record<string, unknown>>('call', { server, tool, arguments: callArguments, ...(timeoutMs !== undefined && { timeoutMs }), ...(progress && { progressId: progress.id }) })
       .finally(() => progress?.stop())
-    if (ctx.json) printJson(result)
-    else {
-      const text = renderToolResult(result)
-      process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`)
-    }
-    if (result.isError === true) {
-      if (!ctx.json && !process.stderr.isTTY) process.stderr.write(`${JSON.stringify({ error: { code: 'TOOL', message: `${server}.${tool} returned isError` } })}\n`)
-      setExitCode(EXIT.TOOL)
-    }
+    report(result, ctx.json, server, tool)
   },
 })
+
+function findTool(catalog: Pick<Catalog, 'tools'>, server: string, tool: string): Record<string, unknown> {
+  const definition = (catalog.tools as Record<string, unknown>[]).find((t) => t.name === tool)
+  if (definition) return definition
+  const hint = suggest(tool, catalog.tools.map((t) => String((t as { name: unknown }).name)))
+  throw new McpxError('NOT_FOUND', `server "${server}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map((h) => `${server}.${h}`).join(', ')}?)` : ''}`, {
+    server,
+    tool,
+    suggestions: hint,
+  })
+}
+
+/** The result on stdout (human, or --json as the spec shapes it); isError exits 1. */
+function report(result: Record<string, unknown>, json: boolean, server: string, tool: string): void {
+  if (json) printJson(result)
+  else {
+    const text = renderToolResult(result)
+    process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`)
+  }
+  if (result.isError === true) {
+    if (!json && !process.stderr.isTTY) process.stderr.write(`${JSON.stringify({ error: { code: 'TOOL', message: `${server}.${tool} returned isError` } })}\n`)
+    setExitCode(EXIT.TOOL)
+  }
+}
 
 /**
  * Print the upstream's progress for this call on stderr: the daemon publishes it on its event feed

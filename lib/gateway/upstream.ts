@@ -4,11 +4,12 @@
  * restarted with exponential backoff after a crash, and every call bounded by a deadline and
  * brokered back to its caller for any question the upstream asks mid-call.
  */
-import { type CallOptions, type ConnectOptions, type JsonObject, type McpClient, type Target, connect } from '../client/index.ts'
+import { type CallOptions, type ConnectOptions, type JsonObject, type McpClient, MCPX_CLIENT_INFO, type Target, connect, defaultTransports } from '../client/index.ts'
 import type { ServerConfig } from '../config/index.ts'
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
+import { Recorder, fileSink, recordingTransports } from '../replay/index.ts'
 import type { SchemaValidator } from '../codemode/index.ts'
 import { Broker, type DownstreamAsker } from './broker.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
@@ -42,6 +43,7 @@ export class Upstream {
   #restartTimer?: ReturnType<typeof setTimeout>
   #closed = false
   #stopListening?: () => void
+  #recordings = 0
 
   constructor(
     readonly config: ServerConfig,
@@ -150,6 +152,7 @@ export class Upstream {
   async #connect(): Promise<McpClient> {
     this.#state = 'connecting'
     this.context.emit('server.connecting', { server: this.name })
+    const recorder = this.#openRecorder()
     try {
       const client = await connect(targetOf(this.config), {
         settings: this.context.settings,
@@ -158,7 +161,9 @@ export class Upstream {
         ...(this.context.cacheDir !== undefined && { cacheDir: this.context.cacheDir }),
         onWarning: (message) => log.warn(`[${this.name}] ${message}`),
         ...this.context.connectOptions?.(this.config),
+        ...(recorder !== undefined && { transports: recordingTransports(defaultTransports, recorder) }),
       })
+      void client.peer.whenClosed().then(() => recorder?.close())
       if (this.#closed) {
         await client.close()
         throw new McpxError('CONNECT', `server "${this.name}" is shut down`, { server: this.name })
@@ -174,6 +179,7 @@ export class Upstream {
       this.context.emit('server.ready', { server: this.name, era: client.era, revision: client.revision })
       return client
     } catch (error) {
+      recorder?.close(error instanceof Error ? error.message : String(error))
       const failure = asMcpxError(error, 'CONNECT')
       this.#failures += 1
       this.#lastError = failure
@@ -182,6 +188,27 @@ export class Upstream {
       this.context.emit('server.failed', { server: this.name, error: failure.toJSON() })
       throw failure
     }
+  }
+
+  /**
+   * The config's `record: "<path>"`: every connection's traffic goes to a recording (lib/replay
+   * format). The first connection writes `<path>`; a reconnection (after a crash) writes
+   * `<name>.<n><ext>` beside it, so the session that ended badly is kept.
+   */
+  #openRecorder(): Recorder | undefined {
+    const path = this.config.record
+    if (path === undefined) return undefined
+    this.#recordings += 1
+    const dot = path.lastIndexOf('.')
+    const file = this.#recordings === 1 ? path : dot > path.lastIndexOf('/') ? `${path.slice(0, dot)}.${this.#recordings}${path.slice(dot)}` : `${path}.${this.#recordings}`
+    const target = this.config.target
+    return new Recorder({
+      sink: fileSink(file),
+      mcpxVersion: MCPX_CLIENT_INFO.version,
+      role: 'client',
+      transport: target.kind === 'stdio' ? 'stdio' : target.transport === 'sse' ? 'http+sse' : 'streamable-http',
+      peer: target.kind === 'stdio' ? { command: [target.command, ...target.args] } : { url: redactUrl(target.url) },
+    })
   }
 
   #onClosed(client: McpClient, reason: McpxError | undefined): void {
