@@ -98,6 +98,12 @@ describe('mcpx replay errors', () => {
     const garbage = await runMcpx(['replay', file])
     expect(garbage.exitCode).toBe(2)
     expect(garbage.stderr).toContain('bad.jsonl:1:')
+    writeFileSync(file, '{"type":"header","format":"mcpx-recording","formatVersion":1,"mcpxVersion":"0.1.0","createdAt":"x","role":"client","transport":"stdio","era":null,"revision":null,"redaction":{"headers":[],"fields":[]}}\n{"type":"message","seq":1,"t":0,"direc')
+    for (const mode of [[], ['--serve'], ['--against', 'http://127.0.0.1:1/mcp']]) {
+      const truncated = await runMcpx(['replay', file, ...mode])
+      expect(truncated.exitCode).toBe(2)
+      expect(truncated.stderr).toContain('bad.jsonl:2: truncated')
+    }
     const missing = await runMcpx(['replay', join(dir.path, 'nope.jsonl')])
     expect(missing.exitCode).toBe(2)
     expect(missing.stderr).toContain('cannot read recording')

@@ -88,6 +88,15 @@ describe('recording format: clear errors', () => {
     expect(error(`${future}\n`).message).toBe(`x.jsonl:1: recording format version 99 is newer than this mcpx reads (1..${FORMAT_VERSION}); upgrade mcpx to read it`)
   })
 
+  test('an unknown format version (not a newer one) is named', () => {
+    for (const bad of ['0', '-1', '1.5', '"1"', 'null']) {
+      const text = `${header.replace(`"formatVersion":${FORMAT_VERSION}`, `"formatVersion":${bad}`)}\n`
+      expect(error(text).message).toStartWith('x.jsonl:1: bad recording header: formatVersion')
+    }
+    expect(error(`${header.replace(`"formatVersion":${FORMAT_VERSION},`, '')}\n`).message).toStartWith('x.jsonl:1: bad recording header: formatVersion')
+    expect(error(`${header.replace('"format":"mcpx-recording"', '"format":"har"')}\n`).message).toContain('x.jsonl:1: not an mcpx recording')
+  })
+
   test('bad header fields and bad entries name the line', () => {
     expect(error(`${header.replace('"role":"client"', '"role":"proxy"')}\n`).message).toContain('x.jsonl:1: bad recording header: role')
     expect(error(`${header}\n{"type":"message","seq":1,"t":0,"direction":"sideways","message":{}}\n`).message).toContain('x.jsonl:2: bad entry')
