@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
@@ -15,6 +16,8 @@ const dir = tempDir('mcpx-codemode')
 let daemon: Daemon
 let fixture: ReturnType<typeof Bun.spawn>
 let client: Client
+let mcpUrl: URL
+let headers: Record<string, string>
 
 /** Start the everything fixture over HTTP on an ephemeral port; resolves with its URL. */
 async function startHttpFixture(): Promise<string> {
@@ -39,8 +42,10 @@ beforeAll(async () => {
   )
   const layout = homeLayout(join(dir.path, 'home'))
   daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout, version: '0.0.0-test' })
+  mcpUrl = new URL(`${daemon.info().tcp.url}/mcp`)
+  headers = { Authorization: `Bearer ${readToken(layout.token)}` }
   client = new Client({ name: 'host', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${daemon.info().tcp.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${readToken(layout.token)}` } } }))
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers } }))
 })
 afterAll(async () => {
   await client?.close()
@@ -90,5 +95,17 @@ describe('code mode through /mcp', () => {
     const broken = await client.callTool({ name: 'mcpx_exec', arguments: { code: 'return (' } })
     expect(broken.isError).toBe(true)
     expect((broken.structuredContent as { error: { error: string } }).error.error).toBe('syntax')
+  })
+
+  test('an elicitation raised by a tool called from inside a script reaches the host that ran the script', async () => {
+    const asking = new Client({ name: 'asking-host', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+    asking.setRequestHandler(ElicitRequestSchema, async (request) => ({ action: 'accept', content: { answer: `from the host: ${request.params.message}` } }))
+    await asking.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers } }))
+    try {
+      const result = await asking.callTool({ name: 'mcpx_exec', arguments: { code: 'const said = await up.ask({ question: "ok?" }); return said.toUpperCase()' } })
+      expect(result.structuredContent).toEqual({ result: 'ACTION=ACCEPT ANSWER=FROM THE HOST: OK?', logs: [] })
+    } finally {
+      await asking.close()
+    }
   })
 })
