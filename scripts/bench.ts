@@ -148,23 +148,38 @@ async function main(): Promise<BenchReport> {
   }
 }
 
-async function cleanup(): Promise<void> {
-  for (const client of clients) await client.close().catch(() => {})
-  for (const step of cleanups.reverse()) {
-    try {
-      await step()
-    } catch (error) {
-      progress(`cleanup: ${(error as Error).message}`)
+let cleaning: Promise<void> | undefined
+/** Stop everything the run started, once: a signal and main()'s own failure may both ask. */
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const client of clients) await client.close().catch(() => {})
+    for (const step of cleanups.reverse()) {
+      try {
+        await step()
+      } catch (error) {
+        progress(`cleanup: ${(error as Error).message}`)
+      }
     }
-  }
-  rmSync(dir, { recursive: true, force: true })
+    rmSync(dir, { recursive: true, force: true })
+  })()
+  return cleaning
+}
+
+// The daemon and supergateway run detached: an interrupted run must still stop them.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    progress(`${signal}: stopping what the run started`)
+    void cleanup().finally(() => process.exit(130))
+  })
 }
 
 let report: BenchReport
 try {
   report = await main()
 } catch (error) {
+  const interrupted = cleaning !== undefined
   await cleanup()
+  if (interrupted) await new Promise(() => {}) // the signal handler exits once cleanup is done
   throw error
 }
 await cleanup()
