@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
@@ -106,6 +107,20 @@ describe('code mode through /mcp', () => {
       expect(result.structuredContent).toEqual({ result: 'ACTION=ACCEPT ANSWER=FROM THE HOST: OK?', logs: [] })
     } finally {
       await asking.close()
+    }
+  })
+
+  test('a 2026 host gets the question as input_required, and its retry resumes the same running script', async () => {
+    const modern = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    modern.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { answer: 'modern' } }))
+    await modern.connect(new ModernHttp(mcpUrl, { requestInit: { headers } }))
+    try {
+      // The counter proves the script ran once: a re-run on retry would log "start" twice.
+      const code = 'console.log("start"); const said = await up.ask({ question: "q" }); return said'
+      const result = await modern.callTool({ name: 'mcpx_exec', arguments: { code } })
+      expect(result.structuredContent).toEqual({ result: 'action=accept answer=modern', logs: ['start'] })
+    } finally {
+      await modern.close()
     }
   })
 })
