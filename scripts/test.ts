@@ -3,7 +3,8 @@
  *   1. build the single executable (dist/mcpx) so CLI tests run against the binary;
  *   2. `tsc --noEmit` over everything, then `bun test` over test/ with MCPX_EXE pointing at that binary;
  *   3. the official conformance suite via ../shared/conformance/run: the fixture server (both
- *      requirement sets, scored, then strict) and the conformance client (both sets, strict).
+ *      requirement sets, scored, then strict), the gateway's pass-through surface in front of that
+ *      fixture (the same two runs), and the conformance client (both sets, strict).
  * Prints one closing line `mcpx: N passed, M failed` and exits non-zero if anything failed.
  * Flags: --no-build, --no-conformance, --only-conformance, and any other args go to `bun test`.
  */
@@ -92,6 +93,11 @@ if (!noConformance) {
     // run above already refused them among the scored ones.
     const strict = await step('conformance server (strict)', ['bash', conformanceRun, 'server', url, 'both'], { ...fixture, CONF_STRICT: '1', CONF_ALLOW_VACUOUS: '1' })
     count(strict, 'conformance server (strict)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
+    // The gateway's pass-through surface in front of the same fixture must score what the fixture scores.
+    const passthrough = await step('conformance passthrough (scored)', [bun, join(root, 'scripts/conformance-passthrough.ts'), 'both'])
+    count(passthrough, 'conformance passthrough (scored)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
+    const passthroughStrict = await step('conformance passthrough (strict)', [bun, join(root, 'scripts/conformance-passthrough.ts'), 'both'], { CONF_STRICT: '1', CONF_ALLOW_VACUOUS: '1' })
+    count(passthroughStrict, 'conformance passthrough (strict)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
     const client = await step('conformance client', ['bash', conformanceRun, 'client', `${bun} ${join(root, 'test/fixtures/conformance-client/main.ts')}`, 'both'], { CONF_STRICT: '1' })
     count(client, 'conformance client', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
   }
