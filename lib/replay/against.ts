@@ -8,12 +8,12 @@
 import { RPC } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { Transport } from '../transport/index.ts'
-import { isRequest, isResponse, makeError, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../wire/index.ts'
+import { isRequest, isResponse, makeError, makeResult, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../wire/index.ts'
 import { diffValues, formatDifferences, type Difference } from './diff.ts'
 import { REDACTED, type Recording } from './format.ts'
 import { HeaderMirror } from './header-mirror.ts'
 import { buildExchanges, type Exchange } from './matcher.ts'
-import { normalize, volatileFields } from './volatile.ts'
+import { normalize, volatileFields, type VolatileField } from './volatile.ts'
 
 export interface Divergence {
   readonly seq: number
@@ -49,13 +49,21 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
   let current: Exchange | undefined
   // Recorded server→client requests already answered: a second elicitation in one call gets the second recorded answer.
   const asked = new Set<object>()
+  // Differences in the server requests of the current exchange, reported with its response.
+  let asides: Difference[] = []
+  let inFlight = false
   let closed = false
 
   await transport.start({
     onMessage(message) {
       mirror.received(message)
       if (isResponse(message)) waiters.get(JSON.stringify(message.id))?.(message)
-      else if (isRequest(message)) void transport.send(replyTo(message, current, asked)).catch(() => {})
+      else if (isRequest(message)) {
+        // What the server asks mid-call (legacy elicitation, sampling, roots) is compared too.
+        const reply = replyTo(message, current, asked, fields)
+        if (inFlight) asides.push(...reply.differences)
+        void transport.send(reply.message).catch(() => {})
+      }
     },
     onClose() {
       closed = true
@@ -86,6 +94,7 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
         continue
       }
       current = exchange
+      asides = []
       const request = substitute(entry.message as unknown as JsonRpcRequest, carried)
       const recordedResponse = exchange.answer.find((a) => typeof a.message.method !== 'string')?.message
       if (recordedResponse === undefined) {
@@ -106,15 +115,17 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
           resolve(message)
         })
       })
+      inFlight = true
       await send(request).catch(() => {})
       const live = await answered
+      inFlight = false
       const base = { seq: entry.seq, method: exchange.method, params: request.params ?? {} }
       if (live === undefined) {
         divergences.push({ ...base, kind: closed ? 'closed' : 'no-response', differences: [] })
         continue
       }
       learnCarried(recordedResponse, live, carried)
-      const differences = diffValues(comparable(recordedResponse, exchange.method, fields), comparable(live, exchange.method, fields))
+      const differences = [...asides, ...diffValues(comparable(recordedResponse, exchange.method, fields), comparable(live, exchange.method, fields))]
       if (differences.length > 0) divergences.push({ ...base, kind: 'response', differences })
     }
   } finally {
@@ -167,11 +178,17 @@ function comparable(message: unknown, method: string, fields: ReturnType<typeof 
   return normalize(rest, method, fields)
 }
 
-// A live server→client request: answer as the recorded client did (same method, in order), else -32601.
-function replyTo(request: JsonRpcRequest, exchange: Exchange | undefined, used: Set<object>): JsonRpcMessage {
+// A live server→client request: answer as the recorded client did (same method, in order), else
+// -32601. Its params are compared with the recorded request's; paths read `<method>/params/...`.
+function replyTo(request: JsonRpcRequest, exchange: Exchange | undefined, used: Set<object>, fields: readonly VolatileField[]): { message: JsonRpcMessage; differences: Difference[] } {
+  // A keep-alive ping is not part of what was recorded (2025-11-25 basic/utilities/ping.mdx).
+  if (request.method === 'ping') return { message: makeResult(request.id, {}), differences: [] }
   const recorded = exchange?.answer.find((a) => a.message.method === request.method && 'id' in a.message && !used.has(a))
   if (recorded !== undefined) used.add(recorded)
+  const differences = recorded === undefined
+    ? [{ path: `<${request.method}>`, observed: request.params ?? {}, kind: 'added' as const }]
+    : diffValues(normalize({ params: recorded.message.params ?? {} }, request.method, fields), normalize({ params: request.params ?? {} }, request.method, fields)).map((d) => ({ ...d, path: `<${request.method}>${d.path}` }))
   const reply = recorded === undefined ? undefined : exchange?.clientReplies.get(JSON.stringify(recorded.message.id))
-  if (reply === undefined) return makeError(request.id, { code: RPC.METHOD_NOT_FOUND, message: `the recording has no client answer to ${request.method}` })
-  return { ...(reply.message as Record<string, unknown>), id: request.id } as unknown as JsonRpcMessage
+  if (reply === undefined) return { message: makeError(request.id, { code: RPC.METHOD_NOT_FOUND, message: `the recording has no client answer to ${request.method}` }), differences }
+  return { message: { ...(reply.message as Record<string, unknown>), id: request.id } as unknown as JsonRpcMessage, differences }
 }

@@ -67,4 +67,19 @@ describe.each(['legacy', 'modern'] as const)('regression recording, %s era', (er
     expect(report.divergences[0]).toMatchObject({ method: 'tools/call', params: { name: 'test_simple_text' }, differences: [{ path: '/result/content/0/text', recorded: 'This is a simple text response for testing.', observed: 'changed' }] })
     expect(text).toContain('+ /result/content/0/text: "changed"')
   })
+
+  test('a changed question the server asks mid-call is reported (legacy: the server request; modern: inputRequests)', async () => {
+    const changed = defineServer({
+      ...everythingServer,
+      tools: everythingServer.tools!.map((tool) =>
+        tool.name === 'test_elicitation' ? defineTool({ ...tool, handler: (args, ctx) => tool.handler({ ...args, message: `${String(args.message)}!` }, ctx) }) : tool,
+      ),
+    })
+    const { report } = await replay(recording, changed)
+    expect(report.divergences).toHaveLength(1)
+    const [only] = report.divergences
+    expect(only).toMatchObject({ method: 'tools/call', params: { name: 'test_elicitation' } })
+    const path = era === 'legacy' ? '<elicitation/create>/params/message' : '/result/inputRequests/elicitation-1/params/message'
+    expect(only!.differences).toEqual([{ path, recorded: 'Who are you?', observed: 'Who are you?!', kind: 'changed' }])
+  })
 })
