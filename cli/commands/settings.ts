@@ -1,13 +1,31 @@
-/** `mcpx settings`: every tunable with its current value, default, override variable and meaning. */
+/**
+ * `mcpx settings`: every tunable with its current value, default, override variable and meaning.
+ * `--markdown` prints the defaults table the README carries (test/cli/settings.test.ts keeps the
+ * two equal, so the documentation cannot drift from the registry).
+ */
 import { defineCommand } from 'citty'
 import { SETTINGS, type SettingName } from '../../lib/settings/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadContext } from '../context.ts'
 
+/** The README's settings table: one row per setting, defaults only (no environment applied). */
+export function settingsMarkdown(): string {
+  const rows = (Object.keys(SETTINGS) as SettingName[]).map((name) => {
+    const def = SETTINGS[name]
+    const value = typeof def.default === 'string' ? (def.default === '' ? '(empty)' : def.default) : String(def.default)
+    return `| \`${name}\` | \`${def.env}\` | ${value} | ${def.doc.replaceAll('|', '\\|')} |`
+  })
+  return ['| setting | environment | default | meaning |', '|---|---|---|---|', ...rows].join('\n')
+}
+
 export default defineCommand({
   meta: { name: 'settings', description: 'List every tunable: value, default, environment override, meaning' },
-  args: { json: commonArgs.json },
+  args: { json: commonArgs.json, markdown: { type: 'boolean', description: 'The defaults as a markdown table (as in the README)' } },
   run({ args }) {
+    if (args.markdown) {
+      process.stdout.write(`${settingsMarkdown()}\n`)
+      return
+    }
     const ctx = loadContext(args)
     const rows = (Object.keys(SETTINGS) as SettingName[]).map((name) => ({
       name,
