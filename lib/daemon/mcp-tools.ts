@@ -16,7 +16,7 @@ export function operationTools(context: (signal: AbortSignal) => OperationContex
 function toolFor(operation: Operation, context: (signal: AbortSignal) => OperationContext): ToolDef {
   return {
     name: `mcpx_${operation.name}`,
-    description: `${operation.description} (the daemon's ${operation.method} ${operation.path})`,
+    description: operation.description,
     inputSchema: paramsJsonSchema(operation),
     annotations: { readOnlyHint: operation.method === 'GET' },
     handler: async (args, ctx) => {

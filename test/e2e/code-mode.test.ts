@@ -63,6 +63,9 @@ describe('code mode through /mcp', () => {
     const names = tools.map((t) => t.name)
     expect(names).toEqual(expect.arrayContaining(['mcpx_exec', 'mcpx_search', 'mcpx_types', 'mcpx_call', 'mcpx_catalog']))
     expect(names.some((n) => n.startsWith('up_') || n.startsWith('ev_'))).toBe(false)
+    // The surface's budget in a model's context (issue target: ≤ 4 KB whatever the upstreams offer).
+    const CODE_MODE_TOOLS_LIST_MAX_BYTES = 4096
+    expect(Buffer.byteLength(JSON.stringify(tools))).toBeLessThanOrEqual(CODE_MODE_TOOLS_LIST_MAX_BYTES)
   })
 
   test('search finds tools by what they do, across servers', async () => {

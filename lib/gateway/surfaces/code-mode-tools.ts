@@ -17,12 +17,12 @@ export interface CodeModeToolsOptions {
 }
 
 const EXEC_DESCRIPTION = [
-  'Run JavaScript or TypeScript next to the MCP servers and return only what you need. Top-level await and return work.',
-  'Inside: one object per server with a function per tool (`await github.search_issues({query: "bug"})`; non-identifier names',
-  'become identifiers, see mcpx_types), `mcpx.call("server.tool", args)`, `mcpx.search(query)` and console.log (lines come back).',
-  'A tool returns its structuredContent, else its text (JSON-parsed when possible); a tool error is a catchable exception.',
-  'No filesystem, network or process access; time, memory and call count are limited.',
-  'Example: const issues = await github.search_issues({query: "crash"}); return issues.items.slice(0, 3).map(i => i.title)',
+  'Run JavaScript/TypeScript next to the MCP servers; return only what you need (top-level await and return work).',
+  'Inside: one object per server, a function per tool (`await github.search_issues({query: "bug"})`; odd names are',
+  'sanitised, see mcpx_types), `mcpx.call("server.tool", args)`, `mcpx.search(query)`, console.log (lines come back).',
+  'A tool returns its structuredContent, else its text (JSON-parsed if possible); tool errors are catchable.',
+  'No filesystem, network or process; time, memory and calls are limited.',
+  'Example: const r = await github.search_issues({query: "crash"}); return r.items.slice(0, 3).map(i => i.title)',
 ].join(' ')
 
 export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {

@@ -15,9 +15,8 @@ export function callTool(pool: UpstreamPool, lot: ParkingLot): ToolDef {
     name: 'mcpx_call',
     title: 'Call an upstream tool',
     description:
-      'Call one tool on one upstream MCP server and return its result unchanged. `tool` is "<server>.<tool>" ' +
-      '(the first dot separates them; see mcpx_catalog or mcpx_search for names) and `arguments` the tool\'s ' +
-      'arguments object. Example: {"tool": "github.search_issues", "arguments": {"query": "bug"}}.',
+      'Call one upstream tool and return its result unchanged. `tool` is "<server>.<tool>" (names: mcpx_search, ' +
+      'mcpx_catalog). Example: {"tool": "github.search_issues", "arguments": {"query": "bug"}}.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -44,8 +43,7 @@ export function catalogTool(pool: UpstreamPool): ToolDef {
     name: 'mcpx_catalog',
     title: 'List upstream servers and tools',
     description:
-      'List the upstream MCP servers mcpx reaches, with their state and tool count. With `server`, list that ' +
-      "server's tools (name and first line of the description). Use mcpx_search to find tools by what they do.",
+      "The upstream MCP servers with their state and tool count; with `server`, that server's tools.",
     inputSchema: {
       type: 'object',
       properties: { server: { type: 'string', description: 'Only this server: list its tools' } },
