@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'bun:test'
 import { runMcpx } from '../harness.ts'
-import { LEGACY, MODERN, serveFixture } from '../lib/client/peers/serve.ts'
+import { LEGACY, MODERN, serveFixture } from '../lib/client/sdk-peers.ts'
 const ENV = { MCPX_PROBE_TIMEOUT_MS: '1000', MCPX_TIMEOUT_MS: '10000' }
 
 async function probe(...target: string[]) {
@@ -17,7 +17,7 @@ describe('mcpx probe', () => {
     const { exitCode, report } = await probe('--', process.execPath, LEGACY, 'stdio')
     expect(exitCode).toBe(0)
     expect([report.era, report.transport, report.protocolVersions]).toEqual(['legacy', 'stdio', ['2025-11-25']])
-    expect(report.server).toEqual({ name: 'legacy-everything', version: '1.2.3' })
+    expect(report.server).toEqual({ name: 'sdk-legacy-fixture', version: '1.0.0' })
     expect(Object.keys(report.capabilities)).toContain('tools')
     expect(report.auth).toEqual({ required: false })
     expect(report.timings.length).toBeGreaterThan(0)
@@ -29,7 +29,7 @@ describe('mcpx probe', () => {
     expect(['modern', 'dual']).toContain(report.era)
     expect(report.transport).toBe('stdio')
     expect(report.protocolVersions).toContain('2026-07-28')
-    expect(report.server).toEqual({ name: 'modern-everything', version: '2.3.4' })
+    expect(report.server).toEqual({ name: 'sdk-modern-fixture', version: '2.0.0' })
   })
 
   test('legacy Streamable HTTP server', async () => {

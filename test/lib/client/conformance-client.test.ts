@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { REPO_ROOT } from '../../harness.ts'
-import { LEGACY, serveFixture } from './peers/serve.ts'
+import { LEGACY, serveFixture } from './sdk-peers.ts'
 
 const MAIN = join(REPO_ROOT, 'test/fixtures/conformance-client/main.ts')
 

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'bun:test'
 import { type ClientHandlers, type McpClient, type Target, connect } from '../../../lib/client/index.ts'
 import type { ProgressUpdate } from '../../../lib/session/index.ts'
 import { testSettings } from '../../harness.ts'
-import { LEGACY, MODERN, serveFixture } from './peers/serve.ts'
+import { LEGACY, MODERN, serveFixture } from './sdk-peers.ts'
 
 const settings = testSettings()
 
@@ -17,7 +17,7 @@ const handlers: ClientHandlers = {
 
 async function exercise(client: McpClient, flavour: string): Promise<void> {
   const tools = (await client.listAllTools()).map((t) => t.name).sort()
-  expect(tools).toEqual(flavour === 'legacy' ? ['ask', 'echo', 'expire', 'progress', 'slow'] : ['ask', 'echo', 'progress', 'slow'])
+  expect(tools).toEqual(flavour === 'legacy' ? ['ask', 'echo', 'exit', 'expire', 'notify', 'poll', 'progress', 'slow', 'touch'] : ['ask', 'echo', 'progress', 'slow'])
   expect(await client.callTool('echo', { text: 'hi' })).toMatchObject({ content: [{ type: 'text', text: 'hi' }], resultType: 'complete' })
 
   const read = await client.readResource('test://hello')
@@ -47,7 +47,7 @@ describe('legacy SDK 1.x server', () => {
   test('stdio', async () => {
     await using client = await connected({ command: process.execPath, args: [LEGACY, 'stdio'] })
     expect([client.era, client.transport, client.revision]).toEqual(['legacy', 'stdio', '2025-11-25'])
-    expect(client.server.serverInfo).toMatchObject({ name: 'legacy-everything', version: '1.2.3' })
+    expect(client.server.serverInfo).toMatchObject({ name: 'sdk-legacy-fixture', version: '1.0.0' })
     await exercise(client, 'legacy')
   })
 
@@ -109,7 +109,7 @@ describe('modern SDK 2.x server', () => {
   test('stdio', async () => {
     await using client = await connected({ command: process.execPath, args: [MODERN, 'stdio'] })
     expect([client.era, client.transport, client.revision]).toEqual(['modern', 'stdio', '2026-07-28'])
-    expect(client.server.serverInfo).toMatchObject({ name: 'modern-everything', version: '2.3.4' })
+    expect(client.server.serverInfo).toMatchObject({ name: 'sdk-modern-fixture', version: '2.0.0' })
     await exercise(client, 'modern')
   })
 

@@ -2,7 +2,7 @@
  * Helpers for transport tests: a recording set of handlers whose waits resolve on events (never on
  * time), raw JSON-RPC builders, and a spawner for HTTP fixtures that announce their URL.
  */
-import { join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
 import type { McpxError } from '../../../lib/errors/index.ts'
 import type { Transport, TransportHandlers } from '../../../lib/transport/index.ts'
 import type { JsonRpcMessage, JsonRpcRequest } from '../../../lib/wire/index.ts'
@@ -100,9 +100,12 @@ export async function open<T extends Transport>(transport: T): Promise<{ transpo
   return { transport, rec, [Symbol.asyncDispose]: () => transport.close() }
 }
 
-/** Spawn an HTTP fixture that prints `{"url": ...}` as its first stdout line; its stderr is watched. */
+/**
+ * Spawn an HTTP fixture (a file name under PEERS, or a path) that prints `{"url": ...}` as its first
+ * stdout line; its stderr is watched.
+ */
 export async function startHttpPeer(fixture: string, mode: string): Promise<{ url: string; pid: number; stderrLine(match: RegExp): Promise<string>; [Symbol.asyncDispose](): Promise<void> }> {
-  const proc = Bun.spawn([process.execPath, join(PEERS, fixture), mode], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
+  const proc = Bun.spawn([process.execPath, isAbsolute(fixture) ? fixture : join(PEERS, fixture), mode], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
   const reader = proc.stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {
