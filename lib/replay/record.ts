@@ -5,18 +5,28 @@
  * recording the upstream side; over HTTP it adds the request headers the revision needs
  * (MCP-Protocol-Version; 2026: Mcp-Method, Mcp-Name, Mcp-Param-* from the tools it has seen listed).
  */
-import type { TransportFactory } from '../client/index.ts'
+import { type TransportFactory, defaultTransports } from '../client/index.ts'
 import type { McpxError } from '../errors/index.ts'
-import type { Transport } from '../transport/index.ts'
+import { type Transport, createHttpTransport } from '../transport/index.ts'
 import { recordTransport } from './decorator.ts'
 import { HeaderMirror } from './header-mirror.ts'
+import { recordingFetch } from './http-tap.ts'
 import type { Recorder } from './writer.ts'
 
-/** A factory whose transports all record into `recorder` (close the recorder yourself). */
+/**
+ * A factory whose transports all record into `recorder` (close the recorder yourself). With the
+ * default factory, Streamable HTTP is recorded at the fetch level (recordingFetch: response status,
+ * SSE ids and retry, bare 202s and GETs); other transports through the decorator.
+ */
 export function recordingTransports(base: TransportFactory, recorder: Recorder): TransportFactory {
   return {
     stdio: (target, settings) => recordTransport(base.stdio(target, settings), recorder, 'client', { closeRecorder: false }),
-    http: (kind, target, settings, auth) => recordTransport(base.http(kind, target, settings, auth), recorder, 'client', { closeRecorder: false }),
+    http(kind, target, settings, auth) {
+      if (kind === 'streamable-http' && base === defaultTransports) {
+        return createHttpTransport({ url: target.url, headers: target.headers, auth, fetch: recordingFetch(recorder) }, settings)
+      }
+      return recordTransport(base.http(kind, target, settings, auth), recorder, 'client', { closeRecorder: false })
+    },
   }
 }
 
