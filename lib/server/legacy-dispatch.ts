@@ -55,6 +55,11 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       ...extras,
     })
 
+  const listing = p.LIST_METHODS.get(req.method)
+  if (listing) {
+    if (!caps[listing.capability]) throw notFound()
+    return { revision, result: listing.list(engine.registry, params, engine.settings.listPageSize) }
+  }
   switch (req.method) {
     case 'logging/setLevel': {
       if (!caps.logging) throw notFound()
@@ -72,9 +77,6 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       else state?.subscriptions.delete(uri)
       return { revision, result: {} }
     }
-    case 'tools/list':
-      if (!caps.tools) throw notFound()
-      return { revision, result: p.listTools(engine.registry, params, engine.settings.listPageSize) }
     case 'tools/call': {
       if (!caps.tools) throw notFound()
       if (caps.tasks) {
@@ -91,18 +93,9 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       }
       return { revision, result: await p.callTool(engine.registry, params, makeCtx(), engine.def.validateArguments ?? true) }
     }
-    case 'prompts/list':
-      if (!caps.prompts) throw notFound()
-      return { revision, result: p.listPrompts(engine.registry, params, engine.settings.listPageSize) }
     case 'prompts/get':
       if (!caps.prompts) throw notFound()
       return { revision, result: await p.getPrompt(engine.registry, params, makeCtx()) }
-    case 'resources/list':
-      if (!caps.resources) throw notFound()
-      return { revision, result: p.listResources(engine.registry, params, engine.settings.listPageSize) }
-    case 'resources/templates/list':
-      if (!caps.resources) throw notFound()
-      return { revision, result: p.listTemplates(engine.registry, params, engine.settings.listPageSize) }
     case 'resources/read':
       if (!caps.resources) throw notFound()
       return { revision, result: await p.readResource(engine.registry, params, makeCtx(), 'legacy') }

@@ -60,12 +60,14 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
     }
   }
 
+  const listing = p.LIST_METHODS.get(req.method)
+  if (listing) {
+    if (!caps[listing.capability]) throw notFound()
+    return { revision, result: listing.list(engine.registry, params, engine.settings.listPageSize) }
+  }
   switch (req.method) {
     case 'server/discover':
       return { revision, result: discoverResult(engine.def, engine.registry, revision) }
-    case 'tools/list':
-      if (!caps.tools) throw notFound()
-      return { revision, result: p.listTools(engine.registry, params, engine.settings.listPageSize) }
     case 'tools/call': {
       if (!caps.tools) throw notFound()
       const support = tasksOn ? taskSupportOf(engine.registry.tool(String(params.name))) : 'forbidden'
@@ -78,18 +80,9 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       }
       return { revision, result: await withInput((ctx) => p.callTool(engine.registry, params, ctx, engine.def.validateArguments ?? true)) }
     }
-    case 'prompts/list':
-      if (!caps.prompts) throw notFound()
-      return { revision, result: p.listPrompts(engine.registry, params, engine.settings.listPageSize) }
     case 'prompts/get':
       if (!caps.prompts) throw notFound()
       return { revision, result: await withInput((ctx) => p.getPrompt(engine.registry, params, ctx)) }
-    case 'resources/list':
-      if (!caps.resources) throw notFound()
-      return { revision, result: p.listResources(engine.registry, params, engine.settings.listPageSize) }
-    case 'resources/templates/list':
-      if (!caps.resources) throw notFound()
-      return { revision, result: p.listTemplates(engine.registry, params, engine.settings.listPageSize) }
     case 'resources/read':
       if (!caps.resources) throw notFound()
       return { revision, result: await withInput((ctx) => p.readResource(engine.registry, params, ctx, 'modern')) }

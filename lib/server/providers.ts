@@ -73,6 +73,17 @@ export function listTemplates(registry: Registry, params: Json, pageSize: number
   return paginate(registry.listTemplates().map(({ read: _read, ...t }) => describe(t)), 'resourceTemplates', params, pageSize)
 }
 
+/**
+ * The list methods both eras answer alike: the capability each needs (absent → -32601) and its pager.
+ * A Map, not an object literal, so a method named like an Object.prototype key is never found.
+ */
+export const LIST_METHODS = new Map<string, { capability: 'tools' | 'prompts' | 'resources'; list: (registry: Registry, params: Json, pageSize: number) => Json }>([
+  ['tools/list', { capability: 'tools', list: listTools }],
+  ['prompts/list', { capability: 'prompts', list: listPrompts }],
+  ['resources/list', { capability: 'resources', list: listResources }],
+  ['resources/templates/list', { capability: 'resources', list: listTemplates }],
+])
+
 export async function readResource(registry: Registry, params: Json, ctx: HandlerContext, era: Era): Promise<Json> {
   const uri = requireString(params, 'uri')
   const resource = registry.resource(uri)
