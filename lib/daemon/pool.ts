@@ -5,11 +5,13 @@
  */
 import type { McpxConfig, ServerConfig } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
-import type { Catalog, ServerStatus } from '../gateway/index.ts'
+import { configuredStatus, type Catalog, type ServerStatus } from '../gateway/index.ts'
 import type { Settings } from '../settings/index.ts'
 
 /** The status and catalog shapes are the gateway's (the pool that fills them lives there). */
 export type { Catalog, ServerState, ServerStatus } from '../gateway/index.ts'
+/** The status of a configured server before any connection (`mcpx status` shows it without a daemon). */
+export { configuredStatus } from '../gateway/index.ts'
 
 export interface CallOptions {
   readonly signal?: AbortSignal
@@ -46,24 +48,6 @@ export interface PoolContext {
 }
 
 export type CreatePool = (context: PoolContext) => Pool
-
-/** The status of a configured server before any connection. */
-export function configuredStatus(server: ServerConfig): ServerStatus {
-  const target = server.target
-  return {
-    name: server.name,
-    state: server.disabled ? 'disabled' : 'configured',
-    transport: target.kind,
-    endpoint: target.kind === 'stdio' ? target.command : redactUrl(target.url),
-    ...(server.description !== undefined && { description: server.description }),
-    ...(server.protocol !== undefined && { protocol: server.protocol }),
-  }
-}
-
-function redactUrl(url: string): string {
-  const parsed = new URL(url)
-  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
-}
 
 /**
  * A pool that knows the configured servers and connects none of them: status and listing are

@@ -13,6 +13,7 @@ import { Recorder, fileSink, recordingTransports } from '../replay/index.ts'
 import type { SchemaValidator } from '../codemode/index.ts'
 import { Broker, type DownstreamAsker } from './broker.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
+import { configuredStatus, redactUrl } from './status.ts'
 
 /** Notifications that invalidate a catalog part (2025-11-25 server/tools.mdx etc.; 2026 listen filter keys). */
 const LIST_CHANGED = {
@@ -58,15 +59,10 @@ export class Upstream {
   }
 
   status(): ServerStatus {
-    const target = this.config.target
     const client = this.#client
     return {
-      name: this.name,
+      ...configuredStatus(this.config),
       state: this.#state,
-      transport: target.kind,
-      endpoint: target.kind === 'stdio' ? target.command : redactUrl(target.url),
-      ...(this.config.description !== undefined && { description: this.config.description }),
-      ...(this.config.protocol !== undefined && { protocol: this.config.protocol }),
       ...(client && { revision: client.revision, era: client.era }),
       ...(this.#lastError && this.#state === 'failed' && { error: { code: this.#lastError.code, message: this.#lastError.message } }),
     }
@@ -307,11 +303,6 @@ function targetOf(config: ServerConfig): Target {
     ...(target.transport === 'streamable-http' && { transport: 'streamable-http' as const }),
     ...(target.transport === 'sse' && { transport: 'http+sse' as const }),
   }
-}
-
-function redactUrl(url: string): string {
-  const parsed = new URL(url)
-  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
 }
 
 export type { DownstreamAsker }
