@@ -28,7 +28,7 @@ export default defineCommand({
     record: {
       type: 'string',
       valueHint: 'file',
-      description: 'Record the call for `mcpx replay`: it then runs directly, not through the daemon, on one fresh connection to the server, recorded whole (handshake, tools/list, the call)',
+      description: 'Record the call for `mcpx replay`: it then runs directly, not through the daemon, on one fresh connection to the server, recorded whole (handshake, catalog lists, the call, close)',
     },
   },
   async run({ args }) {

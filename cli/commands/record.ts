@@ -1,7 +1,10 @@
 /**
  * `mcpx record FILE -- <command> [args…]` / `mcpx record FILE --url <url>`: stand between a host
  * and an MCP server, relay every message unchanged and write the traffic to FILE (the replay
- * format, secrets redacted). The host talks to mcpx on stdio, as it would to the server.
+ * format, secrets redacted). The host talks to mcpx on stdio, as it would to the server. A host
+ * that probes on a separate process (the SDK 2.x stdio client sends server/discover to a
+ * disposable sibling) runs this twice; the second run is the session, and `replay --serve`
+ * answers that host's discover from it (lib/replay/serve.ts).
  */
 import { defineCommand } from 'citty'
 import { createUpstreamAuth } from '../../lib/auth/index.ts'
