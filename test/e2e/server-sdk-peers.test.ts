@@ -26,15 +26,27 @@ async function withHttpServer<T>(run: (url: string) => Promise<T>): Promise<T> {
   return await run(server.url)
 }
 
-/** Make the SDK 1.x client offer `revision` in initialize (it always offers its latest otherwise). */
-function offering<T extends { send: (message: any, options?: any) => Promise<void> }>(transport: T, revision: string): T {
+interface Negotiated {
+  revision?: string
+}
+
+/**
+ * Make the SDK 1.x client offer `revision` in initialize (it always offers its latest otherwise), and
+ * note the revision the server answered with: the client hands it to `setProtocolVersion` (stdio has none).
+ */
+function offering<T extends { send: (message: any, options?: any) => Promise<void>; setProtocolVersion?: (version: string) => void }>(transport: T, revision: string, negotiated: Negotiated): T {
   const send = transport.send.bind(transport)
   transport.send = (message, options) =>
     send(message.method === 'initialize' ? { ...message, params: { ...message.params, protocolVersion: revision } } : message, options)
+  const setProtocolVersion = transport.setProtocolVersion?.bind(transport)
+  transport.setProtocolVersion = (version) => {
+    negotiated.revision = version
+    setProtocolVersion?.(version)
+  }
   return transport
 }
 
-async function legacySession(revision: string, kind: Transport, run: (client: LegacyClient) => Promise<void>): Promise<void> {
+async function legacySession(revision: string, kind: Transport, run: (client: LegacyClient, negotiated: string | undefined) => Promise<void>): Promise<void> {
   const client = new LegacyClient({ name: 'sdk1-peer', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } })
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
     role: 'assistant',
@@ -43,9 +55,10 @@ async function legacySession(revision: string, kind: Transport, run: (client: Le
   }))
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }))
   const go = async (transport: LegacyStdio | LegacyHttp) => {
-    await client.connect(offering(transport, revision))
+    const negotiated: Negotiated = {}
+    await client.connect(offering(transport, revision, negotiated))
     try {
-      await run(client)
+      await run(client, negotiated.revision)
     } finally {
       await client.close()
     }
@@ -56,7 +69,8 @@ async function legacySession(revision: string, kind: Transport, run: (client: Le
 
 describe.each(['stdio', 'http'] as const)('SDK 1.x client over %s', (kind) => {
   test.each(LEGACY)('negotiates %s and uses tools, resources, prompts and sampling', async (revision) => {
-    await legacySession(revision, kind, async (client) => {
+    await legacySession(revision, kind, async (client, negotiated) => {
+      expect(negotiated).toBe(revision)
       expect(client.getServerVersion()?.name).toBe('mcpx-everything')
       const tools = await client.listTools()
       expect(tools.tools.map((t) => t.name)).toContain('test_simple_text')
@@ -71,7 +85,8 @@ describe.each(['stdio', 'http'] as const)('SDK 1.x client over %s', (kind) => {
   })
 
   test('answers an elicitation on the call stream (2025-11-25)', async () => {
-    await legacySession('2025-11-25', kind, async (client) => {
+    await legacySession('2025-11-25', kind, async (client, negotiated) => {
+      expect(negotiated).toBe('2025-11-25')
       const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'who?' } })
       expect(result.content).toEqual([{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }])
     })
