@@ -78,9 +78,15 @@ export class DaemonClient {
 
   /** Call a /v1 operation by name; starts the daemon on demand when configured to. */
   async request<T = unknown>(operation: string, params: Record<string, unknown> = {}): Promise<T> {
-    if (this.options.start) await this.ensureRunning()
+    // One health check per client (a CLI run), not per request: later requests go straight out.
+    if (this.options.start) await (this.#running ??= this.ensureRunning().catch((error) => {
+      this.#running = undefined
+      throw error
+    }))
     return this.#call<T>(operation, params)
   }
+
+  #running?: Promise<DaemonInfo>
 
   /** Ask the daemon to stop; false when none was running. Resolves once it stopped serving. */
   async stop(): Promise<boolean> {
