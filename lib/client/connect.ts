@@ -276,6 +276,6 @@ function authError(error: unknown, target: Target): McpxError {
   )
 }
 
-export function resourceMetadataOf(wwwAuthenticate: string): string | undefined {
+function resourceMetadataOf(wwwAuthenticate: string): string | undefined {
   return /resource_metadata="([^"]+)"/i.exec(wwwAuthenticate)?.[1] ?? /resource_metadata=([^\s,]+)/i.exec(wwwAuthenticate)?.[1]
 }

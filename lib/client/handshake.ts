@@ -20,7 +20,7 @@ import type { Implementation, JsonObject, ServerIdentity } from './types.ts'
 import { type WireState, clientCapabilities, withModernMeta } from './wire-state.ts'
 
 /** JSON-RPC errors only a modern server sends: seeing one means "modern, fix the request". */
-export const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([RPC.UNSUPPORTED_PROTOCOL_VERSION, RPC.MISSING_CLIENT_CAPABILITY, RPC.HEADER_MISMATCH])
+const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([RPC.UNSUPPORTED_PROTOCOL_VERSION, RPC.MISSING_CLIENT_CAPABILITY, RPC.HEADER_MISMATCH])
 
 export function isModernError(error: unknown): error is RpcError {
   return error instanceof RpcError && MODERN_ERROR_CODES.has(error.rpcCode)

@@ -1,9 +1,9 @@
 /** The client room: connect to any MCP server (either era, any transport) and talk to it. */
-export { connect, resourceMetadataOf, MCPX_CLIENT_INFO, type ConnectInternals } from './connect.ts'
+export { connect, MCPX_CLIENT_INFO, type ConnectInternals } from './connect.ts'
 export { McpClient, type CallOptions, type Page } from './client.ts'
-export { isModernError, MODERN_ERROR_CODES } from './handshake.ts'
+export { isModernError } from './handshake.ts'
 export { defaultTransports, type StdioLaunch, type TransportFactory, type SessionControl } from './open-transport.ts'
-export { clearVerdictMemory, forgetVerdict, readVerdict, verdictKey, writeVerdict, type Verdict } from './verdict-cache.ts'
+export { clearVerdictMemory, readVerdict, verdictKey, writeVerdict, type Verdict } from './verdict-cache.ts'
 export {
   isHttpTarget,
   type ClientHandlers,

@@ -55,19 +55,6 @@ export function writeVerdict(key: string, verdict: Omit<Verdict, 'savedAtMs'>, c
   }
 }
 
-export function forgetVerdict(key: string, cacheDir?: string): void {
-  memory.delete(key)
-  if (!cacheDir) return
-  const all = loadFile(cacheDir)
-  if (!(key in all)) return
-  delete all[key]
-  try {
-    writeFileSync(join(cacheDir, FILE), `${JSON.stringify(all, null, 2)}\n`)
-  } catch (error) {
-    log.debug(`era verdict not removed from ${cacheDir}: ${error}`)
-  }
-}
-
 /** Drop the in-memory verdicts (tests). */
 export function clearVerdictMemory(): void {
   memory.clear()

@@ -63,7 +63,7 @@ interface ActiveExec {
 }
 
 /** Limits sent with each exec, from settings. */
-export function execLimits(settings: Settings): ExecLimits {
+function execLimits(settings: Settings): ExecLimits {
   return {
     timeoutMs: settings.codemodeTimeoutMs,
     memoryMb: settings.codemodeMemoryMb,

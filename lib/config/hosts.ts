@@ -45,7 +45,7 @@ export interface HostDef {
 }
 
 /** The single entry `mcpx install` writes: hosts run `mcpx serve` over stdio. */
-export const MCPX_ENTRY = { command: 'mcpx', args: ['serve'] } as const
+const MCPX_ENTRY = { command: 'mcpx', args: ['serve'] } as const
 export const MCPX_ENTRY_NAME = 'mcpx'
 
 const at = (doc: unknown, ...keys: string[]): unknown => {

@@ -100,7 +100,7 @@ function projectDirOf(source: HostSource): string {
 }
 
 /** Server names become `server.tool` prefixes: keep letters, digits, `-` and `_`. */
-export function sanitiseName(name: string): string {
+function sanitiseName(name: string): string {
   const clean = name.replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^[-_]+|-+$/g, '')
   return SERVER_NAME.test(clean) ? clean : ''
 }
@@ -115,7 +115,7 @@ const REMOTE_TYPES: Record<string, 'streamable-http' | 'sse' | undefined> = {
 }
 
 /** Turn one host entry into an mcpx entry, or say why it cannot be imported. */
-export function normaliseEntry(host: HostId, raw: unknown, context: { home: string; projectDir: string | undefined }): { entry: Raw } | { skip: string } {
+function normaliseEntry(host: HostId, raw: unknown, context: { home: string; projectDir: string | undefined }): { entry: Raw } | { skip: string } {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { skip: 'the entry is not an object' }
   const input = raw as Raw
   if (input.enabled === false || input.disabled === true) return { skip: `disabled in ${HOSTS[host].label}` }

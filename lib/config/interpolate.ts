@@ -13,12 +13,12 @@ const MALFORMED = /\$\{(?![A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\})/
 /** A path inside a document, e.g. ['mcpServers', 'gh', 'env', 'TOKEN'], shown as mcpServers.gh.env.TOKEN. */
 export type DocPath = readonly (string | number)[]
 
-export function formatPath(path: DocPath): string {
+function formatPath(path: DocPath): string {
   return path.length === 0 ? '(root)' : path.map((part) => (typeof part === 'number' ? `[${part}]` : part)).join('.').replace(/\.\[/g, '[')
 }
 
 /** Interpolate one string; `where` names the file and path for the error message. */
-export function interpolateString(value: string, env: Env, where: { file: string; path: DocPath }): string {
+function interpolateString(value: string, env: Env, where: { file: string; path: DocPath }): string {
   const stripped = value.replace(/\$\$\{/g, '')
   if (MALFORMED.test(stripped)) {
     throw configError(where, `malformed reference in ${JSON.stringify(value)} (use \${NAME} or \${NAME:-default}; \$\${ for a literal)`)

@@ -35,7 +35,7 @@ export const StdioEntrySchema = v.strictObject({
 })
 
 const HTTP_TYPES = ['http', 'streamable-http', 'sse'] as const
-export const REMOTE_TRANSPORTS = ['auto', 'streamable-http', 'sse'] as const
+const REMOTE_TRANSPORTS = ['auto', 'streamable-http', 'sse'] as const
 export type RemoteTransport = (typeof REMOTE_TRANSPORTS)[number]
 
 export const RemoteEntrySchema = v.strictObject({

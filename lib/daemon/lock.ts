@@ -28,7 +28,7 @@ export function acquireLock(path: string, pid = process.pid): Lock {
 }
 
 /** The pid recorded in a lock file, or null. */
-export function readOwner(path: string): number | null {
+function readOwner(path: string): number | null {
   try {
     const pid = Number.parseInt(readFileSync(path, 'utf8').trim(), 10)
     return Number.isInteger(pid) && pid > 0 ? pid : null
@@ -37,7 +37,7 @@ export function readOwner(path: string): number | null {
   }
 }
 
-export function isAlive(pid: number): boolean {
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

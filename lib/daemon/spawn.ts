@@ -10,7 +10,7 @@ import { McpxError, type ErrorCode, asMcpxError } from '../errors/index.ts'
 import type { DaemonInfo } from './operations.ts'
 
 /** The fd number the child reports readiness on (stdin, stdout, stderr, then this). */
-export const READY_FD = 3
+const READY_FD = 3
 const LOG_TAIL_BYTES = 2_000
 
 export interface SpawnOptions {

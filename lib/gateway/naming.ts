@@ -19,10 +19,6 @@ export function splitQualified(name: string): QualifiedName {
   return { server: name.slice(0, dot), tool: name.slice(dot + 1) }
 }
 
-export function qualify(server: string, tool: string): string {
-  return `${server}.${tool}`
-}
-
 /** SEP-986 tool names: 1–64 chars of [A-Za-z0-9_./-]; anything else becomes `_`. */
 const TOOL_NAME_MAX = 64
 export function rawName(server: string, item: string): string {
@@ -32,13 +28,6 @@ export function rawName(server: string, item: string): string {
 const RESOURCE_SCHEME = 'mcpx://'
 export function gatewayResourceUri(server: string, uri: string): string {
   return `${RESOURCE_SCHEME}${server}/${uri}`
-}
-export function parseGatewayResourceUri(uri: string): { server: string; uri: string } | undefined {
-  if (!uri.startsWith(RESOURCE_SCHEME)) return undefined
-  const rest = uri.slice(RESOURCE_SCHEME.length)
-  const slash = rest.indexOf('/')
-  if (slash <= 0) return undefined
-  return { server: rest.slice(0, slash), uri: rest.slice(slash + 1) }
 }
 
 /** Closest names for "did you mean": by edit distance, then shared prefix. */

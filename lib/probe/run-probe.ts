@@ -25,7 +25,7 @@ export interface ProbeResult extends ProbeReport {
   observations: Observation[]
 }
 
-export function describeTarget(target: Target): string {
+function describeTarget(target: Target): string {
   return isHttpTarget(target) ? target.url : [target.command, ...(target.args ?? [])].join(' ')
 }
 

@@ -82,7 +82,7 @@ function replace<T>(map: Map<string, T>, values: T[], keyOf: (v: T) => string, w
 }
 
 /** RFC 6570 level 1: each `{name}` matches one or more characters other than `/`. */
-export function matchUriTemplate(template: string, uri: string): Record<string, string> | undefined {
+function matchUriTemplate(template: string, uri: string): Record<string, string> | undefined {
   const names: string[] = []
   const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{([^}]+)\}/g, (_, name: string) => {
     names.push(name)

@@ -17,7 +17,7 @@ const EDGE_WHITESPACE = /^[ \t]|[ \t]$/
 const BASE64_BODY = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 
 /** True when `value` starts with `=?base64?` and ends with `?=` (the exact, lowercase markers). */
-export function looksLikeSentinel(value: string): boolean {
+function looksLikeSentinel(value: string): boolean {
   return (
     value.length >= BASE64_SENTINEL.PREFIX.length + BASE64_SENTINEL.SUFFIX.length &&
     value.startsWith(BASE64_SENTINEL.PREFIX) &&
@@ -26,7 +26,7 @@ export function looksLikeSentinel(value: string): boolean {
 }
 
 /** True when `text` may be sent as a header value without the base64 sentinel. */
-export function isPlainHeaderSafe(text: string): boolean {
+function isPlainHeaderSafe(text: string): boolean {
   return FIELD_VALUE_CHARS.test(text) && !EDGE_WHITESPACE.test(text) && !looksLikeSentinel(text)
 }
 

@@ -18,7 +18,7 @@ export interface HeaderParam {
 export type HeaderParamsResult = { ok: HeaderParam[] } | { invalid: string }
 
 /** The `x-mcp-header` schema keyword. */
-export const X_MCP_HEADER = 'x-mcp-header'
+const X_MCP_HEADER = 'x-mcp-header'
 
 // RFC 9110 §5.6.2 token = 1*tchar.
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/

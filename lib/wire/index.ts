@@ -3,11 +3,11 @@ export * from './constants.ts'
 export * from './jsonrpc.ts'
 export {
   resourceNotFound, unsupportedVersion, headerMismatch, missingCapability, methodNotFound, invalidParams,
-  urlElicitationRequired, HTTP_STATUS,
+  urlElicitationRequired,
 } from './rpc-errors.ts'
-export { encodeHeaderValue, decodeHeaderValue, headerMatchesValue, isPlainHeaderSafe, looksLikeSentinel, MAX_HEADER_INTEGER } from './header-codec.ts'
+export { encodeHeaderValue, decodeHeaderValue, headerMatchesValue, MAX_HEADER_INTEGER } from './header-codec.ts'
 export {
-  findHeaderParams, requestHeaders, mcpNameSource, requiresMcpName, valueAt, X_MCP_HEADER,
+  findHeaderParams, requestHeaders, mcpNameSource, requiresMcpName, valueAt,
   type HeaderParam, type HeaderParamsResult, type HeaderTool,
 } from './header-params.ts'
 export {
@@ -15,7 +15,7 @@ export {
   type Direction, type RevisionMethods, type ExtensionMethods, type MethodQuery,
 } from './matrix/methods.ts'
 export { TYPE_FIELDS, projectFields, hasField, inSpan, type Span, type SpecTypeName, type TypeFields } from './matrix/fields.ts'
-export { shapeResult, withCacheHints, CACHEABLE_METHODS, INPUT_REQUIRED_METHODS, type CacheHints } from './shape/result.ts'
+export { shapeResult, withCacheHints, CACHEABLE_METHODS, type CacheHints } from './shape/result.ts'
 export { shapeNotification, type OutgoingNotification, type Shaped } from './shape/notification.ts'
 export { shapeRequest, shapeSamplingContent, type OutgoingRequest } from './shape/request.ts'
 export { upgradeResult, isResourceNotFoundError, isKnownResultType } from './shape/upgrade.ts'
@@ -30,7 +30,7 @@ export {
   PROTOCOL_MATRIX, ERROR_CODES as PROTOCOL_ERROR_CODES, HEADERS_BY_REVISION, HTTP_TRANSPORTS, FEATURES,
   type ProtocolMatrix, type ErrorCodeEntry, type FeatureEntry,
 } from './matrix/protocol.ts'
-export { parseParams, paramsSchema, type ParamsByMethod } from './params/parse.ts'
+export { parseParams, type ParamsByMethod } from './params/parse.ts'
 export {
   ImplementationSchema, ClientCapabilitiesSchema, ModernRequestMetaSchema, LogLevelSchema, RequestIdSchema, ProgressTokenSchema,
   type Implementation, type ClientCapabilities, type ModernRequestMeta,

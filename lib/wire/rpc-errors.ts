@@ -7,7 +7,7 @@ import { RPC, RpcError } from '../errors/index.ts'
 import { isModernRevision, type Revision } from './constants.ts'
 
 /** 2026-07-28 basic/transports/streamable-http.mdx: these errors MUST travel with `400 Bad Request`. */
-export const HTTP_STATUS = { BAD_REQUEST: 400, NOT_FOUND: 404 } as const
+const HTTP_STATUS = { BAD_REQUEST: 400, NOT_FOUND: 404 } as const
 
 /**
  * Resource not found: -32002 up to 2025-11-25 (server/resources.mdx "Error Handling"); 2026-07-28

@@ -24,7 +24,6 @@ import { type ItemOptions, upstreamPrompts, upstreamResources, upstreamTemplates
 type ChangeKind = 'tools' | 'prompts' | 'resources'
 
 export type SurfaceMode = 'code-mode' | 'raw' | 'reactive' | 'passthrough'
-export const SURFACE_MODES: readonly SurfaceMode[] = ['code-mode', 'raw', 'reactive', 'passthrough']
 
 export interface SurfaceOptions {
   readonly pool: UpstreamPool

@@ -85,7 +85,7 @@ const FIXED: Record<string, AnySchema> = {
 }
 
 /** The params schema of `method` under `revision`, or undefined for a method without one. */
-export function paramsSchema(revision: Revision, method: string, params?: unknown): AnySchema | undefined {
+function paramsSchema(revision: Revision, method: string, params?: unknown): AnySchema | undefined {
   switch (method) {
     case 'notifications/cancelled':
       return revision === '2025-11-25' ? c.CancelledParamsOptionalIdSchema : c.CancelledParamsSchema

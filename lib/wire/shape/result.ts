@@ -22,7 +22,7 @@ export const CACHEABLE_METHODS: readonly string[] = [
   'server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read',
 ]
 /** 2026-07-28 basic/patterns/mrtr.mdx: the only methods that may answer `input_required`. */
-export const INPUT_REQUIRED_METHODS: readonly string[] = ['tools/call', 'resources/read', 'prompts/get']
+const INPUT_REQUIRED_METHODS: readonly string[] = ['tools/call', 'resources/read', 'prompts/get']
 /** Results of MRTR input requests are bare shapes in 2026 (no Result base, no `resultType`; T26). */
 const BARE_IN_MODERN = ['sampling/createMessage', 'elicitation/create', 'roots/list']
 
