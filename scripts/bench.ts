@@ -51,7 +51,6 @@ const clients: Client[] = []
 async function main(): Promise<BenchReport> {
   progress(`temp dir ${dir}; building the binary`)
   const binary = await buildBinary(dir)
-  const bytecodeBinary = await buildBinary(dir, { bytecode: true })
 
   // The upstreams of the daemon: the echo server, plus the servers the gateway e2e tests use
   // (for the tools/list size comparison only).
@@ -117,12 +116,9 @@ async function main(): Promise<BenchReport> {
   const mcpxCall = { name: `mcpx call ${NS}.echo (warm daemon)`, argv: [binary, 'call', `${NS}.echo`, 'message=hello'], env: daemon.env, expect: 'Echo: hello' }
   const mcporterCall = { name: 'mcporter call echo-ka.echo (keep-alive daemon)', argv: mcporter.argv('echo-ka', 'echo'), env: mcporter.env, expect: 'Echo: hello' }
   const mcpxVersion = { name: 'mcpx --version', argv: [binary, '--version'], env: daemon.env }
-  const mcpxBytecodeCall = { ...mcpxCall, name: `mcpx call ${NS}.echo (warm daemon, --bytecode build)`, argv: [bytecodeBinary, ...mcpxCall.argv.slice(1)] }
   const oneshot = [
     await measurePair(mcpxCall, mcporterCall, runs),
-    await measurePair(mcpxBytecodeCall, mcporterCall, runs),
     await measurePair(mcpxCall, mcpxVersion, runs),
-    await measurePair(mcpxBytecodeCall, mcpxCall, runs),
   ]
 
   progress('part 3: code mode')

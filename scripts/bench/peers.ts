@@ -37,16 +37,10 @@ export function isolatedEnv(dir: string, extra: Record<string, string> = {}): Re
   }
 }
 
-/**
- * Build the compiled binary into the run's dir (dist/ is shared with the test runs of others) with
- * scripts/build.ts, or — `bytecode` — the same bundle with `--bytecode` (JSC bytecode embedded, so
- * start-up skips parsing), to show what that build flag would change.
- */
-export async function buildBinary(dir: string, options: { bytecode?: boolean } = {}): Promise<string> {
-  const outfile = join(dir, options.bytecode ? 'mcpx-bytecode' : 'mcpx')
-  const argv = options.bytecode
-    ? [process.execPath, 'build', '--compile', '--bytecode', '--format=esm', '--minify-syntax', '--sourcemap=inline', 'cli/main.ts', '--outfile', outfile]
-    : [process.execPath, join(REPO, 'scripts/build.ts'), '--outfile', outfile]
+/** Build the compiled binary with scripts/build.ts into the run's dir (dist/ may be in use by a test run). */
+export async function buildBinary(dir: string): Promise<string> {
+  const outfile = join(dir, 'mcpx')
+  const argv = [process.execPath, join(REPO, 'scripts/build.ts'), '--outfile', outfile]
   const proc = Bun.spawn(argv, { cwd: REPO, stdout: 'ignore', stderr: 'pipe' })
   const code = await proc.exited
   if (code !== 0) throw new Error(`build failed (${code}): ${await new Response(proc.stderr).text()}`)
