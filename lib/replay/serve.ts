@@ -41,8 +41,12 @@ export class ReplayEngine extends Engine {
       channel.connection.settle(message)
       return { httpStatus: 202 }
     }
-    // Client notifications (initialized, cancelled, roots changed) need no recorded answer.
-    if (!isRequest(message)) return { httpStatus: 202 }
+    // Client notifications (initialized, cancelled, roots changed) need no recorded answer; a
+    // cancellation releases a listen stream held open (#hold).
+    if (!isRequest(message)) {
+      if (message.method === 'notifications/cancelled') channel.connection.cancel(message.params?.requestId, message.params?.reason)
+      return { httpStatus: 202 }
+    }
     const era = channel.era ?? eraOfMessage(message)
     const refused = this.#eraGate(message, era)
     if (refused !== undefined) return refused
@@ -83,8 +87,28 @@ export class ReplayEngine extends Engine {
       }
       channel.outlet.send(rewriteProgress(recorded as unknown as JsonRpcMessage, progressToken))
     }
+    // A 2026 listen stream was still open when the recording ended: keep it open, as the recorded
+    // server did, until the client cancels it or goes away (basic/patterns/subscriptions.mdx).
+    if (exchange.method === 'subscriptions/listen') {
+      await this.#hold(message, channel)
+      return { httpStatus: STATUS.OK }
+    }
     const error = new RpcError(RPC.INTERNAL_ERROR, `the recording ends before the response to ${exchange.method} (recorded seq ${exchange.request.seq})`, { mcpxCode: 'NOT_FOUND', seq: exchange.request.seq })
     return { message: makeError(message.id, error.toRpc()), httpStatus: STATUS.OK }
+  }
+
+  // Held like any in-flight request: a cancellation or the connection closing releases it.
+  async #hold(message: JsonRpcRequest, channel: Channel): Promise<void> {
+    const controller = new AbortController()
+    channel.connection.inflight.set(message.id, controller)
+    try {
+      await new Promise<void>((resolve) => {
+        controller.signal.addEventListener('abort', () => resolve(), { once: true })
+        channel.signal?.addEventListener('abort', () => resolve(), { once: true })
+      })
+    } finally {
+      channel.connection.inflight.delete(message.id)
+    }
   }
 
   async #ask(recorded: Record<string, unknown>, channel: Channel): Promise<void> {

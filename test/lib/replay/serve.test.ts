@@ -10,6 +10,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { connect, defaultTransports } from '../../../lib/client/index.ts'
+import type { McpxError } from '../../../lib/errors/index.ts'
 import { Recorder, memorySink, parseRecording, recordingTransports, serveRecordingHttp, type Recording } from '../../../lib/replay/index.ts'
 import { Engine, serveHttp } from '../../../lib/server/index.ts'
 import type { Revision } from '../../../lib/wire/index.ts'
@@ -139,6 +140,31 @@ describe('replay --serve over Streamable HTTP', () => {
     try {
       const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'who?' } })
       expect(result.content).toEqual([{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }])
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('a 2026 listen stream still open at the end of the recording is held open until the client cancels it', async () => {
+    const recording = await record('2026-07-28', async (client) => {
+      const listener = client.listen({ toolsListChanged: true }, () => {})
+      await listener.acknowledged
+      await client.callTool('test_simple_text', {})
+      listener.close()
+      await listener.done.catch(() => {})
+    })
+    expect(recording.messages.some((m) => m.message.method === 'subscriptions/listen')).toBe(true)
+
+    await using replay = serveRecordingHttp(recording, settings)
+    const client = await connect({ url: replay.url }, { settings, revision: '2026-07-28', noCache: true, serverStream: false })
+    try {
+      const listener = client.listen({ toolsListChanged: true }, () => {})
+      // The recorded acknowledgement is replayed on the held stream.
+      expect(await listener.acknowledged).toEqual({ toolsListChanged: true })
+      expect((await client.callTool('test_simple_text', {})).content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }])
+      listener.close()
+      // Ended by our cancellation, not by an error from the replay server.
+      expect(((await listener.done.catch((error: McpxError) => error)) as McpxError).code).toBe('CANCELLED')
     } finally {
       await client.close()
     }
