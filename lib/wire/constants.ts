@@ -71,6 +71,24 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
 
 export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as const
 
+/**
+ * The HTTP statuses the Streamable HTTP transport names (basic/transports/streamable-http.mdx, every
+ * revision: 202 for notifications/responses, 400/404/405/406/415; 403 for a refused Origin; 413 ours).
+ */
+export const HTTP_STATUS = {
+  OK: 200,
+  ACCEPTED: 202,
+  NO_CONTENT: 204,
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  NOT_ACCEPTABLE: 406,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+} as const
+
 export function isRevision(value: unknown): value is Revision {
   return typeof value === 'string' && (REVISIONS as readonly string[]).includes(value)
 }

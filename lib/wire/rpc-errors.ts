@@ -4,10 +4,7 @@
  * these with the peer's revision. Codes come from lib/errors RPC, each cited there.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { isModernRevision, type Revision } from './constants.ts'
-
-/** 2026-07-28 basic/transports/streamable-http.mdx: these errors MUST travel with `400 Bad Request`. */
-const HTTP_STATUS = { BAD_REQUEST: 400, NOT_FOUND: 404 } as const
+import { HTTP_STATUS, isModernRevision, type Revision } from './constants.ts'
 
 /**
  * Resource not found: -32002 up to 2025-11-25 (server/resources.mdx "Error Handling"); 2026-07-28

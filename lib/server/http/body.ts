@@ -5,9 +5,7 @@
  * Requiring `application/json` also refuses CORS "simple" cross-site posts (text/plain, forms).
  */
 import { RPC, RpcError } from '../../errors/index.ts'
-import { JSONRPC_VERSION, MIME, type RequestId, type Revision } from '../../wire/index.ts'
-
-const STATUS = { BAD_REQUEST: 400, PAYLOAD_TOO_LARGE: 413, NOT_ACCEPTABLE: 406, UNSUPPORTED_MEDIA_TYPE: 415 } as const
+import { HTTP_STATUS, JSONRPC_VERSION, MIME, type RequestId, type Revision } from '../../wire/index.ts'
 
 /**
  * A JSON-RPC error Response. `id` omitted → an id-less error object, which the spec allows for
@@ -37,7 +35,7 @@ export type ReadBodyResult = { readonly ok: true; readonly value: unknown } | { 
  */
 export async function readJsonBody(request: Request, options: ReadBodyOptions): Promise<ReadBodyResult> {
   if (!isJsonContentType(request.headers.get('content-type'))) {
-    return fail(STATUS.UNSUPPORTED_MEDIA_TYPE, RPC.INVALID_REQUEST, `Unsupported Media Type: POST bodies must be Content-Type: ${MIME.JSON}`)
+    return fail(HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE, RPC.INVALID_REQUEST, `Unsupported Media Type: POST bodies must be Content-Type: ${MIME.JSON}`)
   }
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > options.maxFrameBytes) return tooLarge(options.maxFrameBytes)
@@ -47,12 +45,12 @@ export async function readJsonBody(request: Request, options: ReadBodyOptions): 
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes)
   } catch {
-    return fail(STATUS.BAD_REQUEST, RPC.PARSE_ERROR, 'Parse error: body is not valid UTF-8')
+    return fail(HTTP_STATUS.BAD_REQUEST, RPC.PARSE_ERROR, 'Parse error: body is not valid UTF-8')
   }
   try {
     return { ok: true, value: JSON.parse(text) }
   } catch (error) {
-    return fail(STATUS.BAD_REQUEST, RPC.PARSE_ERROR, `Parse error: ${(error as Error).message}`)
+    return fail(HTTP_STATUS.BAD_REQUEST, RPC.PARSE_ERROR, `Parse error: ${(error as Error).message}`)
   }
 }
 
@@ -97,7 +95,7 @@ export function checkAccept(request: Request, revision: Revision): Response | un
   const missing = needed.filter((mime) => !accepts(request, mime))
   if (missing.length === 0) return undefined
   return rpcErrorResponse(
-    STATUS.NOT_ACCEPTABLE,
+    HTTP_STATUS.NOT_ACCEPTABLE,
     new RpcError(RPC.INVALID_REQUEST, `Not Acceptable: the Accept header must list ${needed.join(' and ')} (missing ${missing.join(', ')})`),
   )
 }
@@ -127,7 +125,7 @@ async function readCapped(request: Request, maxBytes: number): Promise<Uint8Arra
 }
 
 function tooLarge(maxFrameBytes: number): ReadBodyResult {
-  return fail(STATUS.PAYLOAD_TOO_LARGE, RPC.INVALID_REQUEST, `Payload Too Large: the body exceeds ${maxFrameBytes} bytes (maxFrameBytes)`)
+  return fail(HTTP_STATUS.PAYLOAD_TOO_LARGE, RPC.INVALID_REQUEST, `Payload Too Large: the body exceeds ${maxFrameBytes} bytes (maxFrameBytes)`)
 }
 
 function fail(status: number, code: number, message: string): ReadBodyResult {

@@ -9,6 +9,7 @@
 import { RPC, RpcError } from '../../errors/index.ts'
 import { rpcErrorResponse } from './body.ts'
 import {
+  HTTP_STATUS,
   HEADER, HTTP_DEFAULT_LEGACY_REVISION, META, REVISIONS, headerMismatch, isLegacyRevision, isModernRevision, isRevision, recoverId,
   unsupportedVersion, type LegacyRevision, type ModernRevision, type RequestId, type Revision,
 } from '../../wire/index.ts'
@@ -43,8 +44,6 @@ export type HttpVerdict =
   /** Refuse: answer `status` with `error` (echoing `id` when one could be read). */
   | { readonly kind: 'reject'; readonly status: number; readonly error: RpcError; readonly id?: RequestId; readonly allow?: string }
 
-const STATUS = { BAD_REQUEST: 400, METHOD_NOT_ALLOWED: 405 } as const
-
 /** Classify one request. Never throws; a refusal is a `reject` verdict. */
 export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   const supported = input.supported ?? REVISIONS
@@ -63,7 +62,7 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   // A header naming a revision this endpoint does not serve: 400 (2025-11-25 "Protocol Version
   // Header": MUST), with the 2026 error so modern clients can pick from `supported`.
   if (versionHeader !== undefined && (!isRevision(versionHeader) || !supported.includes(versionHeader))) {
-    return reject(STATUS.BAD_REQUEST, unsupportedVersion(supported, versionHeader))
+    return reject(HTTP_STATUS.BAD_REQUEST, unsupportedVersion(supported, versionHeader))
   }
 
   if (isStreamMethod) {
@@ -77,7 +76,7 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
 
   if (Array.isArray(body)) return classifyBatch(input, body, versionHeader, sessionId, reject)
   if (typeof body !== 'object' || body === null) {
-    return reject(STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC message object'))
+    return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC message object'))
   }
   const message = body as Record<string, unknown>
   const metaVersion = bodyProtocolVersion(message)
@@ -85,11 +84,11 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   if (isModernRevision(versionHeader)) return { kind: 'modern', revision: versionHeader, message }
   if (versionHeader === undefined && metaVersion !== undefined) {
     // 2026-07-28 streamable-http.mdx "Server Validation": a required header is missing.
-    return reject(STATUS.BAD_REQUEST, headerMismatch(`the ${HEADER.PROTOCOL_VERSION} header is required (body _meta names ${JSON.stringify(metaVersion)})`))
+    return reject(HTTP_STATUS.BAD_REQUEST, headerMismatch(`the ${HEADER.PROTOCOL_VERSION} header is required (body _meta names ${JSON.stringify(metaVersion)})`))
   }
   if (!servesLegacy) {
     // A modern-only server MUST reject a request without the header (streamable-http.mdx).
-    return reject(STATUS.BAD_REQUEST, headerMismatch(`the ${HEADER.PROTOCOL_VERSION} header is required`))
+    return reject(HTTP_STATUS.BAD_REQUEST, headerMismatch(`the ${HEADER.PROTOCOL_VERSION} header is required`))
   }
   if (message.method === 'initialize') return { kind: 'legacy-initialize', message }
   if (sessionId !== undefined) {
@@ -99,7 +98,7 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   if (metaVersion !== undefined && metaVersion !== versionHeader) {
     // The body says modern, the header says legacy: the body is the source of truth (2026-07-28
     // basic/transports/index.mdx), so the pair is a HeaderMismatch, not a legacy request.
-    return reject(STATUS.BAD_REQUEST, headerMismatch(`${HEADER.PROTOCOL_VERSION} ${JSON.stringify(versionHeader)} does not match _meta ${JSON.stringify(metaVersion)}`))
+    return reject(HTTP_STATUS.BAD_REQUEST, headerMismatch(`${HEADER.PROTOCOL_VERSION} ${JSON.stringify(versionHeader)} does not match _meta ${JSON.stringify(metaVersion)}`))
   }
   // 2025-11-25 "Protocol Version Header": absent and no other way to tell → assume 2025-03-26.
   const revision = legacyHeaderRevision(versionHeader) ?? HTTP_DEFAULT_LEGACY_REVISION
@@ -115,16 +114,16 @@ function classifyBatch(
 ): HttpVerdict {
   const revision = isModernRevision(versionHeader) ? versionHeader : (input.sessionRevision ?? legacyHeaderRevision(versionHeader) ?? HTTP_DEFAULT_LEGACY_REVISION)
   if (revision !== '2025-03-26') {
-    return reject(STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: JSON-RPC batches are not supported in revision ${revision} (only 2025-03-26)`))
+    return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: JSON-RPC batches are not supported in revision ${revision} (only 2025-03-26)`))
   }
   // JSON-RPC 2.0 §6: an empty array is a single Invalid Request.
-  if (body.length === 0) return reject(STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: empty batch'))
+  if (body.length === 0) return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: empty batch'))
   if (input.maxBatchLength !== undefined && body.length > input.maxBatchLength) {
-    return reject(STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: batch of ${body.length} messages exceeds ${input.maxBatchLength} (maxBatchLength)`))
+    return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: batch of ${body.length} messages exceeds ${input.maxBatchLength} (maxBatchLength)`))
   }
   // 2025-03-26 basic/lifecycle.mdx: the initialize request MUST NOT be part of a batch.
   if (body.some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize')) {
-    return reject(STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch'))
+    return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch'))
   }
   return { kind: 'legacy-batch', revision: '2025-03-26', messages: body, ...(sessionId && { sessionId }) }
 }
@@ -155,5 +154,5 @@ export function rejectResponse(verdict: Extract<HttpVerdict, { kind: 'reject' }>
 }
 
 function methodNotAllowed(allow: string): HttpVerdict {
-  return { kind: 'reject', status: STATUS.METHOD_NOT_ALLOWED, error: new RpcError(RPC.INVALID_REQUEST, 'Method Not Allowed'), allow }
+  return { kind: 'reject', status: HTTP_STATUS.METHOD_NOT_ALLOWED, error: new RpcError(RPC.INVALID_REQUEST, 'Method Not Allowed'), allow }
 }

@@ -8,6 +8,7 @@
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import {
+  HTTP_STATUS,
   HEADER, MIME, isRequest, parseMessage, recoverId, type JsonRpcMessage, type LegacyRevision,
 } from '../../wire/index.ts'
 import type { Connection, Outlet } from '../connection.ts'
@@ -46,8 +47,6 @@ interface LegacySession {
   events: EventStore
   standalone?: SseStream
 }
-
-const STATUS = { OK: 200, ACCEPTED: 202, NO_CONTENT: 204, BAD_REQUEST: 400, NOT_FOUND: 404 } as const
 
 export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const { engine, settings } = options
@@ -91,11 +90,11 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       case 'legacy':
       case 'legacy-batch': {
         // 2025-11-25 "Session Management": every request after initialize names its session.
-        if (verdict.sessionId === undefined) return rpcErrorResponse(STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Bad Request: the ${HEADER.SESSION_ID} header is required`), recoverId(body))
-        if (session === undefined) return rpcErrorResponse(STATUS.NOT_FOUND, new RpcError(RPC.INVALID_REQUEST, 'Session not found'), recoverId(body))
+        if (verdict.sessionId === undefined) return rpcErrorResponse(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Bad Request: the ${HEADER.SESSION_ID} header is required`), recoverId(body))
+        if (session === undefined) return rpcErrorResponse(HTTP_STATUS.NOT_FOUND, new RpcError(RPC.INVALID_REQUEST, 'Session not found'), recoverId(body))
         if (verdict.kind === 'legacy-delete') {
           sessions.delete(verdict.sessionId)
-          return new Response(null, { status: STATUS.NO_CONTENT })
+          return new Response(null, { status: HTTP_STATUS.NO_CONTENT })
         }
         const notAcceptable = checkAccept(request, session.revision)
         if (notAcceptable) return notAcceptable
@@ -114,7 +113,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     try {
       message = parseMessage(raw)
     } catch (error) {
-      return rpcErrorResponse(STATUS.BAD_REQUEST, error as RpcError, recoverId(raw))
+      return rpcErrorResponse(HTTP_STATUS.BAD_REQUEST, error as RpcError, recoverId(raw))
     }
     const connection = engine.connect('http')
     const answer = await engine.answer(message, { connection, outlet: { send: () => {} }, era: 'legacy' })
@@ -125,7 +124,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     const revision = connection.legacy.revision
     const id = sessions.create({ connection, revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }) })
-    return json(answer.message, STATUS.OK, { [HEADER.SESSION_ID]: id })
+    return json(answer.message, HTTP_STATUS.OK, { [HEADER.SESSION_ID]: id })
   }
 
   async function modern(request: Request, verdict: Extract<HttpVerdict, { kind: 'modern' }>): Promise<Response> {
@@ -158,11 +157,11 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     try {
       message = parseMessage(raw)
     } catch (error) {
-      return rpcErrorResponse(STATUS.BAD_REQUEST, error as RpcError, recoverId(raw))
+      return rpcErrorResponse(HTTP_STATUS.BAD_REQUEST, error as RpcError, recoverId(raw))
     }
     if (!isRequest(message)) {
       await engine.answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era, headerVersion: opts.headerVersion })
-      return new Response(null, { status: STATUS.ACCEPTED, headers: opts.headers })
+      return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
     }
     // 2025-11-25 only: primed, numbered events that survive a dropped connection (SEP-1699).
     const resumable = opts.session && opts.session.revision === '2025-11-25' ? opts.session.events : undefined
@@ -201,7 +200,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const first = await Promise.race([answering, upgraded])
     if (first !== 'stream') {
       cancel.abort()
-      return first.message ? json(first.message, first.httpStatus, opts.headers) : new Response(null, { status: STATUS.ACCEPTED, headers: opts.headers })
+      return first.message ? json(first.message, first.httpStatus, opts.headers) : new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
     }
     const sse = openSseStream({
       sseKeepAliveMs: settings.sseKeepAliveMs,
@@ -234,8 +233,8 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       }),
     )
     const responses = answers.filter((a) => a !== undefined)
-    if (responses.length === 0) return new Response(null, { status: STATUS.ACCEPTED, headers })
-    return json(responses, STATUS.OK, headers)
+    if (responses.length === 0) return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers })
+    return json(responses, HTTP_STATUS.OK, headers)
   }
 
   /** Legacy GET: resume a stream by Last-Event-ID, or open the session's standalone stream (TR-13). */
@@ -271,6 +270,6 @@ function sessionOutlet(session: LegacySession | undefined): Outlet {
 }
 
 function json(body: unknown, status: number, headers: Record<string, string> = {}): Response {
-  if (body === undefined) return new Response(null, { status: STATUS.ACCEPTED, headers })
+  if (body === undefined) return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers })
   return new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': MIME.JSON } })
 }

@@ -7,6 +7,7 @@
  * but invalid Origin MUST get 403, optionally with an id-less JSON-RPC error.
  */
 import { RPC, RpcError } from '../../errors/index.ts'
+import { HTTP_STATUS } from '../../wire/index.ts'
 import { rpcErrorResponse } from './body.ts'
 
 export interface OriginPolicy {
@@ -20,7 +21,6 @@ export interface OriginPolicy {
   readonly checkHost?: boolean
 }
 
-const FORBIDDEN = 403
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
 const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443 }
 
@@ -98,5 +98,5 @@ function safeUrl(value: string): URL | undefined {
 }
 
 function forbidden(message: string): Response {
-  return rpcErrorResponse(FORBIDDEN, new RpcError(RPC.INVALID_REQUEST, `Forbidden: ${message}`))
+  return rpcErrorResponse(HTTP_STATUS.FORBIDDEN, new RpcError(RPC.INVALID_REQUEST, `Forbidden: ${message}`))
 }
