@@ -5,6 +5,7 @@
  * never parsed, because server and tool names may both contain `_`.
  */
 import { McpxError } from '../errors/index.ts'
+import { PORTABLE_TOOL_NAME_MAX_CHARS } from '../wire/index.ts'
 
 export interface QualifiedName {
   readonly server: string
@@ -20,9 +21,8 @@ export function splitQualified(name: string): QualifiedName {
 }
 
 /** SEP-986 tool names: 1–64 chars of [A-Za-z0-9_./-]; anything else becomes `_`. */
-const TOOL_NAME_MAX = 64
 export function rawName(server: string, item: string): string {
-  return `${server}_${item}`.replace(/[^A-Za-z0-9_.\/-]/g, '_').slice(0, TOOL_NAME_MAX)
+  return `${server}_${item}`.replace(/[^A-Za-z0-9_.\/-]/g, '_').slice(0, PORTABLE_TOOL_NAME_MAX_CHARS)
 }
 
 const RESOURCE_SCHEME = 'mcpx://'

@@ -72,6 +72,14 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
 export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as const
 
 /**
+ * Tool name length limits. 2025-11-25+ server/tools.mdx "Tool Names": SHOULD be 1–128 characters;
+ * SEP-986 (seps/986-specify-format-for-tool-names.md) and the conformance suite's tools-list check
+ * keep names to 1–64, the portable length for names mcpx makes up itself.
+ */
+export const TOOL_NAME_MAX_CHARS = 128
+export const PORTABLE_TOOL_NAME_MAX_CHARS = 64
+
+/**
  * The HTTP statuses the Streamable HTTP transport names (basic/transports/streamable-http.mdx, every
  * revision: 202 for notifications/responses, 400/404/405/406/415; 403 for a refused Origin; 413 ours).
  */
