@@ -84,7 +84,7 @@ export function createSchemaValidator(settings: SchemaSettings): SchemaValidator
     const compiled = compile(schema)
     if ('skipped' in compiled) return { ok: true, skipped: compiled.skipped }
     if (compiled.broken) return { ok: true, skipped: 'invalid-schema' }
-    const validator = hasLongString(value, settings.schemaMaxValidatedStringLength) ? compiled.noPatterns : compiled.full
+    const validator = hasLongString(value, settings.schemaMaxValidatedStringLength, settings.schemaMaxDepth) ? compiled.noPatterns : compiled.full
     let result: ReturnType<Validator['validate']>
     try {
       result = validator.validate(value)
@@ -168,11 +168,12 @@ function depthOf(node: unknown, limit: number, depth = 0): number {
   return max
 }
 
-function hasLongString(value: unknown, maxLength: number, depth = 0): boolean {
+/** Recursion bound: the same `schemaMaxDepth` the schemas themselves are held to. */
+function hasLongString(value: unknown, maxLength: number, maxDepth: number, depth = 0): boolean {
   if (typeof value === 'string') return value.length > maxLength
-  if (typeof value !== 'object' || value === null || depth > 64) return false
+  if (typeof value !== 'object' || value === null || depth > maxDepth) return false
   for (const [key, item] of Object.entries(value)) {
-    if (key.length > maxLength || hasLongString(item, maxLength, depth + 1)) return true
+    if (key.length > maxLength || hasLongString(item, maxLength, maxDepth, depth + 1)) return true
   }
   return false
 }
