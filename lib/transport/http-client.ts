@@ -16,8 +16,6 @@ import { contentTypeOf, type FetchContext, type FetchFunction, fetchWithAuth, he
 import { type SseEvent, readEventStream } from './sse-parser.ts'
 import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './types.ts'
 
-/** Most of an error response body read while looking for a JSON-RPC error in it. */
-const ERROR_READ_BYTES = 64 * 1024
 const ACCEPT_POST = 'application/json, text/event-stream'
 const EVENT_STREAM = 'text/event-stream'
 // 2025-11-25 basic/transports.mdx:198-205: visible ASCII only.
@@ -48,7 +46,7 @@ export interface HttpTransport extends Transport {
   openListenStream(options?: { signal?: AbortSignal }): Promise<boolean>
 }
 
-type HttpSettings = Pick<Settings, 'maxFrameBytes' | 'authMaxRetries' | 'sseRetryMs' | 'sseMaxReconnects' | 'httpCloseTimeoutMs'>
+type HttpSettings = Pick<Settings, 'maxFrameBytes' | 'authMaxRetries' | 'sseRetryMs' | 'sseMaxReconnects' | 'httpCloseTimeoutMs' | 'httpBodyReadBytes'>
 
 /** One POST and whatever answers it. */
 interface Exchange {
@@ -117,7 +115,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       return 405
     }
     if (!response.ok || contentTypeOf(response) !== EVENT_STREAM) {
-      const { text } = await readTextCapped(response, ERROR_READ_BYTES)
+      const { text } = await readTextCapped(response, settings.httpBodyReadBytes)
       throw httpError({ url, method: 'GET' }, response, text ?? '', response.ok ? { reason: 'not an event stream' } : {})
     }
     return response
@@ -185,7 +183,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
 
   /** A non-2xx answer: a JSON-RPC response with an id in it is delivered; anything else rejects send(). */
   async function failure(response: Response, exchange: Exchange, sentSession: boolean): Promise<void> {
-    const { text } = await readTextCapped(response, ERROR_READ_BYTES)
+    const { text } = await readTextCapped(response, settings.httpBodyReadBytes)
     const body = text ?? ''
     let rpcError: unknown
     if (body.trim().startsWith('{') || body.trim().startsWith('[')) {

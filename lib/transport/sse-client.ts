@@ -14,8 +14,6 @@ import { readEventStream } from './sse-parser.ts'
 import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './types.ts'
 
 const EVENT_STREAM = 'text/event-stream'
-/** Most of a POST answer body read (servers answer 202 "Accepted"; errors carry a short text). */
-const POST_BODY_READ_BYTES = 64 * 1024
 
 export interface SseTransportParams {
   /** The SSE (GET) endpoint. */
@@ -31,7 +29,7 @@ export interface SseTransport extends Transport {
   readonly endpoint: string | undefined
 }
 
-type SseSettings = Pick<Settings, 'maxFrameBytes' | 'authMaxRetries' | 'sseEndpointTimeoutMs'>
+type SseSettings = Pick<Settings, 'maxFrameBytes' | 'authMaxRetries' | 'sseEndpointTimeoutMs' | 'httpBodyReadBytes'>
 
 export function createSseTransport(params: SseTransportParams, settings: SseSettings): SseTransport {
   const url = params.url
@@ -86,7 +84,7 @@ export function createSseTransport(params: SseTransportParams, settings: SseSett
     headers.set('Accept', EVENT_STREAM)
     const response = await fetchWithAuth(ctx, { method: 'GET', headers, signal: lifetime.signal })
     if (!response.ok || contentTypeOf(response) !== EVENT_STREAM) {
-      const { text } = await readTextCapped(response, POST_BODY_READ_BYTES)
+      const { text } = await readTextCapped(response, settings.httpBodyReadBytes)
       throw httpError({ url, method: 'GET' }, response, text ?? '', response.ok ? { reason: 'not an event stream' } : {})
     }
     let announced!: (error?: McpxError) => void
@@ -131,7 +129,7 @@ export function createSseTransport(params: SseTransportParams, settings: SseSett
     for (const [name, value] of Object.entries(options?.headers ?? {})) headers.set(name, value)
     const ctx: FetchContext = { url: endpoint, auth: params.auth, authMaxRetries: settings.authMaxRetries }
     const response = await fetchWithAuth(ctx, { method: 'POST', headers, body: JSON.stringify(message), signal })
-    const { text } = await readTextCapped(response, POST_BODY_READ_BYTES)
+    const { text } = await readTextCapped(response, settings.httpBodyReadBytes)
     const body = text ?? ''
     // Answers travel on the SSE stream; a server that answers inline with JSON-RPC is honoured too.
     const inline = contentTypeOf(response) === 'application/json' ? decodeMessages(body, 'POST answer').messages : []
