@@ -1,3 +1,4 @@
+/** `mcpx daemon`: subcommands derived from the /v1 operation table; start, operations and stop on a spawned daemon. */
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'

@@ -1,3 +1,4 @@
+/** `mcpx import`: MCP hosts' server entries planned and written into the mcpx config. */
 import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'

@@ -1,3 +1,4 @@
+/** `mcpx install`: the mcpx entry written into an MCP host's config. */
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'

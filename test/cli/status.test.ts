@@ -1,3 +1,4 @@
+/** `mcpx status`: the configured servers, with and without a running daemon. */
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'

@@ -1,3 +1,4 @@
+/** lib/auth/authorization-code.ts: authorization responses checked against state and issuer (RFC 9207). */
 import { describe, expect, test } from 'bun:test'
 import { validateAuthorizationResponse } from '../../../lib/auth/index.ts'
 import { McpxError } from '../../../lib/errors/index.ts'

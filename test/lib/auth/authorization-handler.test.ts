@@ -1,3 +1,4 @@
+/** lib/auth/authorization-handler.ts: the loopback listener that receives the authorization response. */
 import { describe, expect, test } from 'bun:test'
 import { createLoopbackHandler, createOAuthProvider } from '../../../lib/auth/index.ts'
 import { McpxError } from '../../../lib/errors/index.ts'

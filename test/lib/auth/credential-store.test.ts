@@ -1,3 +1,4 @@
+/** lib/auth/credential-store.ts: the file credential store (a 0600 file in a 0700 directory; a corrupt file reads as none). */
 import { describe, expect, test } from 'bun:test'
 import { statSync } from 'node:fs'
 import { createFileCredentialStore, createOAuthProvider, createRedirectFollowingHandler, credentialFilePath } from '../../../lib/auth/index.ts'

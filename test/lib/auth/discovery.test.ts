@@ -1,3 +1,4 @@
+/** lib/auth/discovery.ts: well-known metadata URLs, resource matching and secure-endpoint checks. */
 import { describe, expect, test } from 'bun:test'
 import { authorizationServerMetadataUrls, protectedResourceMetadataUrls, requireSecureEndpoints, resourceMatchesServer } from '../../../lib/auth/index.ts'
 

@@ -1,3 +1,4 @@
+/** lib/auth/jwt-bearer.ts: the RFC 7523 JWT bearer grant and ID-JAG exchange. */
 import { describe, expect, test } from 'bun:test'
 import { createIdJagAssertion, createOAuthProvider, staticAssertion } from '../../../lib/auth/index.ts'
 import { testSettings } from '../../harness.ts'

@@ -1,3 +1,4 @@
+/** lib/auth/upstream.ts: createUpstreamAuth builds the AuthProvider a configured upstream uses. */
 import { describe, expect, test } from 'bun:test'
 import { statSync } from 'node:fs'
 import * as v from 'valibot'

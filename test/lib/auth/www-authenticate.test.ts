@@ -1,3 +1,4 @@
+/** lib/auth/www-authenticate.ts: parsing Bearer and DPoP challenges. */
 import { describe, expect, test } from 'bun:test'
 import { parseBearerChallenge } from '../../../lib/auth/index.ts'
 

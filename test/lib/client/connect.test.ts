@@ -1,3 +1,4 @@
+/** lib/client/connect.ts over scripted transports: era negotiation (stdio, HTTP) and input_required rounds. */
 import { beforeEach, describe, expect, test } from 'bun:test'
 import { type TransportFactory, clearVerdictMemory, connect, verdictKey, writeVerdict } from '../../../lib/client/index.ts'
 import { McpxError, RPC } from '../../../lib/errors/index.ts'

@@ -1,3 +1,4 @@
+/** lib/config/import-hosts.ts and install-host.ts: reading and writing MCP hosts' configs. */
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'

@@ -1,3 +1,4 @@
+/** lib/config/load.ts: parsing the mcpx config, finding it, and the settings it overrides. */
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

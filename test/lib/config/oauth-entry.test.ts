@@ -1,3 +1,4 @@
+/** lib/config: the oauth block of a remote server entry. */
 import { describe, expect, test } from 'bun:test'
 import { parseConfig } from '../../../lib/config/index.ts'
 import { McpxError } from '../../../lib/errors/index.ts'

@@ -1,3 +1,4 @@
+/** lib/config/toml.ts: the TOML subset Codex configs use. */
 import { describe, expect, test } from 'bun:test'
 import { parseToml } from '../../../lib/config/index.ts'
 import { McpxError } from '../../../lib/errors/index.ts'

@@ -1,3 +1,4 @@
+/** lib/daemon: a spawned daemon in an isolated MCPX_HOME (listeners, private state files, the guard, /v1, the event feed, start/stop). */
 import { describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

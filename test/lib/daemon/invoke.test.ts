@@ -1,3 +1,4 @@
+/** lib/daemon/daemon.ts: Daemon.invoke runs /v1 operations in process. */
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { homeLayout, parseConfig } from '../../../lib/config/index.ts'

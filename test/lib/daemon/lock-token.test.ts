@@ -1,3 +1,4 @@
+/** lib/daemon/lock.ts and token.ts: the single-daemon lock and the bearer token file. */
 import { describe, expect, test } from 'bun:test'
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,3 +1,4 @@
+/** lib/daemon/routes.ts: matching /v1 routes (404 vs 405 with Allow). */
 import { describe, expect, test } from 'bun:test'
 import { type Route, matchRoute } from '../../../lib/daemon/index.ts'
 

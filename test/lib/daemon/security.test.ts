@@ -1,3 +1,4 @@
+/** lib/daemon/security.ts: the Host/Origin/token guard in front of every daemon surface. */
 import { describe, expect, test } from 'bun:test'
 import { checkRequest, type GuardPolicy } from '../../../lib/daemon/index.ts'
 

@@ -1,3 +1,4 @@
+/** lib/gateway/call-arguments.ts: `mcpx call` arguments parsed and checked against a tool's schema. */
 import { describe, expect, test } from 'bun:test'
 import { checkArguments, parseCallArguments } from '../../../lib/gateway/index.ts'
 

@@ -1,3 +1,4 @@
+/** lib/probe/classify.ts: what a probe's answers say about a server's era and transport. */
 import { describe, expect, test } from 'bun:test'
 import { type Observation, classify } from '../../../lib/probe/index.ts'
 

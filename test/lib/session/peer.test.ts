@@ -1,3 +1,4 @@
+/** lib/session/peer.ts: request/response correlation, cancellation and deadlines on one connection. */
 import { describe, expect, test } from 'bun:test'
 import { McpxError, RPC, RpcError } from '../../../lib/errors/index.ts'
 import { Peer, type ProgressUpdate } from '../../../lib/session/index.ts'

@@ -1,3 +1,4 @@
+/** lib/settings: the one registry (unique env names, resolution order, no process.env reads elsewhere). */
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'

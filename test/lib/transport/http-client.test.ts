@@ -1,3 +1,4 @@
+/** lib/transport/http-client.ts: the Streamable HTTP client against the SDK 1.x and 2.x servers and its error contract. */
 import { describe, expect, test } from 'bun:test'
 import { McpxError } from '../../../lib/errors/index.ts'
 import { type AuthProvider, createHttpTransport } from '../../../lib/transport/index.ts'

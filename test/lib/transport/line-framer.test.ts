@@ -1,3 +1,4 @@
+/** lib/transport/line-framer.ts: newline-delimited JSON framing with a byte cap. */
 import { describe, expect, test } from 'bun:test'
 import { createLineFramer, encodeFrame, type OversizeFrame } from '../../../lib/transport/index.ts'
 

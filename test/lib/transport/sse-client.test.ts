@@ -1,3 +1,4 @@
+/** lib/transport/sse-client.ts: the 2024-11-05 HTTP+SSE client transport against the SDK 1.x server. */
 import { describe, expect, test } from 'bun:test'
 import { McpxError } from '../../../lib/errors/index.ts'
 import { createSseTransport } from '../../../lib/transport/index.ts'

@@ -1,3 +1,4 @@
+/** lib/transport/sse-parser.ts: the WHATWG event-stream parser. */
 import { describe, expect, test } from 'bun:test'
 import { createSseParser, type SseEvent } from '../../../lib/transport/index.ts'
 

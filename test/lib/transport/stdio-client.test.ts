@@ -1,3 +1,4 @@
+/** lib/transport/stdio-client.ts: spawned stdio peers (SDK servers and hostile fixtures). */
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'

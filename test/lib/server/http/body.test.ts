@@ -1,3 +1,4 @@
+/** lib/server/http/body.ts: Accept and Content-Type checks and byte-capped body reading. */
 import { describe, expect, test } from 'bun:test'
 import { accepts, checkAccept, readJsonBody } from '../../../../lib/server/http/body.ts'
 

@@ -1,3 +1,4 @@
+/** lib/server/http/classify.ts: which era and path an HTTP request takes, or why it is refused. */
 import { describe, expect, test } from 'bun:test'
 import { classifyHttpRequest, rejectResponse, type ClassifyInput, type HttpVerdict } from '../../../../lib/server/http/classify.ts'
 

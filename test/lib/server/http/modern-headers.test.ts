@@ -1,3 +1,4 @@
+/** lib/server/http/modern-headers.ts: 2026 Mcp-Method/Mcp-Name/Mcp-Param-* headers checked against the body (SEP-2243). */
 import { describe, expect, test } from 'bun:test'
 import { validateModernHeaders, type ModernHeaderResult } from '../../../../lib/server/http/modern-headers.ts'
 

@@ -1,3 +1,4 @@
+/** lib/server/http/origin.ts: Host and Origin checks against DNS rebinding (TR-41). */
 import { describe, expect, test } from 'bun:test'
 import { checkOrigin, isAllowedHost, isAllowedOrigin } from '../../../../lib/server/http/origin.ts'
 

@@ -1,3 +1,4 @@
+/** lib/server/http/sessions.ts: legacy session ids, lookup and expiry. */
 import { describe, expect, test } from 'bun:test'
 import { SessionStore, isValidSessionId, newSessionId, type SessionEndReason } from '../../../../lib/server/http/sessions.ts'
 

@@ -1,3 +1,4 @@
+/** lib/server/http/sse-stream.ts and event-store.ts: SSE framing, replay by Last-Event-ID, stream lifetime. */
 import { describe, expect, test } from 'bun:test'
 import { EventStore, parseEventId } from '../../../../lib/server/http/event-store.ts'
 import { formatSseEvent, openSseStream, resumeSseStream, type SseStream } from '../../../../lib/server/http/sse-stream.ts'
