@@ -11,7 +11,8 @@ export {
   type OAuthUpstreamConfig,
   type UpstreamAuthOptions,
 } from './upstream.ts'
-export { createOAuthProvider, type JwtBearerGrant, type OAuthProvider, type OAuthProviderOptions } from './oauth-provider.ts'
+export { createOAuthProvider, type OAuthProvider, type OAuthProviderOptions } from './oauth-provider.ts'
+export type { JwtBearerGrant } from './grants.ts'
 export { createIdJagAssertion, staticAssertion, type AssertionSource, type AssertionTarget, type IdJagOptions } from './jwt-bearer.ts'
 export {
   createLoopbackHandler,

@@ -2,21 +2,20 @@
  * The AuthProvider for one OAuth-protected HTTP upstream. It hands the transport the current
  * Bearer token (refreshing it when it is about to expire) and, on a 401 or a 403
  * `insufficient_scope`, re-discovers the authorization server and obtains new credentials:
- * refresh when possible, else a new grant (authorization code + PKCE through the configured
- * handler, or client_credentials). Concurrent challenges share one flow; consecutive
+ * refresh when possible, else a new grant (grants.ts: authorization code + PKCE through the
+ * configured handler, client_credentials or jwt-bearer). Concurrent challenges share one flow; consecutive
  * re-authorizations that never let a request through are bounded by `authMaxRetries`.
  */
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { AuthProvider } from '../transport/index.ts'
 import type { AuthorizationHandler } from './authorization-handler.ts'
-import { runAuthorizationCodeGrant } from './authorization-code.ts'
-import { type PreRegisteredClient, type RegisteredClient, registerClient, staticClientFor } from './client-registration.ts'
+import { type PreRegisteredClient, staticClientFor } from './client-registration.ts'
 import { type CredentialRecord, type CredentialStore, type IssuerState, createMemoryCredentialStore } from './credential-store.ts'
-import { type Discovered, discoverAuthorization, probeChallenge, requirePkce } from './authorization-discovery.ts'
+import { type Discovered, discoverAuthorization, probeChallenge } from './authorization-discovery.ts'
 import { DPOP_ALG, type DpopKey, createDpopKey, createDpopProof, fromPrivateJwk } from './dpop.ts'
 import type { FetchLike, HttpContext } from './http.ts'
-import { type AssertionSource, JWT_BEARER_GRANT } from './jwt-bearer.ts'
+import { type GrantKind, runGrant } from './grants.ts'
 import { type StoredTokens, requestToken } from './token-endpoint.ts'
 import { type BearerChallenge, parseBearerChallenge, splitScopes } from './www-authenticate.ts'
 
@@ -32,7 +31,7 @@ export interface OAuthProviderOptions {
    * How tokens are obtained. Default `authorization_code` (user login through the handler);
    * `client_credentials` and `jwt-bearer` are for machine clients and need `preRegistered`.
    */
-  grant?: 'authorization_code' | 'client_credentials' | JwtBearerGrant
+  grant?: GrantKind
   /** Static client credentials (pre-registration). */
   preRegistered?: PreRegisteredClient
   /** CIMD client_id URL; default `settings.authClientMetadataUrl` (empty = none). */
@@ -65,12 +64,6 @@ export interface OAuthProvider extends AuthProvider {
   logout(): Promise<void>
   /** The issuer in use, once known. */
   issuer(): Promise<string | undefined>
-}
-
-/** RFC 7523 JWT bearer grant with an assertion from `assertion` (workload identity, ID-JAG). */
-export interface JwtBearerGrant {
-  type: 'jwt-bearer'
-  assertion: AssertionSource
 }
 
 const OFFLINE_ACCESS = 'offline_access'
@@ -287,39 +280,22 @@ class OAuthProviderImpl implements OAuthProvider {
     client ??= staticClientFor(metadata, this.preRegisteredFor(issuer, record), clientMetadataUrl)
 
     const dpop = this.wantsDpop(metadata) ? { key: (this.dpopKey ??= await createDpopKey()), ...(this.asNonce ? { nonce: this.asNonce } : {}) } : undefined
-    let tokens: StoredTokens
-    if (grant !== 'authorization_code') {
-      const kind = grant === 'client_credentials' ? grant : grant.type
-      if (!client) throw new McpxError('CONFIG', `${kind} for ${this.options.serverUrl} needs a configured client_id`)
-      const target = { http: this.http, metadata, client, ...resourceOf(discovered), ...(dpop ? { dpop } : {}) }
-      if (grant === 'client_credentials') {
-        tokens = await requestToken(target, { grant_type: 'client_credentials' }, scope)
-      } else {
-        const assertion = await grant.assertion({ issuer, ...resourceOf(discovered), ...(scope ? { scope } : {}) })
-        tokens = await requestToken(target, { grant_type: JWT_BEARER_GRANT, assertion }, scope)
-      }
-    } else {
-      if (discovered.fromDocument) requirePkce(metadata)
-      const handler = this.options.authorizationHandler
-      if (!handler) {
-        throw new McpxError('AUTH', `${this.options.serverUrl} needs an OAuth login; run \`mcpx auth login\` for it`, { serverUrl: this.options.serverUrl, issuer })
-      }
-      await using session = await handler.begin(client?.redirectUris?.[0] ? { preferredRedirectUri: client.redirectUris[0] } : {})
-      if (!client || (client.kind === 'dynamic' && !client.redirectUris?.includes(session.redirectUri))) {
-        client = await registerClient(this.http, metadata, {
-          clientName: this.options.clientName ?? 'mcpx',
-          redirectUri: session.redirectUri,
-          grantTypes: ['authorization_code', 'refresh_token'],
-        })
-      }
-      const registered: RegisteredClient = client
-      await this.save((r) => {
-        r.issuers[issuer] = { ...r.issuers[issuer], metadata, client: registered }
-      })
-      tokens = await runAuthorizationCodeGrant({ http: this.http, metadata, client, session, ...resourceOf(discovered), ...(scope ? { scope } : {}), ...(dpop ? { dpop } : {}) })
-    }
+    const { tokens, client: finalClient } = await runGrant({
+      http: this.http,
+      discovered,
+      serverUrl: this.options.serverUrl,
+      grant,
+      client,
+      scope,
+      dpop,
+      ...(this.options.authorizationHandler !== undefined && { authorizationHandler: this.options.authorizationHandler }),
+      ...(this.options.clientName !== undefined && { clientName: this.options.clientName }),
+      saveClient: (registered) =>
+        this.save((r) => {
+          r.issuers[issuer] = { ...r.issuers[issuer], metadata, client: registered }
+        }),
+    })
     if (dpop?.nonce) this.asNonce = dpop.nonce
-    const finalClient = client
     await this.save((r) => {
       r.issuer = issuer
       if (discovered.resource !== undefined) r.resource = discovered.resource
@@ -360,8 +336,4 @@ class OAuthProviderImpl implements OAuthProvider {
       throw error
     }
   }
-}
-
-function resourceOf(discovered: Discovered): { resource?: string } {
-  return discovered.resource !== undefined ? { resource: discovered.resource } : {}
 }
