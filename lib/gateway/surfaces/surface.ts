@@ -50,6 +50,7 @@ export class GatewaySurface {
   readonly #workingSet = new Map<string, ToolDef>()
   #catalogs: Catalog[] = []
   #synced?: Promise<void>
+  #landed = false
   #updates?: { client: McpClient; key: string; stop: () => void }
   #stop: () => void
 
@@ -92,8 +93,12 @@ export class GatewaySurface {
    * announces list_changed when it lands. A failed sync is retried by the next caller.
    */
   async ready(): Promise<void> {
+    // Hot path: once a sync has landed, later syncs only refresh, so nobody waits again.
+    if (this.#landed) return
     const synced = (this.#synced ??= this.sync().then(
-      () => {},
+      () => {
+        this.#landed = true
+      },
       (error) => {
         this.#synced = undefined
         throw error
