@@ -10,6 +10,7 @@ import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { type CliContext, loadConfiguredContext, loadContext } from '../context.ts'
 import { VERSION } from '../version.ts'
+import { printJson } from '../render.ts'
 
 type CommonFlags = { json?: boolean; verbose?: boolean; quiet?: boolean; config?: string }
 
@@ -22,10 +23,6 @@ export function daemonClient(ctx: CliContext, args: CommonFlags, autostart: bool
     healthTimeoutMs: ctx.settings.daemonStartTimeoutMs,
     ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...configArgs], timeoutMs: ctx.settings.daemonStartTimeoutMs, logMaxBytes: ctx.settings.daemonLogMaxBytes } }),
   })
-}
-
-function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
 }
 
 export function describeDaemon(info: DaemonInfo): string {
