@@ -6,6 +6,7 @@
  * or cyclic through an inline ref becomes `unknown`, which is always sound.
  */
 import { sanitizeIdentifier } from './identifiers.ts'
+import { isRecord } from '../wire/index.ts'
 
 type Schema = Record<string, unknown>
 
@@ -232,8 +233,4 @@ function hasTypeKeywords(s: Schema): boolean {
 
 function isDraft07(root: unknown): boolean {
   return isRecord(root) && typeof root.$schema === 'string' && /draft-0[3-7]/.test(root.$schema)
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

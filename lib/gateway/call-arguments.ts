@@ -6,6 +6,7 @@
  */
 import { McpxError } from '../errors/index.ts'
 import { suggest } from './naming.ts'
+import { isRecord } from '../wire/index.ts'
 
 type Schema = Record<string, unknown>
 export type ReadFile = (path: string) => string
@@ -15,8 +16,8 @@ export interface ParsedArguments {
 }
 
 export function parseCallArguments(tokens: readonly string[], inputSchema: unknown, options: { readFile: ReadFile; base?: Record<string, unknown> } = { readFile: () => '' }): Record<string, unknown> {
-  const schema = isObject(inputSchema) ? inputSchema : {}
-  const properties = isObject(schema.properties) ? (schema.properties as Record<string, Schema>) : {}
+  const schema = isRecord(inputSchema) ? inputSchema : {}
+  const properties = isRecord(schema.properties) ? (schema.properties as Record<string, Schema>) : {}
   const out: Record<string, unknown> = { ...options.base }
   for (const token of tokens) {
     const trimmed = token.trim()
@@ -48,8 +49,8 @@ export function parseCallArguments(tokens: readonly string[], inputSchema: unkno
 
 /** Required fields and top-level types, checked before the round trip (full validation is the daemon's). */
 export function checkArguments(args: Record<string, unknown>, inputSchema: unknown): void {
-  if (!isObject(inputSchema)) return
-  const properties = isObject(inputSchema.properties) ? (inputSchema.properties as Record<string, Schema>) : {}
+  if (!isRecord(inputSchema)) return
+  const properties = isRecord(inputSchema.properties) ? (inputSchema.properties as Record<string, Schema>) : {}
   const required = Array.isArray(inputSchema.required) ? (inputSchema.required as string[]) : []
   const missing = required.filter((key) => args[key] === undefined)
   if (missing.length) throw new McpxError('USAGE', `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, { fields: missing })
@@ -119,7 +120,7 @@ function looksStructured(raw: string): boolean {
 }
 
 function typesOf(property: Schema | undefined): string[] {
-  if (!isObject(property)) return []
+  if (!isRecord(property)) return []
   if (typeof property.type === 'string') return [property.type]
   if (Array.isArray(property.type)) return property.type.filter((t): t is string => typeof t === 'string')
   const variants = (property.anyOf ?? property.oneOf) as unknown
@@ -143,7 +144,7 @@ function matchesType(value: unknown, type: string): boolean {
     case 'array':
       return Array.isArray(value)
     case 'object':
-      return isObject(value)
+      return isRecord(value)
     default:
       return true
   }
@@ -156,10 +157,6 @@ export function parseJsonObject(text: string, what: string): Record<string, unkn
   } catch (error) {
     throw new McpxError('USAGE', `${what} is not valid JSON: ${(error as Error).message}`)
   }
-  if (!isObject(value)) throw new McpxError('USAGE', `${what} must be a JSON object`)
+  if (!isRecord(value)) throw new McpxError('USAGE', `${what} must be a JSON object`)
   return value
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

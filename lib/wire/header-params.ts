@@ -7,6 +7,7 @@
 import { McpxError } from '../errors/index.ts'
 import { HEADER, isModernRevision, atLeast, type Revision } from './constants.ts'
 import { encodeHeaderValue, MAX_HEADER_INTEGER } from './header-codec.ts'
+import { isRecord } from './jsonrpc.ts'
 
 /** One mirrored argument: `header` is the full name (`Mcp-Param-Region`), `path` the `properties` chain. */
 export interface HeaderParam {
@@ -166,8 +167,4 @@ export function valueAt(value: unknown, path: readonly string[]): unknown {
     current = current[key]
   }
   return current
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -63,6 +63,11 @@ export function isErrorResponse(m: JsonRpcMessage): m is JsonRpcErrorResponse {
   return isResponse(m) && 'error' in m
 }
 
+/** A JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 /** Parse JSON text into a value, or throw RpcError(-32700). */
 export function parseJson(text: string): unknown {
   try {

@@ -14,6 +14,7 @@ import { McpxError, RpcError } from '../../errors/index.ts'
 import type { Engine, HandlerContext, InputRequest, Json } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import type { UpstreamPool } from '../pool.ts'
+import { isRecord } from '../../wire/index.ts'
 
 type TaskStore = Engine['tasks']
 type Ask = (requests: Record<string, InputRequest>) => Promise<Record<string, Json>>
@@ -53,7 +54,7 @@ async function follow(created: JsonObject, options: TaskRelayOptions, ask: Ask, 
       if (status === 'completed' && task.result !== undefined) return task.result as Json
       if (status === 'failed' && task.error !== undefined) throw RpcError.fromWire(task.error as { code: number; message?: string; data?: unknown })
       if (status === 'cancelled') throw new McpxError('CANCELLED', `upstream task ${taskId} was cancelled`, { taskId })
-      if (status === 'input_required' && isObject(task.inputRequests) && Object.keys(task.inputRequests).length > 0) {
+      if (status === 'input_required' && isRecord(task.inputRequests) && Object.keys(task.inputRequests).length > 0) {
         const inputResponses = await ask(task.inputRequests as Record<string, InputRequest>)
         await request('tasks/update', { inputResponses: inputResponses as JsonObject })
       } else if (!TERMINAL.has(status)) {
@@ -66,10 +67,6 @@ async function follow(created: JsonObject, options: TaskRelayOptions, ask: Ask, 
     if (signal.aborted) await request('tasks/cancel', {}, undefined).catch(() => {})
     throw error
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** The poll interval between two tasks/get (cut short when the task is cancelled). */

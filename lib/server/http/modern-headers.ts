@@ -8,6 +8,7 @@
  */
 import { RpcError } from '../../errors/index.ts'
 import {
+  isRecord,
   HEADER, META, decodeHeaderValue, findHeaderParams, headerMatchesValue, headerMismatch, mcpNameSource, requiresMcpName, valueAt,
 } from '../../wire/index.ts'
 import { headerValue } from './classify.ts'
@@ -85,8 +86,4 @@ function compareMirrored(header: string, raw: string | undefined, bodyValue: unk
 
 function mismatch(header: string, message: string): ModernHeaderResult {
   return { ok: false, status: 400, header, error: headerMismatch(message) }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -11,6 +11,7 @@ import { invalidParams, methodNotFound } from '../rpc-errors.ts'
 import { ModernRequestMetaSchema, OpenObjectSchema } from './common.ts'
 import * as c from './client.ts'
 import * as s from './server.ts'
+import { isRecord } from '../jsonrpc.ts'
 
 type AnySchema = v.GenericSchema<unknown, unknown>
 
@@ -129,9 +130,5 @@ function describe(issues: readonly v.BaseIssue<unknown>[], prefix?: string): str
       return `${path}: ${issue.message}`
     })
     .join('; ')
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 

@@ -8,7 +8,8 @@ import { McpxError } from '../../errors/index.ts'
 import { atLeast, isModernRevision, META, type Revision } from '../constants.ts'
 import { methodExists } from '../matrix/methods.ts'
 import { shapeClientCapabilities, shapeImplementation } from './entities.ts'
-import { isRecord, shapeMeta } from './meta.ts'
+import { shapeMeta } from './meta.ts'
+import { isRecord } from '../jsonrpc.ts'
 import type { OutgoingRequest } from './request.ts'
 
 const MRTR_METHODS = ['tools/call', 'resources/read', 'prompts/get']

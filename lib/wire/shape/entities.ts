@@ -6,7 +6,8 @@
  */
 import { atLeast, isModernRevision, type Revision } from '../constants.ts'
 import { projectFields, type SpecTypeName } from '../matrix/fields.ts'
-import { isRecord, withShapedMeta } from './meta.ts'
+import { withShapedMeta } from './meta.ts'
+import { isRecord } from '../jsonrpc.ts'
 
 type Obj = Record<string, unknown>
 

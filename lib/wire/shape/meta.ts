@@ -4,6 +4,7 @@
  * (basic/utilities/tasks.mdx) is dropped for older peers. Other keys are the peer's business.
  */
 import { isModernRevision, META, type Revision } from '../constants.ts'
+import { isRecord } from '../jsonrpc.ts'
 
 /** `_meta` keys defined only by 2026-07-28. */
 export const MODERN_META_KEYS: readonly string[] = [
@@ -34,8 +35,4 @@ export function withShapedMeta<T extends Record<string, unknown>>(revision: Revi
   if (meta === undefined) delete obj._meta
   else (obj as Record<string, unknown>)._meta = meta
   return obj
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

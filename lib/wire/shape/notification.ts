@@ -7,7 +7,8 @@
 import { type Revision } from '../constants.ts'
 import { projectFields } from '../matrix/fields.ts'
 import { isSpecMethod, methodExists } from '../matrix/methods.ts'
-import { isRecord, shapeMeta } from './meta.ts'
+import { shapeMeta } from './meta.ts'
+import { isRecord } from '../jsonrpc.ts'
 import { legacyTask } from './tasks.ts'
 
 type Obj = Record<string, unknown>

@@ -6,7 +6,8 @@
 import { McpxError } from '../../errors/index.ts'
 import { atLeast, isModernRevision, type Revision } from '../constants.ts'
 import { methodExists } from '../matrix/methods.ts'
-import { isRecord, shapeMeta } from './meta.ts'
+import { shapeMeta } from './meta.ts'
+import { isRecord } from '../jsonrpc.ts'
 import { shapeContentBlock } from './entities.ts'
 
 type Obj = Record<string, unknown>

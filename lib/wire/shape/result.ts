@@ -7,7 +7,8 @@
 import { McpxError } from '../../errors/index.ts'
 import { CACHE_SCOPE, isModernRevision, META, RESULT_TYPE, type Revision } from '../constants.ts'
 import { isSpecMethod, methodExists } from '../matrix/methods.ts'
-import { isRecord, withShapedMeta } from './meta.ts'
+import { withShapedMeta } from './meta.ts'
+import { isRecord } from '../jsonrpc.ts'
 import {
   shapeContentBlock, shapeImplementation, shapePrompt, shapePromptMessage, shapeResource, shapeResourceContents,
   shapeResourceTemplate, shapeRoot, shapeServerCapabilities, shapeTool,

@@ -3,7 +3,7 @@
  * and the 2026-07-28 tasks extension shape (SEP-2663 "Tasks": `ttlMs`, `pollIntervalMs`, flat on the
  * result). Only the field names and nesting differ; the status values are the same five.
  */
-import { isRecord } from './meta.ts'
+import { isRecord } from '../jsonrpc.ts'
 
 type Obj = Record<string, unknown>
 

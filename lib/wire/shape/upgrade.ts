@@ -5,7 +5,7 @@
  */
 import { RPC } from '../../errors/index.ts'
 import { CACHE_SCOPE, EXTENSION, RESULT_TYPE, type Revision } from '../constants.ts'
-import { isRecord } from './meta.ts'
+import { isRecord } from '../jsonrpc.ts'
 import { modernTask } from './tasks.ts'
 import { CACHEABLE_METHODS } from './result.ts'
 
