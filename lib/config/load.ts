@@ -4,6 +4,7 @@
  * the embedded default (one built-in `demo` server) is used.
  */
 import { existsSync, readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import * as v from 'valibot'
 import { McpxError } from '../errors/index.ts'
 import { type McpxPaths, type SettingName, type SettingOverrides, type Settings, SETTINGS, resolveSettings } from '../settings/index.ts'
@@ -87,7 +88,8 @@ export function parseServerEntry(name: string, entry: unknown, file: string): Se
     codemode: e.codemode ?? true,
     ...(e.allowedTools !== undefined && { allowedTools: e.allowedTools }),
     ...(e.blockedTools !== undefined && { blockedTools: e.blockedTools }),
-    ...(e.record !== undefined && { record: e.record }),
+    // A relative recording path is relative to the config file, not to wherever the daemon runs.
+    ...(e.record !== undefined && { record: resolve(dirname(file), e.record) }),
   })
   if (hasCommand) {
     const parsed = v.safeParse(StdioEntrySchema, entry)
