@@ -9,6 +9,7 @@ export const PROTOCOL_SETTINGS = defineSettings({
   requestTimeoutMs: { default: 60_000, env: 'MCPX_TIMEOUT_MS', doc: 'Deadline for one request mcpx sends (0 = none)' },
   shutdownGraceMs: { default: 2_000, env: 'MCPX_SHUTDOWN_GRACE_MS', doc: 'Wait after closing stdin / SIGTERM before the next escalation' },
   stderrBufferBytes: { default: 64 * 1024, env: 'MCPX_STDERR_BUFFER_BYTES', doc: 'Tail of an upstream stderr kept for error messages' },
+  stderrQuoteChars: { default: 2_000, env: 'MCPX_STDERR_QUOTE_CHARS', doc: 'Most of that stderr tail quoted in the error when a stdio upstream fails' },
   sseKeepAliveMs: { default: 15_000, env: 'MCPX_SSE_KEEPALIVE_MS', doc: 'Interval of SSE keep-alive comments on long-lived streams' },
   sseRetryMs: { default: 1_000, env: 'MCPX_SSE_RETRY_MS', doc: 'retry: hint sent on resumable SSE streams (2025-11-25)' },
   sseEventBufferLength: { default: 1_000, env: 'MCPX_SSE_EVENT_BUFFER', doc: 'Events kept per legacy session for Last-Event-ID replay' },

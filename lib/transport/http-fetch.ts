@@ -89,7 +89,7 @@ export function httpError(ctx: { url: string; method: string }, response: Respon
   const contentType = response.headers.get('content-type') ?? ''
   const wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined
   const shown = body.length > ERROR_BODY_BYTES ? body.slice(0, ERROR_BODY_BYTES) : body
-  const detail = shown.trim() === '' ? '' : `: ${quote(shown.trim(), 200)}`
+  const detail = shown.trim() === '' ? '' : `: ${quote(shown.trim())}`
   return new McpxError('CONNECT', `${ctx.method} ${ctx.url} answered HTTP ${response.status}${detail}`, {
     url: ctx.url,
     httpStatus: response.status,

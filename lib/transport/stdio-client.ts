@@ -37,7 +37,7 @@ export interface StdioTransport extends Transport {
   stderrTail(): string
 }
 
-type StdioSettings = Pick<Settings, 'maxFrameBytes' | 'shutdownGraceMs' | 'stderrBufferBytes'>
+type StdioSettings = Pick<Settings, 'maxFrameBytes' | 'shutdownGraceMs' | 'stderrBufferBytes' | 'stderrQuoteChars'>
 
 export function createStdioTransport(params: StdioServerParams, settings: StdioSettings): StdioTransport {
   const label = params.command.split('/').pop() ?? params.command
@@ -72,7 +72,7 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
 
   function withStderr(message: string): string {
     const tail = stderr.text().trim()
-    return tail === '' ? message : `${message}: ${quote(tail, 2000)}`
+    return tail === '' ? message : `${message}: ${quote(tail, settings.stderrQuoteChars)}`
   }
 
   async function readStdout(stream: ReadableStream<Uint8Array>): Promise<void> {
