@@ -115,13 +115,7 @@ async function readCapped(request: Request, maxBytes: number): Promise<Uint8Arra
     }
     chunks.push(value)
   }
-  const out = new Uint8Array(total)
-  let offset = 0
-  for (const chunk of chunks) {
-    out.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return out
+  return Buffer.concat(chunks, total)
 }
 
 function tooLarge(maxFrameBytes: number): ReadBodyResult {
