@@ -1,13 +1,8 @@
 /**
- * connect(): spawn or reach a server and settle era, revision and transport.
- * Modern is probed first with `server/discover`, and the fallback follows 2026-07-28 per transport:
- *  - stdio (basic/transports/stdio.mdx:121-147): a DiscoverResult or a recognised modern error →
- *    modern; any other error, or silence for `probeTimeoutMs` → legacy `initialize` (never keyed
- *    to one error code).
- *  - HTTP (streamable-http.mdx:650-668, 721-737): 400/404/405 (or a JSON-RPC error) that is not a
- *    recognised modern error → legacy `initialize`; if that POST fails with 400/404/405 too →
- *    HTTP+SSE (GET, `endpoint` event). 401/403 → AUTH.
- * The verdict is cached per configuration (verdict-cache.ts), so later starts skip the probe.
+ * connect(): spawn or reach a server and settle era, revision and transport. Modern is probed first
+ * with `server/discover`; the fallback to legacy (and, over HTTP, to HTTP+SSE) follows 2026-07-28 per
+ * transport (see connect()). The verdict is cached per configuration (verdict-cache.ts), so later
+ * starts skip the probe.
  */
 import { McpxError, RpcError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
@@ -29,6 +24,14 @@ export interface ConnectInternals {
   transports?: TransportFactory
 }
 
+/**
+ * - stdio (basic/transports/stdio.mdx:121-147): a DiscoverResult or a recognised modern error →
+ *   modern; any other error, or silence for `probeTimeoutMs` → legacy `initialize` (never keyed
+ *   to one error code).
+ * - HTTP (streamable-http.mdx:650-668, 721-737): 400/404/405 (or a JSON-RPC error) that is not a
+ *   recognised modern error → legacy `initialize`; if that POST fails with 400/404/405 too →
+ *   HTTP+SSE (GET, `endpoint` event). 401/403 → AUTH.
+ */
 export async function connect(target: Target, options: ConnectOptions & ConnectInternals): Promise<McpClient> {
   const run = new ConnectRun(target, options)
   return isHttpTarget(target) ? run.http(target) : run.stdio()

@@ -1,12 +1,9 @@
 /**
  * `mcpx serve`: a stdio MCP endpoint for hosts that spawn their servers, relaying every message to
  * the daemon's /mcp over its Unix socket. The daemon answers every era; the bridge only carries
- * HTTP's per-message context: the legacy session id and negotiated version (captured from a
- * successful initialize), 2026 request headers (Mcp-Method/Mcp-Name/Mcp-Param-*, from tool schemas
- * seen in tools/list), SSE answers unrolled into lines, the legacy GET stream for unsolicited
- * notifications, and 2026 stdio cancellation as closing that request's stream. If the daemon
- * restarts, the bridge starts it again and re-initializes the session with the host's own
- * initialize, so the host never sees the seam (TR-28/TR-29).
+ * HTTP's per-message context (see bridgeStdio). If the daemon restarts, the bridge starts it again
+ * and re-initializes the session with the host's own initialize, so the host never sees the seam
+ * (TR-28/TR-29).
  */
 import { RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
@@ -35,6 +32,12 @@ export interface StdioBridge {
 
 const BASE = 'http://localhost'
 
+/**
+ * The per-message context carried: the legacy session id and negotiated version (captured from a
+ * successful initialize), 2026 request headers (Mcp-Method/Mcp-Name/Mcp-Param-*, from tool schemas
+ * seen in tools/list), SSE answers unrolled into lines, the legacy GET stream for unsolicited
+ * notifications, and 2026 stdio cancellation as closing that request's stream.
+ */
 export function bridgeStdio(options: StdioBridgeOptions): StdioBridge {
   let sessionId: string | undefined
   let legacyRevision: Revision | undefined

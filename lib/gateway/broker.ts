@@ -1,12 +1,7 @@
 /**
- * Brokering of upstream questions (elicitation, sampling, roots) back to the downstream host that
- * made the call. A 2026 upstream asks inside the call's own async flow (input_required rounds), so
- * AsyncLocalStorage finds the caller exactly. A legacy upstream sends a JSON-RPC request that
- * arrives from the transport, outside that flow; then the caller is the one in-flight call on that
- * upstream that can answer (the most recent when several can: stdio carries no call association).
- * With no caller able to answer, the question is declined with -32021 (missing client capability).
- * The upstream's `notifications/message` follow the same rule: stdio and the transports carry no
- * request association for them, so they go to the most recent in-flight call that asked for logs.
+ * Brokering of upstream questions (elicitation, sampling, roots) and log messages back to the
+ * downstream host that made the call (see Broker for how that caller is found). With no caller able
+ * to answer, a question is declined with -32021 (missing client capability).
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ClientHandlers, InputContext, JsonObject } from '../client/index.ts'
@@ -28,6 +23,14 @@ export type LogSink = (params: JsonObject) => void
 type Kind = keyof DownstreamAsker
 const KIND_LABEL: Record<Kind, string> = { elicit: 'elicitation', sample: 'sampling', listRoots: 'roots' }
 
+/**
+ * A 2026 upstream asks inside the call's own async flow (input_required rounds), so
+ * AsyncLocalStorage finds the caller exactly. A legacy upstream sends a JSON-RPC request that
+ * arrives from the transport, outside that flow; then the caller is the one in-flight call on that
+ * upstream that can answer (the most recent when several can: stdio carries no call association).
+ * The upstream's `notifications/message` follow the same rule: stdio and the transports carry no
+ * request association for them, so they go to the most recent in-flight call that asked for logs.
+ */
 export class Broker {
   readonly #scope = new AsyncLocalStorage<DownstreamAsker>()
   readonly #inFlight: DownstreamAsker[] = []

@@ -2,12 +2,7 @@
  * Tasks through the pass-through surface (2026-07-28 tasks extension, SEP-2663). The host's tasks
  * extension is declared upstream on its tools/call, so the UPSTREAM decides whether a call becomes
  * a task (tasks are server-directed; a 2026 tool listing says nothing about them). When it does,
- * the gateway engine opens a task of its own for the host (same TaskStore as any mcpx server:
- * tasks/get, tasks/update, tasks/cancel, status notifications on listen streams) whose work is
- * following the upstream task: tasks/get at the upstream's pollIntervalMs (capped by
- * taskPollIntervalMs), its inputRequests put to the host under the upstream's keys and answered
- * upstream with tasks/update, tasks/cancel upstream when the host cancels. Results and errors
- * come back as the upstream gave them.
+ * the host gets a task of the gateway's own that follows the upstream one (see relayTask).
  */
 import type { JsonObject } from '../../client/index.ts'
 import { McpxError, RpcError } from '../../errors/index.ts'
@@ -30,7 +25,14 @@ export interface TaskRelayOptions {
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled'])
 
-/** The host's answer to a tools/call the upstream turned into a task: a task of the gateway's own. */
+/**
+ * The host's answer to a tools/call the upstream turned into a task: a task of the gateway's own
+ * (same TaskStore as any mcpx server: tasks/get, tasks/update, tasks/cancel, status notifications
+ * on listen streams) whose work is following the upstream task: tasks/get at the upstream's
+ * pollIntervalMs (capped by taskPollIntervalMs), its inputRequests put to the host under the
+ * upstream's keys and answered upstream with tasks/update, tasks/cancel upstream when the host
+ * cancels. Results and errors come back as the upstream gave them.
+ */
 export function relayTask(ctx: HandlerContext, created: JsonObject, options: TaskRelayOptions): Promise<Json> {
   const launch = options.tasks.launchModern(ctx.signal)
   const ask: Ask = (requests) => {
