@@ -11,7 +11,6 @@ import {
   LATEST_LEGACY,
   LOG_LEVELS,
   META,
-  MODERN_REVISIONS,
   REVISIONS,
   isLegacyRevision,
   isModernRevision,
