@@ -40,7 +40,7 @@ const EXIT_BY_CODE: Record<ErrorCode, number> = {
   INTERNAL: EXIT.INTERNAL,
 }
 
-export function exitCodeFor(error: McpxError): number {
+function exitCodeFor(error: McpxError): number {
   return EXIT_BY_CODE[error.code] ?? EXIT.INTERNAL
 }
 

@@ -22,7 +22,7 @@ Try: mcpx call demo.echo text=hello · mcpx call demo.add a=2 b=40 · mcpx call 
 Add your own servers to ~/.config/mcpx/config.json, or copy them from your editor with \`mcpx import\`.
 `
 
-export const demoServer = defineServer({
+const demoServer = defineServer({
   info: { name: 'mcpx-demo', title: 'mcpx demo server', version: VERSION },
   instructions: 'A small built-in server for trying mcpx: echo text, add numbers, tell the time.',
   tools: [

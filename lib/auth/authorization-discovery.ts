@@ -79,7 +79,7 @@ export async function probeChallenge(http: HttpContext, serverUrl: string): Prom
 }
 
 /** RFC 8707 §2 canonical URI: no fragment, and no bare trailing slash on a pathless URI. */
-export function canonicalResource(serverUrl: string): string {
+function canonicalResource(serverUrl: string): string {
   const url = new URL(serverUrl)
   url.hash = ''
   const text = url.toString()

@@ -78,7 +78,7 @@ function formEncode(value: string): string {
 const ASSERTION_LIFETIME_S = 300
 
 /** A signed JWT client assertion: iss = sub = client_id, aud = the AS (RFC 7523 §3). */
-export async function signClientAssertion(client: ClientCredentials, audience: string): Promise<string> {
+async function signClientAssertion(client: ClientCredentials, audience: string): Promise<string> {
   const alg = client.signingAlgorithm ?? 'ES256'
   const key = await importPrivateKey(client.privateKeyPem!, alg)
   const now = Math.floor(Date.now() / 1000)

@@ -71,6 +71,6 @@ export async function runGrant(req: GrantRequest): Promise<{ tokens: StoredToken
   return { tokens, client }
 }
 
-export function resourceOf(discovered: Discovered): { resource?: string } {
+function resourceOf(discovered: Discovered): { resource?: string } {
   return discovered.resource !== undefined ? { resource: discovered.resource } : {}
 }

@@ -45,7 +45,7 @@ export function parseBearerChallenge(response: Response): BearerChallenge {
 }
 
 /** Split a header value into challenges: `Scheme k=v, k="v", Other k=v`. */
-export function parseChallenges(header: string): Challenge[] {
+function parseChallenges(header: string): Challenge[] {
   const challenges: Challenge[] = []
   let i = 0
   let current: Challenge | undefined

@@ -19,7 +19,7 @@ function handlerFor(handlers: ClientHandlers, method: string) {
 }
 
 /** Answer one question; a method without a handler is the error a server should expect. */
-export async function answerInput(handlers: ClientHandlers, method: string, params: JsonObject, context: InputContext): Promise<JsonObject> {
+async function answerInput(handlers: ClientHandlers, method: string, params: JsonObject, context: InputContext): Promise<JsonObject> {
   const handler = handlerFor(handlers, method)
   if (!handler) throw new RpcError(RPC.METHOD_NOT_FOUND, `mcpx client has no handler for ${method}`)
   return await handler(params, context)

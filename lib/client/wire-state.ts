@@ -34,7 +34,7 @@ export function clientCapabilities(state: WireState, era: Era, revision?: Revisi
 }
 
 /** Per-request `_meta` of the modern era (2026-07-28 basic/index.mdx "_meta"). */
-export function modernMeta(state: WireState, revision: Revision): JsonObject {
+function modernMeta(state: WireState, revision: Revision): JsonObject {
   return {
     [META.PROTOCOL_VERSION]: revision,
     [META.CLIENT_CAPABILITIES]: clientCapabilities(state, 'modern', revision),

@@ -23,7 +23,7 @@ function compileOnce(): Promise<WebAssembly.Module> {
 }
 
 /** A new QuickJS instance whose whole heap (wasm memory) can never exceed `memoryMb`. */
-export async function newIsolatedEngine(memoryMb: number): Promise<QuickJSWASMModule> {
+async function newIsolatedEngine(memoryMb: number): Promise<QuickJSWASMModule> {
   const wasmModule = await compileOnce()
   const maxBytes = Math.max(INITIAL_MEMORY_BYTES, Math.floor(memoryMb) * 1024 * 1024)
   // Starts small and grows: script-run.ts reads the current size to tell an out-of-memory death apart.

@@ -59,7 +59,7 @@ function settingSchema(name: SettingName): v.GenericSchema {
   return v.string('must be a string')
 }
 
-export const SettingsSectionSchema = v.strictObject(
+const SettingsSectionSchema = v.strictObject(
   Object.fromEntries((Object.keys(SETTINGS) as SettingName[]).map((name) => [name, v.optional(settingSchema(name))])) as Record<SettingName, v.OptionalSchema<v.GenericSchema, undefined>>,
 )
 

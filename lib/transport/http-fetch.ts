@@ -9,7 +9,7 @@ import { quote } from './decode-messages.ts'
 import type { AuthProvider } from './types.ts'
 
 /** How much of an unexpected response body an error quotes (`data.body`). */
-export const ERROR_BODY_BYTES = 2048
+const ERROR_BODY_BYTES = 2048
 
 export interface FetchContext {
   url: string
@@ -53,7 +53,7 @@ export async function fetchWithAuth(ctx: FetchContext, init: { method: string; h
   }
 }
 
-export function fetchFailure(url: string, method: string, error: unknown, signal?: AbortSignal): McpxError {
+function fetchFailure(url: string, method: string, error: unknown, signal?: AbortSignal): McpxError {
   if (error instanceof McpxError) return error
   if (signal?.aborted) return new McpxError('CANCELLED', `${method} ${url} was cancelled`, { url }, { cause: error })
   const code = (error as { code?: string }).code

@@ -27,7 +27,7 @@ export function untrackGroup(pgid: number): void {
 }
 
 /** Send a signal to every process in the group; false when the group no longer exists. */
-export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, signal)
     return true
@@ -40,7 +40,7 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  * True while the group has a live member. A killed member whose new parent (often PID 1) has not
  * reaped it yet is a zombie that still answers kill(0); on Linux /proc tells them apart.
  */
-export function isGroupAlive(pgid: number): boolean {
+function isGroupAlive(pgid: number): boolean {
   if (!signalGroup(pgid, 0)) return false
   let pids: string[]
   try {
@@ -61,7 +61,7 @@ export function isGroupAlive(pgid: number): boolean {
 }
 
 /** Resolve true once the group is gone, false when `timeoutMs` passed first. */
-export async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
+async function waitGroupGone(pgid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs
   while (isGroupAlive(pgid)) {
     if (Date.now() >= deadline) return false

@@ -20,7 +20,7 @@ export interface Question {
 
 export type ParkedEvent = { kind: 'questions'; questions: Question[] } | { kind: 'done'; result: Json } | { kind: 'error'; error: unknown }
 
-export class ParkedCall {
+class ParkedCall {
   readonly id = randomUUID()
   readonly abort = new AbortController()
   readonly #pending = new Map<string, Question>()

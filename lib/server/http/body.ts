@@ -55,7 +55,7 @@ export async function readJsonBody(request: Request, options: ReadBodyOptions): 
 }
 
 /** True for `application/json` with any parameters (charset), compared case-insensitively. */
-export function isJsonContentType(value: string | null): boolean {
+function isJsonContentType(value: string | null): boolean {
   if (value === null) return false
   return value.split(';')[0]!.trim().toLowerCase() === MIME.JSON
 }

@@ -129,7 +129,7 @@ function classifyBatch(
 }
 
 /** The body's `_meta["io.modelcontextprotocol/protocolVersion"]` when it is a string. */
-export function bodyProtocolVersion(message: Record<string, unknown>): string | undefined {
+function bodyProtocolVersion(message: Record<string, unknown>): string | undefined {
   const params = message.params
   if (typeof params !== 'object' || params === null) return undefined
   const meta = (params as { _meta?: unknown })._meta
