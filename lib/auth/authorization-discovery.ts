@@ -5,6 +5,7 @@
  * server's origin (metadata optional, default endpoints otherwise).
  */
 import { McpxError } from '../errors/index.ts'
+import { ACCEPT_POST, MIME } from '../wire/index.ts'
 import {
   defaultAuthorizationServerMetadata,
   fetchAuthorizationServerMetadata,
@@ -68,7 +69,7 @@ export async function probeChallenge(http: HttpContext, serverUrl: string): Prom
   try {
     const response = await request(http, serverUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: { 'content-type': MIME.JSON, accept: ACCEPT_POST },
       body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
     })
     await response.body?.cancel()

@@ -10,14 +10,12 @@
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
-import { HEADER, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
+import { ACCEPT_POST, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
 import { contentTypeOf, type FetchContext, type FetchFunction, fetchWithAuth, headerValue, httpError, readTextCapped } from './http-fetch.ts'
 import { type SseEvent, readEventStream } from './sse-parser.ts'
 import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './types.ts'
 
-const ACCEPT_POST = 'application/json, text/event-stream'
-const EVENT_STREAM = 'text/event-stream'
 // 2025-11-25 basic/transports.mdx:198-205: visible ASCII only.
 const SESSION_ID_SYNTAX = /^[\x21-\x7e]+$/
 
@@ -100,7 +98,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
 
   function streamHeaders(lastEventId?: string, session = sessionId): Headers {
     const headers = new Headers(params.headers)
-    headers.set('Accept', EVENT_STREAM)
+    headers.set('Accept', MIME.SSE)
     if (session) headers.set(HEADER.SESSION_ID, session)
     if (protocolVersion) headers.set(HEADER.PROTOCOL_VERSION, protocolVersion)
     if (lastEventId) headers.set(HEADER.LAST_EVENT_ID, lastEventId)
@@ -114,7 +112,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       await response.body?.cancel().catch(() => {})
       return 405
     }
-    if (!response.ok || contentTypeOf(response) !== EVENT_STREAM) {
+    if (!response.ok || contentTypeOf(response) !== MIME.SSE) {
       const { text } = await readTextCapped(response, settings.httpBodyReadBytes)
       throw httpError({ url, method: 'GET' }, response, text ?? '', response.ok ? { reason: 'not an event stream' } : {})
     }
@@ -211,7 +209,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     const isInitialize = isRequest(message) && message.method === 'initialize'
     const headers = new Headers(params.headers)
     headers.set('Accept', ACCEPT_POST)
-    headers.set('Content-Type', 'application/json')
+    headers.set('Content-Type', MIME.JSON)
     // A new initialize starts a new session: never offer the old id (2025-11-25 transports.mdx:211-215).
     if (sessionId && !isInitialize) headers.set(HEADER.SESSION_ID, sessionId)
     for (const [name, value] of Object.entries(options?.headers ?? {})) headers.set(name, value)
@@ -228,7 +226,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     }
     if (!response.ok) return failure(response, exchange, sentSession)
     const type = contentTypeOf(response)
-    if (type === EVENT_STREAM) {
+    if (type === MIME.SSE) {
       track(answerStream(response, exchange, method))
       return
     }
@@ -241,7 +239,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       throw new McpxError('PROTOCOL', `${method} response body from ${url} exceeds maxFrameBytes (${settings.maxFrameBytes})`, { url, bytes, maxFrameBytes: settings.maxFrameBytes, requestId: exchange.requestId })
     }
     if (text.trim() === '') return
-    if (type !== 'application/json' && !(type === '' && /^\s*[[{]/.test(text))) {
+    if (type !== MIME.JSON && !(type === '' && /^\s*[[{]/.test(text))) {
       throw httpError({ url, method: 'POST' }, response, text, { reason: `unexpected content type ${JSON.stringify(type)}` })
     }
     deliverText(text, `${method} response body`, exchange)

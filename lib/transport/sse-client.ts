@@ -7,13 +7,11 @@
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
-import { isResponse, type JsonRpcMessage } from '../wire/index.ts'
+import { ACCEPT_POST, MIME, isResponse, type JsonRpcMessage } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
 import { contentTypeOf, type FetchContext, fetchWithAuth, httpError, readTextCapped } from './http-fetch.ts'
 import { readEventStream } from './sse-parser.ts'
 import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './types.ts'
-
-const EVENT_STREAM = 'text/event-stream'
 
 export interface SseTransportParams {
   /** The SSE (GET) endpoint. */
@@ -81,9 +79,9 @@ export function createSseTransport(params: SseTransportParams, settings: SseSett
   async function connect(): Promise<void> {
     const ctx: FetchContext = { url, auth: params.auth, authMaxRetries: settings.authMaxRetries }
     const headers = new Headers(params.headers)
-    headers.set('Accept', EVENT_STREAM)
+    headers.set('Accept', MIME.SSE)
     const response = await fetchWithAuth(ctx, { method: 'GET', headers, signal: lifetime.signal })
-    if (!response.ok || contentTypeOf(response) !== EVENT_STREAM) {
+    if (!response.ok || contentTypeOf(response) !== MIME.SSE) {
       const { text } = await readTextCapped(response, settings.httpBodyReadBytes)
       throw httpError({ url, method: 'GET' }, response, text ?? '', response.ok ? { reason: 'not an event stream' } : {})
     }
@@ -124,15 +122,15 @@ export function createSseTransport(params: SseTransportParams, settings: SseSett
     if (options?.signal?.aborted) throw new McpxError('CANCELLED', `send to ${endpoint} cancelled before it started`, { url: endpoint })
     const signal = options?.signal ? AbortSignal.any([options.signal, lifetime.signal]) : lifetime.signal
     const headers = new Headers(params.headers)
-    headers.set('Content-Type', 'application/json')
-    headers.set('Accept', 'application/json, text/event-stream')
+    headers.set('Content-Type', MIME.JSON)
+    headers.set('Accept', ACCEPT_POST)
     for (const [name, value] of Object.entries(options?.headers ?? {})) headers.set(name, value)
     const ctx: FetchContext = { url: endpoint, auth: params.auth, authMaxRetries: settings.authMaxRetries }
     const response = await fetchWithAuth(ctx, { method: 'POST', headers, body: JSON.stringify(message), signal })
     const { text } = await readTextCapped(response, settings.httpBodyReadBytes)
     const body = text ?? ''
     // Answers travel on the SSE stream; a server that answers inline with JSON-RPC is honoured too.
-    const inline = contentTypeOf(response) === 'application/json' ? decodeMessages(body, 'POST answer').messages : []
+    const inline = contentTypeOf(response) === MIME.JSON ? decodeMessages(body, 'POST answer').messages : []
     if (!response.ok) {
       if (inline.some((m) => isResponse(m) && m.id !== null)) return deliverText(body, `HTTP ${response.status} body`)
       throw httpError({ url: endpoint, method: 'POST' }, response, body)

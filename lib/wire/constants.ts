@@ -70,6 +70,8 @@ export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'criti
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as const
+/** basic/transports/streamable-http.mdx "Sending Messages to the Server": every POST's Accept lists both. */
+export const ACCEPT_POST = `${MIME.JSON}, ${MIME.SSE}`
 
 /**
  * Tool name length limits. 2025-11-25+ server/tools.mdx "Tool Names": SHOULD be 1–128 characters;
