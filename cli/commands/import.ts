@@ -9,6 +9,7 @@ import { HOST_IDS, type HostId, findConfigFile, isHostId, parseJsonc, planImport
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadContext } from '../context.ts'
+import { printJson } from '../render.ts'
 
 export default defineCommand({
   meta: { name: 'import', description: `Import MCP servers from host configs (${HOST_IDS.join(', ')}; default: all)` },
@@ -26,7 +27,7 @@ export default defineCommand({
     const dryRun = Boolean(args['dry-run'])
     const backup = !dryRun && plan.imported.length > 0 ? writeImport(file, plan.imported) : null
     if (ctx.json) {
-      process.stdout.write(`${JSON.stringify({ config: file, dryRun, written: !dryRun && plan.imported.length > 0, backup, read: plan.read, imported: plan.imported, skipped: plan.skipped }, null, 2)}\n`)
+      printJson({ config: file, dryRun, written: !dryRun && plan.imported.length > 0, backup, read: plan.read, imported: plan.imported, skipped: plan.skipped })
       return
     }
     const lines = [`${dryRun ? 'would import into' : 'import into'} ${file}`]

@@ -7,6 +7,7 @@ import { HOST_IDS, type HostId, installHost, isHostId } from '../../lib/config/i
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadContext } from '../context.ts'
+import { printJson } from '../render.ts'
 
 export default defineCommand({
   meta: { name: 'install', description: `Register mcpx (\`mcpx serve\`) in a host's MCP config (${HOST_IDS.join(', ')})` },
@@ -20,7 +21,7 @@ export default defineCommand({
     if (!isHostId(args.host)) throw new McpxError('USAGE', `unknown host "${args.host}" (one of ${HOST_IDS.join(', ')})`)
     const result = installHost(args.host as HostId, { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform, configHome: ctx.paths.configHome }, { dryRun: Boolean(args['dry-run']) })
     if (ctx.json) {
-      process.stdout.write(`${JSON.stringify({ ...result, dryRun: Boolean(args['dry-run']) }, null, 2)}\n`)
+      printJson({ ...result, dryRun: Boolean(args['dry-run']) })
       return
     }
     const verb = { created: 'created', added: 'added mcpx to', updated: 'updated the mcpx entry in', unchanged: 'mcpx is already in' }[result.action]

@@ -7,6 +7,7 @@ import { defineCommand } from 'citty'
 import { SETTINGS, type SettingName } from '../../lib/settings/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadContext } from '../context.ts'
+import { printJson } from '../render.ts'
 
 /** The README's settings table: one row per setting, defaults only (no environment applied). */
 export function settingsMarkdown(): string {
@@ -35,7 +36,7 @@ export default defineCommand({
       doc: SETTINGS[name].doc,
     }))
     if (ctx.json) {
-      process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
+      printJson(rows)
       return
     }
     const width = Math.max(...rows.map((r) => r.name.length))

@@ -8,6 +8,7 @@ import { DaemonClient, type DaemonInfo, type ServerStatus, configuredStatus } fr
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../context.ts'
 import { describeDaemon } from './daemon.ts'
+import { printJson } from '../render.ts'
 
 export default defineCommand({
   meta: { name: 'status', description: 'Show the daemon and the configured servers with their state' },
@@ -18,7 +19,7 @@ export default defineCommand({
     const daemon: DaemonInfo | null = await client.health()
     const servers: ServerStatus[] = daemon ? await client.request<ServerStatus[]>('servers') : Object.values(ctx.config.servers).map(configuredStatus)
     if (ctx.json) {
-      process.stdout.write(`${JSON.stringify({ daemon, config: daemon ? daemon.config : ctx.config.source, servers }, null, 2)}\n`)
+      printJson({ daemon, config: daemon ? daemon.config : ctx.config.source, servers })
       return
     }
     const head = daemon ? describeDaemon(daemon) : `daemon   not running (home ${ctx.paths.home})\nconfig   ${ctx.config.source ?? 'built-in default'}`
