@@ -11,7 +11,7 @@ import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import { Recorder, fileSink, recordingTransports } from '../replay/index.ts'
 import type { SchemaValidator } from '../codemode/index.ts'
-import { Broker, type DownstreamAsker } from './broker.ts'
+import { Broker } from './broker.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
 import { configuredStatus, redactUrl } from './status.ts'
 
@@ -304,5 +304,3 @@ function targetOf(config: ServerConfig): Target {
     ...(target.transport === 'sse' && { transport: 'http+sse' as const }),
   }
 }
-
-export type { DownstreamAsker }
