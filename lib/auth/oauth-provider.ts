@@ -1,10 +1,8 @@
 /**
- * The AuthProvider for one OAuth-protected HTTP upstream. It hands the transport the current
- * Bearer token (refreshing it when it is about to expire) and, on a 401 or a 403
- * `insufficient_scope`, re-discovers the authorization server and obtains new credentials:
- * refresh when possible, else a new grant (grants.ts: authorization code + PKCE through the
- * configured handler, client_credentials or jwt-bearer). Concurrent challenges share one flow; consecutive
- * re-authorizations that never let a request through are bounded by `authMaxRetries`.
+ * The AuthProvider for one OAuth-protected HTTP upstream: hands the transport the current token
+ * (refreshed before it expires) and, on a 401 or a 403 `insufficient_scope`, re-discovers the AS and
+ * refreshes or runs a new grant (grants.ts). Concurrent challenges share one flow; re-authorizations
+ * that never let a request through are bounded by `authMaxRetries`.
  */
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'

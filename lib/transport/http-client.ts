@@ -1,11 +1,9 @@
 /**
  * The client end of Streamable HTTP, both eras (2025-11-25 basic/transports.mdx:52-309; 2026-07-28
- * basic/transports/streamable-http.mdx). Every message is one POST; a request is answered with JSON
- * or its own SSE stream, delivered event by event. No whole-response timeout (TR-45): deadlines and
- * cancellation come from the caller's signal, and aborting it closes that request's stream (2026
- * cancellation). Legacy sessions: the id is taken only from a successful initialize (TR-25..27),
- * echoed, DELETEd on close. A 2025-11-25 stream closed before its response is resumed with GET +
- * Last-Event-ID after honouring `retry:` (TR-22).
+ * basic/transports/streamable-http.mdx): one POST per message, answered with JSON or its own SSE stream.
+ * No whole-response timeout (TR-45): the caller's signal is the deadline, and aborting it closes that
+ * request's stream. Legacy sessions: id only from a successful initialize (TR-25..27), echoed, DELETEd
+ * on close; a 2025-11-25 stream cut before its response resumes with GET + Last-Event-ID (TR-22).
  */
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'

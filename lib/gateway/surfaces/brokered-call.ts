@@ -1,11 +1,8 @@
 /**
- * Run one upstream request on behalf of the downstream request being handled, with questions the
- * upstream asks mid-call put to that host in ITS era: a legacy host gets a real server→client
- * request on its call's stream; a 2026 host gets input_required rounds over a parked call
- * (parking.ts), under the upstream's own inputRequests keys. A host that did not declare a
- * capability is never asked (the broker declines with -32021), and a 2026 upstream is told the
- * host's capabilities so it refuses such a call itself. The upstream's progress and log messages
- * for the call go to the downstream call's stream.
+ * Run one upstream request for the downstream request being handled; questions the upstream asks
+ * mid-call go to that host in ITS era (legacy: a real request on the call's stream; 2026:
+ * input_required rounds over a parked call, parking.ts). Undeclared capabilities are never asked
+ * (-32021), and a 2026 upstream is told the host's capabilities. Progress and logs follow the call.
  */
 import type { JsonObject } from '../../client/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'

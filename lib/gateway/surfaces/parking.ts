@@ -1,11 +1,9 @@
 /**
- * Upstream calls kept open across a 2026 downstream's input_required rounds. A 2026 host cannot be
- * sent a request: each question the upstream asks mid-call ends the downstream round with
- * `input_required`, and the host's retry (a new request carrying `inputResponses` and the sealed
- * `requestState` that names this parking slot) resumes the SAME upstream call
- * (2026-07-28 basic/patterns/mrtr.mdx; spec-digest §3.4 bridging notes). Questions asked together
- * (a 2026 upstream's several inputRequests) go out together, under the upstream's own keys (made
- * unique within the call, so an earlier round's answer is never reused). Unclaimed slots expire.
+ * Upstream calls kept open across a 2026 downstream's input_required rounds (2026-07-28
+ * basic/patterns/mrtr.mdx; spec-digest §3.4): each upstream question ends the host's round, and its
+ * retry (inputResponses + the sealed requestState naming this slot) resumes the SAME upstream call.
+ * Questions asked together go out together under the upstream's keys, made unique within the call so
+ * an earlier round's answer is never reused. Unclaimed slots expire.
  */
 import { randomUUID } from 'node:crypto'
 import { McpxError } from '../../errors/index.ts'

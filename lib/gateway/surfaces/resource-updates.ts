@@ -1,10 +1,7 @@
 /**
- * Pass-through resource updates: the gateway subscribes upstream to the upstream's listed resources
- * (legacy `resources/subscribe` per URI, then its unsolicited `notifications/resources/updated`;
- * 2026 one `subscriptions/listen` with `resourceSubscriptions`) and hands every update to the
- * gateway engine, which tells exactly the hosts that subscribed to that URI (legacy sessions and
- * 2026 listen streams alike). The engine does not report host subscriptions, so the gateway follows
- * every listed resource; URIs only reachable through templates are not followed.
+ * Pass-through resource updates: the gateway subscribes upstream to every listed resource (legacy
+ * `resources/subscribe` per URI; 2026 one `subscriptions/listen`) and hands each update to the engine,
+ * which tells exactly the hosts subscribed to that URI. Template-only URIs are not followed.
  * 2025-11-25 server/resources.mdx "Subscriptions"; 2026-07-28 basic/patterns/subscriptions.mdx.
  */
 import type { McpClient } from '../../client/index.ts'

@@ -1,11 +1,9 @@
 /**
- * Server-Sent Events responses for the MCP endpoint. An `SseStream` is one *logical* stream (a
- * POST's answer or a standalone GET stream); it writes to at most one HTTP *connection* at a time.
- * With an EventStore (legacy 2025-03-26…2025-11-25) every event gets an id and is buffered, so
- * `closeMidStream()` can drop the connection without ending the stream and a GET with
- * `Last-Event-ID` (`resumeSseStream`) replays what was missed and continues live (SEP-1699, TR-21,
- * TR-22). One message object is never written to two streams (TR-20, no broadcast).
- * Headers: text/event-stream, no-cache, `X-Accel-Buffering: no` (TR-23); `:` keep-alives (TR-24).
+ * Server-Sent Events responses. An `SseStream` is one logical stream (a POST's answer or a standalone
+ * GET stream) written to at most one HTTP connection at a time. With an EventStore (legacy) events get
+ * ids and are buffered, so `closeMidStream()` may drop the connection and a GET with `Last-Event-ID`
+ * replays and continues (SEP-1699, TR-21, TR-22). Never a broadcast (TR-20); headers per TR-23, `:`
+ * keep-alives per TR-24.
  */
 import { McpxError } from '../../errors/index.ts'
 import { MIME, type JsonRpcMessage } from '../../wire/index.ts'
