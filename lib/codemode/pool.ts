@@ -1,10 +1,8 @@
 /**
- * The mcpx_exec engine as the caller sees it: `createSandboxPool(settings).exec(code, bridge)`.
- * Scripts run in warm child processes of this same program (see child-command.ts), never on the
- * caller's thread. The pool performs every tool call the script asks for through the caller's
- * bridge, so credentials never enter the child. Limits come from lib/settings/codemode.ts; the
- * child enforces them, the pool double-checks the ones that protect itself (sizes, call counts)
- * and owns the last resort: a SIGKILL watchdog at deadline + grace, after which the child respawns.
+ * The mcpx_exec engine as the caller sees it: `createSandboxPool(settings).exec(code, bridge)`. Scripts
+ * run in warm child processes (child-command.ts); every tool call goes through the caller's bridge, so
+ * credentials never enter the child. The child enforces lib/settings/codemode.ts limits, the pool
+ * re-checks those that protect itself and owns a SIGKILL watchdog at deadline + grace (then respawns).
  */
 import type { Settings } from '../settings/index.ts'
 import { type McpxError, RpcError, asMcpxError } from '../errors/index.ts'

@@ -1,10 +1,8 @@
 /**
- * One exec inside the sandbox child: a fresh QuickJS engine (own wasm Memory = heap cap), the
- * prelude, the script, and the pump that feeds tool answers back in. Time is bounded three ways:
- * the interrupt handler stops synchronous runs past the deadline or the CPU slice, a host timer
- * ends scripts that merely wait, and the parent's SIGKILL watchdog covers builtins that never poll
- * the interrupt handler. The engine is dropped afterwards, never reused, so nothing a script did
- * (prototype pollution, leaked handles, a half-unwound OOM) can reach the next exec.
+ * One exec inside the sandbox child: a fresh QuickJS engine (own wasm Memory = heap cap), the prelude,
+ * the script, and the pump feeding tool answers back in. Time is bounded three ways: the interrupt
+ * handler (deadline, CPU slice), a host timer for scripts that only wait, and the parent's SIGKILL
+ * watchdog. The engine is never reused, so nothing a script did can reach the next exec.
  */
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
 import { aliasNamespaces } from './identifiers.ts'

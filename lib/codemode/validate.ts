@@ -1,10 +1,8 @@
 /**
- * JSON Schema validation of upstream tool inputs (before a call) and outputs (structuredContent,
- * when the tool has an outputSchema). Upstream schemas are untrusted, so: @cfworker/json-schema, an
- * interpreter (no code generation from third-party schemas) that never resolves remote refs; size
- * and depth caps; `pattern`s that are too long or have nested quantifiers are dropped (ReDoS on the
- * daemon thread), and strings longer than a cap skip pattern checks. Anything that cannot be
- * validated passes through with `skipped` saying why, so a bad schema never breaks its tool.
+ * JSON Schema validation of upstream tool inputs and outputs (structuredContent). Upstream schemas are
+ * untrusted: an interpreter (@cfworker/json-schema: no code generation, no remote refs), size and depth
+ * caps, risky or long `pattern`s dropped and long strings exempt from patterns (ReDoS on the daemon
+ * thread). What cannot be validated passes with `skipped` saying why: a bad schema never breaks a tool.
  */
 import { Validator } from '@cfworker/json-schema'
 import type { Settings } from '../settings/index.ts'

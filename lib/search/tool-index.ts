@@ -1,10 +1,8 @@
 /**
- * Ranked search over upstream tools: BM25F over five fields (name, title, server, description,
- * parameter names + descriptions) with per-field boosts and length normalisation. Incremental:
- * a server's tools are added, replaced or removed as upstreams connect, disconnect or send
- * `notifications/tools/list_changed`; field length sums are kept incrementally, so no rebuild is
- * ever needed. Query terms missing from the vocabulary fall back to prefix / one-edit matches at a
- * discount, and a small synonym table widens paraphrases. Pure: no I/O, no clock.
+ * Ranked search over upstream tools: BM25F over name, title, server, description and parameters, with
+ * per-field boosts. Incremental (a server's tools are added, replaced or removed as upstreams change;
+ * length sums kept as it goes, never rebuilt). Unknown query terms fall back to prefix / one-edit
+ * matches at a discount, and a small synonym table widens paraphrases. Pure: no I/O, no clock.
  */
 import { SYNONYMS, tokenize } from './tokenize.ts'
 

@@ -1,10 +1,8 @@
 /**
- * The request correlation engine: one JSON-RPC peer over one Transport, usable by either role.
- * It allocates ids (never reused while pending; monotonic, so never reused at all), enforces
- * per-request deadlines as local TIMEOUT errors (2026-07-28 basic/index.mdx "local errors" never
- * wear a JSON-RPC code), cancels (notification or stream abort, chosen per request), routes
- * progress by token, dispatches incoming requests to handlers and notifications to listeners,
- * and fails every pending request with the close reason when the transport goes away.
+ * The request correlation engine: one JSON-RPC peer over one Transport, for either role. Ids are
+ * monotonic (never reused); deadlines are local TIMEOUT errors (2026-07-28 basic/index.mdx: local
+ * errors wear no JSON-RPC code); cancellation is a notification or a stream abort, per request;
+ * progress is routed by token; the transport's close fails every pending request with its reason.
  */
 import { McpxError, RPC, RpcError, toRpcError } from '../errors/index.ts'
 import { log } from '../log.ts'

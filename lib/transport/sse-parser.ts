@@ -1,10 +1,9 @@
 /**
- * Server-sent events parser following the WHATWG HTML "event stream interpretation" algorithm:
- * UTF-8 with one leading BOM stripped, CRLF / LF / CR line ends (also split across chunks), `:`
- * comments (keep-alives, 2026 streamable-http.mdx SSE section), multi-line `data`, `event`, `id`
- * (persisting across events, ignored when it contains NUL), `retry` (digits only). An event with
- * an id and empty data (the 2025-11-25 "priming" event) is dispatched with `data: ''`.
- * An event larger than `maxEventChars` is dropped and reported, never buffered whole.
+ * Server-sent events parser per the WHATWG "event stream interpretation" algorithm: one leading BOM
+ * stripped, CRLF / LF / CR line ends (also split across chunks), `:` comments (keep-alives), multi-line
+ * `data`, `event`, `id` (persists; ignored with NUL), `retry` (digits only). An id with empty data (the
+ * 2025-11-25 "priming" event) is dispatched with `data: ''`; an event over `maxEventChars` is dropped
+ * and reported, never buffered whole.
  */
 
 export interface SseEvent {

@@ -1,10 +1,8 @@
 /**
- * Which era and revision one HTTP request at a dual-era MCP endpoint belongs to (spec-digest §1.3),
- * decided from the HTTP method, the headers and the already parsed body; pure. Order:
- * GET/DELETE → legacy; modern header or modern `_meta` → modern (an `initialize` sent that way is a
- * modern request for a method 2026 removed); array → 2025-03-26 batch; `initialize` → handshake;
- * `Mcp-Session-Id` → that session; legacy header → legacy; no header → 2025-03-26, unless the body
- * carries modern `_meta` (-32020: the header is missing); unknown header value → -32022.
+ * Which era and revision one HTTP request at a dual-era endpoint belongs to (spec-digest §1.3); pure.
+ * Order: GET/DELETE → legacy; modern header or `_meta` → modern; array → 2025-03-26 batch; `initialize`
+ * → handshake; `Mcp-Session-Id` → that session; legacy header → legacy; no header → 2025-03-26 unless
+ * the body carries modern `_meta` (-32020); unknown header value → -32022.
  */
 import { RPC, RpcError } from '../../errors/index.ts'
 import { rpcErrorResponse } from './body.ts'

@@ -1,10 +1,8 @@
 /**
- * Server-side validation of the 2026-07-28 request metadata headers against the body (SEP-2243;
- * basic/transports/streamable-http.mdx "Request Metadata", "Server Validation"): the body is the
- * source of truth and every mirrored header must agree with it, else HTTP 400 + -32020, so a proxy
- * routing on headers and this server executing the body can never act on different requests.
- * Header names are case-insensitive (fetch Headers); values are trimmed of optional whitespace
- * (RFC 9110 §5.5) and decoded from the base64 sentinel before comparing.
+ * 2026-07-28 request metadata headers checked against the body (SEP-2243; streamable-http.mdx
+ * "Server Validation"): the body is the truth and every mirrored header must agree, else HTTP 400 +
+ * -32020, so a proxy routing on headers and this server never act on different requests. Names are
+ * case-insensitive; values are trimmed (RFC 9110 §5.5) and base64-sentinel decoded before comparing.
  */
 import { RpcError } from '../../errors/index.ts'
 import {

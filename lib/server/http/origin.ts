@@ -1,10 +1,8 @@
 /**
- * DNS-rebinding protection for the MCP endpoint (TR-41): the Host must name this listener (a
- * loopback name with its port, or an allow-listed host) and a present Origin must be this
- * listener's own loopback origin or allow-listed. A rebinding page reaches 127.0.0.1 under its own
- * hostname, so checking Host alone stops it even when the browser sends no Origin.
- * 2025-11-25 basic/transports.mdx and 2026-07-28 streamable-http.mdx "Security Warning": a present
- * but invalid Origin MUST get 403, optionally with an id-less JSON-RPC error.
+ * DNS-rebinding protection (TR-41): the Host must name this listener (loopback with its port, or
+ * allow-listed) and a present Origin must be its own loopback origin or allow-listed; checking Host
+ * stops a rebinding page even without an Origin. 2025-11-25 basic/transports.mdx, 2026-07-28
+ * streamable-http.mdx "Security Warning": a present but invalid Origin MUST get 403.
  */
 import { RPC, RpcError } from '../../errors/index.ts'
 import { HTTP_STATUS } from '../../wire/index.ts'

@@ -1,10 +1,8 @@
 /**
- * Legacy Streamable HTTP sessions (2025-03-26…2025-11-25 basic/transports.mdx "Session
- * Management"), generic over what the caller keeps per session. Ids are minted only by `create`,
- * which the caller invokes after a successful `initialize` (never on a refused handshake or on
- * server/discover: TR-26, TR-27). A deleted, idle-expired or evicted id is simply unknown, so the
- * caller answers 404 and the client re-initializes (TR-28). The Map is kept in last-use order,
- * which makes both idle expiry and the least-recently-used cap a walk from its front.
+ * Legacy Streamable HTTP sessions (basic/transports.mdx "Session Management"), generic over what the
+ * caller keeps per session. Ids are minted only after a successful `initialize` (TR-26, TR-27); a
+ * deleted, idle-expired or evicted id is unknown, so the caller answers 404 and the client
+ * re-initializes (TR-28). The Map stays in last-use order: idle expiry and the LRU cap walk its front.
  */
 import { randomBytes } from 'node:crypto'
 
