@@ -6,6 +6,7 @@
  * respond with HTTP 403 Forbidden"; 2026-07-28 basic/transports/streamable-http.mdx likewise.
  */
 import { timingSafeEqual } from 'node:crypto'
+import { isJsonMediaType } from '../wire/index.ts'
 
 export type Surface = 'unix' | 'tcp'
 
@@ -47,7 +48,7 @@ export function checkRequest(request: Request, surface: Surface, policy: GuardPo
   if (surface === 'tcp' && policy.requireToken !== false && !hasToken(request, policy.token)) {
     return { status: 401, code: 'AUTH', message: 'missing or wrong bearer token (local clients read it from the token file in the mcpx home)' }
   }
-  if (BODY_METHODS.has(request.method) && !isJson(request.headers.get('content-type'))) {
+  if (BODY_METHODS.has(request.method) && !isJsonMediaType(request.headers.get('content-type'))) {
     return { status: 415, code: 'USAGE', message: 'request bodies must be Content-Type: application/json' }
   }
   return null
@@ -79,12 +80,6 @@ function hasToken(request: Request, token: string): boolean {
   const given = Buffer.from(match[1]!)
   const expected = Buffer.from(token)
   return given.length === expected.length && timingSafeEqual(given, expected)
-}
-
-/** RFC 9110 §8.3: media type, optionally followed by parameters such as charset. */
-function isJson(contentType: string | null): boolean {
-  if (contentType === null) return false
-  return contentType.split(';')[0]!.trim().toLowerCase() === 'application/json'
 }
 
 /** Split a comma-separated setting into a set of trimmed, non-empty, lower-cased values. */

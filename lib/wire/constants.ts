@@ -70,6 +70,11 @@ export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'criti
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as const
+/** RFC 9110 §8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
+export function isJsonMediaType(contentType: string | null): boolean {
+  if (contentType === null) return false
+  return contentType.split(';')[0]!.trim().toLowerCase() === MIME.JSON
+}
 /** basic/transports/streamable-http.mdx "Sending Messages to the Server": every POST's Accept lists both. */
 export const ACCEPT_POST = `${MIME.JSON}, ${MIME.SSE}`
 

@@ -5,7 +5,7 @@
  * Requiring `application/json` also refuses CORS "simple" cross-site posts (text/plain, forms).
  */
 import { RPC, RpcError } from '../../errors/index.ts'
-import { HTTP_STATUS, JSONRPC_VERSION, MIME, type RequestId, type Revision } from '../../wire/index.ts'
+import { HTTP_STATUS, JSONRPC_VERSION, MIME, isJsonMediaType, type RequestId, type Revision } from '../../wire/index.ts'
 
 /**
  * A JSON-RPC error Response. `id` omitted → an id-less error object, which the spec allows for
@@ -34,7 +34,7 @@ export type ReadBodyResult = { readonly ok: true; readonly value: unknown } | { 
  * lying or chunked sender cannot exceed it), 400 + -32700 for invalid UTF-8 or JSON.
  */
 export async function readJsonBody(request: Request, options: ReadBodyOptions): Promise<ReadBodyResult> {
-  if (!isJsonContentType(request.headers.get('content-type'))) {
+  if (!isJsonMediaType(request.headers.get('content-type'))) {
     return fail(HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE, RPC.INVALID_REQUEST, `Unsupported Media Type: POST bodies must be Content-Type: ${MIME.JSON}`)
   }
   const declared = request.headers.get('content-length')
@@ -52,12 +52,6 @@ export async function readJsonBody(request: Request, options: ReadBodyOptions): 
   } catch (error) {
     return fail(HTTP_STATUS.BAD_REQUEST, RPC.PARSE_ERROR, `Parse error: ${(error as Error).message}`)
   }
-}
-
-/** True for `application/json` with any parameters (charset), compared case-insensitively. */
-function isJsonContentType(value: string | null): boolean {
-  if (value === null) return false
-  return value.split(';')[0]!.trim().toLowerCase() === MIME.JSON
 }
 
 /**
