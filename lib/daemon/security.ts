@@ -6,7 +6,7 @@
  * respond with HTTP 403 Forbidden"; 2026-07-28 basic/transports/streamable-http.mdx likewise.
  */
 import { timingSafeEqual } from 'node:crypto'
-import { isJsonMediaType } from '../wire/index.ts'
+import { LOOPBACK_HOSTNAMES, isJsonMediaType } from '../wire/index.ts'
 
 export type Surface = 'unix' | 'tcp'
 
@@ -29,7 +29,6 @@ export interface Rejection {
   readonly message: string
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
 /** null = allowed; otherwise the status and message to answer with. */
@@ -37,7 +36,7 @@ export function checkRequest(request: Request, surface: Surface, policy: GuardPo
   const host = request.headers.get('host')
   if (host !== null || surface === 'tcp') {
     const hostname = host === null ? '' : hostnameOf(host)
-    if (!LOOPBACK_HOSTS.has(hostname) && !policy.allowedHosts.has(hostname)) {
+    if (!LOOPBACK_HOSTNAMES.has(hostname) && !policy.allowedHosts.has(hostname)) {
       return { status: 403, code: 'AUTH', message: `Host ${JSON.stringify(host)} is not allowed (DNS rebinding protection)` }
     }
   }
@@ -70,7 +69,7 @@ function isAllowedOrigin(origin: string, policy: GuardPolicy): boolean {
   } catch {
     return false
   }
-  return parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname) && Number(parsed.port) === policy.port() && parsed.origin === origin
+  return parsed.protocol === 'http:' && LOOPBACK_HOSTNAMES.has(parsed.hostname) && Number(parsed.port) === policy.port() && parsed.origin === origin
 }
 
 function hasToken(request: Request, token: string): boolean {

@@ -70,6 +70,11 @@ export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'criti
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
 export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as const
+/**
+ * Host names of the loopback interface as Host headers and URLs spell them (lower-case, IPv6 in
+ * brackets): basic/transports/streamable-http.mdx "Security Warning" — local servers bind only there.
+ */
+export const LOOPBACK_HOSTNAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
 /** RFC 9110 §8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
 export function isJsonMediaType(contentType: string | null): boolean {
   if (contentType === null) return false

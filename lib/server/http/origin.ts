@@ -5,7 +5,7 @@
  * streamable-http.mdx "Security Warning": a present but invalid Origin MUST get 403.
  */
 import { RPC, RpcError } from '../../errors/index.ts'
-import { HTTP_STATUS } from '../../wire/index.ts'
+import { HTTP_STATUS, LOOPBACK_HOSTNAMES } from '../../wire/index.ts'
 import { rpcErrorResponse } from './body.ts'
 
 export interface OriginPolicy {
@@ -19,7 +19,6 @@ export interface OriginPolicy {
   readonly checkHost?: boolean
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
 const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443 }
 
 /** undefined when the request may proceed; otherwise the 403 Response to send. */
@@ -37,7 +36,7 @@ export function checkOrigin(request: Request, policy: OriginPolicy = {}): Respon
 export function isAllowedHost(host: string, policy: OriginPolicy = {}): boolean {
   const parsed = splitHost(host)
   if (parsed === undefined) return false
-  if (LOOPBACK_NAMES.has(parsed.name) && portMatches(parsed.port, policy.port, 80)) return true
+  if (LOOPBACK_HOSTNAMES.has(parsed.name) && portMatches(parsed.port, policy.port, 80)) return true
   return (policy.allowedHosts ?? []).some((entry) => {
     const allowed = splitHost(entry)
     if (allowed === undefined || allowed.name !== parsed.name) return false
@@ -52,7 +51,7 @@ export function isAllowedOrigin(origin: string, policy: OriginPolicy = {}): bool
   const url = safeUrl(trimmed)
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return false
   const port = url.port === '' ? DEFAULT_PORT[url.protocol] : Number(url.port)
-  return LOOPBACK_NAMES.has(url.hostname) && portMatches(port, policy.port, port)
+  return LOOPBACK_HOSTNAMES.has(url.hostname) && portMatches(port, policy.port, port)
 }
 
 function portMatches(given: number | undefined, expected: number | undefined, implied: number | undefined): boolean {
