@@ -25,7 +25,7 @@ export const CACHEABLE_METHODS: readonly string[] = [
 /** 2026-07-28 basic/patterns/mrtr.mdx: the only methods that may answer `input_required`. */
 const INPUT_REQUIRED_METHODS: readonly string[] = ['tools/call', 'resources/read', 'prompts/get']
 /** Results of MRTR input requests are bare shapes in 2026 (no Result base, no `resultType`; T26). */
-const BARE_IN_MODERN = ['sampling/createMessage', 'elicitation/create', 'roots/list']
+export const BARE_IN_MODERN: readonly string[] = ['sampling/createMessage', 'elicitation/create', 'roots/list']
 
 export type CacheHints = {
   ttlMs: number

@@ -7,10 +7,9 @@ import { RPC } from '../../errors/index.ts'
 import { CACHE_SCOPE, EXTENSION, RESULT_TYPE, type Revision } from '../constants.ts'
 import { isRecord } from '../jsonrpc.ts'
 import { modernTask } from './tasks.ts'
-import { CACHEABLE_METHODS } from './result.ts'
+import { BARE_IN_MODERN, CACHEABLE_METHODS } from './result.ts'
 
 type Obj = Record<string, unknown>
-const BARE_IN_MODERN = ['sampling/createMessage', 'elicitation/create', 'roots/list']
 
 /** Lift `result` of `method`, received from a `revision` peer, into the newest shape. */
 export function upgradeResult(revision: Revision, method: string, result: Obj): Obj {
