@@ -8,7 +8,7 @@ import { McpxError, RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { NotificationListener, Peer, ProgressUpdate } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
-import { type LogLevel, META, RESULT_TYPE, type Revision, findHeaderParams, upgradeResult } from '../wire/index.ts'
+import { type LogLevel, META, RESULT_TYPE, type RequestId, type Revision, findHeaderParams, upgradeResult } from '../wire/index.ts'
 import { initializeLegacy, pickModern } from './handshake.ts'
 import { answerInputRequests } from './input.ts'
 import { sessionControl } from './open-transport.ts'
@@ -29,6 +29,8 @@ export interface CallOptions {
   capabilities?: JsonObject
   /** 2026 tasks extension: a `resultType: "task"` answer (CreateTaskResult) is returned, not refused. */
   acceptTask?: boolean
+  /** Told each JSON-RPC id this call is sent under (a retry gets a new one). */
+  onId?: (id: RequestId) => void
 }
 
 export interface Page<T> {
@@ -86,6 +88,7 @@ export class McpClient {
           signal: options.signal,
           timeoutMs: options.timeoutMs,
           onProgress: options.onProgress,
+          ...(options.onId && { onId: options.onId }),
           // 2026 HTTP: closing the stream is the cancel; everywhere else send notifications/cancelled.
           cancel: this.identity.era === 'modern' && this.identity.transport !== 'stdio' ? 'abort' : 'notify',
         })
@@ -223,20 +226,18 @@ export class McpClient {
   listen(filter: JsonObject, onNotification: (method: string, params: JsonObject) => void): { acknowledged: Promise<JsonObject>; done: Promise<JsonObject>; close(): void } {
     this.#requireEra('modern', 'subscriptions/listen')
     const abort = new AbortController()
-    let subscriptionId: unknown
+    // The subscription id is this listen's own JSON-RPC id (subscriptions.mdx), known before it is
+    // sent: with several listens open, each ack and notification goes to the listen it names.
+    let subscriptionId: RequestId | undefined
     let ack!: (filter: JsonObject) => void
     const acknowledged = new Promise<JsonObject>((resolve) => (ack = resolve))
     const off = this.peer.on('*', (params, notification) => {
       const id = (params._meta as JsonObject | undefined)?.[META.SUBSCRIPTION_ID]
-      if (id === undefined || (subscriptionId !== undefined && id !== subscriptionId)) return
-      if (notification.method === 'notifications/subscriptions/acknowledged') {
-        if (subscriptionId === undefined) subscriptionId = id
-        ack((params.notifications as JsonObject | undefined) ?? {})
-        return
-      }
-      if (subscriptionId !== undefined) onNotification(notification.method, params)
+      if (id === undefined || id !== subscriptionId) return
+      if (notification.method === 'notifications/subscriptions/acknowledged') ack((params.notifications as JsonObject | undefined) ?? {})
+      else onNotification(notification.method, params)
     })
-    const done = this.request('subscriptions/listen', { notifications: filter }, { signal: abort.signal, timeoutMs: 0 }).finally(off)
+    const done = this.request('subscriptions/listen', { notifications: filter }, { signal: abort.signal, timeoutMs: 0, onId: (id) => (subscriptionId = id) }).finally(off)
     done.catch(() => {})
     return { acknowledged, done, close: () => abort.abort(new McpxError('CANCELLED', 'subscription closed')) }
   }

@@ -99,6 +99,7 @@ export class Peer {
     if (this.#closed) return Promise.reject(this.#closeReason ?? new McpxError('CONNECT', 'connection is closed', { method }))
     if (options.signal?.aborted) return Promise.reject(cancelledError(method, options.signal.reason))
     const id = this.#allocateId()
+    options.onId?.(id)
     let body = params
     let progressToken: string | number | undefined
     if (options.onProgress) {

@@ -29,6 +29,8 @@ export interface RequestOptions {
   /** Extra HTTP headers for this message (merged over `headersFor`). */
   headers?: Record<string, string>
   cancel?: CancelMode
+  /** Told the JSON-RPC id before the request is sent (2026 listen: the id is the subscription id). */
+  onId?: (id: RequestId) => void
 }
 
 export interface IncomingRequestContext {

@@ -9,21 +9,31 @@ import { log } from '../../log.ts'
 
 const UPDATED = 'notifications/resources/updated'
 
-/** Start following; returns the stop function (a no-op when the upstream offers no subscriptions). */
-export function followResourceUpdates(client: McpClient, uris: readonly string[], onUpdated: (uri: string) => void): () => void {
+export interface ResourceFollow {
+  /** Settles once the upstream has taken the subscriptions (or refused them): updates after it are not lost. */
+  readonly ready: Promise<void>
+  stop(): void
+}
+
+/** Start following (a no-op when the upstream offers no subscriptions). */
+export function followResourceUpdates(client: McpClient, uris: readonly string[], onUpdated: (uri: string) => void): ResourceFollow {
   const resources = client.serverCapabilities.resources as { subscribe?: boolean } | undefined
-  if (!resources?.subscribe || uris.length === 0) return () => {}
+  if (!resources?.subscribe || uris.length === 0) return { ready: Promise.resolve(), stop: () => {} }
   const deliver = (params: Record<string, unknown>) => {
     if (typeof params.uri === 'string') onUpdated(params.uri)
   }
   if (client.era === 'legacy') {
     const off = client.on(UPDATED, deliver)
-    for (const uri of uris) client.subscribeResource(uri).catch((error) => log.debug(`resources/subscribe ${uri}: ${error}`))
-    return off
+    const subscribed = uris.map((uri) => client.subscribeResource(uri).catch((error) => log.debug(`resources/subscribe ${uri}: ${error}`)))
+    return { ready: Promise.all(subscribed).then(() => {}), stop: off }
   }
   const listener = client.listen({ resourceSubscriptions: [...uris] }, (method, params) => {
     if (method === UPDATED) deliver(params)
   })
-  listener.done.catch((error) => log.debug(`resource listen stream ended: ${error}`))
-  return () => listener.close()
+  const ended = listener.done.then(
+    () => {},
+    (error) => log.debug(`resource listen stream ended: ${error}`),
+  )
+  // The acknowledgement opens the stream (subscriptions.mdx); a stream that ends first settles it too.
+  return { ready: Promise.race([listener.acknowledged.then(() => {}), ended]), stop: () => listener.close() }
 }

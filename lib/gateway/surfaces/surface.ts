@@ -51,7 +51,7 @@ export class GatewaySurface {
   #catalogs: Catalog[] = []
   #synced?: Promise<void>
   #landed = false
-  #updates?: { client: McpClient; key: string; stop: () => void }
+  #updates?: { client: McpClient; key: string; stop: () => void; ready: Promise<void> }
   #stop: () => void
 
   constructor(private readonly options: SurfaceOptions) {
@@ -121,7 +121,7 @@ export class GatewaySurface {
       this.#catalogs = [catalog]
       const client = await pool.upstream(passthrough).client()
       this.#mirrorCapabilities(client.serverCapabilities)
-      this.#followUpdates(client, catalog.resources.map((r) => String(r.uri)))
+      await this.#followUpdates(client, catalog.resources.map((r) => String(r.uri)))
     } else {
       const { catalogs, failures } = await pool.catalogs()
       for (const f of failures) log.warn(`[${f.server}] catalog unavailable: ${f.error.message}`)
@@ -161,11 +161,15 @@ export class GatewaySurface {
   }
 
   /** (Re)subscribe upstream when the connection or the listed resources changed (resource-updates.ts). */
-  #followUpdates(client: McpClient, uris: string[]): void {
+  async #followUpdates(client: McpClient, uris: string[]): Promise<void> {
     const key = JSON.stringify(uris)
-    if (this.#updates?.client === client && this.#updates.key === key) return
-    this.#updates?.stop()
-    this.#updates = { client, key, stop: followResourceUpdates(client, uris, (uri) => this.engine.notify.resourceUpdated(uri)) }
+    if (this.#updates?.client !== client || this.#updates.key !== key) {
+      this.#updates?.stop()
+      const follow = followResourceUpdates(client, uris, (uri) => this.engine.notify.resourceUpdated(uri))
+      this.#updates = { client, key, stop: () => follow.stop(), ready: follow.ready }
+    }
+    // A host told "subscribed" must not miss an update the upstream sends before it subscribed.
+    await this.#updates.ready
   }
 
   /** Pass-through completion/complete: the upstream's answer as is. */
