@@ -8,6 +8,7 @@
 import wasmPath from '@jitl/quickjs-wasmfile-release-sync/wasm' with { type: 'file' }
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync'
 import { type QuickJSWASMModule, newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core'
+import { type PreparedContext, prepareContext } from './prepared-context.ts'
 
 const WASM_PAGE_BYTES = 64 * 1024
 /** The emscripten build asks for 16 MiB initially (its INITIAL_MEMORY); the cap cannot be below it. */
@@ -36,12 +37,12 @@ const SPARE_ENGINES = 2
 
 /** Hands out fresh engines, building replacements after the caller's synchronous start. */
 export class EngineSupply {
-  readonly #spares: Array<Promise<QuickJSWASMModule>> = []
+  readonly #spares: Array<Promise<PreparedContext>> = []
   #refillScheduled = false
   constructor(private readonly memoryMb: number) {}
 
-  /** A never-used engine; schedules its replacement. */
-  async take(): Promise<QuickJSWASMModule> {
+  /** A never-used engine with its context and prelude ready; schedules its replacement. */
+  async take(): Promise<PreparedContext> {
     const engine = this.#spares.shift() ?? this.#build()
     this.#scheduleRefill()
     return engine
@@ -53,8 +54,8 @@ export class EngineSupply {
     await Promise.all(this.#spares)
   }
 
-  #build(): Promise<QuickJSWASMModule> {
-    const engine = newIsolatedEngine(this.memoryMb)
+  #build(): Promise<PreparedContext> {
+    const engine = newIsolatedEngine(this.memoryMb).then(prepareContext)
     // A failure resurfaces from take(); never as an unhandled rejection.
     engine.catch(() => {})
     return engine

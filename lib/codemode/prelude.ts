@@ -10,6 +10,8 @@ import { RUN_HOOK } from './transpile.ts'
 
 /** Global the child installs before the prelude runs; the prelude deletes it. */
 export const HOST_GLOBAL = '__mcpx_host'
+/** Global the prelude leaves for the exec's own settings; the first call deletes it. */
+export const INSTALL_GLOBAL = '__mcpx_install'
 
 const PRELUDE_BODY = String.raw`
 'use strict';
@@ -18,7 +20,7 @@ delete globalThis.${HOST_GLOBAL};
 host.dropped = 0;
 const hostCall = host.call, hostLog = host.log, hostDone = host.done, hostFail = host.fail;
 const stringify = JSON.stringify, parse = JSON.parse, StringCtor = String, freeze = Object.freeze, then = Promise.prototype.then, apply = Reflect.apply;
-const maxLine = config.maxLogLineBytes;
+let config, maxLine = 0;
 
 class ToolError extends Error {
   constructor(error) {
@@ -74,6 +76,9 @@ function describe(error) {
   }
 }
 
+function install(json) {
+config = parse(json);
+maxLine = config.maxLogLineBytes;
 const mcpx = freeze({
   call: (name, args) => invoke('call', name, args),
   search: (query, options) => invoke('search', query, options),
@@ -106,6 +111,12 @@ Object.defineProperty(globalThis, '${RUN_HOOK}', {
     ]);
   },
 });
+}
+
+Object.defineProperty(globalThis, '${INSTALL_GLOBAL}', {
+  value: function (json) { delete globalThis.${INSTALL_GLOBAL}; install(json); },
+  configurable: true,
+});
 `
 
 export interface PreludeConfig {
@@ -115,7 +126,13 @@ export interface PreludeConfig {
   readonly maxLogLines: number
 }
 
-/** Source of the prelude for one exec (the config is embedded as a JSON literal). */
-export function renderPrelude(config: PreludeConfig): string {
-  return `(function (config) {${PRELUDE_BODY}})(${JSON.stringify(config)});`
+/**
+ * The prelude, evaluated ahead of time in spare contexts (parsing it is most of an exec's start):
+ * it defines everything and leaves one install function for the exec's own config.
+ */
+export const PRELUDE_SOURCE = `(function () {${PRELUDE_BODY}})();`
+
+/** The per-exec step: hand the config to the prelude's install function (which then deletes itself). */
+export function renderInstall(config: PreludeConfig): string {
+  return `${INSTALL_GLOBAL}(${JSON.stringify(JSON.stringify(config))});`
 }

@@ -4,9 +4,10 @@
  * handler (deadline, CPU slice), a host timer for scripts that only wait, and the parent's SIGKILL
  * watchdog. The engine is never reused, so nothing a script did can reach the next exec.
  */
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
+import type { QuickJSHandle, QuickJSWASMModule } from 'quickjs-emscripten-core'
 import { aliasNamespaces } from './identifiers.ts'
-import { HOST_GLOBAL, renderPrelude } from './prelude.ts'
+import type { PreparedContext } from './prepared-context.ts'
+import { renderInstall } from './prelude.ts'
 import type { ExecLimits, ExecStats, ScriptFailure } from './protocol.ts'
 import { prepareScript } from './transpile.ts'
 
@@ -38,7 +39,8 @@ const MAX_NAME_CHARS = 4 * 1024
 const MAX_ERROR_MESSAGE_CHARS = 4 * 1024
 const MAX_ERROR_STACK_CHARS = 8 * 1024
 
-export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, hostCall: HostCall): ScriptRun {
+export function startScript(sandbox: PreparedContext, request: ScriptRequest, hostCall: HostCall): ScriptRun {
+  const { engine, runtime, ctx, hostObject, hooks } = sandbox
   const { limits } = request
   const startedAt = performance.now()
   const deadline = Date.now() + limits.timeoutMs
@@ -85,10 +87,7 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
     return { outcome, cancel: () => {} }
   }
 
-  let runtime: QuickJSRuntime
-  let ctx: QuickJSContext
   try {
-    runtime = engine.newRuntime()
     runtime.setMaxStackSize(limits.stackBytes)
     // Called by QuickJS every few thousand bytecodes; true stops the script with an uncatchable error.
     runtime.setInterruptHandler(() => {
@@ -100,7 +99,6 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
       }
       return failure !== undefined
     })
-    ctx = runtime.newContext()
   } catch (error) {
     fail({ reason: 'crash', message: `sandbox engine failed to start: ${String(error)}` })
     finish()
@@ -172,17 +170,10 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
     fail(scriptError(str(jsonH)))
   }
 
-  const hostObject = ctx.newObject()
-  for (const [key, fn] of [
-    ['call', ctx.newFunction('call', callHost)],
-    ['log', ctx.newFunction('log', hostLog)],
-    ['done', ctx.newFunction('done', hostDone)],
-    ['fail', ctx.newFunction('fail', hostFail)],
-  ] as const) {
-    ctx.setProp(hostObject, key, fn)
-    fn.dispose()
-  }
-  ctx.setProp(ctx.global, HOST_GLOBAL, hostObject)
+  hooks.call = callHost
+  hooks.log = hostLog
+  hooks.done = hostDone
+  hooks.fail = hostFail
   /** Lines the prelude counted past the cap without sending them (kept on the host object it closed over). */
   const droppedInGuest = (): number => {
     try {
@@ -245,7 +236,7 @@ export function startScript(engine: QuickJSWASMModule, request: ScriptRequest, h
     if (failure || valueJson !== undefined) finish()
   }
 
-  enter(evalStep(renderPrelude({ namespaces: request.namespaces, aliases: aliasNamespaces(request.namespaces), maxLogLineBytes: limits.maxLogLineBytes, maxLogLines: limits.maxLogLines }), 'mcpx-prelude.js'))
+  enter(evalStep(renderInstall({ namespaces: request.namespaces, aliases: aliasNamespaces(request.namespaces), maxLogLineBytes: limits.maxLogLineBytes, maxLogLines: limits.maxLogLines }), 'mcpx-install.js'))
   if (!finished) {
     scriptStarted = true
     enter(evalStep(prepared.source, SCRIPT_FILE))

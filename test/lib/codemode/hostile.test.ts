@@ -46,7 +46,7 @@ async function contained(code: string, reasons: SandboxFailureReason | SandboxFa
   throw new Error(`expected the exec to fail with ${allowed.join(' or ')}`)
 }
 
-const HOST_GLOBALS = ['process', 'Bun', 'require', 'module', 'fetch', 'XMLHttpRequest', 'WebSocket', 'Deno', 'std', 'os', 'setTimeout', '__mcpx_host']
+const HOST_GLOBALS = ['process', 'Bun', 'require', 'module', 'fetch', 'XMLHttpRequest', 'WebSocket', 'Deno', 'std', 'os', 'setTimeout', '__mcpx_host', '__mcpx_install']
 
 describe('hostile scripts: escapes', () => {
   test('the bound test is meaningful: the lag bound is below the CPU slice', () => {
