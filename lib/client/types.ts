@@ -4,17 +4,11 @@
  * `input_required` rounds alike).
  */
 import type { Settings } from '../settings/index.ts'
-import type { AuthProvider, TransportKind } from '../transport/index.ts'
+import type { AuthProvider, StdioServerParams, TransportKind } from '../transport/index.ts'
 import type { Era, Revision } from '../wire/index.ts'
 
-export interface StdioTarget {
-  command: string
-  args?: string[]
-  cwd?: string
-  env?: Record<string, string>
-  /** Each line the server writes to stderr (TR-02: a log channel, never an error signal). */
-  onStderrLine?: (line: string) => void
-}
+/** A stdio server as configured: the transport's launch parameters, less the inherited environment (ConnectOptions.parentEnv). */
+export type StdioTarget = Omit<StdioServerParams, 'parentEnv'>
 export interface HttpTarget {
   url: string
   /** Static headers sent on every request (e.g. an API key from config). */

@@ -3,6 +3,7 @@
  * Used to score the closest recorded request and to report replay divergences. A recorded
  * "[REDACTED]" matches any observed value.
  */
+import { isRecord } from '../wire/index.ts'
 import { isWildcard } from './volatile.ts'
 
 export interface Difference {
@@ -27,7 +28,7 @@ export function diffValues(recorded: unknown, observed: unknown, path = ''): Dif
     }
     return out
   }
-  if (isPlainObject(recorded) && isPlainObject(observed)) {
+  if (isRecord(recorded) && isRecord(observed)) {
     const out: Difference[] = []
     for (const key of new Set([...Object.keys(recorded), ...Object.keys(observed)])) {
       const child = `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`
@@ -54,8 +55,4 @@ export function formatDifferences(differences: readonly Difference[]): string[] 
 function short(value: unknown): string {
   const text = JSON.stringify(value) ?? 'undefined'
   return text.length > 200 ? `${text.slice(0, 197)}...` : text
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -6,7 +6,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs'
 import type { TransportKind } from '../transport/index.ts'
-import { META, isModernRevision, type Era } from '../wire/index.ts'
+import { META, isModernRevision, isRecord, type Era } from '../wire/index.ts'
 import { FORMAT_NAME, FORMAT_VERSION, type Direction, type HttpFraming, type Peer, type RecordingHeader } from './format.ts'
 import { describeRules, redactHeaders, redactMessage, redactionRules, type RedactionRules } from './redact.ts'
 
@@ -177,8 +177,4 @@ function peerOf(info: Record<string, unknown>): Peer {
     ...(typeof info.name === 'string' && { name: info.name }),
     ...(typeof info.version === 'string' && { version: info.version }),
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -4,10 +4,10 @@
  * requests on the call's own stream (context.ts). 2025-11-25 task-augmented calls go to tasks.ts.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { LOG_LEVELS, methodExists, parseParams, type JsonRpcRequest, type LegacyRevision, type LogLevel } from '../wire/index.ts'
+import { LOG_LEVELS, isRecord, methodExists, parseParams, type JsonRpcRequest, type LegacyRevision, type LogLevel } from '../wire/index.ts'
 import { createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
-import { initializeResult, isObject, negotiateLegacy, serverCapabilities } from './lifecycle.ts'
+import { initializeResult, negotiateLegacy, serverCapabilities } from './lifecycle.ts'
 import * as p from './providers.ts'
 import { taskSupportOf } from './tasks.ts'
 import type { HandlerContext, Implementation, Json } from './types.ts'
@@ -23,7 +23,7 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
     const revision = negotiateLegacy(params.protocolVersion)
     connection.legacy = {
       revision,
-      clientCapabilities: isObject(params.capabilities) ? params.capabilities : {},
+      clientCapabilities: isRecord(params.capabilities) ? params.capabilities : {},
       clientInfo: params.clientInfo as Implementation | undefined,
       initialized: false,
       subscriptions: new Set(),
@@ -45,7 +45,7 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       signal,
       clientCapabilities: state?.clientCapabilities ?? {},
       clientInfo: state?.clientInfo,
-      meta: isObject(raw._meta) ? raw._meta : {},
+      meta: isRecord(raw._meta) ? raw._meta : {},
       outlet: channel.outlet,
       connection,
       notify: engine.notify,
@@ -82,7 +82,7 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       if (caps.tasks) {
         // 2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation": -32601 when the tool refuses the mode.
         const support = taskSupportOf(engine.registry.tool(String(params.name)))
-        const asked = isObject(params.task)
+        const asked = isRecord(params.task)
         if (asked && support === 'forbidden') throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} does not support task execution`)
         if (!asked && support === 'required') throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} must be called as a task`)
         if (asked) {

@@ -14,6 +14,7 @@ import {
   REVISIONS,
   isLegacyRevision,
   isModernRevision,
+  isRecord,
   type LegacyRevision,
   type LogLevel,
   type ModernRevision,
@@ -79,18 +80,18 @@ export interface ModernMeta {
  */
 export function validateModernMeta(params: Json | undefined, headerVersion: string | undefined): ModernMeta {
   const meta = params?._meta
-  if (!isObject(meta)) throw invalid('params._meta is required on every 2026-07-28 request')
+  if (!isRecord(meta)) throw invalid('params._meta is required on every 2026-07-28 request')
   const version = meta[META.PROTOCOL_VERSION]
   if (typeof version !== 'string') throw invalid(`params._meta["${META.PROTOCOL_VERSION}"] is required`)
   const caps = meta[META.CLIENT_CAPABILITIES]
-  if (!isObject(caps)) throw invalid(`params._meta["${META.CLIENT_CAPABILITIES}"] is required`)
+  if (!isRecord(caps)) throw invalid(`params._meta["${META.CLIENT_CAPABILITIES}"] is required`)
   if (headerVersion !== undefined && headerVersion !== version) {
     throw new RpcError(RPC.HEADER_MISMATCH, `MCP-Protocol-Version header '${headerVersion}' does not match _meta protocolVersion '${version}'`, { header: 'MCP-Protocol-Version' }, 400)
   }
   if (!isModernRevision(version)) throw unsupportedVersion(version)
   const logLevel = meta[META.LOG_LEVEL]
   const out: ModernMeta = { revision: version, clientCapabilities: caps, meta }
-  if (isObject(meta[META.CLIENT_INFO])) out.clientInfo = meta[META.CLIENT_INFO] as Implementation
+  if (isRecord(meta[META.CLIENT_INFO])) out.clientInfo = meta[META.CLIENT_INFO] as Implementation
   if (typeof logLevel === 'string' && (LOG_LEVELS as readonly string[]).includes(logLevel)) out.logLevel = logLevel as LogLevel
   return out
 }
@@ -104,6 +105,3 @@ function invalid(message: string): RpcError {
   return new RpcError(RPC.INVALID_PARAMS, message, undefined, 400)
 }
 
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}

@@ -6,10 +6,10 @@
  * `subscriptions/listen` holds its stream open until the client closes or cancels it.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { EXTENSION, META, RESULT_TYPE, isRequestMethod, methodNotFound, parseParams, type JsonRpcRequest } from '../wire/index.ts'
+import { EXTENSION, META, RESULT_TYPE, isRecord, isRequestMethod, methodNotFound, parseParams, type JsonRpcRequest } from '../wire/index.ts'
 import { InputRequired, createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
-import { discoverResult, isObject, serverCapabilities, validateModernMeta, type ModernMeta } from './lifecycle.ts'
+import { discoverResult, serverCapabilities, validateModernMeta, type ModernMeta } from './lifecycle.ts'
 import * as p from './providers.ts'
 import type { RequestStatePayload } from './request-state.ts'
 import { TaskStore, hasTasksExtension, taskSupportOf, type TaskContextExtras } from './tasks.ts'
@@ -40,13 +40,13 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       notify: engine.notify,
       // logging.mdx: no notifications/message unless this request asked for a level.
       logLevel: meta.logLevel,
-      inputResponses: isObject(raw.inputResponses) ? raw.inputResponses : undefined,
+      inputResponses: isRecord(raw.inputResponses) ? raw.inputResponses : undefined,
       priorState: prior,
       ...extras,
     })
   /** tools/call, prompts/get, resources/read: the MRTR round trip. */
   const withInput = async (run: (ctx: HandlerContext) => Promise<Json>, extras?: Pick<ContextInit, 'signal' | 'taskAsk'>): Promise<Json> => {
-    if (raw.inputResponses !== undefined && !isObject(raw.inputResponses)) throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
+    if (raw.inputResponses !== undefined && !isRecord(raw.inputResponses)) throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
     const prior = raw.requestState === undefined ? undefined : engine.codec.open(req.method, raw, raw.requestState, channel.principal)
     try {
       return await run(makeCtx(prior, extras))
