@@ -18,7 +18,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { measureBatch, measureExecOverMcp, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
 import { type CpuPerCall, cpuPerCall } from './bench/cpu.ts'
 import { measurePair } from './bench/oneshot.ts'
-import { ECHO_SERVER, NODE, REPO, buildBinary, directClient, httpClient, mcporterPeer, startHttpFloor, startMcpxDaemon, startSupergateway, type Peer, type McpxDaemon, type Mcporter } from './bench/peers.ts'
+import { ECHO_SERVER, NODE, REPO, buildBinary, directClient, httpClient, mcporterPeer, startHttpFloor, startRelayFloor, startMcpxDaemon, startSupergateway, type Peer, type McpxDaemon, type Mcporter } from './bench/peers.ts'
 import { type CallTarget, measurePersistent, pairedRatio } from './bench/persistent.ts'
 import { renderMarkdown, type BenchReport } from './bench/report.ts'
 import { ratio } from './bench/stats.ts'
@@ -68,13 +68,16 @@ async function main(): Promise<BenchReport> {
   cleanups.push(() => mcporter.stop())
   const floor: Peer = await startHttpFloor()
   cleanups.push(() => floor.stop())
+  const relay: Peer = await startRelayFloor()
+  cleanups.push(() => relay.stop())
 
   const { client: direct, pid: directPid } = await directClient(dir)
   const raw = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
   const codeMode = await httpClient(`${daemon.baseUrl}/mcp`, daemon.token)
   const sg = await httpClient(supergateway.url)
   const floorSdk = await httpClient(floor.url)
-  clients.push(direct, raw, codeMode, sg, floorSdk)
+  const relaySdk = await httpClient(relay.url)
+  clients.push(direct, raw, codeMode, sg, floorSdk, relaySdk)
   const floorBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hello' } } })
   const floorFetch = async () => {
     const response = await fetch(floor.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: floorBody })
@@ -93,6 +96,7 @@ async function main(): Promise<BenchReport> {
     { name: 'supergateway', describe: 'SDK client → supergateway --stateful (Streamable HTTP) → stdio upstream', call: call(sg, 'echo', { message: 'hello' }) },
     { name: 'http-floor-sdk', describe: 'SDK client → canned-JSON bun HTTP server, no upstream (SDK HTTP client + loopback floor)', call: call(floorSdk, 'echo', { message: 'hello' }) },
     { name: 'http-floor-fetch', describe: 'bare fetch POST → the same canned-JSON server (loopback HTTP floor)', call: floorFetch },
+    { name: 'relay-floor', describe: 'SDK client → minimal bun HTTP→stdio relay (no validation, sessions or auth) → stdio upstream', call: call(relaySdk, 'echo', { message: 'hello' }) },
   ]
   const calls = num('calls')
   progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
@@ -107,9 +111,9 @@ async function main(): Promise<BenchReport> {
   })
   const cpuCalls = Math.max(200, Math.min(calls, 1000))
   progress(`part 1b: CPU per call, ${cpuCalls} calls per target in interleaved blocks of 100`)
-  const serverRoot: Record<string, number> = { direct: directPid, 'mcpx-raw': daemon.pid, 'mcpx-call': daemon.pid, supergateway: supergateway.pid, 'http-floor-sdk': floor.pid, 'http-floor-fetch': floor.pid }
+  const serverRoot: Record<string, number> = { direct: directPid, 'mcpx-raw': daemon.pid, 'mcpx-call': daemon.pid, supergateway: supergateway.pid, 'http-floor-sdk': floor.pid, 'http-floor-fetch': floor.pid, 'relay-floor': relay.pid }
   const cpu: CpuPerCall[] = await cpuPerCall(targets.map((t) => ({ name: t.name, serverRoot: serverRoot[t.name]!, call: t.call })), cpuCalls, 100)
-  const persistentRatios = [ratios('mcpx-raw', 'direct'), ratios('mcpx-call', 'direct'), ratios('mcpx-raw', 'supergateway'), ratios('mcpx-call', 'supergateway'), ratios('supergateway', 'direct'), ratios('http-floor-sdk', 'direct'), ratios('http-floor-fetch', 'direct'), ratios('mcpx-raw', 'http-floor-sdk')]
+  const persistentRatios = [ratios('mcpx-raw', 'direct'), ratios('mcpx-call', 'direct'), ratios('mcpx-raw', 'supergateway'), ratios('mcpx-call', 'supergateway'), ratios('supergateway', 'direct'), ratios('http-floor-sdk', 'direct'), ratios('http-floor-fetch', 'direct'), ratios('relay-floor', 'direct'), ratios('mcpx-raw', 'relay-floor'), ratios('mcpx-raw', 'http-floor-sdk')]
 
   const runs = num('oneshot-runs')
   progress(`part 2: one-shot pairs, ${runs} runs per side`)

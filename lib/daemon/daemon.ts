@@ -57,6 +57,8 @@ const MAX_SOCKET_PATH_BYTES = 103
  * would cut them. bun-types only declare idleTimeout for TCP, the runtime honours it for Unix too.
  */
 const NO_IDLE_TIMEOUT: object = { idleTimeout: 0 }
+/** A daemon is never a development server: no error pages, no development-mode checks per request. */
+const PRODUCTION = { development: false } as const
 const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', 'localhost'])
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
@@ -100,6 +102,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   const startedAt = new Date()
   let tcpPort = 0
   let busy = 0
+  let lastActive = performance.now()
   let idleTimer: ReturnType<typeof setTimeout> | undefined
   let shutdownPromise: Promise<void> | undefined
   let resolveClosed: (reason: string) => void = () => {}
@@ -117,22 +120,26 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     port: () => tcpPort,
   }
 
-  const armIdle = () => {
-    if (idleTimer) clearTimeout(idleTimer)
-    idleTimer = undefined
-    if (busy === 0 && settings.daemonIdleMs > 0 && shutdownPromise === undefined) {
-      idleTimer = setTimeout(() => void daemon.shutdown('idle'), settings.daemonIdleMs)
-    }
+  // One timer for the idle exit, re-armed only when it fires: requests just count themselves and
+  // note when they ended (no timer work on the request path).
+  const armIdle = (delayMs: number) => {
+    if (settings.daemonIdleMs <= 0 || shutdownPromise !== undefined) return
+    idleTimer = setTimeout(() => {
+      idleTimer = undefined
+      const quietMs = performance.now() - lastActive
+      if (busy > 0) armIdle(settings.daemonIdleMs)
+      else if (quietMs >= settings.daemonIdleMs) void daemon.shutdown('idle')
+      else armIdle(settings.daemonIdleMs - quietMs)
+    }, delayMs)
   }
   const hold = (): (() => void) => {
     busy++
-    armIdle()
     let released = false
     return () => {
       if (released) return
       released = true
       busy--
-      armIdle()
+      lastActive = performance.now()
     }
   }
 
@@ -186,11 +193,11 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     }
   }
 
-  const unixServer = Bun.serve({ unix: layout.socket, fetch: (request) => handle(request, 'unix'), ...NO_IDLE_TIMEOUT })
+  const unixServer = Bun.serve({ unix: layout.socket, fetch: (request) => handle(request, 'unix'), ...NO_IDLE_TIMEOUT, ...PRODUCTION })
   chmodSync(layout.socket, 0o600)
   let tcpServer: ReturnType<typeof Bun.serve>
   try {
-    tcpServer = Bun.serve({ hostname: address, port: settings.daemonPort, fetch: (request) => handle(request, 'tcp'), ...NO_IDLE_TIMEOUT })
+    tcpServer = Bun.serve({ hostname: address, port: settings.daemonPort, fetch: (request) => handle(request, 'tcp'), ...NO_IDLE_TIMEOUT, ...PRODUCTION })
   } catch (error) {
     void unixServer.stop(true)
     rmSync(layout.socket, { force: true })
@@ -253,7 +260,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
 
   events.publish('daemon.started', { pid: process.pid, socket: layout.socket, port: tcpPort })
   log.info(`mcpx daemon listening on ${layout.socket} and ${info().tcp.url} (pid ${process.pid})`)
-  armIdle()
+  armIdle(settings.daemonIdleMs)
   return daemon
 }
 

@@ -103,7 +103,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
               ? 'code-mode'
               : defaultMode
       const { surface, http } = surfaceFor(mode, passthrough ?? undefined)
-      await surface.ready().catch(() => {})
+      if (!surface.landed) await surface.ready().catch(() => {})
       return http.fetch(request)
     },
   })

@@ -24,9 +24,10 @@ export interface Route {
 export type RouteMatch = { readonly route: Route; readonly params: Record<string, string> } | { readonly status: 404 | 405; readonly allow?: string }
 
 export function matchRoute(routes: readonly Route[], method: string, pathname: string): RouteMatch {
+  const got = pathname.replace(/\/+$/, '').split('/')
   const allowed: string[] = []
   for (const route of routes) {
-    const params = matchPath(route, pathname)
+    const params = matchPath(route, got)
     if (params === null) continue
     if (route.methods.includes(method)) return { route, params }
     allowed.push(...route.methods)
@@ -34,9 +35,12 @@ export function matchRoute(routes: readonly Route[], method: string, pathname: s
   return allowed.length > 0 ? { status: 405, allow: [...new Set(allowed)].join(', ') } : { status: 404 }
 }
 
-function matchPath(route: Route, pathname: string): Record<string, string> | null {
-  const want = route.path.split('/')
-  const got = pathname.replace(/\/+$/, '').split('/')
+/** Each route's path split once: every request is matched against the whole table. */
+const SEGMENTS = new WeakMap<Route, string[]>()
+
+function matchPath(route: Route, got: readonly string[]): Record<string, string> | null {
+  let want = SEGMENTS.get(route)
+  if (want === undefined) SEGMENTS.set(route, (want = route.path.split('/')))
   if (route.prefix ? got.length < want.length : got.length !== want.length) return null
   const params: Record<string, string> = {}
   for (const [index, part] of want.entries()) {

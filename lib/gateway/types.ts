@@ -47,4 +47,6 @@ export interface UpstreamCallOptions {
    * CreateTaskResult (`resultType: "task"`), which is returned for the caller to follow.
    */
   readonly acceptTask?: boolean
+  /** The arguments were already checked against this tool's inputSchema (Upstream.argumentsProblem). */
+  readonly argumentsChecked?: boolean
 }

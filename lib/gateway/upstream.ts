@@ -38,6 +38,8 @@ export class Upstream {
   #client?: McpClient
   #connecting?: Promise<McpClient>
   #catalog?: Promise<Catalog>
+  /** The current catalog's tools by name, once it has resolved (see #toolDefinition). */
+  #tools?: { catalog: Promise<Catalog>; byName: Map<string, JsonObject> }
   #lastError?: McpxError
   #failures = 0
   #holdUntil = 0
@@ -81,9 +83,11 @@ export class Upstream {
 
   async call(tool: string, args: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
     this.#checkToolAllowed(tool)
-    const client = await this.client()
-    const definition = this.context.validator ? await this.#toolDefinition(tool) : undefined
-    if (definition) this.#validate('input', definition, args)
+    const live = this.#client
+    const client = live !== undefined && !live.peer.closed ? live : await this.client()
+    const known = this.#tools
+    const definition = this.context.validator ? (known !== undefined && known.catalog === this.#catalog ? known.byName.get(tool) : await this.#toolDefinition(tool)) : undefined
+    if (definition && !options.argumentsChecked) this.#validate('input', definition, args)
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
     const run = () => client.callTool(tool, args, { ...callOptions(options), timeoutMs })
     const result = await this.broker.run(options.asker, run, options.onLog)
@@ -93,18 +97,41 @@ export class Upstream {
   }
 
   async #toolDefinition(tool: string): Promise<JsonObject | undefined> {
-    const catalog = await this.catalog().catch(() => undefined)
-    return catalog?.tools.find((t) => t.name === tool)
+    const pending = this.catalog()
+    const catalog = await pending.catch(() => undefined)
+    if (catalog === undefined) return undefined
+    // Later calls find their tool without awaiting, as long as this catalog stays current.
+    if (this.#catalog === pending) this.#tools = { catalog: pending, byName: new Map(catalog.tools.map((t) => [String(t.name), t])) }
+    return catalog.tools.find((t) => t.name === tool)
+  }
+
+  /** True when this upstream's calls check arguments against the tool's inputSchema (a validator is set). */
+  get validatesArguments(): boolean {
+    return this.context.validator !== undefined
+  }
+
+  /**
+   * Why `args` do not fit `tool`'s inputSchema (a USAGE error), checked by the daemon's validator
+   * (ReDoS-safe, size-capped: upstream schemas are untrusted); undefined when they fit.
+   */
+  argumentsProblem(tool: JsonObject, args: unknown): McpxError | undefined {
+    return this.#problem('input', tool, args)
   }
 
   #validate(direction: 'input' | 'output', tool: JsonObject, value: unknown): void {
-    const validator = this.context.validator!
+    const problem = this.#problem(direction, tool, value)
+    if (problem) throw problem
+  }
+
+  #problem(direction: 'input' | 'output', tool: JsonObject, value: unknown): McpxError | undefined {
+    const validator = this.context.validator
+    if (validator === undefined) return undefined
     const verdict = direction === 'input' ? validator.validateInput(tool, value) : validator.validateOutput(tool, value)
-    if (verdict.ok) return
+    if (verdict.ok) return undefined
     const issues = verdict.errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')
     const name = `${this.name}.${String(tool.name)}`
-    if (direction === 'input') throw new McpxError('USAGE', `arguments for ${name} do not match its inputSchema: ${issues}`, { server: this.name, tool: tool.name, errors: verdict.errors })
-    throw new McpxError('PROTOCOL', `${name} returned structuredContent that does not match its outputSchema: ${issues}`, { server: this.name, tool: tool.name, errors: verdict.errors })
+    if (direction === 'input') return new McpxError('USAGE', `arguments for ${name} do not match its inputSchema: ${issues}`, { server: this.name, tool: tool.name, errors: verdict.errors })
+    return new McpxError('PROTOCOL', `${name} returned structuredContent that does not match its outputSchema: ${issues}`, { server: this.name, tool: tool.name, errors: verdict.errors })
   }
 
   /** Any other request (prompts/get, resources/read, completion/complete…), brokered like a call. */

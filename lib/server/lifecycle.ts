@@ -34,9 +34,9 @@ export function negotiateLegacy(requested: unknown): LegacyRevision {
 export function serverCapabilities(def: ServerDefinition, registry: Registry, revision: Revision): Json {
   const caps: Json = {}
   const listChanged = def.listChanged ?? true
-  if (registry.listTools().length > 0 || def.tools) caps.tools = { listChanged }
-  if (registry.listPrompts().length > 0 || def.prompts) caps.prompts = { listChanged }
-  if (registry.listResources().length > 0 || registry.listTemplates().length > 0 || def.resources || def.templates) {
+  if (registry.toolCount > 0 || def.tools) caps.tools = { listChanged }
+  if (registry.promptCount > 0 || def.prompts) caps.prompts = { listChanged }
+  if (registry.resourceCount > 0 || def.resources || def.templates) {
     caps.resources = { listChanged, subscribe: def.subscribe ?? true }
   }
   if (def.logging ?? true) caps.logging = {}

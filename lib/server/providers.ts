@@ -39,7 +39,7 @@ export async function callTool(registry: Registry, params: Json, ctx: HandlerCon
   const tool = registry.tool(name)
   if (!tool) throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`, { name })
   const args = optionalObject(params, 'arguments')
-  const invalid = validate ? checkArguments(tool, args) : undefined
+  const invalid = validate ? (tool.checkArguments ? tool.checkArguments(args) : checkArguments(tool, args)) : undefined
   if (invalid) return invalid
   try {
     return await tool.handler(args, ctx)

@@ -23,6 +23,17 @@ export class Registry {
     this.templates = [...(def.templates ?? [])]
   }
 
+  /** How many of each kind there are, without copying a list (capabilities are derived per request). */
+  get toolCount(): number {
+    return this.tools.size
+  }
+  get promptCount(): number {
+    return this.prompts.size
+  }
+  get resourceCount(): number {
+    return this.resources.size + this.templates.length
+  }
+
   listTools(): ToolDef[] {
     return [...this.tools.values()]
   }

@@ -30,6 +30,7 @@ export function serveHttp(engine: Engine, settings: Settings, options: ServeHttp
     port: options.port ?? 0,
     hostname,
     idleTimeout: 0,
+    development: false,
     fetch(request) {
       if (new URL(request.url).pathname !== path) return new Response('Not Found', { status: 404 })
       return handler!.fetch(request)

@@ -69,6 +69,11 @@ export interface ToolDef {
   execution?: Json
   _meta?: Json
   handler(args: Json, ctx: HandlerContext): Promise<Json> | Json
+  /**
+   * Replaces the engine's inputSchema check for this tool: the isError result describing why
+   * `args` do not fit, or undefined (a gateway checks untrusted upstream schemas its own way).
+   */
+  checkArguments?(args: Json): Json | undefined
 }
 
 export interface PromptArgument {

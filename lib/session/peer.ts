@@ -110,11 +110,13 @@ export class Peer {
     }
     const message = makeRequest(id, method, body)
     const mode = options.cancel ?? this.options.cancelMode ?? 'notify'
-    const abort = new AbortController()
+    // Only an 'abort' cancel has anything to abort (the HTTP exchange); stdio sends need no signal.
+    const abort = mode === 'abort' ? new AbortController() : undefined
     const timeoutMs = options.timeoutMs ?? this.options.requestTimeoutMs
-    let headers: Record<string, string>
+    let headers: Record<string, string> | undefined
     try {
-      headers = { ...this.options.headersFor?.(message), ...options.headers }
+      const derived = this.options.headersFor?.(message)
+      headers = options.headers === undefined ? derived : { ...derived, ...options.headers }
     } catch (error) {
       return Promise.reject(asError(error, method))
     }
@@ -152,7 +154,7 @@ export class Peer {
       }
       options.signal?.addEventListener('abort', onAbort, { once: true })
       arm()
-      this.transport.send(message, { headers, signal: abort.signal }).catch((error: unknown) => {
+      this.transport.send(message, abort === undefined ? { headers } : { headers, signal: abort.signal }).catch((error: unknown) => {
         // A send failure (HTTP status, spawn gone) fails this request; a late failure after the
         // answer arrived is moot.
         this.#settle(id, undefined, asError(error, method))
@@ -184,11 +186,11 @@ export class Peer {
     return id
   }
 
-  #cancel(id: RequestId, error: McpxError, mode: CancelMode, abort: AbortController): void {
+  #cancel(id: RequestId, error: McpxError, mode: CancelMode, abort: AbortController | undefined): void {
     const pending = this.#pending.get(id)
     if (!pending) return
     this.#settle(id, undefined, error)
-    if (mode === 'abort') abort.abort(error)
+    if (mode === 'abort') abort?.abort(error)
     else if (mode === 'notify' && !this.#closed) {
       this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch((e) => log.debug(`cancel of ${id} not delivered: ${e}`))
     }

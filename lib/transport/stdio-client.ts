@@ -179,8 +179,10 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
       if (options?.signal?.aborted) throw new McpxError('CANCELLED', 'send cancelled before it was written')
       try {
         proc.stdin.write(encodeFrame(message))
-        // A server that stops reading fills the pipe: the caller's signal still bounds the wait.
-        await abortable(Promise.resolve(proc.stdin.flush()), options?.signal)
+        // Bun's flush is synchronous when the pipe took everything; only a pending one is awaited. A
+        // server that stops reading fills the pipe: the signal (if any) and the caller's deadline bound it.
+        const flushed = proc.stdin.flush()
+        if (flushed instanceof Promise) await abortable(flushed, options?.signal)
       } catch (error) {
         if (error instanceof McpxError) throw error
         throw new McpxError('CONNECT', withStderr(`stdio upstream ${label}: write failed (${(error as Error).message})`), { command: params.command }, { cause: error })

@@ -39,17 +39,6 @@ export interface JsonRpcErrorResponse {
 export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse
 
-const IdSchema = v.union([v.string(), v.pipe(v.number(), v.integer())])
-const ParamsSchema = v.optional(v.record(v.string(), v.unknown()))
-const RequestSchema = v.object({ jsonrpc: v.literal(JSONRPC_VERSION), id: IdSchema, method: v.string(), params: ParamsSchema })
-const NotificationSchema = v.object({ jsonrpc: v.literal(JSONRPC_VERSION), method: v.string(), params: ParamsSchema })
-const ResultSchema = v.object({ jsonrpc: v.literal(JSONRPC_VERSION), id: IdSchema, result: v.record(v.string(), v.unknown()) })
-const ErrorSchema = v.object({
-  jsonrpc: v.literal(JSONRPC_VERSION),
-  id: v.nullable(IdSchema),
-  error: v.object({ code: v.pipe(v.number(), v.integer()), message: v.string(), data: v.optional(v.unknown()) }),
-})
-
 export function isRequest(m: JsonRpcMessage): m is JsonRpcRequest {
   return 'method' in m && 'id' in m && m.id !== undefined
 }
@@ -79,17 +68,61 @@ export function parseJson(text: string): unknown {
 
 /**
  * Validate one JSON-RPC message. Throws RpcError(-32600) naming what is wrong; the error's data
- * carries the request id when one could be read, so the reply can still be correlated.
+ * carries the request id when one could be read, so the reply can still be correlated. Every frame
+ * of every transport passes here, so the envelope is checked by hand (a schema library's union
+ * builds an issue object for each branch it rejects, on the success path too). The result is a
+ * fresh envelope holding only the JSON-RPC members; params, result and error are objects, never
+ * arrays (MCP never passes positional params).
  */
 export function parseMessage(value: unknown): JsonRpcMessage {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: a JSON-RPC message must be a JSON object')
+  if (!isRecord(value)) throw new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: a JSON-RPC message must be a JSON object')
+  const problem = envelopeProblem(value)
+  if (problem !== undefined) throw new RpcError(RPC.INVALID_REQUEST, `Invalid Request: ${problem}`, undefined)
+  const { jsonrpc, id, method, params, result, error } = value as Record<string, never>
+  if (method !== undefined) {
+    const message: Record<string, unknown> = id === undefined ? { jsonrpc, method } : { jsonrpc, id, method }
+    if (params !== undefined) message.params = params
+    return message as unknown as JsonRpcMessage
   }
-  const obj = value as Record<string, unknown>
-  const schema = 'method' in obj ? ('id' in obj ? RequestSchema : NotificationSchema) : 'error' in obj ? ErrorSchema : ResultSchema
-  const parsed = v.safeParse(schema, obj)
-  if (parsed.success) return parsed.output as JsonRpcMessage
-  throw new RpcError(RPC.INVALID_REQUEST, `Invalid Request: ${describeIssues(parsed.issues)}`, undefined)
+  if (error !== undefined) return { jsonrpc, id, error: errorObject(error) }
+  return { jsonrpc, id, result }
+}
+
+function isId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value))
+}
+
+/** Why `obj` is no JSON-RPC 2.0 request, notification or response (`path: what`), or undefined. */
+function envelopeProblem(obj: Record<string, unknown>): string | undefined {
+  if (obj.jsonrpc !== JSONRPC_VERSION) return `jsonrpc: expected "${JSONRPC_VERSION}" but received ${describe(obj.jsonrpc)}`
+  if ('method' in obj) {
+    if (typeof obj.method !== 'string') return `method: expected a string but received ${describe(obj.method)}`
+    if (obj.params !== undefined && !isRecord(obj.params)) return `params: expected an object but received ${describe(obj.params)}`
+    if ('id' in obj && !isId(obj.id)) return `id: expected a string or an integer but received ${describe(obj.id)}`
+    return undefined
+  }
+  if ('error' in obj) {
+    if (obj.id !== null && !isId(obj.id)) return `id: expected a string, an integer or null but received ${describe(obj.id)}`
+    const error = obj.error
+    if (!isRecord(error)) return `error: expected an object but received ${describe(error)}`
+    if (typeof error.code !== 'number' || !Number.isInteger(error.code)) return `error.code: expected an integer but received ${describe(error.code)}`
+    if (typeof error.message !== 'string') return `error.message: expected a string but received ${describe(error.message)}`
+    return undefined
+  }
+  if (!isId(obj.id)) return `id: expected a string or an integer but received ${describe(obj.id)}`
+  if (!isRecord(obj.result)) return `result: expected an object but received ${describe(obj.result)}`
+  return undefined
+}
+
+function errorObject(error: Record<string, unknown>): JsonRpcErrorObject {
+  const { code, message, data } = error as { code: number; message: string; data?: unknown }
+  return data === undefined ? { code, message } : { code, message, data }
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (Array.isArray(value)) return 'an array'
+  return value === null || typeof value !== 'object' ? JSON.stringify(value) : 'an object'
 }
 
 /** The id of a (possibly malformed) message when it is a usable JSON-RPC id, else null. */

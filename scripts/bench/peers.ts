@@ -188,13 +188,23 @@ export async function httpClient(url: string, token?: string): Promise<Client> {
 }
 
 /** The canned-JSON HTTP server of http-floor.ts, in its own bun process (stdin EOF ends it). */
-export async function startHttpFloor(): Promise<Peer> {
-  const child = Bun.spawn([process.execPath, join(REPO, 'scripts/bench/http-floor.ts')], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+export function startHttpFloor(): Promise<Peer> {
+  return startScriptPeer('http-floor.ts')
+}
+
+/** The minimal HTTP→stdio relay of relay-floor.ts (with its own echo upstream), likewise. */
+export function startRelayFloor(): Promise<Peer> {
+  return startScriptPeer('relay-floor.ts')
+}
+
+/** A bench helper script run by bun: it prints `{"url": …}` once listening and exits on stdin EOF. */
+async function startScriptPeer(script: string): Promise<Peer> {
+  const child = Bun.spawn([process.execPath, join(REPO, 'scripts/bench', script)], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
   const reader = child.stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {
     const { value, done } = await reader.read()
-    if (done) throw new Error('http-floor exited before announcing its URL')
+    if (done) throw new Error(`${script} exited before announcing its URL`)
     text += new TextDecoder().decode(value)
   }
   reader.releaseLock()

@@ -92,8 +92,12 @@ export class GatewaySurface {
    * `surfaceReadyTimeoutMs` so one slow upstream cannot hold every host; the sync goes on and
    * announces list_changed when it lands. A failed sync is retried by the next caller.
    */
+  /** True once a first sync has landed: later syncs only refresh, so nobody waits again. */
+  get landed(): boolean {
+    return this.#landed
+  }
+
   async ready(): Promise<void> {
-    // Hot path: once a sync has landed, later syncs only refresh, so nobody waits again.
     if (this.#landed) return
     const synced = (this.#synced ??= this.sync().then(
       () => {

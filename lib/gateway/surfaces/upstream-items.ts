@@ -28,12 +28,22 @@ export interface ItemOptions {
 const TOOL_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta'] as const
 
 export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[] {
+  const upstream = options.pool.upstream(catalog.server)
   return catalog.tools.map((tool) => {
     const name = String(tool.name)
+    // The engine's own check would compile the untrusted schema as is; the pool's validator is
+    // ReDoS-safe and size-capped, so it checks instead, once (SEP-1303: an isError result).
+    const checked = upstream.validatesArguments
     const def: ToolDef = {
       name: options.ownNames ? name : rawName(catalog.server, name),
+      ...(checked && {
+        checkArguments: (args: JsonObject) => {
+          const problem = upstream.argumentsProblem(tool, args)
+          return problem && { isError: true, content: [{ type: 'text', text: problem.message }] }
+        },
+      }),
       handler: async (args, ctx) => {
-        const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal }), {
+        const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal, argumentsChecked: checked }), {
           relayTasks: options.tasks !== undefined,
           ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
         })

@@ -165,9 +165,9 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     // 2025-11-25 only: primed, numbered events that survive a dropped connection (SEP-1699).
     const resumable = opts.session && opts.session.revision === '2025-11-25' ? opts.session.events : undefined
-    const cancel = new AbortController()
     // 2026-07-28: closing the response stream is cancellation; legacy: it is not (2025-11-25 transports.mdx).
-    if (opts.era === 'modern') request.signal.addEventListener('abort', () => cancel.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')), { once: true })
+    const cancel = opts.era === 'modern' ? new AbortController() : undefined
+    if (cancel) request.signal.addEventListener('abort', () => cancel.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')), { once: true })
 
     let stream: SseStream | undefined
     const queued: JsonRpcMessage[] = []
@@ -187,7 +187,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       connection,
       outlet,
       principal: options.principalOf?.(request),
-      signal: cancel.signal,
+      ...(cancel && { signal: cancel.signal }),
       era: opts.era,
       headerVersion: opts.headerVersion,
       closeStream: () => {
@@ -199,7 +199,6 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const answering = engine.answer(message, channel)
     const first = await Promise.race([answering, upgraded])
     if (first !== 'stream') {
-      cancel.abort()
       return first.message ? json(first.message, first.httpStatus, opts.headers) : new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
     }
     const sse = openSseStream({
@@ -207,9 +206,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       retryMs: settings.sseRetryMs,
       store: resumable,
       headers: opts.headers,
-      onAbort: () => {
-        if (opts.era === 'modern') cancel.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream'))
-      },
+      onAbort: () => cancel?.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')),
     })
     stream = sse
     for (const m of queued) sse.send(m)

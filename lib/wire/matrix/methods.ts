@@ -100,25 +100,44 @@ export interface MethodQuery {
  * omitted)? MRTR input requests of 2026 count as server-to-client.
  */
 export function methodExists(revision: Revision, method: string, direction?: Direction, query: MethodQuery = {}): boolean {
-  const sets: RevisionMethods[] = [METHODS[revision]]
-  if (query.extensions === true) {
-    for (const ext of Object.values(EXTENSION_METHODS)) if (ext.revisions.includes(revision)) sets.push({ ...ext, inputRequests: [] })
-  }
-  return sets.some((m) => {
-    const c2s = m.clientRequests.includes(method) || m.clientNotifications.includes(method)
-    const s2c = m.serverRequests.includes(method) || m.serverNotifications.includes(method) || m.inputRequests.includes(method)
-    return direction === 'client-to-server' ? c2s : direction === 'server-to-client' ? s2c : c2s || s2c
-  })
+  const index = methodIndex(revision, query.extensions === true)
+  if (direction === 'client-to-server') return index.clientToServer.has(method)
+  if (direction === 'server-to-client') return index.serverToClient.has(method)
+  return index.clientToServer.has(method) || index.serverToClient.has(method)
 }
 
 /** True when `method` is a request (not a notification) sent in `direction` under `revision`. */
 export function isRequestMethod(revision: Revision, method: string, direction: Direction, query: MethodQuery = {}): boolean {
-  const m = METHODS[revision]
-  const core = direction === 'client-to-server' ? m.clientRequests.includes(method) : m.serverRequests.includes(method)
-  if (core || query.extensions !== true) return core
-  return Object.values(EXTENSION_METHODS).some(
-    (ext) => ext.revisions.includes(revision) && (direction === 'client-to-server' ? ext.clientRequests : ext.serverRequests).includes(method),
-  )
+  const index = methodIndex(revision, query.extensions === true)
+  return (direction === 'client-to-server' ? index.clientRequests : index.serverRequests).has(method)
+}
+
+/** The lists above as sets, per revision with and without extensions: every message asks these. */
+interface MethodIndex {
+  clientToServer: Set<string>
+  serverToClient: Set<string>
+  clientRequests: Set<string>
+  serverRequests: Set<string>
+}
+const METHOD_INDEX = new Map<string, MethodIndex>()
+
+function methodIndex(revision: Revision, extensions: boolean): MethodIndex {
+  const key = `${revision} ${extensions}`
+  let index = METHOD_INDEX.get(key)
+  if (index === undefined) {
+    const core = METHODS[revision]
+    const exts = extensions ? Object.values(EXTENSION_METHODS).filter((ext) => ext.revisions.includes(revision)) : []
+    const clientRequests = [...core.clientRequests, ...exts.flatMap((e) => e.clientRequests)]
+    const serverRequests = [...core.serverRequests, ...exts.flatMap((e) => e.serverRequests)]
+    index = {
+      clientToServer: new Set([...clientRequests, ...core.clientNotifications, ...exts.flatMap((e) => e.clientNotifications)]),
+      serverToClient: new Set([...serverRequests, ...core.serverNotifications, ...core.inputRequests, ...exts.flatMap((e) => e.serverNotifications)]),
+      clientRequests: new Set(clientRequests),
+      serverRequests: new Set(serverRequests),
+    }
+    METHOD_INDEX.set(key, index)
+  }
+  return index
 }
 
 /** True when `method` existed in the core of an earlier revision but not in `revision`'s core. */
@@ -134,5 +153,6 @@ export function introducedIn(method: string): Revision | undefined {
 
 /** True when some revision (or extension) defines `method`; false for vendor methods. */
 export function isSpecMethod(method: string): boolean {
-  return REVISIONS.some((revision) => methodExists(revision, method, undefined, { extensions: true }))
+  return SPEC_METHODS.has(method)
 }
+const SPEC_METHODS = new Set(REVISIONS.flatMap((revision) => [...methodIndex(revision, true).clientToServer, ...methodIndex(revision, true).serverToClient]))

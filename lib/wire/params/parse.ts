@@ -114,11 +114,27 @@ export function parseParams(revision: Revision, method: string, params: unknown)
     const meta = v.safeParse(ModernRequestMetaSchema, value._meta)
     if (!meta.success) throw invalidParams(`${method}: ${describe(meta.issues, '_meta')}`, undefined, true)
   }
+  if (method === 'tools/call' && isPlainCall(value)) return value
   const schema = paramsSchema(revision, method, value)
   if (schema === undefined) return v.parse(OpenObjectSchema, value)
   const parsed = v.safeParse(schema, value)
   if (!parsed.success) throw invalidParams(`${method}: ${describe(parsed.issues)}`)
   return parsed.output as Record<string, unknown>
+}
+
+/**
+ * tools/call in its everyday shape: a name, object arguments, at most a progress token in `_meta`.
+ * The schema surely accepts it (CallToolParamsSchema), and every tool call passes here, so this
+ * shape skips the schema walk; anything else (tasks, MRTR retries, odd values) takes the schema.
+ */
+function isPlainCall(params: Record<string, unknown>): boolean {
+  for (const key in params) if (key !== 'name' && key !== 'arguments' && key !== '_meta') return false
+  if (typeof params.name !== 'string' || (params.arguments !== undefined && !isRecord(params.arguments))) return false
+  const meta = params._meta
+  if (meta === undefined) return true
+  if (!isRecord(meta)) return false
+  const token = meta.progressToken
+  return token === undefined || typeof token === 'string' || typeof token === 'number'
 }
 
 /** `path: problem` for each issue (`params` when the issue is at the root), joined with "; ". */
