@@ -154,12 +154,15 @@ export class McpClient {
   listAllTools(options: CallOptions = {}): Promise<JsonObject[]> {
     return this.#all((cursor) => this.listTools(cursor, options))
   }
-  async callTool(name: string, args?: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
+  callTool(name: string, args?: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
+    const params = args === undefined ? { name } : { name, arguments: args }
     // Mcp-Param-* mirroring needs the tool's schema: list once if nothing is known yet.
     if (this.identity.era === 'modern' && this.identity.transport !== 'stdio' && this.state.tools.size === 0) {
-      await this.listAllTools().catch((error) => log.debug(`tools/list before ${name}: ${error}`))
+      return this.listAllTools()
+        .catch((error) => log.debug(`tools/list before ${name}: ${error}`))
+        .then(() => this.requestWithInput('tools/call', params, options))
     }
-    return this.requestWithInput('tools/call', args === undefined ? { name } : { name, arguments: args }, options)
+    return this.requestWithInput('tools/call', params, options)
   }
   async listPrompts(cursor?: string, options: CallOptions = {}): Promise<Page<JsonObject>> {
     const result = await this.request('prompts/list', cursor === undefined ? {} : { cursor }, options)

@@ -6,6 +6,7 @@
  */
 import { Validator } from '@cfworker/json-schema'
 import type { Settings } from '../settings/index.ts'
+import { type Accept, compileAccept } from './simple-schema.ts'
 
 export interface ValidationIssue {
   /** JSON Pointer into the validated value ('' = the value itself). */
@@ -28,8 +29,11 @@ type SchemaSettings = Pick<Settings, 'schemaMaxBytes' | 'schemaMaxDepth' | 'sche
 
 type Draft = '4' | '7' | '2019-09' | '2020-12'
 
-/** A compiled schema, or why there is none. Two validators: with patterns, and without (for long strings). */
-type Compiled = { full: Validator; noPatterns: Validator; broken: boolean } | { skipped: SkipReason }
+/**
+ * A compiled schema, or why there is none. Two validators: with patterns, and without (for long
+ * strings); plus, for plain schemas, a fast accept-check tried first (simple-schema.ts).
+ */
+type Compiled = { full: Validator; noPatterns: Validator; accept?: Accept; broken: boolean } | { skipped: SkipReason }
 
 /** Errors that only summarise a child's failure (reported separately) are dropped. */
 const SUMMARY_KEYWORDS = new Set([
@@ -47,6 +51,7 @@ const SUMMARY_KEYWORDS = new Set([
   'patternProperties',
 ])
 const MAX_ISSUES = 20
+const VALID: ValidationResult = { ok: true }
 /** A group holding a quantifier, itself quantified: the classic catastrophic-backtracking shape. */
 const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*[+*}?](?:[^()\\]|\\.)*\)\s*(?:[+*]|\{\d+,?\d*\})/
 
@@ -82,6 +87,7 @@ export function createSchemaValidator(settings: SchemaSettings): SchemaValidator
     const compiled = compile(schema)
     if ('skipped' in compiled) return { ok: true, skipped: compiled.skipped }
     if (compiled.broken) return { ok: true, skipped: 'invalid-schema' }
+    if (compiled.accept?.(value)) return VALID
     const validator = hasLongString(value, settings.schemaMaxValidatedStringLength, settings.schemaMaxDepth) ? compiled.noPatterns : compiled.full
     let result: ReturnType<Validator['validate']>
     try {
@@ -91,7 +97,7 @@ export function createSchemaValidator(settings: SchemaSettings): SchemaValidator
       compiled.broken = true
       return { ok: true, skipped: 'invalid-schema' }
     }
-    if (result.valid) return { ok: true }
+    if (result.valid) return VALID
     return { ok: false, errors: issues(result.errors) }
   }
 
@@ -109,9 +115,11 @@ function build(schema: unknown, text: string, settings: SchemaSettings): Compile
   try {
     const safe = rewritePatterns(schema, (pattern) => isSafePattern(pattern, settings.schemaMaxPatternLength))
     const noPatterns = rewritePatterns(schema, () => false)
+    const accept = compileAccept(schema)
     return {
       full: new Validator(safe as object, draft, false),
       noPatterns: new Validator(noPatterns as object, draft, false),
+      ...(accept !== undefined && { accept }),
       broken: false,
     }
   } catch {

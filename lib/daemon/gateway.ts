@@ -90,7 +90,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   daemon.mount({
     methods: ['GET', 'POST', 'DELETE'],
     path: MCP_PATH,
-    async handle(request, { url }) {
+    handle(request, { url }) {
       const passthrough = url.searchParams.get('passthrough') ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
       const asked = url.searchParams.get('mode')
       const mode: SurfaceMode = passthrough
@@ -103,8 +103,12 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
               ? 'code-mode'
               : defaultMode
       const { surface, http } = surfaceFor(mode, passthrough ?? undefined)
-      if (!surface.landed) await surface.ready().catch(() => {})
-      return http.fetch(request)
+      // Hot path: once the first sync landed, straight to the handler (no extra await per request).
+      if (surface.landed) return http.fetch(request)
+      return surface.ready().then(
+        () => http.fetch(request),
+        () => http.fetch(request),
+      )
     },
   })
   const stopWatching =

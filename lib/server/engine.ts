@@ -115,16 +115,20 @@ export class Engine implements EngineCore {
     return (await this.answer(message, channel)).message
   }
 
-  async answer(message: JsonRpcMessage, channel: Channel): Promise<Answer> {
+  answer(message: JsonRpcMessage, channel: Channel): Promise<Answer> {
+    // Requests first and without an extra async frame: every call comes this way.
+    if (isRequest(message)) return this.request(message, channel)
+    return this.answerOther(message, channel)
+  }
+
+  private async answerOther(message: JsonRpcMessage, channel: Channel): Promise<Answer> {
     if (isResponse(message)) {
       channel.connection.settle(message)
       return { httpStatus: 202 }
     }
     if (isNotification(message)) {
       this.notification(message.method, message.params ?? {}, channel.connection)
-      return { httpStatus: 202 }
     }
-    if (isRequest(message)) return this.request(message, channel)
     return { httpStatus: 202 }
   }
 

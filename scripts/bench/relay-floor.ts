@@ -14,8 +14,9 @@ let nextId = 1
 async function readReplies(): Promise<void> {
   const decoder = new TextDecoder()
   let buffered = ''
-  for await (const chunk of upstream.stdout) {
-    buffered += decoder.decode(chunk, { stream: true })
+  const reader = upstream.stdout.getReader()
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    buffered += decoder.decode(chunk.value, { stream: true })
     for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
       const message = JSON.parse(buffered.slice(0, end)) as { id?: number; result?: unknown; error?: unknown }
       buffered = buffered.slice(end + 1)
