@@ -6,7 +6,7 @@
  */
 import { Validator } from '@cfworker/json-schema'
 import type { Settings } from '../settings/index.ts'
-import { type Accept, compileAccept } from './simple-schema.ts'
+import { type Accept, compileAccept } from '../wire/index.ts'
 
 export interface ValidationIssue {
   /** JSON Pointer into the validated value ('' = the value itself). */
@@ -31,7 +31,7 @@ type Draft = '4' | '7' | '2019-09' | '2020-12'
 
 /**
  * A compiled schema, or why there is none. Two validators: with patterns, and without (for long
- * strings); plus, for plain schemas, a fast accept-check tried first (simple-schema.ts).
+ * strings); plus, for plain schemas, a fast accept-check tried first (wire/schema-accept.ts).
  */
 type Compiled = { full: Validator; noPatterns: Validator; accept?: Accept; broken: boolean } | { skipped: SkipReason }
 

@@ -6,6 +6,7 @@
  * References are never fetched (2026-07-28 basic/index.mdx: no network `$ref`).
  */
 import { Validator, type Schema, type SchemaDraft } from '@cfworker/json-schema'
+import { type Accept, compileAccept } from '../wire/index.ts'
 import type { Json, ToolDef } from './types.ts'
 
 const DIALECTS: Record<string, SchemaDraft> = {
@@ -15,18 +16,22 @@ const DIALECTS: Record<string, SchemaDraft> = {
   'http://json-schema.org/draft-04/schema': '4',
 }
 const DEFAULT_DIALECT: SchemaDraft = '2020-12'
-const validators = new WeakMap<object, Validator | null>()
+/** Per schema: the interpreter (null when the schema is unusable) and, for plain schemas, the fast accept-check. */
+const validators = new WeakMap<object, { full: Validator | null; accept?: Accept }>()
 
 /** The isError result describing why `args` do not fit the tool's schema, or undefined when they do. */
 export function checkArguments(tool: ToolDef, args: Json): Json | undefined {
   const schema = tool.inputSchema
   if (!schema) return undefined
-  let validator = validators.get(schema)
-  if (validator === undefined) {
-    validator = createValidator(schema)
-    validators.set(schema, validator)
+  let compiled = validators.get(schema)
+  if (compiled === undefined) {
+    const full = createValidator(schema)
+    const accept = full === null ? undefined : compileAccept(schema)
+    compiled = accept === undefined ? { full } : { full, accept }
+    validators.set(schema, compiled)
   }
-  if (validator === null) return undefined
+  const validator = compiled.full
+  if (validator === null || compiled.accept?.(args)) return undefined
   const result = validator.validate(args)
   if (result.valid) return undefined
   const problems = result.errors

@@ -41,3 +41,4 @@ export type {
 } from './params/client.ts'
 export type { CreateMessageParams, ElicitParams } from './params/server.ts'
 export { codecFor, type RevisionCodec } from './codec.ts'
+export { compileAccept, type Accept } from './schema-accept.ts'

@@ -43,10 +43,11 @@ export function shapeResult(revision: Revision, method: string, result: Obj): Ob
   if (isSpecMethod(method) && !methodExists(revision, method, undefined, { extensions: true })) {
     throw new McpxError('ERA', `${method} does not exist in ${revision}`)
   }
-  const out: Obj = { ...result }
-  if (isModernRevision(revision)) return shapeModern(revision, method, out)
+  if (isModernRevision(revision)) return shapeModern(revision, method, { ...result })
 
-  const resultType = out.resultType
+  // Legacy results have no resultType: copied without it rather than deleted afterwards (a deleted
+  // property leaves the object in slow dictionary mode for the encoding that follows).
+  const { resultType, ...out } = result
   if (resultType === RESULT_TYPE.INPUT_REQUIRED) {
     throw new McpxError('ERA', `${method}: an input_required result cannot be sent to a ${revision} peer (bridge it with real requests)`)
   }
@@ -61,10 +62,9 @@ export function shapeResult(revision: Revision, method: string, result: Obj): Ob
   if (method === 'initialize' && out.serverInfo === undefined && isRecord(out._meta) && isRecord(out._meta[META.SERVER_INFO])) {
     out.serverInfo = out._meta[META.SERVER_INFO]
   }
-  delete out.resultType
   if (!method.startsWith('tasks/')) {
-    delete out.ttlMs
-    delete out.cacheScope
+    if ('ttlMs' in out) delete out.ttlMs
+    if ('cacheScope' in out) delete out.cacheScope
   }
   withShapedMeta(revision, out)
   return shapeBody(revision, method, out)

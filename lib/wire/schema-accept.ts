@@ -1,8 +1,9 @@
 /**
- * A fast accept-check for the plain schemas most tools declare: objects of typed properties,
- * `required`, arrays, enums, bounds. Every tool call is checked against its inputSchema
- * (validate.ts), and the general interpreter walks JSON pointers even for values that pass; this
- * check is compiled once per schema and walks only the value.
+ * A fast accept-check for the plain JSON Schemas most tools declare as `inputSchema`: objects of
+ * typed properties, `required`, arrays, enums, bounds. Every tool call is checked against its
+ * schema (server/arguments.ts, codemode/validate.ts), and the general interpreter walks JSON
+ * pointers even for values that pass; this check is compiled once per schema and walks only the
+ * value.
  *
  * It never accepts what the full validator would refuse: a schema using anything outside the
  * keywords below compiles to `undefined` (the full validator alone decides), and a value this check
