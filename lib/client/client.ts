@@ -75,49 +75,58 @@ export class McpClient {
    * One request under the connection's era. Results other than input_required are returned as
    * they came; methods that may need input go through requestWithInput().
    */
-  async request(method: string, params: JsonObject = {}, options: CallOptions = {}): Promise<JsonObject> {
-    let retried = false
-    for (;;) {
-      const generation = this.#generation
-      const revision = this.state.revision ?? this.identity.revision
-      let body = this.identity.era === 'modern' ? withModernMeta(this.state, params, revision) : params
-      if (options.logLevel && this.identity.era === 'modern') body = { ...body, _meta: { ...(body._meta as JsonObject), [META.LOG_LEVEL]: options.logLevel } }
-      if (options.capabilities && this.identity.era === 'modern') body = { ...body, _meta: { ...(body._meta as JsonObject), [META.CLIENT_CAPABILITIES]: options.capabilities } }
-      try {
-        const result = await this.peer.request(method, body, {
-          signal: options.signal,
-          timeoutMs: options.timeoutMs,
-          onProgress: options.onProgress,
-          ...(options.onId && { onId: options.onId }),
-          // 2026 HTTP: closing the stream is the cancel; everywhere else send notifications/cancelled.
-          cancel: this.identity.era === 'modern' && this.identity.transport !== 'stdio' ? 'abort' : 'notify',
-        })
+  request(method: string, params: JsonObject = {}, options: CallOptions = {}): Promise<JsonObject> {
+    try {
+      return this.#attempt(method, params, options, false)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /** One try of request(); the common answer settles through one reaction, not an async frame. */
+  #attempt(method: string, params: JsonObject, options: CallOptions, retried: boolean): Promise<JsonObject> {
+    const generation = this.#generation
+    const revision = this.state.revision ?? this.identity.revision
+    let body = this.identity.era === 'modern' ? withModernMeta(this.state, params, revision) : params
+    if (options.logLevel && this.identity.era === 'modern') body = { ...body, _meta: { ...(body._meta as JsonObject), [META.LOG_LEVEL]: options.logLevel } }
+    if (options.capabilities && this.identity.era === 'modern') body = { ...body, _meta: { ...(body._meta as JsonObject), [META.CLIENT_CAPABILITIES]: options.capabilities } }
+    return this.peer
+      .request(method, body, {
+        signal: options.signal,
+        timeoutMs: options.timeoutMs,
+        onProgress: options.onProgress,
+        ...(options.onId && { onId: options.onId }),
+        // 2026 HTTP: closing the stream is the cancel; everywhere else send notifications/cancelled.
+        cancel: this.identity.era === 'modern' && this.identity.transport !== 'stdio' ? 'abort' : 'notify',
+      })
+      .then(
         // One shape for the rest of mcpx: the newest (absent resultType = complete, cache hints ttl 0).
-        return upgradeResult(revision, method, result)
-      } catch (error) {
-        if (retried) throw error
-        retried = true
-        if (this.identity.era === 'legacy' && isSessionExpired(error)) {
-          if (this.#generation === generation) await this.#reinitialize()
-          continue
-        }
-        // streamable-http.mdx "Client Behavior": on HeaderMismatch the tool's schema may have
-        // changed; re-list so Mcp-Param-* follow the current x-mcp-header annotations, retry once.
-        if (this.identity.era === 'modern' && method === 'tools/call' && error instanceof RpcError && error.rpcCode === RPC.HEADER_MISMATCH) {
-          this.state.tools.clear()
-          await this.listAllTools().catch((e) => log.debug(`tools/list after -32020: ${e}`))
-          continue
-        }
-        if (this.identity.era === 'modern' && error instanceof RpcError && error.rpcCode === RPC.UNSUPPORTED_PROTOCOL_VERSION) {
-          const next = pickModern((error.rpcData as JsonObject | undefined)?.supported)
-          if (next) {
-            this.state.revision = next
-            continue
-          }
-        }
-        throw error
+        (result) => upgradeResult(revision, method, result),
+        (error: unknown) => (retried ? Promise.reject(error) : this.#retryAfter(error, generation, method, params, options)),
+      )
+  }
+
+  /** The one retry a failed request may get (expired session, changed tool headers, another revision). */
+  async #retryAfter(error: unknown, generation: number, method: string, params: JsonObject, options: CallOptions): Promise<JsonObject> {
+    if (this.identity.era === 'legacy' && isSessionExpired(error)) {
+      if (this.#generation === generation) await this.#reinitialize()
+      return this.#attempt(method, params, options, true)
+    }
+    // streamable-http.mdx "Client Behavior": on HeaderMismatch the tool's schema may have
+    // changed; re-list so Mcp-Param-* follow the current x-mcp-header annotations, retry once.
+    if (this.identity.era === 'modern' && method === 'tools/call' && error instanceof RpcError && error.rpcCode === RPC.HEADER_MISMATCH) {
+      this.state.tools.clear()
+      await this.listAllTools().catch((e) => log.debug(`tools/list after -32020: ${e}`))
+      return this.#attempt(method, params, options, true)
+    }
+    if (this.identity.era === 'modern' && error instanceof RpcError && error.rpcCode === RPC.UNSUPPORTED_PROTOCOL_VERSION) {
+      const next = pickModern((error.rpcData as JsonObject | undefined)?.supported)
+      if (next) {
+        this.state.revision = next
+        return this.#attempt(method, params, options, true)
       }
     }
+    throw error
   }
 
   /**
@@ -125,23 +134,28 @@ export class McpClient {
    * handlers and retried with a NEW id, the server's `requestState` echoed byte for byte and never
    * carried to any other call, at most `maxInputRounds` times (mrtr.mdx:249-257).
    */
-  async requestWithInput(method: string, params: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
-    let round: JsonObject = params
-    for (let rounds = 0; ; rounds++) {
-      const result = await this.request(method, round, options)
-      const resultType = result.resultType ?? RESULT_TYPE.COMPLETE
-      if (resultType === RESULT_TYPE.COMPLETE || (resultType === RESULT_TYPE.TASK && options.acceptTask)) return result
-      if (resultType !== RESULT_TYPE.INPUT_REQUIRED || !INPUT_METHODS.has(method)) {
-        throw new McpxError('PROTOCOL', `${method} returned resultType ${JSON.stringify(resultType)}, which mcpx did not ask for`, { method, resultType })
-      }
-      if (rounds >= this.settings.maxInputRounds) {
-        throw new McpxError('PROTOCOL', `${method} still needs input after ${rounds} rounds (maxInputRounds)`, { method, rounds })
-      }
-      const inputResponses = await answerInputRequests(this.state.handlers, result.inputRequests, 'modern', options.signal)
-      round = { ...params }
-      if (inputResponses !== undefined) round.inputResponses = inputResponses
-      if (typeof result.requestState === 'string') round.requestState = result.requestState
+  requestWithInput(method: string, params: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
+    return this.request(method, params, options).then((result) => this.#afterRound(method, params, options, result, 0))
+  }
+
+  #afterRound(method: string, params: JsonObject, options: CallOptions, result: JsonObject, rounds: number): JsonObject | Promise<JsonObject> {
+    const resultType = result.resultType ?? RESULT_TYPE.COMPLETE
+    if (resultType === RESULT_TYPE.COMPLETE || (resultType === RESULT_TYPE.TASK && options.acceptTask)) return result
+    if (resultType !== RESULT_TYPE.INPUT_REQUIRED || !INPUT_METHODS.has(method)) {
+      throw new McpxError('PROTOCOL', `${method} returned resultType ${JSON.stringify(resultType)}, which mcpx did not ask for`, { method, resultType })
     }
+    if (rounds >= this.settings.maxInputRounds) {
+      throw new McpxError('PROTOCOL', `${method} still needs input after ${rounds} rounds (maxInputRounds)`, { method, rounds })
+    }
+    return this.#nextRound(method, params, options, result, rounds)
+  }
+
+  async #nextRound(method: string, params: JsonObject, options: CallOptions, result: JsonObject, rounds: number): Promise<JsonObject> {
+    const inputResponses = await answerInputRequests(this.state.handlers, result.inputRequests, 'modern', options.signal)
+    const round: JsonObject = { ...params }
+    if (inputResponses !== undefined) round.inputResponses = inputResponses
+    if (typeof result.requestState === 'string') round.requestState = result.requestState
+    return this.#afterRound(method, params, options, await this.request(method, round, options), rounds + 1)
   }
 
   // ---- typed calls -------------------------------------------------------------------------

@@ -39,16 +39,29 @@ export class Broker {
   constructor(private readonly server: string) {}
 
   /** Run one upstream call on behalf of `asker`; its log messages go to `onLog`. */
-  async run<T>(asker: DownstreamAsker | undefined, call: () => Promise<T>, onLog?: LogSink): Promise<T> {
+  run<T>(asker: DownstreamAsker | undefined, call: () => Promise<T>, onLog?: LogSink): Promise<T> {
     const scope = asker ?? {}
     this.#inFlight.push(scope)
     if (onLog) this.#logSinks.push(onLog)
-    try {
-      return await this.#scope.run(scope, call)
-    } finally {
+    const done = () => {
       this.#inFlight.splice(this.#inFlight.indexOf(scope), 1)
       if (onLog) this.#logSinks.splice(this.#logSinks.indexOf(onLog), 1)
     }
+    // Settled through one reaction, not an async frame: every upstream call passes here.
+    let running: Promise<T>
+    try {
+      running = this.#scope.run(scope, call)
+    } catch (error) {
+      done()
+      return Promise.reject(error)
+    }
+    return running.then(
+      (value) => (done(), value),
+      (error: unknown) => {
+        done()
+        throw error
+      },
+    )
   }
 
   /** An upstream `notifications/message`: to the most recent call that asked for logs, else dropped. */

@@ -98,16 +98,26 @@ export class UpstreamPool {
     return this.upstream(name).status()
   }
 
-  async call(name: string, tool: string, args: Record<string, unknown>, options: UpstreamCallOptions = {}): Promise<JsonObject> {
-    const upstream = this.upstream(name)
-    const result = await upstream.call(tool, args, options).catch(async (error) => {
-      throw (await this.#unknownTool(upstream, tool)) ?? error
-    })
-    // Many servers answer an unknown tool with an isError result rather than -32602.
-    if (result.isError === true) {
-      const unknown = await this.#unknownTool(upstream, tool)
-      if (unknown) throw unknown
+  call(name: string, tool: string, args: Record<string, unknown>, options: UpstreamCallOptions = {}): Promise<JsonObject> {
+    let upstream: Upstream
+    try {
+      upstream = this.upstream(name)
+    } catch (error) {
+      return Promise.reject(error)
     }
+    return upstream.call(tool, args, options).then(
+      // Many servers answer an unknown tool with an isError result rather than -32602.
+      (result) => (result.isError === true ? this.#unlessUnknown(upstream, tool, result) : result),
+      async (error: unknown) => {
+        throw (await this.#unknownTool(upstream, tool)) ?? error
+      },
+    )
+  }
+
+  /** An isError result, or NOT_FOUND with suggestions when the tool is not in the catalog. */
+  async #unlessUnknown(upstream: Upstream, tool: string, result: JsonObject): Promise<JsonObject> {
+    const unknown = await this.#unknownTool(upstream, tool)
+    if (unknown) throw unknown
     return result
   }
 

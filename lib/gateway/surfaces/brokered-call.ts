@@ -89,7 +89,7 @@ export interface BrokeredCallOptions {
   readonly ssePollAfterMs?: number
 }
 
-export async function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, callOptions: BrokeredCallOptions = {}): Promise<Json> {
+export function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, callOptions: BrokeredCallOptions = {}): Promise<Json> {
   const options = downstreamOptions(ctx, callOptions.relayTasks ?? false)
   if (ctx.era === 'legacy') {
     let asked = 0
@@ -101,14 +101,27 @@ export async function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Ru
     // the host resumes it with GET + Last-Event-ID and the result arrives there. A no-op elsewhere.
     const pollMs = callOptions.ssePollAfterMs ?? 0
     const poll = pollMs > 0 && ctx.revision === '2025-11-25' ? setTimeout(() => ctx.closeStream(), pollMs) : undefined
+    let running: Promise<Json>
     try {
-      return await run(askerFor(ctx, ask), ctx.signal, options)
+      running = run(askerFor(ctx, ask), ctx.signal, options)
     } catch (error) {
-      throw withStatus(error)
-    } finally {
       clearTimeout(poll)
+      return Promise.reject(withStatus(error))
     }
+    // One reaction settles it (every legacy host's call passes here).
+    return running.then(
+      (result) => (clearTimeout(poll), result),
+      (error: unknown) => {
+        clearTimeout(poll)
+        throw withStatus(error)
+      },
+    )
   }
+  return brokeredModern(ctx, lot, run, options)
+}
+
+/** 2026 hosts: the upstream call runs parked across input_required rounds (parking.ts). */
+async function brokeredModern(ctx: HandlerContext, lot: ParkingLot, run: Run, options: UpstreamCallOptions): Promise<Json> {
   const prior = ctx.state<ParkState>()
   const call = prior ? lot.get(prior.park) : lot.create()
   if (!prior) call.start((ask, signal) => run(askerFor(ctx, ask), signal, options))

@@ -101,7 +101,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
         if (verdict.kind === 'legacy-get') return openGet(request, verdict.sessionId, session, verdict.lastEventId)
         const headers = { [HEADER.SESSION_ID]: verdict.sessionId }
         if (verdict.kind === 'legacy-batch') return batch(verdict.messages, session, headers)
-        return single(request, verdict.message, session.connection, { era: 'legacy', headers, session })
+        return await single(request, verdict.message, session.connection, { era: 'legacy', headers, session })
       }
     }
   }
