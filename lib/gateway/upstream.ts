@@ -89,7 +89,7 @@ export class Upstream {
     const definition = this.context.validator ? (known !== undefined && known.catalog === this.#catalog ? known.byName.get(tool) : await this.#toolDefinition(tool)) : undefined
     if (definition && !options.argumentsChecked) this.#validate('input', definition, args)
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
-    const run = () => client.callTool(tool, args, { ...callOptions(options), timeoutMs })
+    const run = () => client.callTool(tool, args, callOptions(options, timeoutMs))
     const result = await this.broker.run(options.asker, run, options.onLog)
     // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema.
     if (definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
@@ -138,7 +138,7 @@ export class Upstream {
   async request(method: string, params: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
     const client = await this.client()
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
-    return this.broker.run(options.asker, () => client.requestWithInput(method, params, { ...callOptions(options), timeoutMs }), options.onLog)
+    return this.broker.run(options.asker, () => client.requestWithInput(method, params, callOptions(options, timeoutMs)), options.onLog)
   }
 
   async catalog(options: { refresh?: boolean } = {}): Promise<Catalog> {
@@ -302,14 +302,14 @@ export class Upstream {
   }
 }
 
-function callOptions(options: UpstreamCallOptions): CallOptions {
-  return {
-    ...(options.signal && { signal: options.signal }),
-    ...(options.onProgress && { onProgress: options.onProgress }),
-    ...(options.logLevel && { logLevel: options.logLevel }),
-    ...(options.capabilities && { capabilities: options.capabilities }),
-    ...(options.acceptTask && { acceptTask: true }),
-  }
+function callOptions(options: UpstreamCallOptions, timeoutMs: number): CallOptions {
+  const out: CallOptions = { timeoutMs }
+  if (options.signal) out.signal = options.signal
+  if (options.onProgress) out.onProgress = options.onProgress
+  if (options.logLevel) out.logLevel = options.logLevel
+  if (options.capabilities) out.capabilities = options.capabilities
+  if (options.acceptTask) out.acceptTask = true
+  return out
 }
 
 function targetOf(config: ServerConfig): Target {

@@ -48,81 +48,127 @@ export interface ContextInit {
 }
 
 export function createContext(init: ContextInit): HandlerContext {
-  const outlet = init.era === 'legacy' ? shapingOutlet(init.revision, init.outlet) : init.outlet
-  const progressToken = init.meta.progressToken
-  let state: unknown = init.priorState?.state
-  let autoKey = 0
-  const answers: Record<string, Json> = { ...init.priorState?.answers }
-  // Only keys asked last round are accepted (mrtr.mdx: ignore what the server does not recognise).
-  if (init.inputResponses) {
-    for (const key of init.priorState?.asked ?? Object.keys(init.inputResponses)) {
-      const value = init.inputResponses[key]
-      // A non-object answer is not a valid result: treat as missing, so the ask is repeated.
-      if (value && typeof value === 'object' && !Array.isArray(value)) answers[key] = value as Json
+  return new RequestContext(init)
+}
+
+/**
+ * One object per request with its methods on the prototype: every call builds a context, and most
+ * never ask, log or report progress, so nothing is allocated for those until they are used.
+ */
+class RequestContext implements HandlerContext {
+  readonly era: Era
+  readonly revision: Revision
+  readonly signal: AbortSignal
+  readonly clientCapabilities: Json
+  readonly clientInfo?: Implementation
+  readonly meta: Json
+  readonly notify: ServerNotifier
+  readonly #init: ContextInit
+  #outlet?: Outlet
+  #answers?: Record<string, Json>
+  #state: unknown
+  #autoKey = 0
+
+  constructor(init: ContextInit) {
+    this.#init = init
+    this.era = init.era
+    this.revision = init.revision
+    this.signal = init.signal
+    this.clientCapabilities = init.clientCapabilities
+    if (init.clientInfo !== undefined) this.clientInfo = init.clientInfo
+    this.meta = init.meta
+    this.notify = init.notify
+    this.#state = init.priorState?.state
+  }
+
+  /** Legacy peers get messages spelled for their revision. */
+  get #out(): Outlet {
+    return (this.#outlet ??= this.#init.era === 'legacy' ? shapingOutlet(this.#init.revision, this.#init.outlet) : this.#init.outlet)
+  }
+
+  /** Modern: answers from earlier rounds plus this round's, only for keys asked last round (mrtr.mdx). */
+  get #known(): Record<string, Json> {
+    if (this.#answers !== undefined) return this.#answers
+    const { priorState, inputResponses } = this.#init
+    const answers: Record<string, Json> = { ...priorState?.answers }
+    if (inputResponses) {
+      for (const key of priorState?.asked ?? Object.keys(inputResponses)) {
+        const value = inputResponses[key]
+        // A non-object answer is not a valid result: treat as missing, so the ask is repeated.
+        if (value && typeof value === 'object' && !Array.isArray(value)) answers[key] = value as Json
+      }
     }
+    return (this.#answers = answers)
   }
 
-  const requireCapability = (method: InputRequest['method']) => {
-    const cap = CAPABILITY_OF[method]
-    if (cap in init.clientCapabilities) return
-    // -32021 exists only in 2026; a legacy peer gets a caller error (a tool reports it as isError).
-    if (init.era === 'legacy') throw new McpxError('USAGE', `the client did not declare the '${cap}' capability this needs`, { requiredCapabilities: { [cap]: {} } })
-    throw new RpcError(RPC.MISSING_CLIENT_CAPABILITY, `Client capability '${cap}' is required`, { requiredCapabilities: { [cap]: {} } }, 400)
+  progress(progress: number, total?: number, message?: string): void {
+    const progressToken = this.meta.progressToken
+    if (progressToken === undefined || this.signal.aborted) return
+    const params: Json = { progressToken, progress }
+    if (total !== undefined) params.total = total
+    if (message !== undefined) params.message = message
+    this.#out.send({ jsonrpc: '2.0', method: 'notifications/progress', params })
   }
 
-  const ask = async (requests: Record<string, InputRequest>): Promise<Record<string, Json>> => {
-    for (const r of Object.values(requests)) requireCapability(r.method)
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    const threshold = this.#init.logLevel
+    if (threshold === undefined || this.signal.aborted) return
+    if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) return
+    const params: Json = { level, data }
+    if (logger !== undefined) params.logger = logger
+    this.#out.send({ jsonrpc: '2.0', method: 'notifications/message', params })
+  }
+
+  elicit(params: Json, key?: string): Promise<Json> {
+    return this.#askOne('elicitation/create', params, key)
+  }
+  sample(params: Json, key?: string): Promise<Json> {
+    return this.#askOne('sampling/createMessage', params, key)
+  }
+  listRoots(key?: string): Promise<Json> {
+    return this.#askOne('roots/list', {}, key)
+  }
+
+  async ask(requests: Record<string, InputRequest>): Promise<Record<string, Json>> {
+    const init = this.#init
+    for (const r of Object.values(requests)) this.#requireCapability(r.method)
     const parked = init.taskAsk?.()
     if (parked) return parked(requests)
     if (init.era === 'legacy') {
+      const outlet = this.#out
       const entries = await Promise.all(
         Object.entries(requests).map(async ([key, r]) => [key, await init.connection.request(r.method, r.params, outlet, init.signal)] as const),
       )
       return Object.fromEntries(entries)
     }
+    const answers = this.#known
     const missing: Record<string, InputRequest> = {}
     for (const [key, r] of Object.entries(requests)) if (!(key in answers)) missing[key] = r
-    if (Object.keys(missing).length > 0) throw new InputRequired(missing, { answers, asked: Object.keys(missing), state })
+    if (Object.keys(missing).length > 0) throw new InputRequired(missing, { answers, asked: Object.keys(missing), state: this.#state })
     return Object.fromEntries(Object.keys(requests).map((key) => [key, answers[key]!]))
   }
-  const askOne = async (method: InputRequest['method'], params: Json | undefined, key?: string) => {
-    const k = key ?? `${method.split('/')[0]}-${++autoKey}`
-    return (await ask({ [k]: params === undefined ? { method } : { method, params } }))[k]!
+
+  state<T>(): T | undefined {
+    return this.#state as T | undefined
+  }
+  setState(value: unknown): void {
+    this.#state = value
+  }
+  closeStream(): void {
+    this.#init.closeStream?.()
   }
 
-  return {
-    era: init.era,
-    revision: init.revision,
-    signal: init.signal,
-    clientCapabilities: init.clientCapabilities,
-    clientInfo: init.clientInfo,
-    meta: init.meta,
-    notify: init.notify,
-    progress(progress, total, message) {
-      if (progressToken === undefined || init.signal.aborted) return
-      const params: Json = { progressToken, progress }
-      if (total !== undefined) params.total = total
-      if (message !== undefined) params.message = message
-      outlet.send({ jsonrpc: '2.0', method: 'notifications/progress', params })
-    },
-    log(level, data, logger) {
-      if (init.logLevel === undefined || init.signal.aborted) return
-      if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(init.logLevel)) return
-      const params: Json = { level, data }
-      if (logger !== undefined) params.logger = logger
-      outlet.send({ jsonrpc: '2.0', method: 'notifications/message', params })
-    },
-    elicit: (params, key) => askOne('elicitation/create', params, key),
-    sample: (params, key) => askOne('sampling/createMessage', params, key),
-    listRoots: (key) => askOne('roots/list', {}, key),
-    ask,
-    state: <T>() => state as T | undefined,
-    setState(value) {
-      state = value
-    },
-    closeStream() {
-      init.closeStream?.()
-    },
+  async #askOne(method: InputRequest['method'], params: Json | undefined, key?: string): Promise<Json> {
+    const k = key ?? `${method.split('/')[0]}-${++this.#autoKey}`
+    return (await this.ask({ [k]: params === undefined ? { method } : { method, params } }))[k]!
+  }
+
+  #requireCapability(method: InputRequest['method']): void {
+    const cap = CAPABILITY_OF[method]
+    if (cap in this.clientCapabilities) return
+    // -32021 exists only in 2026; a legacy peer gets a caller error (a tool reports it as isError).
+    if (this.era === 'legacy') throw new McpxError('USAGE', `the client did not declare the '${cap}' capability this needs`, { requiredCapabilities: { [cap]: {} } })
+    throw new RpcError(RPC.MISSING_CLIENT_CAPABILITY, `Client capability '${cap}' is required`, { requiredCapabilities: { [cap]: {} } }, 400)
   }
 }
 

@@ -23,14 +23,59 @@ import {
 } from '../wire/index.ts'
 import type { CancelMode, IncomingRequestContext, NotificationListener, PeerOptions, ProgressUpdate, RequestHandler, RequestOptions } from './types.ts'
 
-interface Pending {
-  method: string
-  resolve(result: Record<string, unknown>): void
-  reject(error: McpxError): void
-  progressToken?: string | number
+/** What a pending request needs from its Peer (one object per Peer, not per request). */
+interface PeerHooks {
+  cancel(id: RequestId, error: McpxError, mode: CancelMode, abort: AbortController | undefined): void
+  /** True while we are answering a request of the peer (its silence is then our doing). */
+  serving(): boolean
+  dropProgress(token: string | number): void
+}
+
+/**
+ * One request awaiting its answer. Its deadline and its caller's abort signal call back into it
+ * directly (the timer gets it as an argument; it is its own abort listener), so a request costs one
+ * object rather than a closure per concern: every upstream call passes here.
+ */
+class Pending implements EventListenerObject {
+  resolve!: (result: Record<string, unknown>) => void
+  reject!: (error: McpxError) => void
+  #timer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(
+    readonly hooks: PeerHooks,
+    readonly id: RequestId,
+    readonly method: string,
+    readonly mode: CancelMode,
+    readonly abort: AbortController | undefined,
+    readonly timeoutMs: number,
+    readonly signal: AbortSignal | undefined,
+    readonly progressToken: string | number | undefined,
+  ) {}
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.hooks.cancel(this.id, cancelledError(this.method, this.signal?.reason), this.mode, this.abort)
+  }
+
   /** Restart the deadline (progress arrived, or the peer just got an answer from us). */
-  rearm(): void
-  cleanup(): void
+  rearm(): void {
+    if (this.#timer) clearTimeout(this.#timer)
+    if (this.timeoutMs > 0) this.#timer = setTimeout(deadlinePassed, this.timeoutMs, this)
+  }
+
+  cleanup(): void {
+    if (this.#timer) clearTimeout(this.#timer)
+    this.signal?.removeEventListener('abort', this)
+    if (this.progressToken !== undefined) this.hooks.dropProgress(this.progressToken)
+  }
+}
+
+function deadlinePassed(pending: Pending): void {
+  // While we are answering the peer (e.g. a person filling an elicitation mid-call), its silence
+  // is our doing: the deadline waits (TR-45).
+  if (pending.hooks.serving()) return pending.rearm()
+  const { method, timeoutMs } = pending
+  pending.hooks.cancel(pending.id, new McpxError('TIMEOUT', `${method} got no answer within ${timeoutMs} ms`, { method, timeoutMs }), pending.mode, pending.abort)
 }
 
 export class Peer {
@@ -47,6 +92,11 @@ export class Peer {
   #serving = 0
   #closeReason?: McpxError
   #closeWaiters: ((reason?: McpxError) => void)[] = []
+  readonly #hooks: PeerHooks = {
+    cancel: (id, error, mode, abort) => this.#cancel(id, error, mode, abort),
+    serving: () => this.#serving > 0,
+    dropProgress: (token) => this.#progress.delete(token),
+  }
 
   constructor(
     readonly transport: Transport,
@@ -121,45 +171,24 @@ export class Peer {
       return Promise.reject(asError(error, method))
     }
 
-    return new Promise<Record<string, unknown>>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const onAbort = () => this.#cancel(id, cancelledError(method, options.signal?.reason), mode, abort)
-      const arm = () => {
-        if (timer) clearTimeout(timer)
-        if (timeoutMs > 0) {
-          timer = setTimeout(() => {
-            // While we are answering the peer (e.g. a person filling an elicitation mid-call), its
-            // silence is our doing: the deadline waits (TR-45).
-            if (this.#serving > 0) arm()
-            else this.#cancel(id, new McpxError('TIMEOUT', `${method} got no answer within ${timeoutMs} ms`, { method, timeoutMs }), mode, abort)
-          }, timeoutMs)
-        }
-      }
-      const pending: Pending = {
-        method,
-        progressToken,
-        resolve,
-        reject,
-        rearm: arm,
-        cleanup: () => {
-          if (timer) clearTimeout(timer)
-          options.signal?.removeEventListener('abort', onAbort)
-          if (progressToken !== undefined) this.#progress.delete(progressToken)
-        },
-      }
-      this.#pending.set(id, pending)
-      if (progressToken !== undefined && options.onProgress) {
-        const touch = this.options.resetTimeoutOnProgress === false ? () => {} : arm
-        this.#progress.set(progressToken, { pendingId: id, onProgress: options.onProgress, touch })
-      }
-      options.signal?.addEventListener('abort', onAbort, { once: true })
-      arm()
-      this.transport.send(message, abort === undefined ? { headers } : { headers, signal: abort.signal }).catch((error: unknown) => {
-        // A send failure (HTTP status, spawn gone) fails this request; a late failure after the
-        // answer arrived is moot.
-        this.#settle(id, undefined, asError(error, method))
-      })
+    const pending = new Pending(this.#hooks, id, method, mode, abort, timeoutMs, options.signal, progressToken)
+    const answered = new Promise<Record<string, unknown>>((resolve, reject) => {
+      pending.resolve = resolve
+      pending.reject = reject
     })
+    this.#pending.set(id, pending)
+    if (progressToken !== undefined && options.onProgress) {
+      const touch = this.options.resetTimeoutOnProgress === false ? () => {} : () => pending.rearm()
+      this.#progress.set(progressToken, { pendingId: id, onProgress: options.onProgress, touch })
+    }
+    options.signal?.addEventListener('abort', pending, { once: true })
+    pending.rearm()
+    this.transport.send(message, abort === undefined ? { headers } : { headers, signal: abort.signal }).catch((error: unknown) => {
+      // A send failure (HTTP status, spawn gone) fails this request; a late failure after the
+      // answer arrived is moot.
+      this.#settle(id, undefined, asError(error, method))
+    })
+    return answered
   }
 
   /** Send a notification. */

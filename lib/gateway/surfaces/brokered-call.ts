@@ -37,22 +37,20 @@ function askerFor(ctx: HandlerContext, ask: Ask): DownstreamAsker {
  */
 function downstreamOptions(ctx: HandlerContext, relayTasks: boolean): UpstreamCallOptions {
   const capabilities = upstreamCapabilities(ctx, relayTasks)
-  const tasks = capabilities.extensions !== undefined
   const requested = ctx.meta[META.LOG_LEVEL]
   const logLevel: LogLevel | undefined =
     ctx.era === 'legacy' ? 'debug' : typeof requested === 'string' && (LOG_LEVELS as readonly string[]).includes(requested) ? (requested as LogLevel) : undefined
-  return {
-    capabilities,
-    ...(tasks && { acceptTask: true }),
-    ...(logLevel && {
-      logLevel,
-      onLog: (params: JsonObject) => {
-        const level = params.level as LogLevel
-        if ((LOG_LEVELS as readonly string[]).includes(level)) ctx.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined)
-      },
-    }),
-    ...(ctx.meta.progressToken !== undefined && { onProgress: (update) => ctx.progress(update.progress, update.total, update.message) }),
+  const options: { -readonly [K in keyof UpstreamCallOptions]: UpstreamCallOptions[K] } = { capabilities }
+  if (capabilities.extensions !== undefined) options.acceptTask = true
+  if (logLevel) {
+    options.logLevel = logLevel
+    options.onLog = (params: JsonObject) => {
+      const level = params.level as LogLevel
+      if ((LOG_LEVELS as readonly string[]).includes(level)) ctx.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined)
+    }
   }
+  if (ctx.meta.progressToken !== undefined) options.onProgress = (update) => ctx.progress(update.progress, update.total, update.message)
+  return options
 }
 
 /**
@@ -60,9 +58,11 @@ function downstreamOptions(ctx: HandlerContext, relayTasks: boolean): UpstreamCa
  * answer that the gateway can broker, plus the host's tasks extension when the caller relays
  * tasks (task-relay.ts; every later tasks/* request of that task declares the same).
  */
+const BROKERED_CAPABILITIES = Object.values(CAPABILITY_OF)
+
 export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean): JsonObject {
   const capabilities: JsonObject = {}
-  for (const cap of Object.values(CAPABILITY_OF)) if (cap in ctx.clientCapabilities) capabilities[cap] = ctx.clientCapabilities[cap] as Json
+  for (const cap of BROKERED_CAPABILITIES) if (cap in ctx.clientCapabilities) capabilities[cap] = ctx.clientCapabilities[cap] as Json
   const hostExtensions = ctx.clientCapabilities.extensions as JsonObject | undefined
   if (relayTasks && ctx.era === 'modern' && hostExtensions !== undefined && EXTENSION.TASKS in hostExtensions) {
     capabilities.extensions = { [EXTENSION.TASKS]: hostExtensions[EXTENSION.TASKS] as Json }

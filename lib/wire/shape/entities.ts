@@ -22,7 +22,8 @@ export function shapeContentBlock(revision: Revision, block: unknown): Obj {
   if (!isRecord(block)) return { type: 'text', text: JSON.stringify(block) }
   switch (block.type) {
     case 'text':
-      return shapeObject(revision, 'TextContent', block)
+      // The everyday block has nothing any revision lacks: it goes out as it came.
+      return isBareText(block) ? block : shapeObject(revision, 'TextContent', block)
     case 'image':
       return shapeObject(revision, 'ImageContent', block)
     case 'audio':
@@ -37,6 +38,11 @@ export function shapeContentBlock(revision: Revision, block: unknown): Obj {
       // A legacy peer cannot parse an unknown content type (the union is closed); keep it readable.
       return isModernRevision(revision) ? { ...block } : { type: 'text', text: JSON.stringify(block) }
   }
+}
+
+function isBareText(block: Obj): boolean {
+  for (const key in block) if (key !== 'type' && key !== 'text') return false
+  return typeof block.text === 'string'
 }
 
 /** `TextResourceContents` | `BlobResourceContents`. */
