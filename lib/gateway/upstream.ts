@@ -141,12 +141,16 @@ export class Upstream {
     return this.broker.run(options.asker, () => client.requestWithInput(method, params, callOptions(options, timeoutMs)), options.onLog)
   }
 
-  async catalog(options: { refresh?: boolean } = {}): Promise<Catalog> {
+  /** The cached catalog (the same promise until it is invalidated), loading it when there is none. */
+  catalog(options: { refresh?: boolean } = {}): Promise<Catalog> {
     if (options.refresh) this.#catalog = undefined
-    const pending = (this.#catalog ??= this.#loadCatalog())
-    pending.catch(() => {
-      if (this.#catalog === pending) this.#catalog = undefined
-    })
+    let pending = this.#catalog
+    if (pending === undefined) {
+      const loading = (pending = this.#catalog = this.#loadCatalog())
+      loading.catch(() => {
+        if (this.#catalog === loading) this.#catalog = undefined
+      })
+    }
     return pending
   }
 

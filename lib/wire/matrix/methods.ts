@@ -119,11 +119,14 @@ interface MethodIndex {
   clientRequests: Set<string>
   serverRequests: Set<string>
 }
-const METHOD_INDEX = new Map<string, MethodIndex>()
+/** Per revision: [core only, core + extensions]. */
+const METHOD_INDEX = new Map<Revision, [MethodIndex?, MethodIndex?]>()
 
 function methodIndex(revision: Revision, extensions: boolean): MethodIndex {
-  const key = `${revision} ${extensions}`
-  let index = METHOD_INDEX.get(key)
+  let pair = METHOD_INDEX.get(revision)
+  if (pair === undefined) METHOD_INDEX.set(revision, (pair = [undefined, undefined]))
+  const slot = extensions ? 1 : 0
+  let index = pair[slot]
   if (index === undefined) {
     const core = METHODS[revision]
     const exts = extensions ? Object.values(EXTENSION_METHODS).filter((ext) => ext.revisions.includes(revision)) : []
@@ -135,7 +138,7 @@ function methodIndex(revision: Revision, extensions: boolean): MethodIndex {
       clientRequests: new Set(clientRequests),
       serverRequests: new Set(serverRequests),
     }
-    METHOD_INDEX.set(key, index)
+    pair[slot] = index
   }
   return index
 }
