@@ -199,6 +199,22 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     expect(existsSync(join(env.MCPX_HOME, 'run', 'daemon.sock'))).toBe(false)
   })
 
+  test('the idle exit counts from the last request: a daemon in use stays up, then exits once quiet', async () => {
+    using dir = tempDir('mcpx-daemon-in-use')
+    const idleMs = 600
+    const env = { MCPX_HOME: join(dir.path, 'home'), HOME: dir.path, MCPX_DAEMON_IDLE_MS: String(idleMs) }
+    await using proc = await runForeground(env)
+    const socket = join(env.MCPX_HOME, 'run', 'daemon.sock')
+    // Requests spaced well inside the idle window, for three windows in all.
+    const until = performance.now() + 3 * idleMs
+    while (performance.now() < until) {
+      expect((await fetch('http://localhost/v1/health', { unix: socket })).status).toBe(200)
+      await Bun.sleep(idleMs / 4)
+    }
+    expect(proc.exitCode).toBeNull()
+    expect(await proc.exited).toBe(0)
+  })
+
   test('SIGTERM shuts the foreground daemon down gracefully', async () => {
     using dir = tempDir('mcpx-daemon-term')
     const env = { MCPX_HOME: join(dir.path, 'home'), HOME: dir.path }
