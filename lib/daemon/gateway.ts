@@ -105,10 +105,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       const { surface, http } = surfaceFor(mode, passthrough ?? undefined)
       // Hot path: once the first sync landed, straight to the handler (no extra await per request).
       if (surface.landed) return http.fetch(request)
-      return surface.ready().then(
-        () => http.fetch(request),
-        () => http.fetch(request),
-      )
+      return surface.ready().catch(() => {}).then(() => http.fetch(request))
     },
   })
   const stopWatching =

@@ -101,8 +101,9 @@ export class Upstream {
     const catalog = await pending.catch(() => undefined)
     if (catalog === undefined) return undefined
     // Later calls find their tool without awaiting, as long as this catalog stays current.
-    if (this.#catalog === pending) this.#tools = { catalog: pending, byName: new Map(catalog.tools.map((t) => [String(t.name), t])) }
-    return catalog.tools.find((t) => t.name === tool)
+    const byName = new Map(catalog.tools.map((t) => [String(t.name), t]))
+    if (this.#catalog === pending) this.#tools = { catalog: pending, byName }
+    return byName.get(tool)
   }
 
   /** True when this upstream's calls check arguments against the tool's inputSchema (a validator is set). */

@@ -9,6 +9,7 @@
  * keywords below compiles to `undefined` (the full validator alone decides), and a value this check
  * refuses goes to the full validator for the verdict and its messages.
  */
+import { isRecord } from './jsonrpc.ts'
 
 /** True when the value surely matches the schema it was compiled from. */
 export type Accept = (value: unknown) => boolean
@@ -57,7 +58,7 @@ function keywordCheck(keyword: string, value: unknown, node: Record<string, unkn
       return propertiesCheck({}, value)
     case 'required':
       if (!Array.isArray(value) || !value.every((k) => typeof k === 'string')) return undefined
-      return (v) => !isObject(v) || value.every((k) => Object.hasOwn(v, k))
+      return (v) => !isRecord(v) || value.every((k) => Object.hasOwn(v, k))
     case 'items': {
       const item = compileAccept(value)
       if (item === undefined) return undefined
@@ -104,7 +105,7 @@ function propertiesCheck(properties: unknown, additional: unknown): Accept | und
   const rest = additional === undefined || additional === true ? undefined : additional === false ? () => false : compileAccept(additional)
   if (additional !== undefined && additional !== true && rest === undefined) return undefined
   return (v) => {
-    if (!isObject(v)) return true
+    if (!isRecord(v)) return true
     for (const key in v) {
       const check = known.get(key) ?? rest
       if (check !== undefined && !check(v[key])) return false
@@ -116,7 +117,7 @@ function propertiesCheck(properties: unknown, additional: unknown): Accept | und
 function hasType(value: unknown, type: string): boolean {
   switch (type) {
     case 'object':
-      return isObject(value)
+      return isRecord(value)
     case 'array':
       return Array.isArray(value)
     case 'integer':
@@ -128,10 +129,6 @@ function hasType(value: unknown, type: string): boolean {
     default:
       return typeof value === type
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function isPrimitive(value: unknown): boolean {

@@ -33,8 +33,8 @@ export type ReadBodyResult = { readonly ok: true; readonly value: unknown } | { 
 
 /**
  * Read and parse a POST body: 415 unless `Content-Type: application/json`, 413 past
- * `maxFrameBytes` (rejected from Content-Length before reading, and again while streaming so a
- * lying or chunked sender cannot exceed it), 400 + -32700 for invalid UTF-8 or JSON.
+ * `maxFrameBytes` (rejected from Content-Length before reading; a chunked body, which has none, is
+ * counted while streaming so it cannot exceed it), 400 + -32700 for invalid UTF-8 or JSON.
  */
 export async function readJsonBody(request: Request, options: ReadBodyOptions): Promise<ReadBodyResult> {
   if (!isJsonMediaType(request.headers.get('content-type'))) {
