@@ -5,7 +5,7 @@
  */
 import { type ArgsDef, type CommandDef, defineCommand } from 'citty'
 import { findConfigFile, homeLayout } from '../../lib/config/index.ts'
-import { DaemonClient, type DaemonInfo, OPERATIONS, type Operation, announceReady, startGatewayDaemon } from '../../lib/daemon/index.ts'
+import { type ConnectRetry, DaemonClient, type DaemonInfo, OPERATIONS, type Operation, announceReady, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { type CliContext, loadConfiguredContext, loadContext } from '../context.ts'
@@ -21,8 +21,18 @@ export function daemonClient(ctx: CliContext, args: CommonFlags, autostart: bool
     layout: homeLayout(ctx.paths.home),
     expectConfig: findConfigFile(ctx.paths),
     healthTimeoutMs: ctx.settings.daemonStartTimeoutMs,
+    connectRetry: connectRetry(ctx.settings),
     ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...configArgs], timeoutMs: ctx.settings.daemonStartTimeoutMs, logMaxBytes: ctx.settings.daemonLogMaxBytes } }),
   })
+}
+
+/** Connects a busy daemon refused are retried within the request deadline (lib/daemon/connect.ts). */
+export function connectRetry(settings: CliContext['settings']): ConnectRetry {
+  return {
+    deadlineMs: settings.requestTimeoutMs > 0 ? settings.requestTimeoutMs : settings.daemonStartTimeoutMs,
+    backoffMs: settings.daemonConnectBackoffMs,
+    backoffMaxMs: settings.daemonConnectBackoffMaxMs,
+  }
 }
 
 export function describeDaemon(info: DaemonInfo): string {

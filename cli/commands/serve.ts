@@ -1,16 +1,19 @@
 /**
- * `mcpx serve`: stdio MCP for hosts (`{"command": "mcpx", "args": ["serve"]}`), a thin relay to the
- * daemon's /mcp, which it starts when needed. `--passthrough <server>` offers one upstream as
- * itself. Streamable HTTP is the daemon's own /mcp, so `--transport http` names that address.
+ * `mcpx serve`: stdio MCP for hosts (`{"command": "mcpx", "args": ["serve"]}`), a byte pipe into the
+ * daemon's own stdio engine over its stream channel (lib/daemon/serve-shim.ts), starting the daemon
+ * when needed. `--passthrough <server>` offers one upstream as itself, `--mode` picks the surface.
+ * Everything wrong with the command line is said on stderr before the channel opens (exit 2);
+ * stdout carries only the protocol. Streamable HTTP is the daemon's own /mcp, so `--transport http`
+ * names that address.
  */
 import { defineCommand } from 'citty'
 import { homeLayout } from '../../lib/config/index.ts'
-import { MCP_PATH, bridgeStdio } from '../../lib/daemon/index.ts'
+import { MCP_PATH, parseSurfaceMode, runServeShim } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { suggest } from '../../lib/gateway/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../context.ts'
-import { daemonClient } from './daemon.ts'
+import { connectRetry, daemonClient } from './daemon.ts'
 
 export default defineCommand({
   meta: { name: 'serve', description: 'Serve the gateway to an MCP host over stdio (via the daemon, started on demand)' },
@@ -30,22 +33,22 @@ export default defineCommand({
         socket: info.socket,
       })
     }
+    if (args.mode !== undefined) parseSurfaceMode(args.mode, '--mode')
     if (args.passthrough !== undefined && !(args.passthrough in ctx.config.servers)) {
       const hint = suggest(args.passthrough, Object.keys(ctx.config.servers))
       throw new McpxError('NOT_FOUND', `no server named "${args.passthrough}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}`, { server: args.passthrough })
     }
-    const info = await client.ensureRunning()
-    const bridge = bridgeStdio({
+    const shim = await runServeShim({
       settings: ctx.settings,
-      socket: info.socket ?? homeLayout(ctx.paths.home).socket,
-      path:
-        args.passthrough !== undefined
-          ? `${MCP_PATH}?passthrough=${encodeURIComponent(args.passthrough)}`
-          : args.mode !== undefined
-            ? `${MCP_PATH}?mode=${encodeURIComponent(args.mode)}`
-            : MCP_PATH,
-      ensureDaemon: async () => void (await client.ensureRunning()),
+      layout: homeLayout(ctx.paths.home),
+      surface: { ...(args.passthrough !== undefined && { passthrough: args.passthrough }), ...(args.mode !== undefined && { mode: args.mode }) },
+      ensureDaemon: () => client.ensureRunning(),
+      connectRetry: connectRetry(ctx.settings),
+      onOpened: (answer) => client.checkConfig(answer.config),
     })
-    await bridge.closed
+    const { outputBroken } = await shim.closed
+    // stdin may still be open (stdout broke, or the grace ran out): end here once stdout is flushed.
+    if (!outputBroken && process.stdout.writableNeedDrain) await new Promise((resolve) => process.stdout.once('drain', resolve))
+    process.exit()
   },
 })

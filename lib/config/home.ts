@@ -1,7 +1,7 @@
 /**
  * The layout of the mcpx home (MCPX_HOME, else $XDG_STATE_HOME/mcpx): every file mcpx itself
- * writes lives under it. `run/` holds the daemon's socket, lock and state and is kept 0700 so the
- * socket's permissions are the Unix surface's access control.
+ * writes lives under it. `run/` holds the daemon's sockets, locks and state and is kept 0700 so the
+ * sockets' permissions are the Unix surface's access control.
  */
 import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -10,8 +10,13 @@ export interface HomeLayout {
   readonly home: string
   /** 0700 directory for the daemon's socket, lock and state file. */
   readonly runDir: string
+  /** The daemon's HTTP listener (/v1, /mcp). */
   readonly socket: string
+  /** The daemon's raw byte-stream listener for `mcpx serve` (lib/daemon/channel.ts). */
+  readonly channelSocket: string
   readonly lock: string
+  /** Held by the one client that is starting the daemon, so concurrent clients wait instead of spawning. */
+  readonly startLock: string
   /** JSON written by a listening daemon: pid, socket, TCP address and port. */
   readonly state: string
   /** Bearer token for the TCP listener (0600). */
@@ -29,7 +34,9 @@ export function homeLayout(home: string): HomeLayout {
     home,
     runDir,
     socket: join(runDir, 'daemon.sock'),
+    channelSocket: join(runDir, 'channel.sock'),
     lock: join(runDir, 'daemon.lock'),
+    startLock: join(runDir, 'start.lock'),
     state: join(runDir, 'daemon.json'),
     token: join(home, 'token'),
     logDir,

@@ -1,15 +1,18 @@
 /**
  * The daemon client the CLI uses: finds the daemon through the mcpx home (socket, or TCP port from
  * daemon.json plus the token file), calls /v1 operations by name from the one operation table, and
- * starts the daemon on demand.
+ * starts the daemon on demand. A connect a busy daemon refused is retried (connect.ts); only one
+ * client at a time starts the daemon (the start lock), the others wait for it to answer.
  */
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { type FetchOptions, ofetch } from 'ofetch'
-import type { HomeLayout } from '../config/index.ts'
+import { ensurePrivateDir, type HomeLayout } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { createSseParser } from '../transport/index.ts'
 import { log } from '../log.ts'
 import { errorFromBody } from './api-routes.ts'
+import { type ConnectRetry, retryWhileBusy } from './connect.ts'
+import { acquireLock, type Lock } from './lock.ts'
 import type { DaemonEvent } from './events.ts'
 import { type DaemonInfo, findOperation } from './operations.ts'
 import { spawnDaemon } from './spawn.ts'
@@ -25,6 +28,8 @@ export interface DaemonClientOptions {
   readonly healthTimeoutMs?: number
   /** The config file this caller means (null = built-in default); a daemon serving another one is warned about once. */
   readonly expectConfig?: string | null
+  /** Retry connects a busy daemon refused; without it a refused connect fails at once. */
+  readonly connectRetry?: ConnectRetry
 }
 
 interface Endpoint {
@@ -55,17 +60,47 @@ export class DaemonClient {
     if (running) return this.#checkConfig(running)
     const start = this.options.start
     if (!start) throw unreachable(this.options.layout)
-    try {
-      return await spawnDaemon({ argv: start.argv, layout: this.options.layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) })
-    } catch (error) {
-      // Lost a start race to another client: the winner is serving.
-      const winner = error instanceof McpxError && error.data?.pid !== undefined ? await this.health() : null
-      if (winner) return winner
-      throw error
+    return this.#start(start)
+  }
+
+  /** One starter at a time: the holder of the start lock spawns, everyone else waits for it to answer. */
+  async #start(start: NonNullable<DaemonClientOptions['start']>): Promise<DaemonInfo> {
+    const { layout } = this.options
+    mkdirSync(layout.home, { recursive: true, mode: 0o700 })
+    ensurePrivateDir(layout.runDir)
+    const deadline = performance.now() + start.timeoutMs
+    let wait = this.options.connectRetry?.backoffMs ?? START_POLL_MS
+    for (;;) {
+      const lock = tryLock(layout.startLock)
+      if (lock) {
+        try {
+          // Another starter may have finished between our health check and taking the lock.
+          const running = await this.health()
+          if (running) return running
+          return await spawnDaemon({ argv: start.argv, layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) })
+        } catch (error) {
+          // Lost a start race to a daemon started by hand: the winner is serving.
+          const winner = error instanceof McpxError && error.data?.pid !== undefined ? await this.health() : null
+          if (winner) return winner
+          throw error
+        } finally {
+          lock.release()
+        }
+      }
+      await Bun.sleep(wait)
+      wait = Math.min(wait * 2, this.options.connectRetry?.backoffMaxMs ?? START_POLL_MS)
+      const started = await this.health()
+      if (started) return this.#checkConfig(started)
+      if (performance.now() > deadline) throw new McpxError('TIMEOUT', `another mcpx client was starting the daemon and it did not answer within ${start.timeoutMs} ms (lock ${layout.startLock}, log ${layout.daemonLog})`, { lock: layout.startLock })
     }
   }
 
   #warnedConfig = false
+
+  /** Warn once when the running daemon serves another config than this caller means. */
+  checkConfig(config: string | null): void {
+    this.#checkConfig({ config } as DaemonInfo)
+  }
 
   #checkConfig(info: DaemonInfo): DaemonInfo {
     const expected = this.options.expectConfig
@@ -136,8 +171,10 @@ export class DaemonClient {
 
   /** A socket or port with nobody behind it is the daemon not running, said once, with how to start it. */
   async #guard<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+    const retry = this.options.connectRetry
     try {
-      return await run()
+      if (retry === undefined || this.options.via === 'tcp') return await run()
+      return await retryWhileBusy(run, this.options.layout, this.options.layout.socket, retry, signal)
     } catch (error) {
       // The caller's own deadline or abort, not the daemon's absence (ofetch wraps the reason).
       if (signal?.aborted) throw signal.reason ?? error
@@ -156,6 +193,19 @@ export class DaemonClient {
     const token = readToken(layout.token)
     if (state === null || token === null) throw unreachable(layout)
     return { base: state.tcp.url, init: { headers: { Authorization: `Bearer ${token}` } } }
+  }
+}
+
+/** How often a waiting client looks whether the starter's daemon answers, without connectRetry. */
+const START_POLL_MS = 50
+
+/** The lock at `path`, or undefined when a live process holds it. */
+function tryLock(path: string): Lock | undefined {
+  try {
+    return acquireLock(path)
+  } catch (error) {
+    if (error instanceof McpxError && error.data?.pid !== undefined) return undefined
+    throw error
   }
 }
 

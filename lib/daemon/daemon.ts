@@ -43,6 +43,8 @@ export interface Daemon {
    * call. Stream operations (events) are HTTP-only.
    */
   invoke(name: string, params?: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>
+  /** Count a long-lived connection (a `serve` channel) as activity until the release is called: no idle exit meanwhile. */
+  hold(): () => void
   /** Run during shutdown, after listeners stop taking clients and before the lock is released. */
   onShutdown(hook: ShutdownHook): void
   shutdown(reason: string): Promise<void>
@@ -217,6 +219,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     mount(route) {
       routes.push(route)
     },
+    hold,
     async invoke(name, params = {}, signal = new AbortController().signal) {
       const operation = findOperation(name)
       if (operation.stream) throw new McpxError('USAGE', `${name} is a stream; read it over HTTP (${operation.method} ${operation.path})`, { operation: name })
@@ -237,6 +240,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
         events.publish('daemon.stopping', { reason })
         // New clients can no longer find us; requests in flight finish below.
         rmSync(layout.socket, { force: true })
+        rmSync(layout.channelSocket, { force: true })
         rmSync(layout.state, { force: true })
         stopping.abort(new McpxError('CANCELLED', `daemon stopping (${reason})`))
         for (const hook of hooks.reverse()) {

@@ -10,6 +10,7 @@ import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import type { McpxConfig } from '../config/index.ts'
+import { listenChannel } from './channel.ts'
 import { watchConfig } from './config-watch.ts'
 import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
 import { operationTools } from './mcp-tools.ts'
@@ -32,7 +33,7 @@ export const MCP_PATH = '/mcp'
 
 const REQUESTABLE_MODES: readonly SurfaceMode[] = ['code-mode', 'raw', 'reactive']
 
-function parseMode(value: string, source: string): SurfaceMode {
+export function parseMode(value: string, source: string): SurfaceMode {
   if ((REQUESTABLE_MODES as readonly string[]).includes(value)) return value as SurfaceMode
   throw new McpxError('USAGE', `${source} must be one of ${REQUESTABLE_MODES.join(', ')}, got "${value}"`, { mode: value })
 }
@@ -87,25 +88,40 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   }
   const defaultPassthrough = options.passthrough ?? passthroughSetting
   const defaultMode = options.mode ?? (passthroughSetting ? 'passthrough' : parseMode(settings.mcpMode, 'setting mcpMode (MCPX_MCP_MODE)'))
+  /** One resolution of "which surface" for /mcp's query and the serve channel's opening line. */
+  const chooseSurface = (asked: { passthrough?: string | null; codemode?: string | null; mode?: string | null }) => {
+    const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
+    const mode: SurfaceMode = passthrough
+      ? 'passthrough'
+      : asked.codemode === 'false'
+        ? 'raw'
+        : asked.mode !== null && asked.mode !== undefined
+          ? parseMode(asked.mode, 'the mode parameter')
+          : defaultMode === 'passthrough'
+            ? 'code-mode'
+            : defaultMode
+    return surfaceFor(mode, passthrough ?? undefined)
+  }
   daemon.mount({
     methods: ['GET', 'POST', 'DELETE'],
     path: MCP_PATH,
     handle(request, { url }) {
-      const passthrough = url.searchParams.get('passthrough') ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
-      const asked = url.searchParams.get('mode')
-      const mode: SurfaceMode = passthrough
-        ? 'passthrough'
-        : url.searchParams.get('codemode') === 'false'
-          ? 'raw'
-          : asked !== null
-            ? parseMode(asked, 'the mode parameter')
-            : defaultMode === 'passthrough'
-              ? 'code-mode'
-              : defaultMode
-      const { surface, http } = surfaceFor(mode, passthrough ?? undefined)
+      const { surface, http } = chooseSurface({ passthrough: url.searchParams.get('passthrough'), codemode: url.searchParams.get('codemode'), mode: url.searchParams.get('mode') })
       // Hot path: once the first sync landed, straight to the handler (no extra await per request).
       if (surface.landed) return http.fetch(request)
       return surface.ready().catch(() => {}).then(() => http.fetch(request))
+    },
+  })
+  // `mcpx serve` hosts: the same surfaces, served by the stdio engine over the stream channel.
+  const channel = listenChannel({
+    path: options.layout.channelSocket,
+    settings,
+    hold: daemon.hold,
+    answer: () => ({ pid: process.pid, config: options.config.source }),
+    async open(opening) {
+      const { surface } = chooseSurface({ ...(opening.passthrough !== undefined && { passthrough: opening.passthrough }), ...(opening.mode !== undefined && { mode: opening.mode }) })
+      await surface.ready().catch(() => {})
+      return surface.engine
     },
   })
   const stopWatching =
@@ -119,6 +135,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
         })
       : () => {}
   daemon.onShutdown(async () => {
+    channel.close()
     stopWatching()
     for (const { surface, http } of surfaces.values()) {
       http.close()

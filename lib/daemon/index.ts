@@ -4,7 +4,7 @@
  * lock/token/state files, and the client the CLI uses to reach (and start) it.
  */
 export { startDaemon, type Daemon, type DaemonOptions, type ShutdownHook } from './daemon.ts'
-export { MCP_PATH, startGatewayDaemon, type GatewayDaemonOptions } from './gateway.ts'
+export { MCP_PATH, parseMode as parseSurfaceMode, startGatewayDaemon, type GatewayDaemonOptions } from './gateway.ts'
 export { DaemonClient, type DaemonClientOptions } from './client.ts'
 export { announceReady, spawnDaemon, type SpawnOptions } from './spawn.ts'
 export {
@@ -32,6 +32,8 @@ export {
 export { EventFeed, type DaemonEvent } from './events.ts'
 export { checkRequest, type GuardPolicy, type Rejection, type Surface } from './security.ts'
 export { matchRoute, type Route, type RouteContext } from './routes.ts'
-export { acquireLock, type Lock } from './lock.ts'
+export { acquireLock, liveOwner, type Lock } from './lock.ts'
 export { ensureToken, readToken } from './token.ts'
-export { bridgeStdio, type StdioBridge, type StdioBridgeOptions } from './stdio-bridge.ts'
+export { runServeShim, type ServeShim, type ServeShimOptions } from './serve-shim.ts'
+export { CHANNEL_VERSION, listenChannel, type ChannelAnswer, type ChannelListener, type ChannelOpening, type ChannelOptions } from './channel.ts'
+export { connectFailure, retryWhileBusy, type ConnectFailure, type ConnectRetry } from './connect.ts'

@@ -1,6 +1,7 @@
 /**
  * One daemon per user: an O_EXCL lock file in the mcpx home's run directory holding the owner's
- * pid. A lock whose pid no longer exists is stale (a crash or kill -9) and is taken over.
+ * pid. A lock whose pid no longer exists (or is a zombie: killed, not yet reaped) is stale (a crash
+ * or kill -9) and is taken over. The same lock, on another file, makes one client the starter.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { McpxError } from '../errors/index.ts'
@@ -27,6 +28,12 @@ export function acquireLock(path: string, pid = process.pid): Lock {
   throw new McpxError('INTERNAL', `could not take the daemon lock ${path}: another process keeps re-creating it`)
 }
 
+/** The live process holding the lock at `path`, or null when none does (no file, or a stale one). */
+export function liveOwner(path: string): number | null {
+  const owner = readOwner(path)
+  return owner !== null && isAlive(owner) ? owner : null
+}
+
 /** The pid recorded in a lock file, or null. */
 function readOwner(path: string): number | null {
   try {
@@ -40,10 +47,21 @@ function readOwner(path: string): number | null {
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+  return !isZombie(pid)
+}
+
+/** proc(5): the state field of /proc/PID/stat follows the parenthesised command name; Z = zombie. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.charAt(stat.lastIndexOf(')') + 2) === 'Z'
+  } catch {
+    // No procfs (macOS): kill(pid, 0) is all there is.
+    return false
   }
 }
 

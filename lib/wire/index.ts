@@ -42,3 +42,4 @@ export type {
 export type { CreateMessageParams, ElicitParams } from './params/server.ts'
 export { codecFor, type RevisionCodec } from './codec.ts'
 export { compileAccept, type Accept } from './schema-accept.ts'
+export { scanEnvelope, type Envelope } from './envelope-scan.ts'

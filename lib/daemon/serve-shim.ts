@@ -1,0 +1,424 @@
+/**
+ * `mcpx serve`: the stdio end a host spawns. It copies bytes between the host's stdin/stdout and
+ * one stream channel to the daemon (channel.ts), where lib/server's stdio engine serves them — so
+ * every stdio rule holds because the same engine that serves any stdio host serves this one.
+ *
+ * The shim frames lines and reads only each message's envelope (id, method: wire/envelope-scan.ts),
+ * never re-serialising a body, to know what is in flight and to keep what a restart must restore:
+ * the host's `initialize` and `notifications/initialized`, and the session state it set
+ * (`resources/subscribe`, `logging/setLevel`; kept only once the daemon accepted them).
+ *
+ * When the channel is lost (daemon stopped, killed, restarted):
+ *  - every request in flight gets a JSON-RPC error saying it may or may not have run; none is
+ *    re-sent (a side effect must not happen twice);
+ *  - nothing happens until the host's next message, so `mcpx daemon stop` is not undone by idle
+ *    hosts; then the daemon is started, a new channel opened, the kept messages replayed under ids
+ *    of the shim's own (their answers swallowed), the host told `notifications/{tools,prompts,
+ *    resources}/list_changed` so it refreshes, and copying resumes with that message. A 2026-07-28
+ *    host has no session to restore (basic/versioning.mdx): it just gets the new channel.
+ * On host stdin EOF the channel is half-closed: the daemon answers what it already read (within
+ * shutdownGraceMs), then ends the channel and the shim exits. EPIPE on stdout ends it quietly.
+ */
+import type { Socket } from 'bun'
+import type { HomeLayout } from '../config/index.ts'
+import { McpxError, RPC } from '../errors/index.ts'
+import { log } from '../log.ts'
+import type { Settings } from '../settings/index.ts'
+import { scanEnvelope, type Envelope } from '../wire/index.ts'
+import { CHANNEL_VERSION, type ChannelAnswer, type ChannelOpening } from './channel.ts'
+import { type ConnectRetry, connectFailure, retryWhileBusy } from './connect.ts'
+import { SocketWriter } from './socket-writer.ts'
+
+export interface ServeShimOptions {
+  readonly settings: Settings
+  readonly layout: HomeLayout
+  /** The surface, sent once as the channel's opening line. */
+  readonly surface: { readonly mode?: string; readonly passthrough?: string }
+  /** Start the daemon when nothing listens (one starter at a time: DaemonClient). */
+  readonly ensureDaemon: () => Promise<unknown>
+  readonly connectRetry: ConnectRetry
+  /** Told the config the daemon serves, on every channel opened. */
+  readonly onOpened?: (answer: { pid: number; config: string | null }) => void
+  readonly io?: { readonly input?: ReadableStream<Uint8Array>; readonly output?: { write(data: Uint8Array | string): unknown } }
+}
+
+export interface ServeShim {
+  /** Settles once the host closed stdin (or stdout) and the daemon answered what it had, or the grace ran out. */
+  readonly closed: Promise<{ readonly outputBroken: boolean }>
+}
+
+/** Methods whose accepted effect is session state a new channel must be given again. */
+const STATE_METHODS = new Set(['initialize', 'resources/subscribe', 'resources/unsubscribe', 'logging/setLevel'])
+const LIST_CHANGED = ['tools', 'prompts', 'resources'].map((kind) => `{"jsonrpc":"2.0","method":"notifications/${kind}/list_changed"}\n`)
+const NEWLINE = 0x0a
+const REPLAY_ID_PREFIX = 'mcpx-serve-replay-'
+
+interface Chan {
+  socket?: Socket<Chan>
+  writer?: SocketWriter
+  /** Until the daemon's answer line arrived: its bytes so far. */
+  answer?: Uint8Array[]
+  onAnswer?: (line: string) => void
+  onClosedUnanswered?: () => void
+  tail?: Uint8Array
+  lost: boolean
+}
+
+interface QueuedLine {
+  readonly line: Uint8Array
+  readonly envelope: Envelope | undefined
+}
+
+/** Open the first channel (a refusal throws: usage errors come before any stdout) and start copying. */
+export async function runServeShim(options: ServeShimOptions): Promise<ServeShim> {
+  const { settings, layout } = options
+  const output = options.io?.output ?? process.stdout
+  const inflight = new Set<string>()
+  /** Requests that set session state, by id, until the daemon answered them. */
+  const pendingState = new Map<string, QueuedLine & { method: string }>()
+  let initializeLine: Uint8Array | undefined
+  let initializedLine: Uint8Array | undefined
+  let levelLine: Uint8Array | undefined
+  const subscriptions = new Map<string, Uint8Array>()
+  const replayWaiters = new Map<string, () => void>()
+  let replayCount = 0
+  let queued: QueuedLine[] = []
+  let state: 'open' | 'lost' | 'reconnecting' = 'reconnecting'
+  let channel: Chan | undefined
+  let hostTail: Uint8Array | undefined
+  let hostEnded = false
+  let finished = false
+  let resolveClosed!: (outcome: { outputBroken: boolean }) => void
+  const closed = new Promise<{ outputBroken: boolean }>((resolve) => (resolveClosed = resolve))
+
+  // ---- host side -------------------------------------------------------------------------------
+
+  let stdoutBroken = false
+  const writeHost = (data: Uint8Array | string) => {
+    if (stdoutBroken) return
+    try {
+      output.write(data)
+    } catch (error) {
+      onStdoutError(error)
+    }
+  }
+  const onStdoutError = (error: unknown) => {
+    if (stdoutBroken) return
+    stdoutBroken = true
+    if ((error as NodeJS.ErrnoException).code !== 'EPIPE') log.debug(`serve: stdout: ${(error as Error).message}`)
+    // The host stopped reading: nothing more can reach it.
+    channel?.socket?.end()
+    finish()
+  }
+  if (output === process.stdout) process.stdout.on('error', onStdoutError)
+
+  const errorLine = (id: string, message: string, data: Record<string, unknown>) =>
+    `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify({ code: RPC.INTERNAL_ERROR, message, data: { mcpxCode: 'CONNECT', ...data } })}}\n`
+
+  /** A host line is about to go to the daemon: note what it starts. */
+  function noteHostLine(line: Uint8Array, envelope: Envelope | undefined): void {
+    if (envelope?.method === undefined) return
+    if (envelope.id !== undefined) {
+      inflight.add(envelope.id)
+      if (STATE_METHODS.has(envelope.method)) pendingState.set(envelope.id, { line, envelope, method: envelope.method })
+    } else if (envelope.method === 'notifications/initialized') {
+      initializedLine = line
+    }
+  }
+
+  function onHostBytes(chunk: Uint8Array): void {
+    let start = 0
+    // Complete lines of this chunk not written yet: they go out in one write, exactly as sent.
+    let runStart = 0
+    for (let newline = chunk.indexOf(NEWLINE); newline >= 0; newline = chunk.indexOf(NEWLINE, start)) {
+      const line = chunk.subarray(start, newline + 1)
+      if (hostTail !== undefined) {
+        const whole = concat(hostTail, line)
+        hostTail = undefined
+        if (hostLine(whole)) channel!.writer!.write(whole)
+        runStart = newline + 1
+      } else {
+        hostLine(line)
+      }
+      start = newline + 1
+    }
+    if (state === 'open' && runStart < start) channel!.writer!.write(chunk.subarray(runStart, start))
+    if (start < chunk.length) hostTail = hostTail === undefined ? chunk.slice(start) : concat(hostTail, chunk.subarray(start))
+  }
+
+  /** True when the line may go to the open channel now; otherwise it waits for the next one. */
+  function hostLine(line: Uint8Array): boolean {
+    const envelope = scanEnvelope(line)
+    if (state === 'open') {
+      noteHostLine(line, envelope)
+      return true
+    }
+    // A copy: the chunk it came from is not ours to keep.
+    queued.push({ line: line.slice(), envelope })
+    if (state === 'lost') void reconnect()
+    return false
+  }
+
+  function onHostEnd(): void {
+    if (hostTail !== undefined) {
+      // A last line without its newline: the engine's framer takes it at EOF, as stdio does.
+      const line = hostTail
+      hostTail = undefined
+      if (hostLine(line)) channel!.writer!.write(line)
+    }
+    hostEnded = true
+    if (state === 'open') halfClose()
+    else if (state === 'lost') finish()
+  }
+
+  function halfClose(): void {
+    channel!.writer!.end(true)
+    // The daemon answers within shutdownGraceMs, then ends the channel; the same again covers the
+    // answers' way back, and then the shim exits whatever happened.
+    setTimeout(finish, 2 * settings.shutdownGraceMs).unref()
+  }
+
+  // ---- daemon side -----------------------------------------------------------------------------
+
+  function onDaemonBytes(chan: Chan, chunk: Uint8Array): void {
+    let start = 0
+    // Complete lines of this chunk the host gets, not written yet (one write unless a line is swallowed).
+    let runStart = 0
+    for (let newline = chunk.indexOf(NEWLINE); newline >= 0; newline = chunk.indexOf(NEWLINE, start)) {
+      const line = chunk.subarray(start, newline + 1)
+      if (chan.tail !== undefined) {
+        const whole = concat(chan.tail, line)
+        chan.tail = undefined
+        if (daemonLine(whole)) writeHost(whole)
+        runStart = newline + 1
+      } else if (!daemonLine(line)) {
+        if (runStart < start) writeHost(chunk.subarray(runStart, start))
+        runStart = newline + 1
+      }
+      start = newline + 1
+    }
+    if (runStart < start) writeHost(chunk.subarray(runStart, start))
+    if (start < chunk.length) chan.tail = chan.tail === undefined ? chunk.slice(start) : concat(chan.tail, chunk.subarray(start))
+  }
+
+  /** A line from the daemon: settle what it answers; false when the host must not see it (a replay's answer). */
+  function daemonLine(line: Uint8Array): boolean {
+    const envelope = scanEnvelope(line)
+    if (envelope?.id === undefined || !envelope.response || envelope.method !== undefined) return true
+    const waiter = replayWaiters.get(envelope.id)
+    if (waiter) {
+      replayWaiters.delete(envelope.id)
+      waiter()
+      return false
+    }
+    inflight.delete(envelope.id)
+    const stateful = pendingState.get(envelope.id)
+    if (stateful) {
+      pendingState.delete(envelope.id)
+      // A refused request changes nothing: the session keeps what it had.
+      if (!envelope.error) keepState(stateful)
+    }
+    return true
+  }
+
+  function keepState(request: QueuedLine & { method: string }): void {
+    if (request.method === 'initialize') initializeLine = request.line
+    else if (request.method === 'logging/setLevel') levelLine = request.line
+    else {
+      const uri = (JSON.parse(Buffer.from(request.line).toString('utf8')) as { params?: { uri?: unknown } }).params?.uri
+      if (typeof uri !== 'string') return
+      if (request.method === 'resources/subscribe') subscriptions.set(uri, request.line)
+      else subscriptions.delete(uri)
+    }
+  }
+
+  function onChannelLost(chan: Chan): void {
+    if (chan.lost) return
+    chan.lost = true
+    if (chan !== channel) return
+    for (const id of inflight) {
+      writeHost(errorLine(id, 'the mcpx daemon went away while this request was in flight: it may or may not have run, and mcpx did not send it again', { inFlight: true }))
+    }
+    inflight.clear()
+    pendingState.clear()
+    for (const waiter of replayWaiters.values()) waiter()
+    replayWaiters.clear()
+    if (state === 'open') {
+      state = 'lost'
+      if (hostEnded) finish()
+      else if (queued.length > 0) void reconnect()
+    }
+  }
+
+  // ---- channels --------------------------------------------------------------------------------
+
+  async function openChannel(): Promise<Chan> {
+    const opening: ChannelOpening = { channel: CHANNEL_VERSION, ...options.surface }
+    let chan: Chan
+    try {
+      chan = await connect()
+    } catch (error) {
+      if (connectFailure(error, layout, layout.channelSocket) !== 'absent') throw error
+      await options.ensureDaemon()
+      try {
+        chan = await connect()
+      } catch (again) {
+        if (connectFailure(again, layout, layout.channelSocket) !== 'absent') throw again
+        throw new McpxError('CONNECT', `the mcpx daemon answers on ${layout.socket} but not on its channel ${layout.channelSocket} (an older mcpx?); \`mcpx daemon stop\` and retry`, { socket: layout.channelSocket }, { cause: again })
+      }
+    }
+    const answered = new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        chan.socket!.end()
+        reject(new McpxError('TIMEOUT', `the mcpx daemon did not answer the channel opening within ${settings.daemonStartTimeoutMs} ms`))
+      }, settings.daemonStartTimeoutMs)
+      chan.onAnswer = (line) => {
+        clearTimeout(timer)
+        resolve(line)
+      }
+      chan.onClosedUnanswered = () => {
+        clearTimeout(timer)
+        reject(new McpxError('CONNECT', 'the mcpx daemon closed the channel before answering its opening line'))
+      }
+    })
+    chan.writer!.write(`${JSON.stringify(opening)}\n`)
+    const answer = JSON.parse(await answered) as ChannelAnswer
+    if ('error' in answer) {
+      chan.socket!.end()
+      throw new McpxError(answer.error.code as McpxError['code'], answer.error.message, answer.error.data)
+    }
+    options.onOpened?.(answer)
+    return chan
+  }
+
+  function connect(): Promise<Chan> {
+    return retryWhileBusy(
+      async () => {
+        const chan: Chan = { answer: [], lost: false }
+        chan.socket = await Bun.connect<Chan>({
+          unix: layout.channelSocket,
+          allowHalfOpen: true,
+          data: chan,
+          socket: {
+            binaryType: 'uint8array',
+            data(socket, chunk) {
+              const c = socket.data
+              if (c.answer === undefined) return onDaemonBytes(c, chunk)
+              const newline = chunk.indexOf(NEWLINE)
+              if (newline < 0) return void c.answer.push(chunk)
+              c.answer.push(chunk.subarray(0, newline))
+              const line = Buffer.concat(c.answer).toString('utf8')
+              c.answer = undefined
+              c.onAnswer?.(line)
+              if (newline + 1 < chunk.length) onDaemonBytes(c, chunk.subarray(newline + 1))
+            },
+            drain(socket) {
+              socket.data.writer?.flush()
+            },
+            end(socket) {
+              socket.end()
+            },
+            close(socket) {
+              const c = socket.data
+              if (c.writer) c.writer.closed = true
+              if (c.answer !== undefined) c.onClosedUnanswered?.()
+              onChannelLost(c)
+            },
+            error(_socket, error) {
+              log.debug(`serve: channel: ${error.message}`)
+            },
+          },
+        })
+        chan.writer = new SocketWriter(chan.socket)
+        return chan
+      },
+      layout,
+      layout.channelSocket,
+      options.connectRetry,
+    )
+  }
+
+  let reconnecting: Promise<void> | undefined
+  function reconnect(): Promise<void> {
+    reconnecting ??= (async () => {
+      state = 'reconnecting'
+      try {
+        const chan = await openChannel()
+        channel = chan
+        await replay(chan)
+        if (chan.lost) throw new McpxError('CONNECT', 'the mcpx daemon closed the channel while it was being restored')
+        state = 'open'
+        const lines = queued
+        queued = []
+        for (const { line, envelope } of lines) {
+          noteHostLine(line, envelope)
+          chan.writer!.write(line)
+        }
+        if (hostEnded) halfClose()
+      } catch (error) {
+        state = 'lost'
+        const lines = queued
+        queued = []
+        const reason = (error as Error).message
+        log.warn(`serve: could not reach the mcpx daemon: ${reason}`)
+        for (const { envelope } of lines) {
+          if (envelope?.id !== undefined && envelope.method !== undefined) writeHost(errorLine(envelope.id, `mcpx daemon unreachable (the request was not sent): ${reason}`, { sent: false }))
+        }
+        if (hostEnded) finish()
+      }
+    })().finally(() => (reconnecting = undefined))
+    return reconnecting
+  }
+
+  /** Give a new channel the session the host had: its initialize, then the state it set; answers swallowed. */
+  async function replay(chan: Chan): Promise<void> {
+    if (initializeLine === undefined) return
+    await replayRequest(chan, initializeLine)
+    if (initializedLine) chan.writer!.write(initializedLine)
+    const rest = [...(levelLine ? [levelLine] : []), ...subscriptions.values()]
+    await Promise.all(rest.map((line) => replayRequest(chan, line)))
+    for (const line of LIST_CHANGED) writeHost(line)
+  }
+
+  function replayRequest(chan: Chan, line: Uint8Array): Promise<void> {
+    const message = JSON.parse(Buffer.from(line).toString('utf8')) as Record<string, unknown>
+    const id = JSON.stringify(`${REPLAY_ID_PREFIX}${++replayCount}`)
+    const done = new Promise<void>((resolve) => replayWaiters.set(id, resolve))
+    chan.writer!.write(`${JSON.stringify({ ...message, id: JSON.parse(id) })}\n`)
+    return done
+  }
+
+  function finish(): void {
+    if (finished) return
+    finished = true
+    channel?.socket?.end()
+    resolveClosed({ outputBroken: stdoutBroken })
+  }
+
+  // The first channel: a refusal (unknown surface, daemon that cannot start) is the command's error.
+  channel = await openChannel()
+  state = 'open'
+
+  void (async () => {
+    const reader = (options.io?.input ?? (Bun.stdin.stream() as ReadableStream<Uint8Array>)).getReader()
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done || finished) break
+        onHostBytes(value)
+      }
+    } catch (error) {
+      log.debug(`serve: stdin: ${(error as Error).message}`)
+    }
+    onHostEnd()
+  })()
+
+  return { closed }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a, 0)
+  out.set(b, a.length)
+  return out
+}
