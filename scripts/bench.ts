@@ -5,9 +5,12 @@
  *     (raw surface and mcpx_call) vs supergateway --stateful;
  *  2. wall time of `mcpx call` (compiled binary, warm daemon) vs `mcporter call` (keep-alive daemon);
  *  3. code mode — warm exec start, 1000 calls from one script vs 1000 direct calls, search over
- *     10,000 synthetic tools, tools/list bytes of the code-mode vs raw surface.
- * Usage: bun scripts/bench.ts [--calls 1000] [--block 50] [--warmup 100] [--oneshot-runs 15]
+ *     10,000 synthetic tools, tools/list bytes of the code-mode vs raw surface;
+ *  4. stdio hosts — the SDK 1.x client under node: direct stdio vs the byte-pump floor vs
+ *     `mcpx serve --mode raw` vs `mcporter serve --stdio` (bench/stdio.ts).
+ * Usage: bun scripts/bench.ts [--only all|stdio] [--calls 1000] [--block 50] [--warmup 100] [--oneshot-runs 15]
  *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--json] [--out file.json]
+ * `--only stdio` runs part 4 alone (with only the echo server configured).
  * Markdown on stdout (JSON with --json); progress on stderr. Every process it starts is stopped.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -20,11 +23,13 @@ import { type CpuPerCall, cpuPerCall } from './bench/cpu.ts'
 import { measurePair } from './bench/oneshot.ts'
 import { ECHO_SERVER, NODE, REPO, buildBinary, directClient, httpClient, mcporterPeer, startHttpFloor, startRelayFloor, startMcpxDaemon, startSupergateway, type Peer, type McpxDaemon, type Mcporter } from './bench/peers.ts'
 import { type CallTarget, measurePersistent, pairedRatio } from './bench/persistent.ts'
-import { renderMarkdown, type BenchReport } from './bench/report.ts'
+import { renderMarkdown, renderStdioOnly, type BenchReport, type StdioOnlyReport } from './bench/report.ts'
+import { type StdioFigures, measureStdioPaths } from './bench/stdio.ts'
 import { ratio } from './bench/stats.ts'
 
 const { values: flags } = parseArgs({
   options: {
+    only: { type: 'string', default: 'all' },
     calls: { type: 'string', default: '1000' },
     block: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '100' },
@@ -47,6 +52,27 @@ const NS = 'echo'
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-'))
 const cleanups: Array<() => Promise<unknown> | unknown> = []
 const clients: Client[] = []
+
+const machine = async () => ({ loadAverage: (await import('node:os')).loadavg().map((l) => Math.round(l * 100) / 100), bun: Bun.version, node: Bun.spawnSync([NODE, '--version']).stdout.toString().trim() })
+
+if (flags.only !== 'all' && flags.only !== 'stdio') throw new Error(`--only must be all or stdio, got ${flags.only}`)
+
+function stdioPaths(daemon: McpxDaemon, mcporter: Mcporter): Promise<StdioFigures> {
+  progress(`part 4: stdio hosts (SDK 1.x under node), ${num('calls')} calls per path, blocks of ${num('block')}`)
+  return measureStdioPaths({ dir, daemon, mcporter, ns: NS, calls: num('calls'), block: num('block'), warmup: num('warmup') })
+}
+
+/** `--only stdio`: part 4 alone, against a daemon that pools just the echo server. */
+async function mainStdio(): Promise<StdioOnlyReport> {
+  progress(`temp dir ${dir}; building the binary`)
+  const binary = await buildBinary(dir)
+  const daemon = await startMcpxDaemon(binary, dir, { [NS]: { command: NODE, args: [ECHO_SERVER] } })
+  cleanups.push(() => daemon.stop())
+  const mcporter = mcporterPeer(dir)
+  cleanups.push(() => mcporter.stop())
+  const stdio = await stdioPaths(daemon, mcporter)
+  return { when: new Date().toISOString(), machine: await machine(), flags: { calls: num('calls'), block: num('block'), warmup: num('warmup') }, stdio }
+}
 
 async function main(): Promise<BenchReport> {
   progress(`temp dir ${dir}; building the binary`)
@@ -131,10 +157,11 @@ async function main(): Promise<BenchReport> {
   const execOverMcp = await measureExecOverMcp(codeMode)
   const batch = await measureBatch(direct, raw, codeMode, NS, num('batch-calls'), num('batch-reps'))
   const listAll = await measureListBytes(codeMode, raw, Object.keys(servers))
+  const stdio = await stdioPaths(daemon, mcporter)
 
   return {
     when: new Date().toISOString(),
-    machine: { loadAverage: (await import('node:os')).loadavg().map((l) => Math.round(l * 100) / 100), bun: Bun.version, node: Bun.spawnSync([NODE, '--version']).stdout.toString().trim() },
+    machine: await machine(),
     flags: { calls, block: num('block'), warmup: num('warmup'), oneshotRuns: runs, batchCalls: num('batch-calls'), batchReps: num('batch-reps'), searchTools: num('search-tools') },
     persistent,
     persistentRatios,
@@ -145,6 +172,7 @@ async function main(): Promise<BenchReport> {
     search,
     batch,
     listBytes: listAll,
+    stdio,
   }
 }
 
@@ -173,9 +201,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 
-let report: BenchReport
+let report: BenchReport | StdioOnlyReport
 try {
-  report = await main()
+  report = flags.only === 'stdio' ? await mainStdio() : await main()
 } catch (error) {
   const interrupted = cleaning !== undefined
   await cleanup()
@@ -184,4 +212,4 @@ try {
 }
 await cleanup()
 if (flags.out) writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`)
-process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : renderMarkdown(report))
+process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : flags.only === 'stdio' ? renderStdioOnly(report as StdioOnlyReport) : renderMarkdown(report as BenchReport))

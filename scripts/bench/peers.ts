@@ -151,6 +151,8 @@ function isRunning(pid: number): boolean {
 
 export interface Mcporter {
   readonly env: Record<string, string>
+  /** Its config file (for `mcporter --config … serve --stdio`). */
+  readonly config: string
   readonly argv: (server: string, tool: string) => string[]
   stop(): Promise<void>
 }
@@ -164,6 +166,7 @@ export function mcporterPeer(dir: string): Mcporter {
   const env = isolatedEnv(dir, { MCPORTER_DAEMON_DIR: stateDir })
   return {
     env,
+    config,
     argv: (server, tool) => [NODE, MCPORTER, '--config', config, 'call', `${server}.${tool}`, 'message=hello'],
     stop: async () => {
       Bun.spawnSync([NODE, MCPORTER, '--config', config, 'daemon', 'stop'], { env, stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' })

@@ -8,6 +8,7 @@ import { type BatchFigures, EXEC_IDLE_MS, type ListBytes, type SandboxFigures } 
 import type { CpuPerCall } from './cpu.ts'
 import type { PairResult } from './oneshot.ts'
 import type { TargetResult } from './persistent.ts'
+import type { StdioFigures } from './stdio.ts'
 import { fmt } from './stats.ts'
 
 export interface RatioRow {
@@ -31,6 +32,15 @@ export interface BenchReport {
   readonly search: SearchBench
   readonly batch: BatchFigures
   readonly listBytes: ListBytes
+  readonly stdio: StdioFigures
+}
+
+/** `--only stdio`: part 4 alone. */
+export interface StdioOnlyReport {
+  readonly when: string
+  readonly machine: BenchReport['machine']
+  readonly flags: Record<string, number>
+  readonly stdio: StdioFigures
 }
 
 const mark = (ok: boolean) => (ok ? '✅' : '❌')
@@ -54,7 +64,34 @@ function targets(r: BenchReport): string[][] {
     ['warm exec start (median) < 5 ms', `${ms(exec.medianMs)} ms (back to back: ${ms(r.sandbox.execStartBackToBack.medianMs)} ms)`, mark(exec.medianMs < 5)],
     [`search p50 over ${r.search.tools} tools < 5 ms`, `${fmt(r.search.p50Ms, 3)} ms`, mark(r.search.p50Ms < 5)],
     ['code-mode tools/list ≤ 4 KB (4096 B)', `${r.listBytes.codeModeBytes} B`, mark(r.listBytes.codeModeBytes <= 4096)],
+    ...stdioTargets(r.stdio),
   ]
+}
+
+function stdioTargets(s: StdioFigures): string[][] {
+  const find = (a: string, b: string) => s.ratios.find((x) => x.a === a && x.b === b)!
+  const floor = find('serve-raw', 'pump-floor')
+  const peer = find('serve-raw', 'mcporter-serve')
+  return [
+    ['`mcpx serve --mode raw` p50 (paired) ≤ 1.25× the byte-pump floor', `${fmt(floor.paired)}× paired (p50 ${fmt(floor.p50)}×)`, mark(floor.paired <= 1.25)],
+    ['`mcpx serve --mode raw` p50 (paired) ≤ 0.2× `mcporter serve --stdio`', `${fmt(peer.paired)}× paired (p50 ${fmt(peer.p50)}×)`, mark(peer.paired <= 0.2)],
+  ]
+}
+
+function stdioSection(s: StdioFigures, calls: number, warmup: number, block: number): string[] {
+  return [
+    `### 4. stdio hosts: SDK 1.x client under node, ${calls} sequential tools/call per path (µs; ${warmup} warm-up, interleaved blocks of ${block})`,
+    '',
+    table(['target', 'path', 'p50', 'p99'], s.targets.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)])),
+    '',
+    table(['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'], s.ratios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`])),
+  ]
+}
+
+export function renderStdioOnly(r: StdioOnlyReport): string {
+  const out = [`Run ${r.when} · bun ${r.machine.bun} · node ${r.machine.node} · load average at the end ${r.machine.loadAverage.join(' / ')}`]
+  out.push('', '### Targets', '', table(['target', 'this run', ''], stdioTargets(r.stdio)), '', ...stdioSection(r.stdio, r.flags.calls!, r.flags.warmup!, r.flags.block!))
+  return `${out.join('\n')}\n`
 }
 
 function table(header: string[], rows: string[][]): string {
@@ -95,5 +132,6 @@ export function renderMarkdown(r: BenchReport): string {
       ],
     ),
   )
+  out.push('', ...stdioSection(r.stdio, f.calls!, f.warmup!, f.block!))
   return `${out.join('\n')}\n`
 }

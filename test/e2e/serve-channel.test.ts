@@ -56,8 +56,9 @@ function rawServe(u: ReturnType<typeof user>, ...extra: string[]) {
   const reading = (async () => {
     const decoder = new TextDecoder()
     let buffered = ''
-    for await (const chunk of proc.stdout) {
-      buffered += decoder.decode(chunk, { stream: true })
+    const reader = proc.stdout.getReader()
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      buffered += decoder.decode(next.value, { stream: true })
       for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
         const message = JSON.parse(buffered.slice(0, end)) as Message
         buffered = buffered.slice(end + 1)
