@@ -178,6 +178,20 @@ describe('mcpx serve: stdio semantics on raw pipes', () => {
   })
 })
 
+describe('mcpx serve: many hosts at once', () => {
+  test('hosts started together start one daemon between them (one starter at a time), and all are served', async () => {
+    const u = user()
+    const hosts = Array.from({ length: 12 }, () => rawServe(u))
+    for (const host of hosts) host.send(INIT, { jsonrpc: '2.0', id: 2, method: 'ping' })
+    await Promise.all(hosts.map((host) => host.answer(2)))
+    await Promise.all(hosts.map((host) => host.end()))
+    for (const host of hosts) expect(responses(host.lines).map((m) => m.id)).toEqual([1, 2])
+    const log = readFileSync(join(u.env.MCPX_HOME!, 'logs', 'daemon.log'), 'utf8')
+    expect(log.match(/mcpx daemon listening/g)).toHaveLength(1)
+    expect(log).not.toContain('already running')
+  })
+})
+
 describe('mcpx serve: restarts are invisible and nothing runs twice', () => {
   test('an SDK host survives `mcpx daemon stop`: the next call succeeds on the same connection, its lists are refreshed', async () => {
     const u = user()
