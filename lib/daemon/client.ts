@@ -79,10 +79,11 @@ export class DaemonClient {
           if (running) return running
           return await spawnDaemon({ argv: start.argv, layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) })
         } catch (error) {
-          // Lost a start race to a daemon started by hand: the winner is serving.
-          const winner = error instanceof McpxError && error.data?.pid !== undefined ? await this.health() : null
+          // The daemon lock is held: another daemon (started by hand, or one still stopping) owns
+          // it. Serve from it if it answers; otherwise wait below until it is gone.
+          if (!(error instanceof McpxError && error.data?.pid !== undefined)) throw error
+          const winner = await this.health()
           if (winner) return winner
-          throw error
         } finally {
           lock.release()
         }
