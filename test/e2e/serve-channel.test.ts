@@ -9,6 +9,8 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Client as ModernClient } from '@modelcontextprotocol/client'
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
@@ -150,6 +152,22 @@ describe('mcpx serve: stdio semantics on raw pipes', () => {
     expect(printed[0]!.result?.serverInfo).toMatchObject({ name: 'mcpx' })
   })
 
+  test('stdin EOF: a call already read is answered; one that outlives shutdownGraceMs gets an error, not silence', async () => {
+    const host = rawServe(user(), '--mode', 'raw')
+    host.send(INIT, INITIALIZED, { jsonrpc: '2.0', id: 2, method: 'tools/list' })
+    await host.answer(2)
+    host.send(
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'up_slow', arguments: { ms: 300 } } },
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'up_slow', arguments: { ms: 60_000 } } },
+    )
+    const { exitCode } = await host.end()
+    expect(exitCode).toBe(0)
+    const answers = responses(host.lines)
+    expect(answers.map((m) => m.id)).toEqual([1, 2, 3, 4])
+    expect(textOf(answers[2]!.result)).toBe('slept 300')
+    expect(answers[3]!.error?.message).toMatch(/may or may not have run/)
+  })
+
   test('--mode bogus: one JSON error line on stderr, exit 2, nothing on stdout', async () => {
     const u = user()
     const result = await runMcpx(['serve', '--mode', 'bogus', '--config', u.config], { env: u.env, stdin: line(INIT) })
@@ -209,6 +227,19 @@ describe('mcpx serve: restarts are invisible and nothing runs twice', () => {
       expect(await daemonPid(u)).not.toBe(daemonBefore)
       expect(textOf(await client.callTool({ name: 'up_pid', arguments: {} }))).not.toBe(before)
       expect(listChanged).toBeGreaterThan(0)
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('a 2026-07-28 host (no session) just gets a new channel after `mcpx daemon stop`', async () => {
+    const u = user()
+    const client = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(new ModernStdio({ command: mcpxCommand()[0]!, args: [...mcpxCommand().slice(1), 'serve', '--mode', 'raw', '--config', u.config], env: u.env, stderr: 'pipe' }))
+    try {
+      expect(textOf(await client.callTool({ name: 'up_echo', arguments: { text: 'before' } }))).toBe('before')
+      await runMcpx(['daemon', 'stop', '--config', u.config], { env: u.env })
+      expect(textOf(await client.callTool({ name: 'up_echo', arguments: { text: 'after' } }))).toBe('after')
     } finally {
       await client.close()
     }
