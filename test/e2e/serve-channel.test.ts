@@ -248,16 +248,18 @@ describe('mcpx serve: restarts are invisible and nothing runs twice', () => {
   test('the daemon stays stopped until the host sends something', async () => {
     const u = user()
     const host = rawServe(u)
-    host.send(INIT, INITIALIZED)
-    await host.answer(1)
+    host.send(INIT, INITIALIZED, { jsonrpc: '2.0', id: 'level', method: 'logging/setLevel', params: { level: 'error' } })
+    await host.answer('level')
     await runMcpx(['daemon', 'stop', '--config', u.config], { env: u.env })
     const idle = await runMcpx(['daemon', 'status', '--config', u.config], { env: u.env })
     expect(idle.exitCode).toBe(3)
     host.send({ jsonrpc: '2.0', id: 2, method: 'ping' })
     expect((await host.answer(2)).result).toEqual({})
     await host.end()
-    // The replayed initialize's answer was swallowed: the host saw exactly its own two answers.
-    expect(responses(host.lines).map((m) => m.id)).toEqual([1, 2])
+    // The replayed initialize and log level were answered to the shim: the host saw exactly its own answers,
+    // and was told to refresh its lists.
+    expect(responses(host.lines).map((m) => m.id)).toEqual([1, 'level', 2])
+    expect(host.lines.map((m) => m.method).filter(Boolean)).toContain('notifications/tools/list_changed')
   })
 
   test('a call in flight at `mcpx daemon stop` gets a JSON-RPC error, and the next call works', async () => {
