@@ -22,6 +22,7 @@ import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { type Engine, serveStdio, type StdioServer } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
+import type { ByteSource } from '../transport/index.ts'
 import { SocketWriter } from './socket-writer.ts'
 
 export const CHANNEL_VERSION = 1
@@ -57,7 +58,8 @@ interface Conn {
   openingBytes: number
   /** Bytes after the opening line that arrived before the engine was attached. */
   early: Uint8Array[]
-  input?: ReadableStreamDefaultController<Uint8Array>
+  /** The engine's input, once attached: bytes are framed and dispatched inside the data callback. */
+  input?: { push(chunk: Uint8Array): void; end(): void }
   ended: boolean
   closed: boolean
   writer: SocketWriter
@@ -83,7 +85,7 @@ export function listenChannel(options: ChannelOptions): ChannelListener {
         // Bun hands every data callback a fresh buffer (measured on 1.4.5), so it can be queued as is.
         const bytes = chunk
         if (conn.opening === undefined) {
-          if (conn.input) conn.input.enqueue(bytes)
+          if (conn.input) conn.input.push(bytes)
           else conn.early.push(bytes)
           return
         }
@@ -106,7 +108,7 @@ export function listenChannel(options: ChannelOptions): ChannelListener {
       end(socket) {
         const conn = socket.data
         conn.ended = true
-        if (conn.input) conn.input.close()
+        if (conn.input) conn.input.end()
         else if (conn.opening !== undefined) conn.writer.end()
       },
       close(socket) {
@@ -117,7 +119,7 @@ export function listenChannel(options: ChannelOptions): ChannelListener {
         conn.release()
         if (conn.input && !conn.ended) {
           conn.ended = true
-          conn.input.close()
+          conn.input.end()
         }
       },
       error(_socket, error) {
@@ -139,14 +141,14 @@ export function listenChannel(options: ChannelOptions): ChannelListener {
     }
     if (conn.closed) return
     conn.writer.write(`${JSON.stringify({ ok: true, ...options.answer() } satisfies ChannelAnswer)}\n`)
-    const input = new ReadableStream<Uint8Array>({
-      start(controller) {
-        conn.input = controller
+    const input: ByteSource = {
+      start(sink) {
+        for (const bytes of conn.early) sink.push(bytes)
+        conn.early = []
+        if (conn.ended) sink.end()
+        else conn.input = sink
       },
-    })
-    for (const bytes of conn.early) conn.input!.enqueue(bytes)
-    conn.early = []
-    if (conn.ended) conn.input!.close()
+    }
     conn.server = serveStdio(engine, options.settings, { input, output: conn.writer })
     // The engine answered what it had read: end our side once those answers are flushed.
     void conn.server.closed.then(() => conn.writer.end())

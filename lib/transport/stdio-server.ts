@@ -11,10 +11,20 @@ import { makeError, parseJson, parseMessage, recoverId, type JsonRpcMessage } fr
 import { createLineFramer, encodeFrame } from './line-framer.ts'
 import type { SendOptions, Transport, TransportHandlers } from './types.ts'
 
+/**
+ * Bytes pushed by their producer (a socket's data callback) instead of pulled from a stream: no
+ * promise per chunk, and a message is framed and dispatched inside the callback that brought it.
+ */
+export interface ByteSource {
+  start(sink: { push(chunk: Uint8Array): void; end(): void }): void
+  /** Stop delivering (close() was called). */
+  cancel?(): void
+}
+
 export interface StdioServerOptions {
   maxFrameBytes: number
   /** Default: the process's stdin. */
-  input?: ReadableStream<Uint8Array>
+  input?: ReadableStream<Uint8Array> | ByteSource
   /** Default: the process's stdout. */
   output?: { write(text: string): unknown }
   /**
@@ -89,11 +99,26 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
     finish()
   }
 
+  function subscribe(source: ByteSource): void {
+    source.start({
+      push: (chunk) => {
+        if (!closed) framer.push(chunk)
+      },
+      end: () => {
+        if (closed) return
+        framer.end()
+        finish()
+      },
+    })
+  }
+
   return {
     kind: 'stdio',
     async start(h) {
       handlers = h
-      void pump(options.input ?? (Bun.stdin.stream() as ReadableStream<Uint8Array>))
+      const input = options.input ?? (Bun.stdin.stream() as ReadableStream<Uint8Array>)
+      if ('start' in input) subscribe(input)
+      else void pump(input)
     },
     async send(message: JsonRpcMessage, _options?: SendOptions) {
       write(message)
@@ -104,6 +129,7 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
     async close() {
       outputClosed = true
       await reader?.cancel().catch(() => {})
+      if (options.input && 'start' in options.input) options.input.cancel?.()
       finish()
     },
   }
