@@ -12,6 +12,7 @@ import type { Settings } from '../settings/index.ts'
 import { Recorder, fileSink, recordingTransports } from '../replay/index.ts'
 import type { SchemaValidator } from '../codemode/index.ts'
 import { Broker } from './broker.ts'
+import { callAsTask, canRunAsTask } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
 import { configuredStatus, redactUrl } from './status.ts'
 
@@ -86,10 +87,16 @@ export class Upstream {
     const live = this.#client
     const client = live !== undefined && !live.peer.closed ? live : await this.client()
     const known = this.#tools
-    const definition = this.context.validator ? (known !== undefined && known.catalog === this.#catalog ? known.byName.get(tool) : await this.#toolDefinition(tool)) : undefined
-    if (definition && !options.argumentsChecked) this.#validate('input', definition, args)
+    // The definition is needed to validate, and to know a tool that must run as a task.
+    const definition = known !== undefined && known.catalog === this.#catalog ? known.byName.get(tool) : await this.#toolDefinition(tool)
+    if (definition && this.context.validator && !options.argumentsChecked) this.#validate('input', definition, args)
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
-    const run = () => client.callTool(tool, args, callOptions(options, timeoutMs))
+    const call = callOptions(options, timeoutMs)
+    // A caller that asked for no task still gets a task-required tool's result (task-runner.ts).
+    const asTask = !options.acceptTask && taskSupport(definition) === 'required' && canRunAsTask(client)
+    const run = asTask
+      ? () => callAsTask(client, tool, args, { call, handlers: this.broker.handlers(), defaultPollMs: this.context.settings.taskPollIntervalMs })
+      : () => client.callTool(tool, args, call)
     const result = await this.broker.run(options.asker, run, options.onLog)
     // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema.
     if (definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
@@ -305,6 +312,11 @@ export class Upstream {
       resourceTemplates,
     }
   }
+}
+
+function taskSupport(tool: JsonObject | undefined): unknown {
+  const execution = tool?.execution
+  return typeof execution === 'object' && execution !== null ? (execution as JsonObject).taskSupport : undefined
 }
 
 function callOptions(options: UpstreamCallOptions, timeoutMs: number): CallOptions {

@@ -81,10 +81,11 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       if (!caps.tools) throw notFound()
       if (caps.tasks) {
         // 2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation": -32601 when the tool refuses the mode.
-        const support = taskSupportOf(engine.registry.tool(String(params.name)))
+        const tool = engine.registry.tool(String(params.name))
+        const support = taskSupportOf(tool)
         const asked = isRecord(params.task)
         if (asked && support === 'forbidden') throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} does not support task execution`)
-        if (!asked && support === 'required') throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} must be called as a task`)
+        if (!asked && support === 'required' && !tool?.servesUntasked) throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} must be called as a task`)
         if (asked) {
           // The call's stream ends with CreateTaskResult; later asks go to the unsolicited stream.
           const outlet = connection.unsolicited ?? { send: () => {} }

@@ -70,9 +70,10 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       return { revision, result: discoverResult(engine.def, engine.registry, revision) }
     case 'tools/call': {
       if (!caps.tools) throw notFound()
-      const support = tasksOn ? taskSupportOf(engine.registry.tool(String(params.name))) : 'forbidden'
+      const tool = tasksOn ? engine.registry.tool(String(params.name)) : undefined
+      const support = taskSupportOf(tool)
       const negotiated = hasTasksExtension(meta.clientCapabilities)
-      if (support === 'required' && !negotiated) throw TaskStore.requireExtension()
+      if (support === 'required' && !negotiated && !tool?.servesUntasked) throw TaskStore.requireExtension()
       if (support !== 'forbidden' && negotiated) {
         // SEP-2663: server-directed; a call still running after one turn becomes a task.
         const launch = engine.tasks.launchModern(signal)

@@ -1,6 +1,7 @@
 /**
  * The provider methods shared by both eras: list/call/get/read/complete over the Registry. They
- * build results in the newest shape; unknown names are -32602 and a missing resource is -32002
+ * build results in the newest shape; unknown names are -32602 (unless the registry forwards them:
+ * Registry.unknown) and a missing resource is -32002
  * (legacy) or -32602 with data.uri (2026-07-28 server/resources.mdx; SEP-2164). A tool that throws
  * anything but a protocol error reports it as an `isError` result (SEP-1303).
  */
@@ -37,8 +38,11 @@ export function listTools(registry: Registry, params: Json, pageSize: number): J
 export async function callTool(registry: Registry, params: Json, ctx: HandlerContext, validate = true): Promise<Json> {
   const name = requireString(params, 'name')
   const tool = registry.tool(name)
-  if (!tool) throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`, { name })
   const args = optionalObject(params, 'arguments')
+  if (!tool) {
+    if (registry.unknown?.callTool) return registry.unknown.callTool(name, args, ctx)
+    throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`, { name })
+  }
   const invalid = validate ? (tool.checkArguments ? tool.checkArguments(args) : checkArguments(tool, args)) : undefined
   if (invalid) return invalid
   try {
@@ -57,8 +61,11 @@ export function listPrompts(registry: Registry, params: Json, pageSize: number):
 export async function getPrompt(registry: Registry, params: Json, ctx: HandlerContext): Promise<Json> {
   const name = requireString(params, 'name')
   const prompt = registry.prompt(name)
-  if (!prompt) throw new RpcError(RPC.INVALID_PARAMS, `Unknown prompt: ${name}`, { name })
   const args = optionalObject(params, 'arguments') as Record<string, string>
+  if (!prompt) {
+    if (registry.unknown?.getPrompt) return registry.unknown.getPrompt(name, args, ctx)
+    throw new RpcError(RPC.INVALID_PARAMS, `Unknown prompt: ${name}`, { name })
+  }
   for (const a of prompt.arguments ?? []) {
     if (a.required && typeof args[a.name] !== 'string') throw new RpcError(RPC.INVALID_PARAMS, `Missing required argument '${a.name}' for prompt ${name}`, { name, argument: a.name })
   }
@@ -90,6 +97,7 @@ export async function readResource(registry: Registry, params: Json, ctx: Handle
   if (resource) return resource.read(ctx)
   const match = registry.matchTemplate(uri)
   if (match) return match.template.read(uri, match.vars, ctx)
+  if (registry.unknown?.readResource) return registry.unknown.readResource(uri, ctx)
   throw resourceNotFound(uri, era)
 }
 

@@ -4,7 +4,7 @@
  * own names for pass-through. Every handler forwards to the pool with questions brokered back.
  */
 import type { JsonObject } from '../../client/index.ts'
-import type { Engine, HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef } from '../../server/index.ts'
+import type { Engine, HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef, UnknownNames } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import { RESULT_TYPE } from '../../wire/index.ts'
 import type { Catalog } from '../types.ts'
@@ -55,8 +55,20 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
       },
     }
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
+    if (taskRequired(tool)) {
+      // mcpx runs the upstream task itself for a caller that asks for none (task-runner.ts): the
+      // renamed surfaces list the tool as "optional" so hosts without tasks call it; pass-through
+      // lists it as the upstream gave it and still serves the untasked call.
+      def.servesUntasked = true
+      if (!options.ownNames) def.execution = { ...(tool.execution as JsonObject), taskSupport: 'optional' }
+    }
     return def
   })
+}
+
+function taskRequired(tool: JsonObject): boolean {
+  const execution = tool.execution
+  return typeof execution === 'object' && execution !== null && (execution as JsonObject).taskSupport === 'required'
 }
 
 export function upstreamPrompts(catalog: Catalog, options: ItemOptions): PromptDef[] {
@@ -93,6 +105,21 @@ export function upstreamTemplates(catalog: Catalog, options: ItemOptions): Templ
       read: async (uri, _vars, ctx) => readThrough(options, ctx, catalog.server, uri.slice(prefix.length), uri),
     }
   })
+}
+
+/**
+ * Pass-through: names the catalog does not hold (yet) are the upstream's to answer, after the
+ * config's allowed/blocked lists (Upstream.call refuses those); its result, isError or error is
+ * relayed as given (issue: "pass-through as itself").
+ */
+export function forwardUnknown(server: string, options: ItemOptions): UnknownNames {
+  const upstream = () => options.pool.upstream(server)
+  return {
+    callTool: async (name, args, ctx) =>
+      relayResult(await brokeredCall(ctx, options.lot, (asker, signal, extra) => upstream().call(name, args, { ...extra, asker, signal }), options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs })),
+    getPrompt: async (name, args, ctx) => relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(server, 'prompts/get', { name, arguments: args }, { ...extra, asker, signal }))),
+    readResource: (uri, ctx) => readThrough(options, ctx, server, uri, uri),
+  }
 }
 
 async function readThrough(options: ItemOptions, ctx: HandlerContext, server: string, uri: string, exposed: string): Promise<JsonObject> {
