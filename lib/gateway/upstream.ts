@@ -11,6 +11,8 @@ import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import { Recorder, fileSink, recordingTransports } from '../replay/index.ts'
 import type { SchemaValidator } from '../codemode/index.ts'
+import { EXTENSION } from '../wire/index.ts'
+import { UI_EXTENSION_SETTINGS } from './apps.ts'
 import { Broker } from './broker.ts'
 import { callAsTask, canRunAsTask } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
@@ -189,13 +191,16 @@ export class Upstream {
     this.context.emit('server.connecting', { server: this.name })
     const recorder = this.#openRecorder()
     try {
+      const extra = this.context.connectOptions?.(this.config)
       const client = await connect(targetOf(this.config), {
         settings: this.context.settings,
         handlers: this.broker.handlers(),
+        // The union of what mcpx can carry to some host: the questions (from handlers) and MCP Apps.
+        capabilities: { ...extra?.capabilities, extensions: { ...(extra?.capabilities?.extensions as JsonObject | undefined), [EXTENSION.UI]: UI_EXTENSION_SETTINGS } },
         ...(this.config.protocol !== undefined && { revision: this.config.protocol }),
         ...(this.context.cacheDir !== undefined && { cacheDir: this.context.cacheDir }),
         onWarning: (message) => log.warn(`[${this.name}] ${message}`),
-        ...this.context.connectOptions?.(this.config),
+        ...(extra && withoutCapabilities(extra)),
         ...(recorder !== undefined && { transports: recordingTransports(defaultTransports, recorder) }),
       })
       void client.peer.whenClosed().then(() => recorder?.close())
@@ -312,6 +317,11 @@ export class Upstream {
       resourceTemplates,
     }
   }
+}
+
+function withoutCapabilities(options: Partial<ConnectOptions>): Partial<ConnectOptions> {
+  const { capabilities: _capabilities, ...rest } = options
+  return rest
 }
 
 function taskSupport(tool: JsonObject | undefined): unknown {

@@ -58,7 +58,8 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
   const listing = p.LIST_METHODS.get(req.method)
   if (listing) {
     if (!caps[listing.capability]) throw notFound()
-    return { revision, result: listing.list(engine.registry, params, engine.settings.listPageSize) }
+    const hideApps = engine.def.appsToDeclaredClientsOnly === true && !p.rendersApps(state?.clientCapabilities ?? {})
+    return { revision, result: listing.list(engine.registry, params, engine.settings.listPageSize, hideApps) }
   }
   switch (req.method) {
     case 'logging/setLevel': {

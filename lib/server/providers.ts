@@ -10,7 +10,7 @@ import { checkArguments } from './arguments.ts'
 import { InputRequired } from './context.ts'
 import { paginate } from './pagination.ts'
 import { describe, type Registry } from './registry.ts'
-import type { Era } from '../wire/index.ts'
+import { EXTENSION, MCP_APPS, type Era } from '../wire/index.ts'
 import type { CompleteRequest, HandlerContext, Json, ServerDefinition } from './types.ts'
 
 function requireString(params: Json, key: string): string {
@@ -26,11 +26,11 @@ function optionalObject(params: Json, key: string): Json {
   return value as Json
 }
 
-export function listTools(registry: Registry, params: Json, pageSize: number): Json {
+export function listTools(registry: Registry, params: Json, pageSize: number, hideApps = false): Json {
   const tools = registry.listTools().map((t) => {
     const wire = describe(t)
     wire.inputSchema ??= { type: 'object' }
-    return wire
+    return hideApps ? withoutAppMeta(wire) : wire
   })
   return paginate(tools, 'tools', params, pageSize)
 }
@@ -52,6 +52,27 @@ export async function callTool(registry: Registry, params: Json, ctx: HandlerCon
     const message = error instanceof Error ? error.message : String(error)
     return { content: [{ type: 'text', text: message }], isError: true }
   }
+}
+
+/**
+ * A tool as listed to a host that did not declare MCP Apps (`io.modelcontextprotocol/ui`): without
+ * its UI links (`_meta.ui`, `_meta["ui/resourceUri"]`), as a server that checks the capability
+ * would register it (MCP Apps SEP-1865 "Negotiation").
+ */
+function withoutAppMeta(tool: Json): Json {
+  const meta = tool._meta
+  if (typeof meta !== 'object' || meta === null || !(MCP_APPS.META_KEY in meta || MCP_APPS.FLAT_RESOURCE_URI in meta)) return tool
+  const { [MCP_APPS.META_KEY]: _ui, [MCP_APPS.FLAT_RESOURCE_URI]: _flat, ...rest } = meta as Json
+  const out = { ...tool }
+  if (Object.keys(rest).length > 0) out._meta = rest
+  else delete out._meta
+  return out
+}
+
+/** Did this client declare MCP Apps? */
+export function rendersApps(clientCapabilities: Json): boolean {
+  const extensions = clientCapabilities.extensions
+  return typeof extensions === 'object' && extensions !== null && EXTENSION.UI in extensions
 }
 
 export function listPrompts(registry: Registry, params: Json, pageSize: number): Json {
@@ -84,7 +105,7 @@ export function listTemplates(registry: Registry, params: Json, pageSize: number
  * The list methods both eras answer alike: the capability each needs (absent → -32601) and its pager.
  * A Map, not an object literal, so a method named like an Object.prototype key is never found.
  */
-export const LIST_METHODS = new Map<string, { capability: 'tools' | 'prompts' | 'resources'; list: (registry: Registry, params: Json, pageSize: number) => Json }>([
+export const LIST_METHODS = new Map<string, { capability: 'tools' | 'prompts' | 'resources'; list: (registry: Registry, params: Json, pageSize: number, hideApps?: boolean) => Json }>([
   ['tools/list', { capability: 'tools', list: listTools }],
   ['prompts/list', { capability: 'prompts', list: listPrompts }],
   ['resources/list', { capability: 'resources', list: listResources }],

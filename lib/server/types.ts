@@ -158,4 +158,9 @@ export interface ServerDefinition {
    * follow `tasks`.
    */
   capabilities?: Json
+  /**
+   * Tools' MCP Apps links (`_meta.ui`, `_meta["ui/resourceUri"]`) are listed only to clients that
+   * declared `io.modelcontextprotocol/ui` (a gateway carrying other servers' apps).
+   */
+  appsToDeclaredClientsOnly?: boolean
 }

@@ -19,7 +19,7 @@ import { codeModeTools } from './code-mode-tools.ts'
 import { callTool, catalogTool } from './direct-tools.ts'
 import { ParkingLot } from './parking.ts'
 import { followResourceUpdates } from './resource-updates.ts'
-import { type ItemOptions, forwardUnknown, upstreamPrompts, upstreamResources, upstreamTemplates, upstreamTools } from './upstream-items.ts'
+import { type ItemOptions, forwardUnknown, readUnlistedApps, upstreamPrompts, upstreamResources, upstreamTemplates, upstreamTools } from './upstream-items.ts'
 
 type ChangeKind = 'tools' | 'prompts' | 'resources'
 
@@ -67,11 +67,12 @@ export class GatewaySurface {
         instructions: options.mode === 'passthrough' ? undefined : INSTRUCTIONS,
         tools,
         listChanged: true,
+        appsToDeclaredClientsOnly: true,
         ...(passthrough && { complete: this.#complete }),
       },
       options.settings,
     )
-    if (passthrough) this.engine.registry.unknown = forwardUnknown(options.passthrough!, this.#items)
+    this.engine.registry.unknown = passthrough ? forwardUnknown(options.passthrough!, this.#items) : readUnlistedApps(this.#items)
     this.#stop = options.pool.on((type, data) => {
       if (type === 'servers.changed') void this.sync().catch(() => {})
       else if (type === 'catalog.changed' || type === 'server.ready') {

@@ -96,6 +96,9 @@ export function shapeServerCapabilities(revision: Revision, capabilities: unknow
 export function shapeClientCapabilities(revision: Revision, capabilities: unknown): Obj {
   if (!isRecord(capabilities)) return {}
   const out = projectFields(revision, 'ClientCapabilities', { ...capabilities })
+  // Extensions (MCP Apps among them) are negotiated with every revision: the MCP Apps SEP's own
+  // initialize example is 2024-11-05, and servers register their UI tools by it.
+  if (isRecord(capabilities.extensions) && out.extensions === undefined) out.extensions = capabilities.extensions
   // Before 2025-11-25 elicitation was `{}` (form only); 2026 dropped roots.listChanged (T26 ClientCapabilities).
   if (!atLeast(revision, '2025-11-25') && isRecord(out.elicitation)) out.elicitation = {}
   if (isModernRevision(revision) && isRecord(out.roots)) out.roots = {}
