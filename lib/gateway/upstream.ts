@@ -55,7 +55,7 @@ export class Upstream {
     readonly config: ServerConfig,
     private readonly context: UpstreamContext,
   ) {
-    this.broker = new Broker(config.name)
+    this.broker = new Broker(config.name, config.roots)
     this.#state = config.disabled ? 'disabled' : 'configured'
   }
 
