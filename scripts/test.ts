@@ -4,7 +4,8 @@
  *   2. `tsc --noEmit` over everything, then `bun test` over test/ with MCPX_EXE pointing at that binary;
  *   3. the official conformance suite via ../shared/conformance/run: the fixture server (both
  *      requirement sets, scored, then strict), the gateway's pass-through surface in front of that
- *      fixture (the same two runs), and the conformance client (both sets, strict).
+ *      fixture (the same two runs) and in front of the official server-everything (every scenario it
+ *      passes alone must pass through), and the conformance client (both sets, strict).
  * Prints one closing line `mcpx: N passed, M failed` and exits non-zero if anything failed.
  * Flags: --no-build, --no-conformance, --only-conformance, and any other args go to `bun test`.
  */
@@ -98,6 +99,9 @@ if (!noConformance) {
     count(passthrough, 'conformance passthrough (scored)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
     const passthroughStrict = await step('conformance passthrough (strict)', [bun, join(root, 'scripts/conformance-passthrough.ts'), 'both'], { CONF_STRICT: '1', CONF_ALLOW_VACUOUS: '1' })
     count(passthroughStrict, 'conformance passthrough (strict)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
+    // In front of the official server-everything: every scenario it passes alone passes through.
+    const parity = await step('conformance passthrough (server-everything parity)', [bun, join(root, 'scripts/conformance-passthrough.ts'), '--upstream', 'server-everything', 'both'])
+    count(parity, 'conformance passthrough (server-everything parity)', /conformance parity: (\d+) passed/, /conformance parity: \d+ passed, (\d+) failed/)
     const client = await step('conformance client', ['bash', conformanceRun, 'client', `${bun} ${join(root, 'test/fixtures/conformance-client/main.ts')}`, 'both'], { CONF_STRICT: '1' })
     count(client, 'conformance client', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
   }

@@ -2,6 +2,7 @@
 export { connect, MCPX_CLIENT_INFO, type ConnectInternals } from './connect.ts'
 export { McpClient, type CallOptions, type Page } from './client.ts'
 export { isModernError } from './handshake.ts'
+export { answerInputRequests } from './input.ts'
 export { defaultTransports, type StdioLaunch, type TransportFactory, type SessionControl } from './open-transport.ts'
 export { clearVerdictMemory, readVerdict, verdictKey, writeVerdict, type Verdict } from './verdict-cache.ts'
 export {

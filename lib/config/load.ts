@@ -3,6 +3,7 @@
  * naming the file, the path inside it and the problem; nothing is half-loaded. With no file at all
  * the embedded default (one built-in `demo` server) is used.
  */
+import { pathToFileURL } from 'node:url'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import * as v from 'valibot'
@@ -90,6 +91,7 @@ export function parseServerEntry(name: string, entry: unknown, file: string): Se
     ...(e.blockedTools !== undefined && { blockedTools: e.blockedTools }),
     // A relative recording path is relative to the config file, not to wherever the daemon runs.
     ...(e.record !== undefined && { record: resolve(dirname(file), e.record) }),
+    roots: (e.roots ?? ['.']).map((root) => (/^[a-z][a-z0-9+.-]*:/i.test(root) ? root : pathToFileURL(resolve(dirname(file), root)).href)),
   })
   if (hasCommand) {
     const parsed = v.safeParse(StdioEntrySchema, entry)

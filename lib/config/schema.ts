@@ -23,6 +23,7 @@ const OPTION_ENTRIES = {
   allowedTools: v.optional(ToolList),
   blockedTools: v.optional(ToolList),
   record: v.optional(v.pipe(v.string(), v.minLength(1))),
+  roots: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
 }
 
 export const StdioEntrySchema = v.strictObject({
@@ -96,6 +97,12 @@ export interface ServerConfig {
   readonly blockedTools?: readonly string[]
   /** Record this server's traffic to this file. */
   readonly record?: string
+  /**
+   * `file://` URIs mcpx answers this server's `roots/list` with when the question cannot be put to
+   * the one caller it belongs to (README "Brokering"); from `roots` (paths relative to the config
+   * file, or URIs), default the config file's directory.
+   */
+  readonly roots?: readonly string[]
 }
 
 /** A loaded, validated, interpolated config. */

@@ -24,19 +24,26 @@ type Kind = keyof DownstreamAsker
 const KIND_LABEL: Record<Kind, string> = { elicit: 'elicitation', sample: 'sampling', listRoots: 'roots' }
 
 /**
- * A 2026 upstream asks inside the call's own async flow (input_required rounds), so
- * AsyncLocalStorage finds the caller exactly. A legacy upstream sends a JSON-RPC request that
- * arrives from the transport, outside that flow; then the caller is the one in-flight call on that
- * upstream that can answer (the most recent when several can: stdio carries no call association).
- * The upstream's `notifications/message` follow the same rule: stdio and the transports carry no
- * request association for them, so they go to the most recent in-flight call that asked for logs.
+ * The brokering policy (README "Brokering"). A 2026 upstream asks inside the call's own async flow
+ * (input_required rounds), so AsyncLocalStorage finds the caller exactly. A legacy upstream sends a
+ * JSON-RPC request that arrives from the transport, outside that flow (stdio carries no call
+ * association); it belongs to the one call in flight on that connection, and when there is not
+ * exactly one (several, or none, like `roots/list` right after `initialize`) nobody is guessed:
+ * `roots/list` is answered from the server's configured roots, anything else is refused with
+ * -32021 naming what is missing. A caller that cannot answer a kind of question is treated the same.
+ * The upstream's `notifications/message` carry no request association either, so they go to the
+ * most recent in-flight call that asked for logs (a log line is not an answer: nothing is decided).
  */
 export class Broker {
   readonly #scope = new AsyncLocalStorage<DownstreamAsker>()
   readonly #inFlight: DownstreamAsker[] = []
   readonly #logSinks: LogSink[] = []
 
-  constructor(private readonly server: string) {}
+  /** `roots`: file:// URIs to answer roots/list with when no caller can (the config's `roots`). */
+  constructor(
+    private readonly server: string,
+    private readonly roots?: readonly string[],
+  ) {}
 
   /** Run one upstream call on behalf of `asker`; its log messages go to `onLog`. */
   run<T>(asker: DownstreamAsker | undefined, call: () => Promise<T>, onLog?: LogSink): Promise<T> {
@@ -78,22 +85,21 @@ export class Broker {
     }
   }
 
-  #ask(kind: Kind, params: JsonObject, context: InputContext): Promise<JsonObject> {
-    const asker = this.#callerFor(kind)
-    const answer = asker?.[kind]
-    if (!answer) {
-      // 2026-07-28 basic/index.mdx: the error a server gives for a capability the client lacks.
-      throw new RpcError(RPC.MISSING_CLIENT_CAPABILITY, `upstream "${this.server}" asked for ${KIND_LABEL[kind]}, but the host that made the call did not declare that it can answer`, {
-        requiredCapabilities: { [KIND_LABEL[kind]]: {} },
-      }, 400)
-    }
-    return answer.call(asker, params, context.signal, context.via === 'input_required' && typeof context.key === 'string' ? context.key : undefined)
-  }
-
-  #callerFor(kind: Kind): DownstreamAsker | undefined {
+  async #ask(kind: Kind, params: JsonObject, context: InputContext): Promise<JsonObject> {
     const scoped = this.#scope.getStore()
-    if (scoped) return scoped
-    for (let i = this.#inFlight.length - 1; i >= 0; i--) if (this.#inFlight[i]![kind]) return this.#inFlight[i]
-    return undefined
+    const asker = scoped ?? (this.#inFlight.length === 1 ? this.#inFlight[0] : undefined)
+    const answer = asker?.[kind]
+    if (answer) return answer.call(asker, params, context.signal, context.via === 'input_required' && typeof context.key === 'string' ? context.key : undefined)
+    if (kind === 'listRoots' && this.roots !== undefined) return { roots: this.roots.map((uri) => ({ uri })) }
+    const why =
+      asker !== undefined
+        ? 'the host that made the call did not declare that it can answer'
+        : this.#inFlight.length === 0
+          ? 'no call is in flight on that connection to ask'
+          : `${this.#inFlight.length} calls are in flight on that connection and the question names none of them`
+    // 2026-07-28 basic/index.mdx: the error a server gives for a capability the client lacks.
+    throw new RpcError(RPC.MISSING_CLIENT_CAPABILITY, `upstream "${this.server}" asked for ${KIND_LABEL[kind]}, but ${why}`, {
+      requiredCapabilities: { [KIND_LABEL[kind]]: {} },
+    }, 400)
   }
 }

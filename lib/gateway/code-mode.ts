@@ -8,6 +8,7 @@
 import { type ExecResult, type SandboxPool, type ToolTypeSource, createSandboxPool, renderDeclarationsFor } from '../codemode/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
+import { appOf, appResourceUri, isAppResourceUri } from './apps.ts'
 import { type SearchHit, type ToolIndex, createToolIndex } from '../search/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { DownstreamAsker } from './broker.ts'
@@ -52,6 +53,14 @@ export class CodeMode {
   async search(query: string, options: { server?: string; limit?: number } = {}): Promise<SearchHit[]> {
     await this.#ensureIndexed()
     return this.#index.search(query, options)
+  }
+
+  /** The ui:// URI (as the gateway surfaces serve it) of the MCP App that renders this tool, if any. */
+  async appOf(server: string, tool: string): Promise<string | undefined> {
+    const catalog = await this.pool.catalog(server).catch(() => undefined)
+    const definition = catalog?.tools.find((t) => t.name === tool)
+    const uri = definition && appOf(definition)
+    return uri !== undefined && isAppResourceUri(uri) ? appResourceUri(server, uri) : undefined
   }
 
   async types(query: TypesQuery): Promise<string> {

@@ -11,7 +11,10 @@ import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import { Recorder, fileSink, recordingTransports } from '../replay/index.ts'
 import type { SchemaValidator } from '../codemode/index.ts'
+import { EXTENSION } from '../wire/index.ts'
+import { UI_EXTENSION_SETTINGS } from './apps.ts'
 import { Broker } from './broker.ts'
+import { callAsTask, canRunAsTask } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
 import { configuredStatus, redactUrl } from './status.ts'
 
@@ -52,7 +55,7 @@ export class Upstream {
     readonly config: ServerConfig,
     private readonly context: UpstreamContext,
   ) {
-    this.broker = new Broker(config.name)
+    this.broker = new Broker(config.name, config.roots)
     this.#state = config.disabled ? 'disabled' : 'configured'
   }
 
@@ -86,10 +89,16 @@ export class Upstream {
     const live = this.#client
     const client = live !== undefined && !live.peer.closed ? live : await this.client()
     const known = this.#tools
-    const definition = this.context.validator ? (known !== undefined && known.catalog === this.#catalog ? known.byName.get(tool) : await this.#toolDefinition(tool)) : undefined
-    if (definition && !options.argumentsChecked) this.#validate('input', definition, args)
+    // The definition is needed to validate, and to know a tool that must run as a task.
+    const definition = known !== undefined && known.catalog === this.#catalog ? known.byName.get(tool) : await this.#toolDefinition(tool)
+    if (definition && this.context.validator && !options.argumentsChecked) this.#validate('input', definition, args)
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
-    const run = () => client.callTool(tool, args, callOptions(options, timeoutMs))
+    const call = callOptions(options, timeoutMs)
+    // A caller that asked for no task still gets a task-required tool's result (task-runner.ts).
+    const asTask = !options.acceptTask && taskSupport(definition) === 'required' && canRunAsTask(client)
+    const run = asTask
+      ? () => callAsTask(client, tool, args, { call, handlers: this.broker.handlers(), defaultPollMs: this.context.settings.taskPollIntervalMs })
+      : () => client.callTool(tool, args, call)
     const result = await this.broker.run(options.asker, run, options.onLog)
     // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema.
     if (definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
@@ -182,13 +191,16 @@ export class Upstream {
     this.context.emit('server.connecting', { server: this.name })
     const recorder = this.#openRecorder()
     try {
+      const extra = this.context.connectOptions?.(this.config)
       const client = await connect(targetOf(this.config), {
         settings: this.context.settings,
         handlers: this.broker.handlers(),
+        // The union of what mcpx can carry to some host: the questions (from handlers) and MCP Apps.
+        capabilities: { ...extra?.capabilities, extensions: { ...(extra?.capabilities?.extensions as JsonObject | undefined), [EXTENSION.UI]: UI_EXTENSION_SETTINGS } },
         ...(this.config.protocol !== undefined && { revision: this.config.protocol }),
         ...(this.context.cacheDir !== undefined && { cacheDir: this.context.cacheDir }),
         onWarning: (message) => log.warn(`[${this.name}] ${message}`),
-        ...this.context.connectOptions?.(this.config),
+        ...(extra && withoutCapabilities(extra)),
         ...(recorder !== undefined && { transports: recordingTransports(defaultTransports, recorder) }),
       })
       void client.peer.whenClosed().then(() => recorder?.close())
@@ -305,6 +317,16 @@ export class Upstream {
       resourceTemplates,
     }
   }
+}
+
+function withoutCapabilities(options: Partial<ConnectOptions>): Partial<ConnectOptions> {
+  const { capabilities: _capabilities, ...rest } = options
+  return rest
+}
+
+function taskSupport(tool: JsonObject | undefined): unknown {
+  const execution = tool?.execution
+  return typeof execution === 'object' && execution !== null ? (execution as JsonObject).taskSupport : undefined
 }
 
 function callOptions(options: UpstreamCallOptions, timeoutMs: number): CallOptions {

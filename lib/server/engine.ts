@@ -168,14 +168,14 @@ export class Engine implements EngineCore {
   private listChanged(kind: 'tools' | 'prompts' | 'resources'): void {
     this.listens.listChanged(kind)
     for (const c of this.connections) {
-      if (c.legacy?.initialized) c.unsolicited?.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` })
+      if (c.legacy?.initialized && !this.listens.delivers(c, kind)) c.unsolicited?.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` })
     }
   }
 
   private resourceUpdated(uri: string): void {
     this.listens.resourceUpdated(uri)
     for (const c of this.connections) {
-      if (c.legacy?.subscriptions.has(uri)) c.unsolicited?.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })
+      if (c.legacy?.subscriptions.has(uri) && !this.listens.delivers(c, { uri })) c.unsolicited?.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })
     }
   }
 

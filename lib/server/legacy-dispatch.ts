@@ -4,16 +4,19 @@
  * requests on the call's own stream (context.ts). 2025-11-25 task-augmented calls go to tasks.ts.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { LOG_LEVELS, isRecord, methodExists, parseParams, type JsonRpcRequest, type LegacyRevision, type LogLevel } from '../wire/index.ts'
+import { LATEST_MODERN, LOG_LEVELS, isRecord, methodExists, parseParams, type JsonRpcRequest, type LegacyRevision, type LogLevel } from '../wire/index.ts'
 import { createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
 import { initializeResult, negotiateLegacy, serverCapabilities } from './lifecycle.ts'
 import * as p from './providers.ts'
+import { listen } from './modern-dispatch.ts'
 import { taskSupportOf } from './tasks.ts'
 import type { HandlerContext, Implementation, Json } from './types.ts'
 
 /** A connection that skipped initialize (a ping on stdio, or HTTP without a session): 2025-03-26 defaults. */
 const FALLBACK_REVISION: LegacyRevision = '2025-03-26'
+/** The revision that defines the core tasks (basic/utilities/tasks.mdx), served to older clients too. */
+const TASKS_REVISION: LegacyRevision = '2025-11-25'
 
 export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, channel: Channel, signal: AbortSignal): Promise<DispatchResult> {
   const { connection } = channel
@@ -36,6 +39,14 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
 
   const caps = serverCapabilities(engine.def, engine.registry, revision)
   const notFound = () => new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`, { method: req.method })
+  // Accept liberally: a legacy client may ask for what mcpx can answer although its revision
+  // predates it — subscriptions/listen (served as to a 2026 client) and the 2025-11-25 tasks.
+  // Their results are spelled as the revision that defines them.
+  if (req.method === 'subscriptions/listen') return { revision: LATEST_MODERN, result: await listen(engine, req, channel, caps, state?.clientCapabilities ?? {}, signal) }
+  const tasksServed = engine.def.tasks ?? false
+  if (req.method.startsWith('tasks/') && tasksServed && methodExists(TASKS_REVISION, req.method, 'client-to-server')) {
+    return { revision: TASKS_REVISION, result: await legacyTaskMethod(engine, req.method, parseParams(TASKS_REVISION, req.method, raw) as Json) }
+  }
   if (!methodExists(revision, req.method, 'client-to-server')) throw notFound()
   const params = parseParams(revision, req.method, raw) as Json
   const makeCtx = (extras?: Pick<ContextInit, 'signal' | 'outlet'>): HandlerContext =>
@@ -58,7 +69,8 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
   const listing = p.LIST_METHODS.get(req.method)
   if (listing) {
     if (!caps[listing.capability]) throw notFound()
-    return { revision, result: listing.list(engine.registry, params, engine.settings.listPageSize) }
+    const hideApps = engine.def.appsToDeclaredClientsOnly === true && !p.rendersApps(state?.clientCapabilities ?? {})
+    return { revision, result: listing.list(engine.registry, params, engine.settings.listPageSize, hideApps) }
   }
   switch (req.method) {
     case 'logging/setLevel': {
@@ -79,16 +91,19 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
     }
     case 'tools/call': {
       if (!caps.tools) throw notFound()
-      if (caps.tasks) {
+      // The 2025-11-25 `task` hint from a client of any legacy revision (older ones lose it in parsing).
+      if (tasksServed && isRecord(raw.task) && !isRecord(params.task)) params.task = raw.task
+      if (caps.tasks || (tasksServed && isRecord(params.task))) {
         // 2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation": -32601 when the tool refuses the mode.
-        const support = taskSupportOf(engine.registry.tool(String(params.name)))
+        const tool = engine.registry.tool(String(params.name))
+        const support = taskSupportOf(tool)
         const asked = isRecord(params.task)
         if (asked && support === 'forbidden') throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} does not support task execution`)
-        if (!asked && support === 'required') throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} must be called as a task`)
+        if (!asked && support === 'required' && !tool?.servesUntasked) throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} must be called as a task`)
         if (asked) {
           // The call's stream ends with CreateTaskResult; later asks go to the unsolicited stream.
           const outlet = connection.unsolicited ?? { send: () => {} }
-          return { revision, result: engine.tasks.launchLegacy(params.task as Json, (extras) => p.callTool(engine.registry, params, makeCtx({ ...extras, outlet }), engine.def.validateArguments ?? true)) }
+          return { revision: TASKS_REVISION, result: engine.tasks.launchLegacy(params.task as Json, (extras) => p.callTool(engine.registry, params, makeCtx({ ...extras, outlet }), engine.def.validateArguments ?? true)) }
         }
       }
       return { revision, result: await p.callTool(engine.registry, params, makeCtx(), engine.def.validateArguments ?? true) }
@@ -103,7 +118,6 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       if (!caps.completions) throw notFound()
       return { revision, result: await p.complete(engine.def, engine.registry, params, makeCtx()) }
     default:
-      if (req.method.startsWith('tasks/') && caps.tasks) return { revision, result: await legacyTaskMethod(engine, req.method, params) }
       throw notFound()
   }
 }

@@ -32,6 +32,7 @@ export function negotiateLegacy(requested: unknown): LegacyRevision {
 }
 
 export function serverCapabilities(def: ServerDefinition, registry: Registry, revision: Revision): Json {
+  if (def.capabilities) return mirroredCapabilities(def, revision)
   const caps: Json = {}
   const listChanged = def.listChanged ?? true
   if (registry.toolCount > 0 || def.tools) caps.tools = { listChanged }
@@ -49,6 +50,24 @@ export function serverCapabilities(def: ServerDefinition, registry: Registry, re
     if (Object.keys(extensions).length > 0) caps.extensions = extensions
   }
   return caps
+}
+
+/**
+ * Another server's capabilities as given (def.capabilities), with tasks in the spelling of this
+ * revision: the 2025-11-25 core `tasks` or the 2026 extension (SEP-2663), whichever side serves them.
+ * Fields a revision never defined are dropped at the edge (shapeServerCapabilities).
+ */
+function mirroredCapabilities(def: ServerDefinition, revision: Revision): Json {
+  const { tasks: _tasks, extensions, ...caps } = def.capabilities as Json
+  const { [EXTENSION.TASKS]: _taskExtension, ...otherExtensions } = isRecord(extensions) ? extensions : {}
+  const out: Json = { ...caps }
+  if (def.complete === undefined || revision < '2025-03-26') delete out.completions
+  const served = def.tasks ?? false
+  if (served && revision === '2025-11-25') out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  const ext: Json = { ...otherExtensions, ...def.extensions }
+  if (served && isModernRevision(revision)) ext[EXTENSION.TASKS] = {}
+  if (Object.keys(ext).length > 0) out.extensions = ext
+  return out
 }
 
 export function initializeResult(def: ServerDefinition, registry: Registry, revision: LegacyRevision): Json {

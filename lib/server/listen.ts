@@ -4,7 +4,7 @@
  * `_meta["io.modelcontextprotocol/subscriptionId"]` = the listen request's JSON-RPC id.
  */
 import { META, type RequestId } from '../wire/index.ts'
-import type { Outlet } from './connection.ts'
+import type { Connection, Outlet } from './connection.ts'
 import type { Json } from './types.ts'
 
 export interface ListenFilter {
@@ -34,6 +34,8 @@ interface Listener {
   id: RequestId
   filter: ListenFilter
   outlet: Outlet
+  /** The connection that opened it (a legacy session's own unsolicited events are not repeated). */
+  connection?: Connection
   /** Called when the server ends the subscription (shutdown). */
   end(): void
 }
@@ -45,12 +47,12 @@ export class ListenRegistry {
    * Acknowledge and register. `ended` resolves when the server ends the subscription (close());
    * `close` unregisters when the client ended it.
    */
-  open(id: RequestId, requested: unknown, support: ListenSupport, outlet: Outlet): { ended: Promise<void>; close(): void } {
+  open(id: RequestId, requested: unknown, support: ListenSupport, outlet: Outlet, connection?: Connection): { ended: Promise<void>; close(): void } {
     const filter = honoured(requested, support)
     outlet.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { [META.SUBSCRIPTION_ID]: id }, notifications: filter } })
     let end!: () => void
     const ended = new Promise<void>((resolve) => (end = resolve))
-    const listener: Listener = { id, filter, outlet, end }
+    const listener: Listener = { id, filter, outlet, end, ...(connection && { connection }) }
     this.listeners.add(listener)
     return { ended, close: () => this.listeners.delete(listener) }
   }
@@ -59,6 +61,18 @@ export class ListenRegistry {
   closeAll(): void {
     for (const l of this.listeners) l.end()
     this.listeners.clear()
+  }
+
+  /**
+   * Does a listen of `connection` deliver this event? Then the session's unsolicited copy is not
+   * sent too (a legacy client listening gets each event once, tagged).
+   */
+  delivers(connection: Connection, kind: ChangeKind | { uri: string }): boolean {
+    for (const l of this.listeners) {
+      if (l.connection !== connection) continue
+      if (typeof kind === 'string' ? l.filter[FLAG_OF[kind]] : l.filter.resourceSubscriptions?.includes(kind.uri)) return true
+    }
+    return false
   }
 
   listChanged(kind: ChangeKind): void {

@@ -63,16 +63,18 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
   const listing = p.LIST_METHODS.get(req.method)
   if (listing) {
     if (!caps[listing.capability]) throw notFound()
-    return { revision, result: listing.list(engine.registry, params, engine.settings.listPageSize) }
+    const hideApps = engine.def.appsToDeclaredClientsOnly === true && !p.rendersApps(meta.clientCapabilities)
+    return { revision, result: listing.list(engine.registry, params, engine.settings.listPageSize, hideApps) }
   }
   switch (req.method) {
     case 'server/discover':
       return { revision, result: discoverResult(engine.def, engine.registry, revision) }
     case 'tools/call': {
       if (!caps.tools) throw notFound()
-      const support = tasksOn ? taskSupportOf(engine.registry.tool(String(params.name))) : 'forbidden'
+      const tool = tasksOn ? engine.registry.tool(String(params.name)) : undefined
+      const support = taskSupportOf(tool)
       const negotiated = hasTasksExtension(meta.clientCapabilities)
-      if (support === 'required' && !negotiated) throw TaskStore.requireExtension()
+      if (support === 'required' && !negotiated && !tool?.servesUntasked) throw TaskStore.requireExtension()
       if (support !== 'forbidden' && negotiated) {
         // SEP-2663: server-directed; a call still running after one turn becomes a task.
         const launch = engine.tasks.launchModern(signal)
@@ -90,22 +92,25 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       if (!caps.completions) throw notFound()
       return { revision, result: await p.complete(engine.def, engine.registry, params, makeCtx()) }
     case 'subscriptions/listen':
-      return { revision, result: await listen(engine, req, channel, caps, meta, signal) }
+      return { revision, result: await listen(engine, req, channel, caps, meta.clientCapabilities, signal) }
     default:
       if (isTaskMethod && tasksOn) return { revision, result: modernTaskMethod(engine, req.method, params, meta) }
       throw notFound()
   }
 }
 
-/** Hold the stream open until the client cancels it (no response then) or the server ends it (a result). */
-async function listen(engine: EngineCore, req: JsonRpcRequest, channel: Channel, caps: Json, meta: ModernMeta, signal: AbortSignal): Promise<Json | undefined> {
+/**
+ * Hold the stream open until the client cancels it (no response then) or the server ends it (a
+ * result). Also serves legacy clients that ask for it (legacy-dispatch.ts: accept liberally).
+ */
+export async function listen(engine: EngineCore, req: JsonRpcRequest, channel: Channel, caps: Json, clientCapabilities: Json, signal: AbortSignal): Promise<Json | undefined> {
   const resources = caps.resources as Json | undefined
   const tasksServed = EXTENSION.TASKS in ((caps.extensions ?? {}) as Json)
   const requested = req.params?.notifications as Json | undefined
   // SEP-2663: asking for task notifications without the extension is -32021.
-  if (tasksServed && Array.isArray(requested?.taskIds) && !hasTasksExtension(meta.clientCapabilities)) throw TaskStore.requireExtension()
+  if (tasksServed && Array.isArray(requested?.taskIds) && !hasTasksExtension(clientCapabilities)) throw TaskStore.requireExtension()
   const support = { tools: !!caps.tools, prompts: !!caps.prompts, resources: !!resources, subscribe: !!resources?.subscribe, tasks: tasksServed }
-  const subscription = engine.listens.open(req.id, requested, support, channel.outlet)
+  const subscription = engine.listens.open(req.id, requested, support, channel.outlet, channel.connection)
   const aborted = new Promise<'aborted'>((resolve) => (signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true })))
   const how = await Promise.race([aborted, subscription.ended.then(() => 'ended' as const)])
   subscription.close()

@@ -1,6 +1,7 @@
 /**
  * The provider methods shared by both eras: list/call/get/read/complete over the Registry. They
- * build results in the newest shape; unknown names are -32602 and a missing resource is -32002
+ * build results in the newest shape; unknown names are -32602 (unless the registry forwards them:
+ * Registry.unknown) and a missing resource is -32002
  * (legacy) or -32602 with data.uri (2026-07-28 server/resources.mdx; SEP-2164). A tool that throws
  * anything but a protocol error reports it as an `isError` result (SEP-1303).
  */
@@ -9,7 +10,7 @@ import { checkArguments } from './arguments.ts'
 import { InputRequired } from './context.ts'
 import { paginate } from './pagination.ts'
 import { describe, type Registry } from './registry.ts'
-import type { Era } from '../wire/index.ts'
+import { EXTENSION, MCP_APPS, type Era } from '../wire/index.ts'
 import type { CompleteRequest, HandlerContext, Json, ServerDefinition } from './types.ts'
 
 function requireString(params: Json, key: string): string {
@@ -25,11 +26,11 @@ function optionalObject(params: Json, key: string): Json {
   return value as Json
 }
 
-export function listTools(registry: Registry, params: Json, pageSize: number): Json {
+export function listTools(registry: Registry, params: Json, pageSize: number, hideApps = false): Json {
   const tools = registry.listTools().map((t) => {
     const wire = describe(t)
     wire.inputSchema ??= { type: 'object' }
-    return wire
+    return hideApps ? withoutAppMeta(wire) : wire
   })
   return paginate(tools, 'tools', params, pageSize)
 }
@@ -37,8 +38,11 @@ export function listTools(registry: Registry, params: Json, pageSize: number): J
 export async function callTool(registry: Registry, params: Json, ctx: HandlerContext, validate = true): Promise<Json> {
   const name = requireString(params, 'name')
   const tool = registry.tool(name)
-  if (!tool) throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`, { name })
   const args = optionalObject(params, 'arguments')
+  if (!tool) {
+    if (registry.unknown?.callTool) return registry.unknown.callTool(name, args, ctx)
+    throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`, { name })
+  }
   const invalid = validate ? (tool.checkArguments ? tool.checkArguments(args) : checkArguments(tool, args)) : undefined
   if (invalid) return invalid
   try {
@@ -50,6 +54,27 @@ export async function callTool(registry: Registry, params: Json, ctx: HandlerCon
   }
 }
 
+/**
+ * A tool as listed to a host that did not declare MCP Apps (`io.modelcontextprotocol/ui`): without
+ * its UI links (`_meta.ui`, `_meta["ui/resourceUri"]`), as a server that checks the capability
+ * would register it (MCP Apps SEP-1865 "Negotiation").
+ */
+function withoutAppMeta(tool: Json): Json {
+  const meta = tool._meta
+  if (typeof meta !== 'object' || meta === null || !(MCP_APPS.META_KEY in meta || MCP_APPS.FLAT_RESOURCE_URI in meta)) return tool
+  const { [MCP_APPS.META_KEY]: _ui, [MCP_APPS.FLAT_RESOURCE_URI]: _flat, ...rest } = meta as Json
+  const out = { ...tool }
+  if (Object.keys(rest).length > 0) out._meta = rest
+  else delete out._meta
+  return out
+}
+
+/** Did this client declare MCP Apps? */
+export function rendersApps(clientCapabilities: Json): boolean {
+  const extensions = clientCapabilities.extensions
+  return typeof extensions === 'object' && extensions !== null && EXTENSION.UI in extensions
+}
+
 export function listPrompts(registry: Registry, params: Json, pageSize: number): Json {
   return paginate(registry.listPrompts().map(describe), 'prompts', params, pageSize)
 }
@@ -57,8 +82,11 @@ export function listPrompts(registry: Registry, params: Json, pageSize: number):
 export async function getPrompt(registry: Registry, params: Json, ctx: HandlerContext): Promise<Json> {
   const name = requireString(params, 'name')
   const prompt = registry.prompt(name)
-  if (!prompt) throw new RpcError(RPC.INVALID_PARAMS, `Unknown prompt: ${name}`, { name })
   const args = optionalObject(params, 'arguments') as Record<string, string>
+  if (!prompt) {
+    if (registry.unknown?.getPrompt) return registry.unknown.getPrompt(name, args, ctx)
+    throw new RpcError(RPC.INVALID_PARAMS, `Unknown prompt: ${name}`, { name })
+  }
   for (const a of prompt.arguments ?? []) {
     if (a.required && typeof args[a.name] !== 'string') throw new RpcError(RPC.INVALID_PARAMS, `Missing required argument '${a.name}' for prompt ${name}`, { name, argument: a.name })
   }
@@ -77,7 +105,7 @@ export function listTemplates(registry: Registry, params: Json, pageSize: number
  * The list methods both eras answer alike: the capability each needs (absent → -32601) and its pager.
  * A Map, not an object literal, so a method named like an Object.prototype key is never found.
  */
-export const LIST_METHODS = new Map<string, { capability: 'tools' | 'prompts' | 'resources'; list: (registry: Registry, params: Json, pageSize: number) => Json }>([
+export const LIST_METHODS = new Map<string, { capability: 'tools' | 'prompts' | 'resources'; list: (registry: Registry, params: Json, pageSize: number, hideApps?: boolean) => Json }>([
   ['tools/list', { capability: 'tools', list: listTools }],
   ['prompts/list', { capability: 'prompts', list: listPrompts }],
   ['resources/list', { capability: 'resources', list: listResources }],
@@ -90,6 +118,7 @@ export async function readResource(registry: Registry, params: Json, ctx: Handle
   if (resource) return resource.read(ctx)
   const match = registry.matchTemplate(uri)
   if (match) return match.template.read(uri, match.vars, ctx)
+  if (registry.unknown?.readResource) return registry.unknown.readResource(uri, ctx)
   throw resourceNotFound(uri, era)
 }
 

@@ -4,9 +4,16 @@
  * through the engine's notifier, so a gateway can swap upstream-backed providers at run time.
  */
 import { McpxError } from '../errors/index.ts'
-import type { Json, PromptDef, ResourceDef, ServerDefinition, TemplateDef, ToolDef } from './types.ts'
+import type { HandlerContext, Json, PromptDef, ResourceDef, ServerDefinition, TemplateDef, ToolDef } from './types.ts'
 
 type Kind = 'tools' | 'prompts' | 'resources'
+
+/** Handlers for names not in the registry (see Registry.unknown); each one absent keeps the engine's own error. */
+export interface UnknownNames {
+  callTool?(name: string, args: Json, ctx: HandlerContext): Promise<Json>
+  getPrompt?(name: string, args: Record<string, string>, ctx: HandlerContext): Promise<Json>
+  readResource?(uri: string, ctx: HandlerContext): Promise<Json>
+}
 
 export class Registry {
   private readonly tools = new Map<string, ToolDef>()
@@ -15,6 +22,11 @@ export class Registry {
   private templates: TemplateDef[] = []
   /** Set by the engine: called after every mutation of a list. */
   onChange: (kind: Kind) => void = () => {}
+  /**
+   * Where requests for names this registry does not hold go instead of -32602 / resource-not-found
+   * (a gateway's pass-through surface forwards them upstream, whose answer is the one relayed).
+   */
+  unknown?: UnknownNames
 
   constructor(def: Pick<ServerDefinition, 'tools' | 'prompts' | 'resources' | 'templates'>) {
     for (const t of def.tools ?? []) addUnique(this.tools, t.name, t, 'tool')

@@ -59,9 +59,11 @@ export class TaskStore {
 
   /**
    * A 2026 server-directed launch: `run(work)` returns the work's own result when it settles within
-   * one turn (or throws, e.g. InputRequired for an MRTR round), else a CreateTaskResult.
+   * one turn (or throws, e.g. InputRequired for an MRTR round), else a CreateTaskResult. `taskId`:
+   * the id to give the task (a gateway relaying another server's task keeps that server's id),
+   * unless the store already holds it.
    */
-  launchModern(requestSignal: AbortSignal): { extras: Pick<ContextInit, 'signal' | 'taskAsk'>; run(work: () => Promise<Json>): Promise<Json> } {
+  launchModern(requestSignal: AbortSignal, taskId?: string): { extras: Pick<ContextInit, 'signal' | 'taskAsk'>; run(work: () => Promise<Json>): Promise<Json> } {
     const controller = new AbortController()
     let task: TaskRecord | undefined
     requestSignal.addEventListener('abort', () => task === undefined && controller.abort(requestSignal.reason), { once: true })
@@ -71,7 +73,7 @@ export class TaskStore {
         const running = work()
         const first = await Promise.race([running, new Promise<typeof AT_ONCE>((resolve) => setTimeout(() => resolve(AT_ONCE), 0))])
         if (first !== AT_ONCE) return first
-        task = this.create(controller, this.settings.taskTtlMs)
+        task = this.create(controller, this.settings.taskTtlMs, taskId)
         this.settle(task, running)
         return { resultType: RESULT_TYPE.TASK, ...this.envelope(task) }
       },
@@ -146,14 +148,14 @@ export class TaskStore {
     this.tasks.clear()
   }
 
-  private create(controller: AbortController, ttlMs: number): TaskRecord {
+  private create(controller: AbortController, ttlMs: number, taskId?: string): TaskRecord {
     const now = new Date().toISOString()
     let finish!: () => void
     const finished = new Promise<void>((resolve) => (finish = resolve))
     const task: TaskRecord = {
       finished,
       finish,
-      taskId: randomUUID(),
+      taskId: taskId !== undefined && !this.tasks.has(taskId) ? taskId : randomUUID(),
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,

@@ -67,6 +67,11 @@ export interface ToolDef {
   icons?: Json[]
   /** 2025-11-25 tasks: `{taskSupport: 'forbidden'|'optional'|'required'}`. */
   execution?: Json
+  /**
+   * The handler also serves calls made without a task when `execution.taskSupport` is "required"
+   * (a gateway that runs the upstream task itself), so the engine does not refuse them.
+   */
+  servesUntasked?: boolean
   _meta?: Json
   handler(args: Json, ctx: HandlerContext): Promise<Json> | Json
   /**
@@ -147,4 +152,15 @@ export interface ServerDefinition {
   validateArguments?: boolean
   /** Extra `extensions` entries for the 2026 capabilities. */
   extensions?: Json
+  /**
+   * Capabilities offered as another server gave them (a gateway's pass-through), instead of the ones
+   * derived from the providers; spelled down for each peer's revision at the edge. Tasks still
+   * follow `tasks`.
+   */
+  capabilities?: Json
+  /**
+   * Tools' MCP Apps links (`_meta.ui`, `_meta["ui/resourceUri"]`) are listed only to clients that
+   * declared `io.modelcontextprotocol/ui` (a gateway carrying other servers' apps).
+   */
+  appsToDeclaredClientsOnly?: boolean
 }

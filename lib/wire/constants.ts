@@ -57,6 +57,17 @@ export const META = {
 /** Extension identifiers (2026-07-28 extensions; SEP-2663). */
 export const EXTENSION = {
   TASKS: 'io.modelcontextprotocol/tasks',
+  /** MCP Apps (SEP-1865, stable 2026-01-26): interactive UIs as `ui://` resources linked from tools. */
+  UI: 'io.modelcontextprotocol/ui',
+} as const
+
+/** MCP Apps: the one mimeType of a UI resource, and the tool `_meta` keys that link one. */
+export const MCP_APPS = {
+  MIME_TYPE: 'text/html;profile=mcp-app',
+  SCHEME: 'ui://',
+  /** `_meta.ui.resourceUri` (current) and the flat `_meta["ui/resourceUri"]` (deprecated, still seen). */
+  META_KEY: 'ui',
+  FLAT_RESOURCE_URI: 'ui/resourceUri',
 } as const
 
 /** `resultType` values (2026-07-28 schema: Result.resultType; SEP-2663 adds "task"). */

@@ -7,7 +7,7 @@
 import type { JsonObject } from '../../client/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { HandlerContext, InputRequest, Json } from '../../server/index.ts'
-import { EXTENSION, LOG_LEVELS, type LogLevel, META } from '../../wire/index.ts'
+import { EXTENSION, LOG_LEVELS, type LogLevel, META, isRecord } from '../../wire/index.ts'
 import type { DownstreamAsker } from '../broker.ts'
 import type { UpstreamCallOptions } from '../types.ts'
 import type { ParkingLot } from './parking.ts'
@@ -35,13 +35,13 @@ function askerFor(ctx: HandlerContext, ask: Ask): DownstreamAsker {
  * (only those the gateway can broker), the log level it asked for (a legacy host's session level
  * is applied by ctx.log, so everything is asked for), and sinks for progress and log messages.
  */
-function downstreamOptions(ctx: HandlerContext, relayTasks: boolean): UpstreamCallOptions {
-  const capabilities = upstreamCapabilities(ctx, relayTasks)
+function downstreamOptions(ctx: HandlerContext, relayTasks: boolean, allExtensions: boolean): UpstreamCallOptions {
+  const capabilities = upstreamCapabilities(ctx, relayTasks, allExtensions)
   const requested = ctx.meta[META.LOG_LEVEL]
   const logLevel: LogLevel | undefined =
     ctx.era === 'legacy' ? 'debug' : typeof requested === 'string' && (LOG_LEVELS as readonly string[]).includes(requested) ? (requested as LogLevel) : undefined
   const options: { -readonly [K in keyof UpstreamCallOptions]: UpstreamCallOptions[K] } = { capabilities }
-  if (capabilities.extensions !== undefined) options.acceptTask = true
+  if (isRecord(capabilities.extensions) && EXTENSION.TASKS in capabilities.extensions) options.acceptTask = true
   if (logLevel) {
     options.logLevel = logLevel
     options.onLog = (params: JsonObject) => {
@@ -60,13 +60,19 @@ function downstreamOptions(ctx: HandlerContext, relayTasks: boolean): UpstreamCa
  */
 const BROKERED_CAPABILITIES = Object.values(CAPABILITY_OF)
 
-export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean): JsonObject {
+export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean, allExtensions = false): JsonObject {
   const capabilities: JsonObject = {}
   for (const cap of BROKERED_CAPABILITIES) if (cap in ctx.clientCapabilities) capabilities[cap] = ctx.clientCapabilities[cap] as Json
-  const hostExtensions = ctx.clientCapabilities.extensions as JsonObject | undefined
-  if (relayTasks && ctx.era === 'modern' && hostExtensions !== undefined && EXTENSION.TASKS in hostExtensions) {
-    capabilities.extensions = { [EXTENSION.TASKS]: hostExtensions[EXTENSION.TASKS] as Json }
+  const hostExtensions = isRecord(ctx.clientCapabilities.extensions) ? (ctx.clientCapabilities.extensions as JsonObject) : {}
+  const extensions: JsonObject = {}
+  // Pass-through forwards every extension the host declares; the renamed surfaces the ones mcpx
+  // carries (MCP Apps: it re-addresses their resources). Tasks only where the caller relays them.
+  for (const [id, settings] of Object.entries(hostExtensions)) {
+    if (id === EXTENSION.TASKS) continue
+    if (allExtensions || id === EXTENSION.UI) extensions[id] = settings as Json
   }
+  if (relayTasks && ctx.era === 'modern' && EXTENSION.TASKS in hostExtensions) extensions[EXTENSION.TASKS] = hostExtensions[EXTENSION.TASKS] as Json
+  if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities
 }
 
@@ -85,12 +91,14 @@ interface ParkState {
 export interface BrokeredCallOptions {
   /** The caller handles a CreateTaskResult (pass-through tools/call), so the host's tasks extension goes upstream. */
   readonly relayTasks?: boolean
+  /** Pass-through: every extension the host declares goes upstream (else only MCP Apps). */
+  readonly allExtensions?: boolean
   /** Setting ssePollAfterMs: a 2025-11-25 host's SSE stream is closed after this long (0 = never). */
   readonly ssePollAfterMs?: number
 }
 
 export function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, callOptions: BrokeredCallOptions = {}): Promise<Json> {
-  const options = downstreamOptions(ctx, callOptions.relayTasks ?? false)
+  const options = downstreamOptions(ctx, callOptions.relayTasks ?? false, callOptions.allExtensions ?? false)
   if (ctx.era === 'legacy') {
     let asked = 0
     const ask: Ask = async (request) => {

@@ -73,8 +73,11 @@ export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
           ...(typeof args.limit === 'number' && { limit: args.limit }),
         })
         options.onNamed?.(hits.map((h) => h.qualifiedName))
-        const text = hits.map((h) => `${h.qualifiedName}${h.description ? ` — ${h.description}` : ''}`).join('\n')
-        return { content: [{ type: 'text', text: text || 'no matching tools' }], structuredContent: { hits: hits.map(({ score: _s, ...hit }) => hit) } }
+        // MCP Apps: a hit whose tool renders a UI names it (the ui:// URI this surface serves).
+        const apps = await Promise.all(hits.map((h) => codeMode.appOf(h.server, h.name)))
+        const text = hits.map((h, i) => `${h.qualifiedName}${apps[i] ? ' [app]' : ''}${h.description ? ` — ${h.description}` : ''}`).join('\n')
+        const structured = hits.map(({ score: _s, ...hit }, i) => (apps[i] ? { ...hit, app: apps[i] } : hit))
+        return { content: [{ type: 'text', text: text || 'no matching tools' }], structuredContent: { hits: structured } }
       },
     },
     {

@@ -4,6 +4,7 @@
  * descriptions are written for models: what to pass and what comes back.
  */
 import type { ToolDef } from '../../server/index.ts'
+import { appOf, appResourceUri, isAppResourceUri } from '../apps.ts'
 import { splitQualified } from '../naming.ts'
 import type { UpstreamPool } from '../pool.ts'
 import { brokeredCall } from './brokered-call.ts'
@@ -53,8 +54,14 @@ export function catalogTool(pool: UpstreamPool): ToolDef {
     handler: async (args) => {
       if (typeof args.server === 'string') {
         const catalog = await pool.catalog(args.server)
-        const tools = catalog.tools.map((t) => ({ name: `${args.server}.${String(t.name)}`, description: firstLine(t.description) }))
-        const text = tools.map((t) => `${t.name}${t.description ? ` — ${t.description}` : ''}`).join('\n')
+        const server = args.server
+        const tools = catalog.tools.map((t) => {
+          // MCP Apps: a tool whose results a UI renders names it (the ui:// URI the surfaces serve).
+          const app = appOf(t)
+          const entry = { name: `${server}.${String(t.name)}`, description: firstLine(t.description) }
+          return app !== undefined && isAppResourceUri(app) ? { ...entry, app: appResourceUri(server, app) } : entry
+        })
+        const text = tools.map((t) => `${t.name}${'app' in t ? ' [app]' : ''}${t.description ? ` — ${t.description}` : ''}`).join('\n')
         return { content: [{ type: 'text', text: text || `${args.server} has no tools` }], structuredContent: { server: args.server, tools } }
       }
       const { catalogs, failures } = await pool.catalogs()

@@ -19,7 +19,7 @@ import { codeModeTools } from './code-mode-tools.ts'
 import { callTool, catalogTool } from './direct-tools.ts'
 import { ParkingLot } from './parking.ts'
 import { followResourceUpdates } from './resource-updates.ts'
-import { type ItemOptions, upstreamPrompts, upstreamResources, upstreamTemplates, upstreamTools } from './upstream-items.ts'
+import { type ItemOptions, forwardUnknown, readUnlistedApps, upstreamPrompts, upstreamResources, upstreamTemplates, upstreamTools } from './upstream-items.ts'
 
 type ChangeKind = 'tools' | 'prompts' | 'resources'
 
@@ -67,10 +67,12 @@ export class GatewaySurface {
         instructions: options.mode === 'passthrough' ? undefined : INSTRUCTIONS,
         tools,
         listChanged: true,
+        appsToDeclaredClientsOnly: true,
         ...(passthrough && { complete: this.#complete }),
       },
       options.settings,
     )
+    this.engine.registry.unknown = passthrough ? forwardUnknown(options.passthrough!, this.#items) : readUnlistedApps(this.#items)
     this.#stop = options.pool.on((type, data) => {
       if (type === 'servers.changed') void this.sync().catch(() => {})
       else if (type === 'catalog.changed' || type === 'server.ready') {
@@ -124,7 +126,7 @@ export class GatewaySurface {
       const catalog = await pool.catalog(passthrough)
       this.#catalogs = [catalog]
       const client = await pool.upstream(passthrough).client()
-      this.#mirrorCapabilities(client.serverCapabilities)
+      this.#mirrorIdentity(client)
       await this.#followUpdates(client, catalog.resources.map((r) => String(r.uri)))
     } else {
       const { catalogs, failures } = await pool.catalogs()
@@ -152,13 +154,22 @@ export class GatewaySurface {
   }
 
   /**
-   * Pass-through serves tasks exactly when the upstream does (SEP-2663 extension or 2025-11-25
+   * Pass-through is the upstream as itself: its serverInfo, instructions and capabilities (spelled
+   * down per host revision at the edge: lifecycle.ts mirroredCapabilities). It serves tasks exactly when the upstream does (SEP-2663 extension or 2025-11-25
    * `tasks`): the upstream decides which calls become tasks, the gateway engine keeps the host's
    * task that follows each (task-relay.ts).
    */
-  #mirrorCapabilities(capabilities: Record<string, unknown>): void {
+  #mirrorIdentity(client: McpClient): void {
+    const { serverInfo, instructions } = client.server
+    const capabilities = client.serverCapabilities
+    const def = this.engine.def
+    // The upstream's serverInfo (name, title, version, icons, websiteUrl) and instructions as given.
+    if (serverInfo?.name !== undefined && serverInfo.version !== undefined) def.info = serverInfo
+    if (instructions !== undefined) def.instructions = instructions
+    else delete def.instructions
+    def.capabilities = capabilities
     const extensions = (capabilities.extensions ?? {}) as Record<string, unknown>
-    this.engine.def.tasks = EXTENSION.TASKS in extensions || capabilities.tasks !== undefined
+    def.tasks = EXTENSION.TASKS in extensions || capabilities.tasks !== undefined
     // completions likewise: declared, and forwarded, only when the upstream offers them.
     if (capabilities.completions !== undefined) this.engine.def.complete = this.#complete
     else delete this.engine.def.complete

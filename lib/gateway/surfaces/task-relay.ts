@@ -34,7 +34,8 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled'])
  * cancels. Results and errors come back as the upstream gave them.
  */
 export function relayTask(ctx: HandlerContext, created: JsonObject, options: TaskRelayOptions): Promise<Json> {
-  const launch = options.tasks.launchModern(ctx.signal)
+  // The host sees the upstream's task id (mapped one to one, not renamed).
+  const launch = options.tasks.launchModern(ctx.signal, typeof created.taskId === 'string' ? created.taskId : undefined)
   const ask: Ask = (requests) => {
     const parked = launch.extras.taskAsk?.()
     if (!parked) throw new McpxError('INTERNAL', 'upstream task asked for input before the gateway task existed')

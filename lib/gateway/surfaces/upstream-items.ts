@@ -4,11 +4,13 @@
  * own names for pass-through. Every handler forwards to the pool with questions brokered back.
  */
 import type { JsonObject } from '../../client/index.ts'
-import type { Engine, HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef } from '../../server/index.ts'
+import type { Engine, HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef, UnknownNames } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
-import { RESULT_TYPE } from '../../wire/index.ts'
+import { RESULT_TYPE, isRecord } from '../../wire/index.ts'
 import type { Catalog } from '../types.ts'
 import { gatewayResourceUri, rawName } from '../naming.ts'
+import { appOf, appResourceUri, isAppResourceUri, rewriteAppMeta, upstreamAppResource } from '../apps.ts'
+import { RPC, RpcError } from '../../errors/index.ts'
 import type { UpstreamPool } from '../pool.ts'
 import { brokeredCall, upstreamCapabilities } from './brokered-call.ts'
 import type { ParkingLot } from './parking.ts'
@@ -45,18 +47,33 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
       handler: async (args, ctx) => {
         const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal, argumentsChecked: checked }), {
           relayTasks: options.tasks !== undefined,
+          allExtensions: options.ownNames,
           ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
         })
         if (options.tasks && result.resultType === RESULT_TYPE.TASK) {
-          const capabilities = upstreamCapabilities(ctx, true)
+          const capabilities = upstreamCapabilities(ctx, true, true)
           return relayTask(ctx, result, { pool: options.pool, server: catalog.server, tasks: options.tasks(), settings: options.settings!, capabilities })
         }
         return relayResult(result)
       },
     }
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
+    // MCP Apps: the UI resource is re-addressed with the tool (apps.ts); pass-through keeps it.
+    if (!options.ownNames && isRecord(tool._meta) && appOf(tool) !== undefined) def._meta = rewriteAppMeta(catalog.server, tool._meta)
+    if (taskRequired(tool)) {
+      // mcpx runs the upstream task itself for a caller that asks for none (task-runner.ts): the
+      // renamed surfaces list the tool as "optional" so hosts without tasks call it; pass-through
+      // lists it as the upstream gave it and still serves the untasked call.
+      def.servesUntasked = true
+      if (!options.ownNames) def.execution = { ...(tool.execution as JsonObject), taskSupport: 'optional' }
+    }
     return def
   })
+}
+
+function taskRequired(tool: JsonObject): boolean {
+  const execution = tool.execution
+  return typeof execution === 'object' && execution !== null && (execution as JsonObject).taskSupport === 'required'
 }
 
 export function upstreamPrompts(catalog: Catalog, options: ItemOptions): PromptDef[] {
@@ -74,7 +91,7 @@ export function upstreamPrompts(catalog: Catalog, options: ItemOptions): PromptD
 export function upstreamResources(catalog: Catalog, options: ItemOptions): ResourceDef[] {
   return catalog.resources.map((resource) => {
     const uri = String(resource.uri)
-    const exposed = options.ownNames ? uri : gatewayResourceUri(catalog.server, uri)
+    const exposed = options.ownNames ? uri : isAppResourceUri(uri) ? appResourceUri(catalog.server, uri) : gatewayResourceUri(catalog.server, uri)
     return {
       ...(resource as Omit<ResourceDef, 'read'>),
       uri: exposed,
@@ -95,6 +112,38 @@ export function upstreamTemplates(catalog: Catalog, options: ItemOptions): Templ
   })
 }
 
+/**
+ * Pass-through: names the catalog does not hold (yet) are the upstream's to answer, after the
+ * config's allowed/blocked lists (Upstream.call refuses those); its result, isError or error is
+ * relayed as given (issue: "pass-through as itself").
+ */
+export function forwardUnknown(server: string, options: ItemOptions): UnknownNames {
+  const upstream = () => options.pool.upstream(server)
+  return {
+    callTool: async (name, args, ctx) =>
+      relayResult(await brokeredCall(ctx, options.lot, (asker, signal, extra) => upstream().call(name, args, { ...extra, asker, signal }), { allExtensions: true, ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }) })),
+    getPrompt: async (name, args, ctx) => relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(server, 'prompts/get', { name, arguments: args }, { ...extra, asker, signal }))),
+    readResource: (uri, ctx) => readThrough(options, ctx, server, uri, uri),
+  }
+}
+
+/**
+ * The renamed surfaces: a `ui://<server>/…` URI that no listed resource holds (servers MAY leave
+ * UI resources out of resources/list: they are found through tool metadata) is read from that
+ * upstream under its own URI; anything else is not found.
+ */
+export function readUnlistedApps(options: ItemOptions): UnknownNames {
+  return {
+    readResource: async (uri, ctx) => {
+      const target = upstreamAppResource(uri)
+      if (!target || !options.pool.names().includes(target.server)) {
+        throw ctx.era === 'modern' ? new RpcError(RPC.INVALID_PARAMS, `Resource not found: ${uri}`, { uri }) : new RpcError(RPC.RESOURCE_NOT_FOUND_LEGACY, `Resource not found: ${uri}`, { uri })
+      }
+      return readThrough(options, ctx, target.server, target.uri, uri)
+    },
+  }
+}
+
 async function readThrough(options: ItemOptions, ctx: HandlerContext, server: string, uri: string, exposed: string): Promise<JsonObject> {
   const result = relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(server, 'resources/read', { uri }, { ...extra, asker, signal })))
   if (options.ownNames || !Array.isArray(result.contents)) return result
@@ -103,5 +152,5 @@ async function readThrough(options: ItemOptions, ctx: HandlerContext, server: st
 }
 
 function forward(options: ItemOptions, ctx: HandlerContext, run: Parameters<typeof brokeredCall>[2]): Promise<JsonObject> {
-  return brokeredCall(ctx, options.lot, run)
+  return brokeredCall(ctx, options.lot, run, { allExtensions: options.ownNames })
 }

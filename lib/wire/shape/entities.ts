@@ -4,7 +4,7 @@
  * types the peer cannot parse are rewritten (spec-digest §4 "downgrade table"). Pure: inputs are
  * never mutated.
  */
-import { atLeast, isModernRevision, type Revision } from '../constants.ts'
+import { EXTENSION, atLeast, isModernRevision, type Revision } from '../constants.ts'
 import { projectFields, type SpecTypeName } from '../matrix/fields.ts'
 import { withShapedMeta } from './meta.ts'
 import { isRecord } from '../jsonrpc.ts'
@@ -96,6 +96,10 @@ export function shapeServerCapabilities(revision: Revision, capabilities: unknow
 export function shapeClientCapabilities(revision: Revision, capabilities: unknown): Obj {
   if (!isRecord(capabilities)) return {}
   const out = projectFields(revision, 'ClientCapabilities', { ...capabilities })
+  // The one extension a legacy peer is told of: MCP Apps is defined for every revision (SEP-1865's
+  // own initialize example is 2024-11-05), and servers register their UI tools by it.
+  const extensions = capabilities.extensions
+  if (out.extensions === undefined && isRecord(extensions) && isRecord(extensions[EXTENSION.UI])) out.extensions = { [EXTENSION.UI]: extensions[EXTENSION.UI] }
   // Before 2025-11-25 elicitation was `{}` (form only); 2026 dropped roots.listChanged (T26 ClientCapabilities).
   if (!atLeast(revision, '2025-11-25') && isRecord(out.elicitation)) out.elicitation = {}
   if (isModernRevision(revision) && isRecord(out.roots)) out.roots = {}

@@ -36,7 +36,7 @@ describe('parseConfig', () => {
     expect(config).toEqual({
       source: '/etc/mcpx.json',
       servers: {
-        fs: { name: 'fs', target: { kind: 'stdio', command: 'npx', args: ['-y', 'server-fs'], env: { A: '1' }, cwd: '/tmp' }, disabled: false, codemode: false, allowedTools: ['read'] },
+        fs: { name: 'fs', target: { kind: 'stdio', command: 'npx', args: ['-y', 'server-fs'], env: { A: '1' }, cwd: '/tmp' }, disabled: false, codemode: false, allowedTools: ['read'], roots: ['file:///etc'] },
         web: {
           name: 'web',
           target: { kind: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' }, transport: 'auto' },
@@ -44,11 +44,18 @@ describe('parseConfig', () => {
           protocol: '2025-06-18',
           codemode: true,
           record: '/tmp/web.ndjson',
+          roots: ['file:///etc'],
         },
-        old: { name: 'old', target: { kind: 'http', url: 'http://127.0.0.1:9/sse', headers: {}, transport: 'sse' }, disabled: true, codemode: true, blockedTools: ['rm'] },
+        old: { name: 'old', target: { kind: 'http', url: 'http://127.0.0.1:9/sse', headers: {}, transport: 'sse' }, disabled: true, codemode: true, blockedTools: ['rm'], roots: ['file:///etc'] },
       },
       settings: { requestTimeoutMs: 5000 },
     } satisfies McpxConfig)
+  })
+
+  test('roots: paths relative to the config file, URIs as given, default the config file directory', () => {
+    const config = parseConfig(JSON.stringify({ mcpServers: { a: { command: 'x', roots: ['src', '/abs', 'file:///u'] }, b: { command: 'y' } } }), '/home/me/mcpx.json', {})
+    expect(config.servers.a!.roots).toEqual(['file:///home/me/src', 'file:///abs', 'file:///u'])
+    expect(config.servers.b!.roots).toEqual(['file:///home/me'])
   })
 
   test('interpolates ${VAR} and ${VAR:-default}; $${ stays literal', () => {

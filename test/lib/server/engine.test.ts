@@ -222,3 +222,34 @@ test('with an authenticated principal: requestState is bound to it and cacheable
   expect(result(await retry('alice', 3)).resultType).toBe('input_required')
   expect(result(await engine.handle({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: META } }, as('alice'))).cacheScope).toBe('private')
 })
+
+describe('accept liberally: older legacy clients', () => {
+  test('a 2025-06-18 client sending the 2025-11-25 task hint and tasks/* is served as a 2025-11-25 tasks client', async () => {
+    const { call, blocker } = setup()
+    await call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'old', version: '1' } })
+    const created = result(await call('tools/call', { name: 'slow', arguments: {}, task: { ttl: 60000 } }))
+    expect(created.task).toMatchObject({ status: 'working' })
+    const taskId = created.task.taskId
+    expect(result(await call('tasks/get', { taskId }))).toMatchObject({ taskId, status: 'working' })
+    blocker.open()
+    const final = result(await call('tasks/result', { taskId }))
+    expect(final.content).toEqual([{ type: 'text', text: 'done legacy' }])
+    expect(result(await call('tasks/list', {})).tasks.map((t: { taskId: string }) => t.taskId)).toContain(taskId)
+    // A method no revision of its era defines stays -32601.
+    expect(error(await call('server/discover', {}))?.code).toBe(-32601)
+  })
+
+  test('a 2025-03-26 client opens subscriptions/listen: acknowledged, then tagged list_changed until it cancels', async () => {
+    const { engine, channel, sent, call } = setup()
+    await call('initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'old', version: '1' } })
+    await engine.handle({ jsonrpc: '2.0', method: 'notifications/initialized' }, channel)
+    const listening = call('subscriptions/listen', { notifications: { toolsListChanged: true } })
+    await Bun.sleep(0)
+    const tag = { 'io.modelcontextprotocol/subscriptionId': 2 }
+    expect(sent).toContainEqual({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: { toolsListChanged: true } } })
+    engine.notify.toolsListChanged()
+    expect(sent).toContainEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: tag } })
+    await engine.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } }, channel)
+    expect(await listening).toBeUndefined()
+  })
+})

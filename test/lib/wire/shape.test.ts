@@ -224,6 +224,12 @@ describe('capabilities per revision (the schemas leave them open, so this is che
     if (revision === '2025-06-18') expect(shapedClient.elicitation).toEqual({})
     if (revision === '2026-07-28') expect(shapedClient.roots).toEqual({})
   })
+
+  test('MCP Apps is the one extension a legacy server is told of (SEP-1865 negotiates it with every revision)', () => {
+    const ui = { mimeTypes: ['text/html;profile=mcp-app'] }
+    const shaped = shapeClientCapabilities('2024-11-05', { ...client, extensions: { x: {}, 'io.modelcontextprotocol/ui': ui } })
+    expect(shaped.extensions).toEqual({ 'io.modelcontextprotocol/ui': ui })
+  })
 })
 
 describe('codecFor', () => {

@@ -1,0 +1,145 @@
+/**
+ * A task-required upstream tool called by someone who did not ask for a task (a host of any era
+ * that speaks no tasks, mcpx_call, mcpx_exec, the CLI): mcpx creates the upstream task itself and
+ * follows it to its end, so the caller gets the tool's result as for any call.
+ * - 2025-11-25 upstreams (basic/utilities/tasks.mdx): `tools/call` with `params.task`, then
+ *   `tasks/result`, which blocks until the task ends and carries the task's own questions
+ *   (elicitation, sampling) as requests on that stream, brokered to the caller; `tasks/get` is
+ *   polled beside it at the task's `pollInterval` for status.
+ * - 2026-07-28 upstreams with the tasks extension (extensions/tasks, SEP-2663): the extension is
+ *   declared on the call, then `tasks/get` at `pollIntervalMs`; its `inputRequests` are answered
+ *   through the broker and sent back with `tasks/update`.
+ * Each status change goes to the caller as a progress update (when it gave a progress token), and
+ * the caller cancelling cancels the upstream task (`tasks/cancel`).
+ */
+import { type CallOptions, type ClientHandlers, type JsonObject, type McpClient, answerInputRequests } from '../client/index.ts'
+import { McpxError, RpcError } from '../errors/index.ts'
+import { log } from '../log.ts'
+import { EXTENSION, RESULT_TYPE, isRecord } from '../wire/index.ts'
+
+export interface TaskRunOptions {
+  readonly call: CallOptions
+  /** Where the task's 2026 inputRequests are answered (the upstream's broker: the caller's asker). */
+  readonly handlers: ClientHandlers
+  /** Used when the upstream suggests no poll interval (setting taskPollIntervalMs). */
+  readonly defaultPollMs: number
+}
+
+/** True when `client`'s server can run `tool` as a task the way mcpx can follow it. */
+export function canRunAsTask(client: McpClient): boolean {
+  const caps = client.serverCapabilities
+  if (client.era === 'legacy') return client.revision === '2025-11-25' && isRecord(caps.tasks)
+  return isRecord(caps.extensions) && EXTENSION.TASKS in caps.extensions
+}
+
+export function callAsTask(client: McpClient, tool: string, args: JsonObject, options: TaskRunOptions): Promise<JsonObject> {
+  return client.era === 'legacy' ? runLegacy(client, tool, args, options) : runModern(client, tool, args, options)
+}
+
+async function runLegacy(client: McpClient, tool: string, args: JsonObject, options: TaskRunOptions): Promise<JsonObject> {
+  const { signal, timeoutMs } = options.call
+  const created = await client.request('tools/call', { name: tool, arguments: args, task: {} }, { ...options.call, acceptTask: true })
+  if (created.resultType !== RESULT_TYPE.TASK) return created
+  const taskId = String(created.taskId)
+  const progress = progressReporter(options.call)
+  progress(created)
+  const stop = new AbortController()
+  const onAbort = () => stop.abort(signal?.reason)
+  signal?.addEventListener('abort', onAbort, { once: true })
+  // Status for progress while tasks/result waits; its failures never fail the call.
+  const polling = (async () => {
+    let task: JsonObject = created
+    while (!stop.signal.aborted && !isTerminal(task.status)) {
+      await pause(pollMs(task, options.defaultPollMs), stop.signal).catch(() => {})
+      if (stop.signal.aborted) return
+      task = await client.request('tasks/get', { taskId }, { signal: stop.signal }).catch(() => task)
+      progress(task)
+    }
+  })()
+  try {
+    return await client.request('tasks/result', { taskId }, { ...(signal && { signal }), ...(timeoutMs !== undefined && { timeoutMs }) })
+  } catch (error) {
+    if (signal?.aborted) await cancelTask(client, taskId)
+    throw error
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+    stop.abort()
+    await polling
+  }
+}
+
+async function runModern(client: McpClient, tool: string, args: JsonObject, options: TaskRunOptions): Promise<JsonObject> {
+  const { signal } = options.call
+  const declared = options.call.capabilities ?? {}
+  const capabilities: JsonObject = { ...declared, extensions: { ...(isRecord(declared.extensions) ? declared.extensions : {}), [EXTENSION.TASKS]: {} } }
+  const created = await client.callTool(tool, args, { ...options.call, capabilities, acceptTask: true })
+  if (created.resultType !== RESULT_TYPE.TASK) return created
+  const taskId = String(created.taskId)
+  const progress = progressReporter(options.call)
+  const request = (method: string, params: JsonObject, withSignal = signal) => client.request(method, { taskId, ...params }, { capabilities, ...(withSignal && { signal: withSignal }) })
+  let task: JsonObject = created
+  try {
+    for (;;) {
+      progress(task)
+      const status = String(task.status)
+      if (status === 'completed' && isRecord(task.result)) return task.result
+      if (status === 'failed' && isRecord(task.error)) throw RpcError.fromWire(task.error as { code: number; message?: string })
+      if (status === 'cancelled') throw new McpxError('CANCELLED', `upstream task ${taskId} was cancelled`, { taskId })
+      if (status === 'input_required' && isRecord(task.inputRequests) && Object.keys(task.inputRequests).length > 0) {
+        const inputResponses = await answerInputRequests(options.handlers, task.inputRequests, 'modern', signal)
+        await request('tasks/update', { inputResponses: inputResponses ?? {} })
+      } else if (!isTerminal(status)) {
+        await pause(pollMs(task, options.defaultPollMs), signal)
+      }
+      task = await request('tasks/get', {})
+    }
+  } catch (error) {
+    if (signal?.aborted) await cancelTask(client, taskId, capabilities)
+    throw error
+  }
+}
+
+function cancelTask(client: McpClient, taskId: string, capabilities?: JsonObject): Promise<void> {
+  return client.request('tasks/cancel', { taskId }, capabilities ? { capabilities } : {}).then(
+    () => {},
+    (error) => log.debug(`tasks/cancel ${taskId}: ${error}`),
+  )
+}
+
+/** Each new status (or status message) of the task, as one more step of progress. */
+function progressReporter(call: CallOptions): (task: JsonObject) => void {
+  const onProgress = call.onProgress
+  if (!onProgress) return () => {}
+  let steps = 0
+  let last = ''
+  return (task) => {
+    const message = typeof task.statusMessage === 'string' ? `${task.status}: ${task.statusMessage}` : String(task.status)
+    if (message === last) return
+    last = message
+    onProgress({ progressToken: '', progress: ++steps, message })
+  }
+}
+
+function isTerminal(status: unknown): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled'
+}
+
+function pollMs(task: JsonObject, fallback: number): number {
+  const suggested = task.pollIntervalMs
+  return typeof suggested === 'number' && suggested > 0 ? suggested : fallback
+}
+
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}

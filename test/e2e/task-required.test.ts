@@ -1,0 +1,108 @@
+/**
+ * A task-required upstream tool (the official server-everything's `simulate-research-query`,
+ * execution.taskSupport "required", a 2025-11-25 upstream over stdio) used by callers that speak
+ * no tasks: an SDK 1.x host through mcpx_call and through the raw surface (progress reaching the
+ * host), the pool directly as mcpx_exec and the CLI use it, and a cancelled call cancelling the
+ * upstream task.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { homeLayout, parseConfig } from '../../lib/config/index.ts'
+import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
+import { UpstreamPool } from '../../lib/gateway/index.ts'
+import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
+
+const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')
+const configText = JSON.stringify({ mcpServers: { everything: { command: 'node', args: [EVERYTHING, 'stdio'] } } })
+const dir = tempDir('mcpx-task-required')
+let daemon: Daemon
+let headers: Record<string, string>
+let mcpUrl: string
+
+beforeAll(async () => {
+  const layout = homeLayout(join(dir.path, 'home'))
+  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config: parseConfig(configText, 'task-required.json', {}), layout, version: '0.0.0-test' })
+  headers = { Authorization: `Bearer ${readToken(layout.token)}` }
+  mcpUrl = `${daemon.info().tcp.url}/mcp`
+})
+afterAll(async () => {
+  await daemon?.shutdown('test done')
+  dir[Symbol.dispose]()
+})
+
+const textOf = (result: unknown) => ((result as { content?: unknown }).content as { type: string; text: string }[]).map((c) => c.text).join('\n')
+
+/** An SDK 1.x host that declares no tasks support (no capabilities at all). */
+async function legacyHost<T>(path: string, run: (client: LegacyClient) => Promise<T>): Promise<T> {
+  const client = new LegacyClient({ name: 'no-tasks-host', version: '1.0.0' }, { capabilities: {} })
+  await client.connect(new LegacyHttp(new URL(mcpUrl + path), { requestInit: { headers } }))
+  try {
+    return await run(client)
+  } finally {
+    await client.close()
+  }
+}
+
+describe('task-required tool, caller without tasks', () => {
+  test('through mcpx_call: the report comes back and task status reaches the host as progress', async () => {
+    await legacyHost('', async (client) => {
+      const progress: string[] = []
+      const result = await client.callTool(
+        { name: 'mcpx_call', arguments: { tool: 'everything.simulate-research-query', arguments: { topic: 'tides' } } },
+        undefined,
+        { onprogress: (p) => progress.push(String(p.message)), timeout: 30_000 },
+      )
+      expect(result.isError).toBeFalsy()
+      expect(textOf(result)).toContain('# Research Report: tides')
+      expect(progress.some((m) => m.startsWith('working'))).toBe(true)
+    })
+  })
+
+  test('through the raw surface: listed as optional for hosts without tasks, and callable', async () => {
+    await legacyHost('?codemode=false', async (client) => {
+      const { tools } = await client.listTools()
+      const tool = tools.find((t) => t.name === 'everything_simulate-research-query')
+      expect(tool?.execution?.taskSupport).toBe('optional')
+      const progress: unknown[] = []
+      const result = await client.callTool({ name: 'everything_simulate-research-query', arguments: { topic: 'reefs' } }, undefined, {
+        onprogress: (p) => progress.push(p),
+        timeout: 30_000,
+      })
+      expect(textOf(result)).toContain('# Research Report: reefs')
+      expect(progress.length).toBeGreaterThan(0)
+    })
+  })
+})
+
+describe('task-required tool through the pool (what mcpx_exec and the /v1 call use)', () => {
+  const pool = new UpstreamPool({ config: parseConfig(configText, 'task-required.json', {}), settings: testSettings() })
+  afterAll(() => pool.close())
+
+  test('completes with the task result', async () => {
+    const result = await pool.call('everything', 'simulate-research-query', { topic: 'dunes' })
+    expect(textOf(result)).toContain('# Research Report: dunes')
+  })
+
+  test('a cancelled call cancels the upstream task', async () => {
+    const abort = new AbortController()
+    const call = pool.call('everything', 'simulate-research-query', { topic: 'glaciers' }, { signal: abort.signal })
+    call.catch(() => {})
+    // Wait until the upstream task exists, then cancel the caller's request.
+    let listed: Record<string, unknown>[] = []
+    for (let i = 0; i < 100 && listed.length === 0; i++) {
+      await Bun.sleep(50)
+      listed = ((await pool.request('everything', 'tasks/list', {})).tasks as Record<string, unknown>[]).filter((t) => t.status === 'working')
+    }
+    expect(listed.length).toBe(1)
+    abort.abort()
+    await expect(call).rejects.toThrow()
+    let status: unknown
+    for (let i = 0; i < 100 && status !== 'cancelled'; i++) {
+      await Bun.sleep(50)
+      status = ((await pool.request('everything', 'tasks/list', {})).tasks as Record<string, unknown>[]).find((t) => t.taskId === listed[0]!.taskId)?.status
+    }
+    expect(status).toBe('cancelled')
+  })
+})
