@@ -21,6 +21,7 @@ export function daemonClient(ctx: CliContext, args: CommonFlags, autostart: bool
     layout: homeLayout(ctx.paths.home),
     expectConfig: findConfigFile(ctx.paths),
     healthTimeoutMs: ctx.settings.daemonStartTimeoutMs,
+    stopTimeoutMs: ctx.settings.daemonStopTimeoutMs,
     ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...configArgs], timeoutMs: ctx.settings.daemonStartTimeoutMs, logMaxBytes: ctx.settings.daemonLogMaxBytes } }),
   })
 }
@@ -49,6 +50,9 @@ const run = defineCommand({
     }
     if (readyFd !== undefined) announceReady(readyFd, { info: daemon.info() })
     await daemon.closed
+    // Everything is answered and closed: a lingering handle must not keep the process alive
+    // (`daemon stop` waits for it to be gone).
+    process.exit(0)
   },
 })
 

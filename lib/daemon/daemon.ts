@@ -235,9 +235,10 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
         if (idleTimer) clearTimeout(idleTimer)
         log.info(`mcpx daemon stopping (${reason})`)
         events.publish('daemon.stopping', { reason })
-        // New clients can no longer find us; requests in flight finish below.
+        // New clients can no longer find or reach us; requests in flight are answered below.
         rmSync(layout.socket, { force: true })
         rmSync(layout.state, { force: true })
+        const listenersStopped = Promise.all([unixServer.stop(false), tcpServer.stop(false)])
         stopping.abort(new McpxError('CANCELLED', `daemon stopping (${reason})`))
         for (const hook of hooks.reverse()) {
           try {
@@ -249,8 +250,12 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
         releaseLock()
         if (options.handleSignals) for (const signal of signals) process.off(signal, onSignal)
         // Let the answer to /v1/shutdown go out, then close both listeners.
+        // A stream nobody ends (a host's open GET) must not keep the process alive: bounded, then forced.
         setImmediate(() => {
-          void Promise.all([unixServer.stop(), tcpServer.stop()]).then(() => resolveClosed(reason))
+          let timer: ReturnType<typeof setTimeout> | undefined
+          void Promise.race([listenersStopped, new Promise((resolve) => (timer = setTimeout(resolve, settings.shutdownGraceMs)))])
+            .then(() => (clearTimeout(timer), Promise.all([unixServer.stop(true), tcpServer.stop(true)])))
+            .then(() => resolveClosed(reason))
         })
       })()
       return shutdownPromise

@@ -1,7 +1,7 @@
 /** The server room: define a server (providers + handlers) and serve it on stdio or Streamable HTTP, both eras. */
 export { defineServer, defineTool, definePrompt, defineResource, defineTemplate } from './define.ts'
 export { Engine, type Channel, type Answer } from './engine.ts'
-export { Connection, type Outlet } from './connection.ts'
+export { Connection, ShutdownError, type Outlet } from './connection.ts'
 export { Registry } from './registry.ts'
 export { InputRequired } from './context.ts'
 export { serveStdio, type StdioServer } from './serve-stdio.ts'

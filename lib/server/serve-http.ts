@@ -39,11 +39,14 @@ export function serveHttp(engine: Engine, settings: Settings, options: ServeHttp
   const port = server.port as number
   handler = createHttpHandler({ engine, settings, origin: { ...options.origin, port } })
   const close = async () => {
+    // Stop accepting, answer (or fail) every request in flight, then end sessions and streams.
+    const stopped = server.stop(false)
+    await engine.drain(settings.shutdownGraceMs)
     handler?.close()
     await engine.close()
     // Let ended streams flush their last events (a listen stream's closing result), then force.
     let timer: ReturnType<typeof setTimeout> | undefined
-    await Promise.race([server.stop(false), new Promise((resolve) => (timer = setTimeout(resolve, settings.shutdownGraceMs)))])
+    await Promise.race([stopped, new Promise((resolve) => (timer = setTimeout(resolve, settings.shutdownGraceMs)))])
     clearTimeout(timer)
     await server.stop(true)
   }

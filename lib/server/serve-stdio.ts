@@ -69,11 +69,11 @@ export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioSer
       )
     },
     onClose() {
-      // The client closed stdin (lifecycle.mdx "Shutdown"): finish what was asked, then end.
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const grace = new Promise((resolve) => (timer = setTimeout(resolve, settings.shutdownGraceMs)))
-      void Promise.race([Promise.allSettled([...inflight]), grace]).then(async () => {
-        clearTimeout(timer)
+      // The client closed stdin (lifecycle.mdx "Shutdown"; 2026-07-28 basic/transports/stdio.mdx asks
+      // servers to exit promptly): answer what was read within shutdownGraceMs, then fail the rest
+      // with an error (never silence), then end.
+      void engine.drain(settings.shutdownGraceMs, 'stdin closed', connection).then(async () => {
+        await Promise.allSettled([...inflight])
         engine.disconnect(connection)
         await transport.close()
         resolveClosed()

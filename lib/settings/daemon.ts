@@ -9,6 +9,7 @@ export const DAEMON_SETTINGS = defineSettings({
   daemonAllowedOrigins: { default: '', env: 'MCPX_DAEMON_ALLOWED_ORIGINS', doc: 'Browser origins allowed to call the daemon (comma-separated; default none)' },
   daemonIdleMs: { default: 30 * 60_000, env: 'MCPX_DAEMON_IDLE_MS', doc: 'The daemon exits after this long with no request and no open stream (0 = never)' },
   daemonStartTimeoutMs: { default: 15_000, env: 'MCPX_DAEMON_START_TIMEOUT_MS', doc: 'How long `daemon start` (and on-demand start) waits for the daemon to listen' },
+  daemonStopTimeoutMs: { default: 15_000, env: 'MCPX_DAEMON_STOP_TIMEOUT_MS', doc: 'How long `daemon stop` waits for the daemon process to be gone (it answers in-flight requests first, within shutdownGraceMs)' },
   daemonLogMaxBytes: { default: 4 * 1024 * 1024, env: 'MCPX_DAEMON_LOG_MAX_BYTES', doc: 'A daemon log larger than this is moved to daemon.log.1 when the daemon next starts' },
   daemonEventBufferLength: { default: 1_000, env: 'MCPX_DAEMON_EVENT_BUFFER', doc: 'Events kept by the daemon for Last-Event-ID replay on /v1/events' },
 })
