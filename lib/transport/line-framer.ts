@@ -132,3 +132,41 @@ function concat(parts: Uint8Array[], total: number): Uint8Array {
   }
   return out
 }
+
+/**
+ * The JSON-RPC `id` of a message from the first bytes of its line, when it is a top-level member
+ * written before the line was cut (`{"jsonrpc":"2.0","id":7,"result":...`): how an oversized
+ * line is attributed to its request. Undefined when it cannot be read from `head`.
+ */
+export function leadingId(head: string): string | number | undefined {
+  let depth = 0
+  let i = 0
+  const n = head.length
+  while (i < n) {
+    const c = head[i]!
+    if (c === '"') {
+      const end = stringEnd(head, i)
+      if (end < 0) return undefined
+      if (depth === 1 && head.slice(i, end + 1) === '"id"') {
+        const value = /^\s*:\s*(-?\d+(?=[\s,}])|"(?:[^"\\]|\\.)*")/.exec(head.slice(end + 1))
+        if (!value) return undefined
+        return value[1]!.startsWith('"') ? (JSON.parse(value[1]!) as string) : Number(value[1])
+      }
+      i = end + 1
+      continue
+    }
+    if (c === '{' || c === '[') depth++
+    else if (c === '}' || c === ']') depth--
+    i++
+  }
+  return undefined
+}
+
+/** Index of the quote closing the string that opens at `start`, or -1 when the head ends first. */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === '\\') i++
+    else if (text[i] === '"') return i
+  }
+  return -1
+}
