@@ -176,7 +176,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
       if (shutdownPromise !== undefined) return rejectionResponse({ status: 503, code: 'CONNECT', message: 'the mcpx daemon is stopping' }, url.pathname)
       const match = matchRoute(routes, request.method, url.pathname)
       if ('status' in match) {
-        const allow = match.allow ? { Allow: match.allow } : {}
+        const allow: Record<string, string> = match.allow ? { Allow: match.allow } : {}
         // MCP endpoints (/mcp) answer in JSON-RPC, whatever the method: an id-less -32600.
         if (!isApiPath(url.pathname)) {
           const message = match.status === 404 ? `no route ${url.pathname}` : `Method Not Allowed: ${request.method} is not served on ${url.pathname}${match.allow ? ` (allowed: ${match.allow})` : ''}`

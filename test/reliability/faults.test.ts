@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runMcpx } from '../harness.ts'
-import { type DaemonProcess, HttpHost, ServeHost, fixtureServer, startDaemon, textOf } from './support.ts'
+import { type DaemonProcess, HttpHost, type RpcAnswer, ServeHost, fixtureServer, startDaemon, textOf } from './support.ts'
 
 setDefaultTimeout(120_000)
 
@@ -166,12 +166,12 @@ describe('the daemon stopped with hosts connected', () => {
     expect(alive(daemon.pid)).toBe(false)
     for (const answer of await Promise.all(http)) {
       expect(answer).not.toBeInstanceOf(Error)
-      const { status, messages } = answer as Awaited<ReturnType<HttpHost['call']>>
+      const { status, messages } = answer as RpcAnswer
       // Never a 202 with an empty body: one JSON-RPC answer, a result or an error.
       expect(status).not.toBe(202)
       expect(messages).toHaveLength(1)
     }
-    const byId = Object.fromEntries((await Promise.all(http)).map((a) => [String((a as { messages: { id: string }[] }).messages[0]!.id), (a as { messages: Record<string, unknown>[] }).messages[0]!]))
+    const byId = Object.fromEntries((await Promise.all(http)).map((a) => [String((a as RpcAnswer).messages[0]!.id), (a as RpcAnswer).messages[0]!]))
     expect(textOf(byId['legacy-slow'])).toBe('slept 300')
     expect(textOf(byId['modern-slow'])).toBe('slept 300')
     expect(failureOf(byId['legacy-append'])).toContain('may or may not have run')
