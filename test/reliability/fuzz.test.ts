@@ -110,7 +110,7 @@ describe('framing fuzz', () => {
             const frame = hostileFrame(next, MAX_FRAME_BYTES)
             const headers = headerSets[Math.floor(next() * headerSets.length)]!()
             try {
-              const response = await fetch(daemon.mcpUrl, { method: 'POST', headers, body: frame.bytes })
+              const response = await fetch(daemon.mcpUrl, { method: 'POST', headers, body: frame.bytes as Uint8Array<ArrayBuffer> })
               await response.arrayBuffer()
               if (response.status >= 500) problems.push(`hostile ${frame.kind} → ${response.status}`)
             } catch {
