@@ -214,7 +214,7 @@ export class ServeHost implements AsyncDisposable {
   async #read(): Promise<void> {
     const decoder = new TextDecoder()
     let buffer = ''
-    for await (const chunk of this.proc.stdout) {
+    for await (const chunk of this.proc.stdout as unknown as AsyncIterable<Uint8Array>) {
       buffer += decoder.decode(chunk, { stream: true })
       for (let newline = buffer.indexOf('\n'); newline >= 0; newline = buffer.indexOf('\n')) {
         const line = buffer.slice(0, newline)
