@@ -26,6 +26,11 @@ export interface LineFramerOptions {
   onLine(line: string): void
   /** A line over the cap, reported once after it ends (or the stream ends). Framing continues. */
   onOversize(frame: OversizeFrame): void
+  /**
+   * A line that is not valid UTF-8 (given: the server side refuses it with -32700, as HTTP does).
+   * Without it such a line is decoded with U+FFFD replacements and delivered.
+   */
+  onInvalidUtf8?(head: string): void
 }
 
 export interface LineFramer {
@@ -38,6 +43,7 @@ export interface LineFramer {
 export function createLineFramer(options: LineFramerOptions): LineFramer {
   const { maxFrameBytes, onLine, onOversize } = options
   const decoder = new TextDecoder('utf-8')
+  const strict = options.onInvalidUtf8 ? new TextDecoder('utf-8', { fatal: true }) : undefined
   let pending: Uint8Array[] = []
   let pendingBytes = 0
   // While > 0 the current line is being skipped; counts its bytes so far.
@@ -84,7 +90,15 @@ export function createLineFramer(options: LineFramerOptions): LineFramer {
     pending = []
     pendingBytes = 0
     if (bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN) bytes = bytes.subarray(0, bytes.length - 1)
-    const line = decoder.decode(bytes)
+    let line: string
+    if (strict) {
+      try {
+        line = strict.decode(bytes)
+      } catch {
+        options.onInvalidUtf8!(decoder.decode(bytes.subarray(0, OVERSIZE_HEAD_BYTES)))
+        return
+      }
+    } else line = decoder.decode(bytes)
     if (line.trim() !== '') onLine(line)
   }
 
