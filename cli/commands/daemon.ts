@@ -22,6 +22,7 @@ export function daemonClient(ctx: CliContext, args: CommonFlags, autostart: bool
     expectConfig: findConfigFile(ctx.paths),
     healthTimeoutMs: ctx.settings.daemonStartTimeoutMs,
     connectRetry: connectRetry(ctx.settings),
+    stopTimeoutMs: ctx.settings.daemonStopTimeoutMs,
     ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...configArgs], timeoutMs: ctx.settings.daemonStartTimeoutMs, logMaxBytes: ctx.settings.daemonLogMaxBytes } }),
   })
 }
@@ -59,6 +60,9 @@ const run = defineCommand({
     }
     if (readyFd !== undefined) announceReady(readyFd, { info: daemon.info() })
     await daemon.closed
+    // Everything is answered and closed: a lingering handle must not keep the process alive
+    // (`daemon stop` waits for it to be gone).
+    process.exit(0)
   },
 })
 

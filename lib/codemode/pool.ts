@@ -4,6 +4,7 @@
  * credentials never enter the child. The child enforces lib/settings/codemode.ts limits, the pool
  * re-checks those that protect itself and owns a SIGKILL watchdog at deadline + grace (then respawns).
  */
+import { availableParallelism } from 'node:os'
 import type { Settings } from '../settings/index.ts'
 import { type McpxError, RpcError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
@@ -78,7 +79,10 @@ function execLimits(settings: Settings): ExecLimits {
 export function createSandboxPool(settings: Settings, options: SandboxPoolOptions = {}): SandboxPool {
   const limits = execLimits(settings)
   const command = withAddressSpaceLimit(options.command ?? sandboxChildCommand(), settings.codemodeAddressSpaceMb)
-  const size = Math.max(1, settings.codemodeProcesses)
+  // Warm processes: one per core unless set. Up to one process per running exec is started on
+  // demand, so a ready exec never waits behind a script spinning out its CPU slice in a shared child.
+  const size = settings.codemodeProcesses > 0 ? settings.codemodeProcesses : availableParallelism()
+  const maxProcesses = Math.max(size, settings.codemodeMaxConcurrentExecs)
   const processes: SandboxProcess[] = []
   const active = new Map<number, ActiveExec>()
   const queue: Array<() => void> = []
@@ -110,12 +114,21 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
     return child
   }
 
-  /** The live child with the fewest execs; spawns up to `size`. */
+  const load = (p: SandboxProcess) => {
+    let n = 0
+    for (const e of active.values()) if (e.process === p) n++
+    return n
+  }
+  /**
+   * An idle live child (a warm one first); else a new one while under `maxProcesses`; else the
+   * least loaded. When the last idle child is taken a spare is started, so the next exec finds one.
+   */
   const pick = (): SandboxProcess => {
     const live = processes.filter((p) => p.alive)
-    if (live.length < size) return spawn()
-    const load = (p: SandboxProcess) => [...active.values()].filter((e) => e.process === p).length
-    return live.reduce((best, p) => (load(p) < load(best) ? p : best))
+    const idle = live.filter((p) => load(p) === 0)
+    const chosen = idle[0] ?? (live.length < maxProcesses ? spawn() : live.reduce((best, p) => (load(p) < load(best) ? p : best)))
+    if (idle.length <= 1 && processes.filter((p) => p.alive).length < maxProcesses) spawn().ready.catch(() => {})
+    return chosen
   }
 
   const acquireSlot = async (signal?: AbortSignal): Promise<void> => {

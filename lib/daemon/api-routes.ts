@@ -8,6 +8,8 @@ import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Operation, OperationContext, ParamSpec } from './operations.ts'
 import type { Route } from './routes.ts'
+import { readBody } from '../server/index.ts'
+import type { Settings } from '../settings/index.ts'
 
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
   USAGE: 400,
@@ -54,13 +56,14 @@ export function operationRoutes(operations: readonly Operation[], contextFor: Co
     async handle(request, route) {
       try {
         const raw: Record<string, unknown> = { ...route.params }
+        const context = contextFor(request)
         if (operation.method === 'GET') {
           for (const [key, value] of route.url.searchParams) if (!(key in raw)) raw[key] = value
         } else {
-          Object.assign(raw, await readJsonObject(request), route.params)
+          Object.assign(raw, await readJsonObject(request, context.settings), route.params)
         }
         const params = validateParams(operation, raw)
-        const result = await operation.handler(params, contextFor(request))
+        const result = await operation.handler(params, context)
         return result instanceof Response ? result : jsonResponse(result ?? null)
       } catch (error) {
         return errorResponse(error)
@@ -69,8 +72,10 @@ export function operationRoutes(operations: readonly Operation[], contextFor: Co
   }))
 }
 
-async function readJsonObject(request: Request): Promise<Record<string, unknown>> {
-  const text = await request.text()
+async function readJsonObject(request: Request, settings: Pick<Settings, 'maxFrameBytes' | 'httpBodyTimeoutMs'>): Promise<Record<string, unknown>> {
+  const read = await readBody(request, { maxFrameBytes: settings.maxFrameBytes, bodyTimeoutMs: settings.httpBodyTimeoutMs })
+  if (!read.ok) throw new McpxError('USAGE', `request body refused: ${((await read.response.json()) as { error: { message: string } }).error.message}`, { status: read.response.status })
+  const text = new TextDecoder().decode(read.value)
   if (text.trim() === '') return {}
   let body: unknown
   try {

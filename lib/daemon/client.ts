@@ -24,12 +24,33 @@ export interface DaemonClientOptions {
   readonly via?: 'unix' | 'tcp'
   /** How to start the daemon on demand; without it, a stopped daemon is a CONNECT error. */
   readonly start?: { readonly argv: readonly string[]; readonly timeoutMs: number; readonly logMaxBytes: number; readonly env?: Readonly<Record<string, string | undefined>> }
+  /** How long stop() waits for the daemon's process to be gone (setting daemonStopTimeoutMs). */
+  readonly stopTimeoutMs?: number
   /** Bound on the health probe, so a wedged daemon fails the command instead of hanging it. */
   readonly healthTimeoutMs?: number
   /** The config file this caller means (null = built-in default); a daemon serving another one is warned about once. */
   readonly expectConfig?: string | null
   /** Retry connects a busy daemon refused; without it a refused connect fails at once. */
   readonly connectRetry?: ConnectRetry
+}
+
+/** How often stop() looks whether the daemon's process is gone. */
+const STOP_POLL_MS = 20
+
+/** True while `pid` runs; a zombie (exited, not yet reaped by its parent) counts as gone. */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S ..."; the state letter follows the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+  } catch {
+    return true
+  }
 }
 
 interface Endpoint {
@@ -124,10 +145,22 @@ export class DaemonClient {
 
   #running?: Promise<DaemonInfo>
 
-  /** Ask the daemon to stop; false when none was running. Resolves once it stopped serving. */
+  /**
+   * Ask the daemon to stop; false when none was running. Resolves once its process is gone (it
+   * answers what is in flight first), or fails after `stopTimeoutMs` naming the pid still alive.
+   */
   async stop(): Promise<boolean> {
-    if ((await this.health()) === null) return false
+    const info = await this.health()
+    if (info === null) return false
     await this.#call('shutdown', {})
+    const timeoutMs = this.options.stopTimeoutMs ?? 0
+    const deadline = performance.now() + timeoutMs
+    while (processAlive(info.pid)) {
+      if (performance.now() >= deadline) {
+        throw new McpxError('TIMEOUT', `the mcpx daemon (pid ${info.pid}) stopped serving but is still running after ${timeoutMs} ms (daemonStopTimeoutMs)`, { pid: info.pid, setting: 'daemonStopTimeoutMs' })
+      }
+      await Bun.sleep(STOP_POLL_MS)
+    }
     return true
   }
 

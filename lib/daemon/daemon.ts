@@ -18,6 +18,7 @@ import { type CreatePool, type Pool, createConfiguredPool } from './pool.ts'
 import { type Route, matchRoute } from './routes.ts'
 import { type Rejection, type Surface, checkRequest, listSetting } from './security.ts'
 import { ensureToken } from './token.ts'
+import { idleTimeoutSeconds, withIdleTimeouts } from '../server/index.ts'
 
 export interface DaemonOptions {
   readonly settings: Settings
@@ -54,11 +55,6 @@ export interface Daemon {
 
 /** Linux sun_path is 108 bytes including the terminating NUL (unix(7)); macOS allows 104. */
 const MAX_SOCKET_PATH_BYTES = 103
-/**
- * Event streams stay open indefinitely (keep-alive comments flow); Bun's default 10 s idle timeout
- * would cut them. bun-types only declare idleTimeout for TCP, the runtime honours it for Unix too.
- */
-const NO_IDLE_TIMEOUT: object = { idleTimeout: 0 }
 /** A daemon is never a development server: no error pages, no development-mode checks per request. */
 const PRODUCTION = { development: false } as const
 const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', 'localhost'])
@@ -179,8 +175,15 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
       const rejection = checkRequest(request, surface, policy)
       const url = new URL(request.url)
       if (rejection) return rejectionResponse(rejection, url.pathname)
+      if (shutdownPromise !== undefined) return rejectionResponse({ status: 503, code: 'CONNECT', message: 'the mcpx daemon is stopping' }, url.pathname)
       const match = matchRoute(routes, request.method, url.pathname)
       if ('status' in match) {
+        const allow: Record<string, string> = match.allow ? { Allow: match.allow } : {}
+        // MCP endpoints (/mcp) answer in JSON-RPC, whatever the method: an id-less -32600.
+        if (!isApiPath(url.pathname)) {
+          const message = match.status === 404 ? `no route ${url.pathname}` : `Method Not Allowed: ${request.method} is not served on ${url.pathname}${match.allow ? ` (allowed: ${match.allow})` : ''}`
+          return jsonResponse({ jsonrpc: '2.0', error: { code: -32600, message } }, match.status, allow)
+        }
         return jsonResponse(
           { error: { code: 'NOT_FOUND', message: match.status === 404 ? `no route ${url.pathname}` : `${request.method} not allowed on ${url.pathname}` } },
           match.status,
@@ -195,11 +198,15 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     }
   }
 
-  const unixServer = Bun.serve({ unix: layout.socket, fetch: (request) => handle(request, 'unix'), ...NO_IDLE_TIMEOUT, ...PRODUCTION })
+  // Idle sockets and stalled bodies close after httpIdleTimeoutMs; answers being worked on and event
+  // streams are exempt (server/http/timeouts.ts). bun-types declare idleTimeout for TCP only; the
+  // runtime honours it for Unix sockets too.
+  const idle: object = { idleTimeout: idleTimeoutSeconds(settings) }
+  const unixServer = Bun.serve({ unix: layout.socket, fetch: withIdleTimeouts(settings, (request) => handle(request, 'unix')), ...idle, ...PRODUCTION })
   chmodSync(layout.socket, 0o600)
   let tcpServer: ReturnType<typeof Bun.serve>
   try {
-    tcpServer = Bun.serve({ hostname: address, port: settings.daemonPort, fetch: (request) => handle(request, 'tcp'), ...NO_IDLE_TIMEOUT, ...PRODUCTION })
+    tcpServer = Bun.serve({ hostname: address, port: settings.daemonPort, fetch: withIdleTimeouts(settings, (request) => handle(request, 'tcp')), ...idle, ...PRODUCTION })
   } catch (error) {
     void unixServer.stop(true)
     rmSync(layout.socket, { force: true })
@@ -238,10 +245,11 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
         if (idleTimer) clearTimeout(idleTimer)
         log.info(`mcpx daemon stopping (${reason})`)
         events.publish('daemon.stopping', { reason })
-        // New clients can no longer find us; requests in flight finish below.
+        // New clients can no longer find or reach us; requests in flight are answered below.
         rmSync(layout.socket, { force: true })
         rmSync(layout.channelSocket, { force: true })
         rmSync(layout.state, { force: true })
+        const listenersStopped = Promise.all([unixServer.stop(false), tcpServer.stop(false)])
         stopping.abort(new McpxError('CANCELLED', `daemon stopping (${reason})`))
         for (const hook of hooks.reverse()) {
           try {
@@ -253,8 +261,12 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
         releaseLock()
         if (options.handleSignals) for (const signal of signals) process.off(signal, onSignal)
         // Let the answer to /v1/shutdown go out, then close both listeners.
+        // A stream nobody ends (a host's open GET) must not keep the process alive: bounded, then forced.
         setImmediate(() => {
-          void Promise.all([unixServer.stop(), tcpServer.stop()]).then(() => resolveClosed(reason))
+          let timer: ReturnType<typeof setTimeout> | undefined
+          void Promise.race([listenersStopped, new Promise((resolve) => (timer = setTimeout(resolve, settings.shutdownGraceMs)))])
+            .then(() => (clearTimeout(timer), Promise.all([unixServer.stop(true), tcpServer.stop(true)])))
+            .then(() => resolveClosed(reason))
         })
       })()
       return shutdownPromise
@@ -268,14 +280,22 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   return daemon
 }
 
-/** /v1 callers get the API's error shape; other routes (/mcp) an id-less JSON-RPC error. */
-function rejectionResponse(rejection: Rejection, pathname: string): Response {
-  const headers: Record<string, string> = rejection.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcpx"' } : {}
-  if (pathname === '/v1' || pathname.startsWith('/v1/')) {
+/**
+ * /v1 callers get the API's error shape; other routes (/mcp) an id-less JSON-RPC error. The body of
+ * a refused request is never read, so the connection is closed with the answer.
+ */
+function rejectionResponse(rejection: Rejection | { readonly status: 503; readonly code: 'CONNECT'; readonly message: string }, pathname: string): Response {
+  const headers: Record<string, string> = rejection.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcpx"', Connection: 'close' } : { Connection: 'close' }
+  if (isApiPath(pathname)) {
     return jsonResponse({ error: { code: rejection.code, message: rejection.message } }, rejection.status, headers)
   }
-  // JSON-RPC 2.0 §5.1: -32600 Invalid Request, id null when it could not be read.
-  return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32600, message: rejection.message } }, rejection.status, headers)
+  // -32600 with no id member: 2025-11-25 and 2026-07-28 schema.json make JSONRPCErrorResponse's id
+  // optional for errors that cannot name a request (the SDKs refuse "id": null).
+  return jsonResponse({ jsonrpc: '2.0', error: { code: -32600, message: rejection.message } }, rejection.status, headers)
+}
+
+function isApiPath(pathname: string): boolean {
+  return pathname === '/v1' || pathname.startsWith('/v1/')
 }
 
 /** daemon.json: where a running daemon listens, for clients that need TCP. Written atomically. */

@@ -137,6 +137,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   daemon.onShutdown(async () => {
     channel.close()
     stopWatching()
+    // Every request in flight on /mcp (both eras, every surface) gets its answer or an error.
+    await Promise.all([...surfaces.values()].map(({ surface }) => surface.engine.drain(settings.shutdownGraceMs, 'the mcpx daemon is stopping')))
     for (const { surface, http } of surfaces.values()) {
       http.close()
       surface.close()

@@ -8,6 +8,7 @@ import { type CallOptions, type ConnectOptions, type JsonObject, type McpClient,
 import type { ServerConfig } from '../config/index.ts'
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
+import { isLostInFlight, resendable } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { Recorder, fileSink, recordingTransports } from '../replay/index.ts'
 import type { SchemaValidator } from '../codemode/index.ts'
@@ -146,9 +147,14 @@ export class Upstream {
 
   /** Any other request (prompts/get, resources/read, completion/complete…), brokered like a call. */
   async request(method: string, params: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
-    const client = await this.client()
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
-    return this.broker.run(options.asker, () => client.requestWithInput(method, params, callOptions(options, timeoutMs)), options.onLog)
+    const attempt = async () => {
+      const client = await this.client()
+      return this.broker.run(options.asker, () => client.requestWithInput(method, params, callOptions(options, timeoutMs)), options.onLog)
+    }
+    // A read the upstream lost with its connection is asked once more of the restarted one; any
+    // other request is failed as "may or may not have run", never re-sent (at most once).
+    return attempt().catch((error: unknown) => (isLostInFlight(error) && resendable(method) && !this.#closed ? attempt() : Promise.reject(error)))
   }
 
   /** The cached catalog (the same promise until it is invalidated), loading it when there is none. */

@@ -26,6 +26,17 @@ export interface LegacyState {
 
 let connectionCount = 0
 
+/**
+ * Why a request still running when its server stops is answered with an error (not left silent,
+ * not a bare 202): every request gets exactly one answer, and the caller learns the outcome is
+ * unknown rather than re-sending a call that may have had its effect.
+ */
+export class ShutdownError extends RpcError {
+  constructor(why: string) {
+    super(RPC.INTERNAL_ERROR, `${why}: the request was stopped before it finished and may or may not have run`, { mcpxCode: 'CONNECT', shutdown: true })
+  }
+}
+
 export class Connection {
   readonly id = ++connectionCount
   legacy?: LegacyState
@@ -77,10 +88,11 @@ export class Connection {
     this.inflight.get(requestId)?.abort(new RpcError(RPC.INTERNAL_ERROR, typeof reason === 'string' ? reason : 'cancelled by client'))
   }
 
-  close(): void {
+  /** End the connection; requests still running are aborted with `reason` (a ShutdownError answers them). */
+  close(reason: RpcError = new RpcError(RPC.INTERNAL_ERROR, 'connection closed')): void {
     if (this.closed) return
     this.closed = true
-    for (const controller of this.inflight.values()) controller.abort(new RpcError(RPC.INTERNAL_ERROR, 'connection closed'))
+    for (const controller of this.inflight.values()) controller.abort(reason)
     for (const waiter of this.pending.values()) waiter.reject(new RpcError(RPC.INTERNAL_ERROR, 'connection closed'))
     this.pending.clear()
   }

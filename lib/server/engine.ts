@@ -20,7 +20,7 @@ import {
   type JsonRpcResponse,
   type Revision,
 } from '../wire/index.ts'
-import { Connection, type Outlet } from './connection.ts'
+import { Connection, ShutdownError, type Outlet } from './connection.ts'
 import { finishResult } from './edge.ts'
 import { dispatchLegacy } from './legacy-dispatch.ts'
 import { ListenRegistry } from './listen.ts'
@@ -80,6 +80,11 @@ export class Engine implements EngineCore {
   readonly tasks: TaskStore
   readonly notify: ServerNotifier
   private readonly connections = new Set<Connection>()
+  /** Every request being answered, on any connection (modern HTTP ones are not tracked connections). */
+  private readonly running = new Set<AbortController>()
+  #draining = false
+  /** drain()'s checks, run whenever a request settles. */
+  readonly #onSettled = new Set<() => void>()
 
   constructor(
     readonly def: ServerDefinition,
@@ -144,11 +149,17 @@ export class Engine implements EngineCore {
     channel.signal?.addEventListener('abort', onStreamClosed, { once: true })
     if (channel.signal?.aborted) controller.abort(channel.signal.reason)
     connection.inflight.set(req.id, controller)
+    this.running.add(controller)
     try {
+      if (this.#draining) throw new ShutdownError('the server is stopping')
       const era = channel.era ?? classify(req, connection)
-      const dispatched = era === 'legacy' ? await dispatchLegacy(this, req, channel, controller.signal) : await dispatchModern(this, req, channel, controller.signal)
+      const dispatching = era === 'legacy' ? dispatchLegacy(this, req, channel, controller.signal) : dispatchModern(this, req, channel, controller.signal)
+      const dispatched = await untilShutdown(dispatching, controller.signal)
       // cancellation.mdx: a cancelled request gets no response.
-      if (dispatched.result === undefined || controller.signal.aborted) return { httpStatus: 202 }
+      if (dispatched.result === undefined || controller.signal.aborted) {
+        if (controller.signal.reason instanceof ShutdownError) throw controller.signal.reason
+        return { httpStatus: 202 }
+      }
       const result = finishResult(dispatched.revision, req.method, dispatched.result, {
         serverInfo: this.def.info,
         cacheTtlMs: this.settings.cacheTtlMs,
@@ -156,12 +167,15 @@ export class Engine implements EngineCore {
       })
       return { message: makeResult(req.id, result), httpStatus: 200 }
     } catch (error) {
-      if (controller.signal.aborted) return { httpStatus: 202 }
-      const rpc = toRpcError(error)
+      const reason: unknown = controller.signal.reason
+      if (controller.signal.aborted && !(reason instanceof ShutdownError)) return { httpStatus: 202 }
+      const rpc = toRpcError(controller.signal.aborted ? reason : error)
       return { message: makeError(req.id, rpc.toRpc()), httpStatus: rpc.httpStatus ?? 200 }
     } finally {
       channel.signal?.removeEventListener('abort', onStreamClosed)
       connection.inflight.delete(req.id)
+      this.running.delete(controller)
+      for (const check of this.#onSettled) check()
     }
   }
 
@@ -179,6 +193,38 @@ export class Engine implements EngineCore {
     }
   }
 
+  /** Requests being answered right now, on every connection. */
+  get runningCount(): number {
+    return this.running.size
+  }
+
+  /**
+   * Graceful stop: refuse new requests (each answered with a ShutdownError), end listen streams
+   * gracefully, give the requests already running up to `graceMs` to finish, then answer those
+   * still running with a ShutdownError. Resolves once every request has its answer. With
+   * `connection`, only that connection's requests (its stdin closed; the engine serves on).
+   */
+  async drain(graceMs: number, why = 'the server is stopping', connection?: Connection): Promise<void> {
+    if (connection === undefined) {
+      this.#draining = true
+      this.listens.closeAll()
+    }
+    const running = (): Map<unknown, AbortController> | Set<AbortController> => connection?.inflight ?? this.running
+    if (running().size > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      let check!: () => void
+      const idle = new Promise<void>((resolve) => (check = () => running().size === 0 && resolve()))
+      this.#onSettled.add(check)
+      await Promise.race([idle, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))])
+      clearTimeout(timer)
+      this.#onSettled.delete(check)
+    }
+    const error = new ShutdownError(why)
+    for (const controller of running().values()) controller.abort(error)
+    // The aborted requests settle on their next turn; let their answers be written.
+    await new Promise((resolve) => setTimeout(resolve, 0))
+  }
+
   /**
    * Server shutdown: end listen streams gracefully (their results go out first, one turn later),
    * then abort every call and end every connection.
@@ -190,6 +236,23 @@ export class Engine implements EngineCore {
     this.connections.clear()
     this.tasks.close()
   }
+}
+
+/**
+ * A dispatch that yields to a ShutdownError as soon as the request is aborted with one, even when
+ * its handler ignores the signal: a stopping server answers at once, not when the handler returns.
+ */
+function untilShutdown(dispatching: Promise<DispatchResult>, signal: AbortSignal): Promise<DispatchResult> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      if (signal.reason instanceof ShutdownError) reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    dispatching.then(
+      (result) => (signal.removeEventListener('abort', onAbort), resolve(result)),
+      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
+    )
+  })
 }
 
 /**

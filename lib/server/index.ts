@@ -1,13 +1,15 @@
 /** The server room: define a server (providers + handlers) and serve it on stdio or Streamable HTTP, both eras. */
 export { defineServer, defineTool, definePrompt, defineResource, defineTemplate } from './define.ts'
 export { Engine, type Channel, type Answer } from './engine.ts'
-export { Connection, type Outlet } from './connection.ts'
+export { Connection, ShutdownError, type Outlet } from './connection.ts'
 export { Registry, type UnknownNames } from './registry.ts'
 export { InputRequired } from './context.ts'
 export { serveStdio, type StdioServer } from './serve-stdio.ts'
 export { serveHttp, type HttpServer, type ServeHttpOptions } from './serve-http.ts'
 export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from './http/handler.ts'
 export { SUPPORTED_REVISIONS } from './lifecycle.ts'
+export { idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
+export { readBody } from './http/body.ts'
 export type {
   HandlerContext, Implementation, InputRequest, Json, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,
   TemplateDef, ToolDef, CompleteRequest,

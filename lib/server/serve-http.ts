@@ -1,12 +1,13 @@
 /**
- * Serve an engine over Streamable HTTP with Bun.serve on one path (default `/mcp`). Idle timeouts
- * are off: SSE streams and long calls stay open, kept alive by SSE comments (TR-24), and ended by
- * the engine, not by the socket layer.
+ * Serve an engine over Streamable HTTP with Bun.serve on one path (default `/mcp`). Idle sockets
+ * and stalled bodies are closed by httpIdleTimeoutMs; long calls and SSE streams are exempt
+ * (http/timeouts.ts): streams are kept alive by SSE comments (TR-24) and ended by the engine.
  */
 import type { Settings } from '../settings/index.ts'
 import type { Engine } from './engine.ts'
 import { createHttpHandler } from './http/handler.ts'
 import type { OriginPolicy } from './http/origin.ts'
+import { idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
 
 export interface ServeHttpOptions {
   port?: number
@@ -29,21 +30,24 @@ export function serveHttp(engine: Engine, settings: Settings, options: ServeHttp
   const server = Bun.serve({
     port: options.port ?? 0,
     hostname,
-    idleTimeout: 0,
+    idleTimeout: idleTimeoutSeconds(settings),
     development: false,
-    fetch(request) {
+    fetch: withIdleTimeouts(settings, (request) => {
       if (new URL(request.url).pathname !== path) return new Response('Not Found', { status: 404 })
       return handler!.fetch(request)
-    },
+    }),
   })
   const port = server.port as number
   handler = createHttpHandler({ engine, settings, origin: { ...options.origin, port } })
   const close = async () => {
+    // Stop accepting, answer (or fail) every request in flight, then end sessions and streams.
+    const stopped = server.stop(false)
+    await engine.drain(settings.shutdownGraceMs)
     handler?.close()
     await engine.close()
     // Let ended streams flush their last events (a listen stream's closing result), then force.
     let timer: ReturnType<typeof setTimeout> | undefined
-    await Promise.race([server.stop(false), new Promise((resolve) => (timer = setTimeout(resolve, settings.shutdownGraceMs)))])
+    await Promise.race([stopped, new Promise((resolve) => (timer = setTimeout(resolve, settings.shutdownGraceMs)))])
     clearTimeout(timer)
     await server.stop(true)
   }

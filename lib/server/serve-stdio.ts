@@ -5,6 +5,7 @@
  * 2025-03-26 batches are answered with one array; other revisions refuse them with -32600.
  */
 import { RPC, RpcError } from '../errors/index.ts'
+import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import { createStdioServerTransport, type StdioServerOptions } from '../transport/index.ts'
 import { makeError, parseMessage, recoverId, type JsonRpcResponse } from '../wire/index.ts'
@@ -24,6 +25,8 @@ export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioSer
   const transport = createStdioServerTransport({
     maxFrameBytes: settings.maxFrameBytes,
     ...io,
+    // Revisions before 2025-11-25 require an id on every error response (their schema.json).
+    unnamedErrors: () => (connection.legacy !== undefined && connection.legacy.revision < '2025-11-25' ? 'log' : 'omit-id'),
     onBatch(items) {
       track(batch(items))
     },
@@ -40,10 +43,10 @@ export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioSer
   async function batch(items: unknown[]): Promise<void> {
     // 2025-03-26 basic/index.mdx: MUST receive batches; removed in 2025-06-18 (TR-09).
     if (connection.legacy?.revision !== '2025-03-26') {
-      return transport.sendRaw(makeError(null, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are only allowed in 2025-03-26').toRpc()))
+      return transport.refuseUnnamed(new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are only allowed in 2025-03-26'))
     }
     if (items.length === 0 || items.length > settings.maxBatchLength) {
-      return transport.sendRaw(makeError(null, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: a batch must hold 1..${settings.maxBatchLength} messages`).toRpc()))
+      return transport.refuseUnnamed(new RpcError(RPC.INVALID_REQUEST, `Invalid Request: a batch must hold 1..${settings.maxBatchLength} messages`))
     }
     const answers = await Promise.all(
       items.map(async (item): Promise<JsonRpcResponse | undefined> => {
@@ -52,7 +55,13 @@ export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioSer
           if ('method' in message && message.method === 'initialize') throw new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch')
           return await engine.handle(message, { connection, outlet })
         } catch (error) {
-          return makeError(recoverId(item), (error instanceof RpcError ? error : new RpcError(RPC.INVALID_REQUEST, String(error))).toRpc())
+          // A malformed notification in the batch gets no answer; other items' errors name their id when it can be read.
+          if (typeof item === 'object' && item !== null && 'method' in item && !('id' in item)) return undefined
+          const id = recoverId(item)
+          const rpc = (error instanceof RpcError ? error : new RpcError(RPC.INVALID_REQUEST, String(error))).toRpc()
+          // Batches exist only under 2025-03-26, whose schema requires an id on every error: logged instead.
+          if (id === null) return void log.warn(`stdio: batch member refused without an id to answer: ${rpc.message}`)
+          return makeError(id, rpc)
         }
       }),
     )
@@ -69,11 +78,11 @@ export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioSer
       )
     },
     onClose() {
-      // The client closed stdin (lifecycle.mdx "Shutdown"): finish what was asked, then end.
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const grace = new Promise((resolve) => (timer = setTimeout(resolve, settings.shutdownGraceMs)))
-      void Promise.race([Promise.allSettled([...inflight]), grace]).then(async () => {
-        clearTimeout(timer)
+      // The client closed stdin (lifecycle.mdx "Shutdown"; 2026-07-28 basic/transports/stdio.mdx asks
+      // servers to exit promptly): answer what was read within shutdownGraceMs, then fail the rest
+      // with an error (never silence), then end.
+      void engine.drain(settings.shutdownGraceMs, 'stdin closed', connection).then(async () => {
+        await Promise.allSettled([...inflight])
         engine.disconnect(connection)
         await transport.close()
         resolveClosed()

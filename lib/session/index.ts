@@ -1,5 +1,5 @@
 /** The session room: the JSON-RPC request correlation engine shared by client and server roles. */
-export { Peer } from './peer.ts'
+export { Peer, isLostInFlight, resendable } from './peer.ts'
 export type {
   CancelMode,
   IncomingRequestContext,

@@ -313,10 +313,30 @@ export class Peer {
     this.#closed = true
     this.#closeReason = reason
     const error = reason ?? new McpxError('CONNECT', 'connection closed')
-    for (const id of [...this.#pending.keys()]) this.#settle(id, undefined, error)
+    // At most once: a request the peer may already have acted on is failed, never re-sent; the
+    // error says its outcome is unknown (only safe methods may be retried: resendable()).
+    for (const [id, pending] of [...this.#pending]) this.#settle(id, undefined, lostInFlight(pending.method, error))
     for (const abort of this.#incoming.values()) abort.abort(error)
     for (const waiter of this.#closeWaiters.splice(0)) waiter(reason)
   }
+}
+
+/** Methods a relay may send again after a lost connection: reads whose repetition changes nothing. */
+const RESENDABLE = new Set(['ping', 'resources/read', 'prompts/get', 'completion/complete', 'server/discover'])
+
+export function resendable(method: string): boolean {
+  return RESENDABLE.has(method) || method.endsWith('/list')
+}
+
+/** The error of a request whose connection ended before its answer came. */
+function lostInFlight(method: string, reason: McpxError): McpxError {
+  const outcome = resendable(method) ? 'was not answered' : 'may or may not have run; it was not re-sent'
+  return new McpxError(reason.code, `the connection ended while ${method} was in flight: it ${outcome} (${reason.message})`, { ...reason.data, method, inFlight: true }, { cause: reason })
+}
+
+/** True for the error of a request whose connection ended while it was in flight (lostInFlight). */
+export function isLostInFlight(error: unknown): boolean {
+  return error instanceof McpxError && error.data?.inFlight === true
 }
 
 function cancelledError(method: string, reason: unknown): McpxError {

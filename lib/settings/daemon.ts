@@ -11,6 +11,7 @@ export const DAEMON_SETTINGS = defineSettings({
   daemonStartTimeoutMs: { default: 15_000, env: 'MCPX_DAEMON_START_TIMEOUT_MS', doc: 'How long `daemon start` (and on-demand start) waits for the daemon to listen' },
   daemonConnectBackoffMs: { default: 5, env: 'MCPX_DAEMON_CONNECT_BACKOFF_MS', doc: 'First wait before retrying a connect refused by a busy daemon (its listen backlog full); doubles each retry, within requestTimeoutMs' },
   daemonConnectBackoffMaxMs: { default: 200, env: 'MCPX_DAEMON_CONNECT_BACKOFF_MAX_MS', doc: 'Longest wait between connect retries to a busy daemon' },
+  daemonStopTimeoutMs: { default: 15_000, env: 'MCPX_DAEMON_STOP_TIMEOUT_MS', doc: 'How long `daemon stop` waits for the daemon process to be gone (it answers in-flight requests first, within shutdownGraceMs)' },
   daemonLogMaxBytes: { default: 4 * 1024 * 1024, env: 'MCPX_DAEMON_LOG_MAX_BYTES', doc: 'A daemon log larger than this is moved to daemon.log.1 when the daemon next starts' },
   daemonEventBufferLength: { default: 1_000, env: 'MCPX_DAEMON_EVENT_BUFFER', doc: 'Events kept by the daemon for Last-Event-ID replay on /v1/events' },
 })

@@ -5,7 +5,7 @@ export const GATEWAY_SETTINGS = defineSettings({
   restartBackoffMs: { default: 250, env: 'MCPX_RESTART_BACKOFF_MS', doc: 'First delay before restarting an upstream that crashed; doubles per consecutive failure' },
   restartBackoffMaxMs: { default: 30_000, env: 'MCPX_RESTART_BACKOFF_MAX_MS', doc: 'Longest delay between restarts of a failing upstream' },
   connectFailureHoldMs: { default: 1_000, env: 'MCPX_CONNECT_FAILURE_HOLD_MS', doc: 'After a failed connect, calls fail fast with that error for this long (times the backoff factor)' },
-  surfaceReadyTimeoutMs: { default: 5_000, env: 'MCPX_SURFACE_READY_TIMEOUT_MS', doc: 'Longest a host request waits for the first upstream catalogs before being served with what is loaded' },
+  surfaceReadyTimeoutMs: { default: 5_000, env: 'MCPX_SURFACE_READY_TIMEOUT_MS', doc: 'Longest the first host requests of a surface wait for the upstream catalogs (once, from its first use); later requests are served what has loaded, late catalogs are announced with list_changed' },
   configReloadDebounceMs: { default: 200, env: 'MCPX_CONFIG_RELOAD_DEBOUNCE_MS', doc: 'Quiet time after a config file change before the daemon reloads it' },
   mcpMode: { default: 'code-mode', env: 'MCPX_MCP_MODE', doc: 'Surface /mcp and `mcpx serve` offer by default: code-mode, raw or reactive (a request may ask with ?mode=)' },
   mcpPassthrough: { default: '', env: 'MCPX_MCP_PASSTHROUGH', doc: 'When set to a server name, /mcp (without parameters) offers that one upstream as itself (pass-through surface)' },

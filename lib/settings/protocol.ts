@@ -5,6 +5,8 @@ const MiB = 1024 * 1024
 
 export const PROTOCOL_SETTINGS = defineSettings({
   maxFrameBytes: { default: 16 * MiB, env: 'MCPX_MAX_FRAME_BYTES', doc: 'Largest JSON-RPC line (stdio) or HTTP body accepted' },
+  httpIdleTimeoutMs: { default: 30_000, env: 'MCPX_HTTP_IDLE_TIMEOUT_MS', doc: 'An HTTP connection with no bytes moving is closed after this (Bun idleTimeout, whole seconds, at most 255 s); never applied while a request is being answered nor to SSE streams' },
+  httpBodyTimeoutMs: { default: 30_000, env: 'MCPX_HTTP_BODY_TIMEOUT_MS', doc: 'Longest an HTTP request body may take to arrive in full; later it is answered 408 and the connection closed' },
   maxBatchLength: { default: 100, env: 'MCPX_MAX_BATCH_LENGTH', doc: 'Most messages accepted in one 2025-03-26 JSON-RPC batch' },
   requestTimeoutMs: { default: 60_000, env: 'MCPX_TIMEOUT_MS', doc: 'Deadline for one request mcpx sends (0 = none)' },
   shutdownGraceMs: { default: 2_000, env: 'MCPX_SHUTDOWN_GRACE_MS', doc: 'Wait after closing stdin / SIGTERM before the next escalation' },

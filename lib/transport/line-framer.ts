@@ -26,6 +26,11 @@ export interface LineFramerOptions {
   onLine(line: string): void
   /** A line over the cap, reported once after it ends (or the stream ends). Framing continues. */
   onOversize(frame: OversizeFrame): void
+  /**
+   * A line that is not valid UTF-8 (given: the server side refuses it with -32700, as HTTP does).
+   * Without it such a line is decoded with U+FFFD replacements and delivered.
+   */
+  onInvalidUtf8?(head: string): void
 }
 
 export interface LineFramer {
@@ -38,6 +43,7 @@ export interface LineFramer {
 export function createLineFramer(options: LineFramerOptions): LineFramer {
   const { maxFrameBytes, onLine, onOversize } = options
   const decoder = new TextDecoder('utf-8')
+  const strict = options.onInvalidUtf8 ? new TextDecoder('utf-8', { fatal: true }) : undefined
   let pending: Uint8Array[] = []
   let pendingBytes = 0
   // While > 0 the current line is being skipped; counts its bytes so far.
@@ -84,7 +90,15 @@ export function createLineFramer(options: LineFramerOptions): LineFramer {
     pending = []
     pendingBytes = 0
     if (bytes.length > 0 && bytes[bytes.length - 1] === CARRIAGE_RETURN) bytes = bytes.subarray(0, bytes.length - 1)
-    const line = decoder.decode(bytes)
+    let line: string
+    if (strict) {
+      try {
+        line = strict.decode(bytes)
+      } catch {
+        options.onInvalidUtf8!(decoder.decode(bytes.subarray(0, OVERSIZE_HEAD_BYTES)))
+        return
+      }
+    } else line = decoder.decode(bytes)
     if (line.trim() !== '') onLine(line)
   }
 
@@ -131,4 +145,42 @@ function concat(parts: Uint8Array[], total: number): Uint8Array {
     offset += part.length
   }
   return out
+}
+
+/**
+ * The JSON-RPC `id` of a message from the first bytes of its line, when it is a top-level member
+ * written before the line was cut (`{"jsonrpc":"2.0","id":7,"result":...`): how an oversized
+ * line is attributed to its request. Undefined when it cannot be read from `head`.
+ */
+export function leadingId(head: string): string | number | undefined {
+  let depth = 0
+  let i = 0
+  const n = head.length
+  while (i < n) {
+    const c = head[i]!
+    if (c === '"') {
+      const end = stringEnd(head, i)
+      if (end < 0) return undefined
+      if (depth === 1 && head.slice(i, end + 1) === '"id"') {
+        const value = /^\s*:\s*(-?\d+(?=[\s,}])|"(?:[^"\\]|\\.)*")/.exec(head.slice(end + 1))
+        if (!value) return undefined
+        return value[1]!.startsWith('"') ? (JSON.parse(value[1]!) as string) : Number(value[1])
+      }
+      i = end + 1
+      continue
+    }
+    if (c === '{' || c === '[') depth++
+    else if (c === '}' || c === ']') depth--
+    i++
+  }
+  return undefined
+}
+
+/** Index of the quote closing the string that opens at `start`, or -1 when the head ends first. */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === '\\') i++
+    else if (text[i] === '"') return i
+  }
+  return -1
 }

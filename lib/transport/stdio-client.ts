@@ -4,12 +4,12 @@
  * that is logged at debug level and quoted in errors, never read as failure (TR-02). Shutdown
  * escalates stdin close → SIGTERM → SIGKILL over the whole group, so no grandchild is orphaned.
  */
-import { McpxError } from '../errors/index.ts'
+import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import type { JsonRpcMessage } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
-import { createLineFramer, encodeFrame } from './line-framer.ts'
+import { createLineFramer, encodeFrame, leadingId } from './line-framer.ts'
 import { terminateGroup, trackGroup, untrackGroup } from './process-group.ts'
 import { createStderrTail } from './stderr-tail.ts'
 import type { SendOptions, Transport, TransportHandlers } from './types.ts'
@@ -49,6 +49,8 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
   let crashed: Promise<void> | undefined
   let closed = false
   let pipesDone: Promise<unknown> = Promise.resolve()
+  /** Why the connection was failed from this side (an unattributable oversized line). */
+  let fatal: McpxError | undefined
 
   function finish(reason?: McpxError): void {
     if (closed) return
@@ -84,13 +86,20 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
         for (const message of messages) deliver(message)
       },
       onOversize(frame) {
-        report(
-          new McpxError(
-            'PROTOCOL',
-            `stdout line of ${frame.bytes} bytes exceeds maxFrameBytes (${frame.maxFrameBytes}); skipped`,
-            { bytes: frame.bytes, maxFrameBytes: frame.maxFrameBytes, frame: quote(frame.head) },
-          ),
-        )
+        const limit = `exceeds maxFrameBytes (${frame.maxFrameBytes}; setting maxFrameBytes, MCPX_MAX_FRAME_BYTES)`
+        const data = { bytes: frame.bytes, maxFrameBytes: frame.maxFrameBytes, setting: 'maxFrameBytes', frame: quote(frame.head) }
+        const id = leadingId(frame.head)
+        if (id !== undefined) {
+          // The answer is known to belong to request `id`: fail that request now (not at its deadline).
+          report(new McpxError('PROTOCOL', `stdout line of ${frame.bytes} bytes ${limit}; answered request ${JSON.stringify(id)} with an error`, data))
+          deliver({ jsonrpc: '2.0', id, error: { code: RPC.INTERNAL_ERROR, message: `the upstream's answer is ${frame.bytes} bytes, which ${limit}`, data: { ...data, mcpxCode: 'PROTOCOL' } } })
+          return
+        }
+        // Whose answer it was cannot be read: nothing may be left waiting for it, so the connection
+        // is failed (every request in flight gets an error) and the upstream restarted by its owner.
+        fatal = new McpxError('PROTOCOL', `stdout line of ${frame.bytes} bytes ${limit}, and its request id could not be read from its start`, data)
+        report(fatal)
+        if (proc) void terminateGroup(proc.pid, settings.shutdownGraceMs)
       },
     })
     try {
@@ -118,12 +127,13 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
     await terminateGroup(child.pid, settings.shutdownGraceMs)
     const how = child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${exitCode}`
     finish(
-      new McpxError('CONNECT', withStderr(`server ${how}`), {
-        command: params.command,
-        exitCode: child.signalCode ? null : exitCode,
-        signal: child.signalCode ?? null,
-        stderr: stderr.text(),
-      }),
+      fatal ??
+        new McpxError('CONNECT', withStderr(`server ${how}`), {
+          command: params.command,
+          exitCode: child.signalCode ? null : exitCode,
+          signal: child.signalCode ?? null,
+          stderr: stderr.text(),
+        }),
     )
     done()
   }

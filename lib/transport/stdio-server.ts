@@ -7,7 +7,8 @@
  */
 import type { McpxError } from '../errors/index.ts'
 import { RPC, RpcError } from '../errors/index.ts'
-import { makeError, parseJson, parseMessage, recoverId, type JsonRpcMessage } from '../wire/index.ts'
+import { log } from '../log.ts'
+import { JSONRPC_VERSION, isRecord, makeError, parseJson, parseMessage, recoverId, type JsonRpcMessage } from '../wire/index.ts'
 import { createLineFramer, encodeFrame } from './line-framer.ts'
 import type { SendOptions, Transport, TransportHandlers } from './types.ts'
 
@@ -32,11 +33,20 @@ export interface StdioServerOptions {
    * the handler decides by the negotiated revision and answers with `sendRaw`.
    */
   onBatch?(items: unknown[]): void
+  /**
+   * How an error that cannot name its request is written (a line that is not JSON, a refused
+   * batch): 'omit-id' sends it without an `id` member (2025-11-25 and 2026-07-28 schema.json make
+   * it optional; the SDKs refuse `"id": null`); 'log' only logs it, for a connection that
+   * negotiated an older revision, whose schema requires an id. Default 'omit-id'.
+   */
+  unnamedErrors?(): 'omit-id' | 'log'
 }
 
 export interface StdioServerTransport extends Transport {
   /** Write any JSON value as one line (a batch response array). */
   sendRaw(value: unknown): Promise<void>
+  /** Write an error that cannot name a request, as `unnamedErrors` says. */
+  refuseUnnamed(error: RpcError): void
 }
 
 export function createStdioServerTransport(options: StdioServerOptions): StdioServerTransport {
@@ -50,7 +60,11 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
   const write = (value: unknown) => {
     if (!outputClosed) output.write(encodeFrame(value))
   }
-  const refuse = (id: ReturnType<typeof recoverId>, error: RpcError) => write(makeError(id, error.toRpc()))
+  const refuse = (id: ReturnType<typeof recoverId>, error: RpcError) => {
+    if (id !== null) return write(makeError(id, error.toRpc()))
+    if ((options.unnamedErrors?.() ?? 'omit-id') === 'log') return log.warn(`stdio: refused a message that names no request: ${error.message}`)
+    write({ jsonrpc: JSONRPC_VERSION, error: error.toRpc() })
+  }
 
   const framer = createLineFramer({
     maxFrameBytes: options.maxFrameBytes,
@@ -69,9 +83,14 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
       try {
         message = parseMessage(value)
       } catch (error) {
+        // A malformed notification (a method, no id) gets no reply either (JSON-RPC 2.0 §4.1).
+        if (isRecord(value) && 'method' in value && !('id' in value)) return log.warn(`stdio: ignored a malformed notification: ${(error as RpcError).message}`)
         return refuse(recoverId(value), error as RpcError)
       }
       handlers?.onMessage(message)
+    },
+    onInvalidUtf8() {
+      refuse(null, new RpcError(RPC.PARSE_ERROR, 'Parse error: line is not valid UTF-8'))
     },
     onOversize(frame) {
       refuse(null, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: frame of ${frame.bytes} bytes exceeds ${frame.maxFrameBytes} (maxFrameBytes)`, { maxFrameBytes: frame.maxFrameBytes }))
@@ -125,6 +144,9 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
     },
     async sendRaw(value) {
       write(value)
+    },
+    refuseUnnamed(error) {
+      refuse(null, error)
     },
     async close() {
       outputClosed = true

@@ -51,6 +51,8 @@ export class GatewaySurface {
   #catalogs: Catalog[] = []
   #synced?: Promise<void>
   #landed = false
+  /** When the surface's one wait for its first catalogs ends (performance.now() time). */
+  #waitUntil?: number
   #updates?: { client: McpClient; key: string; stop: () => void; ready: Promise<void> }
   #stop: () => void
 
@@ -89,16 +91,17 @@ export class GatewaySurface {
     })
   }
 
-  /**
-   * Resolves once the providers reflect the upstream catalogs (first sync), or after
-   * `surfaceReadyTimeoutMs` so one slow upstream cannot hold every host; the sync goes on and
-   * announces list_changed when it lands. A failed sync is retried by the next caller.
-   */
-  /** True once a first sync has landed: later syncs only refresh, so nobody waits again. */
+  /** True once hosts need not wait for catalogs any more (the first sync landed, or its wait ran out). */
   get landed(): boolean {
     return this.#landed
   }
 
+  /**
+   * Resolves once the providers reflect the upstream catalogs (first sync), or once the surface's
+   * one wait of `surfaceReadyTimeoutMs` (counted from its first use, not per request) has run out:
+   * then hosts are served what has loaded, and each late catalog is applied as it arrives and
+   * announced with list_changed, so one slow upstream delays only its own tools.
+   */
   async ready(): Promise<void> {
     if (this.#landed) return
     const synced = (this.#synced ??= this.sync().then(
@@ -110,8 +113,14 @@ export class GatewaySurface {
         throw error
       },
     ))
+    this.#waitUntil ??= performance.now() + this.options.settings.surfaceReadyTimeoutMs
+    const leftMs = this.#waitUntil - performance.now()
+    if (leftMs <= 0) {
+      this.#landed = true
+      return
+    }
     let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.settings.surfaceReadyTimeoutMs)))
+    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, leftMs)))
     try {
       await Promise.race([synced, timeout])
     } finally {
@@ -119,7 +128,11 @@ export class GatewaySurface {
     }
   }
 
-  /** Reload catalogs and swap the providers; the engine announces list_changed for each part that changed. */
+  /**
+   * Reload catalogs and swap the providers; the engine announces list_changed for each part that
+   * changed. Each upstream's catalog is applied as soon as it arrives (a never-initializing one
+   * holds back nobody else's tools); the promise settles when every upstream has answered or failed.
+   */
   async sync(): Promise<Set<ChangeKind>> {
     const { pool, passthrough } = this.options
     if (passthrough) {
@@ -128,12 +141,30 @@ export class GatewaySurface {
       const client = await pool.upstream(passthrough).client()
       this.#mirrorIdentity(client)
       await this.#followUpdates(client, catalog.resources.map((r) => String(r.uri)))
-    } else {
-      const { catalogs, failures } = await pool.catalogs()
-      for (const f of failures) log.warn(`[${f.server}] catalog unavailable: ${f.error.message}`)
-      this.#catalogs = catalogs
+      return this.#apply()
     }
-    return this.#apply()
+    const names = pool.names().filter((name) => !pool.upstream(name).config.disabled)
+    const changed = new Set<ChangeKind>()
+    const land = (server: string, catalog: Catalog | undefined) => {
+      // Servers removed from the config since, and failed ones, drop out; the order stays the config's.
+      const byServer = new Map(this.#catalogs.filter((c) => c.server !== server && pool.names().includes(c.server)).map((c) => [c.server, c]))
+      if (catalog) byServer.set(server, catalog)
+      this.#catalogs = pool.names().flatMap((name) => byServer.get(name) ?? [])
+      for (const kind of this.#apply()) changed.add(kind)
+    }
+    await Promise.all(
+      names.map((server) =>
+        pool.catalog(server).then(
+          (catalog) => land(server, catalog),
+          (error: unknown) => {
+            log.warn(`[${server}] catalog unavailable: ${(error as Error).message}`)
+            land(server, undefined)
+          },
+        ),
+      ),
+    )
+    if (names.length === 0) for (const kind of this.#apply()) changed.add(kind)
+    return changed
   }
 
   /** Reactive mode: bring upstream tools into the working set (most recent last; LRU evicted). */

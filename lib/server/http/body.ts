@@ -6,6 +6,7 @@
  */
 import { RPC, RpcError } from '../../errors/index.ts'
 import { HTTP_STATUS, JSONRPC_VERSION, MIME, isJsonMediaType, type RequestId, type Revision } from '../../wire/index.ts'
+import { bodyReceived, withinBodyTimeout } from './timeouts.ts'
 
 /**
  * A JSON-RPC error Response. `id` omitted → an id-less error object, which the spec allows for
@@ -27,6 +28,8 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 export interface ReadBodyOptions {
   /** settings.maxFrameBytes: the largest body accepted. */
   readonly maxFrameBytes: number
+  /** settings.httpBodyTimeoutMs: longest the whole body may take to arrive (0 = unbounded). */
+  readonly bodyTimeoutMs?: number
 }
 
 export type ReadBodyResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly response: Response }
@@ -40,12 +43,9 @@ export async function readJsonBody(request: Request, options: ReadBodyOptions): 
   if (!isJsonMediaType(request.headers.get('content-type'))) {
     return fail(HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE, RPC.INVALID_REQUEST, `Unsupported Media Type: POST bodies must be Content-Type: ${MIME.JSON}`)
   }
-  const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > options.maxFrameBytes) return tooLarge(options.maxFrameBytes)
-  // With a Content-Length (checked above) the server reads exactly that many bytes, so the whole
-  // body is taken at once: Bun's buffered path, far cheaper than a stream reader.
-  const bytes = declared !== null ? await request.bytes() : await readCapped(request, options.maxFrameBytes)
-  if (bytes === undefined) return tooLarge(options.maxFrameBytes)
+  const read = await readBody(request, options)
+  if (!read.ok) return read
+  const bytes = read.value
   let text: string
   try {
     text = UTF8.decode(bytes)
@@ -114,6 +114,35 @@ interface AcceptRule {
 const ACCEPT_GET: AcceptRule = { needed: [MIME.SSE] }
 const ACCEPT_POST: AcceptRule = { needed: [MIME.JSON, MIME.SSE] }
 
+/**
+ * The body's bytes, capped at `maxFrameBytes` and bounded by `bodyTimeoutMs`: 413 past the cap
+ * (from Content-Length before reading, else counted while streaming), 408 when it is late; both
+ * close the connection (`Connection: close`), since the rest of the body is never read.
+ */
+export async function readBody(request: Request, options: ReadBodyOptions): Promise<{ readonly ok: true; readonly value: Uint8Array } | { readonly ok: false; readonly response: Response }> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > options.maxFrameBytes) return tooLarge(options.maxFrameBytes)
+  // With a Content-Length (checked above) the server reads exactly that many bytes, so the whole
+  // body is taken at once: Bun's buffered path, far cheaper than a stream reader.
+  const reading = declared !== null ? request.bytes() : readCapped(request, options.maxFrameBytes)
+  let bytes: Uint8Array | undefined | 'timeout'
+  try {
+    bytes = await withinBodyTimeout(reading, options.bodyTimeoutMs ?? 0)
+  } catch {
+    return fail(HTTP_STATUS.BAD_REQUEST, RPC.INVALID_REQUEST, 'Bad Request: the body could not be read (the connection ended)', CLOSE)
+  }
+  if (bytes === 'timeout') {
+    reading.catch(() => {})
+    return fail(HTTP_STATUS.REQUEST_TIMEOUT, RPC.INVALID_REQUEST, `Request Timeout: the body did not arrive within ${options.bodyTimeoutMs} ms (httpBodyTimeoutMs)`, CLOSE)
+  }
+  if (bytes === undefined) return tooLarge(options.maxFrameBytes)
+  bodyReceived(request)
+  return { ok: true, value: bytes }
+}
+
+/** The rest of the request is never read: the connection cannot carry another one. */
+const CLOSE = { connection: 'close' }
+
 async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {
   if (request.body === null) return new Uint8Array(0)
   const reader = request.body.getReader()
@@ -132,10 +161,10 @@ async function readCapped(request: Request, maxBytes: number): Promise<Uint8Arra
   return Buffer.concat(chunks, total)
 }
 
-function tooLarge(maxFrameBytes: number): ReadBodyResult {
-  return fail(HTTP_STATUS.PAYLOAD_TOO_LARGE, RPC.INVALID_REQUEST, `Payload Too Large: the body exceeds ${maxFrameBytes} bytes (maxFrameBytes)`)
+function tooLarge(maxFrameBytes: number): { readonly ok: false; readonly response: Response } {
+  return fail(HTTP_STATUS.PAYLOAD_TOO_LARGE, RPC.INVALID_REQUEST, `Payload Too Large: the body exceeds ${maxFrameBytes} bytes (maxFrameBytes)`, CLOSE)
 }
 
-function fail(status: number, code: number, message: string): ReadBodyResult {
-  return { ok: false, response: rpcErrorResponse(status, new RpcError(code, message)) }
+function fail(status: number, code: number, message: string, headers?: HeadersInit): { readonly ok: false; readonly response: Response } {
+  return { ok: false, response: rpcErrorResponse(status, new RpcError(code, message), undefined, headers) }
 }

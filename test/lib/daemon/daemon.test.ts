@@ -67,7 +67,7 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     // Routes mounted later (/mcp) sit behind the same guard and answer with an id-less JSON-RPC error.
     const mcp = await rawHttp(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`)
     expect(mcp.status).toBe(403)
-    expect(JSON.parse(mcp.text.slice(mcp.text.indexOf('\r\n\r\n') + 4))).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } })
+    expect(JSON.parse(mcp.text.slice(mcp.text.indexOf('\r\n\r\n') + 4))).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } })
     // /mcp is where code mode runs scripts: the rebound and the simple-request variants are refused there too.
     const rpc = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
     const mcpPost = (host: string, type: string, extra = '') =>

@@ -84,14 +84,25 @@ describe('Peer', () => {
     expect(updates.map((u) => u.progress)).toEqual([1, 2, 3])
   })
 
-  test('an unexpected transport close fails every pending request with the close reason', async () => {
+  test('an unexpected transport close fails every pending request with the close reason, saying it may or may not have run (never re-sent)', async () => {
     const { a, client, server } = await pair()
-    server.handle('hang', () => new Promise(() => {}))
+    let received = 0
+    server.handle('hang', () => (received++, new Promise(() => {})))
+    server.handle('tools/list', () => (received++, new Promise(() => {})))
     const pending = [client.request('hang', {}).catch((e) => e), client.request('hang', {}).catch((e) => e)]
-    await Promise.resolve()
+    const read = client.request('tools/list', {}).catch((e) => e)
+    await Bun.sleep(10)
     const reason = new McpxError('CONNECT', 'server exited with code 3')
     a.sever(reason)
-    for (const error of await Promise.all(pending)) expect(error).toBe(reason)
+    for (const error of await Promise.all(pending)) {
+      expect(error).toBeInstanceOf(McpxError)
+      expect(error.code).toBe('CONNECT')
+      expect(error.message).toContain('while hang was in flight: it may or may not have run; it was not re-sent (server exited with code 3)')
+      expect(error.data).toMatchObject({ method: 'hang', inFlight: true })
+      expect(error.cause).toBe(reason)
+    }
+    expect((await read).message).toContain('tools/list was not answered')
+    expect(received).toBe(3)
     expect(client.closed).toBe(true)
     expect(await client.request('x', {}).catch((e) => e)).toBe(reason)
   })

@@ -113,16 +113,20 @@ describe('stdio client transport', () => {
     expect(peer.rec.messages[0]).toMatchObject({ method: 'notifications/message' })
   })
 
-  test('a 1 GiB line is skipped with a clear error while memory stays bounded', async () => {
+  test('a 1 GiB line is skipped with a clear error while memory stays bounded; the request it answered gets an error naming the limit', async () => {
     const before = process.memoryUsage().rss
     await using peer = await open(createStdioTransport(hostile('huge', String(1 << 30)), testSettings({ maxFrameBytes: 1 << 20 })))
     await peer.transport.send(listTools(1))
     expect(await peer.rec.response(1)).toEqual({ jsonrpc: '2.0', id: 1, result: { method: 'tools/list', afterHuge: true } })
     const [error] = peer.rec.errors
     expect(error?.code).toBe('PROTOCOL')
-    expect(error?.message).toContain(`stdout line of ${(1 << 30) + 50} bytes exceeds maxFrameBytes (${1 << 20})`)
-    expect(error?.data).toMatchObject({ bytes: (1 << 30) + 50, maxFrameBytes: 1 << 20 })
+    expect(error?.message).toContain(`stdout line of ${(1 << 30) + 50} bytes exceeds maxFrameBytes (${1 << 20}; setting maxFrameBytes, MCPX_MAX_FRAME_BYTES); answered request "huge" with an error`)
+    expect(error?.data).toMatchObject({ bytes: (1 << 30) + 50, maxFrameBytes: 1 << 20, setting: 'maxFrameBytes' })
     expect(String(error?.data?.frame)).toStartWith('{"jsonrpc":"2.0","id":"huge"')
+    // Its id was readable from the line's start: the request it answered is failed at once.
+    const answer = (await peer.rec.response('huge')) as { error?: { code: number; message: string } }
+    expect(answer.error?.code).toBe(-32603)
+    expect(answer.error?.message).toContain('exceeds maxFrameBytes')
     // Holding the line would cost ≥ 1 GiB; the framer keeps at most one frame (1 MiB) plus chunks.
     expect(process.memoryUsage().rss - before).toBeLessThan(256 * 1024 * 1024)
   })
