@@ -28,20 +28,25 @@ const KIND_LABEL: Record<Kind, string> = { elicit: 'elicitation', sample: 'sampl
  * AsyncLocalStorage finds the caller exactly. A legacy upstream sends a JSON-RPC request that
  * arrives from the transport, outside that flow; then the caller is the one in-flight call on that
  * upstream that can answer (the most recent when several can: stdio carries no call association).
+ * When those in-flight calls run for different principals, the question is refused instead: it
+ * goes only to a call of the principal it belongs to, never to another's host.
  * The upstream's `notifications/message` follow the same rule: stdio and the transports carry no
  * request association for them, so they go to the most recent in-flight call that asked for logs.
  */
 export class Broker {
   readonly #scope = new AsyncLocalStorage<DownstreamAsker>()
   readonly #inFlight: DownstreamAsker[] = []
+  /** Who each in-flight call runs for (access/principal.ts id); absent = the machine's owner. */
+  readonly #principals = new WeakMap<DownstreamAsker, string>()
   readonly #logSinks: LogSink[] = []
 
   constructor(private readonly server: string) {}
 
-  /** Run one upstream call on behalf of `asker`; its log messages go to `onLog`. */
-  run<T>(asker: DownstreamAsker | undefined, call: () => Promise<T>, onLog?: LogSink): Promise<T> {
+  /** Run one upstream call on behalf of `asker` (for `principal`); its log messages go to `onLog`. */
+  run<T>(asker: DownstreamAsker | undefined, call: () => Promise<T>, onLog?: LogSink, principal?: string): Promise<T> {
     const scope = asker ?? {}
     this.#inFlight.push(scope)
+    if (principal !== undefined) this.#principals.set(scope, principal)
     if (onLog) this.#logSinks.push(onLog)
     const done = () => {
       this.#inFlight.splice(this.#inFlight.indexOf(scope), 1)
@@ -79,6 +84,12 @@ export class Broker {
   }
 
   #ask(kind: Kind, params: JsonObject, context: InputContext): Promise<JsonObject> {
+    if (!this.#scope.getStore() && !this.#onePrincipal()) {
+      // A question outside any call's flow (a legacy upstream's request) belongs to one of the calls
+      // in flight; when they run for different principals, putting it to any one of them could hand
+      // one caller's question to another, so it is refused.
+      throw new RpcError(RPC.INVALID_REQUEST, `upstream "${this.server}" asked for ${KIND_LABEL[kind]} while calls of several principals were in flight; mcpx cannot tell whose question it is, so it is refused`)
+    }
     const asker = this.#callerFor(kind)
     const answer = asker?.[kind]
     if (!answer) {
@@ -88,6 +99,13 @@ export class Broker {
       }, 400)
     }
     return answer.call(asker, params, context.signal, context.via === 'input_required' && typeof context.key === 'string' ? context.key : undefined)
+  }
+
+  #onePrincipal(): boolean {
+    const first = this.#inFlight[0]
+    if (first === undefined) return true
+    const principal = this.#principals.get(first)
+    return this.#inFlight.every((scope) => this.#principals.get(scope) === principal)
   }
 
   #callerFor(kind: Kind): DownstreamAsker | undefined {

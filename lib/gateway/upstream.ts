@@ -90,7 +90,7 @@ export class Upstream {
     if (definition && !options.argumentsChecked) this.#validate('input', definition, args)
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
     const run = () => client.callTool(tool, args, callOptions(options, timeoutMs))
-    const result = await this.broker.run(options.asker, run, options.onLog)
+    const result = await this.broker.run(options.asker, run, options.onLog, options.view?.principal.id)
     // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema.
     if (definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
     return result
@@ -139,7 +139,7 @@ export class Upstream {
   async request(method: string, params: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
     const client = await this.client()
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
-    return this.broker.run(options.asker, () => client.requestWithInput(method, params, callOptions(options, timeoutMs)), options.onLog)
+    return this.broker.run(options.asker, () => client.requestWithInput(method, params, callOptions(options, timeoutMs)), options.onLog, options.view?.principal.id)
   }
 
   /** The cached catalog (the same promise until it is invalidated), loading it when there is none. */
