@@ -15,6 +15,8 @@ import type { OAuthClientProvider as LegacyProvider } from '@modelcontextprotoco
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
+import { Engine, createHttpHandler } from '../../lib/server/index.ts'
+import { everythingServer } from '../fixtures/everything/server.ts'
 import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
 import { type AuthorizationServer, MCP_SCOPE, SERVICE_CLIENT, SHORT_LIVED_CLIENT, startAuthorizationServer } from '../support/authorization-server.ts'
@@ -24,6 +26,9 @@ const layout = homeLayout(join(dir.path, 'home'))
 let as: AuthorizationServer
 let daemon: Daemon
 let mcpUrl: string
+/** An HTTP upstream that notes the Authorization header of every request it gets. */
+let web: ReturnType<typeof Bun.serve>
+const upstreamAuthorization: (string | null)[] = []
 /** Never served: the AS's redirect is read from its Location header (authorization-server.ts). */
 const REDIRECT = 'http://127.0.0.1:9/callback'
 
@@ -31,14 +36,25 @@ beforeAll(async () => {
   as = await startAuthorizationServer()
   as.groups.set('alice', ['devs'])
   as.groups.set('bob', ['ops'])
+  const upstreamHttp = createHttpHandler({ engine: new Engine(everythingServer, testSettings()), settings: testSettings() })
+  web = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: (request) => {
+      upstreamAuthorization.push(request.headers.get('authorization'))
+      return upstreamHttp.fetch(request)
+    },
+  })
   const config = parseConfig(
     JSON.stringify({
       mcpServers: {
         up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] },
         ev: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] },
+        web: { url: `http://127.0.0.1:${web.port}/mcp` },
       },
       access: {
         rules: [
+          { name: 'alice-web', subjects: ['alice'], allow: ['web.test_simple_text'] },
           { name: 'devs', groups: ['devs'], allow: ['up'], deny: ['up.crash'] },
           { name: 'ops', groups: ['ops'], allow: ['ev.test_simple_*'] },
         ],
@@ -54,6 +70,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await daemon?.shutdown('test done')
   await as?.close()
+  void web?.stop(true)
   dir[Symbol.dispose]()
 })
 
@@ -162,8 +179,12 @@ describe('the full OAuth flow', () => {
 
     const client = await modernHost(alice)
     try {
-      expect(names((await client.listTools()).tools)).toEqual(['up_add', 'up_ask', 'up_echo', 'up_pid', 'up_slow', 'up_touch'])
+      expect(names((await client.listTools()).tools)).toEqual(['up_add', 'up_ask', 'up_echo', 'up_pid', 'up_slow', 'up_touch', 'web_test_simple_text'])
       expect(textOf(await client.callTool({ name: 'up_echo', arguments: { text: 'from alice' } }))).toBe('from alice')
+      expect(textOf(await client.callTool({ name: 'web_test_simple_text', arguments: {} }))).toContain('simple text')
+      // The spec forbids token passthrough: the HTTP upstream never sees alice's token (nor any).
+      expect(upstreamAuthorization.length).toBeGreaterThan(0)
+      expect(upstreamAuthorization.filter((header) => header !== null)).toEqual([])
     } finally {
       await client.close()
     }
@@ -265,9 +286,10 @@ describe('policy per principal', () => {
       expect(listed).toEqual(['mcpx_call', 'mcpx_catalog', 'mcpx_exec', 'mcpx_search', 'mcpx_types'])
       const search = (await client.callTool({ name: 'mcpx_search', arguments: { query: 'simple text echo', limit: 50 } })).structuredContent as { hits: { qualifiedName: string }[] }
       expect(search.hits.map((h) => h.qualifiedName)).toContain('up.echo')
-      expect(search.hits.every((h) => h.qualifiedName.startsWith('up.') && h.qualifiedName !== 'up.crash')).toBe(true)
+      const allowed = (name: string) => (name.startsWith('up.') && name !== 'up.crash') || name === 'web.test_simple_text'
+      expect(search.hits.map((h) => h.qualifiedName).filter((name) => !allowed(name))).toEqual([])
       const catalog = (await client.callTool({ name: 'mcpx_catalog', arguments: {} })).structuredContent as { servers: { name: string; tools: number }[] }
-      expect(catalog.servers.map((s) => [s.name, s.tools])).toEqual([['up', 6]])
+      expect(catalog.servers.map((s) => [s.name, s.tools])).toEqual([['up', 6], ['web', 1]])
       const types = textOf(await client.callTool({ name: 'mcpx_types', arguments: { tools: ['up.echo', 'up.crash', 'ev.test_simple_text'] } }))
       expect(types).toContain('echo')
       expect(types).not.toContain('crash')
@@ -296,6 +318,7 @@ describe('policy per principal', () => {
     const seen = lines.map((l) => [String(l.principal).split('#')[1], l.server, l.tool, l.outcome])
     expect(seen).toEqual([
       ['alice', 'up', 'echo', 'ok'],
+      ['alice', 'web', 'test_simple_text', 'ok'],
       ['bob', 'ev', 'test_simple_text', 'ok'],
       ['alice', 'ev', 'test_simple_text', 'denied'],
       ['alice', 'up', 'crash', 'denied'],
