@@ -13,6 +13,8 @@ export const MCP_SCOPE = 'mcp:tools'
 export const SERVICE_CLIENT = { id: 'service', secret: 'service-secret' }
 /** Like SERVICE_CLIENT, but its access tokens live one second. */
 export const SHORT_LIVED_CLIENT = { id: 'short-lived', secret: 'short-lived-secret' }
+/** Like SERVICE_CLIENT, but its access tokens are opaque (checked by introspection, RFC 7662). */
+export const OPAQUE_CLIENT = { id: 'opaque', secret: 'opaque-secret' }
 /** A confidential client allowed to introspect (RFC 7662) on mcpx's behalf. */
 export const INTROSPECTING_CLIENT = { id: 'mcpx-rs', secret: 'mcpx-rs-secret' }
 
@@ -36,6 +38,7 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
     clients: [
       { client_id: SERVICE_CLIENT.id, client_secret: SERVICE_CLIENT.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
       { client_id: SHORT_LIVED_CLIENT.id, client_secret: SHORT_LIVED_CLIENT.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
+      { client_id: OPAQUE_CLIENT.id, client_secret: OPAQUE_CLIENT.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
       { client_id: INTROSPECTING_CLIENT.id, client_secret: INTROSPECTING_CLIENT.secret, grant_types: [], redirect_uris: [], response_types: [] },
     ],
     scopes: [MCP_SCOPE, 'other:scope'],
@@ -54,9 +57,8 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
         getResourceServerInfo: async (_ctx: unknown, resource: string, client: { clientId: string }) => ({
           scope: `${MCP_SCOPE} other:scope`,
           audience: resource,
-          accessTokenFormat: 'jwt',
           accessTokenTTL: client.clientId === SHORT_LIVED_CLIENT.id ? 1 : 600,
-          jwt: { sign: { alg: 'RS256' } },
+          ...(client.clientId === OPAQUE_CLIENT.id ? { accessTokenFormat: 'opaque' } : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
         }),
       },
     },
