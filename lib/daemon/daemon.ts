@@ -113,7 +113,9 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   })
 
   const address = settings.daemonAddress
-  if (!LOOPBACK_ADDRESSES.has(address)) log.warn(`daemon TCP listener bound to ${address} (not loopback): every request needs the bearer token`)
+  if (!LOOPBACK_ADDRESSES.has(address)) {
+    log.warn(`daemon TCP listener bound to ${address} (not loopback): ${options.authenticatesItself ? 'it serves /mcp to OAuth access tokens only' : 'every request needs the bearer token'}`)
+  }
   const oauth = options.authenticatesItself !== undefined
   // The host hosts reach /mcp by (mcpAuthResource) is a name this daemon answers to.
   const resourceHost = settings.mcpAuthResource.trim() === '' ? [] : [new URL(settings.mcpAuthResource).host.replace(/:\d+$/, '').toLowerCase()]
