@@ -47,7 +47,7 @@ describe('Broker questions and principals', () => {
   test('a question inside a call\'s own flow (2026 upstream) goes to that call whatever else is in flight', async () => {
     const broker = new Broker('up')
     const release = hold(broker, asker('bob'), 'bob')
-    const answer = await broker.run(asker('alice'), () => broker.handlers().onElicit!(QUESTION, { ...CONTEXT, era: 'modern', via: 'input_required', key: 'q' }), undefined, 'alice')
+    const answer = await broker.run(asker('alice'), async () => broker.handlers().onElicit!(QUESTION, { ...CONTEXT, era: 'modern', via: 'input_required', key: 'q' }), undefined, 'alice')
     expect(answer).toEqual({ action: 'accept', content: { answer: 'alice' } })
     release()
   })
