@@ -301,6 +301,25 @@ describe('policy per principal', () => {
     }
   })
 
+  test('prompts and resources follow the same policy: bob sees ev\'s allowed prompts and its resources, alice none of ev\'s', async () => {
+    const ofBob = await legacyHost(bob, '')
+    try {
+      const prompts = (await ofBob.listPrompts()).prompts.map((p) => p.name)
+      expect(prompts).toContain('ev_test_simple_prompt')
+      expect(prompts.every((name) => name.startsWith('ev_test_simple_'))).toBe(true)
+      expect((await ofBob.listResources()).resources.some((r) => r.uri.startsWith('mcpx://ev/'))).toBe(true)
+    } finally {
+      await ofBob.close()
+    }
+    const ofAlice = await modernHost(alice, '')
+    try {
+      expect((await ofAlice.listPrompts()).prompts.filter((p) => p.name.startsWith('ev_'))).toEqual([])
+      expect((await ofAlice.listResources()).resources.filter((r) => r.uri.startsWith('mcpx://ev/'))).toEqual([])
+    } finally {
+      await ofAlice.close()
+    }
+  })
+
   test('the owner\'s local token still works on the loopback listener and sees everything', async () => {
     const client = new LegacyClient({ name: 'owner', version: '1.0.0' })
     await client.connect(new LegacyHttp(new URL(`${mcpUrl}?codemode=false`), { requestInit: { headers: { Authorization: `Bearer ${readToken(layout.token)}` } } }))
