@@ -320,6 +320,25 @@ describe('policy per principal', () => {
     }
   })
 
+  test('a legacy session belongs to its principal: another principal\'s token cannot use its id', async () => {
+    const legacyPost = (token: string, body: unknown, session?: string) =>
+      fetch(`${mcpUrl}?codemode=false`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...(session && { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }) },
+        body: JSON.stringify(body),
+      })
+    const init = await legacyPost(bob.accessToken, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+    const session = init.headers.get('mcp-session-id')!
+    expect(session).toBeTruthy()
+    await init.body?.cancel()
+    const mine = await legacyPost(bob.accessToken, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session)
+    expect(mine.status).toBe(200)
+    await mine.body?.cancel()
+    const stolen = await legacyPost(alice.accessToken, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, session)
+    expect(stolen.status).toBe(404)
+    await stolen.body?.cancel()
+  })
+
   test('the owner\'s local token still works on the loopback listener and sees everything', async () => {
     const client = new LegacyClient({ name: 'owner', version: '1.0.0' })
     await client.connect(new LegacyHttp(new URL(`${mcpUrl}?codemode=false`), { requestInit: { headers: { Authorization: `Bearer ${readToken(layout.token)}` } } }))
