@@ -2,7 +2,8 @@
  * N mcpx daemons with one config behind HAProxy on loopback (deploy/haproxy.cfg), for tests and
  * for trying a team gateway on one machine. Each replica has its own home (lock, socket, run
  * directory with its replica id, logs) but shares the config, the local token and the seal key
- * ring, so a host's token and a 2026 requestState work on every replica.
+ * ring, so a host's token and a 2026 requestState work on every replica; each knows the others
+ * (replicaPeers) so a 2026 retry reaches the replica that holds its call.
  * Usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR]
  * Prints the load balancer's /mcp URL and the token on stdout; Ctrl-C stops everything.
  */
@@ -83,12 +84,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   )
   const envFor = (spec: { id: string; home: string; port: number }) => ({
     ...process.env,
-    ...options.env,
     MCPX_HOME: spec.home,
     MCPX_CONFIG: options.config,
     MCPX_DAEMON_PORT: String(spec.port),
     MCPX_SEAL_KEY_FILE: keyFile,
     MCPX_DAEMON_IDLE_MS: '0',
+    // A 2026 retry that lands on another replica is forwarded to the one holding the call (replica-forward.ts).
+    MCPX_REPLICA_ID: spec.id,
+    MCPX_REPLICA_PEERS: specs.filter((other) => other.id !== spec.id).map((other) => `${other.id}=http://127.0.0.1:${other.port}`).join(','),
+    ...options.env,
   })
   const start = async (spec: { id: string; home: string; port: number }): Promise<Replica> => {
     mkdirSync(join(spec.home, 'run'), { recursive: true, mode: 0o700 })

@@ -15,10 +15,12 @@ import type { McpxConfig } from '../config/index.ts'
 import { watchConfig } from './config-watch.ts'
 import { type Daemon, type DaemonOptions, LOOPBACK_ADDRESSES, startDaemon } from './daemon.ts'
 import { createMcpAuth } from './mcp-auth.ts'
+import { createReplicaForwarder } from './replica-forward.ts'
 import { readToken } from './token.ts'
 import { operationTools } from './mcp-tools.ts'
 import { upstreamConnectOptions } from './upstream-auth.ts'
 import type { Pool } from './pool.ts'
+import type { Surface } from './security.ts'
 
 export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'createPool'> {
   /** Default /mcp surface (setting `mcpMode`); `passthrough` needs `passthrough`. */
@@ -124,16 +126,22 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     entry?.http.close()
     entry?.surface.close()
   }
+  // Replicas behind a load balancer: a 2026 retry minted by another replica goes back to it.
+  const forwarder = createReplicaForwarder(settings)
   const defaultPassthrough = options.passthrough ?? passthroughSetting
   const defaultMode = options.mode ?? (passthroughSetting ? 'passthrough' : parseMode(settings.mcpMode, 'setting mcpMode (MCPX_MCP_MODE)'))
   daemon.mount({
     methods: ['GET', 'POST', 'DELETE'],
     path: MCP_PATH,
-    handle(request, { url, surface: listener }) {
-      if (!mcpAuth) return serveMcp(request, url)
-      return mcpAuth.principalFor(request, listener).then((principal) => (principal instanceof Response ? principal : serveMcp(request, url, principal.kind === 'owner' ? undefined : principal)))
+    handle(request, context) {
+      if (!forwarder) return route(request, context.url, context.surface)
+      return forwarder.forward(request, context.url).then((answer) => answer ?? route(request, context.url, context.surface))
     },
   })
+  function route(request: Request, url: URL, listener: Surface): Response | Promise<Response> {
+    if (!mcpAuth) return serveMcp(request, url)
+    return mcpAuth.principalFor(request, listener).then((principal) => (principal instanceof Response ? principal : serveMcp(request, url, principal.kind === 'owner' ? undefined : principal)))
+  }
   if (mcpAuth) for (const route of mcpAuth.routes) daemon.mount(route)
   function serveMcp(request: Request, url: URL, principal?: Principal): Response | Promise<Response> {
     const passthrough = url.searchParams.get('passthrough') ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)

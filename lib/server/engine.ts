@@ -87,7 +87,7 @@ export class Engine implements EngineCore {
     readonly settings: Settings,
   ) {
     this.registry = new Registry(def)
-    this.codec = createRequestStateCodec(settings.requestStateTtlMs, keyRingFor(settings.sealKeyFile))
+    this.codec = createRequestStateCodec(settings.requestStateTtlMs, keyRingFor(settings.sealKeyFile), Date.now, settings.replicaId)
     this.tasks = new TaskStore(settings)
     this.notify = {
       toolsListChanged: () => this.listChanged('tools'),

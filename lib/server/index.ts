@@ -8,6 +8,8 @@ export { serveStdio, type StdioServer } from './serve-stdio.ts'
 export { serveHttp, type HttpServer, type ServeHttpOptions } from './serve-http.ts'
 export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from './http/handler.ts'
 export { SUPPORTED_REVISIONS } from './lifecycle.ts'
+export { requestStateOwner } from './request-state.ts'
+export { keyRingFor, type KeyRing } from './seal.ts'
 export type {
   HandlerContext, Implementation, InputRequest, Json, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,
   TemplateDef, ToolDef, CompleteRequest,

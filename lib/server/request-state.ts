@@ -29,6 +29,8 @@ interface Sealed extends RequestStatePayload {
   x: number
   /** principal digest ('' when none) */
   p: string
+  /** the replica that minted it (setting replicaId), when replicas share the key ring */
+  o?: string
 }
 
 export interface RequestStateCodec {
@@ -37,16 +39,32 @@ export interface RequestStateCodec {
   open(method: string, params: Json, token: unknown, principal?: string): RequestStatePayload
 }
 
+/**
+ * The replica that minted a requestState, read without the request's bindings (those are checked
+ * by the owner when it opens the token): undefined when it names none or does not open.
+ */
+export function requestStateOwner(ring: KeyRing, token: unknown): string | undefined {
+  if (typeof token !== 'string') return undefined
+  const text = openSealed(ring, token, PURPOSE)
+  if (text === undefined) return undefined
+  try {
+    const owner = (JSON.parse(text) as Sealed).o
+    return typeof owner === 'string' ? owner : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Params that vary between rounds of the same logical request and so are not bound. */
 const ROUND_KEYS = new Set(['_meta', 'inputResponses', 'requestState', 'task'])
 
 /** Associated data: a requestState opens only as a requestState. */
 const PURPOSE = 'mcpx requestState v1'
 
-export function createRequestStateCodec(ttlMs: number, ring: KeyRing = randomKeyRing(), now: () => number = Date.now): RequestStateCodec {
+export function createRequestStateCodec(ttlMs: number, ring: KeyRing = randomKeyRing(), now: () => number = Date.now, owner = ''): RequestStateCodec {
   return {
     seal(method, params, payload, principal) {
-      const sealed: Sealed = { ...payload, m: method, d: digestParams(params), x: now() + ttlMs, p: digestPrincipal(principal) }
+      const sealed: Sealed = { ...payload, m: method, d: digestParams(params), x: now() + ttlMs, p: digestPrincipal(principal), ...(owner !== '' && { o: owner }) }
       return sealText(ring, JSON.stringify(sealed), PURPOSE)
     },
     open(method, params, token, principal) {

@@ -10,5 +10,7 @@ export const DAEMON_SETTINGS = defineSettings({
   daemonIdleMs: { default: 30 * 60_000, env: 'MCPX_DAEMON_IDLE_MS', doc: 'The daemon exits after this long with no request and no open stream (0 = never)' },
   daemonStartTimeoutMs: { default: 15_000, env: 'MCPX_DAEMON_START_TIMEOUT_MS', doc: 'How long `daemon start` (and on-demand start) waits for the daemon to listen' },
   daemonLogMaxBytes: { default: 4 * 1024 * 1024, env: 'MCPX_DAEMON_LOG_MAX_BYTES', doc: 'A daemon log larger than this is moved to daemon.log.1 when the daemon next starts' },
+  replicaId: { default: '', env: 'MCPX_REPLICA_ID', doc: 'This daemon\'s name among replicas behind one load balancer (scripts/cluster.ts); sealed into each requestState it mints' },
+  replicaPeers: { default: '', env: 'MCPX_REPLICA_PEERS', doc: 'The other replicas as `id=http://host:port` (comma-separated): a 2026 retry whose requestState another replica minted is forwarded there' },
   daemonEventBufferLength: { default: 1_000, env: 'MCPX_DAEMON_EVENT_BUFFER', doc: 'Events kept by the daemon for Last-Event-ID replay on /v1/events' },
 })

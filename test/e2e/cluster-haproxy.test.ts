@@ -45,6 +45,21 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
     }
   })
 
+  test('an elicitation a legacy upstream raises during a 2026 host\'s call is answered when the retry lands on another replica', async () => {
+    const client = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { answer: 'from the host' } }))
+    await client.connect(new ModernHttp(new URL(`${cluster.url}?codemode=false`), { requestInit: { headers: headers() } }))
+    try {
+      // Round-robin: each call's retry goes to the next replica, never the one holding the call.
+      for (let i = 0; i < 3; i++) {
+        const result = await client.callTool({ name: 'up_ask', arguments: { question: `question ${i}` } })
+        expect(pidOf(result)).toBe('action=accept answer=from the host')
+      }
+    } finally {
+      await client.close()
+    }
+  })
+
   test('a legacy host\'s session stays on the replica that answered initialize', async () => {
     const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' })
     await client.connect(new LegacyHttp(new URL(`${cluster.url}?codemode=false`), { requestInit: { headers: headers() } }))
