@@ -44,8 +44,10 @@ export interface Cluster {
   readonly token: string
   readonly replicas: Replica[]
   readonly haproxyConfig: string
-  /** Stop one replica (as if it died); `restart` brings it back on the same port. */
+  /** Stop one replica gracefully; `restartReplica` brings it back on the same port. */
   stopReplica(index: number): Promise<void>
+  /** SIGKILL one replica (a crash: no graceful shutdown). */
+  killReplica(index: number): void
   restartReplica(index: number): Promise<void>
   close(): Promise<void>
 }
@@ -127,6 +129,9 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       replicas,
       haproxyConfig: cfg,
       stopReplica: (index) => stop(replicas[index]!),
+      killReplica(index) {
+        process.kill(replicas[index]!.pid, 'SIGKILL')
+      },
       async restartReplica(index) {
         replicas[index] = await start(replicas[index]!)
       },

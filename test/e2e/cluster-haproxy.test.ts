@@ -72,6 +72,32 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
     }
   })
 
+  test('a replica killed and restarted mid-run: every 2026 call is answered, none crossed (a call cut by the kill is retried)', async () => {
+    const client = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(new ModernHttp(new URL(`${cluster.url}?codemode=false`), { requestInit: { headers: headers() } }))
+    const errors: string[] = []
+    try {
+      for (let i = 0; i < 3 * CALLS; i++) {
+        if (i === CALLS) cluster.killReplica(1)
+        if (i === 2 * CALLS) await cluster.restartReplica(1)
+        const text = `call ${i}`
+        let answer: string | undefined
+        for (let attempt = 0; answer === undefined && attempt < 3; attempt++) {
+          try {
+            answer = pidOf(await client.callTool({ name: 'up_echo', arguments: { text } }))
+          } catch (error) {
+            errors.push((error as Error).message)
+          }
+        }
+        expect(answer).toBe(text)
+      }
+    } finally {
+      await client.close()
+    }
+    // Whatever failed before its retry failed with a message, never silently.
+    for (const message of errors) expect(message.length).toBeGreaterThan(0)
+  })
+
   test('each replica has its id in its run directory and the generated HAProxy config learns session ids', async () => {
     for (const replica of cluster.replicas) expect((await Bun.file(join(replica.home, 'run', 'replica')).text()).trim()).toBe(replica.id)
     const cfg = await Bun.file(cluster.haproxyConfig).text()
