@@ -70,7 +70,7 @@ export function parseConfig(text: string, file: string, env: Env): McpxConfig {
     servers[name] = parseServerEntry(name, entry, file)
   }
   const settings = Object.fromEntries(Object.entries(top.output.settings).filter(([, value]) => value !== undefined)) as SettingOverrides
-  return { source: file, servers, settings }
+  return { source: file, servers, settings, ...(top.output.access && { access: top.output.access }) }
 }
 
 /** Validate and normalise one `mcpServers` entry (already interpolated). */

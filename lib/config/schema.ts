@@ -2,9 +2,10 @@
  * The mcpx config file: the `mcpServers` map hosts already use (stdio `{command,args,env,cwd}` or
  * remote `{url,headers,transport}`), mcpx's per-server options inline in each entry (pinned
  * `protocol`, `codemode`, `allowedTools`/`blockedTools`, `record`, `disabled`), and a `settings`
- * section keyed by setting name. Entries are strict so a typo is an error, not a silent default.
+ * section keyed by setting name, and the `access` policy of /mcp's OAuth callers. Entries are strict so a typo is an error, not a silent default.
  */
 import * as v from 'valibot'
+import { type AccessPolicy, AccessPolicySchema } from '../access/index.ts'
 import { type OAuthUpstreamConfig, OAuthUpstreamConfigSchema } from '../auth/index.ts'
 import { SETTINGS, type SettingName, type SettingOverrides } from '../settings/index.ts'
 import { REVISIONS, type Revision } from '../wire/index.ts'
@@ -69,6 +70,8 @@ export const ConfigFileSchema = v.strictObject({
   $schema: v.optional(v.string()),
   mcpServers: v.optional(v.record(v.string(), v.unknown()), {}),
   settings: v.optional(SettingsSectionSchema, {}),
+  /** Per-principal policy for OAuth callers of /mcp (lib/access policy.ts). */
+  access: v.optional(AccessPolicySchema),
 })
 
 /** How mcpx reaches one upstream server. */
@@ -112,4 +115,6 @@ export interface McpxConfig {
   readonly servers: Readonly<Record<string, ServerConfig>>
   /** Setting overrides from the file's `settings` section. */
   readonly settings: SettingOverrides
+  /** The `access` section: which servers and tools each OAuth principal may use; absent = all. */
+  readonly access?: AccessPolicy
 }

@@ -29,6 +29,8 @@ export interface DaemonOptions {
   readonly createPool?: CreatePool
   /** Install SIGTERM/SIGINT/SIGHUP handlers that shut the daemon down (the foreground `run`). */
   readonly handleSignals?: boolean
+  /** OAuth on /mcp (mcp-auth.ts): paths that authenticate TCP callers themselves. */
+  readonly authenticatesItself?: (pathname: string) => boolean
 }
 
 export type ShutdownHook = (reason: string) => void | Promise<void>
@@ -57,7 +59,7 @@ export interface Daemon {
 const MAX_SOCKET_PATH_BYTES = 103
 /** A daemon is never a development server: no error pages, no development-mode checks per request. */
 const PRODUCTION = { development: false } as const
-const LOOPBACK_ADDRESSES = new Set(['127.0.0.1', '::1', 'localhost'])
+export const LOOPBACK_ADDRESSES: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost'])
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { layout } = options
@@ -109,13 +111,21 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   })
 
   const address = settings.daemonAddress
-  if (!LOOPBACK_ADDRESSES.has(address)) log.warn(`daemon TCP listener bound to ${address} (not loopback): every request needs the bearer token`)
+  if (!LOOPBACK_ADDRESSES.has(address)) {
+    log.warn(`daemon TCP listener bound to ${address} (not loopback): ${options.authenticatesItself ? 'it serves /mcp to OAuth access tokens only' : 'every request needs the bearer token'}`)
+  }
+  const oauth = options.authenticatesItself !== undefined
+  // The host hosts reach /mcp by (mcpAuthResource) is a name this daemon answers to.
+  const resourceHost = settings.mcpAuthResource.trim() === '' ? [] : [new URL(settings.mcpAuthResource).host.replace(/:\d+$/, '').toLowerCase()]
   const policy = {
     token,
     requireToken: settings.daemonRequireToken,
-    allowedHosts: new Set([...listSetting(settings.daemonAllowedHosts), ...(LOOPBACK_ADDRESSES.has(address) ? [] : [address.includes(':') ? `[${address}]` : address])]),
+    allowedHosts: new Set([...listSetting(settings.daemonAllowedHosts), ...resourceHost, ...(LOOPBACK_ADDRESSES.has(address) ? [] : [address.includes(':') ? `[${address}]` : address])]),
     allowedOrigins: listSetting(settings.daemonAllowedOrigins, false),
     port: () => tcpPort,
+    // A listener reachable from the network takes OAuth tokens only (lib/access); the local token
+    // is for the machine's owner, on the socket and loopback.
+    ...(oauth && { authenticatesItself: options.authenticatesItself, localTokenOnTcp: LOOPBACK_ADDRESSES.has(address) }),
   }
 
   // One timer for the idle exit, re-armed only when it fires: requests just count themselves and
@@ -172,8 +182,8 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   const handle = async (request: Request, surface: Surface): Promise<Response> => {
     const release = hold()
     try {
-      const rejection = checkRequest(request, surface, policy)
       const url = new URL(request.url)
+      const rejection = checkRequest(request, surface, policy, url.pathname)
       if (rejection) return rejectionResponse(rejection, url.pathname)
       if (shutdownPromise !== undefined) return rejectionResponse({ status: 503, code: 'CONNECT', message: 'the mcpx daemon is stopping' }, url.pathname)
       const match = matchRoute(routes, request.method, url.pathname)

@@ -4,6 +4,8 @@
  * behind the same guard. /mcp serves the default surface; `?codemode=false` the raw surface and
  * `?passthrough=<server>` one upstream as itself — read per request, so one host can use both.
  */
+import { join } from 'node:path'
+import { type AccessPolicy, type AuditLog, OPEN_POLICY, type Principal, createAccessView, createAuditLog, createResourceServer } from '../access/index.ts'
 import { createSchemaValidator } from '../codemode/index.ts'
 import { GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
 import { McpxError } from '../errors/index.ts'
@@ -12,10 +14,14 @@ import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import type { McpxConfig } from '../config/index.ts'
 import { listenChannel } from './channel.ts'
 import { watchConfig } from './config-watch.ts'
-import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
+import { type Daemon, type DaemonOptions, LOOPBACK_ADDRESSES, startDaemon } from './daemon.ts'
+import { createMcpAuth } from './mcp-auth.ts'
+import { createReplicaForwarder } from './replica-forward.ts'
+import { readToken } from './token.ts'
 import { operationTools } from './mcp-tools.ts'
 import { upstreamConnectOptions } from './upstream-auth.ts'
 import type { Pool } from './pool.ts'
+import type { Surface } from './security.ts'
 
 export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'createPool'> {
   /** Default /mcp surface (setting `mcpMode`); `passthrough` needs `passthrough`. */
@@ -45,8 +51,24 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     throw new McpxError('CONFIG', `setting mcpPassthrough names "${passthroughSetting}", which is not a configured server`, { setting: 'mcpPassthrough', server: passthroughSetting })
   }
   let upstreams!: UpstreamPool
-  const daemon = await startDaemon({
+  let daemon!: Daemon
+  let localToken: string | undefined
+  // OAuth on /mcp (lib/access): null unless setting mcpAuthIssuer is set.
+  const resourceServer = createResourceServer({ settings: options.settings, defaultResource: () => `${daemon.info().tcp.url}${MCP_PATH}` })
+  const mcpAuth =
+    resourceServer &&
+    createMcpAuth({
+      server: resourceServer,
+      mcpPath: MCP_PATH,
+      localToken: () => (localToken ??= readToken(options.layout.token) ?? ''),
+      loopback: LOOPBACK_ADDRESSES.has(options.settings.daemonAddress),
+    })
+  const auditPath = options.settings.auditLog.trim() || (resourceServer ? join(options.layout.logDir, 'audit.jsonl') : '')
+  const audit: AuditLog | undefined = auditPath === '' ? undefined : createAuditLog(auditPath, options.settings.auditArguments)
+  let accessPolicy: AccessPolicy = options.config.access ?? OPEN_POLICY
+  daemon = await startDaemon({
     ...options,
+    ...(mcpAuth && { authenticatesItself: mcpAuth.authenticatesItself }),
     createPool: ({ config, settings, emit }): Pool =>
       (upstreams = new UpstreamPool({
         config,
@@ -74,22 +96,43 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const gatewayTools = opTools
   const surfaces = new Map<string, { surface: GatewaySurface; http: HttpHandler }>()
   const allowedOrigins = settings.daemonAllowedOrigins.split(',').map((s) => s.trim()).filter(Boolean)
-  const surfaceFor = (mode: SurfaceMode, passthrough?: string) => {
-    const key = `${mode}:${passthrough ?? ''}`
+  /** OAuth principals get a surface each (their policy's view, their sessions); the oldest beyond the cap close. */
+  const principalKeys: string[] = []
+  const surfaceFor = (mode: SurfaceMode, passthrough?: string, principal?: Principal) => {
+    const key = `${mode}:${passthrough ?? ''}${principal ? `:${principal.id}:${principal.scopes.join(' ')}:${principal.groups.join(' ')}` : ''}`
     let entry = surfaces.get(key)
     if (!entry) {
-      const surface = new GatewaySurface({ pool: upstreams, settings, mode, ...(passthrough && { passthrough }), codeMode, gatewayTools, version: options.version })
+      const view = principal && createAccessView(principal, accessPolicy, audit)
+      const surface = new GatewaySurface({ pool: upstreams, settings, mode, ...(passthrough && { passthrough }), codeMode, gatewayTools, version: options.version, ...(view && { view }) })
       // The daemon's guard already checked Host/Origin/token for this listener (security.ts).
-      const http = createHttpHandler({ engine: surface.engine, settings, origin: { checkHost: false, allowedOrigins } })
+      const http = createHttpHandler({
+        engine: surface.engine,
+        settings,
+        origin: { checkHost: false, allowedOrigins },
+        // Binds MRTR requestState to the caller and marks cacheable results private (caching.mdx).
+        ...(principal && { principalOf: () => principal.id }),
+      })
       entry = { surface, http }
       surfaces.set(key, entry)
+      if (principal) {
+        principalKeys.push(key)
+        while (principalKeys.length > settings.mcpPrincipalSurfaces) dropSurface(principalKeys.shift()!)
+      }
     }
     return entry
   }
+  const dropSurface = (key: string) => {
+    const entry = surfaces.get(key)
+    surfaces.delete(key)
+    entry?.http.close()
+    entry?.surface.close()
+  }
+  // Replicas behind a load balancer: a 2026 retry minted by another replica goes back to it.
+  const forwarder = createReplicaForwarder(settings)
   const defaultPassthrough = options.passthrough ?? passthroughSetting
   const defaultMode = options.mode ?? (passthroughSetting ? 'passthrough' : parseMode(settings.mcpMode, 'setting mcpMode (MCPX_MCP_MODE)'))
   /** One resolution of "which surface" for /mcp's query and the serve channel's opening line. */
-  const chooseSurface = (asked: { passthrough?: string | null; codemode?: string | null; mode?: string | null }) => {
+  const chooseSurface = (asked: { passthrough?: string | null; codemode?: string | null; mode?: string | null }, principal?: Principal) => {
     const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
     const mode: SurfaceMode = passthrough
       ? 'passthrough'
@@ -100,19 +143,28 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
           : defaultMode === 'passthrough'
             ? 'code-mode'
             : defaultMode
-    return surfaceFor(mode, passthrough ?? undefined)
+    return surfaceFor(mode, passthrough ?? undefined, principal)
   }
   daemon.mount({
     methods: ['GET', 'POST', 'DELETE'],
     path: MCP_PATH,
-    handle(request, { url }) {
-      const { surface, http } = chooseSurface({ passthrough: url.searchParams.get('passthrough'), codemode: url.searchParams.get('codemode'), mode: url.searchParams.get('mode') })
-      // Hot path: once the first sync landed, straight to the handler (no extra await per request).
-      if (surface.landed) return http.fetch(request)
-      return surface.ready().catch(() => {}).then(() => http.fetch(request))
+    handle(request, context) {
+      if (!forwarder) return route(request, context.url, context.surface)
+      return forwarder.forward(request, context.url).then((answer) => answer ?? route(request, context.url, context.surface))
     },
   })
-  // `mcpx serve` hosts: the same surfaces, served by the stdio engine over the stream channel.
+  function route(request: Request, url: URL, listener: Surface): Response | Promise<Response> {
+    if (!mcpAuth) return serveMcp(request, url)
+    return mcpAuth.principalFor(request, listener).then((principal) => (principal instanceof Response ? principal : serveMcp(request, url, principal.kind === 'owner' ? undefined : principal)))
+  }
+  if (mcpAuth) for (const route of mcpAuth.routes) daemon.mount(route)
+  function serveMcp(request: Request, url: URL, principal?: Principal): Response | Promise<Response> {
+    const { surface, http } = chooseSurface({ passthrough: url.searchParams.get('passthrough'), codemode: url.searchParams.get('codemode'), mode: url.searchParams.get('mode') }, principal)
+    // Hot path: once the first sync landed, straight to the handler (no extra await per request).
+    if (surface.landed) return http.fetch(request)
+    return surface.ready().catch(() => {}).then(() => http.fetch(request))
+  }
+  // `mcpx serve` hosts (the machine's owner): the same surfaces, served by the stdio engine over the stream channel.
   const channel = listenChannel({
     path: options.layout.channelSocket,
     settings,
@@ -129,7 +181,15 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       ? watchConfig({
           file: options.config.source,
           load: options.reloadConfig,
-          apply: (config) => upstreams.reconfigure(config),
+          apply: (config) => {
+            const next = config.access ?? OPEN_POLICY
+            if (JSON.stringify(next) !== JSON.stringify(accessPolicy)) {
+              // Views were built from the old rules: principals get fresh surfaces on their next request.
+              accessPolicy = next
+              for (const key of principalKeys.splice(0)) dropSurface(key)
+            }
+            return upstreams.reconfigure(config)
+          },
           emit: (type, data) => daemon.events.publish(type, data),
           debounceMs: settings.configReloadDebounceMs,
         })

@@ -21,6 +21,13 @@ export interface GuardPolicy {
   readonly allowedOrigins: ReadonlySet<string>
   /** The TCP port actually bound (for the same-origin check). */
   readonly port: () => number
+  /**
+   * Paths whose route authenticates TCP callers itself (/mcp and its metadata when OAuth is on;
+   * lib/daemon/mcp-auth.ts): the guard skips its token check there, nothing else.
+   */
+  readonly authenticatesItself?: (pathname: string) => boolean
+  /** false: the local token is not accepted on TCP at all (a non-loopback listener with OAuth on /mcp). */
+  readonly localTokenOnTcp?: boolean
 }
 
 export interface Rejection {
@@ -32,7 +39,7 @@ export interface Rejection {
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
 /** null = allowed; otherwise the status and message to answer with. */
-export function checkRequest(request: Request, surface: Surface, policy: GuardPolicy): Rejection | null {
+export function checkRequest(request: Request, surface: Surface, policy: GuardPolicy, pathname = new URL(request.url).pathname): Rejection | null {
   const host = request.headers.get('host')
   if (host !== null || surface === 'tcp') {
     const hostname = host === null ? '' : hostnameOf(host)
@@ -44,8 +51,9 @@ export function checkRequest(request: Request, surface: Surface, policy: GuardPo
   if (origin !== null && !isAllowedOrigin(origin, policy)) {
     return { status: 403, code: 'AUTH', message: `Origin ${JSON.stringify(origin)} is not allowed` }
   }
-  if (surface === 'tcp' && policy.requireToken !== false && !hasToken(request, policy.token)) {
-    return { status: 401, code: 'AUTH', message: 'missing or wrong bearer token (local clients read it from the token file in the mcpx home)' }
+  if (surface === 'tcp' && policy.requireToken !== false && !policy.authenticatesItself?.(pathname)) {
+    if (policy.localTokenOnTcp === false) return { status: 403, code: 'AUTH', message: 'this listener is not on loopback and serves only /mcp with OAuth access tokens' }
+    if (!hasToken(request, policy.token)) return { status: 401, code: 'AUTH', message: 'missing or wrong bearer token (local clients read it from the token file in the mcpx home)' }
   }
   if (BODY_METHODS.has(request.method) && !isJsonMediaType(request.headers.get('content-type'))) {
     return { status: 415, code: 'USAGE', message: 'request bodies must be Content-Type: application/json' }
@@ -72,7 +80,8 @@ function isAllowedOrigin(origin: string, policy: GuardPolicy): boolean {
   return parsed.protocol === 'http:' && LOOPBACK_HOSTNAMES.has(parsed.hostname) && Number(parsed.port) === policy.port() && parsed.origin === origin
 }
 
-function hasToken(request: Request, token: string): boolean {
+/** The request's bearer token is the daemon's local token (constant-time comparison). */
+export function hasToken(request: Request, token: string): boolean {
   const header = request.headers.get('authorization') ?? ''
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
   if (!match) return false

@@ -33,6 +33,8 @@ const KIND_LABEL: Record<Kind, string> = { elicit: 'elicitation', sample: 'sampl
  * -32021 naming what is missing. A caller that cannot answer a kind of question is treated the same.
  * The upstream's `notifications/message` carry no request association either, so they go to the
  * most recent in-flight call that asked for logs (a log line is not an answer: nothing is decided).
+ * Because a transport-borne question goes only to the single call in flight, it never reaches another
+ * principal's host: with calls of several principals in flight, it is refused.
  */
 export class Broker {
   readonly #scope = new AsyncLocalStorage<DownstreamAsker>()

@@ -5,6 +5,7 @@
  * back through the pool (arguments validated, allowed/blocked lists applied, questions brokered).
  * The sandbox holds no credential: it only sees what a call returns.
  */
+import type { AccessView } from '../access/index.ts'
 import { type ExecResult, type SandboxPool, type ToolTypeSource, createSandboxPool, renderDeclarationsFor } from '../codemode/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
@@ -21,6 +22,8 @@ export interface CodeModeOptions {
 }
 
 export interface TypesQuery {
+  /** The principal asking: only tools its policy allows are rendered. */
+  readonly view?: AccessView
   readonly server?: string
   /** Qualified names (`server.tool`). */
   readonly tools?: readonly string[]
@@ -50,9 +53,10 @@ export class CodeMode {
     })
   }
 
-  async search(query: string, options: { server?: string; limit?: number } = {}): Promise<SearchHit[]> {
+  async search(query: string, options: { server?: string; limit?: number; view?: AccessView } = {}): Promise<SearchHit[]> {
     await this.#ensureIndexed()
-    return this.#index.search(query, options)
+    const { view, ...rest } = options
+    return this.#index.search(query, view ? { ...rest, accept: (server, name) => view.item(server, name).allowed } : rest)
   }
 
   /** The ui:// URI (as the gateway surfaces serve it) of the MCP App that renders this tool, if any. */
@@ -64,11 +68,15 @@ export class CodeMode {
   }
 
   async types(query: TypesQuery): Promise<string> {
-    const namespaces = await this.namespaces()
+    const { view } = query
+    const namespaces = await this.namespaces(view)
     const entries: { server: string; tool: ToolTypeSource }[] = []
     const add = async (server: string, names?: readonly string[]) => {
       const catalog = await this.pool.catalog(server)
-      for (const tool of catalog.tools) if (!names || names.includes(String(tool.name))) entries.push({ server, tool: tool as unknown as ToolTypeSource })
+      for (const tool of catalog.tools) {
+        const name = String(tool.name)
+        if ((!names || names.includes(name)) && (!view || view.item(server, name).allowed)) entries.push({ server, tool: tool as unknown as ToolTypeSource })
+      }
     }
     if (query.tools?.length) {
       const byServer = new Map<string, string[]>()
@@ -78,7 +86,7 @@ export class CodeMode {
       }
       for (const [server, names] of byServer) await add(server, names)
     } else if (query.query !== undefined) {
-      const hits = await this.search(query.query, query.server !== undefined ? { server: query.server } : {})
+      const hits = await this.search(query.query, { ...(query.server !== undefined && { server: query.server }), ...(view && { view }) })
       const byServer = new Map<string, string[]>()
       for (const hit of hits) byServer.set(hit.server, [...(byServer.get(hit.server) ?? []), hit.name])
       for (const [server, names] of byServer) await add(server, names)
@@ -88,8 +96,9 @@ export class CodeMode {
   }
 
   /** Run agent code; `asker` receives the questions upstreams ask during its calls. */
-  async exec(code: string, options: { asker?: DownstreamAsker; signal?: AbortSignal; onCall?: (qualifiedName: string) => void } = {}): Promise<ExecResult> {
-    const namespaces = await this.namespaces()
+  async exec(code: string, options: { asker?: DownstreamAsker; signal?: AbortSignal; onCall?: (qualifiedName: string) => void; view?: AccessView } = {}): Promise<ExecResult> {
+    const { view } = options
+    const namespaces = await this.namespaces(view)
     const sandbox = (this.#sandbox ??= createSandboxPool(this.settings, this.options.sandboxCommand ? { command: this.options.sandboxCommand } : {}))
     return sandbox.exec(
       code,
@@ -99,20 +108,21 @@ export class CodeMode {
           const { server, tool } = splitQualified(qualifiedName)
           options.onCall?.(qualifiedName)
           const signal = callOptions?.signal ?? options.signal
-          const result = await this.pool.call(server, tool, args, { ...(options.asker && { asker: options.asker }), ...(signal && { signal }) })
+          const result = await this.pool.call(server, tool, args, { ...(options.asker && { asker: options.asker }), ...(signal && { signal }), ...(view && { view }) })
           if (result.isError === true) throw new McpxError('TOOL', toolErrorText(result), { server, tool, result })
           return result.structuredContent ?? unwrapContent(result)
         },
-        search: async (query, searchOptions) => this.search(query, (searchOptions ?? {}) as { server?: string; limit?: number }),
+        search: async (query, searchOptions) => this.search(query, { ...((searchOptions ?? {}) as { server?: string; limit?: number }), ...(view && { view }) }),
       },
       options.signal ? { signal: options.signal } : {},
     )
   }
 
-  /** server → allowed tool names, for the sandbox's namespace objects and the declarations. */
-  async namespaces(): Promise<Record<string, string[]>> {
+  /** server → allowed tool names (for `view`, what its policy allows), for the sandbox's namespace objects and the declarations. */
+  async namespaces(view?: AccessView): Promise<Record<string, string[]>> {
     const { catalogs } = await this.pool.catalogs()
-    return Object.fromEntries(catalogs.map((c) => [c.server, c.tools.map((t) => String(t.name))]))
+    const entries = catalogs.map((c) => [c.server, c.tools.map((t) => String(t.name)).filter((name) => !view || view.item(c.server, name).allowed)] as const)
+    return Object.fromEntries(view ? entries.filter(([, names]) => names.length > 0) : entries)
   }
 
   /** Start the sandbox processes now (the daemon does this at start so the first exec is warm). */

@@ -8,6 +8,7 @@ import type { McpxConfig } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { CodeMode, type CodeModeOptions } from './code-mode.ts'
+import { checkRequest, guardedCall } from './guarded-call.ts'
 import { suggest } from './naming.ts'
 import type { Catalog, ServerStatus, UpstreamCallOptions } from './types.ts'
 import { Upstream, type UpstreamContext } from './upstream.ts'
@@ -99,6 +100,10 @@ export class UpstreamPool {
   }
 
   call(name: string, tool: string, args: Record<string, unknown>, options: UpstreamCallOptions = {}): Promise<JsonObject> {
+    return options.view ? guardedCall(options.view, name, tool, args, () => this.#call(name, tool, args, options)) : this.#call(name, tool, args, options)
+  }
+
+  #call(name: string, tool: string, args: Record<string, unknown>, options: UpstreamCallOptions): Promise<JsonObject> {
     let upstream: Upstream
     try {
       upstream = this.upstream(name)
@@ -122,6 +127,7 @@ export class UpstreamPool {
   }
 
   request(name: string, method: string, params: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
+    if (options.view) checkRequest(options.view, name, method, params)
     return this.upstream(name).request(method, params, options)
   }
 

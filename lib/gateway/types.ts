@@ -2,6 +2,7 @@
  * Shapes the gateway shares with the daemon. They match the daemon's `Pool` contract
  * structurally (lib/daemon/pool.ts) without importing it: the daemon sits above the gateway.
  */
+import type { AccessView } from '../access/index.ts'
 import type { JsonObject } from '../client/index.ts'
 import type { ProgressUpdate } from '../session/index.ts'
 import type { LogLevel } from '../wire/index.ts'
@@ -49,4 +50,6 @@ export interface UpstreamCallOptions {
   readonly acceptTask?: boolean
   /** The arguments were already checked against this tool's inputSchema (Upstream.argumentsProblem). */
   readonly argumentsChecked?: boolean
+  /** The principal the call runs for: the pool checks its policy and audits the call (lib/access). */
+  readonly view?: AccessView
 }

@@ -29,6 +29,8 @@ export interface SearchOptions {
   /** Only these servers (one name or several). */
   readonly server?: string | readonly string[]
   readonly limit?: number
+  /** Only tools this accepts (a caller's access policy), applied before the limit. */
+  readonly accept?: (server: string, name: string) => boolean
 }
 
 export interface ToolIndexOptions {
@@ -166,6 +168,7 @@ export class ToolIndex {
       for (const [id, tf] of posting) {
         const doc = this.#docs.get(id)!
         if (servers && !servers.has(doc.server)) continue
+        if (options.accept && !options.accept(doc.server, doc.name)) continue
         let weighted = 0
         for (let f = 0; f < FIELDS.length; f++) {
           const count = tf[f]!

@@ -27,6 +27,7 @@ import { ListenRegistry } from './listen.ts'
 import { dispatchModern } from './modern-dispatch.ts'
 import { Registry } from './registry.ts'
 import { createRequestStateCodec, type RequestStateCodec } from './request-state.ts'
+import { keyRingFor } from './seal.ts'
 import { TaskStore } from './tasks.ts'
 import type { Json, ServerDefinition, ServerNotifier } from './types.ts'
 
@@ -91,7 +92,7 @@ export class Engine implements EngineCore {
     readonly settings: Settings,
   ) {
     this.registry = new Registry(def)
-    this.codec = createRequestStateCodec(settings.requestStateTtlMs)
+    this.codec = createRequestStateCodec(settings.requestStateTtlMs, keyRingFor(settings.sealKeyFile), Date.now, settings.replicaId)
     this.tasks = new TaskStore(settings)
     this.notify = {
       toolsListChanged: () => this.listChanged('tools'),

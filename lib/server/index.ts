@@ -10,6 +10,8 @@ export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from './
 export { SUPPORTED_REVISIONS } from './lifecycle.ts'
 export { idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
 export { readBody } from './http/body.ts'
+export { requestStateOwner } from './request-state.ts'
+export { keyRingFor, type KeyRing } from './seal.ts'
 export type {
   HandlerContext, Implementation, InputRequest, Json, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,
   TemplateDef, ToolDef, CompleteRequest,

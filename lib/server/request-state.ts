@@ -1,11 +1,13 @@
 /**
- * The integrity-protected MRTR `requestState` (2026-07-28 basic/patterns/mrtr.mdx "Server
- * Requirements": treat it as attacker-controlled, protect it with an HMAC, bound it by expiry and
- * to the originating method + params). One random key per process; a token minted by another
- * process, edited, expired or presented on a different request is rejected with -32602.
+ * The sealed MRTR `requestState` (2026-07-28 basic/patterns/mrtr.mdx "Server Requirements": treat
+ * it as attacker-controlled, protect its integrity, bound it by expiry, to the originating method +
+ * params and to the caller). AES-256-GCM under a key ring (seal.ts): replicas sharing the ring
+ * (setting sealKeyFile) open each other's tokens; without one, a random key per process. A token
+ * from elsewhere, edited, expired or presented on a different request is rejected with -32602.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { RPC, RpcError } from '../errors/index.ts'
+import { type KeyRing, open as openSealed, randomKeyRing, seal as sealText } from './seal.ts'
 import type { Json } from './types.ts'
 
 /** What a token carries between rounds. */
@@ -27,6 +29,8 @@ interface Sealed extends RequestStatePayload {
   x: number
   /** principal digest ('' when none) */
   p: string
+  /** the replica that minted it (setting replicaId), when replicas share the key ring */
+  o?: string
 }
 
 export interface RequestStateCodec {
@@ -35,29 +39,42 @@ export interface RequestStateCodec {
   open(method: string, params: Json, token: unknown, principal?: string): RequestStatePayload
 }
 
+/**
+ * The replica that minted a requestState, read without the request's bindings (those are checked
+ * by the owner when it opens the token): undefined when it names none or does not open.
+ */
+export function requestStateOwner(ring: KeyRing, token: unknown): string | undefined {
+  if (typeof token !== 'string') return undefined
+  const text = openSealed(ring, token, PURPOSE)
+  if (text === undefined) return undefined
+  try {
+    const owner = (JSON.parse(text) as Sealed).o
+    return typeof owner === 'string' ? owner : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** Params that vary between rounds of the same logical request and so are not bound. */
 const ROUND_KEYS = new Set(['_meta', 'inputResponses', 'requestState', 'task'])
 
-export function createRequestStateCodec(ttlMs: number, key: Uint8Array = randomBytes(32), now: () => number = Date.now): RequestStateCodec {
-  const mac = (body: string) => createHmac('sha256', key).update(body).digest('base64url')
+/** Associated data: a requestState opens only as a requestState. */
+const PURPOSE = 'mcpx requestState v1'
+
+export function createRequestStateCodec(ttlMs: number, ring: KeyRing = randomKeyRing(), now: () => number = Date.now, owner = ''): RequestStateCodec {
   return {
     seal(method, params, payload, principal) {
-      const sealed: Sealed = { ...payload, m: method, d: digestParams(params), x: now() + ttlMs, p: digestPrincipal(principal) }
-      const body = Buffer.from(JSON.stringify(sealed)).toString('base64url')
-      return `${body}.${mac(body)}`
+      const sealed: Sealed = { ...payload, m: method, d: digestParams(params), x: now() + ttlMs, p: digestPrincipal(principal), ...(owner !== '' && { o: owner }) }
+      return sealText(ring, JSON.stringify(sealed), PURPOSE)
     },
     open(method, params, token, principal) {
       const reject = (why: string) => new RpcError(RPC.INVALID_PARAMS, `Invalid requestState: ${why}`, { reason: why })
       if (typeof token !== 'string') throw reject('not a string')
-      const dot = token.indexOf('.')
-      if (dot <= 0) throw reject('malformed')
-      const body = token.slice(0, dot)
-      const expected = Buffer.from(mac(body))
-      const given = Buffer.from(token.slice(dot + 1))
-      if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw reject('integrity check failed')
+      const text = openSealed(ring, token, PURPOSE)
+      if (text === undefined) throw reject('integrity check failed')
       let sealed: Sealed
       try {
-        sealed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Sealed
+        sealed = JSON.parse(text) as Sealed
       } catch {
         throw reject('malformed')
       }

@@ -13,5 +13,7 @@ export const DAEMON_SETTINGS = defineSettings({
   daemonConnectBackoffMaxMs: { default: 200, env: 'MCPX_DAEMON_CONNECT_BACKOFF_MAX_MS', doc: 'Longest wait between connect retries to a busy daemon' },
   daemonStopTimeoutMs: { default: 15_000, env: 'MCPX_DAEMON_STOP_TIMEOUT_MS', doc: 'How long `daemon stop` waits for the daemon process to be gone (it answers in-flight requests first, within shutdownGraceMs)' },
   daemonLogMaxBytes: { default: 4 * 1024 * 1024, env: 'MCPX_DAEMON_LOG_MAX_BYTES', doc: 'A daemon log larger than this is moved to daemon.log.1 when the daemon next starts' },
+  replicaId: { default: '', env: 'MCPX_REPLICA_ID', doc: 'This daemon\'s name among replicas behind one load balancer (scripts/cluster.ts); sealed into each requestState it mints' },
+  replicaPeers: { default: '', env: 'MCPX_REPLICA_PEERS', doc: 'The other replicas as `id=http://host:port` (comma-separated): a 2026 retry whose requestState another replica minted is forwarded there' },
   daemonEventBufferLength: { default: 1_000, env: 'MCPX_DAEMON_EVENT_BUFFER', doc: 'Events kept by the daemon for Last-Event-ID replay on /v1/events' },
 })

@@ -7,6 +7,7 @@ import { McpxError } from '../errors/index.ts'
 import type { SettingDef, SettingValue } from './define.ts'
 import { PROTOCOL_SETTINGS } from './protocol.ts'
 import { AUTH_SETTINGS } from './auth.ts'
+import { ACCESS_SETTINGS } from './access.ts'
 import { CONFIG_SETTINGS } from './config.ts'
 import { DAEMON_SETTINGS } from './daemon.ts'
 import { CODEMODE_SETTINGS } from './codemode.ts'
@@ -21,6 +22,7 @@ export { defineSettings, type SettingDef, type SettingValue, type SettingsTable 
 export const SETTINGS = {
   ...PROTOCOL_SETTINGS,
   ...AUTH_SETTINGS,
+  ...ACCESS_SETTINGS,
   ...CONFIG_SETTINGS,
   ...DAEMON_SETTINGS,
   ...CODEMODE_SETTINGS,

@@ -15,7 +15,7 @@ const LAYERS: string[][] = [
   ['wire'],
   ['transport'],
   ['session'],
-  ['auth'],
+  ['auth', 'access'],
   ['server', 'client'],
   ['config'],
   ['replay', 'probe', 'search', 'codemode'],

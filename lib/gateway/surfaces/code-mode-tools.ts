@@ -3,6 +3,7 @@
  * they do) and mcpx_types (TypeScript declarations of the namespace objects exec provides). The
  * descriptions are the model's manual, so they say what is inside exec and show one example.
  */
+import type { AccessView } from '../../access/index.ts'
 import { SandboxError } from '../../codemode/index.ts'
 import type { Json, ToolDef } from '../../server/index.ts'
 import type { CodeMode } from '../code-mode.ts'
@@ -14,6 +15,8 @@ export interface CodeModeToolsOptions {
   readonly lot: ParkingLot
   /** Reactive surface: names that calls and searches mention join the working set. */
   readonly onNamed?: (qualifiedNames: string[]) => void
+  /** The principal this surface serves: search, types and exec see only what it may call. */
+  readonly view?: AccessView
 }
 
 const EXEC_DESCRIPTION = [
@@ -26,7 +29,7 @@ const EXEC_DESCRIPTION = [
 ].join(' ')
 
 export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
-  const { codeMode, lot } = options
+  const { codeMode, lot, view } = options
   return [
     {
       name: 'mcpx_exec',
@@ -42,7 +45,7 @@ export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
       handler: async (args, ctx) => {
         try {
           const result = await brokeredCall(ctx, lot, async (asker, signal) => {
-            const run = await codeMode.exec(String(args.code), { asker, signal, onCall: (name) => options.onNamed?.([name]) })
+            const run = await codeMode.exec(String(args.code), { asker, signal, onCall: (name) => options.onNamed?.([name]), ...(view && { view }) })
             return { value: run.value, logs: run.logs, stats: run.stats } as Json
           })
           return execResult(result.value, result.logs as string[], false)
@@ -71,6 +74,7 @@ export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
         const hits = await codeMode.search(String(args.query), {
           ...(typeof args.server === 'string' && { server: args.server }),
           ...(typeof args.limit === 'number' && { limit: args.limit }),
+          ...(view && { view }),
         })
         options.onNamed?.(hits.map((h) => h.qualifiedName))
         // MCP Apps: a hit whose tool renders a UI names it (the ui:// URI this surface serves).
@@ -99,6 +103,7 @@ export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
           ...(Array.isArray(args.tools) && { tools: args.tools.map(String) }),
           ...(typeof args.server === 'string' && { server: args.server }),
           ...(typeof args.query === 'string' && { query: args.query }),
+          ...(view && { view }),
         })
         return { content: [{ type: 'text', text }] }
       },

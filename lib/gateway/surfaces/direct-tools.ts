@@ -3,6 +3,7 @@
  * back to the caller) and `mcpx_catalog` (servers, state and tool counts, compactly). Their
  * descriptions are written for models: what to pass and what comes back.
  */
+import type { AccessView } from '../../access/index.ts'
 import type { ToolDef } from '../../server/index.ts'
 import { appOf, appResourceUri, isAppResourceUri } from '../apps.ts'
 import { splitQualified } from '../naming.ts'
@@ -11,7 +12,7 @@ import { brokeredCall } from './brokered-call.ts'
 import type { ParkingLot } from './parking.ts'
 import { relayResult } from './upstream-result.ts'
 
-export function callTool(pool: UpstreamPool, lot: ParkingLot): ToolDef {
+export function callTool(pool: UpstreamPool, lot: ParkingLot, view?: AccessView): ToolDef {
   return {
     name: 'mcpx_call',
     title: 'Call an upstream tool',
@@ -32,14 +33,15 @@ export function callTool(pool: UpstreamPool, lot: ParkingLot): ToolDef {
       const { server, tool } = splitQualified(String(args.tool))
       const toolArgs = (args.arguments ?? {}) as Record<string, unknown>
       const result = await brokeredCall(ctx, lot, (asker, signal, extra) =>
-        pool.call(server, tool, toolArgs, { ...extra, asker, signal }),
+        pool.call(server, tool, toolArgs, { ...extra, asker, signal, ...(view && { view }) }),
       )
       return relayResult(result)
     },
   }
 }
 
-export function catalogTool(pool: UpstreamPool): ToolDef {
+/** With `view`, only the servers and tools that principal may use (policy.ts). */
+export function catalogTool(pool: UpstreamPool, view?: AccessView): ToolDef {
   return {
     name: 'mcpx_catalog',
     title: 'List upstream servers and tools',
@@ -52,10 +54,11 @@ export function catalogTool(pool: UpstreamPool): ToolDef {
     },
     annotations: { readOnlyHint: true },
     handler: async (args) => {
+      const allowed = (server: string, tool: string) => !view || view.item(server, tool).allowed
       if (typeof args.server === 'string') {
         const catalog = await pool.catalog(args.server)
         const server = args.server
-        const tools = catalog.tools.map((t) => {
+        const tools = catalog.tools.filter((t) => allowed(server, String(t.name))).map((t) => {
           // MCP Apps: a tool whose results a UI renders names it (the ui:// URI the surfaces serve).
           const app = appOf(t)
           const entry = { name: `${server}.${String(t.name)}`, description: firstLine(t.description) }
@@ -65,8 +68,10 @@ export function catalogTool(pool: UpstreamPool): ToolDef {
         return { content: [{ type: 'text', text: text || `${args.server} has no tools` }], structuredContent: { server: args.server, tools } }
       }
       const { catalogs, failures } = await pool.catalogs()
-      const counts = new Map(catalogs.map((c) => [c.server, c.tools.length]))
-      const servers = pool.servers().map((s) => ({
+      const counts = new Map(catalogs.map((c) => [c.server, c.tools.filter((t) => allowed(c.server, String(t.name))).length]))
+      // A principal sees the servers it may use something of, nothing else (not even their names).
+      const visible = pool.servers().filter((s) => !view || (counts.get(s.name) ?? 0) > 0 || view.server(s.name))
+      const servers = visible.map((s) => ({
         name: s.name,
         state: s.state,
         ...(counts.has(s.name) && { tools: counts.get(s.name) }),

@@ -5,6 +5,7 @@
  * a bounded working set of upstream tools named by recent calls and searches, LRU-evicted), and
  * `passthrough` (one upstream offered as itself). Hosts hear about changes through list_changed.
  */
+import type { AccessView } from '../../access/index.ts'
 import type { McpClient } from '../../client/index.ts'
 import { McpxError } from '../../errors/index.ts'
 import { log } from '../../log.ts'
@@ -36,6 +37,11 @@ export interface SurfaceOptions {
   /** More gateway tools (the daemon's `mcpx_<op>` tools). */
   readonly gatewayTools?: readonly ToolDef[]
   readonly version: string
+  /**
+   * The one principal this surface serves (lib/access): every list shows, and every call accepts,
+   * only what its policy allows. Absent = the machine's owner, who sees everything.
+   */
+  readonly view?: AccessView
 }
 
 const INSTRUCTIONS =
@@ -61,7 +67,14 @@ export class GatewaySurface {
     if (options.passthrough) options.pool.upstream(options.passthrough)
     this.#lot = new ParkingLot(options.settings.requestStateTtlMs)
     const passthrough = options.mode === 'passthrough'
-    this.#items = { pool: options.pool, lot: this.#lot, ownNames: passthrough, settings: options.settings, ...(passthrough && { tasks: () => this.engine.tasks }) }
+    this.#items = {
+      pool: options.pool,
+      lot: this.#lot,
+      ownNames: passthrough,
+      settings: options.settings,
+      ...(passthrough && { tasks: () => this.engine.tasks }),
+      ...(options.view && { view: options.view }),
+    }
     const tools = this.#baseTools()
     this.engine = new Engine(
       {
@@ -137,7 +150,7 @@ export class GatewaySurface {
     const { pool, passthrough } = this.options
     if (passthrough) {
       const catalog = await pool.catalog(passthrough)
-      this.#catalogs = [catalog]
+      this.#catalogs = [visibleTo(this.options.view, catalog)]
       const client = await pool.upstream(passthrough).client()
       this.#mirrorIdentity(client)
       await this.#followUpdates(client, catalog.resources.map((r) => String(r.uri)))
@@ -148,7 +161,7 @@ export class GatewaySurface {
     const land = (server: string, catalog: Catalog | undefined) => {
       // Servers removed from the config since, and failed ones, drop out; the order stays the config's.
       const byServer = new Map(this.#catalogs.filter((c) => c.server !== server && pool.names().includes(c.server)).map((c) => [c.server, c]))
-      if (catalog) byServer.set(server, catalog)
+      if (catalog) byServer.set(server, visibleTo(this.options.view, catalog))
       this.#catalogs = pool.names().flatMap((name) => byServer.get(name) ?? [])
       for (const kind of this.#apply()) changed.add(kind)
     }
@@ -232,12 +245,14 @@ export class GatewaySurface {
   #baseTools(): ToolDef[] {
     const { mode, pool } = this.options
     if (mode === 'raw' || mode === 'passthrough') return []
-    const call = callTool(pool, this.#lot)
+    const { view } = this.options
+    const call = callTool(pool, this.#lot, view)
     const tracked: ToolDef = mode === 'reactive' ? { ...call, handler: async (args, ctx) => (this.touch([String(args.tool)]), call.handler(args, ctx)) } : call
     const codeMode = this.options.codeMode
-      ? codeModeTools({ codeMode: this.options.codeMode, lot: this.#lot, ...(mode === 'reactive' && { onNamed: (names: string[]) => this.touch(names) }) })
+      ? codeModeTools({ codeMode: this.options.codeMode, lot: this.#lot, ...(mode === 'reactive' && { onNamed: (names: string[]) => this.touch(names) }), ...(view && { view }) })
       : []
-    return [...codeMode, tracked, catalogTool(pool), ...(this.options.gatewayTools ?? [])]
+    // The daemon's mcpx_<op> tools describe the whole daemon: for its owner only.
+    return [...codeMode, tracked, catalogTool(pool, view), ...(view ? [] : (this.options.gatewayTools ?? []))]
   }
 
   #apply(): Set<ChangeKind> {
@@ -278,6 +293,20 @@ export class GatewaySurface {
       changed.add('resources')
     }
     return changed
+  }
+}
+
+/** The part of a catalog a principal may use (policy.ts): tools and prompts by name, resources by server. */
+function visibleTo(view: AccessView | undefined, catalog: Catalog): Catalog {
+  if (!view) return catalog
+  const { server } = catalog
+  const whole = view.server(server)
+  return {
+    server,
+    tools: catalog.tools.filter((t) => view.item(server, String(t.name)).allowed),
+    prompts: catalog.prompts.filter((p) => view.item(server, String(p.name)).allowed),
+    resources: whole ? catalog.resources : [],
+    resourceTemplates: whole ? catalog.resourceTemplates : [],
   }
 }
 

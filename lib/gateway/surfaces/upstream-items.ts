@@ -3,6 +3,7 @@
  * (`<ns>_<tool>`, `<ns>_<prompt>`, `mcpx://<ns>/<uri>`) for the gateway surfaces, or under their
  * own names for pass-through. Every handler forwards to the pool with questions brokered back.
  */
+import type { AccessView } from '../../access/index.ts'
 import type { JsonObject } from '../../client/index.ts'
 import type { Engine, HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef, UnknownNames } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
@@ -25,6 +26,8 @@ export interface ItemOptions {
   /** Pass-through of an upstream serving tasks: the gateway engine's task store (task-relay.ts). */
   readonly tasks?: () => Engine['tasks']
   readonly settings?: Settings
+  /** The principal the surface serves: calls are checked against its policy and audited. */
+  readonly view?: AccessView
 }
 
 const TOOL_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta'] as const
@@ -45,7 +48,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
         },
       }),
       handler: async (args, ctx) => {
-        const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal, argumentsChecked: checked }), {
+        const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal, argumentsChecked: checked, ...(options.view && { view: options.view }) }), {
           relayTasks: options.tasks !== undefined,
           allExtensions: options.ownNames,
           ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
@@ -83,7 +86,7 @@ export function upstreamPrompts(catalog: Catalog, options: ItemOptions): PromptD
       ...(prompt as Omit<PromptDef, 'handler'>),
       name: options.ownNames ? name : rawName(catalog.server, name),
       handler: async (args, ctx) =>
-        relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(catalog.server, 'prompts/get', { name, arguments: args }, { ...extra, asker, signal }))),
+        relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(catalog.server, 'prompts/get', { name, arguments: args }, { ...extra, asker, signal, ...(options.view && { view: options.view }) }))),
     }
   })
 }
@@ -145,7 +148,7 @@ export function readUnlistedApps(options: ItemOptions): UnknownNames {
 }
 
 async function readThrough(options: ItemOptions, ctx: HandlerContext, server: string, uri: string, exposed: string): Promise<JsonObject> {
-  const result = relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(server, 'resources/read', { uri }, { ...extra, asker, signal })))
+  const result = relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(server, 'resources/read', { uri }, { ...extra, asker, signal, ...(options.view && { view: options.view }) })))
   if (options.ownNames || !Array.isArray(result.contents)) return result
   // Contents name the resource as the downstream knows it.
   return { ...result, contents: (result.contents as JsonObject[]).map((c) => (c.uri === uri ? { ...c, uri: exposed } : c)) }

@@ -1,0 +1,51 @@
+/**
+ * Who a /mcp request runs as. Without OAuth configured, every request that passed the guard is the
+ * machine's owner (socket, or the local token on TCP). With OAuth (`mcpAuthIssuer`, lib/access):
+ * the Unix socket and the local token on a loopback listener are still the owner; any other
+ * bearer must be an access token for this resource, verified by the resource server, and a
+ * listener off loopback takes nothing else. The metadata routes (RFC 9728) are served without auth.
+ */
+import { type Principal, type ResourceServer, OWNER, PRM_PATH } from '../access/index.ts'
+import { jsonResponse } from './api-routes.ts'
+import type { Route } from './routes.ts'
+import { hasToken, type Surface } from './security.ts'
+
+export interface McpAuthOptions {
+  readonly server: ResourceServer
+  readonly mcpPath: string
+  /** The daemon's local token (token.ts) and whether the TCP listener is on loopback. */
+  readonly localToken: () => string
+  readonly loopback: boolean
+}
+
+export interface McpAuth {
+  principalFor(request: Request, surface: Surface): Promise<Principal | Response>
+  readonly routes: readonly Route[]
+  authenticatesItself(pathname: string): boolean
+}
+
+export function createMcpAuth(options: McpAuthOptions): McpAuth {
+  const { server, mcpPath } = options
+  const metadataRoute: Route = {
+    methods: ['GET'],
+    path: PRM_PATH,
+    prefix: true,
+    handle: () => jsonResponse(server.metadata(), 200, { 'Cache-Control': 'no-store' }),
+  }
+  return {
+    routes: [metadataRoute],
+    authenticatesItself: (pathname) => pathname === mcpPath || pathname === PRM_PATH || pathname.startsWith(`${PRM_PATH}/`),
+    async principalFor(request, surface) {
+      if (surface === 'unix') return OWNER
+      if (options.loopback && hasToken(request, options.localToken())) return OWNER
+      const outcome = await server.authenticate(request)
+      if (outcome.ok) return outcome.principal
+      // JSON-RPC 2.0 §5.1: the request was not read, so the id is null.
+      return jsonResponse(
+        { jsonrpc: '2.0', id: null, error: { code: -32600, message: outcome.message } },
+        outcome.status,
+        outcome.challenge ? { 'WWW-Authenticate': outcome.challenge } : {},
+      )
+    },
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Replicas behind a round-robin load balancer (scripts/cluster.ts): a 2026 call whose upstream
+ * asked a question stays parked on the replica that made it (its upstream connection lives there),
+ * and the requestState that replica minted names it (sealed, request-state.ts). A retry that lands
+ * elsewhere is forwarded to the owner over HTTP with the caller's own credentials, which the owner
+ * checks again; a forwarded request is never forwarded twice (SEP-2322 lets any instance continue
+ * a round; this one continues it by handing it to the instance that can).
+ */
+import { McpxError } from '../errors/index.ts'
+import { keyRingFor, requestStateOwner } from '../server/index.ts'
+import type { Settings } from '../settings/index.ts'
+import { jsonResponse } from './api-routes.ts'
+
+const FORWARDED = 'mcpx-forwarded-by'
+
+export interface ReplicaForwarder {
+  /** The owner's answer when `request` belongs to another replica; undefined to serve it here. */
+  forward(request: Request, url: URL): Promise<Response | undefined>
+}
+
+export function parsePeers(value: string): Map<string, string> {
+  const peers = new Map<string, string>()
+  for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = item.indexOf('=')
+    const id = item.slice(0, eq).trim()
+    const url = item.slice(eq + 1).trim()
+    if (eq <= 0 || !/^https?:\/\/[^/]+$/.test(url)) throw new McpxError('CONFIG', `setting replicaPeers: "${item}" is not id=http://host:port`, { setting: 'replicaPeers' })
+    peers.set(id, url)
+  }
+  return peers
+}
+
+export function createReplicaForwarder(settings: Settings): ReplicaForwarder | undefined {
+  const self = settings.replicaId.trim()
+  const peers = parsePeers(settings.replicaPeers)
+  if (self === '' || peers.size === 0) return undefined
+  const ring = keyRingFor(settings.sealKeyFile)
+  return {
+    async forward(request, url) {
+      if (request.method !== 'POST' || request.headers.has(FORWARDED)) return undefined
+      const text = await request.clone().text()
+      // Only a 2026 retry carries requestState; anything else is served here without parsing.
+      if (!text.includes('"requestState"')) return undefined
+      let token: unknown
+      try {
+        token = (JSON.parse(text) as { params?: { requestState?: unknown } }).params?.requestState
+      } catch {
+        return undefined
+      }
+      const owner = requestStateOwner(ring, token)
+      if (owner === undefined || owner === self) return undefined
+      const peer = peers.get(owner)
+      if (peer === undefined) return undefined
+      const headers = new Headers(request.headers)
+      headers.delete('host')
+      headers.delete('content-length')
+      headers.set(FORWARDED, self)
+      try {
+        return await fetch(`${peer}${url.pathname}${url.search}`, { method: 'POST', headers, body: text, signal: request.signal })
+      } catch (error) {
+        // JSON-RPC 2.0 §5.1: id null, the request was not answered.
+        return jsonResponse(
+          { jsonrpc: '2.0', id: null, error: { code: -32603, message: `replica ${owner}, which holds this call, is unreachable (${(error as Error).message}); send the request again without requestState` } },
+          502,
+        )
+      }
+    },
+  }
+}

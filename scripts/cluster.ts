@@ -1,0 +1,176 @@
+/**
+ * N mcpx daemons with one config behind HAProxy on loopback (deploy/haproxy.cfg), for tests and
+ * for trying a team gateway on one machine. Each replica has its own home (lock, socket, run
+ * directory with its replica id, logs) but shares the config, the local token and the seal key
+ * ring, so a host's token and a 2026 requestState work on every replica; each knows the others
+ * (replicaPeers) so a 2026 retry reaches the replica that holds its call.
+ * Usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR]
+ * Prints the load balancer's /mcp URL and the token on stdout; Ctrl-C stops everything.
+ */
+import { randomBytes } from 'node:crypto'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+
+const REPO = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
+const OWNER_ONLY = 0o600
+
+export interface ClusterOptions {
+  readonly config: string
+  readonly replicas: number
+  /** Load balancer port (0 = a free one). */
+  readonly port?: number
+  /** Where the replicas' homes, the key ring and haproxy.cfg go (default: a temp dir). */
+  readonly dir?: string
+  /** Extra environment for the daemons (MCPX_* settings). */
+  readonly env?: Record<string, string>
+  /** argv of mcpx (default: MCPX_EXE, else `bun cli/main.ts`). */
+  readonly mcpx?: string[]
+  /** The HAProxy binary (default: `haproxy` on PATH). */
+  readonly haproxy?: string
+}
+
+export interface Replica {
+  readonly id: string
+  readonly home: string
+  readonly port: number
+  readonly pid: number
+}
+
+export interface Cluster {
+  readonly url: string
+  readonly token: string
+  readonly replicas: Replica[]
+  readonly haproxyConfig: string
+  /** Stop one replica gracefully; `restartReplica` brings it back on the same port. */
+  stopReplica(index: number): Promise<void>
+  /** SIGKILL one replica (a crash: no graceful shutdown). */
+  killReplica(index: number): void
+  restartReplica(index: number): Promise<void>
+  close(): Promise<void>
+}
+
+function mcpxArgv(options: ClusterOptions): string[] {
+  if (options.mcpx) return options.mcpx
+  if (process.env.MCPX_EXE) return [process.env.MCPX_EXE]
+  return [process.execPath, join(REPO, 'cli/main.ts')]
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export function haproxyConfig(port: number, replicas: readonly { id: string; port: number }[]): string {
+  const template = readFileSync(join(REPO, 'deploy/haproxy.cfg'), 'utf8')
+  const servers = replicas.map((r) => `    server ${r.id} 127.0.0.1:${r.port} check`).join('\n')
+  return template.replace(/^    bind .*$/m, `    bind 127.0.0.1:${port}`).replace(/(^    server .*\n?)+/m, `${servers}\n`)
+}
+
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'mcpx-cluster-'))
+  const token = randomBytes(32).toString('hex')
+  const keyFile = join(dir, 'seal.keys')
+  writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: OWNER_ONLY })
+  const argv = mcpxArgv(options)
+  const specs = await Promise.all(
+    Array.from({ length: options.replicas }, async (_, i) => ({ id: `replica-${i + 1}`, home: join(dir, `replica-${i + 1}`), port: await freePort() })),
+  )
+  const envFor = (spec: { id: string; home: string; port: number }) => ({
+    ...process.env,
+    MCPX_HOME: spec.home,
+    MCPX_CONFIG: options.config,
+    MCPX_DAEMON_PORT: String(spec.port),
+    MCPX_SEAL_KEY_FILE: keyFile,
+    MCPX_DAEMON_IDLE_MS: '0',
+    // A 2026 retry that lands on another replica is forwarded to the one holding the call (replica-forward.ts).
+    MCPX_REPLICA_ID: spec.id,
+    MCPX_REPLICA_PEERS: specs.filter((other) => other.id !== spec.id).map((other) => `${other.id}=http://127.0.0.1:${other.port}`).join(','),
+    ...options.env,
+  })
+  const start = async (spec: { id: string; home: string; port: number }): Promise<Replica> => {
+    mkdirSync(join(spec.home, 'run'), { recursive: true, mode: 0o700 })
+    // The shared local token: a host holding it reaches every replica.
+    writeFileSync(join(spec.home, 'token'), `${token}\n`, { mode: OWNER_ONLY })
+    chmodSync(join(spec.home, 'token'), OWNER_ONLY)
+    writeFileSync(join(spec.home, 'run', 'replica'), `${spec.id}\n`)
+    const proc = Bun.spawn([...argv, 'daemon', 'start', '--json'], { env: envFor(spec), stdout: 'pipe', stderr: 'pipe' })
+    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+    if (code !== 0) throw new Error(`${spec.id} did not start (exit ${code}): ${err.trim()}`)
+    const info = JSON.parse(out) as { pid: number; tcp: { port: number } }
+    return { ...spec, port: info.tcp.port, pid: info.pid }
+  }
+  const stop = async (replica: Replica) => {
+    const proc = Bun.spawn([...argv, 'daemon', 'stop'], { env: envFor(replica), stdout: 'ignore', stderr: 'ignore' })
+    await proc.exited
+  }
+
+  const replicas: Replica[] = []
+  let haproxy: ReturnType<typeof Bun.spawn> | undefined
+  try {
+    for (const spec of specs) replicas.push(await start(spec))
+    const port = options.port || (await freePort())
+    const haproxyConfigText = haproxyConfig(port, replicas)
+    const cfg = join(dir, 'haproxy.cfg')
+    writeFileSync(cfg, haproxyConfigText)
+    haproxy = Bun.spawn([options.haproxy ?? 'haproxy', '-db', '-f', cfg], { stdout: 'ignore', stderr: 'pipe' })
+    await waitListening(port, haproxy)
+    return {
+      url: `http://127.0.0.1:${port}/mcp`,
+      token,
+      replicas,
+      haproxyConfig: cfg,
+      stopReplica: (index) => stop(replicas[index]!),
+      killReplica(index) {
+        process.kill(replicas[index]!.pid, 'SIGKILL')
+      },
+      async restartReplica(index) {
+        replicas[index] = await start(replicas[index]!)
+      },
+      async close() {
+        haproxy?.kill()
+        await haproxy?.exited
+        await Promise.all(replicas.map(stop))
+      },
+    }
+  } catch (error) {
+    haproxy?.kill()
+    await Promise.all(replicas.map(stop))
+    throw error
+  }
+}
+
+/** HAProxy is ready when its port accepts a connection (it logs nothing by then with -db). */
+async function waitListening(port: number, proc: ReturnType<typeof Bun.spawn>): Promise<void> {
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`haproxy exited (${proc.exitCode}): ${await new Response(proc.stderr as ReadableStream).text()}`)
+    const ok = await fetch(`http://127.0.0.1:${port}/`).then(
+      () => true,
+      () => false,
+    )
+    if (ok) return
+    await Bun.sleep(50)
+  }
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { config: { type: 'string' }, replicas: { type: 'string', default: '3' }, port: { type: 'string', default: '0' }, dir: { type: 'string' } } })
+  if (!values.config) {
+    process.stderr.write('usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR]\n')
+    process.exit(2)
+  }
+  const cluster = await startCluster({ config: values.config, replicas: Number(values.replicas), port: Number(values.port), ...(values.dir && { dir: values.dir }) })
+  process.stdout.write(`${cluster.url}\ntoken ${cluster.token}\n`)
+  process.stderr.write(`replicas: ${cluster.replicas.map((r) => `${r.id} :${r.port}`).join(', ')}; HAProxy config ${cluster.haproxyConfig}\n`)
+  const stop = () => void cluster.close().then(() => process.exit(0))
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}

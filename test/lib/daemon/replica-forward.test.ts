@@ -1,0 +1,69 @@
+/**
+ * The replica hop (replica-forward.ts): a 2026 retry whose sealed requestState another replica
+ * minted goes to that replica, with the caller's headers and a loop guard; everything else is
+ * served where it landed. Peers are real HTTP servers on port 0.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { createReplicaForwarder, parsePeers } from '../../../lib/daemon/replica-forward.ts'
+import { createRequestStateCodec } from '../../../lib/server/request-state.ts'
+import { loadKeyRing } from '../../../lib/server/seal.ts'
+import { tempDir, testSettings } from '../../harness.ts'
+
+const dir = tempDir('mcpx-forward')
+const keyFile = join(dir.path, 'keys')
+writeFileSync(keyFile, `${'ab'.repeat(32)}\n`)
+const seen: { auth: string | null; forwardedBy: string | null; body: string }[] = []
+let owner: ReturnType<typeof Bun.serve>
+
+beforeAll(() => {
+  owner = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: async (request) => {
+      seen.push({ auth: request.headers.get('authorization'), forwardedBy: request.headers.get('mcpx-forwarded-by'), body: await request.text() })
+      return Response.json({ jsonrpc: '2.0', id: 1, result: { servedBy: 'replica-a' } })
+    },
+  })
+})
+afterAll(() => {
+  void owner.stop(true)
+  dir[Symbol.dispose]()
+})
+
+const retry = (requestState: string, headers: Record<string, string> = {}) =>
+  new Request('http://127.0.0.1:1/mcp?codemode=false', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer caller-token', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', requestState } }),
+  })
+
+describe('replica forwarding', () => {
+  const minted = (by: string) => createRequestStateCodec(60_000, loadKeyRing(keyFile), Date.now, by).seal('tools/call', { name: 'x' }, { answers: {}, asked: ['q'] })
+  const forwarder = () => createReplicaForwarder(testSettings({ replicaId: 'replica-b', replicaPeers: `replica-a=http://127.0.0.1:${owner.port}`, sealKeyFile: keyFile }))!
+
+  test('a retry minted by another replica is forwarded there with the caller\'s credentials and a loop guard', async () => {
+    const request = retry(minted('replica-a'))
+    const answer = await forwarder().forward(request, new URL(request.url))
+    expect(await answer!.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { servedBy: 'replica-a' } })
+    expect(seen.at(-1)).toMatchObject({ auth: 'Bearer caller-token', forwardedBy: 'replica-b' })
+  })
+
+  test('its own retries, forwarded requests and requests without requestState are served here', async () => {
+    const before = seen.length
+    for (const request of [retry(minted('replica-b')), retry(minted('replica-a'), { 'mcpx-forwarded-by': 'replica-c' }), retry('not-a-sealed-token')]) {
+      expect(await forwarder().forward(request, new URL(request.url))).toBeUndefined()
+    }
+    expect(seen.length).toBe(before)
+  })
+
+  test('no forwarder without an id and peers; a malformed peer list is a CONFIG error', () => {
+    expect(createReplicaForwarder(testSettings())).toBeUndefined()
+    expect(() => parsePeers('replica-a')).toThrow('setting replicaPeers: "replica-a" is not id=http://host:port')
+    expect([...parsePeers('a=http://127.0.0.1:1, b=https://h.example:8443')]).toEqual([
+      ['a', 'http://127.0.0.1:1'],
+      ['b', 'https://h.example:8443'],
+    ])
+  })
+})
