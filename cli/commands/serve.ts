@@ -4,12 +4,11 @@
  * itself. Streamable HTTP is the daemon's own /mcp, so `--transport http` names that address.
  */
 import { defineCommand } from 'citty'
-import { homeLayout } from '../../lib/config/index.ts'
 import { MCP_PATH, bridgeStdio } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { suggest } from '../../lib/gateway/index.ts'
 import { commonArgs } from '../args.ts'
-import { loadConfiguredContext } from '../context.ts'
+import { layoutOf, loadConfiguredContext } from '../context.ts'
 import { daemonClient } from './daemon.ts'
 
 export default defineCommand({
@@ -21,11 +20,12 @@ export default defineCommand({
     transport: { type: 'string', description: 'stdio (the only one: HTTP hosts use the daemon\'s /mcp)', default: 'stdio' },
   },
   async run({ args }) {
-    const ctx = loadConfiguredContext(args)
-    const client = daemonClient(ctx, args, true)
+    const ctx = loadConfiguredContext(args, {}, { tolerant: true })
+    // A host's environment is whatever it chose to pass: it never becomes the daemon's snapshot.
+    const client = daemonClient(ctx, args, true, { shell: false })
     if (args.transport !== 'stdio') {
       const info = await client.ensureRunning()
-      throw new McpxError('USAGE', `serve speaks stdio only; Streamable HTTP is served by the daemon at ${info.tcp.url}${MCP_PATH} (bearer token in ${info.home}/token) and on its Unix socket ${info.socket}`, {
+      throw new McpxError('USAGE', `serve speaks stdio only; Streamable HTTP is served by the daemon at ${info.tcp.url}${MCP_PATH} (bearer token in ${layoutOf(ctx).token}) and on its Unix socket ${info.socket}`, {
         url: `${info.tcp.url}${MCP_PATH}`,
         socket: info.socket,
       })
@@ -37,7 +37,7 @@ export default defineCommand({
     const info = await client.ensureRunning()
     const bridge = bridgeStdio({
       settings: ctx.settings,
-      socket: info.socket ?? homeLayout(ctx.paths.home).socket,
+      socket: info.socket ?? layoutOf(ctx).socket,
       path:
         args.passthrough !== undefined
           ? `${MCP_PATH}?passthrough=${encodeURIComponent(args.passthrough)}`

@@ -66,6 +66,8 @@ const SettingsSectionSchema = v.strictObject(
 /** Top level: servers are validated entry by entry (see load.ts) so each error names its entry. */
 export const ConfigFileSchema = v.strictObject({
   $schema: v.optional(v.string()),
+  /** dotenv file whose variables `${VAR}` sees first (relative to the config file). */
+  envFile: v.optional(v.string()),
   mcpServers: v.optional(v.record(v.string(), v.unknown()), {}),
   settings: v.optional(SettingsSectionSchema, {}),
 })
@@ -96,6 +98,8 @@ export interface ServerConfig {
   readonly blockedTools?: readonly string[]
   /** Record this server's traffic to this file. */
   readonly record?: string
+  /** Why this server cannot be started as configured (an unset variable, a missing command…). */
+  readonly unavailable?: string
 }
 
 /** A loaded, validated, interpolated config. */
@@ -105,4 +109,8 @@ export interface McpxConfig {
   readonly servers: Readonly<Record<string, ServerConfig>>
   /** Setting overrides from the file's `settings` section. */
   readonly settings: SettingOverrides
+  /** Every variable the file references, with where its value came from ("not set" when nowhere). */
+  readonly variables?: Readonly<Record<string, string>>
+  /** The resolved `envFile`, when the file names one. */
+  readonly envFile?: string
 }

@@ -1,14 +1,13 @@
 /**
- * The daemon client the CLI uses: finds the daemon through the mcpx home (socket, or TCP port from
- * daemon.json plus the token file), calls /v1 operations by name from the one operation table, and
- * starts the daemon on demand.
+ * The daemon client the CLI uses: finds the daemon of one config location through its layout
+ * (socket, or TCP port from daemon.json plus the token file), calls /v1 operations by name from
+ * the one operation table, and starts the daemon on demand.
  */
 import { readFileSync } from 'node:fs'
 import { type FetchOptions, ofetch } from 'ofetch'
 import type { HomeLayout } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { createSseParser } from '../transport/index.ts'
-import { log } from '../log.ts'
 import { errorFromBody } from './api-routes.ts'
 import type { DaemonEvent } from './events.ts'
 import { type DaemonInfo, findOperation } from './operations.ts'
@@ -23,8 +22,21 @@ export interface DaemonClientOptions {
   readonly start?: { readonly argv: readonly string[]; readonly timeoutMs: number; readonly logMaxBytes: number; readonly env?: Readonly<Record<string, string | undefined>> }
   /** Bound on the health probe, so a wedged daemon fails the command instead of hanging it. */
   readonly healthTimeoutMs?: number
-  /** The config file this caller means (null = built-in default); a daemon serving another one is warned about once. */
-  readonly expectConfig?: string | null
+  /** Called once with the daemon's info when this client first reaches it (e.g. to report a config problem). */
+  readonly onInfo?: (info: DaemonInfo) => void
+}
+
+/** The one line every command prints when the daemon could not load its config file. */
+export function configProblemLine(info: DaemonInfo): string | null {
+  const problem = info.configProblem
+  if (problem === undefined) return null
+  const serving = problem.servingSince === null ? 'serving no servers' : `serving the version of ${clockTime(problem.servingSince)}`
+  return `config ${problem.file} not loaded: ${problem.message}; ${serving}`
+}
+
+function clockTime(iso: string): string {
+  const at = new Date(iso)
+  return `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`
 }
 
 interface Endpoint {
@@ -56,22 +68,21 @@ export class DaemonClient {
     const start = this.options.start
     if (!start) throw unreachable(this.options.layout)
     try {
-      return await spawnDaemon({ argv: start.argv, layout: this.options.layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) })
+      return this.#checkConfig(await spawnDaemon({ argv: start.argv, layout: this.options.layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) }))
     } catch (error) {
       // Lost a start race to another client: the winner is serving.
       const winner = error instanceof McpxError && error.data?.pid !== undefined ? await this.health() : null
-      if (winner) return winner
+      if (winner) return this.#checkConfig(winner)
       throw error
     }
   }
 
-  #warnedConfig = false
+  #reported = false
 
   #checkConfig(info: DaemonInfo): DaemonInfo {
-    const expected = this.options.expectConfig
-    if (expected !== undefined && info.config !== expected && !this.#warnedConfig) {
-      this.#warnedConfig = true
-      log.warn(`the running daemon serves ${info.config ?? 'the built-in default config'}, not ${expected ?? 'the built-in default config'}; \`mcpx daemon stop\` and retry to switch`)
+    if (!this.#reported) {
+      this.#reported = true
+      this.options.onInfo?.(info)
     }
     return info
   }

@@ -9,8 +9,6 @@ import { GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
-import type { McpxConfig } from '../config/index.ts'
-import { watchConfig } from './config-watch.ts'
 import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
 import { operationTools } from './mcp-tools.ts'
 import { upstreamConnectOptions } from './upstream-auth.ts'
@@ -22,10 +20,8 @@ export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'createPool'> 
   readonly passthrough?: string
   /** argv of a sandbox child for mcpx_exec (default: this program's hidden `sandbox-child`). */
   readonly sandboxCommand?: string[]
-  /** Environment stdio upstreams inherit (the CLI's `env`, cli/context.ts); default none. */
-  readonly parentEnv?: Readonly<Record<string, string | undefined>>
-  /** Re-read the config file (for hot reload when it changes); without it the config is fixed. */
-  readonly reloadConfig?: () => McpxConfig
+  /** Environment stdio upstreams inherit (lib/config/environment.ts: the baseline variables); default none. */
+  readonly parentEnv?: Readonly<Record<string, string | undefined>> | (() => Readonly<Record<string, string | undefined>>)
 }
 
 export const MCP_PATH = '/mcp'
@@ -44,8 +40,10 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     throw new McpxError('CONFIG', `setting mcpPassthrough names "${passthroughSetting}", which is not a configured server`, { setting: 'mcpPassthrough', server: passthroughSetting })
   }
   let upstreams!: UpstreamPool
+  const source = options.configSource
   const daemon = await startDaemon({
     ...options,
+    ...(source && { config: source.config }),
     createPool: ({ config, settings, emit }): Pool =>
       (upstreams = new UpstreamPool({
         config,
@@ -108,16 +106,13 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       return surface.ready().catch(() => {}).then(() => http.fetch(request))
     },
   })
-  const stopWatching =
-    options.reloadConfig && options.config.source
-      ? watchConfig({
-          file: options.config.source,
-          load: options.reloadConfig,
-          apply: (config) => upstreams.reconfigure(config),
-          emit: (type, data) => daemon.events.publish(type, data),
-          debounceMs: settings.configReloadDebounceMs,
-        })
-      : () => {}
+  source?.onChange((config) => upstreams.reconfigure(config))
+  const stopWatching = source ? source.watch() : () => {}
+  // One line per upstream (re)connect, with what it negotiated.
+  upstreams.on((type, data) => {
+    const event = data as { server?: string; era?: string; revision?: string }
+    if (type === 'server.ready') log.info(`upstream ${event.server} connected (${event.era} era, revision ${event.revision})`)
+  })
   daemon.onShutdown(async () => {
     stopWatching()
     for (const { surface, http } of surfaces.values()) {

@@ -2,13 +2,16 @@
 import { defineSettings } from './define.ts'
 
 export const DAEMON_SETTINGS = defineSettings({
-  daemonPort: { default: 0, env: 'MCPX_DAEMON_PORT', doc: 'Loopback TCP port of the daemon (0 = ephemeral; the actual port is in `mcpx status`)' },
+  daemonPort: { default: 0, env: 'MCPX_DAEMON_PORT', doc: 'Loopback TCP port of the daemon (0 = the port it chose before, kept in its run directory, else an ephemeral one; `mcpx status` shows it)' },
   daemonAddress: { default: '127.0.0.1', env: 'MCPX_DAEMON_ADDRESS', doc: 'TCP bind address; anything but loopback must be asked for and always needs the token' },
   daemonRequireToken: { default: true, env: 'MCPX_DAEMON_REQUIRE_TOKEN', doc: 'TCP requests need the bearer token; false is accepted only with a loopback daemonAddress (e.g. for the conformance suite)' },
   daemonAllowedHosts: { default: '', env: 'MCPX_DAEMON_ALLOWED_HOSTS', doc: 'Extra Host header names accepted besides localhost/127.0.0.1/[::1] (comma-separated)' },
   daemonAllowedOrigins: { default: '', env: 'MCPX_DAEMON_ALLOWED_ORIGINS', doc: 'Browser origins allowed to call the daemon (comma-separated; default none)' },
   daemonIdleMs: { default: 30 * 60_000, env: 'MCPX_DAEMON_IDLE_MS', doc: 'The daemon exits after this long with no request and no open stream (0 = never)' },
   daemonStartTimeoutMs: { default: 15_000, env: 'MCPX_DAEMON_START_TIMEOUT_MS', doc: 'How long `daemon start` (and on-demand start) waits for the daemon to listen' },
-  daemonLogMaxBytes: { default: 4 * 1024 * 1024, env: 'MCPX_DAEMON_LOG_MAX_BYTES', doc: 'A daemon log larger than this is moved to daemon.log.1 when the daemon next starts' },
+  daemonLogMaxBytes: { default: 4 * 1024 * 1024, env: 'MCPX_DAEMON_LOG_MAX_BYTES', doc: 'A daemon log that grows past this is moved to `<log>.1` (while the daemon runs, and at start)' },
+  daemonLogCheckBytes: { default: 64 * 1024, env: 'MCPX_DAEMON_LOG_CHECK_BYTES', doc: 'The running daemon checks its log size after writing this many bytes to it' },
+  configPollMs: { default: 2_000, env: 'MCPX_CONFIG_POLL_MS', doc: 'How often the daemon checks its config location, envFile and environment snapshot for changes (besides watching their directories)' },
+  logsFollowPollMs: { default: 250, env: 'MCPX_LOGS_FOLLOW_POLL_MS', doc: '`mcpx logs -f`: how often the log file is checked for new lines' },
   daemonEventBufferLength: { default: 1_000, env: 'MCPX_DAEMON_EVENT_BUFFER', doc: 'Events kept by the daemon for Last-Event-ID replay on /v1/events' },
 })
