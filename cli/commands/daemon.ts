@@ -56,7 +56,7 @@ export function describeDaemon(info: DaemonInfo): string {
   return [
     `daemon   running (pid ${info.pid}, mcpx ${info.version}, up ${Math.round(info.uptimeMs / 1000)}s)`,
     `socket   ${info.socket}`,
-    `tcp      ${info.tcp.url}/mcp (bearer token in ${tokenFileOf(info)})`,
+    `tcp      ${info.tcp.url} (bearer token in ${tokenFileOf(info)}; MCP at ${info.tcp.url}/mcp)`,
     `config   ${info.config ?? `built-in default (until ${info.location} exists)`}`,
   ].join('\n')
 }
