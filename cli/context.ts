@@ -77,10 +77,11 @@ export function layoutOf(ctx: CliContext): HomeLayout {
 
 /**
  * The environment snapshot the daemon resolves `${VAR}` in: the baseline variables and the ones
- * the config references, as this (shell) command sees them. Written only when it changed; never
- * by `serve`, whose environment is whatever a host chose to pass.
+ * the config references, as this (shell) command sees them: added to what earlier commands saw
+ * (`replace`: instead of it). Written only when it changed; never by `serve`, whose environment
+ * is whatever a host chose to pass.
  */
-export function refreshEnvSnapshot(ctx: CliContext): void {
+export function refreshEnvSnapshot(ctx: CliContext, options: { replace?: boolean } = {}): void {
   const layout = layoutOf(ctx)
   const file = findConfigFile(ctx.paths)
   let names: string[] = []
@@ -94,7 +95,7 @@ export function refreshEnvSnapshot(ctx: CliContext): void {
   try {
     ensurePrivateDir(layout.home)
     ensurePrivateDir(layout.runDir)
-    if (writeEnvSnapshot(layout.envSnapshot, pickVariables(ctx.env, names))) log.debug(`environment snapshot ${layout.envSnapshot} updated (${names.length} referenced variables)`)
+    if (writeEnvSnapshot(layout.envSnapshot, pickVariables(ctx.env, names), { merge: !options.replace })) log.debug(`environment snapshot ${layout.envSnapshot} updated (${names.length} referenced variables)`)
   } catch (error) {
     log.debug(`environment snapshot not written: ${(error as Error).message}`)
   }

@@ -220,6 +220,8 @@ const restart = defineCommand({
     const ctx = loadContext(args)
     const client = daemonClient(ctx, args, true)
     await stopDaemon(client, ctx.settings.daemonStartTimeoutMs)
+    // A restart takes this shell's view of the variables as the whole snapshot.
+    refreshEnvSnapshot(ctx, { replace: true })
     const info = await daemonClient(ctx, args, true).ensureRunning()
     if (ctx.json) printJson(info)
     else process.stdout.write(`${describeDaemon(info)}\n`)

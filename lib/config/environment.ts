@@ -2,9 +2,10 @@
  * The one environment rule. `${VAR}` in the config is resolved by the daemon only, against:
  *   1. the config's `envFile` (dotenv, relative to the config file), then
  *   2. the environment snapshot: the variables the config references plus a fixed baseline
- *      (BASELINE_VARIABLES), as the last shell CLI command (any command but `serve`, which hosts
- *      run) saw them, kept 0600 in the daemon's run directory; when there is no snapshot yet,
- *      the same variables from the daemon's own environment.
+ *      (BASELINE_VARIABLES), as shell CLI commands (any command but `serve`, which hosts run)
+ *      saw them — each command adds what it sees set, `mcpx daemon restart` replaces the whole
+ *      snapshot — kept 0600 in the daemon's run directory; when there is no snapshot yet, the
+ *      same variables from the daemon's own environment.
  * Upstream processes get the baseline variables from that same source plus their own `env`, never
  * a whole shell's environment, so what they see does not depend on who started the daemon.
  */
@@ -41,9 +42,14 @@ export function readEnvSnapshot(path: string): EnvSnapshot | null {
   }
 }
 
-/** Write the snapshot (0600, atomically) unless it already holds exactly these variables; true when written. */
-export function writeEnvSnapshot(path: string, variables: Readonly<Record<string, string>>): boolean {
+/**
+ * Write the snapshot (0600, atomically) unless it would not change; true when written. `merge`
+ * keeps what an earlier command saw of variables this one does not have (a terminal without a
+ * token does not erase it); without it the snapshot is replaced (`daemon restart`).
+ */
+export function writeEnvSnapshot(path: string, seen: Readonly<Record<string, string>>, options: { merge?: boolean } = {}): boolean {
   const current = readEnvSnapshot(path)
+  const variables = options.merge && current !== null ? { ...current.variables, ...seen } : seen
   if (current !== null && sameVariables(current.variables, variables)) return false
   const temp = `${path}.${process.pid}.tmp`
   writeFileSync(temp, `${JSON.stringify({ savedAt: new Date().toISOString(), variables }, null, 2)}\n`, { mode: PRIVATE_FILE_MODE })
