@@ -29,6 +29,7 @@ export const main = defineCommand({
     status: load(() => import('./commands/status.ts')),
     import: load(() => import('./commands/import.ts')),
     install: load(() => import('./commands/install.ts')),
+    uninstall: load(() => import('./commands/uninstall.ts')),
     'sandbox-child': load(() => import('./commands/sandbox-child.ts')),
     'demo-server': load(() => import('./commands/demo-server.ts')),
   },
