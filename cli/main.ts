@@ -27,6 +27,7 @@ export const main = defineCommand({
     replay: load(() => import('./commands/replay.ts')),
     daemon: load(() => import('./commands/daemon.ts')),
     status: load(() => import('./commands/status.ts')),
+    logs: load(() => import('./commands/logs.ts')),
     import: load(() => import('./commands/import.ts')),
     install: load(() => import('./commands/install.ts')),
     uninstall: load(() => import('./commands/uninstall.ts')),

@@ -92,9 +92,15 @@ export class ConfigSource {
     this.#problem = undefined
     this.#config = config
     this.#loadedAt = new Date()
-    const changes = await this.#apply(config)
+    const changes = (await this.#apply(config)) as { added?: string[]; removed?: string[]; changed?: string[] } | undefined
     const file = config.source ?? 'the built-in default'
-    log.info(`config ${file} reloaded`)
+    const summary = ['added', 'removed', 'changed'].flatMap((kind) => {
+      const names = changes?.[kind as 'added'] ?? []
+      return names.length > 0 ? [`${kind} ${names.join(', ')}`] : []
+    })
+    // An environment snapshot refreshed with the same values changes nothing worth a line.
+    if (summary.length > 0) log.info(`config ${file} reloaded: ${summary.join('; ')}`)
+    else log.debug(`config ${file} re-read: no server changed`)
     this.options.emit('config.reloaded', { file, changes })
   }
 

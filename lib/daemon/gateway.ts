@@ -70,6 +70,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   codeMode.warm().catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
   const gatewayTools = opTools
   const surfaces = new Map<string, { surface: GatewaySurface; http: HttpHandler }>()
+  // Which listener each /mcp request came in on, for the session lines of the log.
+  const listenerOf = new WeakMap<Request, string>()
   const allowedOrigins = settings.daemonAllowedOrigins.split(',').map((s) => s.trim()).filter(Boolean)
   const surfaceFor = (mode: SurfaceMode, passthrough?: string) => {
     const key = `${mode}:${passthrough ?? ''}`
@@ -77,7 +79,18 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     if (!entry) {
       const surface = new GatewaySurface({ pool: upstreams, settings, mode, ...(passthrough && { passthrough }), codeMode, gatewayTools, version: options.version })
       // The daemon's guard already checked Host/Origin/token for this listener (security.ts).
-      const http = createHttpHandler({ engine: surface.engine, settings, origin: { checkHost: false, allowedOrigins } })
+      const surfaceName = passthrough ? `passthrough ${passthrough}` : mode
+      const http = createHttpHandler({
+        engine: surface.engine,
+        settings,
+        origin: { checkHost: false, allowedOrigins },
+        // One line per host session opened and closed: who, which revision, over what, which surface.
+        onSession: (event) => {
+          const client = event.client ? `${event.client.name} ${event.client.version}` : 'an unnamed client'
+          const via = event.request ? ` over ${listenerOf.get(event.request) ?? 'streamable-http'}` : ''
+          log.info(`session ${event.state} ${event.id.slice(0, 8)}: ${client}, revision ${event.revision}${via}, surface ${surfaceName}`)
+        },
+      })
       entry = { surface, http }
       surfaces.set(key, entry)
     }
@@ -88,7 +101,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   daemon.mount({
     methods: ['GET', 'POST', 'DELETE'],
     path: MCP_PATH,
-    handle(request, { url }) {
+    handle(request, { url, surface: listener }) {
+      listenerOf.set(request, listener === 'unix' ? 'streamable-http on the Unix socket (mcpx serve)' : 'streamable-http on TCP')
       const passthrough = url.searchParams.get('passthrough') ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
       const asked = url.searchParams.get('mode')
       const mode: SurfaceMode = passthrough

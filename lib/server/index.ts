@@ -6,7 +6,7 @@ export { Registry } from './registry.ts'
 export { InputRequired } from './context.ts'
 export { serveStdio, type StdioServer } from './serve-stdio.ts'
 export { serveHttp, type HttpServer, type ServeHttpOptions } from './serve-http.ts'
-export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from './http/handler.ts'
+export { createHttpHandler, type HttpHandler, type HttpHandlerOptions, type SessionEvent } from './http/handler.ts'
 export { SUPPORTED_REVISIONS } from './lifecycle.ts'
 export type {
   HandlerContext, Implementation, InputRequest, Json, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,

@@ -32,6 +32,17 @@ export interface HttpHandlerOptions {
    * authenticates: binds MRTR requestState to it and marks cacheable results private.
    */
   readonly principalOf?: (request: Request) => string | undefined
+  /** Told when a legacy session opens (after a successful initialize) and when it ends, for logs. */
+  readonly onSession?: (event: SessionEvent) => void
+}
+
+export interface SessionEvent {
+  readonly state: 'opened' | 'closed'
+  readonly id: string
+  readonly revision: string
+  readonly client?: { readonly name: string; readonly version: string }
+  /** The request that opened the session (`opened` only). */
+  readonly request?: Request
 }
 
 export interface HttpHandler {
@@ -53,8 +64,9 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const sessions = new SessionStore<LegacySession>({
     sessionIdleMs: settings.sessionIdleMs,
     maxSessions: settings.maxSessions,
-    onEnd: (_id, session) => {
+    onEnd: (id, session) => {
       session.standalone?.end()
+      options.onSession?.({ state: 'closed', id, revision: session.revision, ...clientOf(session.connection) })
       engine.disconnect(session.connection)
     },
   })
@@ -124,6 +136,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     const revision = connection.legacy.revision
     const id = sessions.create({ connection, revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }) })
+    options.onSession?.({ state: 'opened', id, revision, request, ...clientOf(connection) })
     return json(answer.message, HTTP_STATUS.OK, { [HEADER.SESSION_ID]: id })
   }
 
@@ -269,4 +282,9 @@ function sessionOutlet(session: LegacySession | undefined): Outlet {
 function json(body: unknown, status: number, headers: Record<string, string> = {}): Response {
   if (body === undefined) return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers })
   return new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': MIME.JSON } })
+}
+
+function clientOf(connection: Connection): { client?: { name: string; version: string } } {
+  const info = connection.legacy?.clientInfo
+  return info === undefined ? {} : { client: { name: String(info.name), version: String(info.version) } }
 }
