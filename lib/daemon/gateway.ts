@@ -88,7 +88,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
         onSession: (event) => {
           const client = event.client ? `${event.client.name} ${event.client.version}` : 'an unnamed client'
           const via = event.request ? ` over ${listenerOf.get(event.request) ?? 'streamable-http'}` : ''
-          log.info(`session ${event.state} ${event.id.slice(0, 8)}: ${client}, revision ${event.revision}${via}, surface ${surfaceName}`)
+          const what = event.state === 'discovered' ? 'stateless client discovered the server' : `session ${event.state} ${event.id.slice(0, 8)}`
+          log.info(`${what}: ${client}, revision ${event.revision}${via}, surface ${surfaceName}`)
         },
       })
       entry = { surface, http }

@@ -9,7 +9,7 @@ import { RPC, RpcError } from '../../errors/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import {
   HTTP_STATUS,
-  HEADER, MIME, isRequest, parseMessage, recoverId, type JsonRpcMessage, type LegacyRevision,
+  HEADER, META, MIME, isRequest, parseMessage, recoverId, type JsonRpcMessage, type LegacyRevision,
 } from '../../wire/index.ts'
 import type { Connection, Outlet } from '../connection.ts'
 import type { Channel, Engine } from '../engine.ts'
@@ -37,7 +37,8 @@ export interface HttpHandlerOptions {
 }
 
 export interface SessionEvent {
-  readonly state: 'opened' | 'closed'
+  /** `discovered`: a stateless (2026-07-28) client's server/discover, the closest it has to a session start. */
+  readonly state: 'opened' | 'closed' | 'discovered'
   readonly id: string
   readonly revision: string
   readonly client?: { readonly name: string; readonly version: string }
@@ -148,6 +149,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     if (!checked.ok) return rpcErrorResponse(checked.status, checked.error, recoverId(message))
     const notAcceptable = checkAccept(request, verdict.revision)
     if (notAcceptable) return notAcceptable
+    if (message.method === 'server/discover' && options.onSession) {
+      const info = (params?._meta as Record<string, unknown> | undefined)?.[META.CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined
+      options.onSession({ state: 'discovered', id: '-', revision: verdict.revision, request, ...(info && { client: { name: String(info.name), version: String(info.version) } }) })
+    }
     // Stateless: a throwaway connection per request (2026-07-28 basic/index.mdx "Statelessness").
     const connection = engine.connect('http', false)
     try {
