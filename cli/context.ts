@@ -2,10 +2,28 @@
  * Everything a command needs, resolved once per process: settings (environment + flags), the log
  * level, where mcpx keeps its config and state, and how to run this mcpx again (for the daemon and
  * the built-in demo server). Commands receive this instead of reading process.env themselves.
+ *
+ * The CLI's own environment resolves `${VAR}` only for the connections the CLI makes itself
+ * (`call --record`, `probe`, `auth`, ad-hoc targets); daemon-served work is resolved by the daemon
+ * (lib/config/environment.ts), and nothing the CLI resolved is sent to it.
  */
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { type McpxConfig, loadConfig, resolveConfiguredSettings } from '../lib/config/index.ts'
-import { setLogLevel } from '../lib/log.ts'
+import {
+  type HomeLayout,
+  type McpxConfig,
+  configLocation,
+  ensurePrivateDir,
+  findConfigFile,
+  homeLayout,
+  loadConfig,
+  pickVariables,
+  referencedVariables,
+  resolveConfiguredSettings,
+  writeEnvSnapshot,
+} from '../lib/config/index.ts'
+import { McpxError } from '../lib/errors/index.ts'
+import { log, setLogLevel } from '../lib/log.ts'
 import { type McpxPaths, type Settings, type SettingOverrides, resolvePaths, resolveSettings } from '../lib/settings/index.ts'
 
 export interface CliContext {
@@ -20,9 +38,13 @@ export interface CliContext {
 
 export interface ConfiguredContext extends CliContext {
   readonly config: McpxConfig
+  /** Set when the config file does not parse (tolerant loads only: the daemon says what it serves). */
+  readonly configError?: McpxError
 }
 
-export function loadContext(args: { json?: boolean; verbose?: boolean; quiet?: boolean; config?: string }, overrides: SettingOverrides = {}): CliContext {
+type Flags = { json?: boolean; verbose?: boolean; quiet?: boolean; config?: string }
+
+export function loadContext(args: Flags, overrides: SettingOverrides = {}): CliContext {
   if (args.verbose) setLogLevel(4)
   else if (args.quiet) setLogLevel(1)
   const env = process.env
@@ -30,11 +52,53 @@ export function loadContext(args: { json?: boolean; verbose?: boolean; quiet?: b
   return { settings, env, json: Boolean(args.json), paths: resolvePaths(env, settings, args.config), self: selfCommand() }
 }
 
-/** loadContext plus the config file, whose `settings` section joins the chain below MCPX_* variables. */
-export function loadConfiguredContext(args: { json?: boolean; verbose?: boolean; quiet?: boolean; config?: string }, overrides: SettingOverrides = {}): ConfiguredContext {
+/**
+ * loadContext plus the config file, whose `settings` section joins the chain below MCPX_* variables.
+ * `tolerant` (commands the daemon serves): a file that does not parse does not stop the command —
+ * the daemon keeps serving its previous version and says so.
+ */
+export function loadConfiguredContext(args: Flags, overrides: SettingOverrides = {}, options: { tolerant?: boolean } = {}): ConfiguredContext {
   const base = loadContext(args, overrides)
-  const config = loadConfig({ paths: base.paths, env: base.env, demoCommand: [...base.self, 'demo-server'] })
-  return { ...base, config, settings: resolveConfiguredSettings(base.env, config, overrides) }
+  const demoCommand = [...base.self, 'demo-server']
+  try {
+    const config = loadConfig({ paths: base.paths, env: base.env, demoCommand, envSource: "this command's environment" })
+    return { ...base, config, settings: resolveConfiguredSettings(base.env, config, overrides) }
+  } catch (error) {
+    if (!options.tolerant || !(error instanceof McpxError) || error.code !== 'CONFIG') throw error
+    const source = findConfigFile(base.paths)
+    return { ...base, config: { source, servers: {}, settings: {} }, configError: error }
+  }
+}
+
+/** The layout of the daemon for this command's config location (lib/config/home.ts). */
+export function layoutOf(ctx: CliContext): HomeLayout {
+  return homeLayout(ctx.paths.home, configLocation(ctx.paths))
+}
+
+/**
+ * The environment snapshot the daemon resolves `${VAR}` in: the baseline variables and the ones
+ * the config references, as this (shell) command sees them: added to what earlier commands saw
+ * (`replace`: instead of it). Written only when it changed; never by `serve`, whose environment
+ * is whatever a host chose to pass.
+ */
+export function refreshEnvSnapshot(ctx: CliContext, options: { replace?: boolean } = {}): void {
+  const layout = layoutOf(ctx)
+  const file = findConfigFile(ctx.paths)
+  let names: string[] = []
+  if (file !== null) {
+    try {
+      names = referencedVariables(readFileSync(file, 'utf8'))
+    } catch {
+      // No readable file: the baseline only.
+    }
+  }
+  try {
+    ensurePrivateDir(layout.home)
+    ensurePrivateDir(layout.runDir)
+    if (writeEnvSnapshot(layout.envSnapshot, pickVariables(ctx.env, names), { merge: !options.replace })) log.debug(`environment snapshot ${layout.envSnapshot} updated (${names.length} referenced variables)`)
+  } catch (error) {
+    log.debug(`environment snapshot not written: ${(error as Error).message}`)
+  }
 }
 
 /** A `bun build --compile` binary runs its entry from Bun's embedded /$bunfs filesystem. */

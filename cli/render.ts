@@ -56,3 +56,8 @@ export function renderToolSignature(tool: Json): string {
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`)
 }
+
+/** `failed: REASON` / `unavailable: REASON`, else the bare state: the one rendering of a server state. */
+export function stateText(server: { readonly state: string; readonly reason?: string }): string {
+  return server.reason !== undefined ? `${server.state}: ${server.reason}` : server.state
+}

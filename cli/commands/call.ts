@@ -32,11 +32,12 @@ export default defineCommand({
     },
   },
   async run({ args }) {
-    const ctx = loadConfiguredContext(args)
+    const ctx = loadConfiguredContext(args, {}, { tolerant: true })
     const { server, tool } = splitQualified(args.target.replace('/', '.'))
     const tokens = args._.slice(1)
     const base = await baseArguments(args.args, tokens)
     if (args.record !== undefined) {
+      if (ctx.configError) throw ctx.configError
       // A pooled daemon connection cannot be recorded whole (record.ts recordedUpstream).
       const upstream = recordedUpstream(ctx, server, args.record)
       try {

@@ -1,29 +1,56 @@
 /**
- * `mcpx daemon start|stop|status|run`, plus one subcommand per /v1 operation derived from the
- * operation table (`mcpx daemon servers`, `... catalog --name demo`, `... call --server s --tool t`).
- * `run` is the foreground daemon; `start` spawns a detached `run` and waits until it listens.
+ * `mcpx daemon start|stop|restart|status|run`, plus one subcommand per /v1 operation derived from
+ * the operation table (`mcpx daemon servers`, `... catalog --name demo`, `... call --server s --tool t`).
+ * There is one daemon per config location (lib/config/home.ts); every subcommand addresses the one
+ * of this command's config, `stop --all` every running one. `run` is the foreground daemon; `start`
+ * spawns a detached `run` and waits until it listens.
  */
+import { readFileSync } from 'node:fs'
 import { type ArgsDef, type CommandDef, defineCommand } from 'citty'
-import { findConfigFile, homeLayout } from '../../lib/config/index.ts'
-import { type ConnectRetry, DaemonClient, type DaemonInfo, OPERATIONS, type Operation, announceReady, startGatewayDaemon } from '../../lib/daemon/index.ts'
+import {
+  type HomeLayout,
+  type McpxConfig,
+  configLocation,
+  defaultConfig,
+  findConfigFile,
+  homeLayout,
+  loadConfig,
+  pickVariables,
+  readEnvSnapshot,
+  referencedVariables,
+  resolveConfiguredSettings,
+  runDirIds,
+  stateFileOf,
+} from '../../lib/config/index.ts'
+import { ConfigSource, type ConnectRetry, type Daemon, DaemonClient, type DaemonInfo, OPERATIONS, type Operation, announceReady, configProblemLine, isAlive, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
+import { useFileLog } from '../../lib/log.ts'
 import { commonArgs } from '../args.ts'
-import { type CliContext, loadConfiguredContext, loadContext } from '../context.ts'
+import { type CliContext, layoutOf, loadContext, refreshEnvSnapshot } from '../context.ts'
 import { VERSION } from '../version.ts'
 import { printJson } from '../render.ts'
 
 type CommonFlags = { json?: boolean; verbose?: boolean; quiet?: boolean; config?: string }
 
-/** The client every daemon-facing command uses; it starts the daemon on demand when `autostart`. */
-export function daemonClient(ctx: CliContext, args: CommonFlags, autostart: boolean): DaemonClient {
-  const configArgs = args.config ? ['--config', args.config] : []
+/**
+ * The client every daemon-facing command uses, for the daemon of this command's config location;
+ * it starts that daemon on demand when `autostart`. Every command but `serve` (`shell: true`) also
+ * refreshes the environment snapshot the daemon resolves `${VAR}` in (see refreshEnvSnapshot).
+ */
+export function daemonClient(ctx: CliContext, _args: CommonFlags, autostart: boolean, options: { shell?: boolean; layout?: HomeLayout } = {}): DaemonClient {
+  const layout = options.layout ?? layoutOf(ctx)
+  if (options.shell !== false && options.layout === undefined) refreshEnvSnapshot(ctx)
   return new DaemonClient({
-    layout: homeLayout(ctx.paths.home),
-    expectConfig: findConfigFile(ctx.paths),
+    layout,
     healthTimeoutMs: ctx.settings.daemonStartTimeoutMs,
     connectRetry: connectRetry(ctx.settings),
     stopTimeoutMs: ctx.settings.daemonStopTimeoutMs,
-    ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...configArgs], timeoutMs: ctx.settings.daemonStartTimeoutMs, logMaxBytes: ctx.settings.daemonLogMaxBytes } }),
+    onInfo: (info) => {
+      const line = configProblemLine(info)
+      if (line !== null) process.stderr.write(`${line}\n`)
+    },
+    // The default location is the daemon's own to find (it may not exist yet); an explicit one is passed absolute.
+    ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...(ctx.paths.explicitConfig !== undefined ? ['--config', layout.config] : [])], timeoutMs: ctx.settings.daemonStartTimeoutMs, logMaxBytes: ctx.settings.daemonLogMaxBytes } }),
   })
 }
 
@@ -40,9 +67,22 @@ export function describeDaemon(info: DaemonInfo): string {
   return [
     `daemon   running (pid ${info.pid}, mcpx ${info.version}, up ${Math.round(info.uptimeMs / 1000)}s)`,
     `socket   ${info.socket}`,
-    `tcp      ${info.tcp.url} (bearer token in ${info.home}/token)`,
-    `config   ${info.config ?? 'built-in default'}`,
+    `tcp      ${info.tcp.url} (bearer token in ${tokenFileOf(info)}; MCP at ${info.tcp.url}/mcp)`,
+    `config   ${info.config ?? `built-in default (until ${info.location} exists)`}`,
   ].join('\n')
+}
+
+function tokenFileOf(info: DaemonInfo): string {
+  return homeLayout(info.home, info.location).token
+}
+
+/** Variable names (never values) and where each came from, for `status --verbose`. */
+export function describeEnvironment(info: DaemonInfo): string {
+  const env = info.environment
+  if (env === undefined) return ''
+  const names = Object.entries(env.variables)
+  const rows = names.map(([name, from]) => `  \${${name}}  ${from}`)
+  return `environment  ${env.source}\n${names.length === 0 ? '  (the config references no variables)\n' : `${rows.join('\n')}\n`}`
 }
 
 const run = defineCommand({
@@ -50,10 +90,39 @@ const run = defineCommand({
   args: { ...commonArgs, 'ready-fd': { type: 'string', description: 'Write one JSON line on this fd once listening (used by `start`)' } },
   async run({ args }) {
     const readyFd = args['ready-fd'] === undefined ? undefined : Number(args['ready-fd'])
-    let daemon
+    let daemon: Daemon | undefined
     try {
-      const ctx = loadConfiguredContext(args)
-      daemon = await startGatewayDaemon({ settings: ctx.settings, config: ctx.config, layout: homeLayout(ctx.paths.home), version: VERSION, handleSignals: true, parentEnv: ctx.env, reloadConfig: () => loadConfiguredContext(args).config })
+      const ctx = loadContext(args)
+      const layout = layoutOf(ctx)
+      // Started in the background, stderr is the log file: timestamped lines, rotated while running.
+      if (readyFd !== undefined) useFileLog({ path: layout.daemonLog, maxBytes: ctx.settings.daemonLogMaxBytes, checkBytes: ctx.settings.daemonLogCheckBytes })
+      const environment = daemonEnvironment(ctx, layout)
+      const demoCommand = [...ctx.self, 'demo-server']
+      const explicit = ctx.paths.explicitConfig !== undefined
+      let source: ConfigSource | undefined
+      source = new ConfigSource({
+        watched: (): string[] => {
+          const current: McpxConfig | undefined = source?.config
+          return [...(explicit ? [layout.config] : ctx.paths.configCandidates), layout.envSnapshot, ...(current?.envFile ? [current.envFile] : [])]
+        },
+        load: () => loadConfig({ paths: ctx.paths, env: environment.values(), envSource: environment.source(), demoCommand, check: true }),
+        empty: { ...defaultConfig(demoCommand), servers: {}, source: findConfigFile(ctx.paths) },
+        emit: (type, data) => daemon?.events.publish(type, data),
+        debounceMs: ctx.settings.configReloadDebounceMs,
+        pollMs: ctx.settings.configPollMs,
+      })
+      const loaded = source
+      const settings = resolveConfiguredSettings(ctx.env, loaded.config)
+      daemon = await startGatewayDaemon({
+        settings,
+        config: loaded.config,
+        configSource: loaded,
+        layout,
+        version: VERSION,
+        handleSignals: true,
+        parentEnv: () => pickVariables(environment.values(), []),
+        environment: () => ({ source: environment.source(), variables: loaded.config.variables ?? {} }),
+      })
     } catch (error) {
       if (readyFd !== undefined) announceReady(readyFd, { error })
       throw error
@@ -66,8 +135,32 @@ const run = defineCommand({
   },
 })
 
+/**
+ * The environment this daemon resolves `${VAR}` in and hands its upstreams the baseline of
+ * (lib/config/environment.ts): the snapshot of the last shell command, else its own environment
+ * (only the baseline and the variables the config references). Re-read at every config load.
+ */
+function daemonEnvironment(ctx: CliContext, layout: HomeLayout): { values: () => Record<string, string>; source: () => string } {
+  const own = () => {
+    const file = findConfigFile(ctx.paths)
+    let names: string[] = []
+    try {
+      if (file !== null) names = referencedVariables(readFileSync(file, 'utf8'))
+    } catch {
+      // unreadable: the load reports it
+    }
+    return pickVariables(ctx.env, names)
+  }
+  return {
+    values: () => ({ ...(readEnvSnapshot(layout.envSnapshot)?.variables ?? own()) }),
+    source: () => (readEnvSnapshot(layout.envSnapshot) ? `the environment snapshot ${layout.envSnapshot} (the last shell command)` : "the daemon's own environment (no snapshot yet)"),
+  }
+}
+
+const allFlag = { all: { type: 'boolean', description: 'Every daemon running under this mcpx home (one per config location)' } } as const
+
 const start = defineCommand({
-  meta: { name: 'start', description: 'Start the daemon in the background (no-op when running) and wait until it listens' },
+  meta: { name: 'start', description: 'Start the daemon of this config in the background (no-op when running) and wait until it listens' },
   args: commonArgs,
   async run({ args }) {
     const ctx = loadContext(args)
@@ -79,25 +172,84 @@ const start = defineCommand({
   },
 })
 
+/** Ask one daemon to stop and wait until its process is gone (its lock and port are free then). */
+async function stopDaemon(client: DaemonClient, timeoutMs: number): Promise<boolean> {
+  const info = await client.health()
+  if (info === null) return false
+  await client.stop()
+  const deadline = Date.now() + timeoutMs
+  while (isAlive(info.pid)) {
+    if (Date.now() > deadline) throw new McpxError('TIMEOUT', `the daemon (pid ${info.pid}) did not exit within ${timeoutMs} ms of being stopped`, { pid: info.pid })
+    await Bun.sleep(STOP_POLL_MS)
+  }
+  return true
+}
+
+/** How often `stop` looks whether the old process is gone (a process exit has no portable wait). */
+const STOP_POLL_MS = 20
+
+/** Layouts of every daemon that left a state file under this home. */
+function runningLayouts(ctx: CliContext): HomeLayout[] {
+  const layouts: HomeLayout[] = []
+  for (const id of runDirIds(ctx.paths.home)) {
+    try {
+      const state = JSON.parse(readFileSync(stateFileOf(ctx.paths.home, id), 'utf8')) as { location?: string; pid?: number }
+      if (typeof state.location === 'string' && typeof state.pid === 'number' && isAlive(state.pid)) layouts.push(homeLayout(ctx.paths.home, state.location))
+    } catch {
+      // No state file: nothing runs there.
+    }
+  }
+  return layouts
+}
+
+/** /v1/health of every daemon running under this home. */
+export async function allDaemons(ctx: CliContext): Promise<DaemonInfo[]> {
+  const infos = await Promise.all(runningLayouts(ctx).map((layout) => daemonClient(ctx, {}, false, { layout }).health().catch(() => null)))
+  return infos.filter((info): info is DaemonInfo => info !== null)
+}
+
 const stop = defineCommand({
-  meta: { name: 'stop', description: 'Stop the daemon and every upstream it runs' },
-  args: commonArgs,
+  meta: { name: 'stop', description: 'Stop the daemon of this config (or every one with --all) and every upstream it runs' },
+  args: { ...commonArgs, ...allFlag },
   async run({ args }) {
     const ctx = loadContext(args)
-    const stopped = await daemonClient(ctx, args, false).stop()
+    if (args.all) {
+      const layouts = runningLayouts(ctx)
+      const stopped = await Promise.all(layouts.map((layout) => stopDaemon(daemonClient(ctx, args, false, { layout }), ctx.settings.daemonStartTimeoutMs)))
+      const configs = layouts.filter((_, i) => stopped[i]).map((layout) => layout.config)
+      if (ctx.json) printJson({ stopped: configs })
+      else process.stdout.write(configs.length === 0 ? 'none running\n' : `${configs.map((config) => `stopped  ${config}`).join('\n')}\n`)
+      return
+    }
+    const stopped = await stopDaemon(daemonClient(ctx, args, false), ctx.settings.daemonStartTimeoutMs)
     if (ctx.json) printJson({ stopped })
     else process.stdout.write(stopped ? 'stopped\n' : 'not running\n')
   },
 })
 
+const restart = defineCommand({
+  meta: { name: 'restart', description: 'Stop the daemon of this config, then start it again (same port when free; environment snapshot refreshed)' },
+  args: commonArgs,
+  async run({ args }) {
+    const ctx = loadContext(args)
+    const client = daemonClient(ctx, args, true)
+    await stopDaemon(client, ctx.settings.daemonStartTimeoutMs)
+    // A restart takes this shell's view of the variables as the whole snapshot.
+    refreshEnvSnapshot(ctx, { replace: true })
+    const info = await daemonClient(ctx, args, true).ensureRunning()
+    if (ctx.json) printJson(info)
+    else process.stdout.write(`${describeDaemon(info)}\n`)
+  },
+})
+
 const status = defineCommand({
-  meta: { name: 'status', description: 'Show whether the daemon runs and where it listens (exit 3 when it does not)' },
+  meta: { name: 'status', description: 'Show whether the daemon of this config runs and where it listens (exit 3 when it does not)' },
   args: commonArgs,
   async run({ args }) {
     const ctx = loadContext(args)
     const client = daemonClient(ctx, args, false)
     const info = await client.health()
-    if (info === null) throw new McpxError('CONNECT', 'the mcpx daemon is not running', { daemon: 'unreachable', home: ctx.paths.home })
+    if (info === null) throw new McpxError('CONNECT', `the mcpx daemon for ${configLocation(ctx.paths)} is not running`, { daemon: 'unreachable', home: ctx.paths.home })
     if (ctx.json) printJson(info)
     else process.stdout.write(`${describeDaemon(info)}\n`)
   },
@@ -148,6 +300,6 @@ function parseJsonFlag(name: string, raw: string): unknown {
 const derived = Object.fromEntries(OPERATIONS.filter((operation) => operation.name !== 'shutdown').map((operation) => [operation.name, operationCommand(operation)]))
 
 export default defineCommand({
-  meta: { name: 'daemon', description: 'Manage the mcpx daemon (start, stop, status, run) and call its /v1 API' },
-  subCommands: { start, stop, status, run, ...derived },
+  meta: { name: 'daemon', description: 'Manage the mcpx daemon of a config (start, stop, restart, status, run) and call its /v1 API' },
+  subCommands: { start, stop, restart, status, run, ...derived },
 })

@@ -15,7 +15,7 @@ export default defineCommand({
   meta: { name: 'exec', description: 'Run a script that calls upstream tools (JavaScript or TypeScript): mcpx exec <file|->' },
   args: { ...commonArgs, file: { type: 'positional', description: 'Script file, or - for stdin', required: true } },
   async run({ args }) {
-    const ctx = loadConfiguredContext(args)
+    const ctx = loadConfiguredContext(args, {}, { tolerant: true })
     const code = args.file === '-' ? await new Response(Bun.stdin.stream()).text() : readScript(args.file)
     const run = await daemonClient(ctx, args, true).request<{ value: unknown; logs: string[]; stats: unknown }>('exec', { code })
     if (ctx.json) return printJson(run)

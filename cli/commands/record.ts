@@ -8,6 +8,7 @@
  */
 import { defineCommand } from 'citty'
 import { createUpstreamAuth } from '../../lib/auth/index.ts'
+import { log } from '../../lib/log.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { Upstream } from '../../lib/gateway/index.ts'
 import { Recorder, fileSink, recordProxy, recordTransport, recordingFetch, redactionRules } from '../../lib/replay/index.ts'
@@ -77,6 +78,8 @@ export function recordedUpstream(ctx: ConfiguredContext, server: string, file: s
     const names = Object.keys(ctx.config.servers)
     throw new McpxError('NOT_FOUND', `no server "${server}" in the config${names.length > 0 ? ` (configured: ${names.join(', ')})` : ''}`, { server, servers: names })
   }
+  // A direct connection: its `${VAR}`s were resolved in this command's environment, not the daemon's.
+  log.debug(`${server}: connecting directly; variables resolved in this command's environment (${Object.keys(ctx.config.variables ?? {}).join(', ') || 'none referenced'})`)
   return new Upstream({ ...config, record: file }, {
     settings: ctx.settings,
     emit: () => {},

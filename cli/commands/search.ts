@@ -21,7 +21,7 @@ export default defineCommand({
     limit: { type: 'string', description: 'Most hits', valueHint: 'n' },
   },
   async run({ args }) {
-    const ctx = loadConfiguredContext(args)
+    const ctx = loadConfiguredContext(args, {}, { tolerant: true })
     const query = [args.query, ...args._.slice(1)].join(' ')
     const hits = await daemonClient(ctx, args, true).request<Hit[]>('search', {
       query,

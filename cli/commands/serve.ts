@@ -7,12 +7,11 @@
  * names that address.
  */
 import { defineCommand } from 'citty'
-import { homeLayout } from '../../lib/config/index.ts'
 import { MCP_PATH, parseSurfaceMode, runServeShim } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { suggest } from '../../lib/gateway/index.ts'
 import { commonArgs } from '../args.ts'
-import { loadConfiguredContext } from '../context.ts'
+import { layoutOf, loadConfiguredContext } from '../context.ts'
 import { connectRetry, daemonClient } from './daemon.ts'
 
 export default defineCommand({
@@ -24,11 +23,12 @@ export default defineCommand({
     transport: { type: 'string', description: 'stdio (the only one: HTTP hosts use the daemon\'s /mcp)', default: 'stdio' },
   },
   async run({ args }) {
-    const ctx = loadConfiguredContext(args)
-    const client = daemonClient(ctx, args, true)
+    const ctx = loadConfiguredContext(args, {}, { tolerant: true })
+    // A host's environment is whatever it chose to pass: it never becomes the daemon's snapshot.
+    const client = daemonClient(ctx, args, true, { shell: false })
     if (args.transport !== 'stdio') {
       const info = await client.ensureRunning()
-      throw new McpxError('USAGE', `serve speaks stdio only; Streamable HTTP is served by the daemon at ${info.tcp.url}${MCP_PATH} (bearer token in ${info.home}/token) and on its Unix socket ${info.socket}`, {
+      throw new McpxError('USAGE', `serve speaks stdio only; Streamable HTTP is served by the daemon at ${info.tcp.url}${MCP_PATH} (bearer token in ${layoutOf(ctx).token}) and on its Unix socket ${info.socket}`, {
         url: `${info.tcp.url}${MCP_PATH}`,
         socket: info.socket,
       })
@@ -40,11 +40,10 @@ export default defineCommand({
     }
     const shim = await runServeShim({
       settings: ctx.settings,
-      layout: homeLayout(ctx.paths.home),
+      layout: layoutOf(ctx),
       surface: { ...(args.passthrough !== undefined && { passthrough: args.passthrough }), ...(args.mode !== undefined && { mode: args.mode }) },
       ensureDaemon: () => client.ensureRunning(),
       connectRetry: connectRetry(ctx.settings),
-      onOpened: (answer) => client.checkConfig(answer.config),
     })
     const { outputBroken } = await shim.closed
     // stdin may still be open (stdout broke, or the grace ran out): end here once stdout is flushed.

@@ -3,20 +3,20 @@ import { defineCommand } from 'citty'
 import type { ServerStatus } from '../../lib/daemon/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../context.ts'
-import { printJson } from '../render.ts'
+import { printJson, stateText } from '../render.ts'
 import { daemonClient } from './daemon.ts'
 
 export default defineCommand({
   meta: { name: 'servers', description: 'List the configured upstream servers and their state' },
   args: commonArgs,
   async run({ args }) {
-    const ctx = loadConfiguredContext(args)
+    const ctx = loadConfiguredContext(args, {}, { tolerant: true })
     const servers = await daemonClient(ctx, args, true).request<ServerStatus[]>('servers')
     if (ctx.json) return printJson(servers)
     const width = Math.max(4, ...servers.map((s) => s.name.length))
     for (const s of servers) {
       const era = s.revision ? `${s.era} ${s.revision}` : ''
-      process.stdout.write(`${s.name.padEnd(width)}  ${s.state.padEnd(10)}  ${s.transport.padEnd(5)}  ${era.padEnd(17)}  ${s.endpoint}${s.error ? `  ${s.state}: ${s.error.message}` : ''}\n`)
+      process.stdout.write(`${s.name.padEnd(width)}  ${stateText(s).padEnd(10)}  ${s.transport.padEnd(5)}  ${era.padEnd(17)}  ${s.endpoint}\n`)
     }
   },
 })

@@ -11,7 +11,7 @@ export default defineCommand({
   meta: { name: 'tools', description: 'List upstream tools: mcpx tools [server]' },
   args: { ...commonArgs, server: { type: 'positional', description: 'Only this server', required: false } },
   async run({ args }) {
-    const ctx = loadConfiguredContext(args)
+    const ctx = loadConfiguredContext(args, {}, { tolerant: true })
     const client = daemonClient(ctx, args, true)
     const names = args.server ? [args.server] : (await client.request<ServerStatus[]>('servers')).filter((s) => s.state !== 'disabled').map((s) => s.name)
     const results = await Promise.allSettled(names.map((name) => client.request<Catalog>('catalog', { name })))

@@ -13,7 +13,7 @@ export default defineCommand({
     query: { type: 'string', description: 'Declare the tools a search for this finds' },
   },
   async run({ args }) {
-    const ctx = loadConfiguredContext(args)
+    const ctx = loadConfiguredContext(args, {}, { tolerant: true })
     const target = args.target
     const params = {
       ...(target !== undefined && (target.includes('.') ? { tool: target } : { server: target })),

@@ -4,7 +4,7 @@
  * cache the era per process/origin, MAY persist it, and re-probe when the assumption fails).
  * In memory always; persisted as `<cacheDir>/era-verdicts.json` when the caller gives a directory.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { log } from '../log.ts'
 import type { TransportKind } from '../transport/index.ts'
@@ -19,6 +19,8 @@ export interface Verdict {
 }
 
 const FILE = 'era-verdicts.json'
+const PRIVATE_DIR = 0o700
+const PRIVATE_FILE = 0o600
 const memory = new Map<string, Verdict>()
 
 /** One key per configuration: the command line and cwd (stdio) or the endpoint URL and pinned transport (HTTP). */
@@ -43,12 +45,15 @@ export function writeVerdict(key: string, verdict: Omit<Verdict, 'savedAtMs'>, c
   memory.set(key, entry)
   if (!cacheDir) return
   try {
-    mkdirSync(cacheDir, { recursive: true })
+    // Private whatever the umask: the cache names the user's servers (commands, URLs).
+    mkdirSync(cacheDir, { recursive: true, mode: PRIVATE_DIR })
+    chmodSync(cacheDir, PRIVATE_DIR)
     const all = { ...loadFile(cacheDir), [key]: entry }
     const path = join(cacheDir, FILE)
     // Write-then-rename so a concurrent reader never sees half a file.
     const temp = `${path}.${process.pid}.tmp`
-    writeFileSync(temp, `${JSON.stringify(all, null, 2)}\n`)
+    writeFileSync(temp, `${JSON.stringify(all, null, 2)}\n`, { mode: PRIVATE_FILE })
+    chmodSync(temp, PRIVATE_FILE)
     renameSync(temp, path)
   } catch (error) {
     log.debug(`era verdict not persisted in ${cacheDir}: ${error}`)

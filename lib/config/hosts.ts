@@ -15,6 +15,16 @@ export interface HostEnv {
   readonly platform: NodeJS.Platform
   /** $XDG_CONFIG_HOME (default ~/.config): Linux apps keep their configs here. */
   readonly configHome?: string
+  /** How a host should run mcpx (`mcpx install`); default `mcpx serve` with no env. */
+  readonly mcpx?: McpxLaunch
+}
+
+/** The command line (and environment) a host's entry runs mcpx with. */
+export interface McpxLaunch {
+  readonly command: string
+  readonly args: readonly string[]
+  /** MCPX_HOME / MCPX_CONFIG when the installing shell set them (hosts may pass no environment). */
+  readonly env: Readonly<Record<string, string>>
 }
 
 export type FileFormat = 'json' | 'jsonc' | 'toml'
@@ -45,8 +55,14 @@ export interface HostDef {
 }
 
 /** The single entry `mcpx install` writes: hosts run `mcpx serve` over stdio. */
-const MCPX_ENTRY = { command: 'mcpx', args: ['serve'] } as const
+const DEFAULT_LAUNCH: McpxLaunch = { command: 'mcpx', args: ['serve'], env: {} }
 export const MCPX_ENTRY_NAME = 'mcpx'
+
+/** `{command, args[, env]}`: the shape most hosts share (`envKey` names the env field). */
+function stdioEntry(env: HostEnv, envKey = 'env'): Record<string, unknown> {
+  const launch = env.mcpx ?? DEFAULT_LAUNCH
+  return { command: launch.command, args: [...launch.args], ...(Object.keys(launch.env).length > 0 && { [envKey]: { ...launch.env } }) }
+}
 
 const at = (doc: unknown, ...keys: string[]): unknown => {
   let value = doc
@@ -91,13 +107,13 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       { host: 'claude-code', file: join(env.cwd, '.mcp.json'), scope: 'project', format: 'json', servers: mcpServers },
       { host: 'claude-code', file: join(env.home, '.claude.json'), scope: 'user', format: 'json', servers: mcpServers },
     ],
-    install: (env) => ({ file: join(env.home, '.claude.json'), format: 'json', entry: { type: 'stdio', ...MCPX_ENTRY, env: {} }, container: (doc) => child(doc, 'mcpServers') }),
+    install: (env) => ({ file: join(env.home, '.claude.json'), format: 'json', entry: { type: 'stdio', ...stdioEntry(env), env: { ...(env.mcpx ?? DEFAULT_LAUNCH).env } }, container: (doc) => child(doc, 'mcpServers') }),
   },
   'claude-desktop': {
     id: 'claude-desktop',
     label: 'Claude Desktop',
     sources: (env) => [{ host: 'claude-desktop', file: join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'), scope: 'user', format: 'json', servers: mcpServers }],
-    install: (env) => ({ file: join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'), format: 'json', entry: { ...MCPX_ENTRY }, container: (doc) => child(doc, 'mcpServers') }),
+    install: (env) => ({ file: join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'), format: 'json', entry: stdioEntry(env), container: (doc) => child(doc, 'mcpServers') }),
   },
   cursor: {
     id: 'cursor',
@@ -106,7 +122,7 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       { host: 'cursor', file: join(env.cwd, '.cursor', 'mcp.json'), scope: 'project', format: 'json', servers: mcpServers },
       { host: 'cursor', file: join(env.home, '.cursor', 'mcp.json'), scope: 'user', format: 'json', servers: mcpServers },
     ],
-    install: (env) => ({ file: join(env.home, '.cursor', 'mcp.json'), format: 'json', entry: { ...MCPX_ENTRY }, container: (doc) => child(doc, 'mcpServers') }),
+    install: (env) => ({ file: join(env.home, '.cursor', 'mcp.json'), format: 'json', entry: stdioEntry(env), container: (doc) => child(doc, 'mcpServers') }),
   },
   vscode: {
     id: 'vscode',
@@ -115,13 +131,13 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       { host: 'vscode', file: join(env.cwd, '.vscode', 'mcp.json'), scope: 'project', format: 'jsonc', servers: (doc) => at(doc, 'servers') },
       { host: 'vscode', file: join(appConfigDir(env), 'Code', 'User', 'mcp.json'), scope: 'user', format: 'jsonc', servers: (doc) => at(doc, 'servers') },
     ],
-    install: (env) => ({ file: join(appConfigDir(env), 'Code', 'User', 'mcp.json'), format: 'jsonc', entry: { type: 'stdio', ...MCPX_ENTRY }, container: (doc) => child(doc, 'servers') }),
+    install: (env) => ({ file: join(appConfigDir(env), 'Code', 'User', 'mcp.json'), format: 'jsonc', entry: { type: 'stdio', ...stdioEntry(env) }, container: (doc) => child(doc, 'servers') }),
   },
   windsurf: {
     id: 'windsurf',
     label: 'Windsurf',
     sources: (env) => [{ host: 'windsurf', file: join(env.home, '.codeium', 'windsurf', 'mcp_config.json'), scope: 'user', format: 'json', servers: mcpServers }],
-    install: (env) => ({ file: join(env.home, '.codeium', 'windsurf', 'mcp_config.json'), format: 'json', entry: { ...MCPX_ENTRY }, container: (doc) => child(doc, 'mcpServers') }),
+    install: (env) => ({ file: join(env.home, '.codeium', 'windsurf', 'mcp_config.json'), format: 'json', entry: stdioEntry(env), container: (doc) => child(doc, 'mcpServers') }),
   },
   gemini: {
     id: 'gemini',
@@ -130,7 +146,7 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       { host: 'gemini', file: join(env.cwd, '.gemini', 'settings.json'), scope: 'project', format: 'jsonc', servers: mcpServers },
       { host: 'gemini', file: join(env.home, '.gemini', 'settings.json'), scope: 'user', format: 'jsonc', servers: mcpServers },
     ],
-    install: (env) => ({ file: join(env.home, '.gemini', 'settings.json'), format: 'jsonc', entry: { ...MCPX_ENTRY }, container: (doc) => child(doc, 'mcpServers') }),
+    install: (env) => ({ file: join(env.home, '.gemini', 'settings.json'), format: 'jsonc', entry: stdioEntry(env), container: (doc) => child(doc, 'mcpServers') }),
   },
   codex: {
     id: 'codex',
@@ -139,7 +155,7 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       { host: 'codex', file: join(env.cwd, '.codex', 'config.toml'), scope: 'project', format: 'toml', servers: (doc) => at(doc, 'mcp_servers') },
       { host: 'codex', file: join(env.home, '.codex', 'config.toml'), scope: 'user', format: 'toml', servers: (doc) => at(doc, 'mcp_servers') },
     ],
-    install: (env) => ({ file: join(env.home, '.codex', 'config.toml'), format: 'toml', entry: { ...MCPX_ENTRY }, container: (doc) => child(doc, 'mcp_servers') }),
+    install: (env) => ({ file: join(env.home, '.codex', 'config.toml'), format: 'toml', entry: stdioEntry(env), container: (doc) => child(doc, 'mcp_servers') }),
   },
   opencode: {
     id: 'opencode',
@@ -152,7 +168,10 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
     install: (env) => ({
       file: join(xdgConfig(env), 'opencode', 'opencode.json'),
       format: 'jsonc',
-      entry: { type: 'local', command: [MCPX_ENTRY.command, ...MCPX_ENTRY.args], enabled: true },
+      entry: (() => {
+        const launch = env.mcpx ?? DEFAULT_LAUNCH
+        return { type: 'local', command: [launch.command, ...launch.args], enabled: true, ...(Object.keys(launch.env).length > 0 && { environment: { ...launch.env } }) }
+      })(),
       container: (doc) => (at(doc, 'mcp', 'servers') !== undefined ? child(doc, 'mcp', 'servers') : child(doc, 'mcp')),
     }),
   },

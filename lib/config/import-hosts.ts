@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { McpxError } from '../errors/index.ts'
 import { type HostEnv, type HostId, type HostSource, HOSTS } from './hosts.ts'
-import { interpolateDocument } from './interpolate.ts'
+import { interpolateDocument, referencedVariables } from './interpolate.ts'
 import { parseJsonc } from './jsonc.ts'
 import { parseServerEntry } from './load.ts'
 import { SERVER_NAME } from './schema.ts'
@@ -23,6 +23,10 @@ export interface ImportedServer {
   readonly scope: HostSource['scope']
   /** The mcpx config entry to write. */
   readonly entry: Record<string, unknown>
+  /** The host's name for it, when it had to be changed to be a server name. */
+  readonly renamedFrom?: string
+  /** Variables the entry references that are not set now (imported anyway, with a warning). */
+  readonly unsetVariables?: readonly string[]
 }
 
 export interface SkippedServer {
@@ -35,16 +39,28 @@ export interface SkippedServer {
 export interface ImportPlan {
   readonly imported: readonly ImportedServer[]
   readonly skipped: readonly SkippedServer[]
+  /** Project-scoped entries not copied into a user config (imported only into a --config file). */
+  readonly projectOnly: readonly ImportedServer[]
   /** Host files that exist and were read. */
   readonly read: readonly string[]
 }
 
 type Raw = Record<string, unknown>
 
+export interface ImportOptions {
+  /** Why an entry runs mcpx itself (an mcpx binary, `mcpx serve`, a URL of this user's daemons), or null. */
+  readonly runsMcpx?: (entry: Record<string, unknown>) => string | null
+  /** Project-scoped entries go into the config too (true only for a config given with --config). */
+  readonly includeProject?: boolean
+  /** The environment to check referenced variables against (warnings only). */
+  readonly variables?: Readonly<Record<string, string | undefined>>
+}
+
 /** Collect what importing `hosts` would add next to the names already in the mcpx config. */
-export function planImport(hosts: readonly HostId[], env: HostEnv, existingNames: readonly string[]): ImportPlan {
+export function planImport(hosts: readonly HostId[], env: HostEnv, existingNames: readonly string[], options: ImportOptions = {}): ImportPlan {
   const imported: ImportedServer[] = []
   const skipped: SkippedServer[] = []
+  const projectOnly: ImportedServer[] = []
   const read = new Set<string>()
   const taken = new Map<string, string>(existingNames.map((name) => [name, 'the mcpx config']))
   for (const host of hosts) {
@@ -80,12 +96,31 @@ export function planImport(hosts: readonly HostId[], env: HostEnv, existingNames
           skip(outcome.skip)
           continue
         }
+        const self = options.runsMcpx?.(outcome.entry) ?? null
+        if (self !== null) {
+          skip(`runs mcpx itself (${self}); the gateway would pool itself`)
+          continue
+        }
+        const unset = options.variables === undefined ? [] : referencedVariables(JSON.stringify(outcome.entry)).filter((v) => !options.variables![v])
+        const server: ImportedServer = {
+          name,
+          host,
+          file: source.file,
+          scope: source.scope,
+          entry: outcome.entry,
+          ...(name !== original && { renamedFrom: original }),
+          ...(unset.length > 0 && { unsetVariables: unset }),
+        }
+        if (source.scope !== 'user' && !options.includeProject) {
+          projectOnly.push(server)
+          continue
+        }
         taken.set(name, `${host} (${source.file})`)
-        imported.push({ name, host, file: source.file, scope: source.scope, entry: outcome.entry })
+        imported.push(server)
       }
     }
   }
-  return { imported, skipped, read: [...read] }
+  return { imported, skipped, projectOnly, read: [...read] }
 }
 
 function parseSource(source: HostSource): unknown {

@@ -3,7 +3,7 @@
  * interpolation, the layout of the mcpx home, and reading/writing the configs of MCP hosts
  * (import/install).
  */
-export { configError, interpolateDocument, type DocPath } from './interpolate.ts'
+export { configError, formatPath, interpolateDocument, referencedVariables, type DocPath } from './interpolate.ts'
 export {
   SERVER_NAME,
   type McpxConfig,
@@ -11,11 +11,12 @@ export {
   type ServerConfig,
   type ServerTarget,
 } from './schema.ts'
-export { defaultConfig, findConfigFile, loadConfig, parseConfig, parseServerEntry, resolveConfiguredSettings, type LoadConfigOptions } from './load.ts'
-export { ensurePrivateDir, homeLayout, type HomeLayout } from './home.ts'
-export { HOST_IDS, HOSTS, MCPX_ENTRY_NAME, isHostId, type HostDef, type HostEnv, type HostId, type HostSource } from './hosts.ts'
-export { planImport, writeImport, type ImportPlan, type ImportedServer, type SkippedServer } from './import-hosts.ts'
-export { installHost, type InstallResult } from './install-host.ts'
+export { configLocation, defaultConfig, findConfigFile, loadConfig, parseConfig, parseServerEntry, resolveConfiguredSettings, type LoadConfigOptions, type ParseOptions } from './load.ts'
+export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, daemonId, ensurePrivateDir, homeLayout, runDirIds, stateFileOf, type HomeLayout } from './home.ts'
+export { BASELINE_VARIABLES, parseDotenv, pickVariables, readEnvSnapshot, writeEnvSnapshot, type EnvSnapshot } from './environment.ts'
+export { HOST_IDS, HOSTS, MCPX_ENTRY_NAME, isHostId, type HostDef, type HostEnv, type HostId, type HostSource, type McpxLaunch } from './hosts.ts'
+export { planImport, writeImport, type ImportOptions, type ImportPlan, type ImportedServer, type SkippedServer } from './import-hosts.ts'
+export { installHost, uninstallHost, type InstallResult, type UninstallResult } from './install-host.ts'
 export { parseToml } from './toml.ts'
 export { parseJsonc, stripJsonc } from './jsonc.ts'
 export { writeWithBackup } from './write.ts'

@@ -32,13 +32,40 @@ export function installHost(host: HostId, env: HostEnv, options: { dryRun?: bool
   const result = { host, file: target.file, action, entry: target.entry } as const
   if (action === 'unchanged' || options.dryRun) return { ...result, backup: null, droppedComments: false }
   container[MCPX_ENTRY_NAME] = target.entry
-  const next = target.format === 'toml' ? rewriteToml(text, target.file, target.entry as { command: string; args: string[] }) : `${JSON.stringify(doc, null, 2)}\n`
+  const next = target.format === 'toml' ? rewriteToml(text, target.file, target.entry as TomlEntry) : `${JSON.stringify(doc, null, 2)}\n`
   const backup = writeWithBackup(target.file, next)
   return { ...result, backup, droppedComments: target.format === 'jsonc' && exists && hasJsoncComments(text) }
 }
 
-/** Drop any [mcp_servers.mcpx] table (and its sub-tables), append the new one, and re-read it. */
-function rewriteToml(text: string, file: string, entry: { command: string; args: string[] }): string {
+export interface UninstallResult {
+  readonly host: HostId
+  readonly file: string
+  readonly action: 'removed' | 'absent'
+  /** The entry that was (or would be) removed. */
+  readonly entry: unknown
+  readonly backup: string | null
+}
+
+/** `mcpx uninstall <host>`: remove the mcpx entry from the host's config, backing the file up first. */
+export function uninstallHost(host: HostId, env: HostEnv, options: { dryRun?: boolean } = {}): UninstallResult {
+  const target = HOSTS[host].install(env)
+  if (!existsSync(target.file)) return { host, file: target.file, action: 'absent', entry: undefined, backup: null }
+  const text = readFileSync(target.file, 'utf8')
+  const doc = text.trim() === '' ? {} : target.format === 'toml' ? parseToml(text, target.file) : parseJsonc(text, target.file)
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new McpxError('CONFIG', `${target.file}: expected an object at the top level`, { file: target.file })
+  const container = target.container(doc as Record<string, unknown>)
+  const previous = container[MCPX_ENTRY_NAME]
+  if (previous === undefined) return { host, file: target.file, action: 'absent', entry: undefined, backup: null }
+  if (options.dryRun) return { host, file: target.file, action: 'removed', entry: previous, backup: null }
+  delete container[MCPX_ENTRY_NAME]
+  const next = target.format === 'toml' ? `${withoutMcpxTable(text)}\n` : `${JSON.stringify(doc, null, 2)}\n`
+  return { host, file: target.file, action: 'removed', entry: previous, backup: writeWithBackup(target.file, next) }
+}
+
+type TomlEntry = { command: string; args: string[]; env?: Record<string, string> }
+
+/** The TOML text without any [mcp_servers.mcpx] table (and its sub-tables). */
+function withoutMcpxTable(text: string): string {
   const kept: string[] = []
   let skipping = false
   for (const line of text.split('\n')) {
@@ -46,8 +73,14 @@ function rewriteToml(text: string, file: string, entry: { command: string; args:
     if (header) skipping = /^mcp_servers\.("mcpx"|mcpx)(\.|$)/.test(header[1]!.replace(/\s+/g, ''))
     if (!skipping) kept.push(line)
   }
-  const body = kept.join('\n').replace(/\n*$/, '')
-  const section = `[mcp_servers.${MCPX_ENTRY_NAME}]\ncommand = ${JSON.stringify(entry.command)}\nargs = [${entry.args.map((arg) => JSON.stringify(arg)).join(', ')}]\n`
+  return kept.join('\n').replace(/\n*$/, '')
+}
+
+/** Drop any [mcp_servers.mcpx] table (and its sub-tables), append the new one, and re-read it. */
+function rewriteToml(text: string, file: string, entry: TomlEntry): string {
+  const body = withoutMcpxTable(text)
+  const envLine = entry.env && Object.keys(entry.env).length > 0 ? `env = { ${Object.entries(entry.env).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(', ')} }\n` : ''
+  const section = `[mcp_servers.${MCPX_ENTRY_NAME}]\ncommand = ${JSON.stringify(entry.command)}\nargs = [${entry.args.map((arg) => JSON.stringify(arg)).join(', ')}]\n${envLine}`
   const next = body === '' ? section : `${body}\n\n${section}`
   const check = parseToml(next, file) as { mcp_servers?: Record<string, unknown> }
   if (!sameJson(check.mcp_servers?.[MCPX_ENTRY_NAME], entry)) {

@@ -1,15 +1,19 @@
 /**
- * Find, read, interpolate and validate the mcpx config. A bad file is ONE McpxError('CONFIG')
- * naming the file, the path inside it and the problem; nothing is half-loaded. With no file at all
- * the embedded default (one built-in `demo` server) is used.
+ * Find, read, interpolate and validate the mcpx config. A file that does not parse (bad JSON, an
+ * unknown key, an invalid entry) is ONE McpxError('CONFIG') naming the file, the path inside it
+ * and the problem; nothing is half-loaded. A server that cannot be started as configured (an
+ * unset variable; when `check` is on, a missing command, cwd or record directory) is loaded with
+ * `unavailable` saying why, and the rest of the file still serves. Relative paths are relative to
+ * the config file (see resolveEntryPaths). With no file at all the embedded default is used.
  */
 import { pathToFileURL } from 'node:url'
-import { existsSync, readFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs'
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import * as v from 'valibot'
 import { McpxError } from '../errors/index.ts'
 import { type McpxPaths, type SettingName, type SettingOverrides, type Settings, SETTINGS, resolveSettings } from '../settings/index.ts'
-import { configError, type DocPath, interpolateDocument } from './interpolate.ts'
+import { parseDotenv } from './environment.ts'
+import { configError, type DocPath, formatPath, interpolateDocument, referencedVariables } from './interpolate.ts'
 import { ConfigFileSchema, type McpxConfig, RemoteEntrySchema, SERVER_NAME, type ServerConfig, StdioEntrySchema } from './schema.ts'
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -19,12 +23,30 @@ export interface LoadConfigOptions {
   readonly env: Env
   /** argv that runs the built-in demo server (the mcpx binary's hidden `demo-server` command). */
   readonly demoCommand: readonly string[]
+  /** How `env` is described in `variables` (e.g. "the environment snapshot FILE"). */
+  readonly envSource?: string
+  /** Check that each stdio server's command, cwd and record directory exist (the daemon does). */
+  readonly check?: boolean
+}
+
+export interface ParseOptions {
+  readonly envSource?: string
+  readonly check?: boolean
 }
 
 /** The config file that would be read, or null when none exists (the embedded default applies). */
 export function findConfigFile(paths: McpxPaths): string | null {
-  if (paths.explicitConfig !== undefined) return paths.explicitConfig
+  if (paths.explicitConfig !== undefined) return resolve(paths.explicitConfig)
   return paths.configCandidates.find((candidate) => existsSync(candidate)) ?? null
+}
+
+/**
+ * The config location that identifies a daemon: the explicit file (absolute), else the default
+ * location, whether or not a file exists there yet.
+ */
+export function configLocation(paths: McpxPaths): string {
+  if (paths.explicitConfig !== undefined) return resolve(paths.explicitConfig)
+  return paths.configCandidates.find((candidate) => existsSync(candidate)) ?? paths.defaultConfig
 }
 
 /** Load the config named by --config / MCPX_CONFIG, else the first XDG candidate, else the default. */
@@ -38,7 +60,7 @@ export function loadConfig(options: LoadConfigOptions): McpxConfig {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message
     throw new McpxError('CONFIG', `config ${file}: ${reason}`, { file }, { cause: error })
   }
-  return parseConfig(text, file, options.env)
+  return parseConfig(text, file, options.env, { ...(options.envSource !== undefined && { envSource: options.envSource }), ...(options.check !== undefined && { check: options.check }) })
 }
 
 /** The config used when no file exists: the built-in demo server only. */
@@ -51,26 +73,101 @@ export function defaultConfig(demoCommand: readonly string[]): McpxConfig {
     disabled: false,
     codemode: true,
   }
-  return { source: null, servers: { demo }, settings: {} }
+  return { source: null, servers: { demo }, settings: {}, variables: {} }
 }
 
-/** Parse config text; `file` is only used in messages. */
-export function parseConfig(text: string, file: string, env: Env): McpxConfig {
+/** Parse config text; `file` names it in messages and anchors its relative paths. */
+export function parseConfig(text: string, file: string, env: Env, options: ParseOptions = {}): McpxConfig {
   let raw: unknown
   try {
     raw = JSON.parse(text)
   } catch (error) {
     throw new McpxError('CONFIG', `config ${file}: not valid JSON: ${(error as Error).message}`, { file }, { cause: error })
   }
-  const doc = interpolateDocument(raw, env, file)
-  const top = v.safeParse(ConfigFileSchema, doc)
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw configError({ file, path: [] }, 'expected an object at the top level')
+  const { mcpServers: rawServers, ...rest } = raw as Record<string, unknown>
+  const envFile = typeof rest.envFile === 'string' && rest.envFile !== '' ? resolve(dirname(file), rest.envFile) : undefined
+  const fromFile = envFile === undefined ? {} : readEnvFile(envFile, file)
+  const values: Env = { ...env, ...fromFile }
+  const top = v.safeParse(ConfigFileSchema, { ...(interpolateDocument(rest, values, file) as Record<string, unknown>), mcpServers: rawServers ?? {} })
   if (!top.success) throw issueError(file, [], top.issues[0], ConfigFileSchema)
   const servers: Record<string, ServerConfig> = {}
   for (const [name, entry] of Object.entries(top.output.mcpServers)) {
-    servers[name] = parseServerEntry(name, entry, file)
+    // An unset variable makes this server unavailable (naming it and where), not the whole file invalid.
+    let unset: string | undefined
+    const resolved = interpolateDocument(entry, values, file, ['mcpServers', name], (variable, where) => {
+      unset ??= `environment variable ${variable} is not set (${formatPath(where.path)})`
+      return variable
+    })
+    const server = parseServerEntry(name, resolved, file)
+    const problem = unset ?? (options.check ? startProblem(server, values) : undefined)
+    servers[name] = problem === undefined ? server : { ...server, unavailable: problem }
   }
   const settings = Object.fromEntries(Object.entries(top.output.settings).filter(([, value]) => value !== undefined)) as SettingOverrides
-  return { source: file, servers, settings, ...(top.output.access && { access: top.output.access }) }
+  const variables: Record<string, string> = {}
+  for (const name of referencedVariables(text)) {
+    variables[name] = name in fromFile ? `envFile ${envFile}` : env[name] !== undefined && env[name] !== '' ? (options.envSource ?? 'environment') : 'not set'
+  }
+  return { source: file, servers, settings, variables, ...(envFile !== undefined && { envFile }), ...(top.output.access && { access: top.output.access }) }
+}
+
+function readEnvFile(path: string, file: string): Record<string, string> {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    // A missing envFile is not fatal: the variables it would set are reported unset, per server.
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
+    throw configError({ file, path: ['envFile'] }, `cannot read ${path}: ${(error as Error).message}`)
+  }
+  try {
+    return parseDotenv(text, path)
+  } catch (error) {
+    throw configError({ file, path: ['envFile'] }, (error as Error).message)
+  }
+}
+
+/** Why a stdio server cannot be started as configured (a missing command, cwd or record directory). */
+function startProblem(server: ServerConfig, env: Env): string | undefined {
+  const at = `mcpServers.${server.name}`
+  if (server.record !== undefined && !isDirectory(dirname(server.record))) return `directory ${dirname(server.record)} does not exist (${at}.record)`
+  const target = server.target
+  if (target.kind !== 'stdio') return undefined
+  if (target.cwd !== undefined && !isDirectory(target.cwd)) return `directory ${target.cwd} does not exist (${at}.cwd)`
+  if (target.command.includes('/')) return isExecutable(target.command) ? undefined : `command ${target.command} does not exist or is not executable (${at}.command)`
+  const path = target.env.PATH ?? env.PATH ?? ''
+  const found = path.split(delimiter).some((dir) => dir !== '' && isExecutable(join(dir, target.command)))
+  return found ? undefined : `command "${target.command}" is not on PATH (${at}.command)`
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Paths relative to the config file: a relative `command` with a "/" in it, a relative `cwd`, and
+ * `args` that start with `./` or `../` resolve against the config file's directory (other args are
+ * passed as written; a bare command is looked up on PATH); with no `cwd` the server runs there.
+ */
+function resolveEntryPaths(dir: string, command: string, args: readonly string[], cwd: string | undefined): { command: string; args: string[]; cwd: string } {
+  return {
+    command: command.includes('/') && !isAbsolute(command) ? resolve(dir, command) : command,
+    args: args.map((arg) => (arg.startsWith('./') || arg.startsWith('../') ? resolve(dir, arg) : arg)),
+    cwd: cwd === undefined ? dir : resolve(dir, cwd),
+  }
 }
 
 /** Validate and normalise one `mcpServers` entry (already interpolated). */
@@ -97,7 +194,8 @@ export function parseServerEntry(name: string, entry: unknown, file: string): Se
     const parsed = v.safeParse(StdioEntrySchema, entry)
     if (!parsed.success) throw issueError(file, at, parsed.issues[0], StdioEntrySchema)
     const e = parsed.output
-    return { ...options(e), target: { kind: 'stdio', command: e.command, args: e.args ?? [], env: e.env ?? {}, ...(e.cwd !== undefined && { cwd: e.cwd }) } }
+    const paths = resolveEntryPaths(dirname(file), e.command, e.args ?? [], e.cwd)
+    return { ...options(e), target: { kind: 'stdio', command: paths.command, args: paths.args, env: e.env ?? {}, cwd: paths.cwd } }
   }
   const parsed = v.safeParse(RemoteEntrySchema, entry)
   if (!parsed.success) throw issueError(file, at, parsed.issues[0], RemoteEntrySchema)

@@ -68,6 +68,8 @@ const SettingsSectionSchema = v.strictObject(
 /** Top level: servers are validated entry by entry (see load.ts) so each error names its entry. */
 export const ConfigFileSchema = v.strictObject({
   $schema: v.optional(v.string()),
+  /** dotenv file whose variables `${VAR}` sees first (relative to the config file). */
+  envFile: v.optional(v.string()),
   mcpServers: v.optional(v.record(v.string(), v.unknown()), {}),
   settings: v.optional(SettingsSectionSchema, {}),
   /** Per-principal policy for OAuth callers of /mcp (lib/access policy.ts). */
@@ -106,6 +108,8 @@ export interface ServerConfig {
    * file, or URIs), default the config file's directory.
    */
   readonly roots?: readonly string[]
+  /** Why this server cannot be started as configured (an unset variable, a missing command…). */
+  readonly unavailable?: string
 }
 
 /** A loaded, validated, interpolated config. */
@@ -117,4 +121,8 @@ export interface McpxConfig {
   readonly settings: SettingOverrides
   /** The `access` section: which servers and tools each OAuth principal may use; absent = all. */
   readonly access?: AccessPolicy
+  /** Every variable the file references, with where its value came from ("not set" when nowhere). */
+  readonly variables?: Readonly<Record<string, string>>
+  /** The resolved `envFile`, when the file names one. */
+  readonly envFile?: string
 }

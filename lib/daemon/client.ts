@@ -1,7 +1,7 @@
 /**
- * The daemon client the CLI uses: finds the daemon through the mcpx home (socket, or TCP port from
- * daemon.json plus the token file), calls /v1 operations by name from the one operation table, and
- * starts the daemon on demand. A connect a busy daemon refused is retried (connect.ts); only one
+ * The daemon client the CLI uses: finds the daemon of one config location through its layout
+ * (socket, or TCP port from daemon.json plus the token file), calls /v1 operations by name from
+ * the one operation table, and starts the daemon on demand. A connect a busy daemon refused is retried (connect.ts); only one
  * client at a time starts the daemon (the start lock), the others wait for it to answer.
  */
 import { mkdirSync, readFileSync } from 'node:fs'
@@ -9,10 +9,9 @@ import { type FetchOptions, ofetch } from 'ofetch'
 import { ensurePrivateDir, type HomeLayout } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { createSseParser } from '../transport/index.ts'
-import { log } from '../log.ts'
 import { errorFromBody } from './api-routes.ts'
 import { type ConnectRetry, retryWhileBusy } from './connect.ts'
-import { acquireLock, type Lock } from './lock.ts'
+import { acquireLock, isAlive, type Lock } from './lock.ts'
 import type { DaemonEvent } from './events.ts'
 import { type DaemonInfo, findOperation } from './operations.ts'
 import { spawnDaemon } from './spawn.ts'
@@ -28,8 +27,8 @@ export interface DaemonClientOptions {
   readonly stopTimeoutMs?: number
   /** Bound on the health probe, so a wedged daemon fails the command instead of hanging it. */
   readonly healthTimeoutMs?: number
-  /** The config file this caller means (null = built-in default); a daemon serving another one is warned about once. */
-  readonly expectConfig?: string | null
+  /** Called once with the daemon's info when this client first reaches it (e.g. to report a config problem). */
+  readonly onInfo?: (info: DaemonInfo) => void
   /** Retry connects a busy daemon refused; without it a refused connect fails at once. */
   readonly connectRetry?: ConnectRetry
 }
@@ -37,20 +36,17 @@ export interface DaemonClientOptions {
 /** How often stop() looks whether the daemon's process is gone. */
 const STOP_POLL_MS = 20
 
-/** True while `pid` runs; a zombie (exited, not yet reaped by its parent) counts as gone. */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    // /proc/<pid>/stat: "pid (comm) S ..."; the state letter follows the last ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-  } catch {
-    return true
-  }
+/** The one line every command prints when the daemon could not load its config file. */
+export function configProblemLine(info: DaemonInfo): string | null {
+  const problem = info.configProblem
+  if (problem === undefined) return null
+  const serving = problem.servingSince === null ? 'serving no servers' : `serving the version of ${clockTime(problem.servingSince)}`
+  return `config ${problem.file} not loaded: ${problem.message}; ${serving}`
+}
+
+function clockTime(iso: string): string {
+  const at = new Date(iso)
+  return `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`
 }
 
 interface Endpoint {
@@ -117,18 +113,12 @@ export class DaemonClient {
     }
   }
 
-  #warnedConfig = false
-
-  /** Warn once when the running daemon serves another config than this caller means. */
-  checkConfig(config: string | null): void {
-    this.#checkConfig({ config } as DaemonInfo)
-  }
+  #reported = false
 
   #checkConfig(info: DaemonInfo): DaemonInfo {
-    const expected = this.options.expectConfig
-    if (expected !== undefined && info.config !== expected && !this.#warnedConfig) {
-      this.#warnedConfig = true
-      log.warn(`the running daemon serves ${info.config ?? 'the built-in default config'}, not ${expected ?? 'the built-in default config'}; \`mcpx daemon stop\` and retry to switch`)
+    if (!this.#reported) {
+      this.#reported = true
+      this.options.onInfo?.(info)
     }
     return info
   }
@@ -155,7 +145,7 @@ export class DaemonClient {
     await this.#call('shutdown', {})
     const timeoutMs = this.options.stopTimeoutMs ?? 0
     const deadline = performance.now() + timeoutMs
-    while (processAlive(info.pid)) {
+    while (isAlive(info.pid)) {
       if (performance.now() >= deadline) {
         throw new McpxError('TIMEOUT', `the mcpx daemon (pid ${info.pid}) stopped serving but is still running after ${timeoutMs} ms (daemonStopTimeoutMs)`, { pid: info.pid, setting: 'daemonStopTimeoutMs' })
       }

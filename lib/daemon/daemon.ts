@@ -1,17 +1,18 @@
 /**
- * The long-lived daemon: one per user (lock), a Unix socket in a 0700 directory and a loopback TCP
- * port (token required) serving one route table behind one guard, an idle exit, and an ordered
- * graceful shutdown (listeners stop taking clients, hooks run — the pool ends its upstreams —
- * lock released, then the listeners close).
+ * The long-lived daemon: one per config location (lock), a Unix socket in a 0700 directory and a
+ * loopback TCP port (token required; the port chosen once is kept and reused) serving one route
+ * table behind one guard, an idle exit, and an ordered graceful shutdown (listeners stop taking
+ * clients, hooks run — the pool ends its upstreams — lock released, then the listeners close).
  */
-import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import type { HomeLayout, McpxConfig } from '../config/index.ts'
-import { ensurePrivateDir } from '../config/index.ts'
+import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import { errorResponse, jsonResponse, operationRoutes, validateParams } from './api-routes.ts'
 import { EventFeed } from './events.ts'
+import type { ConfigSource } from './config-source.ts'
 import { acquireLock } from './lock.ts'
 import { API_VERSION, type DaemonInfo, OPERATIONS, type OperationContext, findOperation } from './operations.ts'
 import { type CreatePool, type Pool, createConfiguredPool } from './pool.ts'
@@ -31,6 +32,10 @@ export interface DaemonOptions {
   readonly handleSignals?: boolean
   /** OAuth on /mcp (mcp-auth.ts): paths that authenticate TCP callers themselves. */
   readonly authenticatesItself?: (pathname: string) => boolean
+  /** The config as followed on disk; /v1 operations see its latest version (config-source.ts). */
+  readonly configSource?: ConfigSource
+  /** Where `${VAR}` values come from, for /v1/health (names and sources, never values). */
+  readonly environment?: () => NonNullable<DaemonInfo['environment']>
 }
 
 export type ShutdownHook = (reason: string) => void | Promise<void>
@@ -67,11 +72,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (Buffer.byteLength(layout.socket) > MAX_SOCKET_PATH_BYTES) {
     throw new McpxError('CONFIG', `socket path ${layout.socket} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; set MCPX_HOME to a shorter directory`, { socket: layout.socket })
   }
-  // A new home is created private; an existing one (MCPX_HOME may point anywhere) keeps its mode.
-  // The run directory always is 0700: its mode is the Unix socket's access control.
-  mkdirSync(layout.home, { recursive: true, mode: 0o700 })
+  // The home and everything mcpx creates in it are 0700 whatever the umask; the run directory's
+  // mode is the Unix socket's access control.
+  ensurePrivateDir(layout.home)
   ensurePrivateDir(layout.runDir)
-  mkdirSync(layout.logDir, { recursive: true, mode: 0o700 })
+  ensurePrivateDir(layout.logDir)
   const lock = acquireLock(layout.lock)
   try {
     return await listen(options, lock.release)
@@ -161,7 +166,11 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     home: layout.home,
     socket: layout.socket,
     tcp: { address, port: tcpPort, url: `http://${address.includes(':') ? `[${address}]` : address}:${tcpPort}` },
-    config: config.source,
+    config: options.configSource?.config.source ?? config.source,
+    location: layout.config,
+    id: layout.id,
+    ...(options.configSource?.problem && { configProblem: options.configSource.problem }),
+    ...(options.environment && { environment: options.environment() }),
     idleMs: settings.daemonIdleMs,
     servers: pool.servers().length,
   })
@@ -184,8 +193,9 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     try {
       const url = new URL(request.url)
       const rejection = checkRequest(request, surface, policy, url.pathname)
-      if (rejection) return rejectionResponse(rejection, url.pathname)
-      if (shutdownPromise !== undefined) return rejectionResponse({ status: 503, code: 'CONNECT', message: 'the mcpx daemon is stopping' }, url.pathname)
+      // Discovery paths answer without a token: 404 unless a route (OAuth on /mcp) serves them.
+      if (rejection && !(rejection.status === 401 && isDiscoveryPath(url.pathname))) return rejectionResponse(rejection, url.pathname, layout.token)
+      if (shutdownPromise !== undefined) return rejectionResponse({ status: 503, code: 'CONNECT', message: 'the mcpx daemon is stopping' }, url.pathname, layout.token)
       const match = matchRoute(routes, request.method, url.pathname)
       if ('status' in match) {
         const allow: Record<string, string> = match.allow ? { Allow: match.allow } : {}
@@ -200,6 +210,8 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
           match.allow ? { Allow: match.allow } : {},
         )
       }
+      // /v1 answers reflect the config on disk as of now (an edit just made is applied first).
+      if (options.configSource && url.pathname.startsWith('/v1/')) await options.configSource.check()
       return await match.route.handle(request, { surface, params: match.params, url })
     } catch (error) {
       return errorResponse(error)
@@ -215,14 +227,24 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   const unixServer = Bun.serve({ unix: layout.socket, fetch: withIdleTimeouts(settings, (request) => handle(request, 'unix')), ...idle, ...PRODUCTION })
   chmodSync(layout.socket, 0o600)
   let tcpServer: ReturnType<typeof Bun.serve>
+  const serveTcp = (port: number) => Bun.serve({ hostname: address, port, fetch: withIdleTimeouts(settings, (request) => handle(request, 'tcp')), ...idle, ...PRODUCTION })
+  // A set daemonPort wins; else the port kept from the last start, when it is still free; else any.
+  const kept = settings.daemonPort === 0 ? keptPort(layout) : null
   try {
-    tcpServer = Bun.serve({ hostname: address, port: settings.daemonPort, fetch: withIdleTimeouts(settings, (request) => handle(request, 'tcp')), ...idle, ...PRODUCTION })
+    try {
+      tcpServer = serveTcp(settings.daemonPort || (kept ?? 0))
+    } catch (error) {
+      if (kept === null) throw error
+      log.warn(`daemon port ${kept} (kept in ${layout.port}) is taken; choosing another`)
+      tcpServer = serveTcp(0)
+    }
   } catch (error) {
     void unixServer.stop(true)
     rmSync(layout.socket, { force: true })
     throw new McpxError('CONNECT', `daemon could not listen on ${address}:${settings.daemonPort}: ${(error as Error).message}`, { address, port: settings.daemonPort }, { cause: error })
   }
   tcpPort = tcpServer.port ?? 0
+  if (settings.daemonPort === 0) writePrivate(layout.port, `${tcpPort}\n`)
   writeState(layout, info())
 
   const onSignal = (signal: NodeJS.Signals) => void daemon.shutdown(signal)
@@ -291,26 +313,58 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
 }
 
 /**
- * /v1 callers get the API's error shape; other routes (/mcp) an id-less JSON-RPC error. The body of
- * a refused request is never read, so the connection is closed with the answer.
+/**
+ * OAuth discovery and registration (RFC 9728 protected-resource metadata, RFC 8414 server
+ * metadata, RFC 7591 registration). Without OAuth on /mcp they do not exist: 404, no challenge,
+ * so a host does not mistake the daemon's bearer token for an OAuth server it cannot register with.
  */
-function rejectionResponse(rejection: Rejection | { readonly status: 503; readonly code: 'CONNECT'; readonly message: string }, pathname: string): Response {
-  const headers: Record<string, string> = rejection.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="mcpx"', Connection: 'close' } : { Connection: 'close' }
-  if (isApiPath(pathname)) {
-    return jsonResponse({ error: { code: rejection.code, message: rejection.message } }, rejection.status, headers)
-  }
-  // -32600 with no id member: 2025-11-25 and 2026-07-28 schema.json make JSONRPCErrorResponse's id
-  // optional for errors that cannot name a request (the SDKs refuse "id": null).
-  return jsonResponse({ jsonrpc: '2.0', error: { code: -32600, message: rejection.message } }, rejection.status, headers)
+function isDiscoveryPath(pathname: string): boolean {
+  return pathname.startsWith('/.well-known/oauth-') || pathname.startsWith('/.well-known/openid-configuration') || pathname === '/register'
 }
 
 function isApiPath(pathname: string): boolean {
   return pathname === '/v1' || pathname.startsWith('/v1/')
 }
 
-/** daemon.json: where a running daemon listens, for clients that need TCP. Written atomically. */
+/**
+ * /v1 callers get the API's error shape; other routes (/mcp) an id-less JSON-RPC error. A 401
+ * carries an RFC 6750 §3 challenge naming the problem, and the body says where the token is and
+ * how to send it (no `resource_metadata`: there is no OAuth here). The body of a refused request is
+ * never read, so the connection is closed with the answer.
+ */
+function rejectionResponse(rejection: Rejection | { readonly status: 503; readonly code: 'CONNECT'; readonly message: string }, pathname: string, tokenFile: string): Response {
+  const message = rejection.status === 401 ? `${rejection.message}: send the header "Authorization: Bearer <token>" with the token from ${tokenFile}` : rejection.message
+  const headers: Record<string, string> =
+    rejection.status === 401
+      ? { 'WWW-Authenticate': `Bearer realm="mcpx", error="invalid_token", error_description="send the bearer token from ${tokenFile}"`, Connection: 'close' }
+      : { Connection: 'close' }
+  if (isApiPath(pathname)) {
+    return jsonResponse({ error: { code: rejection.code, message, ...(rejection.status === 401 && { tokenFile }) } }, rejection.status, headers)
+  }
+  // -32600 with no id member: 2025-11-25 and 2026-07-28 schema.json make JSONRPCErrorResponse's id
+  // optional for errors that cannot name a request (the SDKs refuse "id": null).
+  return jsonResponse({ jsonrpc: '2.0', error: { code: -32600, message, ...(rejection.status === 401 && { data: { tokenFile, header: 'Authorization: Bearer <token>' } }) } }, rejection.status, headers)
+}
+
+/** The port this daemon chose at its last start, or null. */
+function keptPort(layout: HomeLayout): number | null {
+  try {
+    const port = Number.parseInt(readFileSync(layout.port, 'utf8').trim(), 10)
+    return Number.isInteger(port) && port > 0 && port < 65_536 ? port : null
+  } catch {
+    return null
+  }
+}
+
+/** A 0600 state file, written atomically (temp file + rename), whatever the umask. */
+function writePrivate(path: string, text: string): void {
+  const temp = `${path}.${process.pid}.tmp`
+  writeFileSync(temp, text, { mode: PRIVATE_FILE_MODE })
+  chmodSync(temp, PRIVATE_FILE_MODE)
+  renameSync(temp, path)
+}
+
+/** daemon.json: where a running daemon listens, for clients that need TCP and for `status --all`. */
 function writeState(layout: HomeLayout, info: DaemonInfo): void {
-  const temp = `${layout.state}.${process.pid}.tmp`
-  writeFileSync(temp, `${JSON.stringify({ pid: info.pid, socket: info.socket, tcp: info.tcp, startedAt: info.startedAt, version: info.version })}\n`, { mode: 0o600 })
-  renameSync(temp, layout.state)
+  writePrivate(layout.state, `${JSON.stringify({ pid: info.pid, socket: info.socket, tcp: info.tcp, startedAt: info.startedAt, version: info.version, location: info.location, id: info.id })}\n`)
 }

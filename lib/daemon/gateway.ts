@@ -13,7 +13,6 @@ import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import type { McpxConfig } from '../config/index.ts'
 import { listenChannel } from './channel.ts'
-import { watchConfig } from './config-watch.ts'
 import { type Daemon, type DaemonOptions, LOOPBACK_ADDRESSES, startDaemon } from './daemon.ts'
 import { createMcpAuth } from './mcp-auth.ts'
 import { createReplicaForwarder } from './replica-forward.ts'
@@ -29,10 +28,8 @@ export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'createPool'> 
   readonly passthrough?: string
   /** argv of a sandbox child for mcpx_exec (default: this program's hidden `sandbox-child`). */
   readonly sandboxCommand?: string[]
-  /** Environment stdio upstreams inherit (the CLI's `env`, cli/context.ts); default none. */
-  readonly parentEnv?: Readonly<Record<string, string | undefined>>
-  /** Re-read the config file (for hot reload when it changes); without it the config is fixed. */
-  readonly reloadConfig?: () => McpxConfig
+  /** Environment stdio upstreams inherit (lib/config/environment.ts: the baseline variables); default none. */
+  readonly parentEnv?: Readonly<Record<string, string | undefined>> | (() => Readonly<Record<string, string | undefined>>)
 }
 
 export const MCP_PATH = '/mcp'
@@ -66,8 +63,10 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const auditPath = options.settings.auditLog.trim() || (resourceServer ? join(options.layout.logDir, 'audit.jsonl') : '')
   const audit: AuditLog | undefined = auditPath === '' ? undefined : createAuditLog(auditPath, options.settings.auditArguments)
   let accessPolicy: AccessPolicy = options.config.access ?? OPEN_POLICY
+  const source = options.configSource
   daemon = await startDaemon({
     ...options,
+    ...(source && { config: source.config }),
     ...(mcpAuth && { authenticatesItself: mcpAuth.authenticatesItself }),
     createPool: ({ config, settings, emit }): Pool =>
       (upstreams = new UpstreamPool({
@@ -95,6 +94,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   codeMode.warm().catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
   const gatewayTools = opTools
   const surfaces = new Map<string, { surface: GatewaySurface; http: HttpHandler }>()
+  // Which listener each /mcp request came in on, for the session lines of the log.
+  const listenerOf = new WeakMap<Request, string>()
   const allowedOrigins = settings.daemonAllowedOrigins.split(',').map((s) => s.trim()).filter(Boolean)
   /** OAuth principals get a surface each (their policy's view, their sessions); the oldest beyond the cap close. */
   const principalKeys: string[] = []
@@ -105,12 +106,20 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       const view = principal && createAccessView(principal, accessPolicy, audit)
       const surface = new GatewaySurface({ pool: upstreams, settings, mode, ...(passthrough && { passthrough }), codeMode, gatewayTools, version: options.version, ...(view && { view }) })
       // The daemon's guard already checked Host/Origin/token for this listener (security.ts).
+      const surfaceName = passthrough ? `passthrough ${passthrough}` : mode
       const http = createHttpHandler({
         engine: surface.engine,
         settings,
         origin: { checkHost: false, allowedOrigins },
         // Binds MRTR requestState to the caller and marks cacheable results private (caching.mdx).
         ...(principal && { principalOf: () => principal.id }),
+        // One line per host session opened and closed: who, which revision, over what, which surface.
+        onSession: (event) => {
+          const client = event.client ? `${event.client.name} ${event.client.version}` : 'an unnamed client'
+          const via = event.request ? ` over ${listenerOf.get(event.request) ?? 'streamable-http'}` : ''
+          const what = event.state === 'discovered' ? 'stateless client discovered the server' : `session ${event.state} ${event.id.slice(0, 8)}`
+          log.info(`${what}: ${client}, revision ${event.revision}${via}, surface ${surfaceName}`)
+        },
       })
       entry = { surface, http }
       surfaces.set(key, entry)
@@ -149,6 +158,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     methods: ['GET', 'POST', 'DELETE'],
     path: MCP_PATH,
     handle(request, context) {
+      listenerOf.set(request, context.surface === 'unix' ? 'streamable-http on the Unix socket' : 'streamable-http on TCP')
       if (!forwarder) return route(request, context.url, context.surface)
       return forwarder.forward(request, context.url).then((answer) => answer ?? route(request, context.url, context.surface))
     },
@@ -176,24 +186,21 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       return surface.engine
     },
   })
-  const stopWatching =
-    options.reloadConfig && options.config.source
-      ? watchConfig({
-          file: options.config.source,
-          load: options.reloadConfig,
-          apply: (config) => {
-            const next = config.access ?? OPEN_POLICY
-            if (JSON.stringify(next) !== JSON.stringify(accessPolicy)) {
-              // Views were built from the old rules: principals get fresh surfaces on their next request.
-              accessPolicy = next
-              for (const key of principalKeys.splice(0)) dropSurface(key)
-            }
-            return upstreams.reconfigure(config)
-          },
-          emit: (type, data) => daemon.events.publish(type, data),
-          debounceMs: settings.configReloadDebounceMs,
-        })
-      : () => {}
+  source?.onChange((config) => {
+    const next = config.access ?? OPEN_POLICY
+    if (JSON.stringify(next) !== JSON.stringify(accessPolicy)) {
+      // Views were built from the old rules: principals get fresh surfaces on their next request.
+      accessPolicy = next
+      for (const key of principalKeys.splice(0)) dropSurface(key)
+    }
+    return upstreams.reconfigure(config)
+  })
+  const stopWatching = source ? source.watch() : () => {}
+  // One line per upstream (re)connect, with what it negotiated.
+  upstreams.on((type, data) => {
+    const event = data as { server?: string; era?: string; revision?: string }
+    if (type === 'server.ready') log.info(`upstream ${event.server} connected (${event.era} era, revision ${event.revision})`)
+  })
   daemon.onShutdown(async () => {
     channel.close()
     stopWatching()

@@ -5,7 +5,8 @@
  */
 export { startDaemon, type Daemon, type DaemonOptions, type ShutdownHook } from './daemon.ts'
 export { MCP_PATH, parseMode as parseSurfaceMode, startGatewayDaemon, type GatewayDaemonOptions } from './gateway.ts'
-export { DaemonClient, type DaemonClientOptions } from './client.ts'
+export { DaemonClient, configProblemLine, type DaemonClientOptions } from './client.ts'
+export { ConfigSource, type ConfigProblem, type ConfigSourceOptions } from './config-source.ts'
 export { announceReady, spawnDaemon, type SpawnOptions } from './spawn.ts'
 export {
   API_VERSION,
@@ -32,7 +33,8 @@ export {
 export { EventFeed, type DaemonEvent } from './events.ts'
 export { checkRequest, type GuardPolicy, type Rejection, type Surface } from './security.ts'
 export { matchRoute, type Route, type RouteContext } from './routes.ts'
-export { acquireLock, liveOwner, type Lock } from './lock.ts'
+
+export { acquireLock, isAlive, liveOwner, type Lock } from './lock.ts'
 export { ensureToken, readToken } from './token.ts'
 export { runServeShim, type ServeShim, type ServeShimOptions } from './serve-shim.ts'
 export { CHANNEL_VERSION, listenChannel, type ChannelAnswer, type ChannelListener, type ChannelOpening, type ChannelOptions } from './channel.ts'

@@ -30,7 +30,16 @@ export interface DaemonInfo {
   readonly socket: string
   /** Actual TCP listener (the port is ephemeral unless configured). */
   readonly tcp: { readonly address: string; readonly port: number; readonly url: string }
+  /** The config file being served; null for the built-in default. */
   readonly config: string | null
+  /** The config location that identifies this daemon (the file need not exist). */
+  readonly location: string
+  /** The daemon's id (its run directory's name, from `location`). */
+  readonly id: string
+  /** Set while the file on disk could not be loaded: the daemon serves the version of `servingSince`. */
+  readonly configProblem?: { readonly file: string; readonly message: string; readonly servingSince: string | null }
+  /** Where `${VAR}` values come from: variable names (never values) and each one's source. */
+  readonly environment?: { readonly source: string; readonly variables: Readonly<Record<string, string>> }
   readonly idleMs: number
   readonly servers: number
 }

@@ -4,8 +4,8 @@
  * its /v1/health info once both listeners are up, or the error that stopped it. No polling.
  */
 import { spawn } from 'node:child_process'
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs'
-import type { HomeLayout } from '../config/index.ts'
+import { closeSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs'
+import { type HomeLayout, ensurePrivateDir } from '../config/index.ts'
 import { McpxError, type ErrorCode, asMcpxError } from '../errors/index.ts'
 import type { DaemonInfo } from './operations.ts'
 
@@ -24,7 +24,8 @@ export interface SpawnOptions {
 }
 
 export async function spawnDaemon(options: SpawnOptions): Promise<DaemonInfo> {
-  mkdirSync(options.layout.logDir, { recursive: true, mode: 0o700 })
+  ensurePrivateDir(options.layout.home)
+  ensurePrivateDir(options.layout.logDir)
   rotateLog(options.layout.daemonLog, options.logMaxBytes)
   const logFd = openSync(options.layout.daemonLog, 'a', 0o600)
   const [command, ...args] = options.argv

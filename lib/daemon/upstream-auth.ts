@@ -1,7 +1,7 @@
 /**
  * How the daemon's pool connects each upstream: HTTP upstreams get lib/auth's OAuth provider with
  * the mcpx home's credential store and no interactive login (a daemon has no browser), stdio
- * upstreams inherit the environment the CLI handed the daemon. A login the daemon cannot do
+ * upstreams inherit the daemon's baseline environment (lib/config/environment.ts). A login the daemon cannot do
  * becomes an AUTH error naming `mcpx auth login <server>`.
  */
 import { type OAuthProvider, createUpstreamAuth } from '../auth/index.ts'
@@ -15,15 +15,18 @@ export interface UpstreamConnectContext {
   readonly settings: Settings
   /** The mcpx home: OAuth credentials live in `<home>/oauth/`. */
   readonly home: string
-  /** Environment stdio upstreams inherit (the CLI's); default none. */
-  readonly parentEnv?: Readonly<Record<string, string | undefined>>
+  /** Environment stdio upstreams inherit (read at each connect); default none. */
+  readonly parentEnv?: Readonly<Record<string, string | undefined>> | (() => Readonly<Record<string, string | undefined>>)
 }
 
 /** The pool's `connectOptions`: called on every (re)connect, so a login done meanwhile is seen. */
 export function upstreamConnectOptions(context: UpstreamConnectContext): (server: ServerConfig) => Partial<ConnectOptions> {
   return (server) => {
     const target = server.target
-    if (target.kind === 'stdio') return context.parentEnv === undefined ? {} : { parentEnv: context.parentEnv }
+    if (target.kind === 'stdio') {
+      const parentEnv = typeof context.parentEnv === 'function' ? context.parentEnv() : context.parentEnv
+      return parentEnv === undefined ? {} : { parentEnv }
+    }
     // A static Authorization header from the config is the credential; OAuth would only get in its way.
     if (!target.oauth && Object.keys(target.headers).some((name) => name.toLowerCase() === 'authorization')) return {}
     const provider = createUpstreamAuth({

@@ -10,7 +10,8 @@ export function configuredStatus(server: ServerConfig): ServerStatus {
   const target = server.target
   return {
     name: server.name,
-    state: server.disabled ? 'disabled' : 'configured',
+    state: server.disabled ? 'disabled' : server.unavailable !== undefined ? 'unavailable' : 'configured',
+    ...(!server.disabled && server.unavailable !== undefined && { reason: server.unavailable }),
     transport: target.kind,
     endpoint: target.kind === 'stdio' ? target.command : redactUrl(target.url),
     ...(server.description !== undefined && { description: server.description }),

@@ -8,7 +8,13 @@ import type { ProgressUpdate } from '../session/index.ts'
 import type { LogLevel } from '../wire/index.ts'
 import type { DownstreamAsker, LogSink } from './broker.ts'
 
-export type ServerState = 'configured' | 'disabled' | 'connecting' | 'ready' | 'failed' | 'closed'
+/**
+ * The one list of server states (README "Server states"): `configured` (not connected yet),
+ * `connecting`, `ready`, `unavailable` (cannot be started as configured; `reason` says why),
+ * `failed` (started and broke; restarting; `reason` says how), plus `disabled` in the config and
+ * `closed` (shut down with the daemon or a reload).
+ */
+export type ServerState = 'configured' | 'disabled' | 'connecting' | 'ready' | 'unavailable' | 'failed' | 'closed'
 
 export interface ServerStatus {
   readonly name: string
@@ -20,6 +26,8 @@ export interface ServerStatus {
   readonly revision?: string
   readonly era?: 'legacy' | 'modern'
   readonly toolCount?: number
+  /** Why the server is `unavailable` or `failed`. */
+  readonly reason?: string
   readonly error?: { readonly code: string; readonly message: string }
 }
 

@@ -57,7 +57,7 @@ export class Upstream {
     private readonly context: UpstreamContext,
   ) {
     this.broker = new Broker(config.name, config.roots)
-    this.#state = config.disabled ? 'disabled' : 'configured'
+    this.#state = config.disabled ? 'disabled' : config.unavailable !== undefined ? 'unavailable' : 'configured'
   }
 
   get name(): string {
@@ -70,7 +70,7 @@ export class Upstream {
       ...configuredStatus(this.config),
       state: this.#state,
       ...(client && { revision: client.revision, era: client.era }),
-      ...(this.#lastError && this.#state === 'failed' && { error: { code: this.#lastError.code, message: this.#lastError.message } }),
+      ...(this.#lastError && this.#state === 'failed' && { reason: this.#lastError.message, error: { code: this.#lastError.code, message: this.#lastError.message } }),
     }
   }
 
@@ -78,6 +78,7 @@ export class Upstream {
   async client(): Promise<McpClient> {
     if (this.#closed) throw new McpxError('CONNECT', `server "${this.name}" is shut down`, { server: this.name })
     if (this.config.disabled) throw new McpxError('CONNECT', `server "${this.name}" is disabled in the config`, { server: this.name })
+    if (this.config.unavailable !== undefined) throw new McpxError('CONNECT', `server "${this.name}" is unavailable: ${this.config.unavailable}`, { server: this.name, state: 'unavailable', reason: this.config.unavailable })
     if (this.#client && !this.#client.peer.closed) return this.#client
     if (this.#connecting) return this.#connecting
     if (this.#lastError && Date.now() < this.#holdUntil) throw this.#lastError

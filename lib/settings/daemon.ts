@@ -2,7 +2,7 @@
 import { defineSettings } from './define.ts'
 
 export const DAEMON_SETTINGS = defineSettings({
-  daemonPort: { default: 0, env: 'MCPX_DAEMON_PORT', doc: 'Loopback TCP port of the daemon (0 = ephemeral; the actual port is in `mcpx status`)' },
+  daemonPort: { default: 0, env: 'MCPX_DAEMON_PORT', doc: 'Loopback TCP port of the daemon (0 = the port it chose before, kept in its run directory, else an ephemeral one; `mcpx status` shows it)' },
   daemonAddress: { default: '127.0.0.1', env: 'MCPX_DAEMON_ADDRESS', doc: 'TCP bind address; anything but loopback must be asked for and always needs the token' },
   daemonRequireToken: { default: true, env: 'MCPX_DAEMON_REQUIRE_TOKEN', doc: 'TCP requests need the bearer token; false is accepted only with a loopback daemonAddress (e.g. for the conformance suite)' },
   daemonAllowedHosts: { default: '', env: 'MCPX_DAEMON_ALLOWED_HOSTS', doc: 'Extra Host header names accepted besides localhost/127.0.0.1/[::1] (comma-separated)' },
@@ -12,8 +12,11 @@ export const DAEMON_SETTINGS = defineSettings({
   daemonConnectBackoffMs: { default: 5, env: 'MCPX_DAEMON_CONNECT_BACKOFF_MS', doc: 'First wait before retrying a connect refused by a busy daemon (its listen backlog full); doubles each retry, within requestTimeoutMs' },
   daemonConnectBackoffMaxMs: { default: 200, env: 'MCPX_DAEMON_CONNECT_BACKOFF_MAX_MS', doc: 'Longest wait between connect retries to a busy daemon' },
   daemonStopTimeoutMs: { default: 15_000, env: 'MCPX_DAEMON_STOP_TIMEOUT_MS', doc: 'How long `daemon stop` waits for the daemon process to be gone (it answers in-flight requests first, within shutdownGraceMs)' },
-  daemonLogMaxBytes: { default: 4 * 1024 * 1024, env: 'MCPX_DAEMON_LOG_MAX_BYTES', doc: 'A daemon log larger than this is moved to daemon.log.1 when the daemon next starts' },
   replicaId: { default: '', env: 'MCPX_REPLICA_ID', doc: 'This daemon\'s name among replicas behind one load balancer (scripts/cluster.ts); sealed into each requestState it mints' },
   replicaPeers: { default: '', env: 'MCPX_REPLICA_PEERS', doc: 'The other replicas as `id=http://host:port` (comma-separated): a 2026 retry whose requestState another replica minted is forwarded there' },
+  daemonLogMaxBytes: { default: 4 * 1024 * 1024, env: 'MCPX_DAEMON_LOG_MAX_BYTES', doc: 'A daemon log that grows past this is moved to `<log>.1` (while the daemon runs, and at start)' },
+  daemonLogCheckBytes: { default: 64 * 1024, env: 'MCPX_DAEMON_LOG_CHECK_BYTES', doc: 'The running daemon checks its log size after writing this many bytes to it' },
+  configPollMs: { default: 2_000, env: 'MCPX_CONFIG_POLL_MS', doc: 'How often the daemon checks its config location, envFile and environment snapshot for changes (besides watching their directories)' },
+  logsFollowPollMs: { default: 250, env: 'MCPX_LOGS_FOLLOW_POLL_MS', doc: '`mcpx logs -f`: how often the log file is checked for new lines' },
   daemonEventBufferLength: { default: 1_000, env: 'MCPX_DAEMON_EVENT_BUFFER', doc: 'Events kept by the daemon for Last-Event-ID replay on /v1/events' },
 })

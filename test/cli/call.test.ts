@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { REPO_ROOT, runMcpx, tempDir } from '../harness.ts'
+import { layoutForEnv } from '../support/layout.ts'
 
 const dir = tempDir('mcpx-call')
 const config = join(dir.path, 'config.json')
@@ -67,7 +68,7 @@ describe('mcpx call', () => {
     expect(JSON.parse(crashed.stderr).error.code).toBe('CONNECT')
     expect((await call('up.echo', 'text=back')).stdout).toBe('back\n')
     // The upstream's stderr is forwarded to the daemon log under its name.
-    expect(readFileSync(join(env.MCPX_HOME, 'logs', 'daemon.log'), 'utf8')).toContain('[up stderr] gateway fixture crashing on request')
+    expect(readFileSync(layoutForEnv(env, config).daemonLog, 'utf8')).toContain('[up stderr] gateway fixture crashing on request')
   })
 })
 

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { homeLayout } from '../../lib/config/index.ts'
+import { layoutForEnv } from '../support/layout.ts'
 import { DaemonClient, type DaemonEvent } from '../../lib/daemon/index.ts'
 import { REPO_ROOT, runMcpx, tempDir } from '../harness.ts'
 
@@ -25,7 +25,7 @@ afterAll(async () => {
  * (so it is open before the edit); each expected type happens once in this test.
  */
 async function edit(text: string, expected: 'config.reloaded' | 'config.invalid'): Promise<DaemonEvent> {
-  const client = new DaemonClient({ layout: homeLayout(env.MCPX_HOME) })
+  const client = new DaemonClient({ layout: layoutForEnv(env, config) })
   const abort = new AbortController()
   const events = client.events({ signal: abort.signal, lastEventId: 0 })
   const first = await events.next()
@@ -45,11 +45,15 @@ describe('config hot reload', () => {
 
     const invalid = await edit('{"mcpServers": {"one": {"command": 42}}}', 'config.invalid')
     expect(JSON.stringify(invalid.data)).toMatch(/command/)
-    // The CLI itself now refuses the file (it names the problem); the daemon still serves `one`.
-    const refused = await call('one.echo', 'text=x')
-    expect(refused.exitCode).toBe(2)
-    expect(JSON.parse(refused.stderr).error.code).toBe('CONFIG')
-    const daemon = new DaemonClient({ layout: homeLayout(env.MCPX_HOME) })
+    // The daemon still serves `one`, and every command says in one line on stderr that the file was not loaded.
+    const served = await call('one.echo', 'text=x')
+    expect(served.exitCode).toBe(0)
+    expect(served.stdout).toBe('x\n')
+    expect(served.stderr).toMatch(new RegExp(`^config ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} not loaded: mcpServers\\.one\\.command: .*; serving the version of \\d\\d:\\d\\d\\n$`))
+    const status = await runMcpx(['status', '--config', config], { env })
+    expect(status.exitCode).toBe(2)
+    expect(JSON.parse(status.stderr).error.message).toContain(`config ${config} not loaded: `)
+    const daemon = new DaemonClient({ layout: layoutForEnv(env, config) })
     expect(await daemon.request('call', { server: 'one', tool: 'echo', arguments: { text: 'still' } })).toMatchObject({ content: [{ type: 'text', text: 'still' }] })
 
     const reloaded = await edit(JSON.stringify({ mcpServers: { two: upstream } }), 'config.reloaded')

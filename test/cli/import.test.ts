@@ -41,6 +41,20 @@ describe('mcpx import', () => {
     expect(again.stdout).toContain('"fetch" is already defined by the mcpx config')
   })
 
+  test('project-scoped entries are listed, not copied into the user config; --config imports them; renames and unset variables are reported', async () => {
+    using user = isolatedUser('mcpx-cli-import')
+    put(join(user.project, '.mcp.json'), JSON.stringify({ mcpServers: { 'my tool': { command: 'node', args: ['t.js'], env: { K: '${env:MCPX_TEST_IMPORT_UNSET}' } } } }))
+    const user_ = await runMcpx(['import', 'claude-code'], { env: user.env, cwd: user.project })
+    expect(user_.stdout).toContain(`  · my-tool  (claude-code, ${join(user.project, '.mcp.json')}): project-scoped, not copied into the user config`)
+    expect(existsSync(user.configFile)).toBe(false)
+    const projectConfig = join(user.project, 'mcpx.json')
+    const project = await runMcpx(['import', 'claude-code', '--config', projectConfig], { env: user.env, cwd: user.project })
+    expect(project.stdout).toContain(`  + my-tool  (claude-code, ${join(user.project, '.mcp.json')}): node t.js`)
+    expect(project.stdout).toContain('      renamed from "my tool"')
+    expect(project.stdout).toContain('      warning: ${MCPX_TEST_IMPORT_UNSET} not set now')
+    expect(JSON.parse(readFileSync(projectConfig, 'utf8')).mcpServers['my-tool'].env).toEqual({ K: '${MCPX_TEST_IMPORT_UNSET}' })
+  })
+
   test('an unknown host is a usage error (exit 2)', async () => {
     using user = isolatedUser('mcpx-cli-import')
     const result = await runMcpx(['import', 'notepad'], { env: user.env })

@@ -41,7 +41,7 @@ beforeAll(async () => {
     'code-mode.json',
     {},
   )
-  const layout = homeLayout(join(dir.path, 'home'))
+  const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
   daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout, version: '0.0.0-test' })
   mcpUrl = new URL(`${daemon.info().tcp.url}/mcp`)
   headers = { Authorization: `Bearer ${readToken(layout.token)}` }

@@ -23,7 +23,7 @@ beforeAll(async () => {
     'load.json',
     {},
   )
-  const layout = homeLayout(join(dir.path, 'home'))
+  const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
   daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, requestTimeoutMs: 30_000 }), config, layout, version: '0.0.0-test' })
   url = `${daemon.info().tcp.url}/mcp?codemode=false`
   token = readToken(layout.token)!

@@ -31,7 +31,7 @@ beforeAll(async () => {
     'gateway-hosts.json',
     {},
   )
-  const layout = homeLayout(join(dir.path, 'home'))
+  const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
   daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout, version: '0.0.0-test' })
   headers = { Authorization: `Bearer ${readToken(layout.token)}` }
   mcpUrl = `${daemon.info().tcp.url}/mcp`

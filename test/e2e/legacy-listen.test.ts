@@ -58,7 +58,7 @@ beforeAll(async () => {
   writeFileSync(configPath, JSON.stringify({ mcpServers: { notes: { url: upstream.url } } }))
   const config = parseConfig(JSON.stringify({ mcpServers: { notes: { url: upstream.url } } }), configPath, {})
   mkdirSync(home, { recursive: true })
-  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false }), config, layout: homeLayout(home), version: '0.0.0-test' })
+  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false }), config, layout: homeLayout(home, configPath), version: '0.0.0-test' })
   url = `${daemon.info().tcp.url}/mcp?passthrough=notes`
 })
 afterAll(async () => {

@@ -48,7 +48,7 @@ beforeAll(async () => {
   daemon = await startGatewayDaemon({
     settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false }),
     config,
-    layout: homeLayout(join(dir.path, 'home')),
+    layout: homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json')),
     version: '0.0.0-test',
   })
   url = `${daemon.info().tcp.url}/mcp?passthrough=notes`

@@ -24,7 +24,7 @@ let daemon: Daemon
 let url: string
 
 beforeAll(async () => {
-  const layout = homeLayout(join(dir.path, 'home'))
+  const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
   daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false, ssePollAfterMs: 100 }), config, layout, version: '0.0.0-test', mode: 'passthrough', passthrough: 'everything' })
   url = `${daemon.info().tcp.url}/mcp`
 })
@@ -174,7 +174,7 @@ describe('daemonRequireToken', () => {
     const start = startGatewayDaemon({
       settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false, daemonAddress: '0.0.0.0' }),
       config,
-      layout: homeLayout(join(other.path, 'home')),
+      layout: homeLayout(join(other.path, 'home'), join(other.path, 'config.json')),
       version: '0.0.0-test',
     })
     const error = await start.then(() => undefined, (e: unknown) => e)
@@ -184,7 +184,7 @@ describe('daemonRequireToken', () => {
 
   test('the default still refuses TCP requests without the token', async () => {
     using other = tempDir('mcpx-passthrough-token')
-    const guarded = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout: homeLayout(join(other.path, 'home')), version: '0.0.0-test' })
+    const guarded = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout: homeLayout(join(other.path, 'home'), join(other.path, 'config.json')), version: '0.0.0-test' })
     try {
       const response = await fetch(`${guarded.info().tcp.url}/v1/health`)
       expect(response.status).toBe(401)

@@ -26,7 +26,7 @@ beforeAll(async () => {
     'surfaces.json',
     {},
   )
-  const layout = homeLayout(join(dir.path, 'home'))
+  const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
   daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, reactiveWorkingSetSize: WORKING_SET }), config, layout, version: '0.0.0-test' })
   base = `${daemon.info().tcp.url}/mcp`
   auth = { Authorization: `Bearer ${readToken(layout.token)}` }

@@ -22,7 +22,7 @@ let headers: Record<string, string>
 let mcpUrl: string
 
 beforeAll(async () => {
-  const layout = homeLayout(join(dir.path, 'home'))
+  const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
   daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config: parseConfig(configText, 'task-required.json', {}), layout, version: '0.0.0-test' })
   headers = { Authorization: `Bearer ${readToken(layout.token)}` }
   mcpUrl = `${daemon.info().tcp.url}/mcp`

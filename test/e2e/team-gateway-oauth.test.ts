@@ -22,7 +22,7 @@ import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
 import { type AuthorizationServer, MCP_SCOPE, SERVICE_CLIENT, SHORT_LIVED_CLIENT, startAuthorizationServer } from '../support/authorization-server.ts'
 
 const dir = tempDir('mcpx-team')
-const layout = homeLayout(join(dir.path, 'home'))
+const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
 let as: AuthorizationServer
 let daemon: Daemon
 let mcpUrl: string

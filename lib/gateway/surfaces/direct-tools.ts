@@ -74,11 +74,12 @@ export function catalogTool(pool: UpstreamPool, view?: AccessView): ToolDef {
       const servers = visible.map((s) => ({
         name: s.name,
         state: s.state,
+        ...(s.reason !== undefined && { reason: s.reason }),
         ...(counts.has(s.name) && { tools: counts.get(s.name) }),
         ...(s.era && { era: s.era }),
         ...(failures.find((f) => f.server === s.name) && { error: failures.find((f) => f.server === s.name)!.error.message }),
       }))
-      const text = servers.map((s) => `${s.name}: ${s.state}${s.tools !== undefined ? `, ${s.tools} tools` : ''}${s.error ? ` (${s.error})` : ''}`).join('\n')
+      const text = servers.map((s) => `${s.name}: ${s.state}${s.reason !== undefined ? `: ${s.reason}` : ''}${s.tools !== undefined ? `, ${s.tools} tools` : ''}${s.error ? ` (${s.error})` : ''}`).join('\n')
       return { content: [{ type: 'text', text: text || 'no servers configured' }], structuredContent: { servers } }
     },
   }

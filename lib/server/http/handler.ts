@@ -9,7 +9,7 @@ import { RPC, RpcError } from '../../errors/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import {
   HTTP_STATUS,
-  HEADER, MIME, isRequest, parseMessage, recoverId, type JsonRpcMessage, type LegacyRevision,
+  HEADER, META, MIME, isRequest, parseMessage, recoverId, type JsonRpcMessage, type LegacyRevision,
 } from '../../wire/index.ts'
 import type { Connection, Outlet } from '../connection.ts'
 import type { Channel, Engine } from '../engine.ts'
@@ -32,6 +32,18 @@ export interface HttpHandlerOptions {
    * authenticates: binds MRTR requestState to it and marks cacheable results private.
    */
   readonly principalOf?: (request: Request) => string | undefined
+  /** Told when a legacy session opens (after a successful initialize) and when it ends, for logs. */
+  readonly onSession?: (event: SessionEvent) => void
+}
+
+export interface SessionEvent {
+  /** `discovered`: a stateless (2026-07-28) client's server/discover, the closest it has to a session start. */
+  readonly state: 'opened' | 'closed' | 'discovered'
+  readonly id: string
+  readonly revision: string
+  readonly client?: { readonly name: string; readonly version: string }
+  /** The request that opened the session (`opened` only). */
+  readonly request?: Request
 }
 
 export interface HttpHandler {
@@ -53,8 +65,9 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const sessions = new SessionStore<LegacySession>({
     sessionIdleMs: settings.sessionIdleMs,
     maxSessions: settings.maxSessions,
-    onEnd: (_id, session) => {
+    onEnd: (id, session) => {
       session.standalone?.end()
+      options.onSession?.({ state: 'closed', id, revision: session.revision, ...clientOf(session.connection) })
       engine.disconnect(session.connection)
     },
   })
@@ -124,6 +137,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     const revision = connection.legacy.revision
     const id = sessions.create({ connection, revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }) })
+    options.onSession?.({ state: 'opened', id, revision, request, ...clientOf(connection) })
     return json(answer.message, HTTP_STATUS.OK, { [HEADER.SESSION_ID]: id })
   }
 
@@ -135,6 +149,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     if (!checked.ok) return rpcErrorResponse(checked.status, checked.error, recoverId(message))
     const notAcceptable = checkAccept(request, verdict.revision)
     if (notAcceptable) return notAcceptable
+    if (message.method === 'server/discover' && options.onSession) {
+      const info = (params?._meta as Record<string, unknown> | undefined)?.[META.CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined
+      options.onSession({ state: 'discovered', id: '-', revision: verdict.revision, request, ...(info && { client: { name: String(info.name), version: String(info.version) } }) })
+    }
     // Stateless: a throwaway connection per request (2026-07-28 basic/index.mdx "Statelessness").
     const connection = engine.connect('http', false)
     try {
@@ -269,4 +287,9 @@ function sessionOutlet(session: LegacySession | undefined): Outlet {
 function json(body: unknown, status: number, headers: Record<string, string> = {}): Response {
   if (body === undefined) return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers })
   return new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': MIME.JSON } })
+}
+
+function clientOf(connection: Connection): { client?: { name: string; version: string } } {
+  const info = connection.legacy?.clientInfo
+  return info === undefined ? {} : { client: { name: String(info.name), version: String(info.version) } }
 }

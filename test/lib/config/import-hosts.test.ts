@@ -69,7 +69,7 @@ enabled = false
       },
     }))
 
-    const plan = planImport(['claude-code', 'claude-desktop', 'cursor', 'vscode', 'windsurf', 'gemini', 'codex', 'opencode'], env, [])
+    const plan = planImport(['claude-code', 'claude-desktop', 'cursor', 'vscode', 'windsurf', 'gemini', 'codex', 'opencode'], env, [], { includeProject: true })
     const entries = Object.fromEntries(plan.imported.map((server) => [server.name, server.entry]))
     expect(entries).toEqual({
       'local-http': { url: 'https://local.example/mcp', transport: 'streamable-http', headers: { Authorization: 'Bearer ${TOKEN}' } },

@@ -49,6 +49,7 @@ describe('parseConfig', () => {
         old: { name: 'old', target: { kind: 'http', url: 'http://127.0.0.1:9/sse', headers: {}, transport: 'sse' }, disabled: true, codemode: true, blockedTools: ['rm'], roots: ['file:///etc'] },
       },
       settings: { requestTimeoutMs: 5000 },
+      variables: {},
     } satisfies McpxConfig)
   })
 
@@ -61,19 +62,63 @@ describe('parseConfig', () => {
   test('interpolates ${VAR} and ${VAR:-default}; $${ stays literal', () => {
     const config = parseConfig(
       JSON.stringify({ mcpServers: { a: { command: '${BIN}', args: ['${MISSING:-fallback}', '$${HOME}'], env: { T: 'x${BIN}y' } } } }),
-      'f.json',
+      '/etc/f.json',
       { BIN: 'node' },
     )
-    expect(config.servers.a!.target).toEqual({ kind: 'stdio', command: 'node', args: ['fallback', '${HOME}'], env: { T: 'xnodey' } })
+    expect(config.servers.a!.target).toEqual({ kind: 'stdio', command: 'node', args: ['fallback', '${HOME}'], env: { T: 'xnodey' }, cwd: '/etc' })
   })
 
-  test('an unset ${VAR} is one CONFIG error naming the file, the path and the variable', () => {
-    const error = configErrorOf(JSON.stringify({ mcpServers: { gh: { command: 'gh', env: { TOKEN: '${GITHUB_TOKEN}' } } } }))
-    expect(error.code).toBe('CONFIG')
-    expect(error.message).toBe(
-      'config /etc/mcpx.json: mcpServers.gh.env.TOKEN: environment variable GITHUB_TOKEN is not set (referenced as ${GITHUB_TOKEN}; write ${GITHUB_TOKEN:-default} for a fallback)',
+  test('${env:VAR} (the Cursor/VS Code spelling) is ${VAR}', () => {
+    const config = parseConfig(JSON.stringify({ mcpServers: { a: { command: 'node', env: { K: '${env:KEY}', D: '${env:NOPE:-d}' } } } }), '/etc/f.json', { KEY: 'v' })
+    expect(config.servers.a!.target).toMatchObject({ env: { K: 'v', D: 'd' } })
+    expect(config.variables).toEqual({ KEY: 'environment', NOPE: 'not set' })
+  })
+
+  test('an unset ${VAR} makes only its server unavailable, naming the variable and where it is used', () => {
+    const config = parseConfig(JSON.stringify({ mcpServers: { gh: { command: 'gh', env: { TOKEN: '${GITHUB_TOKEN}' } }, ok: { command: 'node' } } }), '/etc/mcpx.json', {})
+    expect(config.servers.gh!.unavailable).toBe('environment variable GITHUB_TOKEN is not set (mcpServers.gh.env.TOKEN)')
+    expect(config.servers.ok!.unavailable).toBeUndefined()
+  })
+
+  test('envFile (dotenv, relative to the config file) is read before the environment', () => {
+    using dir = tempDir('mcpx-envfile')
+    writeFileSync(join(dir.path, 'vars.env'), '# comment\nexport TOKEN="from file"\nOTHER=plain # trailing\n')
+    const file = join(dir.path, 'config.json')
+    const config = parseConfig(JSON.stringify({ envFile: 'vars.env', mcpServers: { a: { command: 'node', env: { T: '${TOKEN}', O: '${OTHER}', P: '${PLAIN}' } } } }), file, { TOKEN: 'from env', PLAIN: 'p' }, { envSource: 'the snapshot' })
+    expect(config.servers.a!.target).toMatchObject({ env: { T: 'from file', O: 'plain', P: 'p' } })
+    expect(config.variables).toEqual({ TOKEN: `envFile ${join(dir.path, 'vars.env')}`, OTHER: `envFile ${join(dir.path, 'vars.env')}`, PLAIN: 'the snapshot' })
+  })
+
+  test('relative command, cwd and ./ ../ args resolve against the config file; other args as written; no cwd = its directory', () => {
+    const config = parseConfig(
+      JSON.stringify({ mcpServers: { a: { command: 'bin/server', args: ['./x.mjs', '../y', 'z/w', '--flag'] }, b: { command: 'node', cwd: 'sub' } } }),
+      '/srv/cfg/config.json',
+      {},
     )
-    expect(error.data).toEqual({ file: '/etc/mcpx.json', path: 'mcpServers.gh.env.TOKEN', variable: 'GITHUB_TOKEN' })
+    expect(config.servers.a!.target).toEqual({ kind: 'stdio', command: '/srv/cfg/bin/server', args: ['/srv/cfg/x.mjs', '/srv/y', 'z/w', '--flag'], env: {}, cwd: '/srv/cfg' })
+    expect(config.servers.b!.target).toMatchObject({ command: 'node', cwd: '/srv/cfg/sub' })
+  })
+
+  test('with check on, a missing command, cwd or record directory makes the server unavailable', () => {
+    const config = parseConfig(
+      JSON.stringify({
+        mcpServers: {
+          nocmd: { command: 'surely-not-installed-mcpx-test' },
+          nofile: { command: './missing.sh' },
+          nocwd: { command: 'sh', cwd: '/does/not/exist' },
+          norec: { command: 'sh', record: '/does/not/exist/r.ndjson' },
+          fine: { command: 'sh' },
+        },
+      }),
+      '/etc/mcpx.json',
+      { PATH: process.env.PATH },
+      { check: true },
+    )
+    expect(config.servers.nocmd!.unavailable).toBe('command "surely-not-installed-mcpx-test" is not on PATH (mcpServers.nocmd.command)')
+    expect(config.servers.nofile!.unavailable).toBe('command /etc/missing.sh does not exist or is not executable (mcpServers.nofile.command)')
+    expect(config.servers.nocwd!.unavailable).toBe('directory /does/not/exist does not exist (mcpServers.nocwd.cwd)')
+    expect(config.servers.norec!.unavailable).toBe('directory /does/not/exist does not exist (mcpServers.norec.record)')
+    expect(config.servers.fine!.unavailable).toBeUndefined()
   })
 
   test.each([

@@ -9,7 +9,7 @@ import { tempDir } from '../../harness.ts'
 describe('DaemonClient', () => {
   test('no daemon: health is null, requests are CONNECT naming the socket and how to start it', async () => {
     using dir = tempDir('mcpx-client')
-    const layout = homeLayout(join(dir.path, 'home'))
+    const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
     const client = new DaemonClient({ layout })
     expect(await client.health()).toBeNull()
     await expect(client.request('servers')).rejects.toMatchObject({ code: 'CONNECT', data: { daemon: 'unreachable', socket: layout.socket } })
@@ -19,7 +19,7 @@ describe('DaemonClient', () => {
 
   test('a wedged daemon fails the health probe with TIMEOUT instead of hanging the command', async () => {
     using dir = tempDir('mcpx-client')
-    const layout = homeLayout(join(dir.path, 'home'))
+    const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
     mkdirSync(layout.runDir, { recursive: true })
     const never = Promise.withResolvers<Response>()
     await using wedged = Bun.serve({ unix: layout.socket, fetch: () => never.promise })

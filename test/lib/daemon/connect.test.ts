@@ -16,7 +16,7 @@ const STALL_MS = '1500'
 const RETRY = { deadlineMs: 20_000, backoffMs: 5, backoffMaxMs: 200 }
 
 async function stalledDaemon(home: string) {
-  const layout = homeLayout(home)
+  const layout = homeLayout(home, join(home, 'config.json'))
   ensurePrivateDir(layout.runDir)
   const child = Bun.spawn([process.execPath, join(REPO_ROOT, 'test/fixtures/peers/stalling-listener.ts'), layout.lock, layout.channelSocket, STALL_MS], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
   const reader = child.stdout.getReader()
@@ -62,7 +62,7 @@ describe('connecting to a busy daemon', () => {
 
   test('no socket, or a socket whose lock owner is gone, is "not running" and is not retried', async () => {
     using dir = tempDir('mcpx-absent')
-    const layout = homeLayout(dir.path)
+    const layout = homeLayout(dir.path, join(dir.path, 'config.json'))
     ensurePrivateDir(layout.runDir)
     const missing = await connectOnce(layout.channelSocket).catch((error) => error)
     expect(connectFailure(missing, layout, layout.channelSocket)).toBe('absent')

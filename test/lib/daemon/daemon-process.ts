@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs'
 import { connect } from 'node:net'
 import { join } from 'node:path'
-import { homeLayout, type HomeLayout } from '../../../lib/config/index.ts'
+import type { HomeLayout } from '../../../lib/config/index.ts'
+import { layoutForEnv } from '../../support/layout.ts'
 import type { DaemonInfo } from '../../../lib/daemon/index.ts'
 import { mcpxCommand, REPO_ROOT, runMcpx, tempDir } from '../../harness.ts'
 
@@ -31,7 +32,7 @@ export async function startTestDaemon(extraEnv: Record<string, string> = {}): Pr
     throw new Error(`daemon start failed (${started.exitCode}): ${started.stderr}`)
   }
   const info = JSON.parse(started.stdout) as DaemonInfo
-  const layout = homeLayout(env.MCPX_HOME)
+  const layout = layoutForEnv(env)
   const token = readFileSync(layout.token, 'utf8').trim()
   return {
     info,

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { DaemonClient, type DaemonEvent } from '../../../lib/daemon/index.ts'
 import { PROTOCOL_MATRIX } from '../../../lib/wire/index.ts'
 import { REPO_ROOT, runMcpx, tempDir } from '../../harness.ts'
+import { layoutForEnv } from '../../support/layout.ts'
 import { rawHttp, runForeground, startTestDaemon } from './daemon-process.ts'
 
 describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
@@ -24,8 +25,9 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
   test('state files are private: run dir 0700 (even if it existed wider), socket and token 0600', async () => {
     using dir = tempDir('mcpx-daemon-modes')
     const home = join(dir.path, 'home')
-    mkdirSync(join(home, 'run'), { recursive: true, mode: 0o755 })
-    chmodSync(join(home, 'run'), 0o755)
+    const runDir = layoutForEnv({ MCPX_HOME: home }).runDir
+    mkdirSync(runDir, { recursive: true, mode: 0o755 })
+    chmodSync(runDir, 0o755)
     await using daemon = await startTestDaemon({ MCPX_HOME: home })
     expect(statSync(daemon.layout.runDir).mode & 0o777).toBe(0o700)
     expect(statSync(daemon.layout.socket).mode & 0o777).toBe(0o600)
@@ -117,7 +119,8 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     )
     await using daemon = await startTestDaemon({ MCPX_CONFIG: config })
     expect(await (await daemon.unix('/v1/servers')).json()).toEqual([
-      { name: 'files', state: 'configured', transport: 'stdio', endpoint: 'server-files' },
+      // Not installed here: unavailable, saying why and where in the config.
+      { name: 'files', state: 'unavailable', reason: 'command "server-files" is not on PATH (mcpServers.files.command)', transport: 'stdio', endpoint: 'server-files' },
       { name: 'web', state: 'disabled', transport: 'http', endpoint: 'https://example.com/mcp', protocol: '2025-06-18' },
     ])
     const call = await (await daemon.unix('/v1/call', { method: 'POST', body: '{"server":"web","tool":"x"}', headers: { 'Content-Type': 'application/json' } })).json()
@@ -179,12 +182,13 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
   test('a stale lock (dead pid) and a leftover socket file do not stop a new daemon', async () => {
     using dir = tempDir('mcpx-daemon-stale')
     const home = join(dir.path, 'home')
-    mkdirSync(join(home, 'run'), { recursive: true })
+    const env = { MCPX_HOME: home, HOME: dir.path }
+    const layout = layoutForEnv(env)
+    mkdirSync(layout.runDir, { recursive: true })
     await using dead = Bun.spawn(['true'])
     await dead.exited
-    writeFileSync(join(home, 'run', 'daemon.lock'), `${dead.pid}\n`)
-    writeFileSync(join(home, 'run', 'daemon.sock'), '')
-    const env = { MCPX_HOME: home, HOME: dir.path }
+    writeFileSync(layout.lock, `${dead.pid}\n`)
+    writeFileSync(layout.socket, '')
     const started = await runMcpx(['daemon', 'start', '--json'], { env })
     expect(started.exitCode).toBe(0)
     expect((await runMcpx(['daemon', 'stop'], { env })).stdout).toBe('stopped\n')
@@ -195,8 +199,8 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     const env = { MCPX_HOME: join(dir.path, 'home'), HOME: dir.path, MCPX_DAEMON_IDLE_MS: '50' }
     await using proc = await runForeground(env)
     expect(await proc.exited).toBe(0)
-    expect(existsSync(join(env.MCPX_HOME, 'run', 'daemon.lock'))).toBe(false)
-    expect(existsSync(join(env.MCPX_HOME, 'run', 'daemon.sock'))).toBe(false)
+    expect(existsSync(layoutForEnv(env).lock)).toBe(false)
+    expect(existsSync(layoutForEnv(env).socket)).toBe(false)
   })
 
   test('the idle exit counts from the last request: a daemon in use stays up, then exits once quiet', async () => {
@@ -204,7 +208,7 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     const idleMs = 600
     const env = { MCPX_HOME: join(dir.path, 'home'), HOME: dir.path, MCPX_DAEMON_IDLE_MS: String(idleMs) }
     await using proc = await runForeground(env)
-    const socket = join(env.MCPX_HOME, 'run', 'daemon.sock')
+    const socket = layoutForEnv(env).socket
     // Requests spaced well inside the idle window, for three windows in all.
     const until = performance.now() + 3 * idleMs
     while (performance.now() < until) {
@@ -221,7 +225,7 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     await using proc = await runForeground(env)
     proc.kill('SIGTERM')
     expect(await proc.exited).toBe(0)
-    expect(existsSync(join(env.MCPX_HOME, 'run', 'daemon.lock'))).toBe(false)
+    expect(existsSync(layoutForEnv(env).lock)).toBe(false)
   })
 
   test('CLI commands start the daemon on demand', async () => {
@@ -240,8 +244,8 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     const started = await runMcpx(['daemon', 'start'], { env })
     expect(started.exitCode).toBe(3)
     expect(JSON.parse(started.stderr).error).toMatchObject({ code: 'CONNECT', data: { address: '127.0.0.1', port: busy.port } })
-    expect(existsSync(join(env.MCPX_HOME, 'run', 'daemon.lock'))).toBe(false)
-    expect(existsSync(join(env.MCPX_HOME, 'run', 'daemon.sock'))).toBe(false)
+    expect(existsSync(layoutForEnv(env).lock)).toBe(false)
+    expect(existsSync(layoutForEnv(env).socket)).toBe(false)
   })
 
   test('a wider bind address is only used when asked for, and TCP still needs the token', async () => {
@@ -257,12 +261,12 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
   test('start rotates a daemon log that grew past the setting', async () => {
     using dir = tempDir('mcpx-daemon-log')
     const env = { MCPX_HOME: join(dir.path, 'home'), HOME: dir.path, MCPX_DAEMON_LOG_MAX_BYTES: '10' }
-    mkdirSync(join(env.MCPX_HOME, 'logs'), { recursive: true })
-    writeFileSync(join(env.MCPX_HOME, 'logs', 'daemon.log'), 'old log line that is long enough\n')
+    mkdirSync(layoutForEnv(env).logDir, { recursive: true })
+    writeFileSync(layoutForEnv(env).daemonLog, 'old log line that is long enough\n')
     try {
       expect((await runMcpx(['daemon', 'start'], { env })).exitCode).toBe(0)
-      expect(readFileSync(join(env.MCPX_HOME, 'logs', 'daemon.log.1'), 'utf8')).toBe('old log line that is long enough\n')
-      expect(readFileSync(join(env.MCPX_HOME, 'logs', 'daemon.log'), 'utf8')).toContain('mcpx daemon listening on')
+      expect(readFileSync(`${layoutForEnv(env).daemonLog}.1`, 'utf8')).toBe('old log line that is long enough\n')
+      expect(readFileSync(layoutForEnv(env).daemonLog, 'utf8')).toContain('mcpx daemon listening on')
     } finally {
       await runMcpx(['daemon', 'stop'], { env })
     }

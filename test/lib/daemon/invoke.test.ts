@@ -11,7 +11,7 @@ describe('Daemon.invoke', () => {
     const daemon = await startDaemon({
       settings: testSettings({ daemonIdleMs: 0 }),
       config: parseConfig('{"mcpServers": {"files": {"command": "server-files"}}}', 'config.json', {}),
-      layout: homeLayout(join(dir.path, 'home')),
+      layout: homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json')),
       version: 'test',
     })
     try {

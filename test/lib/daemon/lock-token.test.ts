@@ -17,7 +17,7 @@ describe('daemon lock', () => {
     using dir = tempDir('mcpx-lock')
     const path = join(dir.path, 'daemon.lock')
     const lock = acquireLock(path)
-    expect(readFileSync(path, 'utf8').trim()).toBe(String(process.pid))
+    expect(readFileSync(path, 'utf8').split(' ')[0]).toBe(String(process.pid))
     expect(() => acquireLock(path, process.pid + 1)).toThrow(McpxError)
     expect(() => acquireLock(path, process.pid + 1)).toThrow(`already running (pid ${process.pid}`)
     lock.release()
@@ -29,10 +29,59 @@ describe('daemon lock', () => {
     const path = join(dir.path, 'daemon.lock')
     writeFileSync(path, `${await deadPid()}\n`)
     const lock = acquireLock(path)
-    expect(readFileSync(path, 'utf8').trim()).toBe(String(process.pid))
+    expect(readFileSync(path, 'utf8').split(' ')[0]).toBe(String(process.pid))
+    lock.release()
+  })
+
+  test('a lock held by a zombie (killed, never reaped) is stale and taken over', async () => {
+    using dir = tempDir('mcpx-lock')
+    const path = join(dir.path, 'daemon.lock')
+    // The backgrounded `true` exits at once; its parent exec's into sleep and never reaps it.
+    await using parent = Bun.spawn(['sh', '-c', 'true & echo $!; exec sleep 30'], { stdout: 'pipe' })
+    const zombie = Number((await readLine(parent.stdout)).trim())
+    await waitFor(() => procState(zombie) === 'Z')
+    writeFileSync(path, `${zombie}\n`)
+    const lock = acquireLock(path)
+    expect(readFileSync(path, 'utf8').split(' ')[0]).toBe(String(process.pid))
+    lock.release()
+    parent.kill()
+  })
+
+  test('a lock whose pid now belongs to another program (other start time) is stale', () => {
+    using dir = tempDir('mcpx-lock')
+    const path = join(dir.path, 'daemon.lock')
+    // This test process is alive, but it is not the process that wrote start time 1.
+    writeFileSync(path, `${process.pid} 1\n`)
+    const lock = acquireLock(path, process.pid + 1)
+    expect(readFileSync(path, 'utf8').split(' ')[0]).toBe(String(process.pid + 1))
     lock.release()
   })
 })
+
+async function readLine(stream: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = stream.getReader()
+  let text = ''
+  while (!text.includes('\n')) {
+    const { value, done } = await reader.read()
+    if (done) break
+    text += new TextDecoder().decode(value)
+  }
+  reader.releaseLock()
+  return text
+}
+
+function procState(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
+  } catch {
+    return undefined
+  }
+}
+
+async function waitFor(check: () => boolean): Promise<void> {
+  while (!check()) await Bun.sleep(10)
+}
 
 describe('daemon token', () => {
   test('is created 0600 and reused', () => {
