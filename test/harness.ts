@@ -21,6 +21,16 @@ export interface CliResult {
   exitCode: number
 }
 
+/**
+ * The `{"error":…}` line a failing command writes on stderr (after its human `mcpx: …` line, when
+ * stderr is not a terminal or with --json).
+ */
+export function errorJson(stderr: string): { error: { code: string; message: string; data?: Record<string, unknown> } } {
+  const line = stderr.trim().split('\n').reverse().find((l) => l.startsWith('{"error"'))
+  if (line === undefined) throw new Error(`no JSON error line on stderr: ${JSON.stringify(stderr)}`)
+  return JSON.parse(line)
+}
+
 /** Run the CLI to completion and collect stdout, stderr and the exit code. */
 export async function runMcpx(args: string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<CliResult> {
   await using proc = Bun.spawn([...mcpxCommand(), ...args], {

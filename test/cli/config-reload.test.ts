@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { homeLayout } from '../../lib/config/index.ts'
 import { DaemonClient, type DaemonEvent } from '../../lib/daemon/index.ts'
-import { REPO_ROOT, runMcpx, tempDir } from '../harness.ts'
+import { REPO_ROOT, runMcpx, tempDir, errorJson } from '../harness.ts'
 
 const dir = tempDir('mcpx-reload')
 const config = join(dir.path, 'config.json')
@@ -48,7 +48,7 @@ describe('config hot reload', () => {
     // The CLI itself now refuses the file (it names the problem); the daemon still serves `one`.
     const refused = await call('one.echo', 'text=x')
     expect(refused.exitCode).toBe(2)
-    expect(JSON.parse(refused.stderr).error.code).toBe('CONFIG')
+    expect(errorJson(refused.stderr).error.code).toBe('CONFIG')
     const daemon = new DaemonClient({ layout: homeLayout(env.MCPX_HOME) })
     expect(await daemon.request('call', { server: 'one', tool: 'echo', arguments: { text: 'still' } })).toMatchObject({ content: [{ type: 'text', text: 'still' }] })
 
@@ -57,6 +57,6 @@ describe('config hot reload', () => {
     expect((await call('two.echo', 'text=second')).stdout).toBe('second\n')
     const gone = await call('one.echo', 'text=x')
     expect(gone.exitCode).toBe(2)
-    expect(JSON.parse(gone.stderr).error.code).toBe('NOT_FOUND')
+    expect(errorJson(gone.stderr).error.code).toBe('NOT_FOUND')
   })
 })

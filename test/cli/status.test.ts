@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { runMcpx } from '../harness.ts'
+import { runMcpx, errorJson } from '../harness.ts'
 import { isolatedUser } from './cli-env.ts'
 
 describe('mcpx status', () => {
@@ -38,7 +38,7 @@ describe('mcpx status', () => {
     const result = await runMcpx(['status'], { env: user.env })
     expect(result.exitCode).toBe(2)
     expect(result.stdout).toBe('')
-    expect(JSON.parse(result.stderr)).toEqual({
+    expect(errorJson(result.stderr)).toEqual({
       error: {
         code: 'CONFIG',
         message: `config ${user.configFile}: mcpServers.gh.env.TOKEN: environment variable UNSET_TOKEN_FOR_TEST is not set (referenced as \${UNSET_TOKEN_FOR_TEST}; write \${UNSET_TOKEN_FOR_TEST:-default} for a fallback)`,
