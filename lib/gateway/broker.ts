@@ -91,8 +91,10 @@ export class Broker {
   }
 
   #callerFor(kind: Kind): DownstreamAsker | undefined {
+    // A legacy connection's reader inherits the async context of the call that opened it; a scope
+    // that is no longer in flight is that stale context, not the caller of this question.
     const scoped = this.#scope.getStore()
-    if (scoped) return scoped
+    if (scoped && this.#inFlight.includes(scoped)) return scoped
     for (let i = this.#inFlight.length - 1; i >= 0; i--) if (this.#inFlight[i]![kind]) return this.#inFlight[i]
     return undefined
   }
