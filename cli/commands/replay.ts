@@ -42,7 +42,7 @@ export default defineCommand({
       }
       const port = Number(args.port)
       if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new McpxError('USAGE', `--port must be a TCP port, got ${JSON.stringify(args.port)}`)
-      const server = serveRecordingHttp(recording, ctx.settings, { volatile, port })
+      const server = listenOrExplain(() => serveRecordingHttp(recording, ctx.settings, { volatile, port }), port)
       process.stdout.write(`${server.url}\n`)
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve)
@@ -85,4 +85,17 @@ function againstTarget(value: string | undefined, rawArgs: string[]): { url: str
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new McpxError('USAGE', `--against speaks http(s) URLs, not ${url.protocol}`)
   return { url: url.href }
+}
+
+/** A busy or forbidden port is the user's to change, not a bug in mcpx. */
+function listenOrExplain<T>(listen: () => T, port: number): T {
+  try {
+    return listen()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE' || code === 'EACCES' || /in use|EADDRINUSE/i.test(String((error as Error).message))) {
+      throw new McpxError('CONNECT', `cannot listen on 127.0.0.1:${port}: ${code === 'EACCES' ? 'permission denied' : 'the port is in use'} (choose another --port, or 0 for any free one)`, { address: '127.0.0.1', port })
+    }
+    throw error
+  }
 }

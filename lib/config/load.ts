@@ -3,6 +3,7 @@
  * naming the file, the path inside it and the problem; nothing is half-loaded. With no file at all
  * the embedded default (one built-in `demo` server) is used.
  */
+import { locateJsonError } from './json-position.ts'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import * as v from 'valibot'
@@ -59,6 +60,8 @@ export function parseConfig(text: string, file: string, env: Env): McpxConfig {
   try {
     raw = JSON.parse(text)
   } catch (error) {
+    const at = locateJsonError(text)
+    if (at !== undefined) throw new McpxError('CONFIG', `config ${file}:${at.line}:${at.column}: not valid JSON: ${at.message}`, { file, line: at.line, column: at.column }, { cause: error })
     throw new McpxError('CONFIG', `config ${file}: not valid JSON: ${(error as Error).message}`, { file }, { cause: error })
   }
   const doc = interpolateDocument(raw, env, file)

@@ -180,8 +180,9 @@ export class Upstream {
   async #connect(): Promise<McpClient> {
     this.#state = 'connecting'
     this.context.emit('server.connecting', { server: this.name })
-    const recorder = this.#openRecorder()
+    let recorder: Recorder | undefined
     try {
+      recorder = this.#openRecorder()
       const client = await connect(targetOf(this.config), {
         settings: this.context.settings,
         handlers: this.broker.handlers(),
