@@ -17,6 +17,14 @@ export function repeatable<T extends object>(def: T): T {
   return def
 }
 
+/** String flags marked here may stand last before `--`, naming the command after it (`--against -- cmd`). */
+const COMMAND_AFTER_DASHES = new WeakSet<object>()
+
+export function orCommandAfterDashes<T extends object>(def: T): T {
+  COMMAND_AFTER_DASHES.add(def)
+  return def
+}
+
 export interface ParsedArgs {
   /** Every positional before `--`, then every token after it (citty's convention). */
   readonly _: string[]
@@ -29,6 +37,7 @@ interface FlagDef {
   readonly name: string
   readonly type: string
   readonly many: boolean
+  readonly command: boolean
 }
 
 export function parseCommandLine(rawArgs: readonly string[], argsDef: ArgsDef, command: string): ParsedArgs {
@@ -44,7 +53,7 @@ export function parseCommandLine(rawArgs: readonly string[], argsDef: ArgsDef, c
       positionals.push({ name, required: def.required !== false && def.default === undefined, def })
       continue
     }
-    const flag: FlagDef = { name, type: String(def.type ?? 'string'), many: REPEATABLE.has(raw) }
+    const flag: FlagDef = { name, type: String(def.type ?? 'string'), many: REPEATABLE.has(raw), command: COMMAND_AFTER_DASHES.has(raw) }
     flags.set(name, flag)
     for (const alias of [def.alias].flat()) if (typeof alias === 'string') flags.set(alias, flag)
     if (def.default !== undefined) out[name] = def.default
@@ -77,6 +86,10 @@ export function parseCommandLine(rawArgs: readonly string[], argsDef: ArgsDef, c
     }
     if (inline === undefined) {
       const next = before[i + 1]
+      if (next === undefined && flag.command && dashes >= 0) {
+        out[flag.name] = ''
+        continue
+      }
       if (next === undefined || (isFlag(next) && !/^-\d/.test(next))) {
         throw new McpxError('USAGE', `${command}: --${flag.name} needs a value`, { flag: flag.name })
       }

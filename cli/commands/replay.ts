@@ -11,6 +11,7 @@ import { createHttpTransport, createStdioTransport, type Transport } from '../..
 import { commonArgs } from '../args.ts'
 import { loadContext } from '../context.ts'
 import { EXIT, setExitCode } from '../exit.ts'
+import { orCommandAfterDashes } from '../parse.ts'
 
 export default defineCommand({
   meta: { name: 'replay', description: 'Print a recording, serve it as the recorded server, or replay it against a live server and diff' },
@@ -20,7 +21,7 @@ export default defineCommand({
     serve: { type: 'boolean', description: 'Become the recorded server' },
     stdio: { type: 'boolean', description: 'With --serve: on stdin/stdout (the default)' },
     port: { type: 'string', description: 'With --serve: Streamable HTTP on 127.0.0.1:PORT/mcp (0 = any free port)', valueHint: 'port' },
-    against: { type: 'string', description: 'Replay the client side to this URL, or `--against -- <command> [args]`', valueHint: 'url' },
+    against: orCommandAfterDashes({ type: 'string', description: 'Replay the client side to this URL, or `--against -- <command> [args]`', valueHint: 'url' }),
     volatile: { type: 'string', description: 'More volatile fields, comma-separated JSON Pointers (`[method:]/result/x`)', valueHint: 'pointers' },
     json: commonArgs.json,
     verbose: commonArgs.verbose,
