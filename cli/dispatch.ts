@@ -14,7 +14,16 @@ import { parseCommandLine } from './parse.ts'
 const HELP = new Set(['--help', '-h'])
 const VERSION_FLAGS = new Set(['--version', '-v'])
 
+let running: CommandDef<any> | undefined
+
+/** The root command being run (commands such as `completion` list their siblings from it). */
+export function rootCommand(): CommandDef<any> {
+  if (running === undefined) throw new Error('rootCommand() outside dispatch()')
+  return running
+}
+
 export async function dispatch(root: CommandDef<any>, rawArgs: readonly string[], version: string): Promise<void> {
+  running = root
   quietOnBrokenPipe()
   const dashes = rawArgs.indexOf('--')
   const flagsPart = dashes >= 0 ? rawArgs.slice(0, dashes) : rawArgs

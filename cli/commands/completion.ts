@@ -9,6 +9,7 @@ import type { Catalog } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../context.ts'
+import { rootCommand } from '../dispatch.ts'
 import { daemonClient } from './daemon.ts'
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const
@@ -45,8 +46,8 @@ complete -o default -F _mcpx mcpx
 async function candidates(ctx: ReturnType<typeof loadConfiguredContext>, args: { config?: string }, words: string[]): Promise<string[]> {
   const current = words.at(-1) ?? ''
   const before = words.slice(0, -1)
-  const { main } = await import('../main.ts')
-  const commands = Object.keys(main.subCommands as Record<string, unknown>).filter((name) => name !== 'sandbox-child' && name !== 'demo-server')
+  // Not an import of main.ts: its top-level await is still running this command.
+  const commands = Object.keys(rootCommand().subCommands as Record<string, unknown>).filter((name) => name !== 'sandbox-child' && name !== 'demo-server')
   if (before.length === 0) return commands.filter((c) => c.startsWith(current))
   const command = before[0]!
   const servers = Object.keys(ctx.config.servers)
