@@ -72,7 +72,8 @@ export interface FollowOptions {
   readonly showProgress: boolean
   readonly host: HostOptions
   readonly settings: Settings
-  readonly verbose?: boolean
+  /** Names the call in progress lines (`server.tool`). */
+  readonly label: string
 }
 
 /**
@@ -84,7 +85,7 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
   const abort = new AbortController()
   const tty = process.stderr.isTTY === true
   const answers = [...(options.host.answers ?? [])]
-  const notice = slowNotice(`waiting for ${options.host.label}`, options.settings.cliSlowNoticeMs)
+  const notice = slowNotice(`waiting for ${options.label}`, options.settings.cliSlowNoticeMs)
   let shown = false
   const reading = (async () => {
     for await (const event of client.events({ lastEventId: 0, signal: abort.signal })) {
@@ -103,7 +104,7 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
       }
       if (event.type !== 'call.progress' || !options.showProgress) continue
       notice.stop()
-      const line = `${options.host.label}: ${data.progress}${data.total !== undefined ? `/${data.total}` : ''}${data.message ? ` ${data.message}` : ''}`
+      const line = `${options.label}: ${data.progress}${data.total !== undefined ? `/${data.total}` : ''}${data.message ? ` ${data.message}` : ''}`
       process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
       shown = true
     }

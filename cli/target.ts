@@ -101,13 +101,13 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
     adHoc: false,
     catalog: () => withNotice(`connecting to ${server}`, delay, () => client.request<Catalog>('catalog', { name: server, roots: host.roots })),
     async call(tool, args, options) {
-      const follow = followCall(client, { showProgress: options.showProgress, host, settings: ctx.settings })
+      const follow = followCall(client, { showProgress: options.showProgress, host, settings: ctx.settings, label: `${server}.${tool}` })
       return client
         .request<Json>('call', { server, tool, arguments: args, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
         .finally(() => follow.stop())
     },
     async request(method, params, options = {}) {
-      const follow = followCall(client, { showProgress: false, host, settings: ctx.settings })
+      const follow = followCall(client, { showProgress: false, host, settings: ctx.settings, label: `${server} ${method}` })
       return client
         .request<Json>('request', { server, method, params, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
         .finally(() => follow.stop())
@@ -148,7 +148,7 @@ function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostO
           ...(options.showProgress && {
             onProgress: (update) => {
               notice.stop()
-              const line = `${host.label}: ${update.progress}${update.total !== undefined ? `/${update.total}` : ''}${update.message ? ` ${update.message}` : ''}`
+              const line = `${host.label} ${tool}: ${update.progress}${update.total !== undefined ? `/${update.total}` : ''}${update.message ? ` ${update.message}` : ''}`
               process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
             },
           }),

@@ -35,7 +35,8 @@ export function errorJson(stderr: string): { error: { code: string; message: str
 export async function runMcpx(args: string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<CliResult> {
   await using proc = Bun.spawn([...mcpxCommand(), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
-    env: { ...process.env, ...options.env },
+    // The "still waiting…" notice depends on how fast this machine is; tests that want it set it low.
+    env: { ...process.env, MCPX_CLI_SLOW_NOTICE_MS: '600000', ...options.env },
     stdin: options.stdin === undefined ? 'ignore' : new Blob([options.stdin]),
     stdout: 'pipe',
     stderr: 'pipe',
