@@ -1,7 +1,7 @@
 /**
  * The CLI's exit-code table and its one error reporter. This is the only place that sets
- * process.exitCode. With --json, or when stderr is not a TTY, a failure also prints one line
- * `{"error":{"code","message","data"}}` on stderr so scripts can branch on the stable code.
+ * process.exitCode. A failure prints `mcpx: <message>` on stderr; with --json, or when stderr is not
+ * a TTY, also one line `{"error":{"code","message","data"}}` so scripts can branch on the code.
  */
 import { type ErrorCode, McpxError, asMcpxError } from '../lib/errors/index.ts'
 
@@ -46,7 +46,7 @@ function exitCodeFor(error: McpxError): number {
 
 /** citty's CLIError is not exported; recognise it by name (STYLE §2.7). */
 function fromCitty(error: unknown): McpxError | undefined {
-  if (error instanceof Error && error.name === 'CLIError') return new McpxError('USAGE', error.message)
+  if (error instanceof Error && error.name === 'CLIError') return new McpxError('USAGE', error.message.replace(/\u001b\[[0-9;]*m/g, ''))
   return undefined
 }
 
@@ -54,11 +54,8 @@ function fromCitty(error: unknown): McpxError | undefined {
 export function reportError(error: unknown, options: { json?: boolean } = {}): void {
   const mcpxError = fromCitty(error) ?? asMcpxError(error)
   const stderr = process.stderr
-  if (options.json || !stderr.isTTY) {
-    stderr.write(`${JSON.stringify({ error: mcpxError.toJSON() })}\n`)
-  } else {
-    stderr.write(`mcpx: ${mcpxError.message}\n`)
-  }
+  stderr.write(`mcpx: ${mcpxError.message}\n`)
+  if (options.json || !stderr.isTTY) stderr.write(`${JSON.stringify({ error: mcpxError.toJSON() })}\n`)
   if (mcpxError.code === 'INTERNAL' && mcpxError.cause instanceof Error && mcpxError.cause.stack) {
     stderr.write(`${mcpxError.cause.stack}\n`)
   }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bun
 /**
  * mcpx entry point: the root citty command with lazily loaded subcommands (one file each under
- * cli/commands/). --help/--version go through citty's runMain; everything else runs inside one
- * catch so cli/exit.ts alone decides the exit code.
+ * cli/commands/). cli/dispatch.ts parses strictly, answers --help/--version and sends every failure
+ * through cli/exit.ts, which alone decides the exit code.
  */
-import { type CommandDef, defineCommand, runCommand, runMain } from 'citty'
-import { reportError } from './exit.ts'
+import { type CommandDef, defineCommand } from 'citty'
+import { dispatch } from './dispatch.ts'
 import { VERSION } from './version.ts'
 
 const load = (importer: () => Promise<{ default: CommandDef<any> }>) => () => importer().then((m) => m.default)
@@ -31,23 +31,18 @@ export const main = defineCommand({
     import: load(() => import('./commands/import.ts')),
     install: load(() => import('./commands/install.ts')),
     uninstall: load(() => import('./commands/uninstall.ts')),
+    resource: load(() => import('./commands/resource.ts')),
+    prompt: load(() => import('./commands/prompt.ts')),
+    tasks: load(() => import('./commands/tasks.ts')),
+    completion: load(() => import('./commands/completion.ts')),
+    doctor: load(() => import('./commands/doctor.ts')),
     'sandbox-child': load(() => import('./commands/sandbox-child.ts')),
     'demo-server': load(() => import('./commands/demo-server.ts')),
   },
 })
 
-const HELP_OR_VERSION = new Set(['--help', '-h', '--version', '-v'])
-
 async function run(rawArgs: string[]): Promise<void> {
-  if (rawArgs.length === 0 || rawArgs.some((a) => HELP_OR_VERSION.has(a))) {
-    await runMain(main, { rawArgs })
-    return
-  }
-  try {
-    await runCommand(main, { rawArgs })
-  } catch (error) {
-    reportError(error, { json: rawArgs.includes('--json') })
-  }
+  await dispatch(main, rawArgs, VERSION)
 }
 
 if (import.meta.main) await run(process.argv.slice(2))

@@ -3,6 +3,8 @@
  * the spec shapes it; here content blocks become readable text and structured content pretty JSON.
  */
 
+import { inlineTypeText } from '../lib/codemode/index.ts'
+
 type Json = Record<string, unknown>
 
 /** A CallToolResult as text: text blocks verbatim, other blocks summarised, structuredContent as JSON. */
@@ -38,19 +40,37 @@ function base64Bytes(data: string): number {
   return Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0)
 }
 
-/** A compact signature: `name(required: type, [optional: type])  description`. */
+/**
+ * A compact signature: `name(required: type, [optional: type])  [marks]  description`, with types
+ * rendered as `mcpx types` renders them (`string[]`, `"a" | "b"`). Marks: `task-only` for
+ * execution.taskSupport "required" (2025-11-25 basic/utilities/tasks.mdx), `app-only` for
+ * `_meta.ui.visibility: ["app"]` (MCP Apps: the model never sees it).
+ */
 export function renderToolSignature(tool: Json): string {
   const schema = (tool.inputSchema ?? {}) as Json
   const properties = (schema.properties ?? {}) as Record<string, Json>
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : [])
   const params = Object.entries(properties)
     .sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)))
-    .map(([name, p]) => {
-      const type = Array.isArray(p.type) ? p.type.join('|') : String(p.type ?? 'any')
-      return required.has(name) ? `${name}: ${type}` : `[${name}: ${type}]`
-    })
+    .map(([name, p]) => (required.has(name) ? `${name}: ${inlineTypeText(p, schema)}` : `[${name}: ${inlineTypeText(p, schema)}]`))
+  const marks = toolMarks(tool)
   const description = typeof tool.description === 'string' ? `  ${tool.description.split('\n')[0]}` : ''
-  return `${String(tool.name)}(${params.join(', ')})${description}`
+  return `${String(tool.name)}(${params.join(', ')})${marks.length ? `  [${marks.join(', ')}]` : ''}${description}`
+}
+
+export function toolMarks(tool: Json): string[] {
+  const marks: string[] = []
+  const execution = tool.execution as { taskSupport?: unknown } | undefined
+  if (execution?.taskSupport === 'required') marks.push('task-only')
+  const ui = ((tool._meta ?? {}) as { ui?: { visibility?: unknown } }).ui
+  if (Array.isArray(ui?.visibility) && ui.visibility.length > 0 && !ui.visibility.includes('model')) marks.push('app-only')
+  return marks
+}
+
+/** An error's first line, for a table cell (the full text belongs to --verbose). */
+export function firstLine(text: string): string {
+  const line = text.split('\n')[0]!.trim()
+  return line.length < text.trim().length ? `${line} …` : line
 }
 
 export function printJson(value: unknown): void {

@@ -21,11 +21,22 @@ export interface CliResult {
   exitCode: number
 }
 
+/**
+ * The `{"error":…}` line a failing command writes on stderr (after its human `mcpx: …` line, when
+ * stderr is not a terminal or with --json).
+ */
+export function errorJson(stderr: string): { error: { code: string; message: string; data?: Record<string, unknown> } } {
+  const line = stderr.trim().split('\n').reverse().find((l) => l.startsWith('{"error"'))
+  if (line === undefined) throw new Error(`no JSON error line on stderr: ${JSON.stringify(stderr)}`)
+  return JSON.parse(line)
+}
+
 /** Run the CLI to completion and collect stdout, stderr and the exit code. */
 export async function runMcpx(args: string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<CliResult> {
   await using proc = Bun.spawn([...mcpxCommand(), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
-    env: { ...process.env, ...options.env },
+    // The "still waiting…" notice depends on how fast this machine is; tests that want it set it low.
+    env: { ...process.env, MCPX_CLI_SLOW_NOTICE_MS: '600000', ...options.env },
     stdin: options.stdin === undefined ? 'ignore' : new Blob([options.stdin]),
     stdout: 'pipe',
     stderr: 'pipe',

@@ -4,27 +4,32 @@
  * round trip; the result goes to stdout (human, or `--json` as the spec shapes it); a tool result
  * with isError exits 1 (README "Exit codes").
  */
-import { randomUUID } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
-import type { Catalog, DaemonClient } from '../../lib/daemon/index.ts'
+import type { Catalog } from '../../lib/daemon/index.ts'
 import { checkArguments, parseCallArguments, parseJsonObject, splitQualified, suggest } from '../../lib/gateway/index.ts'
 import { commonArgs } from '../args.ts'
-import { loadConfiguredContext } from '../context.ts'
+import { type ConfiguredContext, loadConfiguredContext } from '../context.ts'
 import { EXIT, setExitCode } from '../exit.ts'
+import { hostArgs } from '../host.ts'
+import { repeatable } from '../parse.ts'
 import { printJson, renderToolResult } from '../render.ts'
-import { daemonClient } from './daemon.ts'
+import { isUrl, openServer } from '../target.ts'
 import { recordedUpstream } from './record.ts'
 
 export default defineCommand({
-  meta: { name: 'call', description: 'Call one upstream tool: mcpx call <server.tool> [key=value ...]' },
+  meta: { name: 'call', description: 'Call one tool: mcpx call <server.tool> [key=value ...], or an ad-hoc server: mcpx call <URL> <tool> ... / mcpx call --stdio "CMD" <tool> ...' },
   args: {
     ...commonArgs,
-    target: { type: 'positional', description: 'server.tool (the first dot splits; server/tool also works)', required: true },
+    target: { type: 'positional', description: 'server.tool (the first dot splits; server/tool also works), or a URL followed by the tool name, or the tool name with --stdio', required: true },
     args: { type: 'string', description: 'Arguments as one JSON object', valueHint: 'json' },
     timeout: { type: 'string', description: 'Deadline for this call in milliseconds', valueHint: 'ms' },
     progress: { type: 'boolean', description: 'Show the upstream\'s progress on stderr (default: when stderr is a terminal)' },
+    stdio: { type: 'string', description: 'Ad-hoc stdio server: this command line is started for the call (no config needed)', valueHint: 'command' },
+    root: repeatable({ ...hostArgs.root }),
+    answers: hostArgs.answers,
+    open: hostArgs.open,
     record: {
       type: 'string',
       valueHint: 'file',
@@ -33,50 +38,79 @@ export default defineCommand({
   },
   async run({ args }) {
     const ctx = loadConfiguredContext(args, {}, { tolerant: true })
-    const { server, tool } = splitQualified(args.target.replace('/', '.'))
-    const tokens = args._.slice(1)
-    const base = await baseArguments(args.args, tokens)
+    const positionals = args._ as string[]
+    const { server, tool, tokens } = splitTarget(positionals, args.stdio)
+    const timeoutMs = args.timeout === undefined ? undefined : parseTimeout(args.timeout)
+    const stdin = onceStdin()
+    if (args.answers === '-' && tokens.includes('-')) throw new McpxError('USAGE', 'stdin can carry the arguments (-) or the answers (--answers -), not both')
     if (args.record !== undefined) {
       if (ctx.configError) throw ctx.configError
+      if (args.stdio !== undefined || isUrl(server)) throw new McpxError('USAGE', '--record records a configured server; use `mcpx record FILE -- CMD` or `--url URL` for others')
       // A pooled daemon connection cannot be recorded whole (record.ts recordedUpstream).
       const upstream = recordedUpstream(ctx, server, args.record)
       try {
-        const definition = findTool(await upstream.catalog(), server, tool)
-        const callArguments = parseCallArguments(tokens.filter((t) => t !== '-'), definition.inputSchema, { readFile: readArgumentFile, base })
-        checkArguments(callArguments, definition.inputSchema)
-        const timeoutMs = args.timeout === undefined ? undefined : parseTimeout(args.timeout)
+        const definition = findTool(ctx, await upstream.catalog(), server, tool)
+        const callArguments = await buildArguments(args.args, tokens, definition, stdin)
         report(await upstream.call(tool, callArguments, timeoutMs === undefined ? {} : { timeoutMs }), ctx.json, server, tool)
       } finally {
         await upstream.close()
       }
       return
     }
-    const client = daemonClient(ctx, args, true)
-    const catalog = await client.request<Catalog>('catalog', { name: server })
-    const definition = findTool(catalog, server, tool)
-    const callArguments = parseCallArguments(tokens.filter((t) => t !== '-'), definition.inputSchema, { readFile: readArgumentFile, base })
-    checkArguments(callArguments, definition.inputSchema)
-    const timeoutMs = args.timeout === undefined ? undefined : parseTimeout(args.timeout)
-    const progress = (args.progress ?? process.stderr.isTTY) ? followProgress(client, `${server}.${tool}`) : undefined
-    const result = await client
-      .request<Record<string, unknown>>('call', { server, tool, arguments: callArguments, ...(timeoutMs !== undefined && { timeoutMs }), ...(progress && { progressId: progress.id }) })
-      .finally(() => progress?.stop())
-    report(result, ctx.json, server, tool)
+    const session = await openServer(ctx, args, args.stdio !== undefined ? undefined : server, stdin.text)
+    try {
+      const started = performance.now()
+      const definition = findTool(ctx, await session.catalog(), session.label, tool, session.adHoc)
+      const callArguments = await buildArguments(args.args, tokens, definition, stdin)
+      if (args.verbose) process.stderr.write(`mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}\n`)
+      const result = await session.call(tool, callArguments, { ...(timeoutMs !== undefined && { timeoutMs }), showProgress: args.progress ?? process.stderr.isTTY === true })
+      if (args.verbose) process.stderr.write(`mcpx: ${session.label} ${tool} answered in ${Math.round(performance.now() - started)} ms${result.isError === true ? ' (isError)' : ''}\n`)
+      report(result, ctx.json, session.label, tool)
+    } finally {
+      await session.close()
+    }
   },
 })
 
-function findTool(catalog: Pick<Catalog, 'tools'>, server: string, tool: string): Record<string, unknown> {
+/** `server.tool rest…`, `URL tool rest…`, or (with --stdio) `tool rest…`. */
+function splitTarget(positionals: string[], stdio: string | undefined): { server: string; tool: string; tokens: string[] } {
+  const [first, ...rest] = positionals
+  if (first === undefined) throw new McpxError('USAGE', 'call: missing TARGET (see `mcpx call --help`)')
+  if (stdio !== undefined) return { server: 'stdio', tool: first, tokens: rest }
+  if (isUrl(first)) {
+    const [tool, ...tokens] = rest
+    if (tool === undefined || tool.includes('=')) throw new McpxError('USAGE', `call ${first}: name the tool after the URL (mcpx call ${first} <tool> [key=value ...])`)
+    return { server: first, tool, tokens }
+  }
+  const { server, tool } = splitQualified(first.includes('.') ? first : first.replace('/', '.'))
+  return { server, tool, tokens: rest }
+}
+
+function findTool(ctx: ConfiguredContext, catalog: Pick<Catalog, 'tools'>, server: string, tool: string, adHoc = false): Record<string, unknown> {
   const definition = (catalog.tools as Record<string, unknown>[]).find((t) => t.name === tool)
   if (definition) return definition
+  const config = adHoc ? undefined : ctx.config.servers[server]
+  if (config && (config.blockedTools?.includes(tool) || (config.allowedTools !== undefined && !config.allowedTools.includes(tool)))) {
+    const list = config.blockedTools?.includes(tool) ? 'blockedTools' : 'allowedTools'
+    throw new McpxError('NOT_FOUND', `tool "${tool}" of server "${server}" is blocked by the config (${list})`, { server, tool, blocked: true })
+  }
   const hint = suggest(tool, catalog.tools.map((t) => String((t as { name: unknown }).name)))
-  throw new McpxError('NOT_FOUND', `server "${server}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map((h) => `${server}.${h}`).join(', ')}?)` : ''}`, {
+  const qualified = (name: string) => (adHoc ? name : `${server}.${name}`)
+  throw new McpxError('NOT_FOUND', `server "${server}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map(qualified).join(', ')}?)` : ''}`, {
     server,
     tool,
     suggestions: hint,
   })
 }
 
-/** The result on stdout (human, or --json as the spec shapes it); isError exits 1. */
+async function buildArguments(json: string | undefined, tokens: string[], definition: Record<string, unknown>, stdin: Stdin): Promise<Record<string, unknown>> {
+  const base = await baseArguments(json, tokens, definition, stdin)
+  const callArguments = parseCallArguments(tokens.filter((t) => t !== '-'), definition.inputSchema, { readFile: readArgumentFile, base })
+  checkArguments(callArguments, definition.inputSchema)
+  return callArguments
+}
+
+/** The result on stdout (human, or --json as the spec shapes it); isError exits 1 with an error line. */
 function report(result: Record<string, unknown>, json: boolean, server: string, tool: string): void {
   if (json) printJson(result)
   else {
@@ -84,48 +118,35 @@ function report(result: Record<string, unknown>, json: boolean, server: string, 
     process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`)
   }
   if (result.isError === true) {
-    if (!json && !process.stderr.isTTY) process.stderr.write(`${JSON.stringify({ error: { code: 'TOOL', message: `${server}.${tool} returned isError` } })}\n`)
+    const message = `${server}.${tool} returned isError`
+    process.stderr.write(`mcpx: ${message}\n`)
+    if (json || !process.stderr.isTTY) process.stderr.write(`${JSON.stringify({ error: { code: 'TOOL', message } })}\n`)
     setExitCode(EXIT.TOOL)
   }
 }
 
-/**
- * Print the upstream's progress for this call on stderr: the daemon publishes it on its event feed
- * tagged with our id. The feed is read from its start so no early update is missed.
- */
-function followProgress(client: DaemonClient, label: string): { id: string; stop(): Promise<void> } {
-  const id = randomUUID()
-  const abort = new AbortController()
-  const tty = process.stderr.isTTY
-  let shown = false
-  // Ends when the daemon's `call` event for this id arrives (published before the answer), so every
-  // progress update is printed before the result; or when the feed breaks.
-  const reading = (async () => {
-    for await (const event of client.events({ lastEventId: 0, signal: abort.signal })) {
-      const data = event.data as { progressId?: string; progress?: number; total?: number; message?: string }
-      if (data.progressId !== id) continue
-      if (event.type === 'call') return
-      const line = `${label}: ${data.progress}${data.total !== undefined ? `/${data.total}` : ''}${data.message ? ` ${data.message}` : ''}`
-      process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
-      shown = true
-    }
-  })().catch(() => {})
-  return {
-    id,
-    async stop() {
-      await reading
-      abort.abort()
-      if (tty && shown) process.stderr.write('\r\x1b[K')
-    },
-  }
+interface Stdin {
+  readonly text: () => Promise<string>
 }
 
-/** `--args JSON`, or JSON on stdin (`-`, or piped with no other arguments). */
-async function baseArguments(json: string | undefined, tokens: string[]): Promise<Record<string, unknown>> {
+/** stdin read at most once, and only when asked. */
+function onceStdin(): Stdin {
+  let read: Promise<string> | undefined
+  return { text: () => (read ??= new Response(Bun.stdin.stream()).text()) }
+}
+
+/**
+ * `--args JSON`, or JSON on stdin: with `-`, or with no arguments at all for a tool that has
+ * required parameters while stdin is a pipe or file. A tool without required parameters never
+ * waits on an open stdin (a CI runner or parent process may leave it open).
+ */
+async function baseArguments(json: string | undefined, tokens: string[], definition: Record<string, unknown>, stdin: Stdin): Promise<Record<string, unknown>> {
   if (json !== undefined) return parseJsonObject(json, '--args')
-  const wantsStdin = tokens.includes('-') || (tokens.length === 0 && stdinIsPiped())
+  const schema = (definition.inputSchema ?? {}) as { required?: unknown }
+  const needsSome = Array.isArray(schema.required) && schema.required.length > 0
+  const wantsStdin = tokens.includes('-') || (tokens.length === 0 && needsSome && stdinIsPiped())
   if (!wantsStdin) return {}
-  const text = (await new Response(Bun.stdin.stream()).text()).trim()
+  const text = (await stdin.text()).trim()
   return text === '' ? {} : parseJsonObject(text, 'JSON on stdin')
 }
 

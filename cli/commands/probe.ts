@@ -86,6 +86,16 @@ function human(result: ProbeResult): string {
   row('capabilities', Object.keys(result.capabilities).join(', ') || '-')
   row('auth', result.auth.required ? `required${result.auth.resourceMetadata ? ` (metadata: ${result.auth.resourceMetadata})` : ''}` : 'not required')
   lines.push('  timings')
-  for (const step of result.timings) lines.push(`    ${step.ok ? 'ok  ' : 'fail'} ${String(step.ms).padStart(6)} ms  ${step.step}${step.ok || !step.detail ? '' : ` — ${step.detail}`}`)
+  for (const step of result.timings) lines.push(`    ${step.ok ? 'ok  ' : 'fail'} ${String(step.ms).padStart(6)} ms  ${step.step}${step.ok || !step.detail ? '' : ` — ${stepDetail(step.detail)}`}`)
   return `${lines.join('\n')}\n`
 }
+
+/** A failed step's reason on one line: an HTTP error page is summarised, never dumped. */
+function stepDetail(detail: string): string {
+  const text = /<(!doctype|html)[\s>]/i.test(detail) ? detail.replace(/<[^>]*>/g, ' ') : detail
+  const line = text.replace(/\s+/g, ' ').trim()
+  return line.length > DETAIL_CHARS ? `${line.slice(0, DETAIL_CHARS)}…` : line
+}
+
+/** One terminal line's worth of a step's failure (the JSON output keeps the whole text). */
+const DETAIL_CHARS = 160

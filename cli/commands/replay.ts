@@ -11,6 +11,7 @@ import { createHttpTransport, createStdioTransport, type Transport } from '../..
 import { commonArgs } from '../args.ts'
 import { loadContext } from '../context.ts'
 import { EXIT, setExitCode } from '../exit.ts'
+import { orCommandAfterDashes } from '../parse.ts'
 
 export default defineCommand({
   meta: { name: 'replay', description: 'Print a recording, serve it as the recorded server, or replay it against a live server and diff' },
@@ -20,7 +21,7 @@ export default defineCommand({
     serve: { type: 'boolean', description: 'Become the recorded server' },
     stdio: { type: 'boolean', description: 'With --serve: on stdin/stdout (the default)' },
     port: { type: 'string', description: 'With --serve: Streamable HTTP on 127.0.0.1:PORT/mcp (0 = any free port)', valueHint: 'port' },
-    against: { type: 'string', description: 'Replay the client side to this URL, or `--against -- <command> [args]`', valueHint: 'url' },
+    against: orCommandAfterDashes({ type: 'string', description: 'Replay the client side to this URL, or `--against -- <command> [args]`', valueHint: 'url' }),
     volatile: { type: 'string', description: 'More volatile fields, comma-separated JSON Pointers (`[method:]/result/x`)', valueHint: 'pointers' },
     json: commonArgs.json,
     verbose: commonArgs.verbose,
@@ -42,7 +43,7 @@ export default defineCommand({
       }
       const port = Number(args.port)
       if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new McpxError('USAGE', `--port must be a TCP port, got ${JSON.stringify(args.port)}`)
-      const server = serveRecordingHttp(recording, ctx.settings, { volatile, port })
+      const server = listenOrExplain(() => serveRecordingHttp(recording, ctx.settings, { volatile, port }), port)
       process.stdout.write(`${server.url}\n`)
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve)
@@ -85,4 +86,17 @@ function againstTarget(value: string | undefined, rawArgs: string[]): { url: str
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new McpxError('USAGE', `--against speaks http(s) URLs, not ${url.protocol}`)
   return { url: url.href }
+}
+
+/** A busy or forbidden port is the user's to change, not a bug in mcpx. */
+function listenOrExplain<T>(listen: () => T, port: number): T {
+  try {
+    return listen()
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE' || code === 'EACCES' || /in use|EADDRINUSE/i.test(String((error as Error).message))) {
+      throw new McpxError('CONNECT', `cannot listen on 127.0.0.1:${port}: ${code === 'EACCES' ? 'permission denied' : 'the port is in use'} (choose another --port, or 0 for any free one)`, { address: '127.0.0.1', port })
+    }
+    throw error
+  }
 }

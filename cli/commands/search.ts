@@ -23,7 +23,10 @@ export default defineCommand({
   async run({ args }) {
     const ctx = loadConfiguredContext(args, {}, { tolerant: true })
     const query = [args.query, ...args._.slice(1)].join(' ')
-    const hits = await daemonClient(ctx, args, true).request<Hit[]>('search', {
+    const client = daemonClient(ctx, args, true)
+    // An unknown --server is NOT_FOUND (exit 2) with suggestions, not "no tool matches".
+    if (args.server !== undefined) await client.request('server', { name: args.server })
+    const hits = await client.request<Hit[]>('search', {
       query,
       ...(args.server !== undefined && { server: args.server }),
       ...(args.limit !== undefined && { limit: Number(args.limit) }),

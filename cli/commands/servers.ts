@@ -3,7 +3,7 @@ import { defineCommand } from 'citty'
 import type { ServerStatus } from '../../lib/daemon/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../context.ts'
-import { printJson, stateText } from '../render.ts'
+import { firstLine, printJson, stateText } from '../render.ts'
 import { daemonClient } from './daemon.ts'
 
 export default defineCommand({
@@ -16,7 +16,7 @@ export default defineCommand({
     const width = Math.max(4, ...servers.map((s) => s.name.length))
     for (const s of servers) {
       const era = s.revision ? `${s.era} ${s.revision}` : ''
-      process.stdout.write(`${s.name.padEnd(width)}  ${stateText(s).padEnd(10)}  ${s.transport.padEnd(5)}  ${era.padEnd(17)}  ${s.endpoint}\n`)
+      process.stdout.write(`${s.name.padEnd(width)}  ${stateText(s).padEnd(10)}  ${s.transport.padEnd(5)}  ${era.padEnd(17)}  ${s.endpoint}${s.error ? `  (${args.verbose ? s.error.message : firstLine(s.error.message)})` : ''}\n`)
     }
   },
 })

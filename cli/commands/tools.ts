@@ -1,20 +1,50 @@
-/** `mcpx tools [server]`: compact tool signatures per upstream (required parameters first). */
+/**
+ * `mcpx tools [server]`: compact tool signatures per upstream (required parameters first, types as
+ * `mcpx types` writes them, task-only and app-only tools marked). `--url URL` or `--stdio "CMD"`
+ * lists an ad-hoc server without a config.
+ */
 import { defineCommand } from 'citty'
 import type { Catalog, ServerStatus } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../context.ts'
-import { printJson, renderToolSignature } from '../render.ts'
+import { hostArgs, rootUris } from '../host.ts'
+import { repeatable } from '../parse.ts'
+import { withNotice } from '../progress.ts'
+import { firstLine, printJson, renderToolSignature } from '../render.ts'
+import { openServer } from '../target.ts'
 import { daemonClient } from './daemon.ts'
 
 export default defineCommand({
-  meta: { name: 'tools', description: 'List upstream tools: mcpx tools [server]' },
-  args: { ...commonArgs, server: { type: 'positional', description: 'Only this server', required: false } },
+  meta: { name: 'tools', description: 'List upstream tools: mcpx tools [server], or an ad-hoc server: mcpx tools --url URL / --stdio "CMD"' },
+  args: {
+    ...commonArgs,
+    server: { type: 'positional', description: 'Only this server (a configured name, or a URL)', required: false },
+    url: { type: 'string', description: 'Ad-hoc HTTP server at this URL (no config needed)', valueHint: 'url' },
+    stdio: { type: 'string', description: 'Ad-hoc stdio server: this command line (no config needed)', valueHint: 'command' },
+    root: repeatable({ ...hostArgs.root }),
+  },
   async run({ args }) {
     const ctx = loadConfiguredContext(args, {}, { tolerant: true })
+    const noStdin = () => Promise.resolve('')
+    if (args.url !== undefined || args.stdio !== undefined || (args.server !== undefined && /^https?:\/\//i.test(args.server))) {
+      const session = await openServer(ctx, args, args.server, noStdin)
+      try {
+        const catalog = await session.catalog()
+        if (ctx.json) return printJson([{ server: session.label, tools: catalog.tools }])
+        process.stdout.write(`${session.label}\n`)
+        for (const tool of catalog.tools) process.stdout.write(`  ${renderToolSignature(tool)}\n`)
+      } finally {
+        await session.close()
+      }
+      return
+    }
     const client = daemonClient(ctx, args, true)
     const names = args.server ? [args.server] : (await client.request<ServerStatus[]>('servers')).filter((s) => s.state !== 'disabled').map((s) => s.name)
-    const results = await Promise.allSettled(names.map((name) => client.request<Catalog>('catalog', { name })))
+    const roots = rootUris(process.cwd(), args.root)
+    const results = await withNotice(`connecting to ${names.length === 1 ? names[0] : `${names.length} servers (${names.join(', ')})`}`, ctx.settings.cliSlowNoticeMs, () =>
+      Promise.allSettled(names.map((name) => client.request<Catalog>('catalog', { name, roots }))),
+    )
     if (args.server && results[0]?.status === 'rejected') throw results[0].reason
     if (ctx.json) {
       return printJson(
@@ -23,7 +53,8 @@ export default defineCommand({
     }
     results.forEach((r, i) => {
       if (r.status === 'rejected') {
-        process.stdout.write(`${names[i]}  (unavailable: ${(r.reason as Error).message})\n`)
+        const message = (r.reason as Error).message
+        process.stdout.write(`${names[i]}  (unavailable: ${args.verbose ? message : firstLine(message)})\n`)
         return
       }
       process.stdout.write(`${names[i]}\n`)

@@ -16,6 +16,7 @@ export { isCompiledBinary, sandboxChildCommand } from './child-command.ts'
 /** Script-side names of servers and tools (`get-weather` → `get_weather`), shared by sandbox and types. */
 export { type NamespaceAlias, type ToolAlias, aliasNamespaces, isIdentifier, sanitizeIdentifier } from './identifiers.ts'
 /** JSON Schema → TypeScript declarations, per server or per search hit. */
+export { inlineTypeText } from './schema-to-ts.ts'
 export { type RenderTypesOptions, type ToolTypeSource, renderDeclarationsFor, renderToolDeclarations } from './render-types.ts'
 /** Tool input/output validation against untrusted upstream schemas. */
 export { type SchemaValidator, type SkipReason, type ValidationIssue, type ValidationResult, createSchemaValidator } from './validate.ts'

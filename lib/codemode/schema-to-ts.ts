@@ -33,6 +33,16 @@ export function renderRootType(ctx: TypeRenderContext): string {
   return ctx.prefix
 }
 
+/**
+ * One property's type as inline text (`string[]`, `"a" | "b"`), for compact signatures such as
+ * `mcpx tools`; `$ref`s resolve against `root`'s `$defs`/`definitions`, named types stay unknown.
+ */
+export function inlineTypeText(schema: unknown, root: unknown, maxDepth = 3): string {
+  const defs = isRecord(root) ? { ...(root.$defs !== undefined && { $defs: root.$defs }), ...(root.definitions !== undefined && { definitions: root.definitions }) } : {}
+  const ctx: TypeRenderContext = { prefix: 'T', root: isRecord(schema) ? { ...defs, ...schema } : schema, maxDepth, named: new Map(), taken: new Set() }
+  return render(ctx.root, 0, ctx, { inline: new Set(), pointerNames: new Map([['#', 'T']]) })
+}
+
 interface RenderState {
   /** Inline (non-$defs) pointers currently being expanded, to cut cycles. */
   readonly inline: Set<string>

@@ -6,6 +6,7 @@
  * `unavailable` saying why, and the rest of the file still serves. Relative paths are relative to
  * the config file (see resolveEntryPaths). With no file at all the embedded default is used.
  */
+import { locateJsonError } from './json-position.ts'
 import { pathToFileURL } from 'node:url'
 import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
@@ -82,6 +83,8 @@ export function parseConfig(text: string, file: string, env: Env, options: Parse
   try {
     raw = JSON.parse(text)
   } catch (error) {
+    const at = locateJsonError(text)
+    if (at !== undefined) throw new McpxError('CONFIG', `config ${file}:${at.line}:${at.column}: not valid JSON: ${at.message}`, { file, line: at.line, column: at.column }, { cause: error })
     throw new McpxError('CONFIG', `config ${file}: not valid JSON: ${(error as Error).message}`, { file }, { cause: error })
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw configError({ file, path: [] }, 'expected an object at the top level')

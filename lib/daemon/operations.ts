@@ -7,6 +7,7 @@ import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { PROTOCOL_MATRIX } from '../wire/index.ts'
 import { type EventFeed, sseResponse } from './events.ts'
+import { type HostParams, answerHost, hostAsker } from './host-questions.ts'
 import type { Pool } from './pool.ts'
 
 export const API_VERSION = 1
@@ -69,6 +70,23 @@ export interface Operation {
 }
 
 const NAME: ParamSpec = { type: 'string', required: true, description: 'Configured server name' }
+const HOST: ParamSpec = {
+  type: 'object',
+  description: 'The caller as host: `{roots: [uri…], elicit: bool, sample: bool}`; questions it answers arrive as `call.input` events tagged with progressId, answered by POST /v1/answer',
+}
+
+/** Upstream requests /v1/request passes on (tools/call has its own operation). */
+const PASSED_METHODS = new Set([
+  'resources/read',
+  'resources/templates/list',
+  'prompts/get',
+  'completion/complete',
+  'tasks/list',
+  'tasks/get',
+  'tasks/cancel',
+  'tasks/result',
+  'ping',
+])
 
 export const OPERATIONS: readonly Operation[] = [
   {
@@ -108,8 +126,18 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'GET',
     path: '/v1/servers/:name/catalog',
     description: "One upstream server's tools, prompts, resources and resource templates",
-    params: { name: NAME },
-    handler: (params, context) => context.pool.catalog(params.name),
+    params: { name: NAME, roots: { type: 'string', description: 'JSON array of root URIs answered to the upstream\'s roots/list while it connects' } },
+    handler: (params, context) => {
+      if (params.roots === undefined) return context.pool.catalog(params.name)
+      let roots: unknown
+      try {
+        roots = JSON.parse(params.roots)
+      } catch {
+        roots = undefined
+      }
+      if (!Array.isArray(roots) || !roots.every((r) => typeof r === 'string')) throw new McpxError('USAGE', 'catalog: parameter "roots" must be a JSON array of URIs')
+      return context.pool.catalog(params.name, { asker: hostAsker({ roots }, undefined, context.events) })
+    },
   },
   {
     name: 'call',
@@ -122,13 +150,16 @@ export const OPERATIONS: readonly Operation[] = [
       arguments: { type: 'object', description: 'Tool arguments (a JSON object)' },
       timeoutMs: { type: 'integer', description: 'Deadline for this call in milliseconds' },
       progressId: { type: 'string', description: 'Publish the upstream\'s progress as `call.progress` events tagged with this id' },
+      host: HOST,
     },
     handler: async (params, context) => {
       const started = performance.now()
       const { server, tool, progressId } = params
+      const asker = hostAsker(params.host as HostParams | undefined, progressId, context.events)
       try {
         const result = await context.pool.call(server, tool, params.arguments ?? {}, {
           signal: context.signal,
+          ...(asker !== undefined && { asker }),
           ...(params.timeoutMs !== undefined && { timeoutMs: params.timeoutMs }),
           ...(progressId !== undefined && { onProgress: (update) => context.events.publish('call.progress', { progressId, server, tool, ...update }) }),
         })
@@ -140,6 +171,53 @@ export const OPERATIONS: readonly Operation[] = [
         throw error
       }
     },
+  },
+  {
+    name: 'request',
+    method: 'POST',
+    path: '/v1/request',
+    description: `One other request to one upstream server (${[...PASSED_METHODS].join(', ')}); returns its result`,
+    params: {
+      server: NAME,
+      method: { type: 'string', required: true, description: 'The MCP method' },
+      params: { type: 'object', description: 'Its params (a JSON object)' },
+      timeoutMs: { type: 'integer', description: 'Deadline in milliseconds' },
+      progressId: { type: 'string', description: 'Tag for this request\'s `call.progress` and `call.input` events' },
+      host: HOST,
+    },
+    handler: (params, context) => {
+      if (!PASSED_METHODS.has(params.method)) throw new McpxError('USAGE', `request: method "${params.method}" is not passed on (one of: ${[...PASSED_METHODS].join(', ')}; tools/call is /v1/call)`, { method: params.method })
+      if (context.pool.request === undefined) throw new McpxError('USAGE', 'this daemon runs without an upstream pool')
+      const asker = hostAsker(params.host as HostParams | undefined, params.progressId, context.events)
+      const progressId = params.progressId as string | undefined
+      const settled = (ok: boolean) => progressId !== undefined && context.events.publish('call', { server: params.server, method: params.method, ok, progressId })
+      return context.pool
+        .request(params.server, params.method, params.params ?? {}, {
+          signal: context.signal,
+          ...(asker !== undefined && { asker }),
+          ...(params.timeoutMs !== undefined && { timeoutMs: params.timeoutMs }),
+          ...(progressId !== undefined && { onProgress: (update) => context.events.publish('call.progress', { progressId, server: params.server, ...update }) }),
+        })
+        .then(
+          (result) => (settled(true), result),
+          (error: unknown) => {
+            settled(false)
+            throw error
+          },
+        )
+    },
+  },
+  {
+    name: 'answer',
+    method: 'POST',
+    path: '/v1/answer',
+    description: 'Answer a question an upstream asked during a call (a `call.input` event): its result, or an error',
+    params: {
+      inputId: { type: 'string', required: true, description: 'The `inputId` of the call.input event' },
+      result: { type: 'object', description: 'The answer (ElicitResult, CreateMessageResult)' },
+      error: { type: 'object', description: 'A refusal instead: `{code, message}` (JSON-RPC error)' },
+    },
+    handler: (params, context) => answerHost(context.events, params.inputId, params.result, params.error),
   },
   {
     name: 'search',

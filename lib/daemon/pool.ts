@@ -5,7 +5,7 @@
  */
 import type { McpxConfig, ServerConfig } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
-import { configuredStatus, type Catalog, type ServerStatus } from '../gateway/index.ts'
+import { configuredStatus, type Catalog, type DownstreamAsker, type ServerStatus } from '../gateway/index.ts'
 import type { Settings } from '../settings/index.ts'
 
 /** The status and catalog shapes are the gateway's (the pool that fills them lives there). */
@@ -16,6 +16,8 @@ export { configuredStatus } from '../gateway/index.ts'
 export interface CallOptions {
   readonly signal?: AbortSignal
   readonly timeoutMs?: number
+  /** The caller as host, for questions the upstream asks during this call (roots, elicitation, sampling). */
+  readonly asker?: DownstreamAsker
   /** notifications/progress from the upstream for this call. */
   readonly onProgress?: (update: { progress: number; total?: number; message?: string }) => void
 }
@@ -33,7 +35,10 @@ export interface Pool {
   status(name: string): ServerStatus
   /** tools/call on one upstream; resolves to the CallToolResult. */
   call(name: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<unknown>
-  catalog(name: string): Promise<Catalog>
+  /** `asker` answers what the upstream asks while connecting (its initial roots/list). */
+  catalog(name: string, options?: { asker?: DownstreamAsker }): Promise<Catalog>
+  /** Any other upstream request (resources/read, prompts/get, tasks/…); absent without a pool. */
+  request?(name: string, method: string, params: Record<string, unknown>, options?: CallOptions): Promise<unknown>
   /** Shutdown hook: end every upstream (and its process group). */
   close(): Promise<void>
   /** Present when the pool offers code mode (the gateway's pool does). */

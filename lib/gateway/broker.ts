@@ -88,7 +88,10 @@ export class Broker {
   }
 
   async #ask(kind: Kind, params: JsonObject, context: InputContext): Promise<JsonObject> {
-    const scoped = this.#scope.getStore()
+    // A legacy connection's reader inherits the async context of the call that opened it; a scope
+    // that is no longer in flight is that stale context, not the caller of this question.
+    const stored = this.#scope.getStore()
+    const scoped = stored !== undefined && this.#inFlight.includes(stored) ? stored : undefined
     const asker = scoped ?? (this.#inFlight.length === 1 ? this.#inFlight[0] : undefined)
     const answer = asker?.[kind]
     if (answer) return answer.call(asker, params, context.signal, context.via === 'input_required' && typeof context.key === 'string' ? context.key : undefined)

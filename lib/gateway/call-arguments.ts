@@ -2,7 +2,9 @@
  * Tool arguments from a command line, coerced by the tool's inputSchema (never by "looks like
  * JSON": a string property keeps `007` as "007"). Forms, combinable: `key=value`, `key=@file`
  * (file content; `@@` escapes a literal `@`), one inline JSON object, or a JSON object given by the
- * caller (stdin / --args). Problems name the field.
+ * caller (stdin / --args). Dotted keys address nested fields (`a.b=1`, `items.0.name=x`); a key
+ * repeats only for an array parameter, whose single value becomes a one-element array. Problems
+ * name the field.
  */
 import { McpxError } from '../errors/index.ts'
 import { suggest } from './naming.ts'
@@ -19,6 +21,7 @@ export function parseCallArguments(tokens: readonly string[], inputSchema: unkno
   const schema = isRecord(inputSchema) ? inputSchema : {}
   const properties = isRecord(schema.properties) ? (schema.properties as Record<string, Schema>) : {}
   const out: Record<string, unknown> = { ...options.base }
+  const seen = new Set<string>()
   for (const token of tokens) {
     const trimmed = token.trim()
     if (trimmed.startsWith('{')) {
@@ -35,14 +38,47 @@ export function parseCallArguments(tokens: readonly string[], inputSchema: unkno
       raw = options.readFile(raw.slice(1))
       fromFile = true
     }
-    const property = properties[key]
-    if (property === undefined && schema.additionalProperties === false) {
-      const hint = suggest(key, Object.keys(properties))
-      throw new McpxError('USAGE', `unknown argument "${key}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}; the tool takes: ${Object.keys(properties).join(', ') || 'no arguments'}`, {
-        field: key,
+    // `a.b=1` and `items.0.name=x` address inside objects and arrays, unless the whole key is a property.
+    const path = key in properties || !key.includes('.') ? [key] : key.split('.')
+    const top = path[0]!
+    if (top === '' || path.some((segment) => segment === '')) throw new McpxError('USAGE', `argument "${key}" has an empty segment`, { field: key })
+    if (properties[top] === undefined && schema.additionalProperties === false) {
+      const hint = suggest(top, Object.keys(properties))
+      throw new McpxError('USAGE', `unknown argument "${top}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}; the tool takes: ${Object.keys(properties).join(', ') || 'no arguments'}`, {
+        field: top,
       })
     }
-    out[key] = coerce(key, raw, property, fromFile)
+    let container: Record<string, unknown> | unknown[] = out
+    let property: Schema | undefined = properties[top]
+    for (let i = 0; i < path.length - 1; i++) {
+      const segment = path[i]!
+      const next = path[i + 1]!
+      const here = path.slice(0, i + 1).join('.')
+      const types = typesOf(property)
+      if (types.length > 0 && !types.includes('object') && !types.includes('array')) {
+        throw new McpxError('USAGE', `argument "${here}" is ${types.join(' or ')}, so "${key}" cannot set a field inside it`, { field: key })
+      }
+      const slot = (container as Record<string, unknown>)[segment]
+      if (slot === undefined) (container as Record<string, unknown>)[segment] = /^\d+$/.test(next) ? [] : {}
+      else if (typeof slot !== 'object' || slot === null) throw new McpxError('USAGE', `argument "${here}" already has a value, so "${key}" cannot set a field inside it`, { field: key })
+      container = (container as Record<string, unknown>)[segment] as Record<string, unknown> | unknown[]
+      property = childSchema(property, next)
+    }
+    const leaf = path.at(-1)!
+    const target = container as Record<string, unknown>
+    const types = typesOf(property)
+    if (types.includes('array') && !types.includes('string')) {
+      // An array parameter: a JSON array as given, else each value (repeated key) is one element.
+      const whole = tryType(raw, 'array')
+      const items = isRecord(property) && isRecord(property.items) ? (property.items as Schema) : undefined
+      const elements = whole !== NO_MATCH ? (whole as unknown[]) : [coerce(key, raw, items, fromFile)]
+      const previous = seen.has(key) && Array.isArray(target[leaf]) ? (target[leaf] as unknown[]) : []
+      target[leaf] = [...previous, ...elements]
+    } else {
+      if (seen.has(key)) throw new McpxError('USAGE', `argument "${key}" given more than once (only array parameters take several values)`, { field: key })
+      target[leaf] = coerce(key, raw, property, fromFile)
+    }
+    seen.add(key)
   }
   return out
 }
@@ -60,6 +96,14 @@ export function checkArguments(args: Record<string, unknown>, inputSchema: unkno
       throw new McpxError('USAGE', `argument "${key}" must be ${types.join(' or ')}, got ${JSON.stringify(value)}`, { field: key, expected: types })
     }
   }
+}
+
+/** The schema of `segment` inside `parent`: an object's property or an array's items. */
+function childSchema(parent: Schema | undefined, segment: string): Schema | undefined {
+  if (!isRecord(parent)) return undefined
+  if (/^\d+$/.test(segment) && isRecord(parent.items)) return parent.items as Schema
+  const properties = isRecord(parent.properties) ? (parent.properties as Record<string, Schema>) : undefined
+  return properties?.[segment]
 }
 
 function coerce(key: string, raw: string, property: Schema | undefined, fromFile: boolean): unknown {

@@ -7,6 +7,7 @@ import type { JsonObject } from '../client/index.ts'
 import type { McpxConfig } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
+import type { DownstreamAsker } from './broker.ts'
 import { CodeMode, type CodeModeOptions } from './code-mode.ts'
 import { checkRequest, guardedCall } from './guarded-call.ts'
 import { suggest } from './naming.ts'
@@ -131,8 +132,11 @@ export class UpstreamPool {
     return this.upstream(name).request(method, params, options)
   }
 
-  catalog(name: string, options: { refresh?: boolean } = {}): Promise<Catalog> {
-    return this.upstream(name).catalog(options)
+  /** With an `asker`, questions the upstream asks while this connects it (its initial roots/list) go to that caller. */
+  catalog(name: string, options: { refresh?: boolean; asker?: DownstreamAsker } = {}): Promise<Catalog> {
+    const upstream = this.upstream(name)
+    if (options.asker === undefined) return upstream.catalog(options)
+    return upstream.broker.run(options.asker, () => upstream.catalog(options))
   }
 
   /** Catalogs of every enabled server; a server that fails is reported, not fatal. */

@@ -196,9 +196,10 @@ export class Upstream {
   async #connect(): Promise<McpClient> {
     this.#state = 'connecting'
     this.context.emit('server.connecting', { server: this.name })
-    const recorder = this.#openRecorder()
+    let recorder: Recorder | undefined
     try {
       const extra = this.context.connectOptions?.(this.config)
+      recorder = this.#openRecorder()
       const client = await connect(targetOf(this.config), {
         settings: this.context.settings,
         handlers: this.broker.handlers(),

@@ -18,7 +18,7 @@ export interface Observation {
   supportedVersions?: string[]
   serverInfo?: { name?: unknown; version?: unknown }
   capabilities?: Record<string, unknown>
-  error?: { code: ErrorCode; message: string; data?: Record<string, unknown> }
+  error?: { code: ErrorCode; message: string; data?: Record<string, unknown>; rpcCode?: number }
   ms: number
 }
 
@@ -34,6 +34,9 @@ export interface ProbeReport {
   /** Set when nothing worked: why, and the stable code the CLI exits with. */
   failure?: { code: ErrorCode; diagnosis: string }
 }
+
+/** JSON-RPC 2.0 §5.1. */
+const RPC_METHOD_NOT_FOUND = -32601
 
 const PREFERENCE: readonly [Era, TransportKind][] = [
   ['modern', 'stdio'],
@@ -78,6 +81,9 @@ function diagnose(observations: readonly Observation[], target: string): { code:
   if (stdio) {
     const exited = errors.find((e) => e.code === 'CONNECT')
     if (exited) return { code: 'CONNECT', diagnosis: `${target} did not stay up to answer: ${exited.message}` }
+    // No answer to server/discover and "method not found" for initialize (`cat` echoes our own
+    // request back): nothing MCP is there — the CONNECT case of the probe's exit codes.
+    if (errors.every((e) => e.code === 'TIMEOUT' || e.rpcCode === RPC_METHOD_NOT_FOUND)) return { code: 'CONNECT', diagnosis: `${target} is not an MCP server (it answered neither server/discover nor initialize)` }
   } else if (http.length === 0 && errors.every((e) => e.code === 'CONNECT' || e.code === 'TIMEOUT')) {
     return { code: 'CONNECT', diagnosis: `nothing answers at ${target}: ${errors[0]!.message}` }
   } else if (http.length > 0 && errors.every((e) => e.code === 'CONNECT' || e.code === 'PROTOCOL' || e.code === 'TIMEOUT' || e.code === 'PEER')) {

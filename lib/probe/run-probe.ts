@@ -6,7 +6,7 @@
  * Streamable HTTP, then legacy HTTP+SSE only when legacy Streamable HTTP failed.
  */
 import { type ConnectInternals, type Target, type TimingStep, connect, isHttpTarget } from '../client/index.ts'
-import { McpxError, asMcpxError } from '../errors/index.ts'
+import { McpxError, RpcError, asMcpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { AuthProvider, TransportKind } from '../transport/index.ts'
 import type { Era } from '../wire/index.ts'
@@ -66,7 +66,9 @@ async function observe(target: Target, era: Era, transport: TransportKind, optio
   const label = `${era}/${transport}`
   const started = performance.now()
   // stdio silence after the modern probe is the answer "legacy", so it gets the probe deadline.
-  const settings = era === 'modern' && transport === 'stdio' ? { ...options.settings, requestTimeoutMs: options.settings.probeTimeoutMs } : options.settings
+  // Every other step has its own probe deadline, so `probe -- sleep 30` ends in seconds.
+  const stepMs = era === 'modern' && transport === 'stdio' ? options.settings.probeTimeoutMs : Math.min(options.settings.requestTimeoutMs, options.settings.probeStepTimeoutMs)
+  const settings = { ...options.settings, requestTimeoutMs: stepMs }
   const pinnedTarget: Target = isHttpTarget(target) ? { ...target, transport: transport === 'stdio' ? undefined : transport } : target
   try {
     const client = await connect(pinnedTarget, { settings, era, auth: options.auth, ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }), noCache: true, serverStream: false, transports: options.transports, onWarning: () => {} })
@@ -87,7 +89,7 @@ async function observe(target: Target, era: Era, transport: TransportKind, optio
     const mcpx = asMcpxError(error, 'CONNECT')
     const ms = Math.round(performance.now() - started)
     timings.push({ step: `${label}: connect`, ms, ok: false, detail: mcpx.message })
-    return { era, transport, ok: false, error: { code: mcpx.code, message: mcpx.message, data: mcpx.data }, ms }
+    return { era, transport, ok: false, error: { code: mcpx.code, message: mcpx.message, data: mcpx.data, ...(mcpx instanceof RpcError && { rpcCode: mcpx.rpcCode }) }, ms }
   }
 }
 

@@ -4,6 +4,7 @@
  * revision are learned from the traffic itself (an `initialize` result → legacy + its
  * protocolVersion; a request carrying modern `_meta` → modern) and written as `negotiated` lines.
  */
+import { McpxError } from '../errors/index.ts'
 import { closeSync, openSync, writeSync } from 'node:fs'
 import type { TransportKind } from '../transport/index.ts'
 import { META, isModernRevision, isRecord, type Era } from '../wire/index.ts'
@@ -32,7 +33,13 @@ export interface RecorderOptions {
 
 /** A sink appending to `path` (created or truncated). */
 export function fileSink(path: string): RecordingSink {
-  const fd = openSync(path, 'w')
+  let fd: number
+  try {
+    fd = openSync(path, 'w')
+  } catch (error) {
+    // A recording path is the user's (config `record`, --record, `mcpx record FILE`): a usage problem.
+    throw new McpxError('CONFIG', `cannot write the recording ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : (error as Error).message}`, { path }, { cause: error })
+  }
   let open = true
   return {
     write(line) {

@@ -23,5 +23,6 @@ export const PROTOCOL_SETTINGS = defineSettings({
   taskTtlMs: { default: 10 * 60_000, env: 'MCPX_TASK_TTL_MS', doc: 'How long a finished task and its result are kept' },
   taskPollIntervalMs: { default: 500, env: 'MCPX_TASK_POLL_MS', doc: 'pollInterval suggested for tasks' },
   probeTimeoutMs: { default: 3_000, env: 'MCPX_PROBE_TIMEOUT_MS', doc: 'stdio: silence after server/discover this long means legacy' },
+  probeStepTimeoutMs: { default: 10_000, env: 'MCPX_PROBE_STEP_TIMEOUT_MS', doc: '`mcpx probe`: deadline of every other step (legacy initialize, each HTTP attempt)' },
   maxInputRounds: { default: 8, env: 'MCPX_MAX_INPUT_ROUNDS', doc: 'Most input_required rounds a client follows for one request' },
 })

@@ -10,7 +10,7 @@ import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Engine, createHttpHandler, defineServer, defineTool } from '../../lib/server/index.ts'
 import { type AuthorizationServer, type TokenRegistry, startAuthorizationServer } from '../lib/auth/oauth-peers.ts'
-import { mcpxCommand, runMcpx, tempDir, testSettings } from '../harness.ts'
+import { mcpxCommand, runMcpx, tempDir, testSettings, errorJson } from '../harness.ts'
 
 /** An MCP server at /mcp that answers only Bearer tokens the AS issued for it (RFC 9728 PRM published). */
 function startProtectedMcp(registry: TokenRegistry, issuer: () => string) {
@@ -112,7 +112,7 @@ describe('mcpx auth', () => {
     const call = await mcpx('call', 'secure.whoami')
     expect(call.exitCode).toBe(4)
     expect(call.stdout).toBe('')
-    const error = JSON.parse(call.stderr).error
+    const error = errorJson(call.stderr).error
     expect(error.code).toBe('AUTH')
     expect(error.message).toBe('server "secure" needs an OAuth login: run `mcpx auth login secure`')
     expect(error.data).toMatchObject({ server: 'secure', httpStatus: 401, command: 'mcpx auth login secure' })
@@ -156,10 +156,10 @@ describe('mcpx auth', () => {
   test('usage errors: unknown server, stdio server', async () => {
     const unknown = await mcpx('auth', 'login', 'nope')
     expect(unknown.exitCode).toBe(2)
-    expect(JSON.parse(unknown.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: 'no server "nope" in the config (HTTP servers: secure)' })
+    expect(errorJson(unknown.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: 'no server "nope" in the config (HTTP servers: secure)' })
     const stdio = await mcpx('auth', 'status', 'local')
     expect(stdio.exitCode).toBe(2)
-    expect(JSON.parse(stdio.stderr).error.code).toBe('USAGE')
+    expect(errorJson(stdio.stderr).error.code).toBe('USAGE')
   })
 
   test('logout removes the stored credentials', async () => {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { REPO_ROOT, runMcpx, tempDir } from '../harness.ts'
+import { REPO_ROOT, runMcpx, tempDir, errorJson } from '../harness.ts'
 import { layoutForEnv } from '../support/layout.ts'
 
 const dir = tempDir('mcpx-call')
@@ -42,7 +42,7 @@ describe('mcpx call', () => {
     const result = await call('up.ecoh', 'text=x')
     expect(result.exitCode).toBe(2)
     expect(result.stdout).toBe('')
-    expect(JSON.parse(result.stderr)).toEqual({
+    expect(errorJson(result.stderr)).toEqual({
       error: { code: 'NOT_FOUND', message: 'server "up" has no tool "ecoh" (did you mean up.echo?)', data: { server: 'up', tool: 'ecoh', suggestions: ['echo'] } },
     })
   })
@@ -50,22 +50,22 @@ describe('mcpx call', () => {
   test('an argument of the wrong type is named before the round trip', async () => {
     const result = await call('up.add', 'a=x', 'b=2')
     expect(result.exitCode).toBe(2)
-    expect(JSON.parse(result.stderr).error).toMatchObject({ code: 'USAGE', data: { field: 'a' } })
+    expect(errorJson(result.stderr).error).toMatchObject({ code: 'USAGE', data: { field: 'a' } })
   })
 
   test('unknown server and malformed target are usage errors', async () => {
     const unknown = await call('nope.echo')
     expect(unknown.exitCode).toBe(2)
-    expect(JSON.parse(unknown.stderr).error.code).toBe('NOT_FOUND')
+    expect(errorJson(unknown.stderr).error.code).toBe('NOT_FOUND')
     const malformed = await call('justatool')
     expect(malformed.exitCode).toBe(2)
-    expect(JSON.parse(malformed.stderr).error.code).toBe('USAGE')
+    expect(errorJson(malformed.stderr).error.code).toBe('USAGE')
   })
 
   test('a tool that dies mid-call gives a clear error, and the next call succeeds after restart', async () => {
     const crashed = await call('up.crash')
     expect(crashed.exitCode).toBe(3)
-    expect(JSON.parse(crashed.stderr).error.code).toBe('CONNECT')
+    expect(errorJson(crashed.stderr).error.code).toBe('CONNECT')
     expect((await call('up.echo', 'text=back')).stdout).toBe('back\n')
     // The upstream's stderr is forwarded to the daemon log under its name.
     expect(readFileSync(layoutForEnv(env, config).daemonLog, 'utf8')).toContain('[up stderr] gateway fixture crashing on request')

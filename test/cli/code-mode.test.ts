@@ -1,6 +1,6 @@
 /** `mcpx search`, `mcpx types` and `mcpx exec` through the daemon, against the built-in demo server. */
 import { afterAll, describe, expect, test } from 'bun:test'
-import { runMcpx } from '../harness.ts'
+import { runMcpx, errorJson } from '../harness.ts'
 import { isolatedUser } from './cli-env.ts'
 
 const user = isolatedUser('mcpx-cli-codemode')
@@ -33,7 +33,7 @@ describe('code mode verbs', () => {
   test('a runaway script is stopped with its reason and exit 1; the next one works', async () => {
     const runaway = await mcpx(['exec', '-'], 'while (true) {}')
     expect(runaway.exitCode).toBe(1)
-    expect(JSON.parse(runaway.stderr).error).toMatchObject({ code: 'SANDBOX', data: { reason: 'cpu' } })
+    expect(errorJson(runaway.stderr).error).toMatchObject({ code: 'SANDBOX', data: { reason: 'cpu' } })
     expect((await mcpx(['exec', '-'], 'return 1 + 1')).stdout).toBe('2\n')
   })
 })

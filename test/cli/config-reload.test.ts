@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { layoutForEnv } from '../support/layout.ts'
 import { DaemonClient, type DaemonEvent } from '../../lib/daemon/index.ts'
-import { REPO_ROOT, runMcpx, tempDir } from '../harness.ts'
+import { REPO_ROOT, runMcpx, tempDir, errorJson } from '../harness.ts'
 
 const dir = tempDir('mcpx-reload')
 const config = join(dir.path, 'config.json')
@@ -52,7 +52,7 @@ describe('config hot reload', () => {
     expect(served.stderr).toMatch(new RegExp(`^config ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} not loaded: mcpServers\\.one\\.command: .*; serving the version of \\d\\d:\\d\\d\\n$`))
     const status = await runMcpx(['status', '--config', config], { env })
     expect(status.exitCode).toBe(2)
-    expect(JSON.parse(status.stderr).error.message).toContain(`config ${config} not loaded: `)
+    expect(errorJson(status.stderr).error.message).toContain(`config ${config} not loaded: `)
     const daemon = new DaemonClient({ layout: layoutForEnv(env, config) })
     expect(await daemon.request('call', { server: 'one', tool: 'echo', arguments: { text: 'still' } })).toMatchObject({ content: [{ type: 'text', text: 'still' }] })
 
@@ -61,6 +61,6 @@ describe('config hot reload', () => {
     expect((await call('two.echo', 'text=second')).stdout).toBe('second\n')
     const gone = await call('one.echo', 'text=x')
     expect(gone.exitCode).toBe(2)
-    expect(JSON.parse(gone.stderr).error.code).toBe('NOT_FOUND')
+    expect(errorJson(gone.stderr).error.code).toBe('NOT_FOUND')
   })
 })

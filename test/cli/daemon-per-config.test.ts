@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { REPO_ROOT, runMcpx } from '../harness.ts'
+import { REPO_ROOT, errorJson, runMcpx } from '../harness.ts'
 import { layoutForEnv } from '../support/layout.ts'
 import { isolatedUser } from './cli-env.ts'
 import { callThroughServe } from './serve-host.ts'
@@ -73,7 +73,7 @@ describe('failures stay per server', () => {
       expect((await run('call', 'fine.where')).stdout).toBe(`${user.project}\n`)
       const refused = await run('call', 'needs.where')
       expect(refused.exitCode).toBe(3)
-      expect(JSON.parse(refused.stderr).error.message).toContain('environment variable MCPX_TEST_UNSET_VAR is not set')
+      expect(errorJson(refused.stderr).error.message).toContain('environment variable MCPX_TEST_UNSET_VAR is not set')
       writeFileSync(join(user.project, 'vars.env'), 'MCPX_TEST_UNSET_VAR=from-env-file\n')
       const env = JSON.parse((await run('call', 'needs.env')).stdout)
       expect(env.X).toBe('from-env-file')

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { REPO_ROOT, runMcpx } from '../harness.ts'
+import { REPO_ROOT, runMcpx, errorJson } from '../harness.ts'
 import { isolatedUser } from './cli-env.ts'
 
 describe('mcpx daemon', () => {
@@ -38,7 +38,7 @@ describe('mcpx daemon', () => {
       expect((await runMcpx(['daemon', 'stop', '--config', other], { env: user.env })).stdout).toBe('stopped\n')
       const missing = await runMcpx(['daemon', 'server', '--name', 'nope'], { env: user.env })
       expect(missing.exitCode).toBe(2)
-      expect(JSON.parse(missing.stderr).error.code).toBe('NOT_FOUND')
+      expect(errorJson(missing.stderr).error.code).toBe('NOT_FOUND')
     } finally {
       const stop = await runMcpx(['daemon', 'stop', '--json'], { env: user.env })
       expect(JSON.parse(stop.stdout)).toEqual({ stopped: true })
@@ -59,7 +59,7 @@ describe('mcpx daemon', () => {
       expect(catalog.resources.map((resource: { uri: string }) => resource.uri)).toEqual(['demo://readme'])
       const bad = await runMcpx(['daemon', 'call', '--server', 'demo', '--tool', 'add', '--arguments', '{"a":"2","b":40}'], { env: user.env })
       expect(bad.exitCode).toBe(2)
-      expect(JSON.parse(bad.stderr).error).toMatchObject({ code: 'USAGE', data: { server: 'demo', tool: 'add' } })
+      expect(errorJson(bad.stderr).error).toMatchObject({ code: 'USAGE', data: { server: 'demo', tool: 'add' } })
     } finally {
       await runMcpx(['daemon', 'stop'], { env: user.env })
     }

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { runMcpx } from '../harness.ts'
+import { runMcpx, errorJson } from '../harness.ts'
 import { isolatedUser } from './cli-env.ts'
 
 function put(path: string, text: string): void {
@@ -59,6 +59,6 @@ describe('mcpx import', () => {
     using user = isolatedUser('mcpx-cli-import')
     const result = await runMcpx(['import', 'notepad'], { env: user.env })
     expect(result.exitCode).toBe(2)
-    expect(JSON.parse(result.stderr).error.message).toStartWith('unknown host "notepad"')
+    expect(errorJson(result.stderr).error.message).toStartWith('unknown host "notepad"')
   })
 })

@@ -3,7 +3,7 @@
  * not MCP servers: the right era and transport, or the documented exit code with a diagnosis.
  */
 import { describe, expect, test } from 'bun:test'
-import { runMcpx } from '../harness.ts'
+import { runMcpx, errorJson } from '../harness.ts'
 import { LEGACY, MODERN, serveFixture } from '../lib/client/sdk-peers.ts'
 const ENV = { MCPX_PROBE_TIMEOUT_MS: '1000', MCPX_TIMEOUT_MS: '10000' }
 
@@ -68,7 +68,7 @@ describe('mcpx probe', () => {
     expect(report.era).toBe('none')
     expect(report.error.code).toBe('CONNECT')
     expect(report.error.message).toContain('not an MCP endpoint')
-    expect(JSON.parse(stderr).error.code).toBe('CONNECT')
+    expect(errorJson(stderr).error.code).toBe('CONNECT')
   })
 
   test('a port with nothing listening → exit 3', async () => {

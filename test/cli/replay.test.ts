@@ -12,7 +12,7 @@ import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/c
 import { readRecording } from '../../lib/replay/index.ts'
 import { Engine, serveHttp } from '../../lib/server/index.ts'
 import { everythingServer } from '../fixtures/everything/server.ts'
-import { REPO_ROOT, mcpxCommand, runMcpx, tempDir, testSettings } from '../harness.ts'
+import { REPO_ROOT, mcpxCommand, runMcpx, tempDir, testSettings, errorJson } from '../harness.ts'
 
 const FIXTURE = join(REPO_ROOT, 'test/fixtures/everything/main.ts')
 
@@ -145,13 +145,13 @@ describe('recording from the gateway and from mcpx call', () => {
     writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [FIXTURE, '--stdio'], protocol: '2025-11-25' } } }))
     const result = await runMcpx(['call', 'up.test_prompt_free', '--record', file, '--config', config], { env: { MCPX_HOME: home } })
     expect(result.exitCode).toBe(2)
-    expect(JSON.parse(result.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: 'server "up" has no tool "test_prompt_free"' })
+    expect(errorJson(result.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: 'server "up" has no tool "test_prompt_free"' })
     const ok = await runMcpx(['call', 'up.json_schema_2020_12_tool', 'name=Ada', 'email=ada@example.com', '--record', file, '--config', config, '--json'], { env: { MCPX_HOME: home } })
     expect(ok.exitCode).toBe(0)
     expect(JSON.parse(ok.stdout).content[0].text).toBe('Received: {"name":"Ada","email":"ada@example.com"}')
     // Direct: no daemon was started for it.
     const status = await runMcpx(['daemon', 'status', '--config', config, '--json'], { env: { MCPX_HOME: home } })
-    expect(JSON.parse(status.stderr).error.data).toMatchObject({ daemon: 'unreachable' })
+    expect(errorJson(status.stderr).error.data).toMatchObject({ daemon: 'unreachable' })
 
     const recording = readRecording(file)
     expect(called(recording)).toEqual(expect.arrayContaining(['initialize', 'notifications/initialized', 'tools/list', 'tools/call json_schema_2020_12_tool']))

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { settingsMarkdown } from '../../cli/commands/settings.ts'
-import { REPO_ROOT, runMcpx } from '../harness.ts'
+import { REPO_ROOT, runMcpx, errorJson } from '../harness.ts'
 
 describe('mcpx settings', () => {
   test('the README carries exactly the registry table', () => {
@@ -16,6 +16,6 @@ describe('mcpx settings', () => {
     expect((await runMcpx(['settings', '--markdown'])).stdout).toBe(`${settingsMarkdown()}\n`)
     const bad = await runMcpx(['settings'], { env: { MCPX_TIMEOUT_MS: 'soon' } })
     expect(bad.exitCode).toBe(2)
-    expect(JSON.parse(bad.stderr).error).toMatchObject({ code: 'CONFIG', data: { setting: 'requestTimeoutMs', source: 'MCPX_TIMEOUT_MS' } })
+    expect(errorJson(bad.stderr).error).toMatchObject({ code: 'CONFIG', data: { setting: 'requestTimeoutMs', source: 'MCPX_TIMEOUT_MS' } })
   })
 })

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { runMcpx } from '../harness.ts'
+import { runMcpx, errorJson } from '../harness.ts'
 import { isolatedUser } from './cli-env.ts'
 
 describe('mcpx status', () => {
@@ -38,7 +38,7 @@ describe('mcpx status', () => {
     const result = await runMcpx(['status'], { env: user.env })
     expect(result.exitCode).toBe(2)
     expect(result.stdout).toStartWith('daemon   not running')
-    const { error } = JSON.parse(result.stderr)
+    const { error } = errorJson(result.stderr)
     expect(error.code).toBe('CONFIG')
     expect(error.message).toStartWith(`config ${user.configFile}: mcpServers.gh.command: `)
   })

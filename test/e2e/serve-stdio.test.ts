@@ -11,7 +11,7 @@ import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/clien
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport as LegacyStdio } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { REPO_ROOT, mcpxCommand, runMcpx, tempDir } from '../harness.ts'
+import { REPO_ROOT, mcpxCommand, runMcpx, tempDir, errorJson } from '../harness.ts'
 
 const dir = tempDir('mcpx-serve')
 const config = join(dir.path, 'config.json')
@@ -69,9 +69,9 @@ describe('mcpx serve over stdio', () => {
   test('--transport http fails and names the daemon /mcp address; an unknown passthrough is named', async () => {
     const http = await runMcpx(['serve', '--transport', 'http', '--config', config], { env })
     expect(http.exitCode).toBe(2)
-    expect(JSON.parse(http.stderr).error.message).toMatch(/daemon at http:\/\/127\.0\.0\.1:\d+\/mcp/)
+    expect(errorJson(http.stderr).error.message).toMatch(/daemon at http:\/\/127\.0\.0\.1:\d+\/mcp/)
     const unknown = await runMcpx(['serve', '--passthrough', 'uo', '--config', config], { env })
     expect(unknown.exitCode).toBe(2)
-    expect(JSON.parse(unknown.stderr).error.message).toBe('no server named "uo" (did you mean up?)')
+    expect(errorJson(unknown.stderr).error.message).toBe('no server named "uo" (did you mean up?)')
   })
 })

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SandboxError, createSandboxPool, isCompiledBinary, sandboxChildCommand } from '../../../lib/codemode/index.ts'
-import { REPO_ROOT, mcpxCommand, tempDir } from '../../harness.ts'
+import { REPO_ROOT, mcpxCommand, tempDir, errorJson } from '../../harness.ts'
 import { recordingBridge, sandboxSettings } from './helpers.ts'
 
 // bunfig.toml declares a 60 s test timeout, but Bun 1.4.5 does not apply it (default 5 s); these tests spawn
@@ -53,7 +53,7 @@ describe('compiled binary', () => {
     await using proc = Bun.spawn([exe, 'sandbox-child', '--exec', 'return ;;; 1 +'], { cwd: workDir.path, stdout: 'pipe', stderr: 'pipe' })
     const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
     expect(stdout).toBe('')
-    expect(JSON.parse(stderr)).toMatchObject({ error: { code: 'SANDBOX', data: { reason: 'syntax' } } })
+    expect(errorJson(stderr)).toMatchObject({ error: { code: 'SANDBOX', data: { reason: 'syntax' } } })
     expect(exitCode).not.toBe(0)
   })
 

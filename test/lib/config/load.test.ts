@@ -122,7 +122,7 @@ describe('parseConfig', () => {
   })
 
   test.each([
-    ['{"mcpServers": {', /^config \/etc\/mcpx\.json: not valid JSON/],
+    ['{"mcpServers": {', /^config \/etc\/mcpx\.json:1:17: not valid JSON: expected a property name in double quotes, found end of input$/],
     ['{"mcpServers": {"a": {"command": 3}}}', /^config \/etc\/mcpx\.json: mcpServers\.a\.command: /],
     ['{"mcpServers": {"a": {"command": "x", "args": ["ok", 2]}}}', /^config \/etc\/mcpx\.json: mcpServers\.a\.args\[1\]: /],
     ['{"mcpServers": {"a": {"command": "x", "comand": "y"}}}', /^config \/etc\/mcpx\.json: mcpServers\.a\.comand: unknown key/],

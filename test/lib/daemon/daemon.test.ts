@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join } from 'node:path'
 import { DaemonClient, type DaemonEvent } from '../../../lib/daemon/index.ts'
 import { PROTOCOL_MATRIX } from '../../../lib/wire/index.ts'
-import { REPO_ROOT, runMcpx, tempDir } from '../../harness.ts'
+import { REPO_ROOT, runMcpx, tempDir, errorJson } from '../../harness.ts'
 import { layoutForEnv } from '../../support/layout.ts'
 import { rawHttp, runForeground, startTestDaemon } from './daemon-process.ts'
 
@@ -101,7 +101,7 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     expect(wrongMethod.status).toBe(405)
     expect(wrongMethod.headers.get('allow')).toBe('GET')
     const ops = await (await daemon.unix('/v1')).json()
-    expect(ops.operations.map((op: { name: string }) => op.name)).toEqual(['operations', 'health', 'servers', 'server', 'catalog', 'call', 'search', 'types', 'exec', 'protocol', 'events', 'shutdown'])
+    expect(ops.operations.map((op: { name: string }) => op.name)).toEqual(['operations', 'health', 'servers', 'server', 'catalog', 'call', 'request', 'answer', 'search', 'types', 'exec', 'protocol', 'events', 'shutdown'])
     expect(ops.operations.find((op: { name: string }) => op.name === 'call').params.required).toEqual(['server', 'tool'])
   })
 
@@ -167,7 +167,7 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     expect([existsSync(daemon.layout.socket), existsSync(daemon.layout.lock), existsSync(daemon.layout.state)]).toEqual([false, false, false])
     const status = await runMcpx(['daemon', 'status'], { env: daemon.env })
     expect(status.exitCode).toBe(3)
-    expect(JSON.parse(status.stderr).error.code).toBe('CONNECT')
+    expect(errorJson(status.stderr).error.code).toBe('CONNECT')
     expect((await runMcpx(['daemon', 'stop'], { env: daemon.env })).stdout).toBe('not running\n')
   })
 
@@ -175,7 +175,7 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     await using daemon = await startTestDaemon()
     const second = await runMcpx(['daemon', 'run'], { env: daemon.env })
     expect(second.exitCode).toBe(2)
-    expect(JSON.parse(second.stderr.trim().split('\n').at(-1)!).error).toMatchObject({ code: 'USAGE', data: { pid: daemon.info.pid } })
+    expect(errorJson(second.stderr).error).toMatchObject({ code: 'USAGE', data: { pid: daemon.info.pid } })
     expect((await daemon.unix('/v1/health')).status).toBe(200)
   })
 
@@ -243,7 +243,7 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     const env = { MCPX_HOME: join(dir.path, 'home'), HOME: dir.path, MCPX_DAEMON_PORT: String(busy.port) }
     const started = await runMcpx(['daemon', 'start'], { env })
     expect(started.exitCode).toBe(3)
-    expect(JSON.parse(started.stderr).error).toMatchObject({ code: 'CONNECT', data: { address: '127.0.0.1', port: busy.port } })
+    expect(errorJson(started.stderr).error).toMatchObject({ code: 'CONNECT', data: { address: '127.0.0.1', port: busy.port } })
     expect(existsSync(layoutForEnv(env).lock)).toBe(false)
     expect(existsSync(layoutForEnv(env).socket)).toBe(false)
   })

@@ -12,6 +12,7 @@ const schema = {
     tags: { type: 'array', items: { type: 'string' } },
     options: { type: 'object' },
     either: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
+    entities: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, n: { type: 'integer' } } } },
   },
   required: ['text'],
   additionalProperties: false,
@@ -34,6 +35,13 @@ describe('parseCallArguments', () => {
     [['{"text":"json","count":2}'], { text: 'json', count: 2 }],
     [['either=12', 'text=x'], { either: 12, text: 'x' }],
     [['either=twelve', 'text=x'], { either: 'twelve', text: 'x' }],
+    // A single value for an array parameter is a one-element array; repeating the key accumulates.
+    [['tags=solo', 'text=x'], { tags: ['solo'], text: 'x' }],
+    [['tags=a', 'tags=b', 'text=x'], { tags: ['a', 'b'], text: 'x' }],
+    [['tags=["a"]', 'tags=b', 'text=x'], { tags: ['a', 'b'], text: 'x' }],
+    // Dotted keys build nested objects and arrays, typed by the nested schema.
+    [['options.k=1', 'options.j.deep=true', 'text=x'], { options: { k: 1, j: { deep: true } }, text: 'x' }],
+    [['entities.0.name=x', 'entities.0.n=2', 'entities.1.name=y', 'text=x'], { entities: [{ name: 'x', n: 2 }, { name: 'y' }], text: 'x' }],
   ])('%j → %j', (tokens, expected) => {
     expect(parseCallArguments(tokens, schema, { readFile })).toEqual(expected)
   })
@@ -43,6 +51,10 @@ describe('parseCallArguments', () => {
     [['txet=hi'], /unknown argument "txet" \(did you mean text\?\)/],
     [['novalue'], /not key=value/],
     [['{broken'], /not valid JSON/],
+    [['text=a', 'text=b'], /argument "text" given more than once/],
+    [['text.inner=a'], /argument "text" is string, so "text.inner" cannot set a field inside it/],
+    [['nope.inner=a'], /unknown argument "nope"/],
+    [['entities.0.n=two'], /argument "entities.0.n" must be integer/],
   ])('%j fails naming the field', (tokens, message) => {
     expect(() => parseCallArguments(tokens, schema, { readFile })).toThrow(message)
   })

@@ -1,0 +1,73 @@
+/**
+ * `mcpx tasks list|get|cancel <server> [id]`: the tasks an upstream holds for mcpx (2025-11-25
+ * basic/utilities/tasks.mdx: tasks/list, tasks/get, tasks/cancel), through the daemon.
+ */
+import { defineCommand } from 'citty'
+import { commonArgs } from '../args.ts'
+import { loadConfiguredContext } from '../context.ts'
+import { printJson } from '../render.ts'
+import { openServer } from '../target.ts'
+
+type Json = Record<string, unknown>
+
+const server = { type: 'positional', description: 'Configured server name, or a URL', required: true } as const
+const id = { type: 'positional', description: 'Task id', required: true } as const
+
+function describeTask(task: Json): string {
+  return `${String(task.taskId)}  ${String(task.status)}${task.statusMessage ? `  ${String(task.statusMessage)}` : ''}${task.createdAt ? `  (created ${String(task.createdAt)})` : ''}`
+}
+
+const list = defineCommand({
+  meta: { name: 'list', description: 'Tasks the server holds' },
+  args: { ...commonArgs, server },
+  async run({ args }) {
+    const ctx = loadConfiguredContext(args)
+    const session = await openServer(ctx, args, args.server, async () => '')
+    try {
+      const result = await session.request('tasks/list', {})
+      if (ctx.json) return printJson(result)
+      const tasks = (result.tasks ?? []) as Json[]
+      if (tasks.length === 0) return void process.stderr.write(`${session.label} holds no tasks\n`)
+      for (const task of tasks) process.stdout.write(`${describeTask(task)}\n`)
+    } finally {
+      await session.close()
+    }
+  },
+})
+
+const get = defineCommand({
+  meta: { name: 'get', description: "One task's status" },
+  args: { ...commonArgs, server, id },
+  async run({ args }) {
+    const ctx = loadConfiguredContext(args)
+    const session = await openServer(ctx, args, args.server, async () => '')
+    try {
+      const result = await session.request('tasks/get', { taskId: args.id })
+      if (ctx.json) return printJson(result)
+      process.stdout.write(`${describeTask(result)}\n`)
+    } finally {
+      await session.close()
+    }
+  },
+})
+
+const cancel = defineCommand({
+  meta: { name: 'cancel', description: 'Cancel one task' },
+  args: { ...commonArgs, server, id },
+  async run({ args }) {
+    const ctx = loadConfiguredContext(args)
+    const session = await openServer(ctx, args, args.server, async () => '')
+    try {
+      const result = await session.request('tasks/cancel', { taskId: args.id })
+      if (ctx.json) return printJson(result)
+      process.stdout.write(`${describeTask(result)}\n`)
+    } finally {
+      await session.close()
+    }
+  },
+})
+
+export default defineCommand({
+  meta: { name: 'tasks', description: 'Tasks an upstream holds: mcpx tasks list|get|cancel <server> [id]' },
+  subCommands: { list, get, cancel },
+})

@@ -1,0 +1,165 @@
+/**
+ * The CLI as the host of the calls it makes (2025-11-25 client/roots.mdx, client/elicitation.mdx,
+ * client/sampling.mdx): roots are the working directory plus each --root; an elicitation is a form
+ * prompt on a terminal, an entry of --answers, or declined with a message saying how to answer;
+ * sampling runs setting samplingCommand (request JSON on stdin, result JSON on stdout), and without
+ * one the broker refuses it (-32021). Questions reach the CLI as `call.input` events on the
+ * daemon's feed and are answered with POST /v1/answer (lib/daemon/host-questions.ts).
+ */
+import { randomUUID } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { DaemonClient } from '../lib/daemon/index.ts'
+import { McpxError } from '../lib/errors/index.ts'
+import type { Settings } from '../lib/settings/index.ts'
+import { askForm, askYesNo, interactive } from './elicit-form.ts'
+import { slowNotice } from './progress.ts'
+
+type Json = Record<string, unknown>
+
+export interface HostOptions {
+  readonly roots: readonly string[]
+  /** --answers FILE|- : elicitation answers, used in order (a content object or a full ElicitResult). */
+  readonly answers?: Json[]
+  /** --open: open a URL-mode elicitation's URL after consent. */
+  readonly open?: boolean
+  readonly samplingCommand: string
+  readonly label: string
+}
+
+export const hostArgs = {
+  root: { type: 'string', description: 'Also grant this directory as a root (repeatable; the working directory always is)', valueHint: 'dir' },
+  answers: { type: 'string', description: 'Answers to elicitation requests as JSON (a file, or - for stdin): an object, or an array used in order', valueHint: 'file' },
+  open: { type: 'boolean', description: 'URL-mode elicitation: open the URL in a browser after you consent' },
+} as const
+
+/** The `host` parameter of /v1 call/request: what this CLI can answer. */
+export function hostParams(options: HostOptions): { roots: string[]; elicit: true; sample: boolean } {
+  return { roots: [...options.roots], elicit: true, sample: options.samplingCommand !== '' }
+}
+
+export function rootUris(cwd: string, extra: string | string[] | undefined): string[] {
+  const dirs = [cwd, ...[extra ?? []].flat()]
+  return [...new Set(dirs.map((dir) => pathToFileURL(resolve(cwd, dir)).href))]
+}
+
+export function readAnswers(source: string | undefined, stdinText: () => Promise<string>): Promise<Json[] | undefined> {
+  if (source === undefined) return Promise.resolve(undefined)
+  const load = source === '-' ? stdinText() : Promise.resolve(readText(source))
+  return load.then((text) => {
+    let value: unknown
+    try {
+      value = JSON.parse(text)
+    } catch (error) {
+      throw new McpxError('USAGE', `--answers ${source} is not valid JSON: ${(error as Error).message}`)
+    }
+    const list = Array.isArray(value) ? value : [value]
+    if (!list.every((entry) => entry !== null && typeof entry === 'object' && !Array.isArray(entry))) throw new McpxError('USAGE', `--answers ${source} must be a JSON object or an array of objects`)
+    return list as Json[]
+  })
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    throw new McpxError('USAGE', `cannot read --answers file ${path}: ${(error as Error).message}`, { path })
+  }
+}
+
+export interface FollowOptions {
+  readonly showProgress: boolean
+  readonly host: HostOptions
+  readonly settings: Settings
+  /** Names the call in progress lines (`server.tool`). */
+  readonly label: string
+}
+
+/**
+ * Follow one call's events: progress lines, questions to answer, a slow notice. Ends when the
+ * daemon's `call` event for this id arrives (published before the answer) or the feed breaks.
+ */
+export function followCall(client: DaemonClient, options: FollowOptions): { id: string; stop(): Promise<void> } {
+  const id = randomUUID()
+  const abort = new AbortController()
+  const tty = process.stderr.isTTY === true
+  const answers = [...(options.host.answers ?? [])]
+  const notice = slowNotice(`waiting for ${options.label}`, options.settings.cliSlowNoticeMs)
+  let shown = false
+  const reading = (async () => {
+    for await (const event of client.events({ lastEventId: 0, signal: abort.signal })) {
+      const data = event.data as { progressId?: string; progress?: number; total?: number; message?: string; inputId?: string; kind?: string; params?: Json }
+      if (data.progressId !== id) continue
+      if (event.type === 'call') return
+      if (event.type === 'call.input') {
+        notice.pause()
+        if (tty && shown) process.stderr.write('\r\x1b[K')
+        const reply = await answer(data.kind === 'sample' ? 'sample' : 'elicit', data.params ?? {}, options.host, answers).then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error: { code: -32603, message: error instanceof Error ? error.message : String(error) } }),
+        )
+        await client.request('answer', { inputId: data.inputId, ...reply }).catch(() => {})
+        continue
+      }
+      if (event.type !== 'call.progress' || !options.showProgress) continue
+      notice.stop()
+      const line = `${options.label}: ${data.progress}${data.total !== undefined ? `/${data.total}` : ''}${data.message ? ` ${data.message}` : ''}`
+      process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
+      shown = true
+    }
+  })().catch(() => {})
+  return {
+    id,
+    async stop() {
+      notice.stop()
+      await Promise.race([reading, new Promise((r) => setTimeout(r, options.settings.cliSlowNoticeMs).unref?.())])
+      abort.abort()
+      if (tty && shown) process.stderr.write('\r\x1b[K')
+    },
+  }
+}
+
+/** One question from an upstream, answered as this CLI host answers (also used without a daemon). */
+export async function answer(kind: 'elicit' | 'sample', params: Json, host: HostOptions, answers: Json[]): Promise<Json> {
+  if (kind === 'sample') return sample(params, host)
+  const message = String(params.message ?? '')
+  const url = params.mode === 'url' ? String(params.url ?? '') : undefined
+  const given = answers.shift()
+  if (given !== undefined) return typeof given.action === 'string' ? given : { action: 'accept', ...(url === undefined && { content: given }) }
+  if (interactive()) {
+    process.stderr.write(`${host.label} asks: ${message}\n`)
+    if (url !== undefined) return consentToUrl(url, host)
+    return askForm((params.requestedSchema ?? {}) as Json)
+  }
+  process.stderr.write(`mcpx: ${host.label} asked${url !== undefined ? ` to open ${url}` : ''}: ${JSON.stringify(message)} — declined (no terminal to ask on; answer with --answers FILE)\n`)
+  return { action: 'decline' }
+}
+
+/** 2025-11-25 client/elicitation.mdx (URL mode): show the full URL, open it only after consent. */
+async function consentToUrl(url: string, host: HostOptions): Promise<Json> {
+  process.stderr.write(`  URL: ${url}\n`)
+  const yes = await askYesNo(host.open ? 'Open this URL in your browser? [y/N] ' : 'Consent to visit this URL (open it yourself)? [y/N] ')
+  if (yes === undefined) return { action: 'cancel' }
+  if (!yes) return { action: 'decline' }
+  if (host.open) {
+    const opener = process.platform === 'darwin' ? 'open' : 'xdg-open'
+    try {
+      Bun.spawn([opener, url], { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' }).unref()
+    } catch {
+      process.stderr.write(`mcpx: could not run ${opener}; open the URL yourself\n`)
+    }
+  }
+  return { action: 'accept' }
+}
+
+async function sample(params: Json, host: HostOptions): Promise<Json> {
+  const proc = Bun.spawn(['sh', '-c', host.samplingCommand], { stdin: new Blob([JSON.stringify(params)]), stdout: 'pipe', stderr: 'inherit' })
+  const [text, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+  if (code !== 0) throw new Error(`samplingCommand exited ${code}`)
+  try {
+    return JSON.parse(text) as Json
+  } catch {
+    throw new Error('samplingCommand did not print a JSON CreateMessageResult')
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Feedback on stderr for anything slower than setting cliSlowNoticeMs: on a terminal a spinner
+ * naming what is awaited (cleared when it ends), otherwise one plain line. Nothing at all for
+ * what answers sooner.
+ */
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
+const FRAME_MS = 100
+
+export interface Notice {
+  /** Stop for good (clears the spinner). */
+  stop(): void
+  /** Clear the spinner while something else talks to the user; it does not come back. */
+  pause(): void
+}
+
+export function slowNotice(label: string, delayMs: number): Notice {
+  const tty = process.stderr.isTTY === true
+  let spinner: ReturnType<typeof setInterval> | undefined
+  let frame = 0
+  const timer = setTimeout(() => {
+    if (!tty) return void process.stderr.write(`mcpx: ${label}…\n`)
+    spinner = setInterval(() => process.stderr.write(`\r\x1b[K${FRAMES[frame++ % FRAMES.length]} ${label}…`), FRAME_MS)
+    spinner.unref?.()
+  }, delayMs)
+  timer.unref?.()
+  const stop = () => {
+    clearTimeout(timer)
+    if (spinner !== undefined) {
+      clearInterval(spinner)
+      spinner = undefined
+      process.stderr.write('\r\x1b[K')
+    }
+  }
+  return { stop, pause: stop }
+}
+
+/** Run `work` with a slow notice around it. */
+export async function withNotice<T>(label: string, delayMs: number, work: () => Promise<T>): Promise<T> {
+  const notice = slowNotice(label, delayMs)
+  try {
+    return await work()
+  } finally {
+    notice.stop()
+  }
+}

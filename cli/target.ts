@@ -1,0 +1,161 @@
+/**
+ * How a CLI command reaches one server: a configured name goes through the daemon (started on
+ * demand); an ad-hoc target — a URL (`https://host/mcp`) or `--stdio "command args"` — is
+ * connected directly through the same client (era probe, OAuth from stored credentials) without
+ * touching the config or the daemon. Either way the CLI is the host: roots, elicitation and
+ * sampling are answered as cli/host.ts says.
+ */
+import { createUpstreamAuth } from '../lib/auth/index.ts'
+import type { ServerConfig } from '../lib/config/index.ts'
+import type { Catalog, DaemonClient } from '../lib/daemon/index.ts'
+import { McpxError } from '../lib/errors/index.ts'
+import { type DownstreamAsker, Upstream } from '../lib/gateway/index.ts'
+import type { ConfiguredContext } from './context.ts'
+import { type HostOptions, answer, followCall, hostParams, readAnswers, rootUris } from './host.ts'
+import { slowNotice, withNotice } from './progress.ts'
+import { daemonClient } from './commands/daemon.ts'
+
+type Json = Record<string, unknown>
+
+export interface ServerSession {
+  /** The server's name (configured) or its URL/command (ad-hoc). */
+  readonly label: string
+  readonly adHoc: boolean
+  catalog(): Promise<Catalog>
+  call(tool: string, args: Json, options: { timeoutMs?: number; showProgress: boolean }): Promise<Json>
+  request(method: string, params: Json, options?: { timeoutMs?: number }): Promise<Json>
+  close(): Promise<void>
+}
+
+export interface TargetFlags {
+  json?: boolean
+  verbose?: boolean
+  quiet?: boolean
+  config?: string
+  root?: string | string[]
+  answers?: string
+  open?: boolean
+  stdio?: string
+  url?: string
+}
+
+export function isUrl(text: string): boolean {
+  return /^https?:\/\//i.test(text)
+}
+
+/** Split "npx -y pkg" into argv (double/single quotes group words; no shell expansion). */
+export function splitCommand(text: string): string[] {
+  const words: string[] = []
+  const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g
+  for (const match of text.matchAll(pattern)) words.push(match[1] ?? match[2] ?? match[3]!)
+  if (words.length === 0) throw new McpxError('USAGE', '--stdio needs a command, e.g. --stdio "npx -y @modelcontextprotocol/server-everything"')
+  return words
+}
+
+export async function hostOptions(ctx: ConfiguredContext, args: TargetFlags, label: string, stdinText: () => Promise<string>): Promise<HostOptions> {
+  const answers = await readAnswers(args.answers, stdinText)
+  return {
+    roots: rootUris(process.cwd(), args.root),
+    ...(answers !== undefined && { answers }),
+    ...(args.open !== undefined && { open: args.open }),
+    samplingCommand: ctx.settings.samplingCommand,
+    label,
+  }
+}
+
+/** `server` is a configured name or a URL; `args.stdio` (a command line) overrides it. */
+export async function openServer(ctx: ConfiguredContext, args: TargetFlags, server: string | undefined, stdinText: () => Promise<string>): Promise<ServerSession> {
+  const adHoc = adHocConfig(args, server)
+  const label = adHoc ? adHocLabel(adHoc) : server
+  if (label === undefined) throw new McpxError('USAGE', 'name a server (configured), a URL, or --stdio "command"')
+  const host = await hostOptions(ctx, args, label, stdinText)
+  if (adHoc) return directSession(ctx, adHoc, host)
+  return daemonSession(ctx, daemonClient(ctx, args, true), label, host)
+}
+
+function adHocConfig(args: TargetFlags, server: string | undefined): ServerConfig | undefined {
+  const base = { disabled: false, codemode: true } as const
+  if (args.stdio !== undefined) {
+    const [command, ...rest] = splitCommand(args.stdio)
+    return { ...base, name: 'stdio', target: { kind: 'stdio', command: command!, args: rest, env: {} } }
+  }
+  const url = args.url ?? (server !== undefined && isUrl(server) ? server : undefined)
+  if (url === undefined) return undefined
+  try {
+    new URL(url)
+  } catch {
+    throw new McpxError('USAGE', `${JSON.stringify(url)} is not a URL`)
+  }
+  return { ...base, name: new URL(url).host, target: { kind: 'http', url, headers: {}, transport: 'auto' } }
+}
+
+function adHocLabel(config: ServerConfig): string {
+  const target = config.target
+  return target.kind === 'stdio' ? [target.command, ...target.args].join(' ') : target.url
+}
+
+function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: string, host: HostOptions): ServerSession {
+  const delay = ctx.settings.cliSlowNoticeMs
+  return {
+    label: server,
+    adHoc: false,
+    catalog: () => withNotice(`connecting to ${server}`, delay, () => client.request<Catalog>('catalog', { name: server, roots: host.roots })),
+    async call(tool, args, options) {
+      const follow = followCall(client, { showProgress: options.showProgress, host, settings: ctx.settings, label: `${server}.${tool}` })
+      return client
+        .request<Json>('call', { server, tool, arguments: args, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
+        .finally(() => follow.stop())
+    },
+    async request(method, params, options = {}) {
+      const follow = followCall(client, { showProgress: false, host, settings: ctx.settings, label: `${server} ${method}` })
+      return client
+        .request<Json>('request', { server, method, params, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
+        .finally(() => follow.stop())
+    },
+    close: async () => {},
+  }
+}
+
+/** An ad-hoc server: one Upstream of our own (the gateway's connection logic), closed at the end. */
+function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostOptions): ServerSession {
+  const upstream = new Upstream(config, {
+    settings: ctx.settings,
+    emit: () => {},
+    connectOptions: (entry) => {
+      const target = entry.target
+      if (target.kind === 'stdio') return { parentEnv: ctx.env }
+      return { auth: createUpstreamAuth({ serverUrl: target.url, settings: ctx.settings, home: ctx.paths.home, interactive: false }) }
+    },
+  })
+  const answers = [...(host.answers ?? [])]
+  const asker: DownstreamAsker = {
+    listRoots: async () => ({ roots: host.roots.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') })) }),
+    elicit: (params) => answer('elicit', params, host, answers),
+    ...(host.samplingCommand !== '' && { sample: (params: Json) => answer('sample', params, host, answers) }),
+  }
+  const delay = ctx.settings.cliSlowNoticeMs
+  return {
+    label: host.label,
+    adHoc: true,
+    catalog: () => withNotice(`connecting to ${host.label}`, delay, () => upstream.broker.run(asker, () => upstream.catalog())),
+    async call(tool, args, options) {
+      const notice = slowNotice(`waiting for ${host.label}`, delay)
+      const tty = process.stderr.isTTY === true
+      return upstream
+        .call(tool, args, {
+          asker,
+          ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+          ...(options.showProgress && {
+            onProgress: (update) => {
+              notice.stop()
+              const line = `${host.label} ${tool}: ${update.progress}${update.total !== undefined ? `/${update.total}` : ''}${update.message ? ` ${update.message}` : ''}`
+              process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
+            },
+          }),
+        })
+        .finally(() => notice.stop())
+    },
+    request: (method, params, options = {}) => upstream.request(method, params, { asker, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) }),
+    close: () => upstream.close(),
+  }
+}

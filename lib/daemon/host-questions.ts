@@ -1,0 +1,79 @@
+/**
+ * The CLI as host of its own /v1 calls: an upstream's question during a `call` or `request`
+ * (elicitation, sampling) is published on the event feed as `call.input`, tagged with the call's
+ * progressId, and the CLI that follows the feed answers it with POST /v1/answer. Roots need no
+ * round trip: the CLI sends its roots with the call. Which of these a call can answer is what the
+ * CLI declared in `host`; a question it cannot answer is refused by the broker (-32021).
+ */
+import type { DownstreamAsker } from '../gateway/index.ts'
+import { McpxError } from '../errors/index.ts'
+import { RpcError } from '../errors/index.ts'
+import type { EventFeed } from './events.ts'
+
+type JsonObject = Record<string, unknown>
+
+/** What a CLI call says about itself (the `host` parameter of /v1 call, request and catalog). */
+export interface HostParams {
+  /** Root URIs (file://…) the CLI grants: its working directory and each --root. */
+  readonly roots?: readonly string[]
+  /** The CLI answers elicitation/create (it prompts, reads --answers, or declines with a message). */
+  readonly elicit?: boolean
+  /** The CLI answers sampling/createMessage (setting samplingCommand names a program). */
+  readonly sample?: boolean
+}
+
+interface Pending {
+  resolve(result: JsonObject): void
+  reject(error: unknown): void
+}
+
+const BY_FEED = new WeakMap<EventFeed, Map<string, Pending>>()
+let counter = 0
+
+function pendingOf(events: EventFeed): Map<string, Pending> {
+  let pending = BY_FEED.get(events)
+  if (pending === undefined) BY_FEED.set(events, (pending = new Map()))
+  return pending
+}
+
+/** The asker for one CLI call; undefined when the CLI declared nothing. */
+export function hostAsker(host: HostParams | undefined, callId: string | undefined, events: EventFeed): DownstreamAsker | undefined {
+  if (host === undefined) return undefined
+  const asker: DownstreamAsker = {}
+  if (host.roots !== undefined) {
+    const roots = host.roots.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') }))
+    asker.listRoots = async () => ({ roots })
+  }
+  if (callId !== undefined) {
+    const ask = (kind: 'elicit' | 'sample') => (params: JsonObject, signal?: AbortSignal) => askHost(events, callId, kind, params, signal)
+    if (host.elicit) asker.elicit = ask('elicit')
+    if (host.sample) asker.sample = ask('sample')
+  }
+  return asker
+}
+
+function askHost(events: EventFeed, callId: string, kind: 'elicit' | 'sample', params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+  const inputId = `${process.pid}-${++counter}`
+  const pending = pendingOf(events)
+  return new Promise<JsonObject>((resolve, reject) => {
+    const onAbort = () => settle(() => reject(signal?.reason ?? new McpxError('CANCELLED', 'the call ended before the CLI answered')))
+    const settle = (fn: () => void) => {
+      pending.delete(inputId)
+      signal?.removeEventListener('abort', onAbort)
+      fn()
+    }
+    pending.set(inputId, { resolve: (result) => settle(() => resolve(result)), reject: (error) => settle(() => reject(error)) })
+    if (signal?.aborted) return onAbort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    events.publish('call.input', { progressId: callId, inputId, kind, params })
+  })
+}
+
+/** POST /v1/answer: the CLI's answer (a result object) or refusal (a JSON-RPC error) to one question. */
+export function answerHost(events: EventFeed, inputId: string, result: JsonObject | undefined, error: { code?: number; message?: string } | undefined): { answered: true } {
+  const pending = pendingOf(events).get(inputId)
+  if (pending === undefined) throw new McpxError('NOT_FOUND', `no open question "${inputId}" (answered already, or its call ended)`, { inputId })
+  if (error !== undefined) pending.reject(new RpcError(typeof error.code === 'number' ? error.code : -32603, error.message ?? 'the CLI refused the request'))
+  else pending.resolve(result ?? {})
+  return { answered: true }
+}

@@ -1,0 +1,217 @@
+/**
+ * The CLI as a complete MCP client, against real npm servers as upstreams (server-everything,
+ * server-filesystem, server-memory, pinned as devDependencies): resources, prompts, roots,
+ * elicitation (--answers, a declined one off a terminal, the form on a pseudo-terminal),
+ * sampling only with samplingCommand, array and dotted arguments, ad-hoc targets, completion.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { REPO_ROOT, errorJson, mcpxCommand, runMcpx } from '../harness.ts'
+import { isolatedUser } from './cli-env.ts'
+
+const user = isolatedUser('mcpx-client')
+const bin = (name: string) => join(REPO_ROOT, 'node_modules/@modelcontextprotocol', name, 'dist/index.js')
+const servers = {
+  everything: { command: 'node', args: [bin('server-everything')] },
+  // No directory argument: server-filesystem takes its allowed directories from the client's roots.
+  fs: { command: 'node', args: [bin('server-filesystem')] },
+  memory: { command: 'node', args: [bin('server-memory')], env: { MEMORY_FILE_PATH: join(user.home, 'memory.jsonl') } },
+}
+const env = { ...user.env }
+const run = (argv: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
+  runMcpx(argv, { env: { ...env, ...options.env }, cwd: user.project, ...(options.stdin !== undefined && { stdin: options.stdin }) })
+
+beforeAll(() => {
+  mkdirSync(join(user.home, '.config', 'mcpx'), { recursive: true })
+  writeFileSync(user.configFile, JSON.stringify({ mcpServers: servers }))
+  writeFileSync(join(user.project, 'hello.txt'), 'hello from the project\n')
+})
+afterAll(async () => {
+  await run(['daemon', 'stop'])
+  user[Symbol.dispose]()
+})
+
+describe('roots', () => {
+  test('server-filesystem gets the working directory as its root (no "no roots" warning)', async () => {
+    const listed = await run(['call', 'fs.list_allowed_directories'])
+    expect(listed.exitCode).toBe(0)
+    expect(listed.stdout).toContain(user.project)
+    const read = await run(['call', 'fs.read_text_file', 'path=hello.txt'])
+    expect(read.stdout).toBe('hello from the project\n')
+    const log = readFileSync(join(env.MCPX_HOME, 'logs', 'daemon.log'), 'utf8')
+    expect(log).not.toMatch(/\[fs stderr\] Failed to request initial roots/)
+    expect(log).toMatch(/\[fs stderr\] Updated allowed directories from MCP roots/)
+  })
+
+  test('a tool result with isError writes the error line, also with --json', async () => {
+    const denied = await run(['call', 'fs.read_text_file', 'path=/etc/hostname', '--json'])
+    expect(denied.exitCode).toBe(1)
+    expect(JSON.parse(denied.stdout).isError).toBe(true)
+    expect(errorJson(denied.stderr).error).toEqual({ code: 'TOOL', message: 'fs.read_text_file returned isError' })
+  })
+})
+
+describe('resources and prompts', () => {
+  test('resource read prints text', async () => {
+    const listed = await run(['resource', 'list', 'everything'])
+    expect(listed.stdout).toContain('demo://resource/static/document/architecture.md')
+    const read = await run(['resource', 'read', 'everything', 'demo://resource/static/document/architecture.md'])
+    expect(read.exitCode).toBe(0)
+    expect(read.stdout).toStartWith('# Everything Server')
+  })
+
+  test('resource read of a blob: summarised, or written with --out', async () => {
+    const summary = await run(['resource', 'read', 'everything', 'demo://resource/dynamic/blob/1'])
+    expect(summary.stdout).toMatch(/^\[blob demo:\/\/resource\/dynamic\/blob\/1, [^,]+, \d+ bytes; --out FILE writes it\]\n$/)
+    const out = join(user.project, 'blob.bin')
+    const written = await run(['resource', 'read', 'everything', 'demo://resource/dynamic/blob/1', '--out', out])
+    expect(written.exitCode).toBe(0)
+    expect(written.stdout).toBe('')
+    expect(existsSync(out)).toBe(true)
+    const json = JSON.parse((await run(['resource', 'read', 'everything', 'demo://resource/dynamic/blob/1', '--json'])).stdout)
+    expect(readFileSync(out)).toEqual(Buffer.from(json.contents[0].blob, 'base64'))
+  })
+
+  test('prompt get with arguments; a missing one is named', async () => {
+    const listed = await run(['prompt', 'list', 'everything'])
+    expect(listed.stdout).toContain('args-prompt(city, [state])')
+    const got = await run(['prompt', 'get', 'everything.args-prompt', 'city=Paris', 'state=Texas'])
+    expect(got.exitCode).toBe(0)
+    expect(got.stdout).toMatch(/^user: .*Paris, Texas/m)
+    const missing = await run(['prompt', 'get', 'everything.args-prompt'])
+    expect(missing.exitCode).toBe(2)
+    expect(missing.stderr).toMatch(/missing required argument: city/)
+  })
+})
+
+describe('elicitation and sampling', () => {
+  test('--answers answers an elicitation', async () => {
+    const answers = join(user.project, 'answers.json')
+    writeFileSync(answers, JSON.stringify({ name: 'Ada', check: true, email: 'ada@example.com' }))
+    const result = await run(['call', 'everything.trigger-elicitation-request', '--answers', answers])
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toMatch(/"action": "accept"/)
+    expect(result.stdout).toContain('Ada')
+  })
+
+  test('off a terminal without --answers it is declined, with a message saying how to answer', async () => {
+    const result = await run(['call', 'everything.trigger-elicitation-request'])
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toMatch(/"action": "decline"/)
+    expect(result.stderr).toMatch(/declined \(no terminal to ask on; answer with --answers FILE\)/)
+  })
+
+  test('on a pseudo-terminal the form asks each field (script -q)', async () => {
+    const command = [...mcpxCommand(), 'call', 'everything.trigger-elicitation-request'].map((part) => `'${part}'`).join(' ')
+    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], { cwd: user.project, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    const output = new Response(proc.stdout).text()
+    // Typed once each prompt is up: answer now, name, agree, (default story line), email, then defaults.
+    const typed = ['\n', 'Grace\n', 'y\n', '\n', 'grace@example.com\n']
+    for (const line of typed) {
+      await Bun.sleep(800)
+      proc.stdin.write(line)
+    }
+    for (let i = 0; i < 12; i++) {
+      await Bun.sleep(300)
+      proc.stdin.write('\n')
+    }
+    proc.stdin.end()
+    const text = await output
+    await proc.exited
+    expect(text).toContain('Answer now? [Y]es / [d]ecline')
+    expect(text).toMatch(/"action": "accept"/)
+    expect(text).toContain('Grace')
+  })
+
+  test('sampling is answered only when samplingCommand names a program', async () => {
+    const refused = await run(['call', 'everything.trigger-sampling-request', 'prompt=hi'])
+    expect(refused.stdout + refused.stderr).toMatch(/-32021|did not declare/)
+    const program = join(user.project, 'sample.sh')
+    writeFileSync(program, `#!/bin/sh\ncat > /dev/null\necho '{"role":"assistant","content":{"type":"text","text":"sampled!"},"model":"test-model","stopReason":"endTurn"}'\n`, { mode: 0o755 })
+    const answered = await run(['call', 'everything.trigger-sampling-request', 'prompt=hi'], { env: { MCPX_SAMPLING_COMMAND: program } })
+    expect(answered.exitCode).toBe(0)
+    expect(answered.stdout).toContain('sampled!')
+  })
+})
+
+describe('arguments and tool listing', () => {
+  test('a single value for an array parameter becomes a one-element array; dotted keys build objects', async () => {
+    const created = await run(['call', 'memory.create_entities', 'entities.0.name=ada', 'entities.0.entityType=person', 'entities.0.observations=likes engines'])
+    expect(created.exitCode).toBe(0)
+    const opened = await run(['call', 'memory.open_nodes', 'names=ada', '--json'])
+    expect(opened.exitCode).toBe(0)
+    expect(JSON.stringify(JSON.parse(opened.stdout))).toContain('likes engines')
+  })
+
+  test('tools shows TypeScript types and marks task-only tools', async () => {
+    const result = await run(['tools', 'everything'])
+    expect(result.stdout).toMatch(/everything\.get-annotated-message\(messageType: "error" \| "success" \| "debug"/)
+    expect(result.stdout).toMatch(/everything\.simulate-research-query\(.*\)  \[task-only\]/)
+    const fs = await run(['tools', 'fs'])
+    expect(fs.stdout).toMatch(/fs\.read_multiple_files\(paths: string\[\]\)/)
+  })
+
+  // Depends on the gateway driving task-required tools (the gateway-fidelity issue).
+  test.todo('simulate-research-query completes through mcpx call with progress lines')
+})
+
+describe('ad-hoc targets', () => {
+  test('--stdio "command" runs a server without any config', async () => {
+    const result = await run(['call', '--stdio', `node ${bin('server-everything')}`, 'echo', 'message=adhoc'])
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toBe('Echo: adhoc\n')
+    const tools = await run(['tools', '--stdio', `node ${bin('server-memory')}`])
+    expect(tools.stdout).toContain('read_graph()')
+  })
+
+  test('a URL names an HTTP server; the tool comes next', async () => {
+    const port = await freePort()
+    await using server = Bun.spawn(['node', bin('server-everything'), 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdout: 'ignore', stderr: 'pipe' })
+    await untilListening(server.stderr)
+    try {
+      const result = await run(['call', `http://127.0.0.1:${port}/mcp`, 'echo', 'message=over http'])
+      expect(result.exitCode).toBe(0)
+      expect(result.stdout).toBe('Echo: over http\n')
+    } finally {
+      server.kill()
+    }
+  })
+})
+
+describe('completion', () => {
+  test('bash: `mcpx call ev<TAB>` completes to the server name', async () => {
+    const script = (await run(['completion', 'bash'])).stdout
+    const file = join(user.project, 'completion.bash')
+    writeFileSync(file, script)
+    const probe = `source '${file}'; COMP_WORDS=(mcpx call ev); COMP_CWORD=2; _mcpx; printf '%s\\n' "\${COMPREPLY[@]}"`
+    await using proc = Bun.spawn(['bash', '-c', probe], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    expect((await new Response(proc.stdout).text()).trim()).toBe('everything.')
+    const tools = `source '${file}'; COMP_WORDS=(mcpx call everything.ec); COMP_CWORD=2; _mcpx; printf '%s\\n' "\${COMPREPLY[@]}"`
+    await using proc2 = Bun.spawn(['bash', '-c', tools], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    expect((await new Response(proc2.stdout).text()).trim()).toBe('everything.echo')
+  })
+})
+
+/** A port nobody listens on right now (server-everything takes a fixed PORT, not 0). */
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net')
+  const holder = createServer()
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+  const port = (holder.address() as { port: number }).port
+  await new Promise((resolve) => holder.close(resolve))
+  return port
+}
+
+/** server-everything says "listening on port N" on stderr once it accepts connections. */
+async function untilListening(stderr: ReadableStream<Uint8Array>): Promise<void> {
+  const decoder = new TextDecoder()
+  let seen = ''
+  const reader = stderr.getReader()
+  while (!/listening on port/i.test(seen)) {
+    const chunk = await reader.read()
+    if (chunk.done) throw new Error(`server exited before listening: ${seen}`)
+    seen += decoder.decode(chunk.value)
+  }
+  reader.releaseLock()
+}

@@ -1,0 +1,176 @@
+/**
+ * The CLI as a Unix tool, one row per reported bug: strict parsing, exit codes, which stream
+ * carries what, pipes and an open stdin. Every row runs the CLI (the compiled binary under
+ * `npm test`) as a user would, with the built-in demo server or a small config.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+import { REPO_ROOT, errorJson, mcpxCommand, runMcpx } from '../harness.ts'
+import { isolatedUser } from './cli-env.ts'
+
+const user = isolatedUser('mcpx-manners')
+const blockedConfig = join(user.home, 'blocked.json')
+const recordConfig = join(user.home, 'record.json')
+const brokenConfig = join(user.home, 'broken.json')
+const ANSI = /\u001b\[/
+const shell = (line: string) => ['bash', '-c', `set -o pipefail; ${line}`]
+const self = mcpxCommand().map((part) => `'${part}'`).join(' ')
+
+beforeAll(() => {
+  mkdirSync(join(user.home, '.config', 'mcpx'), { recursive: true })
+  const demo = { command: mcpxCommand()[0]!, args: [...mcpxCommand().slice(1), 'demo-server'] }
+  writeFileSync(blockedConfig, JSON.stringify({ mcpServers: { demo: { ...demo, blockedTools: ['add'] } } }))
+  writeFileSync(recordConfig, JSON.stringify({ mcpServers: { demo: { ...demo, record: join(user.home, 'no-such-dir', 'demo.jsonl') } } }))
+  writeFileSync(brokenConfig, '{\n  "mcpServers": {\n    "demo": { "command": "x" }\n    "other": {}\n  }\n}\n')
+})
+afterAll(async () => {
+  for (const config of [undefined, blockedConfig, recordConfig]) await run(['daemon', 'stop', ...(config ? ['--config', config] : [])])
+  user[Symbol.dispose]()
+})
+
+async function run(argv: string[], options: { env?: Record<string, string>; stdin?: string } = {}) {
+  // A daemon serves one config: each config file gets its own mcpx home.
+  const config = argv[argv.indexOf('--config') + 1]
+  const home = argv.includes('--config') ? { MCPX_HOME: `${config}.home` } : {}
+  return runMcpx(argv, { env: { ...user.env, ...home, ...options.env }, cwd: user.project, ...(options.stdin !== undefined && { stdin: options.stdin }) })
+}
+
+async function runShell(line: string) {
+  await using proc = Bun.spawn(shell(line), { cwd: user.project, env: { ...process.env, ...user.env }, stdout: 'pipe', stderr: 'pipe' })
+  const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { stdout, stderr, exitCode }
+}
+
+type Row = [label: string, argv: string[], exit: number, stream: 'stdout' | 'stderr', pattern: RegExp]
+
+describe('strict parsing', () => {
+  test.each<Row>([
+    ['mcpx alone prints help and exits 2', [], 2, 'stderr', /^Usage: mcpx <command>/],
+    ['an unknown flag on call', ['call', 'demo.echo', 'text=a', '--bogus'], 2, 'stderr', /call: unknown option --bogus/],
+    ['a misspelt flag gets did-you-mean', ['call', 'demo.echo', 'text=a', '--progres'], 2, 'stderr', /unknown option --progres \(did you mean --progress\?\)/],
+    ['an unknown flag on exec', ['exec', '-', '--bogus'], 2, 'stderr', /exec: unknown option --bogus/],
+    ['an unknown command', ['bogus'], 2, 'stderr', /unknown command "bogus"/],
+    ['a repeated key for a string parameter', ['call', 'demo.echo', 'text=a', 'text=b'], 2, 'stderr', /argument "text" given more than once/],
+    ['a dotted key into a string is named', ['call', 'demo.echo', 'text.inner=a'], 2, 'stderr', /argument "text" is string, so "text.inner" cannot set a field inside it/],
+    ['a string flag without its value', ['call', 'demo.echo', '--timeout'], 2, 'stderr', /--timeout needs a value/],
+    ['types of an unknown tool', ['types', 'demo.nope'], 2, 'stderr', /server "demo" has no tool "nope"/],
+    ['search on an unknown server', ['search', 'q', '--server', 'nope'], 2, 'stderr', /no server named "nope"/],
+    ['a blocked tool is reported as blocked', ['call', 'demo.add', 'a=1', 'b=2', '--config', blockedConfig], 2, 'stderr', /tool "add" of server "demo" is blocked by the config \(blockedTools\)/],
+    ['a config JSON error names line and column', ['servers', '--config', brokenConfig], 2, 'stderr', /broken\.json:4:5: not valid JSON: expected "," or "}"/],
+    ['a record path in a missing directory', ['call', 'demo.echo', 'text=a', '--config', recordConfig], 2, 'stderr', /cannot write the recording .*no-such-dir.*: its directory does not exist/],
+  ])('%s → exit %d on %s', async (_label, argv, exit, stream, pattern) => {
+    const result = await run(argv)
+    expect(result.exitCode).toBe(exit)
+    expect(result[stream]).toMatch(pattern)
+    if (stream === 'stderr' && exit !== 0) expect(result.stdout).toBe('')
+    expect(result.stderr).not.toMatch(ANSI)
+    // No stack traces for expected failures.
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  test('everything after -- belongs to the wrapped command (replay --against -- cmd --print)', async () => {
+    const recording = join(REPO_ROOT, 'test/fixtures/recordings', readdirSync(join(REPO_ROOT, 'test/fixtures/recordings')).find((f) => f.endsWith('.jsonl'))!)
+    const result = await run(['replay', recording, '--against', '--', 'false', '--print', '--json'])
+    // `false --print --json` is run (and answers nothing): a divergence report, not "choose one of
+    // --print, --serve or --against", and human text (the --json was the command's).
+    expect(result.stderr).not.toMatch(/choose one of/)
+    expect(result.exitCode).toBe(6)
+    expect(result.stdout).not.toStartWith('{')
+    expect(result.stdout).toContain('false --print --json')
+  })
+})
+
+describe('streams and exit codes', () => {
+  test('with stderr not a terminal, a failure writes the human line and the JSON line', async () => {
+    const result = await run(['call', 'demo.ecoh', 'text=x'])
+    expect(result.exitCode).toBe(2)
+    const lines = result.stderr.trim().split('\n')
+    expect(lines[0]).toBe('mcpx: server "demo" has no tool "ecoh" (did you mean demo.echo?)')
+    expect(errorJson(result.stderr).error.code).toBe('NOT_FOUND')
+  })
+
+  test('replay --serve on a busy port is CONNECT (exit 3), not a bug', async () => {
+    const holder = createServer()
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
+    const port = (holder.address() as { port: number }).port
+    try {
+      const recording = join(REPO_ROOT, 'test/fixtures/recordings', readdirSync(join(REPO_ROOT, 'test/fixtures/recordings')).find((f) => f.endsWith('.jsonl'))!)
+      const result = await run(['replay', recording, '--serve', '--port', String(port)])
+      expect(result.exitCode).toBe(3)
+      expect(result.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`))
+    } finally {
+      holder.close()
+    }
+  })
+
+  test('probe -- cat exits 3 as its help says, within the probe deadlines from settings', async () => {
+    const env = { MCPX_PROBE_TIMEOUT_MS: '300', MCPX_PROBE_STEP_TIMEOUT_MS: '2000' }
+    const settings = await run(['settings', '--json'], { env })
+    const values = Object.fromEntries((JSON.parse(settings.stdout) as { name: string; value: unknown }[]).map((s) => [s.name, s.value]))
+    expect(values).toMatchObject({ probeTimeoutMs: 300, probeStepTimeoutMs: 2000 })
+    const result = await run(['probe', '--', 'cat'], { env })
+    expect(result.exitCode).toBe(3)
+    expect(result.stderr).toMatch(/cat is not an MCP server/)
+    expect(result.stdout).toMatch(/modern\/stdio: connect — server\/discover got no answer within 300 ms/)
+  })
+
+  test('EPIPE ends quietly with exit 0 (tools | head -1, settings | head -1)', async () => {
+    for (const command of ['tools', 'settings']) {
+      const result = await runShell(`${self} ${command} | head -1`)
+      expect(result).toMatchObject({ exitCode: 0 })
+      expect(result.stdout.split('\n').length).toBe(2)
+      expect(result.stderr).not.toMatch(/EPIPE|at /)
+    }
+  })
+
+  test('a call of a tool without required arguments does not wait on an open stdin', async () => {
+    await using proc = Bun.spawn([...mcpxCommand(), 'call', 'demo.time'], { cwd: user.project, env: { ...process.env, ...user.env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    // stdin stays open for the whole call: the test times out if mcpx waits for EOF.
+    const [stdout, exitCode] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    expect(exitCode).toBe(0)
+    expect(stdout).toMatch(/^\d{4}-\d\d-\d\dT/)
+  })
+
+  test('--verbose says what call does, on stderr', async () => {
+    const result = await run(['call', 'demo.echo', 'text=hi', '--verbose'])
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toBe('hi\n')
+    expect(result.stderr).toMatch(/mcpx: calling demo echo \(through the daemon\) with \{"text":"hi"\}/)
+    expect(result.stderr).toMatch(/mcpx: demo echo answered in \d+ ms/)
+  })
+
+  test('a slow step says what it waits for on stderr (setting cliSlowNoticeMs)', async () => {
+    await run(['daemon', 'stop'])
+    const result = await run(['call', 'demo.echo', 'text=hi'], { env: { MCPX_CLI_SLOW_NOTICE_MS: '0' } })
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toBe('hi\n')
+    expect(result.stderr).toMatch(/^mcpx: connecting to demo…$/m)
+  })
+})
+
+describe('help', () => {
+  test('call --help documents positional JSON, stdin and key=@file, with examples, in 80 columns without colour', async () => {
+    const result = await run(['call', '--help'])
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toContain("'{json}'")
+    expect(result.stdout).toContain('key=@file')
+    expect(result.stdout).toMatch(/reads a JSON object from\s+stdin/)
+    expect(result.stdout).toContain('Examples:')
+    expect(result.stdout).not.toMatch(ANSI)
+    for (const line of result.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80)
+  })
+
+  test('every command has examples in its help', async () => {
+    const top = await run(['--help'])
+    expect(top.exitCode).toBe(0)
+    for (const line of top.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80)
+    const commands = [...top.stdout.split('Commands:')[1]!.split('\n\n')[0]!.matchAll(/^ {2}([a-z-]+)\s/gm)].map((m) => m[1]!)
+    expect(commands).toContain('resource')
+    for (const command of commands) {
+      const help = await run([command, '--help'])
+      expect({ command, exit: help.exitCode, examples: help.stdout.includes('Examples:') }).toEqual({ command, exit: 0, examples: true })
+    }
+  })
+})
