@@ -18,6 +18,8 @@
  *    host has no session to restore (basic/versioning.mdx): it just gets the new channel.
  * On host stdin EOF the channel is half-closed: the daemon answers what it already read (within
  * shutdownGraceMs), then ends the channel and the shim exits. EPIPE on stdout ends it quietly.
+ * A 2025-03-26 batch (a JSON array) is copied like any line but not tracked: a batch in flight when
+ * the channel breaks gets no error from the shim.
  */
 import type { Socket } from 'bun'
 import type { HomeLayout } from '../config/index.ts'
