@@ -43,11 +43,12 @@ export function findConfigFile(paths: McpxPaths): string | null {
 
 /**
  * The config location that identifies a daemon: the explicit file (absolute), else the default
- * location, whether or not a file exists there yet.
+ * location, whether or not a file exists there yet (the same id whichever candidate holds the
+ * file, so a file appearing never orphans the daemon already serving the default).
  */
 export function configLocation(paths: McpxPaths): string {
   if (paths.explicitConfig !== undefined) return resolve(paths.explicitConfig)
-  return paths.configCandidates.find((candidate) => existsSync(candidate)) ?? paths.defaultConfig
+  return paths.defaultConfig
 }
 
 /** Load the config named by --config / MCPX_CONFIG, else the first XDG candidate, else the default. */

@@ -36,8 +36,8 @@ describe('daemon lock', () => {
   test('a lock held by a zombie (killed, never reaped) is stale and taken over', async () => {
     using dir = tempDir('mcpx-lock')
     const path = join(dir.path, 'daemon.lock')
-    // The backgrounded `true` exits at once; its parent exec's into sleep and never reaps it.
-    await using parent = Bun.spawn(['sh', '-c', 'true & echo $!; exec sleep 30'], { stdout: 'pipe' })
+    // The backgrounded sleep outlives the shell's exec into `sleep 30`, which never reaps it: a zombie.
+    await using parent = Bun.spawn(['sh', '-c', 'sleep 0.5 & echo $!; exec sleep 30'], { stdout: 'pipe' })
     const zombie = Number((await readLine(parent.stdout)).trim())
     await waitFor(() => procState(zombie) === 'Z')
     writeFileSync(path, `${zombie}\n`)
