@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
+import { type Revision, shapeResult } from '../../lib/wire/index.ts'
 import type { Catalog, DaemonClient } from '../../lib/daemon/index.ts'
 import { checkArguments, parseCallArguments, parseJsonObject, splitQualified, suggest } from '../../lib/gateway/index.ts'
 import { commonArgs } from '../args.ts'
@@ -44,7 +45,10 @@ export default defineCommand({
         const callArguments = parseCallArguments(tokens.filter((t) => t !== '-'), definition.inputSchema, { readFile: readArgumentFile, base })
         checkArguments(callArguments, definition.inputSchema)
         const timeoutMs = args.timeout === undefined ? undefined : parseTimeout(args.timeout)
-        report(await upstream.call(tool, callArguments, timeoutMs === undefined ? {} : { timeoutMs }), ctx.json, server, tool)
+        const result = await upstream.call(tool, callArguments, timeoutMs === undefined ? {} : { timeoutMs })
+        // As the spec shapes it for the revision this connection speaks (no resultType for legacy ones).
+        const revision = upstream.status().revision
+        report(revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result), ctx.json, server, tool)
       } finally {
         await upstream.close()
       }
