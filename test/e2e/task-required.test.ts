@@ -76,6 +76,37 @@ describe('task-required tool, caller without tasks', () => {
   })
 })
 
+/** The upstream's own task list (the daemon's pool is the gateway's UpstreamPool). */
+async function upstreamTasks(pool: { request: UpstreamPool['request'] }): Promise<Record<string, unknown>[]> {
+  return (await pool.request('everything', 'tasks/list', {})).tasks as Record<string, unknown>[]
+}
+
+describe('cancelling from the host', () => {
+  test('the host cancelling its mcpx_call cancels the upstream task', async () => {
+    const pool = daemon.pool as unknown as UpstreamPool
+    const before = new Set((await upstreamTasks(pool)).map((t) => t.taskId))
+    await legacyHost('', async (client) => {
+      const abort = new AbortController()
+      const call = client.callTool({ name: 'mcpx_call', arguments: { tool: 'everything.simulate-research-query', arguments: { topic: 'storms' } } }, undefined, { signal: abort.signal, timeout: 30_000 })
+      call.catch(() => {})
+      let created: Record<string, unknown> | undefined
+      for (let i = 0; i < 100 && created === undefined; i++) {
+        await Bun.sleep(50)
+        created = (await upstreamTasks(pool)).find((t) => !before.has(t.taskId) && t.status === 'working')
+      }
+      expect(created).toBeDefined()
+      abort.abort('host gave up')
+      await expect(call).rejects.toThrow()
+      let status: unknown
+      for (let i = 0; i < 100 && status !== 'cancelled'; i++) {
+        await Bun.sleep(50)
+        status = (await upstreamTasks(pool)).find((t) => t.taskId === created!.taskId)?.status
+      }
+      expect(status).toBe('cancelled')
+    })
+  })
+})
+
 describe('task-required tool through the pool (what mcpx_exec and the /v1 call use)', () => {
   const pool = new UpstreamPool({ config: parseConfig(configText, 'task-required.json', {}), settings: testSettings() })
   afterAll(() => pool.close())
