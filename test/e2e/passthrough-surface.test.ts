@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
+import type { UpstreamPool } from '../../lib/gateway/index.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
 
 const V = '2026-07-28'
@@ -126,6 +127,9 @@ describe('pass-through surface: tasks and SSE polling', () => {
     const created = await modernCall('slow_compute', { args: { seconds: 0.3, label: 'relayed' }, capabilities: TASKS })
     expect(created.final.result?.resultType).toBe('task')
     const taskId = String(created.final.result?.taskId)
+    // The host sees the upstream's own task id (mapped, not renamed): the upstream knows it.
+    const upstreamTask = await (daemon.pool as unknown as UpstreamPool).request('everything', 'tasks/get', { taskId }, { capabilities: TASKS })
+    expect(upstreamTask.taskId).toBe(taskId)
     let task = created.final.result!
     while (task.status === 'working') {
       // As hosts do (SEP-2663): poll at the interval the task names.
