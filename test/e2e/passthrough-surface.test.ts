@@ -122,6 +122,20 @@ describe('pass-through surface (2026 host, raw HTTP, no token)', () => {
   })
 })
 
+describe('pass-through surface: the upstream as itself', () => {
+  test("a legacy host's initialize gets the upstream's serverInfo, instructions and capabilities", async () => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }),
+    })
+    const init = (await messagesOf(response))[0]!.result!
+    expect(init.serverInfo).toEqual({ name: 'mcpx-everything', version: '0.1.0', title: 'mcpx everything fixture' })
+    expect(init.instructions).toBe('Conformance fixture: every tool, prompt and resource the MCP conformance suite exercises.')
+    expect(Object.keys(init.capabilities as object).sort()).toEqual(['completions', 'logging', 'prompts', 'resources', 'tasks', 'tools'])
+  })
+})
+
 describe('pass-through surface: tasks and SSE polling', () => {
   test('a call the upstream turns into a task is a gateway task the host polls to the upstream result', async () => {
     const created = await modernCall('slow_compute', { args: { seconds: 0.3, label: 'relayed' }, capabilities: TASKS })

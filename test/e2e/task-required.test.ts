@@ -3,7 +3,7 @@
  * execution.taskSupport "required", a 2025-11-25 upstream over stdio) used by callers that speak
  * no tasks: an SDK 1.x host through mcpx_call and through the raw surface (progress reaching the
  * host), the pool directly as mcpx_exec and the CLI use it, and a cancelled call cancelling the
- * upstream task.
+ * upstream task; and the pass-through surface in front of it answering as itself.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
@@ -72,6 +72,19 @@ describe('task-required tool, caller without tasks', () => {
       })
       expect(textOf(result)).toContain('# Research Report: reefs')
       expect(progress.length).toBeGreaterThan(0)
+    })
+  })
+})
+
+describe('pass-through in front of server-everything', () => {
+  test("a name the catalog has not seen is the upstream's to answer: its own isError result comes back", async () => {
+    await legacyHost('?passthrough=everything', async (client) => {
+      const result = await client.callTool({ name: 'no_such_tool', arguments: {} })
+      expect(result.isError).toBe(true)
+      expect(textOf(result)).toContain('no_such_tool')
+      const init = client.getServerVersion()
+      expect(init).toMatchObject({ name: 'mcp-servers/everything', title: 'Everything Reference Server' })
+      expect(client.getInstructions()).toBeString()
     })
   })
 })
