@@ -3,12 +3,14 @@
  * execution.taskSupport "required", a 2025-11-25 upstream over stdio) used by callers that speak
  * no tasks: an SDK 1.x host through mcpx_call and through the raw surface (progress reaching the
  * host), the pool directly as mcpx_exec and the CLI use it, and a cancelled call cancelling the
- * upstream task; and the pass-through surface in front of it answering as itself.
+ * upstream task, the task's own elicitation brokered to the calling host; and the pass-through
+ * surface in front of it answering as itself.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { UpstreamPool } from '../../lib/gateway/index.ts'
@@ -73,6 +75,25 @@ describe('task-required tool, caller without tasks', () => {
       expect(textOf(result)).toContain('# Research Report: reefs')
       expect(progress.length).toBeGreaterThan(0)
     })
+  })
+})
+
+describe('the upstream task asks a question', () => {
+  test("an ambiguous query's elicitation (carried on tasks/result) reaches the host that made the call", async () => {
+    const client = new LegacyClient({ name: 'answering-host', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+    const asked: string[] = []
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(String(request.params.message))
+      return { action: 'accept', content: { interpretation: 'tidal physics' } }
+    })
+    await client.connect(new LegacyHttp(new URL(mcpUrl), { requestInit: { headers } }))
+    try {
+      const result = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'everything.simulate-research-query', arguments: { topic: 'tides', ambiguous: true } } }, undefined, { timeout: 30_000 })
+      expect(asked.length).toBe(1)
+      expect(textOf(result)).toContain('tidal physics')
+    } finally {
+      await client.close()
+    }
   })
 })
 
