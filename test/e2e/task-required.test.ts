@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
@@ -75,6 +76,19 @@ describe('task-required tool, caller without tasks', () => {
       expect(textOf(result)).toContain('# Research Report: reefs')
       expect(progress.length).toBeGreaterThan(0)
     })
+  })
+})
+
+describe('a 2026 host without the tasks extension (SDK 2.x)', () => {
+  test('through the raw surface gets the task result', async () => {
+    const client = new ModernClient({ name: 'modern-no-tasks', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(new ModernHttp(new URL(`${mcpUrl}?codemode=false`), { requestInit: { headers } }))
+    try {
+      const result = await client.callTool({ name: 'everything_simulate-research-query', arguments: { topic: 'kelp' } })
+      expect(textOf(result)).toContain('# Research Report: kelp')
+    } finally {
+      await client.close()
+    }
   })
 })
 
