@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
+import { type Revision, shapeResult } from '../../lib/wire/index.ts'
 import type { Catalog } from '../../lib/daemon/index.ts'
 import { checkArguments, parseCallArguments, parseJsonObject, splitQualified, suggest } from '../../lib/gateway/index.ts'
 import { commonArgs } from '../args.ts'
@@ -51,7 +52,10 @@ export default defineCommand({
       try {
         const definition = findTool(ctx, await upstream.catalog(), server, tool)
         const callArguments = await buildArguments(args.args, tokens, definition, stdin)
-        report(await upstream.call(tool, callArguments, timeoutMs === undefined ? {} : { timeoutMs }), ctx.json, server, tool)
+        const result = await upstream.call(tool, callArguments, timeoutMs === undefined ? {} : { timeoutMs })
+        // As the spec shapes it for the revision this connection speaks (no resultType for legacy ones).
+        const revision = upstream.status().revision
+        report(revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result), ctx.json, server, tool)
       } finally {
         await upstream.close()
       }

@@ -5,7 +5,7 @@
  */
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
-import { PROTOCOL_MATRIX } from '../wire/index.ts'
+import { PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
 import { type EventFeed, sseResponse } from './events.ts'
 import { type HostParams, answerHost, hostAsker } from './host-questions.ts'
 import type { Pool } from './pool.ts'
@@ -164,7 +164,9 @@ export const OPERATIONS: readonly Operation[] = [
           ...(progressId !== undefined && { onProgress: (update) => context.events.publish('call.progress', { progressId, server, tool, ...update }) }),
         })
         context.events.publish('call', { server, tool, ok: true, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
-        return result
+        // As the spec shapes it for the revision the upstream speaks (no resultType for legacy ones).
+        const revision = context.pool.status(server).revision
+        return revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result as Record<string, unknown>)
       } catch (error) {
         const code = error instanceof McpxError ? error.code : 'INTERNAL'
         context.events.publish('call', { server, tool, ok: false, error: code, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })

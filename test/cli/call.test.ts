@@ -31,6 +31,8 @@ describe('mcpx call', () => {
     const result = await call('up.add', 'a=2', 'b=40', '--json')
     expect(result.exitCode).toBe(0)
     expect(JSON.parse(result.stdout)).toMatchObject({ content: [{ type: 'text', text: '42' }] })
+    // The upstream speaks 2025-11-25 (SDK 1.x): that revision has no resultType, nor 2026 cache hints.
+    expect(Object.keys(JSON.parse(result.stdout)).filter((key) => ['resultType', 'ttlMs', 'cacheScope'].includes(key))).toEqual([])
   })
 
   test('arguments as one JSON object and from stdin', async () => {

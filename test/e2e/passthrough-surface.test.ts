@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
+import type { UpstreamPool } from '../../lib/gateway/index.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
 
 const V = '2026-07-28'
@@ -121,11 +122,28 @@ describe('pass-through surface (2026 host, raw HTTP, no token)', () => {
   })
 })
 
+describe('pass-through surface: the upstream as itself', () => {
+  test("a legacy host's initialize gets the upstream's serverInfo, instructions and capabilities", async () => {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }),
+    })
+    const init = (await messagesOf(response))[0]!.result!
+    expect(init.serverInfo).toEqual({ name: 'mcpx-everything', version: '0.1.0', title: 'mcpx everything fixture' })
+    expect(init.instructions).toBe('Conformance fixture: every tool, prompt and resource the MCP conformance suite exercises.')
+    expect(Object.keys(init.capabilities as object).sort()).toEqual(['completions', 'logging', 'prompts', 'resources', 'tasks', 'tools'])
+  })
+})
+
 describe('pass-through surface: tasks and SSE polling', () => {
   test('a call the upstream turns into a task is a gateway task the host polls to the upstream result', async () => {
     const created = await modernCall('slow_compute', { args: { seconds: 0.3, label: 'relayed' }, capabilities: TASKS })
     expect(created.final.result?.resultType).toBe('task')
     const taskId = String(created.final.result?.taskId)
+    // The host sees the upstream's own task id (mapped, not renamed): the upstream knows it.
+    const upstreamTask = await (daemon.pool as unknown as UpstreamPool).request('everything', 'tasks/get', { taskId }, { capabilities: TASKS })
+    expect(upstreamTask.taskId).toBe(taskId)
     let task = created.final.result!
     while (task.status === 'working') {
       // As hosts do (SEP-2663): poll at the interval the task names.

@@ -3,12 +3,15 @@
  * execution.taskSupport "required", a 2025-11-25 upstream over stdio) used by callers that speak
  * no tasks: an SDK 1.x host through mcpx_call and through the raw surface (progress reaching the
  * host), the pool directly as mcpx_exec and the CLI use it, and a cancelled call cancelling the
- * upstream task.
+ * upstream task, the task's own elicitation brokered to the calling host; and the pass-through
+ * surface in front of it answering as itself.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { UpstreamPool } from '../../lib/gateway/index.ts'
@@ -72,6 +75,82 @@ describe('task-required tool, caller without tasks', () => {
       })
       expect(textOf(result)).toContain('# Research Report: reefs')
       expect(progress.length).toBeGreaterThan(0)
+    })
+  })
+})
+
+describe('a 2026 host without the tasks extension (SDK 2.x)', () => {
+  test('through the raw surface gets the task result', async () => {
+    const client = new ModernClient({ name: 'modern-no-tasks', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(new ModernHttp(new URL(`${mcpUrl}?codemode=false`), { requestInit: { headers } }))
+    try {
+      const result = await client.callTool({ name: 'everything_simulate-research-query', arguments: { topic: 'kelp' } })
+      expect(textOf(result)).toContain('# Research Report: kelp')
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('the upstream task asks a question', () => {
+  test("an ambiguous query's elicitation (carried on tasks/result) reaches the host that made the call", async () => {
+    const client = new LegacyClient({ name: 'answering-host', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+    const asked: string[] = []
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(String(request.params.message))
+      return { action: 'accept', content: { interpretation: 'tidal physics' } }
+    })
+    await client.connect(new LegacyHttp(new URL(mcpUrl), { requestInit: { headers } }))
+    try {
+      const result = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'everything.simulate-research-query', arguments: { topic: 'tides', ambiguous: true } } }, undefined, { timeout: 30_000 })
+      expect(asked.length).toBe(1)
+      expect(textOf(result)).toContain('tidal physics')
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('pass-through in front of server-everything', () => {
+  test("a name the catalog has not seen is the upstream's to answer: its own isError result comes back", async () => {
+    await legacyHost('?passthrough=everything', async (client) => {
+      const result = await client.callTool({ name: 'no_such_tool', arguments: {} })
+      expect(result.isError).toBe(true)
+      expect(textOf(result)).toContain('no_such_tool')
+      const init = client.getServerVersion()
+      expect(init).toMatchObject({ name: 'mcp-servers/everything', title: 'Everything Reference Server' })
+      expect(client.getInstructions()).toBeString()
+    })
+  })
+})
+
+/** The upstream's own task list (the daemon's pool is the gateway's UpstreamPool). */
+async function upstreamTasks(pool: { request: UpstreamPool['request'] }): Promise<Record<string, unknown>[]> {
+  return (await pool.request('everything', 'tasks/list', {})).tasks as Record<string, unknown>[]
+}
+
+describe('cancelling from the host', () => {
+  test('the host cancelling its mcpx_call cancels the upstream task', async () => {
+    const pool = daemon.pool as unknown as UpstreamPool
+    const before = new Set((await upstreamTasks(pool)).map((t) => t.taskId))
+    await legacyHost('', async (client) => {
+      const abort = new AbortController()
+      const call = client.callTool({ name: 'mcpx_call', arguments: { tool: 'everything.simulate-research-query', arguments: { topic: 'storms' } } }, undefined, { signal: abort.signal, timeout: 30_000 })
+      call.catch(() => {})
+      let created: Record<string, unknown> | undefined
+      for (let i = 0; i < 100 && created === undefined; i++) {
+        await Bun.sleep(50)
+        created = (await upstreamTasks(pool)).find((t) => !before.has(t.taskId) && t.status === 'working')
+      }
+      expect(created).toBeDefined()
+      abort.abort('host gave up')
+      await expect(call).rejects.toThrow()
+      let status: unknown
+      for (let i = 0; i < 100 && status !== 'cancelled'; i++) {
+        await Bun.sleep(50)
+        status = (await upstreamTasks(pool)).find((t) => t.taskId === created!.taskId)?.status
+      }
+      expect(status).toBe('cancelled')
     })
   })
 })

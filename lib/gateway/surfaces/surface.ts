@@ -199,9 +199,9 @@ export class GatewaySurface {
 
   /**
    * Pass-through is the upstream as itself: its serverInfo, instructions and capabilities (spelled
-   * down per host revision at the edge: lifecycle.ts mirroredCapabilities). It serves tasks exactly when the upstream does (SEP-2663 extension or 2025-11-25
-   * `tasks`): the upstream decides which calls become tasks, the gateway engine keeps the host's
-   * task that follows each (task-relay.ts).
+   * down per host revision at the edge: lifecycle.ts mirroredCapabilities). It serves tasks exactly
+   * when the upstream does (SEP-2663 extension or 2025-11-25 `tasks`): the upstream decides which
+   * calls become tasks, the gateway engine keeps the host's task that follows each (task-relay.ts).
    */
   #mirrorIdentity(client: McpClient): void {
     const { serverInfo, instructions } = client.server
