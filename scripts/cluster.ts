@@ -11,8 +11,9 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { ensurePrivateDir, homeLayout } from '../lib/config/index.ts'
 
 const REPO = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
 const OWNER_ONLY = 0o600
@@ -97,11 +98,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     ...options.env,
   })
   const start = async (spec: { id: string; home: string; port: number }): Promise<Replica> => {
-    mkdirSync(join(spec.home, 'run'), { recursive: true, mode: 0o700 })
+    // Each replica is the daemon of the shared config in its own home (lib/config/home.ts layout).
+    const layout = homeLayout(spec.home, resolve(options.config))
+    mkdirSync(spec.home, { recursive: true, mode: 0o700 })
+    ensurePrivateDir(layout.runDir)
     // The shared local token: a host holding it reaches every replica.
-    writeFileSync(join(spec.home, 'token'), `${token}\n`, { mode: OWNER_ONLY })
-    chmodSync(join(spec.home, 'token'), OWNER_ONLY)
-    writeFileSync(join(spec.home, 'run', 'replica'), `${spec.id}\n`)
+    writeFileSync(layout.token, `${token}\n`, { mode: OWNER_ONLY })
+    chmodSync(layout.token, OWNER_ONLY)
+    writeFileSync(join(layout.runDir, 'replica'), `${spec.id}\n`)
     const proc = Bun.spawn([...argv, 'daemon', 'start', '--json'], { env: envFor(spec), stdout: 'pipe', stderr: 'pipe' })
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
     if (code !== 0) throw new Error(`${spec.id} did not start (exit ${code}): ${err.trim()}`)

@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { homeLayout } from '../../lib/config/index.ts'
 import { META } from '../../lib/wire/index.ts'
 import { REPO_ROOT, mcpxCommand, tempDir } from '../harness.ts'
 
@@ -61,15 +62,16 @@ export async function startDaemon(servers: Record<string, ServerSpec>, settings:
   }
   const logFile = join(temp.path, 'daemon.out')
   const proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run', '--config', configFile], { env, stdin: 'ignore', stdout: Bun.file(logFile), stderr: Bun.file(join(temp.path, 'daemon.err')) })
-  const socket = join(home, 'run', 'daemon.sock')
-  const stateFile = join(home, 'run', 'daemon.json')
+  const layout = homeLayout(home, configFile)
+  const socket = layout.socket
+  const stateFile = layout.state
   for (let i = 0; ; i++) {
     if (existsSync(stateFile)) break
     if (proc.exitCode !== null || i > 600) throw new Error(`daemon did not start: ${readFileSync(join(temp.path, 'daemon.err'), 'utf8')}`)
     await Bun.sleep(50)
   }
   const state = JSON.parse(readFileSync(stateFile, 'utf8')) as { pid: number; tcp: { url: string } }
-  const token = readFileSync(join(home, 'token'), 'utf8').trim()
+  const token = readFileSync(layout.token, 'utf8').trim()
   const daemon: DaemonProcess = {
     dir: temp.path,
     env,
