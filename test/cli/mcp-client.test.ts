@@ -156,6 +156,26 @@ describe('arguments and tool listing', () => {
   test.todo('simulate-research-query completes through mcpx call with progress lines')
 })
 
+describe('exec', () => {
+  test('every tool is reachable by its exact upstream name, and mcpx types shows both spellings', async () => {
+    const exact = await run(['exec', '-'], { stdin: 'return await everything["get-sum"]({ a: 2, b: 3 })' })
+    expect(exact.exitCode).toBe(0)
+    expect(exact.stdout).toContain('5')
+    const byCall = await run(['exec', '-'], { stdin: 'return await everything.call("get-sum", { a: 4, b: 4 })' })
+    expect(byCall.stdout).toContain('8')
+    const types = await run(['types', 'everything.get-sum'])
+    expect(types.stdout).toContain('(MCP name: everything.get-sum; also callable as ["get-sum"](args) or .call("get-sum", args))')
+  })
+
+  test('import gets a clear message; a runtime error on line 1 has the script\'s own column', async () => {
+    const imported = await run(['exec', '-'], { stdin: 'import fs from "fs"\nreturn 1' })
+    expect(imported.exitCode).toBe(1)
+    expect(imported.stderr).toMatch(/import is not available in the mcpx sandbox \(line 1\)/)
+    const thrown = await run(['exec', '-', '--json'], { stdin: 'x.y' })
+    expect(errorJson(thrown.stderr).error.data?.stack).toBe('    at <anonymous> (script.js:1:1)\n')
+  })
+})
+
 describe('ad-hoc targets', () => {
   test('--stdio "command" runs a server without any config', async () => {
     const result = await run(['call', '--stdio', `node ${bin('server-everything')}`, 'echo', 'message=adhoc'])
