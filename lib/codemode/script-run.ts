@@ -39,7 +39,7 @@ const MAX_NAME_CHARS = 4 * 1024
 const MAX_ERROR_MESSAGE_CHARS = 4 * 1024
 const MAX_ERROR_STACK_CHARS = 8 * 1024
 
-export function startScript(sandbox: PreparedContext, request: ScriptRequest, hostCall: HostCall): ScriptRun {
+export function startScript(sandbox: PreparedContext, request: ScriptRequest, hostCall: HostCall, onLog?: (line: string) => void): ScriptRun {
   const { engine, runtime, ctx, hostObject, hooks } = sandbox
   const { limits } = request
   const startedAt = performance.now()
@@ -153,7 +153,9 @@ export function startScript(sandbox: PreparedContext, request: ScriptRequest, ho
       return
     }
     const line = str(lineH) ?? ''
-    logs.push(line.length > limits.maxLogLineBytes ? line.slice(0, limits.maxLogLineBytes) : line)
+    const kept = line.length > limits.maxLogLineBytes ? line.slice(0, limits.maxLogLineBytes) : line
+    logs.push(kept)
+    onLog?.(kept)
   }
 
   const hostDone = (jsonH: QuickJSHandle): void => {

@@ -79,13 +79,14 @@ export class CodeMode {
   }
 
   /** Run agent code; `asker` receives the questions upstreams ask during its calls. */
-  async exec(code: string, options: { asker?: DownstreamAsker; signal?: AbortSignal; onCall?: (qualifiedName: string) => void } = {}): Promise<ExecResult> {
+  async exec(code: string, options: { asker?: DownstreamAsker; signal?: AbortSignal; onCall?: (qualifiedName: string) => void; onLog?: (line: string) => void } = {}): Promise<ExecResult> {
     const namespaces = await this.namespaces()
     const sandbox = (this.#sandbox ??= createSandboxPool(this.settings, this.options.sandboxCommand ? { command: this.options.sandboxCommand } : {}))
     return sandbox.exec(
       code,
       {
         namespaces,
+        ...(options.onLog && { log: options.onLog }),
         call: async (qualifiedName, args, callOptions) => {
           const { server, tool } = splitQualified(qualifiedName)
           options.onCall?.(qualifiedName)

@@ -167,6 +167,27 @@ describe('exec', () => {
     expect(types.stdout).toContain('(MCP name: everything.get-sum; also callable as ["get-sum"](args) or .call("get-sum", args))')
   })
 
+  test('console lines reach stderr as they are written, before the script ends', async () => {
+    const script = 'console.log("first")\nawait everything["trigger-long-running-operation"]({ duration: 2, steps: 2 })\nconsole.log("second")\nreturn "done"'
+    await using proc = Bun.spawn([...mcpxCommand(), 'exec', '-'], { cwd: user.project, env: { ...process.env, ...env }, stdin: new Blob([script]), stdout: 'pipe', stderr: 'pipe' })
+    const reader = proc.stderr.getReader()
+    let seen = ''
+    while (!seen.includes('first\n')) {
+      const chunk = await reader.read()
+      if (chunk.done) break
+      seen += new TextDecoder().decode(chunk.value)
+    }
+    // "first" arrived while the script still waits on the long-running tool.
+    expect(seen).toContain('first\n')
+    expect(seen).not.toContain('second')
+    expect(proc.exitCode).toBeNull()
+    let rest = ''
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value)
+    expect(await new Response(proc.stdout).text()).toBe('done\n')
+    expect(rest).toContain('second\n')
+    expect(await proc.exited).toBe(0)
+  })
+
   test('import gets a clear message; a runtime error on line 1 has the script\'s own column', async () => {
     const imported = await run(['exec', '-'], { stdin: 'import fs from "fs"\nreturn 1' })
     expect(imported.exitCode).toBe(1)
