@@ -2,12 +2,13 @@
  * The `mcpx_<op>` tools of the MCP surface, derived from the /v1 operation table (operations.ts) so
  * the CLI, /v1 and MCP cannot drift. Left out: `call` and `catalog` (the gateway's own mcpx_call and
  * mcpx_catalog are richer), streams (`events`), `shutdown` (a model must not stop the daemon every
- * host depends on) and `operations` (the tool list already is that).
+ * host depends on), `operations` (the tool list already is that), and `request`/`answer` (the CLI's
+ * host plumbing: an MCP host reaches prompts and resources through the surface itself).
  */
 import type { ToolDef } from '../server/index.ts'
 import { OPERATIONS, type Operation, type OperationContext, paramsJsonSchema } from './operations.ts'
 
-const NOT_TOOLS = new Set(['call', 'catalog', 'search', 'types', 'exec', 'events', 'shutdown', 'operations'])
+const NOT_TOOLS = new Set(['call', 'catalog', 'search', 'types', 'exec', 'events', 'shutdown', 'operations', 'request', 'answer'])
 
 export function operationTools(context: (signal: AbortSignal) => OperationContext): ToolDef[] {
   return OPERATIONS.filter((op) => !op.stream && !NOT_TOOLS.has(op.name)).map((op) => toolFor(op, context))
