@@ -113,7 +113,7 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
     id,
     async stop() {
       notice.stop()
-      await Promise.race([reading, new Promise((r) => setTimeout(r, options.settings.cliSlowNoticeMs).unref?.())])
+      await Promise.race([reading, new Promise((r) => setTimeout(r, options.settings.cliEventDrainMs).unref?.())])
       abort.abort()
       if (tty && shown) process.stderr.write('\r\x1b[K')
     },

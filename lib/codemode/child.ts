@@ -58,7 +58,7 @@ export async function runSandboxChild(): Promise<void> {
             const callId = ++nextCallId
             post({ t: 'call', id, callId, kind, name, argsJson })
             return new Promise<string>((resolve) => pendingCalls.set(`${id}:${callId}`, resolve))
-          })
+          }, (line) => post({ t: 'log', id, line }))
           runs.set(id, run)
           if (cancelledEarly.delete(id)) run.cancel()
           void run.outcome.then((outcome) => {

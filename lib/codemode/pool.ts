@@ -21,6 +21,8 @@ export interface ExecBridge {
   search(query: string, options?: Record<string, unknown>): Promise<unknown>
   /** server → tool names; each server becomes a namespace object in the script. */
   readonly namespaces: Readonly<Record<string, readonly string[]>>
+  /** Each console line as it is written (the result's `logs` still carries them all). */
+  log?(line: string): void
 }
 
 export interface ExecResult {
@@ -164,6 +166,10 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
     if (message.t === 'ready') return
     const exec = active.get(message.id)
     if (!exec) return
+    if (message.t === 'log') {
+      exec.bridge.log?.(message.line)
+      return
+    }
     if (message.t === 'call') {
       void answerCall(exec, message.callId, message.kind, message.name, message.argsJson)
       return

@@ -92,6 +92,15 @@ for (const ns of config.aliases) {
     const qualified = ns.server + '.' + tool.name;
     Object.defineProperty(obj, tool.alias, { value: (args) => invoke('call', qualified, args), enumerable: true });
   }
+  // The exact upstream name reaches the tool too (obj["get-structured-content"]), and ns.call(name, args).
+  for (const tool of ns.tools) {
+    if (tool.name !== tool.alias && !Object.prototype.hasOwnProperty.call(obj, tool.name)) {
+      Object.defineProperty(obj, tool.name, { value: (args) => invoke('call', ns.server + '.' + tool.name, args), enumerable: false });
+    }
+  }
+  if (!Object.prototype.hasOwnProperty.call(obj, 'call')) {
+    Object.defineProperty(obj, 'call', { value: (name, args) => invoke('call', ns.server + '.' + name, args), enumerable: false });
+  }
   globalDefs[ns.alias] = freeze(obj);
 }
 for (const key of Object.keys(globalDefs)) Object.defineProperty(globalThis, key, { value: globalDefs[key], writable: false, configurable: false });

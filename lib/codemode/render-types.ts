@@ -67,7 +67,8 @@ function renderTool(server: string, tool: ToolTypeSource, alias: string, taken: 
   const notes: string[] = []
   if (tool.title) notes.push(tool.title)
   if (tool.description) notes.push(tool.description.trim())
-  if (alias !== tool.name) notes.push(`(MCP name: ${server}.${tool.name})`)
+  // The sandbox also answers to the exact name (prelude.ts): both spellings are shown.
+  if (alias !== tool.name) notes.push(`(MCP name: ${server}.${tool.name}; also callable as ["${tool.name}"](args) or .call("${tool.name}", args))`)
   notes.push(`@see mcpx.call(${JSON.stringify(`${server}.${tool.name}`)}, args)`)
   const types = [...named].map(([name, type]) => `  type ${name} = ${type};`)
   const argsOptional = !hasRequired(tool.inputSchema) ? '?' : ''

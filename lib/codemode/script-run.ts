@@ -9,7 +9,7 @@ import { aliasNamespaces } from './identifiers.ts'
 import type { PreparedContext } from './prepared-context.ts'
 import { renderInstall } from './prelude.ts'
 import type { ExecLimits, ExecStats, ScriptFailure } from './protocol.ts'
-import { prepareScript } from './transpile.ts'
+import { WRAPPER_PREFIX_CHARS, prepareScript } from './transpile.ts'
 
 export interface ScriptRequest {
   readonly code: string
@@ -39,7 +39,7 @@ const MAX_NAME_CHARS = 4 * 1024
 const MAX_ERROR_MESSAGE_CHARS = 4 * 1024
 const MAX_ERROR_STACK_CHARS = 8 * 1024
 
-export function startScript(sandbox: PreparedContext, request: ScriptRequest, hostCall: HostCall): ScriptRun {
+export function startScript(sandbox: PreparedContext, request: ScriptRequest, hostCall: HostCall, onLog?: (line: string) => void): ScriptRun {
   const { engine, runtime, ctx, hostObject, hooks } = sandbox
   const { limits } = request
   const startedAt = performance.now()
@@ -153,7 +153,9 @@ export function startScript(sandbox: PreparedContext, request: ScriptRequest, ho
       return
     }
     const line = str(lineH) ?? ''
-    logs.push(line.length > limits.maxLogLineBytes ? line.slice(0, limits.maxLogLineBytes) : line)
+    const kept = line.length > limits.maxLogLineBytes ? line.slice(0, limits.maxLogLineBytes) : line
+    logs.push(kept)
+    onLog?.(kept)
   }
 
   const hostDone = (jsonH: QuickJSHandle): void => {
@@ -252,6 +254,18 @@ export function startScript(sandbox: PreparedContext, request: ScriptRequest, ho
   }
 }
 
+/**
+ * The stack in the script's own coordinates: line 1's columns lose the wrapper's prefix, and the
+ * wrapper's own frames (the `.call` that starts the script, native frames) are dropped.
+ */
+function scriptStack(stack: string): string {
+  return stack
+    .split('\n')
+    .filter((line) => !/\(native\)|<eval>/.test(line))
+    .map((line) => line.replace(new RegExp(`${SCRIPT_FILE.replace('.', '\\.')}:1:(\\d+)`), (_, col: string) => `${SCRIPT_FILE}:1:${Math.max(1, Number(col) - WRAPPER_PREFIX_CHARS)}`))
+    .join('\n')
+}
+
 /** Error description the prelude's `describe()` produced (or QuickJS's dump of a sync throw). */
 function scriptError(json: string | undefined, atCompile = false): ScriptFailure {
   let parsed: { name?: unknown; message?: unknown; stack?: unknown } = {}
@@ -262,7 +276,7 @@ function scriptError(json: string | undefined, atCompile = false): ScriptFailure
   }
   const name = typeof parsed.name === 'string' ? parsed.name.slice(0, MAX_NAME_CHARS) : 'Error'
   const message = typeof parsed.message === 'string' ? parsed.message.slice(0, MAX_ERROR_MESSAGE_CHARS) : 'script failed'
-  const stack = typeof parsed.stack === 'string' && parsed.stack !== '' ? parsed.stack.slice(0, MAX_ERROR_STACK_CHARS) : undefined
+  const stack = typeof parsed.stack === 'string' && parsed.stack !== '' ? scriptStack(parsed.stack).slice(0, MAX_ERROR_STACK_CHARS) : undefined
   // QuickJS names its own allocation failure this way; the script cannot forge the engine's state.
   if (name === 'InternalError' && message === 'out of memory') return memoryFailure()
   const reason = name === 'SyntaxError' && atCompile ? 'syntax' : 'runtime'

@@ -11,6 +11,8 @@ import type { ScriptFailure } from './protocol.ts'
 export const RUN_HOOK = '__mcpx_run'
 const PREFIX = `${RUN_HOOK}((async function () {`
 const SUFFIX = '\n}).call(globalThis));'
+/** Characters the wrapper adds before the script on its line 1 (error columns there are shifted by it). */
+export const WRAPPER_PREFIX_CHARS = PREFIX.length
 
 let jsTranspiler: Bun.Transpiler | undefined
 let tsTranspiler: Bun.Transpiler | undefined
@@ -19,6 +21,13 @@ export type PreparedScript = { ok: true; source: string; typescript: boolean } |
 
 /** Wrap, and strip types when needed. Syntax errors come back with the script's own line numbers. */
 export function prepareScript(code: string): PreparedScript {
+  const imported = importLine(code)
+  if (imported !== undefined) {
+    return {
+      ok: false,
+      failure: { reason: 'syntax', name: 'SyntaxError', message: `import is not available in the mcpx sandbox (line ${imported}): tools are the global namespace objects (see mcpx types); there is no module loader, filesystem or network`, line: imported },
+    }
+  }
   // Same line as the prefix: line N of the script is line N of the wrapped source.
   const wrapped = `${PREFIX}${code}${SUFFIX}`
   jsTranspiler ??= new Bun.Transpiler({ loader: 'js', target: 'browser', deadCodeElimination: false })
@@ -34,6 +43,13 @@ export function prepareScript(code: string): PreparedScript {
   } catch (error) {
     return { ok: false, failure: syntaxFailure(error, code.split('\n').length) }
   }
+}
+
+/** The line (1-based) of a static `import …` or `export …` statement, which the sandbox cannot honour. */
+function importLine(code: string): number | undefined {
+  const lines = code.split('\n')
+  const index = lines.findIndex((line) => /^\s*(import\s*(?:[\w*{]|["'])|export\s)/.test(line))
+  return index < 0 ? undefined : index + 1
 }
 
 interface BuildMessageLike {

@@ -2,8 +2,8 @@
  * The `mcpx_<op>` tools of the MCP surface, derived from the /v1 operation table (operations.ts) so
  * the CLI, /v1 and MCP cannot drift. Left out: `call` and `catalog` (the gateway's own mcpx_call and
  * mcpx_catalog are richer), streams (`events`), `shutdown` (a model must not stop the daemon every
- * host depends on), `operations` (the tool list already is that), and the CLI's plumbing: `request`
- * (the surface already serves prompts and resources) and `answer` (a CLI's reply to an upstream's question).
+ * host depends on), `operations` (the tool list already is that), and `request`/`answer` (the CLI's
+ * host plumbing: an MCP host reaches prompts and resources through the surface itself).
  */
 import type { ToolDef } from '../server/index.ts'
 import { OPERATIONS, type Operation, type OperationContext, paramsJsonSchema } from './operations.ts'

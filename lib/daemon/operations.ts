@@ -256,8 +256,26 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'POST',
     path: '/v1/exec',
     description: 'Run agent code (JavaScript or TypeScript) in the code-mode sandbox; tool calls go through the pool',
-    params: { code: { type: 'string', required: true, description: 'The program' } },
-    handler: (params, context) => codeModeOf(context).exec(params.code, { signal: context.signal }),
+    params: {
+      code: { type: 'string', required: true, description: 'The program' },
+      progressId: { type: 'string', description: 'Publish each console line as an `exec.log` event tagged with this id, as it is written' },
+    },
+    handler: (params, context) => {
+      const progressId = params.progressId as string | undefined
+      const run = codeModeOf(context).exec(params.code, {
+        signal: context.signal,
+        ...(progressId !== undefined && { onLog: (line: string) => context.events.publish('exec.log', { progressId, line }) }),
+      })
+      if (progressId === undefined) return run
+      const ended = () => context.events.publish('call', { exec: true, progressId })
+      return run.then(
+        (result) => (ended(), result),
+        (error: unknown) => {
+          ended()
+          throw error
+        },
+      )
+    },
   },
   {
     name: 'protocol',

@@ -96,7 +96,7 @@ export class CodeMode {
   }
 
   /** Run agent code; `asker` receives the questions upstreams ask during its calls. */
-  async exec(code: string, options: { asker?: DownstreamAsker; signal?: AbortSignal; onCall?: (qualifiedName: string) => void; view?: AccessView } = {}): Promise<ExecResult> {
+  async exec(code: string, options: { asker?: DownstreamAsker; signal?: AbortSignal; onCall?: (qualifiedName: string) => void; onLog?: (line: string) => void; view?: AccessView } = {}): Promise<ExecResult> {
     const { view } = options
     const namespaces = await this.namespaces(view)
     const sandbox = (this.#sandbox ??= createSandboxPool(this.settings, this.options.sandboxCommand ? { command: this.options.sandboxCommand } : {}))
@@ -104,6 +104,7 @@ export class CodeMode {
       code,
       {
         namespaces,
+        ...(options.onLog && { log: options.onLog }),
         call: async (qualifiedName, args, callOptions) => {
           const { server, tool } = splitQualified(qualifiedName)
           options.onCall?.(qualifiedName)

@@ -1,6 +1,7 @@
 /**
- * `mcpx replay FILE --print`: a readable timeline. One line per entry: elapsed time, direction
- * arrow (→ to the server, ← to the client), what it is (method and id, result or error), and a
+ * `mcpx replay FILE --print`: a readable timeline. One line per entry: elapsed time, the message's
+ * `#seq` (the number divergences and serve's hints cite), direction arrow (→ to the server, ← to
+ * the client), what it is (method and JSON-RPC id, result or error), and a
  * short summary of params/result; redacted paths and HTTP status/SSE ids are shown when present.
  */
 import type { Entry, MessageEntry, Recording } from './format.ts'
@@ -30,12 +31,13 @@ export function formatEntry(entry: Entry): string {
     return `${time} ${entry.direction === 'to-server' ? '→' : '←'} (http) ${what}`
   }
   if (entry.type === 'close') return `${time}   closed${entry.reason === undefined ? '' : `: ${entry.reason}`}`
-  return `${time} ${entry.direction === 'to-server' ? '→' : '←'} ${describe(entry)}`
+  // `#seq` is the recording's one numbering: divergence reports and `--serve` hints use it too.
+  return `${time} #${entry.seq} ${entry.direction === 'to-server' ? '→' : '←'} ${describe(entry)}`
 }
 
 function describe(entry: MessageEntry): string {
   const m = entry.message
-  const id = 'id' in m ? ` #${String(m.id)}` : ''
+  const id = 'id' in m ? ` (id ${JSON.stringify(m.id)})` : ''
   let text: string
   if (typeof m.method === 'string') text = `${m.method}${id}${summary(m.params)}`
   else if ('error' in m) {

@@ -171,7 +171,7 @@ describe('tool declarations', () => {
     const text = renderToolDeclarations(CORPUS, options)
     expect(text).toContain('declare namespace weird_server {')
     expect(text).toContain('function get_weather(')
-    expect(text).toContain('(MCP name: weird-server.get-weather)')
+    expect(text).toContain('(MCP name: weird-server.get-weather; also callable as ["get-weather"](args) or .call("get-weather", args))')
     expect(text).toContain('type list_pull_requests_Output_User = ')
     expect(text).toContain('type get_user_Output_User = ')
     expect(text).not.toContain('/etc/passwd')

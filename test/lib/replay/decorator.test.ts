@@ -39,8 +39,8 @@ describe('recordTransport', () => {
 
     const timeline = formatTimeline(recording)
     expect(timeline).toContain('role client over streamable-http, modern 2026-07-28 peer mem 1')
-    expect(timeline).toContain('+0.000s → tools/list #1')
-    expect(timeline).toContain('+0.005s ← result #1')
+    expect(timeline).toContain('+0.000s #1 → tools/list (id 1)')
+    expect(timeline).toContain('+0.005s #2 ← result (id 1)')
     expect(timeline).toContain('redacted http.headers.authorization')
     expect(timeline).toContain('negotiated modern 2026-07-28 with mem 1')
     expect(timeline.trimEnd().split('\n').at(-1)).toContain('closed')
