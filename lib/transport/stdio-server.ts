@@ -14,6 +14,8 @@ import type { SendOptions, Transport, TransportHandlers } from './types.ts'
 
 export interface StdioServerOptions {
   maxFrameBytes: number
+  /** settings.maxJsonDepth (0 = unbounded). */
+  maxJsonDepth?: number
   /** Default: the process's stdin. */
   input?: ReadableStream<Uint8Array>
   /** Default: the process's stdout. */
@@ -61,7 +63,7 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
     onLine(line) {
       let value: unknown
       try {
-        value = parseJson(line)
+        value = parseJson(line, options.maxJsonDepth ?? 0)
       } catch (error) {
         return refuse(null, error as RpcError)
       }

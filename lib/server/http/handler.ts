@@ -66,7 +66,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const session = sessionId === undefined ? undefined : sessions.get(sessionId)
     let body: unknown
     if (request.method === 'POST') {
-      const read = await readJsonBody(request, { maxFrameBytes: settings.maxFrameBytes, bodyTimeoutMs: settings.httpBodyTimeoutMs })
+      const read = await readJsonBody(request, { maxFrameBytes: settings.maxFrameBytes, bodyTimeoutMs: settings.httpBodyTimeoutMs, maxJsonDepth: settings.maxJsonDepth })
       if (!read.ok) return read.response
       body = read.value
     }

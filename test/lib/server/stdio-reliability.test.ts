@@ -100,6 +100,20 @@ describe('stdio server reliability', () => {
     await peer.stdio.closed
   })
 
+  test('JSON nested beyond maxJsonDepth is refused with -32700 naming the setting, before parsing; the next call is served', async () => {
+    const peer = open()
+    peer.send(init(1, '2025-11-25'))
+    await peer.answer(1)
+    peer.send(`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"echo","arguments":{"text":${'['.repeat(200_000)}${']'.repeat(200_000)}}}}`)
+    peer.send(call(2, 'echo', { text: 'shallow' }))
+    expect((await peer.answer(2)).result).toMatchObject({ content: [{ text: 'shallow' }] })
+    const refused = peer.lines.find((m) => 'error' in m && m.id === undefined) as { error: { code: number; message: string } }
+    expect(refused.error.code).toBe(-32700)
+    expect(refused.error.message).toContain(`nested deeper than ${settings.maxJsonDepth} levels (setting maxJsonDepth`)
+    peer.end()
+    await peer.stdio.closed
+  })
+
   test('stdin EOF: requests already read are answered within shutdownGraceMs; one still running then gets an error; exactly one answer each', async () => {
     const peer = open()
     peer.send(init(1, '2025-11-25'))
