@@ -5,7 +5,7 @@
  * Requiring `application/json` also refuses CORS "simple" cross-site posts (text/plain, forms).
  */
 import { RPC, RpcError } from '../../errors/index.ts'
-import { HTTP_STATUS, JSONRPC_VERSION, MIME, checkDepth, isJsonMediaType, type RequestId, type Revision } from '../../wire/index.ts'
+import { HTTP_STATUS, JSONRPC_VERSION, MIME, checkDepth, isJsonMediaType, keepRawIds, restoreRawIds, type RequestId, type Revision } from '../../wire/index.ts'
 import { bodyReceived, withinBodyTimeout } from './timeouts.ts'
 
 /**
@@ -19,7 +19,7 @@ export function rpcErrorResponse(status: number, error: RpcError, id?: RequestId
   body.error = error.toRpc()
   const out = new Headers(headers)
   out.set('content-type', MIME.JSON)
-  return new Response(JSON.stringify(body), { status, headers: out })
+  return new Response(restoreRawIds(JSON.stringify(body)), { status, headers: out })
 }
 
 /** Stateless between calls (no `stream: true`), so one strict decoder serves every request. */
@@ -56,7 +56,7 @@ export async function readJsonBody(request: Request, options: ReadBodyOptions): 
   }
   try {
     if (options.maxJsonDepth) checkDepth(text, options.maxJsonDepth)
-    return { ok: true, value: JSON.parse(text) }
+    return { ok: true, value: keepRawIds(text, JSON.parse(text)) }
   } catch (error) {
     if (error instanceof RpcError) return { ok: false, response: rpcErrorResponse(HTTP_STATUS.BAD_REQUEST, error) }
     return fail(HTTP_STATUS.BAD_REQUEST, RPC.PARSE_ERROR, `Parse error: ${(error as Error).message}`)

@@ -9,7 +9,7 @@ import { RPC, RpcError } from '../../errors/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import {
   HTTP_STATUS,
-  HEADER, MIME, isRequest, parseMessage, recoverId, type JsonRpcMessage, type LegacyRevision,
+  HEADER, MIME, isRequest, parseMessage, recoverId, restoreRawIds, type JsonRpcMessage, type LegacyRevision,
 } from '../../wire/index.ts'
 import type { Connection, Outlet } from '../connection.ts'
 import type { Channel, Engine } from '../engine.ts'
@@ -268,5 +268,5 @@ function sessionOutlet(session: LegacySession | undefined): Outlet {
 
 function json(body: unknown, status: number, headers: Record<string, string> = {}): Response {
   if (body === undefined) return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers })
-  return new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': MIME.JSON } })
+  return new Response(restoreRawIds(JSON.stringify(body)), { status, headers: { ...headers, 'content-type': MIME.JSON } })
 }

@@ -56,6 +56,13 @@ describe('HTTP server reliability', () => {
     expect((await post(http.url, call(10, 'echo', { text: 'ok' }), id)).status).toBe(200)
   })
 
+  test('an id beyond 2^53 comes back byte for byte', async () => {
+    await using http = serveHttp(new Engine(server, settings), settings)
+    const id = await session(http.url)
+    const answer = await fetch(http.url, { method: 'POST', headers: headers(id), body: '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}' })
+    expect(await answer.text()).toContain('"id":9007199254740993,')
+  })
+
   test('graceful close: a call that finishes within the grace is answered; one still running gets an error, never 202-empty', async () => {
     const http = serveHttp(new Engine(server, settings), settings)
     const id = await session(http.url)
