@@ -8,7 +8,7 @@ export { serveStdio, type StdioServer } from './serve-stdio.ts'
 export { serveHttp, type HttpServer, type ServeHttpOptions } from './serve-http.ts'
 export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from './http/handler.ts'
 export { SUPPORTED_REVISIONS } from './lifecycle.ts'
-export { idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
+export { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
 export { readBody } from './http/body.ts'
 export type {
   HandlerContext, Implementation, InputRequest, Json, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,
