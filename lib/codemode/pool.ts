@@ -93,6 +93,8 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
   let nextId = 0
   let closed = false
   const killedByWatchdog = new WeakSet<SandboxProcess>()
+  /** Processes started for a burst and ended once it passed (not counted as restarts). */
+  const retired = new WeakSet<SandboxProcess>()
 
   const spawn = (): SandboxProcess => {
     const child: SandboxProcess = new SandboxProcess(command, limits.memoryMb, {
@@ -100,7 +102,7 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
       onExit: ({ exitCode, signal, stderrTail }) => {
         const index = processes.indexOf(child)
         if (index >= 0) processes.splice(index, 1)
-        if (!closed && !killedByWatchdog.has(child)) restarts++
+        if (!closed && !killedByWatchdog.has(child) && !retired.has(child)) restarts++
         for (const exec of [...active.values()]) {
           if (exec.process !== child) continue
           exec.settle({
@@ -228,6 +230,20 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
       return await runOn(child, code, bridge, signal)
     } finally {
       releaseSlot()
+      retireIdle()
+    }
+  }
+
+  /** After a burst: idle processes beyond the warm ones plus one spare are ended (memory back). */
+  const retireIdle = (): void => {
+    const live = processes.filter((p) => p.alive)
+    let surplus = live.length - (size + 1)
+    for (const p of live) {
+      if (surplus <= 0) break
+      if (load(p) > 0) continue
+      retired.add(p)
+      p.kill()
+      surplus--
     }
   }
 

@@ -19,7 +19,7 @@ import { type CreatePool, type Pool, createConfiguredPool } from './pool.ts'
 import { type Route, matchRoute } from './routes.ts'
 import { type Rejection, type Surface, checkRequest, listSetting } from './security.ts'
 import { ensureToken } from './token.ts'
-import { idleTimeoutSeconds, withIdleTimeouts } from '../server/index.ts'
+import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from '../server/index.ts'
 
 export interface DaemonOptions {
   readonly settings: Settings
@@ -223,7 +223,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   // Idle sockets and stalled bodies close after httpIdleTimeoutMs; answers being worked on and event
   // streams are exempt (server/http/timeouts.ts). bun-types declare idleTimeout for TCP only; the
   // runtime honours it for Unix sockets too.
-  const idle: object = { idleTimeout: idleTimeoutSeconds(settings) }
+  const idle: object = { idleTimeout: idleTimeoutSeconds(settings), ...BODY_LIMIT_ENFORCED_BY_MCPX }
   const unixServer = Bun.serve({ unix: layout.socket, fetch: withIdleTimeouts(settings, (request) => handle(request, 'unix')), ...idle, ...PRODUCTION })
   chmodSync(layout.socket, 0o600)
   let tcpServer: ReturnType<typeof Bun.serve>

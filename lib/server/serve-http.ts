@@ -7,7 +7,7 @@ import type { Settings } from '../settings/index.ts'
 import type { Engine } from './engine.ts'
 import { createHttpHandler } from './http/handler.ts'
 import type { OriginPolicy } from './http/origin.ts'
-import { idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
+import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
 
 export interface ServeHttpOptions {
   port?: number
@@ -31,6 +31,7 @@ export function serveHttp(engine: Engine, settings: Settings, options: ServeHttp
     port: options.port ?? 0,
     hostname,
     idleTimeout: idleTimeoutSeconds(settings),
+    ...BODY_LIMIT_ENFORCED_BY_MCPX,
     development: false,
     fetch: withIdleTimeouts(settings, (request) => {
       if (new URL(request.url).pathname !== path) return new Response('Not Found', { status: 404 })

@@ -24,6 +24,7 @@ export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioSer
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
   const transport = createStdioServerTransport({
     maxFrameBytes: settings.maxFrameBytes,
+    maxJsonDepth: settings.maxJsonDepth,
     ...io,
     // Revisions before 2025-11-25 require an id on every error response (their schema.json).
     unnamedErrors: () => (connection.legacy !== undefined && connection.legacy.revision < '2025-11-25' ? 'log' : 'omit-id'),

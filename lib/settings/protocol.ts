@@ -5,6 +5,7 @@ const MiB = 1024 * 1024
 
 export const PROTOCOL_SETTINGS = defineSettings({
   maxFrameBytes: { default: 16 * MiB, env: 'MCPX_MAX_FRAME_BYTES', doc: 'Largest JSON-RPC line (stdio) or HTTP body accepted' },
+  maxJsonDepth: { default: 128, env: 'MCPX_MAX_JSON_DEPTH', doc: 'Deepest nesting of arrays/objects accepted in one JSON-RPC frame (stdio line, HTTP body, upstream line); deeper is refused with -32700 before parsing' },
   httpIdleTimeoutMs: { default: 30_000, env: 'MCPX_HTTP_IDLE_TIMEOUT_MS', doc: 'An HTTP connection with no bytes moving is closed after this (Bun idleTimeout, whole seconds, at most 255 s); never applied while a request is being answered nor to SSE streams' },
   httpBodyTimeoutMs: { default: 30_000, env: 'MCPX_HTTP_BODY_TIMEOUT_MS', doc: 'Longest an HTTP request body may take to arrive in full; later it is answered 408 and the connection closed' },
   maxBatchLength: { default: 100, env: 'MCPX_MAX_BATCH_LENGTH', doc: 'Most messages accepted in one 2025-03-26 JSON-RPC batch' },

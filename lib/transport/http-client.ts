@@ -5,7 +5,7 @@
  * request's stream. Legacy sessions: id only from a successful initialize (TR-25..27), echoed, DELETEd
  * on close; a 2025-11-25 stream cut before its response resumes with GET + Last-Event-ID (TR-22).
  */
-import { McpxError } from '../errors/index.ts'
+import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import { ACCEPT_POST, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
@@ -174,6 +174,11 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       const mcpx = error instanceof McpxError ? error : new McpxError('CONNECT', `${describe}: ${String(error)}`, { url })
       const message = mcpx.message.includes(describe) ? mcpx.message : `${describe}: ${mcpx.message}`
       report(new McpxError(mcpx.code, message, { ...mcpx.data, requestId: exchange.requestId }, { cause: mcpx }))
+      // Its answer can no longer come: the request fails now (not at its deadline), as one that may
+      // have run — at most once, it is not re-sent.
+      if (exchange.requestId !== undefined && !exchange.responded) {
+        deliver({ jsonrpc: '2.0', id: exchange.requestId, error: { code: RPC.INTERNAL_ERROR, message: `${message}; the request may or may not have run and was not re-sent`, data: { mcpxCode: mcpx.code, inFlight: true } } }, exchange)
+      }
     })
   }
 

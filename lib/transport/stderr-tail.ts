@@ -10,17 +10,22 @@ const MAX_LOG_LINE_CHARS = 4096
 export interface StderrTail {
   /** Read the stream to its end; never rejects. */
   drain(stream: ReadableStream<Uint8Array>): Promise<void>
-  /** The retained tail, decoded. */
-  text(): string
+  /** The retained tail, decoded; with `since` (a mark()), only what was written after it. */
+  text(since?: number): string
+  /** A position in the stream: bytes written so far. */
+  mark(): number
 }
 
 export function createStderrTail(maxBytes: number, onLine: (line: string) => void): StderrTail {
   const chunks: Uint8Array[] = []
   let bytes = 0
+  /** Bytes ever written (the retained tail is the last `bytes` of them). */
+  let total = 0
   let partial = ''
   const lineDecoder = new TextDecoder()
 
   function keep(chunk: Uint8Array): void {
+    total += chunk.length
     if (maxBytes === 0) return
     const piece = chunk.length > maxBytes ? chunk.slice(chunk.length - maxBytes) : chunk.slice()
     chunks.push(piece)
@@ -57,15 +62,17 @@ export function createStderrTail(maxBytes: number, onLine: (line: string) => voi
       if (partial !== '') onLine(partial)
       partial = ''
     },
-    text() {
+    text(since = 0) {
       const all = new Uint8Array(bytes)
       let offset = 0
       for (const chunk of chunks) {
         all.set(chunk, offset)
         offset += chunk.length
       }
+      const unseen = Math.max(0, bytes - (total - since))
       // The cut may fall inside a UTF-8 sequence: drop the replacement character it leaves.
-      return new TextDecoder().decode(all.subarray(Math.max(0, bytes - maxBytes))).replace(/^\uFFFD+/, '')
+      return new TextDecoder().decode(all.subarray(Math.max(0, bytes - maxBytes, unseen))).replace(/^\uFFFD+/, '')
     },
+    mark: () => total,
   }
 }

@@ -65,6 +65,7 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
   }
 
   function deliver(message: JsonRpcMessage): void {
+    answered(message)
     try {
       handlers?.onMessage(message)
     } catch (error) {
@@ -72,8 +73,25 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
     }
   }
 
+  /**
+   * Requests sent and not yet answered, and where stderr stood when the oldest of them was sent
+   * (or when the last answer came): a crash reason quotes only what the server wrote since, not
+   * an unrelated warning from its start.
+   */
+  const unanswered = new Set<unknown>()
+  let stderrMark = 0
+  function sent(message: JsonRpcMessage): void {
+    if (!('method' in message) || !('id' in message)) return
+    if (unanswered.size === 0) stderrMark = stderr.mark()
+    unanswered.add(message.id)
+  }
+  function answered(message: JsonRpcMessage): void {
+    if ('method' in message || !('id' in message)) return
+    if (unanswered.delete(message.id) && unanswered.size === 0) stderrMark = stderr.mark()
+  }
+
   function withStderr(message: string): string {
-    const tail = stderr.text().trim()
+    const tail = stderr.text(stderrMark).trim()
     return tail === '' ? message : `${message}: ${quote(tail, settings.stderrQuoteChars)}`
   }
 
@@ -132,7 +150,7 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
           command: params.command,
           exitCode: child.signalCode ? null : exitCode,
           signal: child.signalCode ?? null,
-          stderr: stderr.text(),
+          stderr: stderr.text(stderrMark),
         }),
     )
     done()
@@ -188,6 +206,7 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
       if (!proc || closed || closing) throw new McpxError('CONNECT', `stdio upstream ${label} is not running`, { command: params.command })
       if (options?.signal?.aborted) throw new McpxError('CANCELLED', 'send cancelled before it was written')
       try {
+        sent(message)
         proc.stdin.write(encodeFrame(message))
         // Bun's flush is synchronous when the pipe took everything; only a pending one is awaited. A
         // server that stops reading fills the pipe: the signal (if any) and the caller's deadline bound it.

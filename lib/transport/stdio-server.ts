@@ -8,7 +8,7 @@
 import type { McpxError } from '../errors/index.ts'
 import { RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
-import { JSONRPC_VERSION, isRecord, makeError, parseJson, parseMessage, recoverId, type JsonRpcMessage } from '../wire/index.ts'
+import { JSONRPC_VERSION, isRecord, keepRawIds, makeError, restoreRawIds, parseJson, parseMessage, recoverId, type JsonRpcMessage } from '../wire/index.ts'
 import { createLineFramer, encodeFrame } from './line-framer.ts'
 import type { SendOptions, Transport, TransportHandlers } from './types.ts'
 
@@ -24,6 +24,8 @@ export interface ByteSource {
 
 export interface StdioServerOptions {
   maxFrameBytes: number
+  /** settings.maxJsonDepth (0 = unbounded). */
+  maxJsonDepth?: number
   /** Default: the process's stdin. */
   input?: ReadableStream<Uint8Array> | ByteSource
   /** Default: the process's stdout. */
@@ -58,7 +60,7 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
 
   const write = (value: unknown) => {
-    if (!outputClosed) output.write(encodeFrame(value))
+    if (!outputClosed) output.write(restoreRawIds(encodeFrame(value)))
   }
   const refuse = (id: ReturnType<typeof recoverId>, error: RpcError) => {
     if (id !== null) return write(makeError(id, error.toRpc()))
@@ -71,7 +73,7 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
     onLine(line) {
       let value: unknown
       try {
-        value = parseJson(line)
+        value = keepRawIds(line, parseJson(line, options.maxJsonDepth ?? 0))
       } catch (error) {
         return refuse(null, error as RpcError)
       }

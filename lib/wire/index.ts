@@ -1,6 +1,7 @@
 /** The wire room: JSON-RPC envelope, spec constants, revision matrix, param schemas, per-revision shaping, header codec. Pure. */
 export * from './constants.ts'
 export * from './jsonrpc.ts'
+export { keepRawIds, restoreRawIds } from './raw-ids.ts'
 export {
   resourceNotFound, unsupportedVersion, headerMismatch, missingCapability, methodNotFound, invalidParams,
   urlElicitationRequired,

@@ -58,13 +58,43 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Parse JSON text into a value, or throw RpcError(-32700). */
-export function parseJson(text: string): unknown {
+export function parseJson(text: string, maxDepth = 0): unknown {
+  if (maxDepth > 0) checkDepth(text, maxDepth)
   try {
     return JSON.parse(text)
   } catch (error) {
     throw new RpcError(RPC.PARSE_ERROR, `Parse error: ${(error as Error).message}`)
   }
 }
+
+/**
+ * Refuse JSON nested deeper than `maxDepth` (setting maxJsonDepth) before it is parsed: a frame a
+ * few hundred kilobytes long can nest 200,000 deep and stall a parser or any walk over the value.
+ * One pass over the text, strings skipped; text shorter than the bound cannot exceed it.
+ */
+export function checkDepth(text: string, maxDepth: number): void {
+  if (text.length <= maxDepth) return
+  let depth = 0
+  for (let i = 0, n = text.length; i < n; i++) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i)
+        if (d === BACKSLASH) i++
+        else if (d === QUOTE) break
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) throw new RpcError(RPC.PARSE_ERROR, `Parse error: JSON nested deeper than ${maxDepth} levels (setting maxJsonDepth, MCPX_MAX_JSON_DEPTH)`, { maxJsonDepth: maxDepth })
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
+  }
+}
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
 
 /**
  * Validate one JSON-RPC message. Throws RpcError(-32600) naming what is wrong; the error's data

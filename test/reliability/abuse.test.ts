@@ -88,3 +88,14 @@ test(`${BODIES} never-finishing bodies and ${IDLE} idle connections are closed b
   }
   expect(seen.filter((line) => line.startsWith('trickle'))).toEqual(Array(BODIES / kinds.length).fill('trickle: 408'))
 })
+
+test('a method /mcp does not serve gets 405 with a JSON-RPC body; an unauthenticated request is answered 401 and its connection closed', async () => {
+  const put = await fetch(daemon.mcpUrl, { method: 'PUT', headers: { Authorization: `Bearer ${daemon.token}`, 'Content-Type': 'application/json' }, body: '{}' })
+  expect(put.status).toBe(405)
+  expect(put.headers.get('allow')).toContain('POST')
+  expect(await put.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringContaining('Method Not Allowed') } })
+  const anonymous = await fetch(daemon.mcpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' })
+  expect(anonymous.status).toBe(401)
+  expect(anonymous.headers.get('connection')).toBe('close')
+  expect(await anonymous.json()).not.toHaveProperty('id')
+})

@@ -5,7 +5,7 @@
  * Requiring `application/json` also refuses CORS "simple" cross-site posts (text/plain, forms).
  */
 import { RPC, RpcError } from '../../errors/index.ts'
-import { HTTP_STATUS, JSONRPC_VERSION, MIME, isJsonMediaType, type RequestId, type Revision } from '../../wire/index.ts'
+import { HTTP_STATUS, JSONRPC_VERSION, MIME, checkDepth, isJsonMediaType, keepRawIds, restoreRawIds, type RequestId, type Revision } from '../../wire/index.ts'
 import { bodyReceived, withinBodyTimeout } from './timeouts.ts'
 
 /**
@@ -19,7 +19,7 @@ export function rpcErrorResponse(status: number, error: RpcError, id?: RequestId
   body.error = error.toRpc()
   const out = new Headers(headers)
   out.set('content-type', MIME.JSON)
-  return new Response(JSON.stringify(body), { status, headers: out })
+  return new Response(restoreRawIds(JSON.stringify(body)), { status, headers: out })
 }
 
 /** Stateless between calls (no `stream: true`), so one strict decoder serves every request. */
@@ -30,6 +30,8 @@ export interface ReadBodyOptions {
   readonly maxFrameBytes: number
   /** settings.httpBodyTimeoutMs: longest the whole body may take to arrive (0 = unbounded). */
   readonly bodyTimeoutMs?: number
+  /** settings.maxJsonDepth: deeper nesting is refused before parsing (0 = unbounded). */
+  readonly maxJsonDepth?: number
 }
 
 export type ReadBodyResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly response: Response }
@@ -53,8 +55,10 @@ export async function readJsonBody(request: Request, options: ReadBodyOptions): 
     return fail(HTTP_STATUS.BAD_REQUEST, RPC.PARSE_ERROR, 'Parse error: body is not valid UTF-8')
   }
   try {
-    return { ok: true, value: JSON.parse(text) }
+    if (options.maxJsonDepth) checkDepth(text, options.maxJsonDepth)
+    return { ok: true, value: keepRawIds(text, JSON.parse(text)) }
   } catch (error) {
+    if (error instanceof RpcError) return { ok: false, response: rpcErrorResponse(HTTP_STATUS.BAD_REQUEST, error) }
     return fail(HTTP_STATUS.BAD_REQUEST, RPC.PARSE_ERROR, `Parse error: ${(error as Error).message}`)
   }
 }

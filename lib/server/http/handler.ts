@@ -9,7 +9,7 @@ import { RPC, RpcError } from '../../errors/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import {
   HTTP_STATUS,
-  HEADER, META, MIME, isRequest, parseMessage, recoverId, type JsonRpcMessage, type LegacyRevision,
+  HEADER, META, MIME, isRequest, parseMessage, recoverId, restoreRawIds, type JsonRpcMessage, type LegacyRevision,
 } from '../../wire/index.ts'
 import type { Connection, Outlet } from '../connection.ts'
 import type { Channel, Engine } from '../engine.ts'
@@ -79,7 +79,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const session = sessionId === undefined ? undefined : sessions.get(sessionId)
     let body: unknown
     if (request.method === 'POST') {
-      const read = await readJsonBody(request, { maxFrameBytes: settings.maxFrameBytes, bodyTimeoutMs: settings.httpBodyTimeoutMs })
+      const read = await readJsonBody(request, { maxFrameBytes: settings.maxFrameBytes, bodyTimeoutMs: settings.httpBodyTimeoutMs, maxJsonDepth: settings.maxJsonDepth })
       if (!read.ok) return read.response
       body = read.value
     }
@@ -286,7 +286,7 @@ function sessionOutlet(session: LegacySession | undefined): Outlet {
 
 function json(body: unknown, status: number, headers: Record<string, string> = {}): Response {
   if (body === undefined) return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers })
-  return new Response(JSON.stringify(body), { status, headers: { ...headers, 'content-type': MIME.JSON } })
+  return new Response(restoreRawIds(JSON.stringify(body)), { status, headers: { ...headers, 'content-type': MIME.JSON } })
 }
 
 function clientOf(connection: Connection): { client?: { name: string; version: string } } {

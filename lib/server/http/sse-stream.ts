@@ -6,7 +6,7 @@
  * keep-alives per TR-24.
  */
 import { McpxError } from '../../errors/index.ts'
-import { MIME, type JsonRpcMessage } from '../../wire/index.ts'
+import { MIME, restoreRawIds, type JsonRpcMessage } from '../../wire/index.ts'
 import type { EventStore } from './event-store.ts'
 
 export interface SseOptions {
@@ -162,7 +162,7 @@ export class SseStream {
     const owner = sentOn.get(message)
     if (owner !== undefined && owner !== this) throw new McpxError('INTERNAL', 'a JSON-RPC message was sent on two SSE streams (TR-20: no broadcast)')
     sentOn.set(message, this)
-    return this.sendEvent({ data: JSON.stringify(message) })
+    return this.sendEvent({ data: restoreRawIds(JSON.stringify(message)) })
   }
 
   /** Send a raw event (e.g. the 2024-11-05 `endpoint` event). Ids come from the store when present. */

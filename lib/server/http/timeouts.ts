@@ -56,3 +56,11 @@ export async function withinBodyTimeout<T>(read: Promise<T>, ms: number): Promis
     clearTimeout(timer)
   }
 }
+
+/**
+ * Bun refuses a body over its maxRequestBodySize (128 MiB by default) before any handler runs,
+ * with an empty 413. mcpx enforces maxFrameBytes itself (server/http/body.ts: from Content-Length
+ * before reading, counted while streaming) and answers in JSON-RPC, so Bun's cap is lifted out of
+ * the way; a listener option for Bun.serve.
+ */
+export const BODY_LIMIT_ENFORCED_BY_MCPX = { maxRequestBodySize: Number.MAX_SAFE_INTEGER } as const

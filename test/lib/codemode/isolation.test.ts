@@ -34,4 +34,7 @@ test(`a trivial exec completes while ${SPINNERS} scripts spin (each running exec
   expect(finished[0]).toBe('trivial')
   // Stopped by the CPU slice, or (eight spinners sharing few cores) by the wall-clock deadline.
   expect(finished.slice(1).filter((line) => / (cpu|deadline)$/.test(line))).toHaveLength(SPINNERS)
+  // The burst's extra processes are ended once it passed: the warm ones and one spare remain.
+  expect(pool.stats().processes).toBeLessThanOrEqual(SPINNERS)
+  expect((await pool.exec('return 3', recordingBridge())).value).toBe(3)
 })

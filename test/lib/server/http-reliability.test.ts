@@ -47,6 +47,22 @@ describe('HTTP server reliability', () => {
     expect(await after.json()).toMatchObject({ id: 3, result: { content: [{ text: 'session intact' }] } })
   })
 
+  test('JSON nested beyond maxJsonDepth is refused with 400 and -32700 naming the setting', async () => {
+    await using http = serveHttp(new Engine(server, settings), settings)
+    const id = await session(http.url)
+    const deep = await fetch(http.url, { method: 'POST', headers: headers(id), body: `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":${'['.repeat(200_000)}${']'.repeat(200_000)}}}` })
+    expect(deep.status).toBe(400)
+    expect(((await deep.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32700, message: expect.stringContaining('setting maxJsonDepth') })
+    expect((await post(http.url, call(10, 'echo', { text: 'ok' }), id)).status).toBe(200)
+  })
+
+  test('an id beyond 2^53 comes back byte for byte', async () => {
+    await using http = serveHttp(new Engine(server, settings), settings)
+    const id = await session(http.url)
+    const answer = await fetch(http.url, { method: 'POST', headers: headers(id), body: '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}' })
+    expect(await answer.text()).toContain('"id":9007199254740993,')
+  })
+
   test('graceful close: a call that finishes within the grace is answered; one still running gets an error, never 202-empty', async () => {
     const http = serveHttp(new Engine(server, settings), settings)
     const id = await session(http.url)

@@ -27,8 +27,10 @@ function open() {
   const input = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) })
   const lines: Record<string, unknown>[] = []
   let waiting: (() => void)[] = []
+  const written: string[] = []
   const output = {
     write(text: string) {
+      written.push(text)
       for (const line of text.split('\n')) if (line.trim()) lines.push(JSON.parse(line))
       for (const wake of waiting.splice(0)) wake()
     },
@@ -45,7 +47,7 @@ function open() {
   }
   /** Let queued input be read and answered (a few turns of the loop). */
   const settle = () => Bun.sleep(50)
-  return { stdio, lines, send, sendBytes, answer, settle, end: () => feed.close() }
+  return { stdio, lines, send, sendBytes, answer, settle, end: () => feed.close(), get text() { return written.join('') } }
 }
 
 const init = (id: number | string, protocolVersion: unknown) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } } })
@@ -96,6 +98,37 @@ describe('stdio server reliability', () => {
     await peer.answer(2)
     await peer.settle()
     expect(peer.lines.map((m) => m.id)).toEqual([1, 2])
+    peer.end()
+    await peer.stdio.closed
+  })
+
+  test('JSON nested beyond maxJsonDepth is refused with -32700 naming the setting, before parsing; the next call is served', async () => {
+    const peer = open()
+    peer.send(init(1, '2025-11-25'))
+    await peer.answer(1)
+    peer.send(`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"echo","arguments":{"text":${'['.repeat(200_000)}${']'.repeat(200_000)}}}}`)
+    peer.send(call(2, 'echo', { text: 'shallow' }))
+    expect((await peer.answer(2)).result).toMatchObject({ content: [{ text: 'shallow' }] })
+    const refused = peer.lines.find((m) => 'error' in m && m.id === undefined) as { error: { code: number; message: string } }
+    expect(refused.error.code).toBe(-32700)
+    expect(refused.error.message).toContain(`nested deeper than ${settings.maxJsonDepth} levels (setting maxJsonDepth`)
+    peer.end()
+    await peer.stdio.closed
+  })
+
+  test('ids beyond 2^53 come back byte for byte', async () => {
+    const peer = open()
+    const raw: string[] = []
+    peer.send(init(1, '2025-11-25'))
+    await peer.answer(1)
+    for (const id of ['9007199254740993', '-9007199254740993', '123456789012345678901234567890']) {
+      peer.send(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`)
+      raw.push(id)
+    }
+    peer.send(call('last', 'echo', { text: 'x' }))
+    await peer.answer('last')
+    await peer.settle()
+    for (const id of raw) expect(peer.text).toContain(`"id":${id},`)
     peer.end()
     await peer.stdio.closed
   })

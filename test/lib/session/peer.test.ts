@@ -101,7 +101,7 @@ describe('Peer', () => {
       expect(error.data).toMatchObject({ method: 'hang', inFlight: true })
       expect(error.cause).toBe(reason)
     }
-    expect((await read).message).toContain('tools/list was not answered')
+    expect((await read).message).toContain('while tools/list was in flight: it was not answered')
     expect(received).toBe(3)
     expect(client.closed).toBe(true)
     expect(await client.request('x', {}).catch((e) => e)).toBe(reason)

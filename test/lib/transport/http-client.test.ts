@@ -368,3 +368,27 @@ describe('Streamable HTTP client: error contract and edge cases', () => {
     ])
   })
 })
+
+describe('a response stream cut before its answer', () => {
+  test('fails its request at once with an error saying it may or may not have run (not at its deadline, not re-sent)', async () => {
+    let posts = 0
+    using peer = serve(() => {
+      posts++
+      // An SSE response without event ids that ends before the answer: it cannot be resumed.
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(': working\n\n'))
+          setTimeout(() => controller.close(), 50)
+        },
+      })
+      return new Response(body, { headers: { 'content-type': 'text/event-stream' } })
+    })
+    const conn = await open(createHttpTransport({ url: peer.url }, testSettings({ requestTimeoutMs: 60_000 })))
+    await conn.transport.send(callTool(7, 'append', {}), { headers: V })
+    const answer = (await conn.rec.response(7)) as { error?: { message: string; data?: { inFlight?: boolean } } }
+    expect(answer.error?.message).toContain('may or may not have run and was not re-sent')
+    expect(answer.error?.data?.inFlight).toBe(true)
+    expect(posts).toBe(1)
+    await conn.transport.close()
+  })
+})
