@@ -94,6 +94,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   codeMode.warm().catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
   const gatewayTools = opTools
   const surfaces = new Map<string, { surface: GatewaySurface; http: HttpHandler }>()
+  // Replicas behind a load balancer: a 2026 retry or a legacy session another replica owns goes back to it.
+  const forwarder = createReplicaForwarder(settings)
   const allowedOrigins = settings.daemonAllowedOrigins.split(',').map((s) => s.trim()).filter(Boolean)
   /** OAuth principals get a surface each (their policy's view, their sessions); the oldest beyond the cap close. */
   const principalKeys: string[] = []
@@ -110,6 +112,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
         origin: { checkHost: false, allowedOrigins },
         // Binds MRTR requestState to the caller and marks cacheable results private (caching.mdx).
         ...(principal && { principalOf: () => principal.id }),
+        ...(forwarder && { newSessionId: forwarder.newSessionId }),
       })
       entry = { surface, http }
       surfaces.set(key, entry)
@@ -126,8 +129,6 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     entry?.http.close()
     entry?.surface.close()
   }
-  // Replicas behind a load balancer: a 2026 retry minted by another replica goes back to it.
-  const forwarder = createReplicaForwarder(settings)
   const defaultPassthrough = options.passthrough ?? passthroughSetting
   const defaultMode = options.mode ?? (passthroughSetting ? 'passthrough' : parseMode(settings.mcpMode, 'setting mcpMode (MCPX_MCP_MODE)'))
   daemon.mount({

@@ -10,6 +10,7 @@ export { createHttpHandler, type HttpHandler, type HttpHandlerOptions } from './
 export { SUPPORTED_REVISIONS } from './lifecycle.ts'
 export { requestStateOwner } from './request-state.ts'
 export { keyRingFor, type KeyRing } from './seal.ts'
+export { sealedSessionIds, sessionOwner } from './session-id.ts'
 export type {
   HandlerContext, Implementation, InputRequest, Json, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,
   TemplateDef, ToolDef, CompleteRequest,

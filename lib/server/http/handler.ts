@@ -32,6 +32,8 @@ export interface HttpHandlerOptions {
    * authenticates: binds MRTR requestState to it and marks cacheable results private.
    */
   readonly principalOf?: (request: Request) => string | undefined
+  /** Mints legacy session ids (default: random); see SessionStoreOptions.newId. */
+  readonly newSessionId?: () => string
 }
 
 export interface HttpHandler {
@@ -53,6 +55,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const sessions = new SessionStore<LegacySession>({
     sessionIdleMs: settings.sessionIdleMs,
     maxSessions: settings.maxSessions,
+    ...(options.newSessionId && { newId: options.newSessionId }),
     onEnd: (_id, session) => {
       session.standalone?.end()
       engine.disconnect(session.connection)
