@@ -12,6 +12,7 @@ import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import type { McpxConfig } from '../config/index.ts'
+import { jsonResponse } from './api-routes.ts'
 import { watchConfig } from './config-watch.ts'
 import { type Daemon, type DaemonOptions, LOOPBACK_ADDRESSES, startDaemon } from './daemon.ts'
 import { createMcpAuth } from './mcp-auth.ts'
@@ -156,6 +157,10 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
           : defaultMode === 'passthrough'
             ? 'code-mode'
             : defaultMode
+    // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
+    if (principal && passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {
+      return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `access denied: ${principal.subject} may not use server ${passthrough}` } }, 403)
+    }
     const { surface, http } = surfaceFor(mode, passthrough ?? undefined, principal)
     // Hot path: once the first sync landed, straight to the handler (no extra await per request).
     if (surface.landed) return http.fetch(request)
