@@ -84,6 +84,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const keyFile = join(dir, 'seal.keys')
   writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: OWNER_ONLY })
   const argv = mcpxArgv(options)
+  const port = options.port || (await freePort())
   const specs = await Promise.all(
     Array.from({ length: options.replicas }, async (_, i) => ({ id: `replica-${i + 1}`, home: join(dir, `replica-${i + 1}`), port: await freePort() })),
   )
@@ -97,6 +98,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // A 2026 retry that lands on another replica is forwarded to the one holding the call (replica-forward.ts).
     MCPX_REPLICA_ID: spec.id,
     MCPX_REPLICA_PEERS: specs.filter((other) => other.id !== spec.id).map((other) => `${other.id}=http://127.0.0.1:${other.port}`).join(','),
+    // Pages are served from the balancer's origin, not the replica's own port (security.ts same-origin check).
+    MCPX_DAEMON_ALLOWED_ORIGINS: `http://127.0.0.1:${port},http://localhost:${port}`,
     ...options.env,
   })
   const start = async (spec: { id: string; home: string; port: number }): Promise<Replica> => {
@@ -120,7 +123,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let haproxy: ReturnType<typeof Bun.spawn> | undefined
   try {
     for (const spec of specs) replicas.push(await start(spec))
-    const port = options.port || (await freePort())
     const haproxyConfigText = haproxyConfig(port, replicas, options.sticky ?? true)
     const cfg = join(dir, 'haproxy.cfg')
     writeFileSync(cfg, haproxyConfigText)
