@@ -4,11 +4,12 @@
  * and the requestState that replica minted names it (sealed, request-state.ts). A retry that lands
  * elsewhere is forwarded to the owner over HTTP with the caller's own credentials, which the owner
  * checks again. Legacy sessions likewise: their sealed ids name the owning replica, so a plain
- * round-robin balancer works for them too. A forwarded request is never forwarded twice (SEP-2322 lets any instance continue
+ * round-robin balancer works for them too, and so do tasks (their ids name the replica holding
+ * them, tasks.ts). A forwarded request is never forwarded twice (SEP-2322 lets any instance continue
  * a round; this one continues it by handing it to the instance that can).
  */
 import { McpxError } from '../errors/index.ts'
-import { keyRingFor, requestStateOwner, sealedSessionIds, sessionOwner } from '../server/index.ts'
+import { keyRingFor, requestStateOwner, sealedSessionIds, sessionOwner, taskOwner } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { jsonResponse } from './api-routes.ts'
 
@@ -50,7 +51,7 @@ export function createReplicaForwarder(settings: Settings): ReplicaForwarder | u
       // 2025-11-25 basic/transports.mdx: a session that is gone is 404, and the client starts a new one.
       if (session) return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `session not found: ${why}` } }, 404)
       // JSON-RPC 2.0 §5.1: id null, the request was not answered; the host sends the call again from the start.
-      return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `the call is held by ${why}; send it again without requestState` } }, 502)
+      return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `the call or task is held by ${why}; a call can be sent again without requestState` } }, 502)
     }
   }
   return {
@@ -67,15 +68,16 @@ export function createReplicaForwarder(settings: Settings): ReplicaForwarder | u
       }
       if (request.method !== 'POST') return undefined
       const text = await request.clone().text()
-      // Only a 2026 retry carries requestState; anything else is served here without parsing.
-      if (!text.includes('"requestState"')) return undefined
-      let token: unknown
+      // Only a 2026 retry carries requestState, only tasks/* a taskId; anything else is served here without parsing.
+      const hasState = text.includes('"requestState"')
+      if (!hasState && !text.includes('"taskId"')) return undefined
+      let params: { requestState?: unknown; taskId?: unknown } | undefined
       try {
-        token = (JSON.parse(text) as { params?: { requestState?: unknown } }).params?.requestState
+        params = (JSON.parse(text) as { params?: { requestState?: unknown; taskId?: unknown } }).params
       } catch {
         return undefined
       }
-      const owner = requestStateOwner(ring, token)
+      const owner = hasState ? requestStateOwner(ring, params?.requestState) : taskOwner(params?.taskId)
       const peer = owner === undefined ? undefined : peers.get(owner)
       if (owner === undefined || peer === undefined) return undefined
       return hop(peer, owner, false, request, url, text)

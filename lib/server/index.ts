@@ -11,6 +11,7 @@ export { SUPPORTED_REVISIONS } from './lifecycle.ts'
 export { requestStateOwner } from './request-state.ts'
 export { keyRingFor, type KeyRing } from './seal.ts'
 export { sealedSessionIds, sessionOwner } from './session-id.ts'
+export { taskOwner } from './tasks.ts'
 export type {
   HandlerContext, Implementation, InputRequest, Json, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,
   TemplateDef, ToolDef, CompleteRequest,
