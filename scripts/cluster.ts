@@ -4,11 +4,11 @@
  * directory with its replica id, logs) but shares the config, the local token and the seal key
  * ring, so a host's token and a 2026 requestState work on every replica; each knows the others
  * (replicaPeers) so a 2026 retry reaches the replica that holds its call.
- * Usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR]
+ * Usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR] [--no-sticky]
  * Prints the load balancer's /mcp URL and the token on stdout; Ctrl-C stops everything.
  */
 import { randomBytes } from 'node:crypto'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -31,6 +31,8 @@ export interface ClusterOptions {
   readonly mcpx?: string[]
   /** The HAProxy binary (default: `haproxy` on PATH). */
   readonly haproxy?: string
+  /** false: plain round-robin, no learned stickiness (legacy sessions then reach their owner by the replica hop). */
+  readonly sticky?: boolean
 }
 
 export interface Replica {
@@ -47,8 +49,8 @@ export interface Cluster {
   readonly haproxyConfig: string
   /** Stop one replica gracefully; `restartReplica` brings it back on the same port. */
   stopReplica(index: number): Promise<void>
-  /** SIGKILL one replica (a crash: no graceful shutdown). */
-  killReplica(index: number): void
+  /** SIGKILL one replica (a crash: no graceful shutdown); resolves once it is dead. */
+  killReplica(index: number): Promise<void>
   restartReplica(index: number): Promise<void>
   close(): Promise<void>
 }
@@ -70,10 +72,11 @@ async function freePort(): Promise<number> {
   })
 }
 
-export function haproxyConfig(port: number, replicas: readonly { id: string; port: number }[]): string {
+export function haproxyConfig(port: number, replicas: readonly { id: string; port: number }[], sticky = true): string {
   const template = readFileSync(join(REPO, 'deploy/haproxy.cfg'), 'utf8')
   const servers = replicas.map((r) => `    server ${r.id} 127.0.0.1:${r.port} check`).join('\n')
-  return template.replace(/^    bind .*$/m, `    bind 127.0.0.1:${port}`).replace(/(^    server .*\n?)+/m, `${servers}\n`)
+  const config = template.replace(/^    bind .*$/m, `    bind 127.0.0.1:${port}`).replace(/(^    server .*\n?)+/m, `${servers}\n`)
+  return sticky ? config : config.replace(/^    stick.*\n/gm, '')
 }
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
@@ -82,6 +85,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const keyFile = join(dir, 'seal.keys')
   writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: OWNER_ONLY })
   const argv = mcpxArgv(options)
+  const port = options.port || (await freePort())
   const specs = await Promise.all(
     Array.from({ length: options.replicas }, async (_, i) => ({ id: `replica-${i + 1}`, home: join(dir, `replica-${i + 1}`), port: await freePort() })),
   )
@@ -95,6 +99,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // A 2026 retry that lands on another replica is forwarded to the one holding the call (replica-forward.ts).
     MCPX_REPLICA_ID: spec.id,
     MCPX_REPLICA_PEERS: specs.filter((other) => other.id !== spec.id).map((other) => `${other.id}=http://127.0.0.1:${other.port}`).join(','),
+    // Pages are served from the balancer's origin, not the replica's own port (security.ts same-origin check).
+    MCPX_DAEMON_ALLOWED_ORIGINS: `http://127.0.0.1:${port},http://localhost:${port}`,
     ...options.env,
   })
   const start = async (spec: { id: string; home: string; port: number }): Promise<Replica> => {
@@ -121,8 +127,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let haproxy: ReturnType<typeof Bun.spawn> | undefined
   try {
     for (const spec of specs) replicas.push(await start(spec))
-    const port = options.port || (await freePort())
-    const haproxyConfigText = haproxyConfig(port, replicas)
+    const haproxyConfigText = haproxyConfig(port, replicas, options.sticky ?? true)
     const cfg = join(dir, 'haproxy.cfg')
     writeFileSync(cfg, haproxyConfigText)
     haproxy = Bun.spawn([options.haproxy ?? 'haproxy', '-db', '-f', cfg], { stdout: 'ignore', stderr: 'pipe' })
@@ -133,8 +138,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       replicas,
       haproxyConfig: cfg,
       stopReplica: (index) => stop(replicas[index]!),
-      killReplica(index) {
-        process.kill(replicas[index]!.pid, 'SIGKILL')
+      async killReplica(index) {
+        const { pid } = replicas[index]!
+        process.kill(pid, 'SIGKILL')
+        // Dead means gone or a zombie (proc(5) state Z) waiting for its parent to reap it.
+        while (existsSync(`/proc/${pid}`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8').toString())) await Bun.sleep(20)
       },
       async restartReplica(index) {
         replicas[index] = await start(replicas[index]!)
@@ -166,12 +174,20 @@ async function waitListening(port: number, proc: ReturnType<typeof Bun.spawn>): 
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { config: { type: 'string' }, replicas: { type: 'string', default: '3' }, port: { type: 'string', default: '0' }, dir: { type: 'string' } } })
+  const { values } = parseArgs({
+    options: { config: { type: 'string' }, replicas: { type: 'string', default: '3' }, port: { type: 'string', default: '0' }, dir: { type: 'string' }, 'no-sticky': { type: 'boolean', default: false } },
+  })
   if (!values.config) {
-    process.stderr.write('usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR]\n')
+    process.stderr.write('usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR] [--no-sticky]\n')
     process.exit(2)
   }
-  const cluster = await startCluster({ config: values.config, replicas: Number(values.replicas), port: Number(values.port), ...(values.dir && { dir: values.dir }) })
+  const cluster = await startCluster({
+    config: values.config,
+    replicas: Number(values.replicas),
+    port: Number(values.port),
+    sticky: !values['no-sticky'],
+    ...(values.dir && { dir: values.dir }),
+  })
   process.stdout.write(`${cluster.url}\ntoken ${cluster.token}\n`)
   process.stderr.write(`replicas: ${cluster.replicas.map((r) => `${r.id} :${r.port}`).join(', ')}; HAProxy config ${cluster.haproxyConfig}\n`)
   const stop = () => void cluster.close().then(() => process.exit(0))

@@ -13,6 +13,7 @@ import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import type { McpxConfig } from '../config/index.ts'
 import { listenChannel } from './channel.ts'
+import { jsonResponse } from './api-routes.ts'
 import { type Daemon, type DaemonOptions, LOOPBACK_ADDRESSES, startDaemon } from './daemon.ts'
 import { createMcpAuth } from './mcp-auth.ts'
 import { createReplicaForwarder } from './replica-forward.ts'
@@ -96,6 +97,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const surfaces = new Map<string, { surface: GatewaySurface; http: HttpHandler }>()
   // Which listener each /mcp request came in on, for the session lines of the log.
   const listenerOf = new WeakMap<Request, string>()
+  // Replicas behind a load balancer: a 2026 retry or a legacy session another replica owns goes back to it.
+  const forwarder = createReplicaForwarder(settings)
   const allowedOrigins = settings.daemonAllowedOrigins.split(',').map((s) => s.trim()).filter(Boolean)
   /** OAuth principals get a surface each (their policy's view, their sessions); the oldest beyond the cap close. */
   const principalKeys: string[] = []
@@ -120,6 +123,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
           const what = event.state === 'discovered' ? 'stateless client discovered the server' : `session ${event.state} ${event.id.slice(0, 8)}`
           log.info(`${what}: ${client}, revision ${event.revision}${via}, surface ${surfaceName}`)
         },
+        ...(forwarder && { newSessionId: forwarder.newSessionId }),
       })
       entry = { surface, http }
       surfaces.set(key, entry)
@@ -136,8 +140,6 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     entry?.http.close()
     entry?.surface.close()
   }
-  // Replicas behind a load balancer: a 2026 retry minted by another replica goes back to it.
-  const forwarder = createReplicaForwarder(settings)
   const defaultPassthrough = options.passthrough ?? passthroughSetting
   const defaultMode = options.mode ?? (passthroughSetting ? 'passthrough' : parseMode(settings.mcpMode, 'setting mcpMode (MCPX_MCP_MODE)'))
   /** One resolution of "which surface" for /mcp's query and the serve channel's opening line. */
@@ -169,7 +171,13 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   }
   if (mcpAuth) for (const route of mcpAuth.routes) daemon.mount(route)
   function serveMcp(request: Request, url: URL, principal?: Principal): Response | Promise<Response> {
-    const { surface, http } = chooseSurface({ passthrough: url.searchParams.get('passthrough'), codemode: url.searchParams.get('codemode'), mode: url.searchParams.get('mode') }, principal)
+    const asked = { passthrough: url.searchParams.get('passthrough'), codemode: url.searchParams.get('codemode'), mode: url.searchParams.get('mode') }
+    const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
+    // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
+    if (principal && passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {
+      return jsonResponse({ jsonrpc: '2.0', error: { code: -32600, message: `access denied: ${principal.subject} may not use server ${passthrough}` } }, 403)
+    }
+    const { surface, http } = chooseSurface(asked, principal)
     // Hot path: once the first sync landed, straight to the handler (no extra await per request).
     if (surface.landed) return http.fetch(request)
     return surface.ready().catch(() => {}).then(() => http.fetch(request))

@@ -3,11 +3,13 @@
  * asked a question stays parked on the replica that made it (its upstream connection lives there),
  * and the requestState that replica minted names it (sealed, request-state.ts). A retry that lands
  * elsewhere is forwarded to the owner over HTTP with the caller's own credentials, which the owner
- * checks again; a forwarded request is never forwarded twice (SEP-2322 lets any instance continue
+ * checks again. Legacy sessions likewise: their sealed ids name the owning replica, so a plain
+ * round-robin balancer works for them too, and so do tasks (their ids name the replica holding
+ * them, tasks.ts). A forwarded request is never forwarded twice (SEP-2322 lets any instance continue
  * a round; this one continues it by handing it to the instance that can).
  */
 import { McpxError } from '../errors/index.ts'
-import { keyRingFor, requestStateOwner } from '../server/index.ts'
+import { keyRingFor, requestStateOwner, sealedSessionIds, sessionOwner, taskOwner } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { jsonResponse } from './api-routes.ts'
 
@@ -16,6 +18,8 @@ const FORWARDED = 'mcpx-forwarded-by'
 export interface ReplicaForwarder {
   /** The owner's answer when `request` belongs to another replica; undefined to serve it here. */
   forward(request: Request, url: URL): Promise<Response | undefined>
+  /** Mints this replica's legacy session ids (sealed, naming it). */
+  readonly newSessionId: () => string
 }
 
 export function parsePeers(value: string): Map<string, string> {
@@ -35,35 +39,48 @@ export function createReplicaForwarder(settings: Settings): ReplicaForwarder | u
   const peers = parsePeers(settings.replicaPeers)
   if (self === '' || peers.size === 0) return undefined
   const ring = keyRingFor(settings.sealKeyFile)
+  const hop = async (peer: string, owner: string, session: boolean, request: Request, url: URL, body?: string): Promise<Response> => {
+    const headers = new Headers(request.headers)
+    headers.delete('host')
+    headers.delete('content-length')
+    headers.set(FORWARDED, self)
+    try {
+      return await fetch(`${peer}${url.pathname}${url.search}`, { method: request.method, headers, ...(body !== undefined && { body }), signal: request.signal })
+    } catch (error) {
+      const why = `replica ${owner} is unreachable (${(error as Error).message})`
+      // 2025-11-25 basic/transports.mdx: a session that is gone is 404, and the client starts a new one.
+      if (session) return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `session not found: ${why}` } }, 404)
+      // JSON-RPC 2.0 §5.1: id null, the request was not answered; the host sends the call again from the start.
+      return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `the call or task is held by ${why}; a call can be sent again without requestState` } }, 502)
+    }
+  }
   return {
+    newSessionId: sealedSessionIds(ring, self),
     async forward(request, url) {
-      if (request.method !== 'POST' || request.headers.has(FORWARDED)) return undefined
+      if (request.headers.has(FORWARDED)) return undefined
+      // A legacy session (any method: POST, the GET stream, DELETE) lives with the replica that minted its id.
+      const session = request.headers.get('mcp-session-id')
+      if (session !== null) {
+        const owner = sessionOwner(ring, session)
+        const peer = owner === undefined ? undefined : peers.get(owner)
+        if (owner === undefined || peer === undefined) return undefined
+        return hop(peer, owner, true, request, url, request.method === 'POST' ? await request.text() : undefined)
+      }
+      if (request.method !== 'POST') return undefined
       const text = await request.clone().text()
-      // Only a 2026 retry carries requestState; anything else is served here without parsing.
-      if (!text.includes('"requestState"')) return undefined
-      let token: unknown
+      // Only a 2026 retry carries requestState, only tasks/* a taskId; anything else is served here without parsing.
+      const hasState = text.includes('"requestState"')
+      if (!hasState && !text.includes('"taskId"')) return undefined
+      let params: { requestState?: unknown; taskId?: unknown } | undefined
       try {
-        token = (JSON.parse(text) as { params?: { requestState?: unknown } }).params?.requestState
+        params = (JSON.parse(text) as { params?: { requestState?: unknown; taskId?: unknown } }).params
       } catch {
         return undefined
       }
-      const owner = requestStateOwner(ring, token)
-      if (owner === undefined || owner === self) return undefined
-      const peer = peers.get(owner)
-      if (peer === undefined) return undefined
-      const headers = new Headers(request.headers)
-      headers.delete('host')
-      headers.delete('content-length')
-      headers.set(FORWARDED, self)
-      try {
-        return await fetch(`${peer}${url.pathname}${url.search}`, { method: 'POST', headers, body: text, signal: request.signal })
-      } catch (error) {
-        // JSON-RPC 2.0 §5.1: id null, the request was not answered.
-        return jsonResponse(
-          { jsonrpc: '2.0', id: null, error: { code: -32603, message: `replica ${owner}, which holds this call, is unreachable (${(error as Error).message}); send the request again without requestState` } },
-          502,
-        )
-      }
+      const owner = hasState ? requestStateOwner(ring, params?.requestState) : taskOwner(params?.taskId)
+      const peer = owner === undefined ? undefined : peers.get(owner)
+      if (owner === undefined || peer === undefined) return undefined
+      return hop(peer, owner, false, request, url, text)
     },
   }
 }

@@ -12,6 +12,8 @@ export { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } fro
 export { readBody } from './http/body.ts'
 export { requestStateOwner } from './request-state.ts'
 export { keyRingFor, type KeyRing } from './seal.ts'
+export { sealedSessionIds, sessionOwner } from './session-id.ts'
+export { taskOwner } from './tasks.ts'
 export type {
   HandlerContext, Implementation, InputRequest, Json, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,
   TemplateDef, ToolDef, CompleteRequest,

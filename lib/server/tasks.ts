@@ -50,6 +50,16 @@ export function hasTasksExtension(clientCapabilities: Json): boolean {
 /** What a task-capable call needs from the context: its own signal, and asks that park the task. */
 export type TaskContextExtras = Pick<ContextInit, 'signal' | 'taskAsk' | 'outlet'>
 
+/** Between the owning replica's id and the random part of a task id. */
+export const TASK_OWNER_SEPARATOR = '~'
+
+/** The replica a task id names (TaskStore mints them so when replicaId is set), or undefined. */
+export function taskOwner(taskId: unknown): string | undefined {
+  if (typeof taskId !== 'string') return undefined
+  const at = taskId.indexOf(TASK_OWNER_SEPARATOR)
+  return at > 0 ? taskId.slice(0, at) : undefined
+}
+
 export class TaskStore {
   private readonly tasks = new Map<string, TaskRecord>()
   /** Set by the engine: every status change, as the DetailedTask tasks/get would return. */
@@ -155,7 +165,9 @@ export class TaskStore {
     const task: TaskRecord = {
       finished,
       finish,
-      taskId: taskId !== undefined && !this.tasks.has(taskId) ? taskId : randomUUID(),
+      // An upstream's own id when it is free (pass-through keeps the upstream's task ids); else a new one.
+      // Replicas (setting replicaId): a new id names the replica holding the task, so another one can hand tasks/* to it.
+      taskId: taskId !== undefined && !this.tasks.has(taskId) ? taskId : this.settings.replicaId === '' ? randomUUID() : `${this.settings.replicaId}${TASK_OWNER_SEPARATOR}${randomUUID()}`,
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,

@@ -23,7 +23,7 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
   beforeAll(async () => {
     const config = join(dir.path, 'config.json')
     writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }))
-    cluster = await startCluster({ config, replicas: 3, dir: dir.path, haproxy: haproxy! })
+    cluster = await startCluster({ config, replicas: 3, dir: dir.path, haproxy: haproxy!, sticky: false })
   })
   afterAll(async () => {
     await cluster?.close()
@@ -60,15 +60,28 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
     }
   })
 
-  test('a legacy host\'s session stays on the replica that answered initialize', async () => {
+  test('a legacy host\'s session works through plain round-robin: every request reaches the replica that owns it', async () => {
+    const transport = new LegacyHttp(new URL(`${cluster.url}?codemode=false`), { requestInit: { headers: headers() } })
     const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' })
-    await client.connect(new LegacyHttp(new URL(`${cluster.url}?codemode=false`), { requestInit: { headers: headers() } }))
+    await client.connect(transport)
+    const session = transport.sessionId!
     try {
       const pids = new Set<string>()
       for (let i = 0; i < CALLS; i++) pids.add(pidOf(await client.callTool({ name: 'up_pid', arguments: {} })))
       expect(pids.size).toBe(1)
+      await transport.terminateSession()
     } finally {
       await client.close()
+    }
+    // 2025-11-25 basic/transports.mdx: an ended session is 404 — on every replica the balancer picks.
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${cluster.url}?codemode=false`, {
+        method: 'POST',
+        headers: { ...headers(), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
+      })
+      expect(response.status).toBe(404)
+      await response.body?.cancel()
     }
   })
 
@@ -78,7 +91,7 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
     const errors: string[] = []
     try {
       for (let i = 0; i < 3 * CALLS; i++) {
-        if (i === CALLS) cluster.killReplica(1)
+        if (i === CALLS) await cluster.killReplica(1)
         if (i === 2 * CALLS) await cluster.restartReplica(1)
         const text = `call ${i}`
         let answer: string | undefined
@@ -98,10 +111,44 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
     for (const message of errors) expect(message.length).toBeGreaterThan(0)
   })
 
-  test('each replica has its id in its run directory and the generated HAProxy config learns session ids', async () => {
+  test('each replica has its id in its run directory; the balancer has no stickiness', async () => {
     for (const replica of cluster.replicas) expect((await Bun.file(join(replica.home, 'run', 'replica')).text()).trim()).toBe(replica.id)
     const cfg = await Bun.file(cluster.haproxyConfig).text()
-    expect(cfg).toContain('stick store-response res.hdr(mcp-session-id)')
+    expect(cfg).not.toContain('stick ')
+    expect(cfg).toContain('balance roundrobin')
     expect(cfg.match(/^ {4}server replica-\d 127\.0\.0\.1:\d+ check$/gm)?.length).toBe(3)
+  })
+})
+
+describe.skipIf(!haproxy)('the documented alternative: HAProxy learning session ids (deploy/haproxy.cfg)', () => {
+  const dir = tempDir('mcpx-cluster-sticky')
+  let cluster: Cluster
+  beforeAll(async () => {
+    const config = join(dir.path, 'config.json')
+    writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }))
+    // No replica hop: only the balancer's learned stickiness keeps the session on its replica.
+    cluster = await startCluster({ config, replicas: 3, dir: dir.path, haproxy: haproxy!, env: { MCPX_REPLICA_PEERS: '' } })
+  })
+  afterAll(async () => {
+    await cluster?.close()
+    dir[Symbol.dispose]()
+  })
+  const headers = () => ({ Authorization: `Bearer ${cluster.token}` })
+  const pidOf = (result: unknown) => ((result as { content: { text: string }[] }).content[0]!.text)
+
+  test('a legacy host\'s session stays on the replica that answered initialize', async () => {
+    const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' })
+    await client.connect(new LegacyHttp(new URL(`${cluster.url}?codemode=false`), { requestInit: { headers: headers() } }))
+    try {
+      const pids = new Set<string>()
+      for (let i = 0; i < CALLS; i++) pids.add(pidOf(await client.callTool({ name: 'up_pid', arguments: {} })))
+      expect(pids.size).toBe(1)
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('the generated config learns the session id from the initialize response', async () => {
+    expect(await Bun.file(cluster.haproxyConfig).text()).toContain('stick store-response res.hdr(mcp-session-id)')
   })
 })

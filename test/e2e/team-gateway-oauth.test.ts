@@ -320,6 +320,16 @@ describe('policy per principal', () => {
     }
   })
 
+  test('a principal cannot open the pass-through surface of a server its policy does not reach', async () => {
+    const response = await fetch(`${mcpUrl}?passthrough=ev`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${alice.accessToken}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+    })
+    expect(response.status).toBe(403)
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe('access denied: alice may not use server ev')
+  })
+
   test('a legacy session belongs to its principal: another principal\'s token cannot use its id', async () => {
     const legacyPost = (token: string, body: unknown, session?: string) =>
       fetch(`${mcpUrl}?codemode=false`, {

@@ -32,6 +32,8 @@ export interface HttpHandlerOptions {
    * authenticates: binds MRTR requestState to it and marks cacheable results private.
    */
   readonly principalOf?: (request: Request) => string | undefined
+  /** Mints legacy session ids (default: random); see SessionStoreOptions.newId. */
+  readonly newSessionId?: () => string
   /** Told when a legacy session opens (after a successful initialize) and when it ends, for logs. */
   readonly onSession?: (event: SessionEvent) => void
 }
@@ -65,6 +67,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const sessions = new SessionStore<LegacySession>({
     sessionIdleMs: settings.sessionIdleMs,
     maxSessions: settings.maxSessions,
+    ...(options.newSessionId && { newId: options.newSessionId }),
     onEnd: (id, session) => {
       session.standalone?.end()
       options.onSession?.({ state: 'closed', id, revision: session.revision, ...clientOf(session.connection) })

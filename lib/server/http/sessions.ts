@@ -17,6 +17,8 @@ export interface SessionStoreOptions<T> {
   readonly onEnd?: (id: string, payload: T, reason: SessionEndReason) => void
   /** Clock in ms; injectable so tests can age sessions without waiting. */
   readonly now?: () => number
+  /** Mints ids (default newSessionId); replicas seal theirs so any replica can tell the owner (session-id.ts). */
+  readonly newId?: () => string
 }
 
 interface Entry<T> {
@@ -59,8 +61,9 @@ export class SessionStore<T> {
   create(payload: T): string {
     if (this.#closed) throw new Error('SessionStore is closed')
     this.#expireIdle()
-    let id = newSessionId()
-    while (this.#entries.has(id)) id = newSessionId()
+    const mint = this.#options.newId ?? newSessionId
+    let id = mint()
+    while (this.#entries.has(id)) id = mint()
     this.#entries.set(id, { payload, lastUsedMs: this.#now() })
     while (this.#entries.size > Math.max(1, this.#options.maxSessions)) {
       const oldest = this.#entries.keys().next().value as string

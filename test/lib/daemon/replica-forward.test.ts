@@ -50,6 +50,17 @@ describe('replica forwarding', () => {
     expect(seen.at(-1)).toMatchObject({ auth: 'Bearer caller-token', forwardedBy: 'replica-b' })
   })
 
+  test('a tasks/* request for a task another replica holds is forwarded there', async () => {
+    const request = new Request('http://127.0.0.1:1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer caller-token' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId: 'replica-a~3f0c' } }),
+    })
+    expect(await (await forwarder().forward(request, new URL(request.url)))!.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { servedBy: 'replica-a' } })
+    const mine = new Request('http://127.0.0.1:1/mcp', { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId: 'replica-b~1' } }) })
+    expect(await forwarder().forward(mine, new URL(mine.url))).toBeUndefined()
+  })
+
   test('its own retries, forwarded requests and requests without requestState are served here', async () => {
     const before = seen.length
     for (const request of [retry(minted('replica-b')), retry(minted('replica-a'), { 'mcpx-forwarded-by': 'replica-c' }), retry('not-a-sealed-token')]) {
