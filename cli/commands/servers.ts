@@ -16,7 +16,7 @@ export default defineCommand({
     const width = Math.max(4, ...servers.map((s) => s.name.length))
     for (const s of servers) {
       const era = s.revision ? `${s.era} ${s.revision}` : ''
-      process.stdout.write(`${s.name.padEnd(width)}  ${stateText(s).padEnd(10)}  ${s.transport.padEnd(5)}  ${era.padEnd(17)}  ${s.endpoint}${s.error ? `  (${args.verbose ? s.error.message : firstLine(s.error.message)})` : ''}\n`)
+      process.stdout.write(`${s.name.padEnd(width)}  ${(args.verbose ? stateText(s) : firstLine(stateText(s))).padEnd(10)}  ${s.transport.padEnd(5)}  ${era.padEnd(17)}  ${s.endpoint}${s.error && s.reason === undefined ? `  (${args.verbose ? s.error.message : firstLine(s.error.message)})` : ''}\n`)
     }
   },
 })

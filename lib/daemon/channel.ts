@@ -20,7 +20,7 @@ import { rmSync } from 'node:fs'
 import type { UnixSocketListener } from 'bun'
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
-import { type Engine, serveStdio, type StdioServer } from '../server/index.ts'
+import { type Engine, serveStdio, type StdioServer, type StdioSessionEvent } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { ByteSource } from '../transport/index.ts'
 import { SocketWriter } from './socket-writer.ts'
@@ -45,6 +45,8 @@ export interface ChannelOptions {
   /** Counts the channel as activity for the daemon's idle exit until the release is called. */
   hold(): () => void
   answer(): { pid: number; config: string | null }
+  /** Told when a host's session on a channel opens and closes (the daemon log's session lines). */
+  onSession?(opening: ChannelOpening, event: StdioSessionEvent): void
 }
 
 export interface ChannelListener {
@@ -130,8 +132,9 @@ export function listenChannel(options: ChannelOptions): ChannelListener {
 
   async function begin(conn: Conn, line: string): Promise<void> {
     let engine: Engine
+    let opening: ChannelOpening
     try {
-      const opening = JSON.parse(line) as ChannelOpening
+      opening = JSON.parse(line) as ChannelOpening
       if (opening === null || typeof opening !== 'object' || opening.channel !== CHANNEL_VERSION) {
         throw new McpxError('USAGE', `not an mcpx channel opening line (expected {"channel":${CHANNEL_VERSION},…}); is this shim from another mcpx version?`)
       }
@@ -149,7 +152,8 @@ export function listenChannel(options: ChannelOptions): ChannelListener {
         else conn.input = sink
       },
     }
-    conn.server = serveStdio(engine, options.settings, { input, output: conn.writer })
+    const onSession = options.onSession
+    conn.server = serveStdio(engine, options.settings, { input, output: conn.writer }, onSession ? { onSession: (event) => onSession(opening, event) } : {})
     // The engine answered what it had read: end our side once those answers are flushed.
     void conn.server.closed.then(() => conn.writer.end())
   }

@@ -193,6 +193,12 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       await surface.ready().catch(() => {})
       return surface.engine
     },
+    onSession(opening, event) {
+      const client = event.client ? `${event.client.name} ${event.client.version}` : 'an unnamed client'
+      const what = event.state === 'discovered' ? 'stateless client discovered the server' : `session ${event.state}`
+      const surfaceName = opening.passthrough !== undefined ? `passthrough ${opening.passthrough}` : (opening.mode ?? (defaultMode === 'passthrough' ? `passthrough ${defaultPassthrough}` : defaultMode))
+      log.info(`${what}: ${client}, revision ${event.revision} over the stdio channel (mcpx serve), surface ${surfaceName}`)
+    },
   })
   source?.onChange((config) => {
     const next = config.access ?? OPEN_POLICY

@@ -78,7 +78,7 @@ export class Upstream {
   async client(): Promise<McpClient> {
     if (this.#closed) throw new McpxError('CONNECT', `server "${this.name}" is shut down`, { server: this.name })
     if (this.config.disabled) throw new McpxError('CONNECT', `server "${this.name}" is disabled in the config`, { server: this.name })
-    if (this.config.unavailable !== undefined) throw new McpxError('CONNECT', `server "${this.name}" is unavailable: ${this.config.unavailable}`, { server: this.name, state: 'unavailable', reason: this.config.unavailable })
+    if (this.config.unavailable !== undefined) throw new McpxError('CONFIG', `server "${this.name}" is unavailable: ${this.config.unavailable}`, { server: this.name, state: 'unavailable', reason: this.config.unavailable })
     if (this.#client && !this.#client.peer.closed) return this.#client
     if (this.#connecting) return this.#connecting
     if (this.#lastError && Date.now() < this.#holdUntil) throw this.#lastError

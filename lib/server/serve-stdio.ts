@@ -8,9 +8,17 @@ import { RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import { createStdioServerTransport, type StdioServerOptions } from '../transport/index.ts'
-import { makeError, parseMessage, recoverId, type JsonRpcResponse } from '../wire/index.ts'
+import { META, makeError, parseMessage, recoverId, type JsonRpcMessage, type JsonRpcResponse } from '../wire/index.ts'
 import type { Outlet } from './connection.ts'
 import type { Engine } from './engine.ts'
+
+/** A stdio client's session as the daemon log reports it (opened after initialize, closed at EOF). */
+export interface StdioSessionEvent {
+  /** `discovered`: a stateless (2026-07-28) client's server/discover, the closest it has to a session start. */
+  readonly state: 'opened' | 'closed' | 'discovered'
+  readonly revision: string
+  readonly client?: { readonly name: string; readonly version: string }
+}
 
 export interface StdioServer {
   /** Resolves when stdin reached EOF (or close() was called) and the connection ended. */
@@ -18,8 +26,26 @@ export interface StdioServer {
   close(): Promise<void>
 }
 
-export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioServerOptions, 'input' | 'output'> = {}): StdioServer {
+export function serveStdio(
+  engine: Engine,
+  settings: Settings,
+  io: Pick<StdioServerOptions, 'input' | 'output'> = {},
+  hooks: { readonly onSession?: (event: StdioSessionEvent) => void } = {},
+): StdioServer {
   const connection = engine.connect('stdio')
+  let opened = false
+  const sessionEvent = (message: JsonRpcMessage) => {
+    if (!hooks.onSession) return
+    const legacy = connection.legacy
+    if (!opened && legacy !== undefined) {
+      opened = true
+      hooks.onSession({ state: 'opened', revision: legacy.revision, ...clientOf(legacy.clientInfo) })
+    } else if (legacy === undefined && 'method' in message && message.method === 'server/discover') {
+      const info = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta?.[META.CLIENT_INFO]
+      const revision = (message.params as { _meta?: Record<string, unknown> } | undefined)?._meta?.[META.PROTOCOL_VERSION]
+      hooks.onSession({ state: 'discovered', revision: String(revision ?? 'unknown'), ...clientOf(info) })
+    }
+  }
   let resolveClosed!: () => void
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve))
   const transport = createStdioServerTransport({
@@ -75,6 +101,7 @@ export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioSer
       track(
         engine.handle(message, { connection, outlet }).then((response) => {
           if (response) void transport.send(response)
+          sessionEvent(message)
         }),
       )
     },
@@ -85,6 +112,7 @@ export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioSer
       void engine.drain(settings.shutdownGraceMs, 'stdin closed', connection).then(async () => {
         await Promise.allSettled([...inflight])
         engine.disconnect(connection)
+        if (opened && connection.legacy !== undefined) hooks.onSession?.({ state: 'closed', revision: connection.legacy.revision, ...clientOf(connection.legacy.clientInfo) })
         await transport.close()
         resolveClosed()
       })
@@ -97,4 +125,10 @@ export function serveStdio(engine: Engine, settings: Settings, io: Pick<StdioSer
       await closed
     },
   }
+}
+
+function clientOf(info: unknown): { client?: { name: string; version: string } } {
+  if (info === null || typeof info !== 'object') return {}
+  const { name, version } = info as { name?: unknown; version?: unknown }
+  return { client: { name: String(name), version: String(version) } }
 }

@@ -72,7 +72,7 @@ describe('failures stay per server', () => {
       expect(human.stdout).toContain('unavailable: environment variable MCPX_TEST_UNSET_VAR is not set (mcpServers.needs.env.X)')
       expect((await run('call', 'fine.where')).stdout).toBe(`${user.project}\n`)
       const refused = await run('call', 'needs.where')
-      expect(refused.exitCode).toBe(3)
+      expect(refused.exitCode).toBe(2)
       expect(errorJson(refused.stderr).error.message).toContain('environment variable MCPX_TEST_UNSET_VAR is not set')
       writeFileSync(join(user.project, 'vars.env'), 'MCPX_TEST_UNSET_VAR=from-env-file\n')
       const env = JSON.parse((await run('call', 'needs.env')).stdout)

@@ -28,7 +28,7 @@ describe('the daemon log', () => {
       expect(JSON.parse((await runMcpx(['status', '--json'], { env })).stdout).daemon.pid).toBe(pid)
       const lines = text.trim().split('\n').filter((line) => !line.startsWith('  '))
       for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (info |warn |error|debug) /)
-      expect(text).toMatch(/session opened [\w-]{8}: test-host 1\.0\.0, revision 2025-06-18 over streamable-http on the Unix socket \(mcpx serve\), surface code-mode/)
+      expect(text).toMatch(/session opened: test-host 1\.0\.0, revision 2025-06-18 over the stdio channel \(mcpx serve\), surface code-mode/)
       expect(text).toMatch(/upstream demo connected \((modern|legacy) era, revision \d{4}-\d\d-\d\d\)/)
       const printed = await runMcpx(['logs'], { env })
       expect(printed.exitCode).toBe(0)

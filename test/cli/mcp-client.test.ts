@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { REPO_ROOT, errorJson, mcpxCommand, runMcpx } from '../harness.ts'
 import { isolatedUser } from './cli-env.ts'
+import { layoutForEnv } from '../support/layout.ts'
 
 const user = isolatedUser('mcpx-client')
 const bin = (name: string) => join(REPO_ROOT, 'node_modules/@modelcontextprotocol', name, 'dist/index.js')
@@ -45,7 +46,7 @@ describe('roots', () => {
     expect(listed.stdout).toContain(user.project)
     const read = await run(['call', 'fs.read_text_file', 'path=hello.txt'])
     expect(read.stdout).toBe('hello from the project\n')
-    const log = readFileSync(join(env.MCPX_HOME, 'logs', 'daemon.log'), 'utf8')
+    const log = readFileSync(layoutForEnv(env).daemonLog, 'utf8')
     expect(log).not.toMatch(/\[fs stderr\] Failed to request initial roots/)
     expect(log).toMatch(/\[fs stderr\] Updated allowed directories from MCP roots/)
   })

@@ -26,7 +26,7 @@ beforeAll(() => {
   writeFileSync(brokenConfig, '{\n  "mcpServers": {\n    "demo": { "command": "x" }\n    "other": {}\n  }\n}\n')
 })
 afterAll(async () => {
-  for (const config of [undefined, blockedConfig, recordConfig]) await run(['daemon', 'stop', ...(config ? ['--config', config] : [])])
+  for (const config of [undefined, blockedConfig, recordConfig, brokenConfig]) await run(['daemon', 'stop', ...(config ? ['--config', config] : [])])
   user[Symbol.dispose]()
 })
 
@@ -58,13 +58,16 @@ describe('strict parsing', () => {
     ['types of an unknown tool', ['types', 'demo.nope'], 2, 'stderr', /server "demo" has no tool "nope"/],
     ['search on an unknown server', ['search', 'q', '--server', 'nope'], 2, 'stderr', /no server named "nope"/],
     ['a blocked tool is reported as blocked', ['call', 'demo.add', 'a=1', 'b=2', '--config', blockedConfig], 2, 'stderr', /tool "add" of server "demo" is blocked by the config \(blockedTools\)/],
-    ['a config JSON error names line and column', ['servers', '--config', brokenConfig], 2, 'stderr', /broken\.json:4:5: not valid JSON: expected "," or "}"/],
-    ['a record path in a missing directory', ['call', 'demo.echo', 'text=a', '--config', recordConfig], 2, 'stderr', /cannot write the recording .*no-such-dir.*: its directory does not exist/],
+    // A file that does not parse keeps the daemon serving what it had; `status` says so, naming line and column, and fails.
+    ['a config JSON error names line and column', ['status', '--config', brokenConfig], 2, 'stderr', /broken\.json:4:5: not valid JSON: expected "," or "}"/],
+    // A server that cannot be started as configured is unavailable, naming the path in the config.
+    ['a record path in a missing directory', ['call', 'demo.echo', 'text=a', '--config', recordConfig], 2, 'stderr', /server "demo" is unavailable: directory .*no-such-dir does not exist \(mcpServers\.demo\.record\)/],
   ])('%s → exit %d on %s', async (_label, argv, exit, stream, pattern) => {
     const result = await run(argv)
     expect(result.exitCode).toBe(exit)
     expect(result[stream]).toMatch(pattern)
-    if (stream === 'stderr' && exit !== 0) expect(result.stdout).toBe('')
+    // `status` reports what it found on stdout even when it fails; every other failure leaves stdout empty.
+    if (stream === 'stderr' && exit !== 0 && argv[0] !== 'status') expect(result.stdout).toBe('')
     expect(result.stderr).not.toMatch(ANSI)
     // No stack traces for expected failures.
     expect(result.stderr).not.toMatch(/\n\s+at /)

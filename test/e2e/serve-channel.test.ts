@@ -6,6 +6,7 @@
  * the stop gets an error (never a re-send), and a side-effecting call in flight when the daemon is
  * SIGKILLed runs at most once. Each test has its own MCPX_HOME.
  */
+import { layoutForEnv } from '../support/layout.ts'
 import { afterEach, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -168,16 +169,17 @@ describe('mcpx serve: stdio semantics on raw pipes', () => {
     expect(answers[3]!.error?.message).toMatch(/may or may not have run/)
   })
 
-  test('--mode bogus: one JSON error line on stderr, exit 2, nothing on stdout', async () => {
+  test('--mode bogus: the error on stderr (the human line, then the one JSON line), exit 2, nothing on stdout', async () => {
     const u = user()
     const result = await runMcpx(['serve', '--mode', 'bogus', '--config', u.config], { env: u.env, stdin: line(INIT) })
     expect(result.exitCode).toBe(2)
     expect(result.stdout).toBe('')
     const lines = result.stderr.trim().split('\n')
-    expect(lines).toHaveLength(1)
-    expect(JSON.parse(lines[0]!).error).toMatchObject({ code: 'USAGE', message: expect.stringContaining('bogus') })
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toStartWith('mcpx: ')
+    expect(JSON.parse(lines[1]!).error).toMatchObject({ code: 'USAGE', message: expect.stringContaining('bogus') })
     // Nothing was started for a command line that was wrong.
-    expect(existsSync(join(u.env.MCPX_HOME!, 'run', 'daemon.sock'))).toBe(false)
+    expect(existsSync(layoutForEnv(u.env, u.config).socket)).toBe(false)
   })
 
   test('`mcpx serve | head -c 1` ends quietly (EPIPE is not a crash)', async () => {
@@ -204,7 +206,7 @@ describe('mcpx serve: many hosts at once', () => {
     await Promise.all(hosts.map((host) => host.answer(2)))
     await Promise.all(hosts.map((host) => host.end()))
     for (const host of hosts) expect(responses(host.lines).map((m) => m.id)).toEqual([1, 2])
-    const log = readFileSync(join(u.env.MCPX_HOME!, 'logs', 'daemon.log'), 'utf8')
+    const log = readFileSync(layoutForEnv(u.env, u.config).daemonLog, 'utf8')
     expect(log.match(/mcpx daemon listening/g)).toHaveLength(1)
     expect(log).not.toContain('already running')
   })

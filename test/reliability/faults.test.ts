@@ -81,7 +81,7 @@ describe('upstream faults, with a never-initializing upstream beside healthy one
     }
     expect(states).toContain('failed')
     const cli = await runMcpx(['servers', '--config', daemon.configFile], { env: daemon.env })
-    expect(cli.stdout).toMatch(/stuck\s+failed .*failed: /)
+    expect(cli.stdout).toMatch(/stuck\s+failed: initialize got no answer/)
     expect(cli.stdout).toMatch(/up\s+ready/)
   })
 
