@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { homeLayout } from '../../lib/config/index.ts'
 import { type Cluster, startCluster } from '../../scripts/cluster.ts'
 import { REPO_ROOT, tempDir } from '../harness.ts'
 
@@ -112,7 +113,9 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
   })
 
   test('each replica has its id in its run directory; the balancer has no stickiness', async () => {
-    for (const replica of cluster.replicas) expect((await Bun.file(join(replica.home, 'run', 'replica')).text()).trim()).toBe(replica.id)
+    // Each replica is the daemon of the shared config in its own home: the id sits in that daemon's run directory.
+    const config = join(dir.path, 'config.json')
+    for (const replica of cluster.replicas) expect((await Bun.file(join(homeLayout(replica.home, config).runDir, 'replica')).text()).trim()).toBe(replica.id)
     const cfg = await Bun.file(cluster.haproxyConfig).text()
     expect(cfg).not.toContain('stick ')
     expect(cfg).toContain('balance roundrobin')
