@@ -41,6 +41,5 @@ export type {
   SetLevelParams, ListenParams, TaskIdParams, TaskUpdateParams, CancelledParams, ProgressParams, TaskStatusParams, EmptyParams,
 } from './params/client.ts'
 export type { CreateMessageParams, ElicitParams } from './params/server.ts'
-export { codecFor, type RevisionCodec } from './codec.ts'
 export { compileAccept, type Accept } from './schema-accept.ts'
 export { scanEnvelope, type Envelope } from './envelope-scan.ts'
