@@ -4,7 +4,7 @@ export * from './jsonrpc.ts'
 export { keepRawIds, restoreRawIds } from './raw-ids.ts'
 export {
   resourceNotFound, unsupportedVersion, headerMismatch, missingCapability, methodNotFound, invalidParams,
-  urlElicitationRequired,
+  urlElicitationRequired, httpStatusOf,
 } from './rpc-errors.ts'
 export { encodeHeaderValue, decodeHeaderValue, headerMatchesValue, MAX_HEADER_INTEGER } from './header-codec.ts'
 export {
