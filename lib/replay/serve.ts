@@ -164,7 +164,7 @@ export class ReplayEngine extends Engine {
       differences,
     }
     const text = `no recorded ${message.method} request matches this one; ${where}`
-    const error = known ? new RpcError(RPC.INVALID_PARAMS, text, data) : new RpcError(RPC.METHOD_NOT_FOUND, text, data, methodNotFound(message.method, era === 'modern' ? '2026-07-28' : '2025-11-25').httpStatus)
+    const error = known ? new RpcError(RPC.INVALID_PARAMS, text, data) : methodNotFound(message.method, era === 'modern' ? '2026-07-28' : '2025-11-25', { message: text, data })
     return { message: makeError(message.id, error.toRpc()), httpStatus: error.httpStatus ?? STATUS.OK }
   }
 }

@@ -43,28 +43,38 @@ export function unsupportedVersion(supported: readonly string[], requested: stri
   )
 }
 
+/*
+ * -32020, -32021 and -32601 are built only here (pinned by test/lib/wire-builders.test.ts): the code,
+ * the data's shape and the HTTP status are the builder's; a call site may word the message.
+ */
+
 /** HeaderMismatchError (2026-07-28 streamable-http.mdx "Server Validation"): -32020, HTTP 400. */
-export function headerMismatch(message: string): RpcError {
-  return new RpcError(RPC.HEADER_MISMATCH, `Header mismatch: ${message}`, undefined, httpStatusOf(RPC.HEADER_MISMATCH))
+export function headerMismatch(message: string, data?: Record<string, unknown>): RpcError {
+  return new RpcError(RPC.HEADER_MISMATCH, `Header mismatch: ${message}`, data, httpStatusOf(RPC.HEADER_MISMATCH))
 }
 
 /** MissingRequiredClientCapabilityError (2026-07-28 basic/index.mdx): -32021, `data.requiredCapabilities`, HTTP 400. */
-export function missingCapability(required: Record<string, unknown>): RpcError {
+export function missingCapability(required: Record<string, unknown>, message?: string): RpcError {
   return new RpcError(
     RPC.MISSING_CLIENT_CAPABILITY,
-    `Missing required client capability: ${Object.keys(required).join(', ') || '(none named)'}`,
+    message ?? `Missing required client capability: ${Object.keys(required).join(', ') || '(none named)'}`,
     { requiredCapabilities: required },
     httpStatusOf(RPC.MISSING_CLIENT_CAPABILITY),
   )
 }
 
-/** -32601; 2026-07-28 streamable-http.mdx: an unknown method is answered with HTTP 404. */
-export function methodNotFound(method: string, revision: Revision): RpcError {
+/**
+ * -32601; 2026-07-28 streamable-http.mdx: a server's answer to an unknown method is HTTP 404
+ * (`revision` is the answering server's; a client answering a server's request passes none: its
+ * answer rides no status of its own). `refusal` words a known method's refusal (a tool refusing
+ * the task mode, a recording without the request) with its own message and data.
+ */
+export function methodNotFound(method: string, revision?: Revision, refusal?: { message: string; data?: Record<string, unknown> }): RpcError {
   return new RpcError(
     RPC.METHOD_NOT_FOUND,
-    `Method not found: ${method}`,
-    { method },
-    isModernRevision(revision) ? httpStatusOf(RPC.METHOD_NOT_FOUND) : undefined,
+    refusal ? refusal.message : `Method not found: ${method}`,
+    refusal ? refusal.data : { method },
+    revision !== undefined && isModernRevision(revision) ? httpStatusOf(RPC.METHOD_NOT_FOUND) : undefined,
   )
 }
 
