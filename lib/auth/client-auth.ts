@@ -3,8 +3,9 @@
  * the AS supports for the credentials we hold and applies it to a form body and headers.
  * `client_secret_basic` form-encodes id and secret before base64 (RFC 6749 §2.3.1).
  */
+import { SignJWT, importPKCS8 } from 'jose'
 import { McpxError } from '../errors/index.ts'
-import { base64Url, randomToken } from './pkce.ts'
+import { randomToken } from './pkce.ts'
 
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none'
 
@@ -80,32 +81,9 @@ const ASSERTION_LIFETIME_S = 300
 /** A signed JWT client assertion: iss = sub = client_id, aud = the AS (RFC 7523 §3). */
 async function signClientAssertion(client: ClientCredentials, audience: string): Promise<string> {
   const alg = client.signingAlgorithm ?? 'ES256'
-  const key = await importPrivateKey(client.privateKeyPem!, alg)
+  if (!/^(ES|RS|PS)(256|384|512)$/.test(alg)) throw new McpxError('CONFIG', `unsupported client assertion algorithm ${alg}`)
+  const key = await importPKCS8(client.privateKeyPem!, alg)
   const now = Math.floor(Date.now() / 1000)
-  const header = { alg, typ: 'JWT' }
   const claims = { iss: client.clientId, sub: client.clientId, aud: audience, iat: now, exp: now + ASSERTION_LIFETIME_S, jti: randomToken(16) }
-  const input = `${base64Url(new TextEncoder().encode(JSON.stringify(header)))}.${base64Url(new TextEncoder().encode(JSON.stringify(claims)))}`
-  const signature = await crypto.subtle.sign(signParams(alg), key, new TextEncoder().encode(input))
-  // Web Crypto ECDSA signatures are already r||s (IEEE P1363), the JWS form (RFC 7518 §3.4).
-  return `${input}.${base64Url(new Uint8Array(signature))}`
-}
-
-const EC_CURVES: Record<string, string> = { ES256: 'P-256', ES384: 'P-384', ES512: 'P-521' }
-const HASHES: Record<string, string> = { '256': 'SHA-256', '384': 'SHA-384', '512': 'SHA-512' }
-
-function signParams(alg: string): AlgorithmIdentifier | EcdsaParams | RsaPssParams {
-  const hash = HASHES[alg.slice(2)]
-  if (alg.startsWith('ES')) return { name: 'ECDSA', hash: hash! }
-  if (alg.startsWith('PS')) return { name: 'RSA-PSS', saltLength: Number(alg.slice(2)) / 8 }
-  return { name: 'RSASSA-PKCS1-v1_5' }
-}
-
-async function importPrivateKey(pem: string, alg: string): Promise<CryptoKey> {
-  const hash = HASHES[alg.slice(2)]
-  if (!hash || !/^(ES|RS|PS)(256|384|512)$/.test(alg)) throw new McpxError('CONFIG', `unsupported client assertion algorithm ${alg}`)
-  const der = Buffer.from(pem.replace(/-----(BEGIN|END) PRIVATE KEY-----/g, '').replace(/\s+/g, ''), 'base64')
-  const params = alg.startsWith('ES')
-    ? { name: 'ECDSA', namedCurve: EC_CURVES[alg]! }
-    : { name: alg.startsWith('PS') ? 'RSA-PSS' : 'RSASSA-PKCS1-v1_5', hash }
-  return crypto.subtle.importKey('pkcs8', der, params, false, ['sign'])
+  return new SignJWT(claims).setProtectedHeader({ alg, typ: 'JWT' }).sign(key)
 }

@@ -4,11 +4,11 @@
  * (§8 AS, §9 resource server). The private key is kept as a JWK with the tokens it is bound to,
  * so a DPoP-bound token stored on disk stays usable by the next mcpx process.
  */
+import { type JWK, SignJWT } from 'jose'
 import { base64Url, randomToken } from './pkce.ts'
 
 export const DPOP_ALG = 'ES256'
 const KEY_PARAMS = { name: 'ECDSA', namedCurve: 'P-256' } as const
-const SIGN_PARAMS = { name: 'ECDSA', hash: 'SHA-256' } as const
 
 export interface DpopKey {
   privateKey: CryptoKey
@@ -49,9 +49,5 @@ export async function createDpopProof(key: DpopKey, target: ProofTarget): Promis
     claims.ath = base64Url(new Uint8Array(digest))
   }
   if (target.nonce !== undefined) claims.nonce = target.nonce
-  const header = { typ: 'dpop+jwt', alg: DPOP_ALG, jwk: key.publicJwk }
-  const encode = (value: unknown) => base64Url(new TextEncoder().encode(JSON.stringify(value)))
-  const input = `${encode(header)}.${encode(claims)}`
-  const signature = await crypto.subtle.sign(SIGN_PARAMS, key.privateKey, new TextEncoder().encode(input))
-  return `${input}.${base64Url(new Uint8Array(signature))}`
+  return new SignJWT(claims).setProtectedHeader({ typ: 'dpop+jwt', alg: DPOP_ALG, jwk: key.publicJwk as JWK }).sign(key.privateKey)
 }

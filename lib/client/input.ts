@@ -4,9 +4,9 @@
  * of a 2026 InputRequiredResult (mrtr.mdx: values are `{method, params}`, answers are bare
  * ElicitResult / CreateMessageResult / ListRootsResult keyed like the requests).
  */
-import { McpxError, RPC, RpcError } from '../errors/index.ts'
+import { McpxError } from '../errors/index.ts'
 import type { Peer } from '../session/index.ts'
-import type { Era } from '../wire/index.ts'
+import { type Era, methodNotFound } from '../wire/index.ts'
 import type { ClientHandlers, InputContext, JsonObject } from './types.ts'
 
 const METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const
@@ -21,7 +21,7 @@ function handlerFor(handlers: ClientHandlers, method: string) {
 /** Answer one question; a method without a handler is the error a server should expect. */
 async function answerInput(handlers: ClientHandlers, method: string, params: JsonObject, context: InputContext): Promise<JsonObject> {
   const handler = handlerFor(handlers, method)
-  if (!handler) throw new RpcError(RPC.METHOD_NOT_FOUND, `mcpx client has no handler for ${method}`)
+  if (!handler) throw methodNotFound(method, undefined, { message: `mcpx client has no handler for ${method}` })
   return await handler(params, context)
 }
 

@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ClientHandlers, InputContext, JsonObject } from '../client/index.ts'
-import { RPC, RpcError } from '../errors/index.ts'
+import { missingCapability } from '../wire/index.ts'
 
 /**
  * What a downstream host can answer; each member present only when that host declared the
@@ -103,8 +103,6 @@ export class Broker {
           ? 'no call is in flight on that connection to ask'
           : `${this.#inFlight.length} calls are in flight on that connection and the question names none of them`
     // 2026-07-28 basic/index.mdx: the error a server gives for a capability the client lacks.
-    throw new RpcError(RPC.MISSING_CLIENT_CAPABILITY, `upstream "${this.server}" asked for ${KIND_LABEL[kind]}, but ${why}`, {
-      requiredCapabilities: { [KIND_LABEL[kind]]: {} },
-    }, 400)
+    throw missingCapability({ [KIND_LABEL[kind]]: {} }, `upstream "${this.server}" asked for ${KIND_LABEL[kind]}, but ${why}`)
   }
 }

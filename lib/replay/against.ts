@@ -5,10 +5,9 @@
  * makes are answered with what the recorded client answered. Raw transports: the messages sent are
  * the recorded ones, not a client engine's reconstruction.
  */
-import { RPC } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { Transport } from '../transport/index.ts'
-import { isRequest, isResponse, makeError, makeResult, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../wire/index.ts'
+import { isRequest, isResponse, makeError, makeResult, methodNotFound, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../wire/index.ts'
 import { diffValues, formatDifferences, type Difference } from './diff.ts'
 import { REDACTED, type Recording } from './format.ts'
 import { HeaderMirror } from './header-mirror.ts'
@@ -189,6 +188,6 @@ function replyTo(request: JsonRpcRequest, exchange: Exchange | undefined, used: 
     ? [{ path: `<${request.method}>`, observed: request.params ?? {}, kind: 'added' as const }]
     : diffValues(normalize({ params: recorded.message.params ?? {} }, request.method, fields), normalize({ params: request.params ?? {} }, request.method, fields)).map((d) => ({ ...d, path: `<${request.method}>${d.path}` }))
   const reply = recorded === undefined ? undefined : exchange?.clientReplies.get(JSON.stringify(recorded.message.id))
-  if (reply === undefined) return { message: makeError(request.id, { code: RPC.METHOD_NOT_FOUND, message: `the recording has no client answer to ${request.method}` }), differences }
+  if (reply === undefined) return { message: makeError(request.id, methodNotFound(request.method, undefined, { message: `the recording has no client answer to ${request.method}` }).toRpc()), differences }
   return { message: { ...(reply.message as Record<string, unknown>), id: request.id } as unknown as JsonRpcMessage, differences }
 }

@@ -10,7 +10,7 @@ import { RPC, RpcError } from '../errors/index.ts'
 import { Engine, serveHttp, serveStdio, type Answer, type Channel, type HttpServer, type StdioServer } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
 import {
-  META, isRequest, isResponse, makeError, methodNotFound, unsupportedVersion, type Era, type JsonRpcMessage, type JsonRpcRequest,
+  META, httpStatusOf, isRequest, isResponse, makeError, methodNotFound, unsupportedVersion, type Era, type JsonRpcMessage, type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../wire/index.ts'
 import { formatDifferences } from './diff.ts'
@@ -164,7 +164,7 @@ export class ReplayEngine extends Engine {
       differences,
     }
     const text = `no recorded ${message.method} request matches this one; ${where}`
-    const error = known ? new RpcError(RPC.INVALID_PARAMS, text, data) : new RpcError(RPC.METHOD_NOT_FOUND, text, data, methodNotFound(message.method, era === 'modern' ? '2026-07-28' : '2025-11-25').httpStatus)
+    const error = known ? new RpcError(RPC.INVALID_PARAMS, text, data) : methodNotFound(message.method, era === 'modern' ? '2026-07-28' : '2025-11-25', { message: text, data })
     return { message: makeError(message.id, error.toRpc()), httpStatus: error.httpStatus ?? STATUS.OK }
   }
 }
@@ -186,10 +186,7 @@ function eraOfMessage(message: JsonRpcRequest): Era {
 
 function statusFor(response: JsonRpcResponse, era: Era): number {
   if (!('error' in response) || era !== 'modern') return STATUS.OK
-  const code = response.error.code
-  if (code === RPC.METHOD_NOT_FOUND) return STATUS.NOT_FOUND
-  if (code === RPC.HEADER_MISMATCH || code === RPC.MISSING_CLIENT_CAPABILITY || code === RPC.UNSUPPORTED_PROTOCOL_VERSION) return STATUS.BAD_REQUEST
-  return STATUS.OK
+  return httpStatusOf(response.error.code) ?? STATUS.OK
 }
 
 // The client picks its own progressToken; recorded progress notifications carry the old one.

@@ -42,8 +42,6 @@ export class Connection {
   legacy?: LegacyState
   /** Unsolicited legacy messages (list_changed, resources/updated): stdout, or the session's GET stream. */
   unsolicited?: Outlet
-  /** Legacy 2025-11-25 HTTP sessions resume POST streams; the handler keeps its stream table here. */
-  extra: Record<string, unknown> = {}
   readonly inflight = new Map<RequestId, AbortController>()
   private readonly pending = new Map<RequestId, { resolve(result: Json): void; reject(error: unknown): void }>()
   private nextId = 0

@@ -4,8 +4,8 @@
  * (TR-19); modern (2026-07-28 basic/patterns/mrtr.mdx) re-runs the handler each round, answering
  * asks from `inputResponses` + the sealed `requestState`, and raises InputRequired for the rest.
  */
-import { McpxError, RPC, RpcError } from '../errors/index.ts'
-import { LOG_LEVELS, shapeNotification, shapeRequest, type Era, type JsonRpcMessage, type LogLevel, type OutgoingNotification, type Revision } from '../wire/index.ts'
+import { McpxError } from '../errors/index.ts'
+import { LOG_LEVELS, missingCapability, shapeNotification, shapeRequest, type Era, type JsonRpcMessage, type LogLevel, type OutgoingNotification, type Revision } from '../wire/index.ts'
 import type { Connection, Outlet } from './connection.ts'
 import type { RequestStatePayload } from './request-state.ts'
 import type { HandlerContext, Implementation, InputRequest, Json, ServerNotifier } from './types.ts'
@@ -168,7 +168,7 @@ class RequestContext implements HandlerContext {
     if (cap in this.clientCapabilities) return
     // -32021 exists only in 2026; a legacy peer gets a caller error (a tool reports it as isError).
     if (this.era === 'legacy') throw new McpxError('USAGE', `the client did not declare the '${cap}' capability this needs`, { requiredCapabilities: { [cap]: {} } })
-    throw new RpcError(RPC.MISSING_CLIENT_CAPABILITY, `Client capability '${cap}' is required`, { requiredCapabilities: { [cap]: {} } }, 400)
+    throw missingCapability({ [cap]: {} }, `Client capability '${cap}' is required`)
   }
 }
 

@@ -4,7 +4,7 @@
  * requests on the call's own stream (context.ts). 2025-11-25 task-augmented calls go to tasks.ts.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { LATEST_MODERN, LOG_LEVELS, isRecord, methodExists, parseParams, type JsonRpcRequest, type LegacyRevision, type LogLevel } from '../wire/index.ts'
+import { LATEST_MODERN, LOG_LEVELS, isRecord, methodExists, methodNotFound, parseParams, type JsonRpcRequest, type LegacyRevision, type LogLevel } from '../wire/index.ts'
 import { createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
 import { initializeResult, negotiateLegacy, serverCapabilities } from './lifecycle.ts'
@@ -38,7 +38,7 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
   if (req.method === 'ping') return { revision, result: {} }
 
   const caps = serverCapabilities(engine.def, engine.registry, revision)
-  const notFound = () => new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`, { method: req.method })
+  const notFound = () => methodNotFound(req.method, revision)
   // Accept liberally: a legacy client may ask for what mcpx can answer although its revision
   // predates it — subscriptions/listen (served as to a 2026 client) and the 2025-11-25 tasks.
   // Their results are spelled as the revision that defines them.
@@ -98,8 +98,8 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
         const tool = engine.registry.tool(String(params.name))
         const support = taskSupportOf(tool)
         const asked = isRecord(params.task)
-        if (asked && support === 'forbidden') throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} does not support task execution`)
-        if (!asked && support === 'required' && !tool?.servesUntasked) throw new RpcError(RPC.METHOD_NOT_FOUND, `Tool ${String(params.name)} must be called as a task`)
+        if (asked && support === 'forbidden') throw methodNotFound(req.method, revision, { message: `Tool ${String(params.name)} does not support task execution` })
+        if (!asked && support === 'required' && !tool?.servesUntasked) throw methodNotFound(req.method, revision, { message: `Tool ${String(params.name)} must be called as a task` })
         if (asked) {
           // The call's stream ends with CreateTaskResult; later asks go to the unsolicited stream.
           const outlet = connection.unsolicited ?? { send: () => {} }

@@ -19,6 +19,7 @@ import {
   type LogLevel,
   type ModernRevision,
   type Revision,
+  headerMismatch,
 } from '../wire/index.ts'
 import type { Registry } from './registry.ts'
 import type { Implementation, Json, ServerDefinition } from './types.ts'
@@ -105,7 +106,7 @@ export function validateModernMeta(params: Json | undefined, headerVersion: stri
   const caps = meta[META.CLIENT_CAPABILITIES]
   if (!isRecord(caps)) throw invalid(`params._meta["${META.CLIENT_CAPABILITIES}"] is required`)
   if (headerVersion !== undefined && headerVersion !== version) {
-    throw new RpcError(RPC.HEADER_MISMATCH, `MCP-Protocol-Version header '${headerVersion}' does not match _meta protocolVersion '${version}'`, { header: 'MCP-Protocol-Version' }, 400)
+    throw headerMismatch(`MCP-Protocol-Version header '${headerVersion}' does not match _meta protocolVersion '${version}'`, { header: 'MCP-Protocol-Version' })
   }
   if (!isModernRevision(version)) throw unsupportedVersion(version)
   const logLevel = meta[META.LOG_LEVEL]

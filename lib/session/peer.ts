@@ -4,7 +4,7 @@
  * errors wear no JSON-RPC code); cancellation is a notification or a stream abort, per request;
  * progress is routed by token; the transport's close fails every pending request with its reason.
  */
-import { McpxError, RPC, RpcError, toRpcError } from '../errors/index.ts'
+import { McpxError, RpcError, toRpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Transport } from '../transport/index.ts'
 import {
@@ -20,6 +20,7 @@ import {
   makeNotification,
   makeRequest,
   makeResult,
+  methodNotFound,
 } from '../wire/index.ts'
 import type { CancelMode, IncomingRequestContext, NotificationListener, PeerOptions, ProgressUpdate, RequestHandler, RequestOptions } from './types.ts'
 
@@ -293,7 +294,7 @@ export class Peer {
       let result: Record<string, unknown>
       if (handler) result = await handler(params, context)
       else if (this.#fallbackHandler) result = await this.#fallbackHandler(message.method, params, context)
-      else throw new RpcError(RPC.METHOD_NOT_FOUND, `Method not found: ${message.method}`)
+      else throw methodNotFound(message.method)
       reply = makeResult(message.id, result)
     } catch (error) {
       reply = makeError(message.id, toRpcError(error).toRpc())

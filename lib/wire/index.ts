@@ -4,7 +4,7 @@ export * from './jsonrpc.ts'
 export { keepRawIds, restoreRawIds } from './raw-ids.ts'
 export {
   resourceNotFound, unsupportedVersion, headerMismatch, missingCapability, methodNotFound, invalidParams,
-  urlElicitationRequired,
+  urlElicitationRequired, httpStatusOf,
 } from './rpc-errors.ts'
 export { encodeHeaderValue, decodeHeaderValue, headerMatchesValue, MAX_HEADER_INTEGER } from './header-codec.ts'
 export {
@@ -41,6 +41,5 @@ export type {
   SetLevelParams, ListenParams, TaskIdParams, TaskUpdateParams, CancelledParams, ProgressParams, TaskStatusParams, EmptyParams,
 } from './params/client.ts'
 export type { CreateMessageParams, ElicitParams } from './params/server.ts'
-export { codecFor, type RevisionCodec } from './codec.ts'
 export { compileAccept, type Accept } from './schema-accept.ts'
 export { scanEnvelope, type Envelope } from './envelope-scan.ts'

@@ -4,8 +4,7 @@
  * figures only; run alone: `bun scripts/bench/seal.ts [--ops 20000]`. Markdown on stdout.
  */
 import { parseArgs } from 'node:util'
-import { createRequestStateCodec } from '../../lib/server/request-state.ts'
-import { open, randomKeyRing, seal } from '../../lib/server/seal.ts'
+import { createRequestStateCodec, openSealed as open, randomKeyRing, seal } from '../../lib/server/index.ts'
 
 const { values } = parseArgs({ options: { ops: { type: 'string', default: '20000' } } })
 const ops = Number(values.ops)

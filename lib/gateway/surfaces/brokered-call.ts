@@ -7,7 +7,7 @@
 import type { JsonObject } from '../../client/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { HandlerContext, InputRequest, Json } from '../../server/index.ts'
-import { EXTENSION, LOG_LEVELS, type LogLevel, META, isRecord } from '../../wire/index.ts'
+import { EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord } from '../../wire/index.ts'
 import type { DownstreamAsker } from '../broker.ts'
 import type { UpstreamCallOptions } from '../types.ts'
 import type { ParkingLot } from './parking.ts'
@@ -18,8 +18,6 @@ type Ask = (request: InputRequest, key?: string) => Promise<Json>
 
 const METHOD_OF = { elicit: 'elicitation/create', sample: 'sampling/createMessage', listRoots: 'roots/list' } as const
 const CAPABILITY_OF = { elicit: 'elicitation', sample: 'sampling', listRoots: 'roots' } as const
-/** 2026 errors whose HTTP status the spec fixes (basic/index.mdx, transports/streamable-http.mdx). */
-const STATUS_OF: Record<number, number> = { [RPC.MISSING_CLIENT_CAPABILITY]: 400, [RPC.HEADER_MISMATCH]: 400, [RPC.UNSUPPORTED_PROTOCOL_VERSION]: 400 }
 
 /** An asker whose members exist only for what the host declared, each delegating to `ask`. */
 function askerFor(ctx: HandlerContext, ask: Ask): DownstreamAsker {
@@ -76,12 +74,15 @@ export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean, a
   return capabilities
 }
 
-/** An upstream's JSON-RPC error relayed with the HTTP status the spec gives its code. */
-function withStatus(error: unknown): unknown {
-  if (error instanceof RpcError && error.httpStatus === undefined && STATUS_OF[error.rpcCode]) {
-    return new RpcError(error.rpcCode, error.message, error.rpcData, STATUS_OF[error.rpcCode])
-  }
-  return error
+/**
+ * An upstream's JSON-RPC error relayed with the HTTP status the spec gives its code (wire's one
+ * table). A legacy host keeps -32601 on a 200: on a 2025-11-25 session a 404 means the session is
+ * gone (basic/transports.mdx "Session Management"), and the host would start over.
+ */
+function withStatus(error: unknown, era: 'legacy' | 'modern'): unknown {
+  if (!(error instanceof RpcError) || error.httpStatus !== undefined) return error
+  const status = era === 'legacy' && error.rpcCode === RPC.METHOD_NOT_FOUND ? undefined : httpStatusOf(error.rpcCode)
+  return status === undefined ? error : new RpcError(error.rpcCode, error.message, error.rpcData, status)
 }
 
 interface ParkState {
@@ -114,14 +115,14 @@ export function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, cal
       running = run(askerFor(ctx, ask), ctx.signal, options)
     } catch (error) {
       clearTimeout(poll)
-      return Promise.reject(withStatus(error))
+      return Promise.reject(withStatus(error, 'legacy'))
     }
     // One reaction settles it (every legacy host's call passes here).
     return running.then(
       (result) => (clearTimeout(poll), result),
       (error: unknown) => {
         clearTimeout(poll)
-        throw withStatus(error)
+        throw withStatus(error, 'legacy')
       },
     )
   }
@@ -145,7 +146,7 @@ async function brokeredModern(ctx: HandlerContext, lot: ParkingLot, run: Run, op
       }
       if (event.kind === 'error') {
         lot.release(call)
-        throw withStatus(event.error)
+        throw withStatus(event.error, 'modern')
       }
       // Answered in this or an earlier round → resume the upstream; else this throws InputRequired
       // and the round ends with every open question in `inputRequests` (the slot stays parked).

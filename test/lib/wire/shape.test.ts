@@ -4,7 +4,7 @@ import { describe, expect, test } from 'bun:test'
 import { McpxError, RPC } from '../../../lib/errors/index.ts'
 import {
   methodNotFound, missingCapability, resourceNotFound, shapeNotification, shapeRequest, shapeResult, unsupportedVersion,
-  upgradeResult, withCacheHints, headerMismatch, isResourceNotFoundError, shapeServerCapabilities, shapeClientCapabilities, codecFor,
+  upgradeResult, withCacheHints, headerMismatch, isResourceNotFoundError, shapeServerCapabilities, shapeClientCapabilities,
 } from '../../../lib/wire/index.ts'
 
 const tool = {
@@ -229,17 +229,5 @@ describe('capabilities per revision (the schemas leave them open, so this is che
     const ui = { mimeTypes: ['text/html;profile=mcp-app'] }
     const shaped = shapeClientCapabilities('2024-11-05', { ...client, extensions: { x: {}, 'io.modelcontextprotocol/ui': ui } })
     expect(shaped.extensions).toEqual({ 'io.modelcontextprotocol/ui': ui })
-  })
-})
-
-describe('codecFor', () => {
-  test('binds the revision', () => {
-    const legacy = codecFor('2025-03-26')
-    expect(legacy).toBe(codecFor('2025-03-26'))
-    expect(legacy.era).toBe('legacy')
-    expect(legacy.resourceNotFound('u').rpcCode).toBe(-32002)
-    expect(codecFor('2026-07-28').resourceNotFound('u').rpcCode).toBe(-32602)
-    expect(legacy.shapeResult('tools/call', { content: [], structuredContent: { a: 1 }, resultType: 'complete' })).toEqual({ content: [{ type: 'text', text: '{"a":1}' }] })
-    expect(codecFor('2026-07-28').methodExists('tasks/get')).toBe(true)
   })
 })
