@@ -7,14 +7,7 @@
  * `id` plus `result` or `error`.
  */
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_BRACE = 0x7b
-const CLOSE_BRACE = 0x7d
-const OPEN_BRACKET = 0x5b
-const CLOSE_BRACKET = 0x5d
-const COMMA = 0x2c
-const COLON = 0x3a
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.ts'
 
 export interface Envelope {
   /** The top-level `id` exactly as written (e.g. `7`, `"a-1"`, `9007199254740993`), when present. */

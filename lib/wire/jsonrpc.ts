@@ -6,6 +6,7 @@
 import * as v from 'valibot'
 import { RPC, RpcError } from '../errors/index.ts'
 import { JSONRPC_VERSION } from './constants.ts'
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.ts'
 
 export type RequestId = string | number
 
@@ -89,12 +90,6 @@ export function checkDepth(text: string, maxDepth: number): void {
   }
 }
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const OPEN_BRACE = 0x7b
-const CLOSE_BRACE = 0x7d
-const OPEN_BRACKET = 0x5b
-const CLOSE_BRACKET = 0x5d
 
 /**
  * Validate one JSON-RPC message. Throws RpcError(-32600) naming what is wrong; the error's data
