@@ -22,7 +22,8 @@ export interface ServerSession {
   readonly label: string
   readonly adHoc: boolean
   catalog(): Promise<Catalog>
-  call(tool: string, args: Json, options: { timeoutMs?: number; showProgress: boolean }): Promise<Json>
+  /** `task`: run a task-optional tool as a task (`mcpx call --task`). */
+  call(tool: string, args: Json, options: { timeoutMs?: number; showProgress: boolean; task?: boolean }): Promise<Json>
   request(method: string, params: Json, options?: { timeoutMs?: number }): Promise<Json>
   close(): Promise<void>
 }
@@ -103,7 +104,7 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
     async call(tool, args, options) {
       const follow = followCall(client, { showProgress: options.showProgress, host, settings: ctx.settings, label: `${server}.${tool}` })
       return client
-        .request<Json>('call', { server, tool, arguments: args, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
+        .request<Json>('call', { server, tool, arguments: args, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.task && { task: true }), progressId: follow.id, host: hostParams(host) })
         .finally(() => follow.stop())
     },
     async request(method, params, options = {}) {
@@ -145,6 +146,7 @@ function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostO
         .call(tool, args, {
           asker,
           ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+          ...(options.task && { runAsTask: true }),
           ...(options.showProgress && {
             onProgress: (update) => {
               notice.stop()

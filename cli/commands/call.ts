@@ -27,6 +27,7 @@ export default defineCommand({
     args: { type: 'string', description: 'Arguments as one JSON object', valueHint: 'json' },
     timeout: { type: 'string', description: 'Deadline for this call in milliseconds', valueHint: 'ms' },
     progress: { type: 'boolean', description: 'Show the upstream\'s progress on stderr (default: when stderr is a terminal)' },
+    task: { type: 'boolean', description: 'Run a task-optional tool as a task (mcpx follows it to its end; its status shows as progress)' },
     stdio: { type: 'string', description: 'Ad-hoc stdio server: this command line is started for the call (no config needed)', valueHint: 'command' },
     root: repeatable({ ...hostArgs.root }),
     answers: hostArgs.answers,
@@ -52,7 +53,7 @@ export default defineCommand({
       try {
         const definition = findTool(ctx, await upstream.catalog(), server, tool)
         const callArguments = await buildArguments(args.args, tokens, definition, stdin)
-        const result = await upstream.call(tool, callArguments, timeoutMs === undefined ? {} : { timeoutMs })
+        const result = await upstream.call(tool, callArguments, { ...(timeoutMs !== undefined && { timeoutMs }), ...(args.task && { runAsTask: true }) })
         // As the spec shapes it for the revision this connection speaks (no resultType for legacy ones).
         const revision = upstream.status().revision
         report(revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result), ctx.json, server, tool)
@@ -67,7 +68,7 @@ export default defineCommand({
       const definition = findTool(ctx, await session.catalog(), session.label, tool, session.adHoc)
       const callArguments = await buildArguments(args.args, tokens, definition, stdin)
       if (args.verbose) process.stderr.write(`mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}\n`)
-      const result = await session.call(tool, callArguments, { ...(timeoutMs !== undefined && { timeoutMs }), showProgress: args.progress ?? process.stderr.isTTY === true })
+      const result = await session.call(tool, callArguments, { ...(timeoutMs !== undefined && { timeoutMs }), showProgress: args.progress ?? process.stderr.isTTY === true, ...(args.task && { task: true }) })
       if (args.verbose) process.stderr.write(`mcpx: ${session.label} ${tool} answered in ${Math.round(performance.now() - started)} ms${result.isError === true ? ' (isError)' : ''}\n`)
       report(result, ctx.json, session.label, tool)
     } finally {

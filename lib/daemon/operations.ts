@@ -150,6 +150,7 @@ export const OPERATIONS: readonly Operation[] = [
       arguments: { type: 'object', description: 'Tool arguments (a JSON object)' },
       timeoutMs: { type: 'integer', description: 'Deadline for this call in milliseconds' },
       progressId: { type: 'string', description: 'Publish the upstream\'s progress as `call.progress` events tagged with this id' },
+      task: { type: 'boolean', description: 'Run a task-optional tool as a task the gateway follows to its end (its status arrives as progress)' },
       host: HOST,
     },
     handler: async (params, context) => {
@@ -161,6 +162,7 @@ export const OPERATIONS: readonly Operation[] = [
           signal: context.signal,
           ...(asker !== undefined && { asker }),
           ...(params.timeoutMs !== undefined && { timeoutMs: params.timeoutMs }),
+          ...(params.task === true && { runAsTask: true }),
           ...(progressId !== undefined && { onProgress: (update) => context.events.publish('call.progress', { progressId, server, tool, ...update }) }),
         })
         context.events.publish('call', { server, tool, ok: true, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })

@@ -20,6 +20,8 @@ export interface CallOptions {
   readonly asker?: DownstreamAsker
   /** notifications/progress from the upstream for this call. */
   readonly onProgress?: (update: { progress: number; total?: number; message?: string }) => void
+  /** Run a task-optional tool as a task the gateway follows (UpstreamCallOptions.runAsTask). */
+  readonly runAsTask?: boolean
 }
 
 /** Code mode over the pool (lib/gateway's CodeMode satisfies it): what `mcpx search|types|exec` reach. */

@@ -56,6 +56,11 @@ export interface UpstreamCallOptions {
    * CreateTaskResult (`resultType: "task"`), which is returned for the caller to follow.
    */
   readonly acceptTask?: boolean
+  /**
+   * Run a task-optional tool as a task that mcpx follows to its end (task-runner.ts), as it does
+   * for task-required ones; a tool or server that cannot run it as a task is a USAGE error.
+   */
+  readonly runAsTask?: boolean
   /** The arguments were already checked against this tool's inputSchema (Upstream.argumentsProblem). */
   readonly argumentsChecked?: boolean
   /** The principal the call runs for: the pool checks its policy and audits the call (lib/access). */

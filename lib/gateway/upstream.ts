@@ -96,8 +96,9 @@ export class Upstream {
     if (definition && this.context.validator && !options.argumentsChecked) this.#validate('input', definition, args)
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
     const call = callOptions(options, timeoutMs)
-    // A caller that asked for no task still gets a task-required tool's result (task-runner.ts).
-    const asTask = !options.acceptTask && taskSupport(definition) === 'required' && canRunAsTask(client)
+    // A caller that asked for no task still gets a task-required tool's result (task-runner.ts);
+    // one that asked for a task (runAsTask) gets it followed to its end the same way.
+    const asTask = !options.acceptTask && (options.runAsTask ? runnableAsTask(this.name, tool, definition, client) : taskSupport(definition) === 'required' && canRunAsTask(client))
     const run = asTask
       ? () => callAsTask(client, tool, args, { call, handlers: this.broker.handlers(), defaultPollMs: this.context.settings.taskPollIntervalMs })
       : () => client.callTool(tool, args, call)
@@ -330,6 +331,21 @@ export class Upstream {
 function withoutCapabilities(options: Partial<ConnectOptions>): Partial<ConnectOptions> {
   const { capabilities: _capabilities, ...rest } = options
   return rest
+}
+
+/**
+ * Whether a call asked to run as a task (`mcpx call --task`) can: a 2025-11-25 tool says so in
+ * execution.taskSupport (basic/utilities/tasks.mdx "Tool-Level Negotiation"); a 2026 tool has no
+ * such field, the server with the tasks extension decides per call (extensions/tasks), so only
+ * the extension is needed. Anything else is a USAGE error rather than a silent plain call.
+ */
+function runnableAsTask(server: string, tool: string, definition: JsonObject | undefined, client: McpClient): true {
+  const support = taskSupport(definition)
+  if (client.era === 'legacy' && support !== 'optional' && support !== 'required') {
+    throw new McpxError('USAGE', `${server}.${tool} cannot run as a task (its execution.taskSupport is ${JSON.stringify(support ?? 'forbidden')})`, { server, tool })
+  }
+  if (!canRunAsTask(client)) throw new McpxError('USAGE', `${server} (${client.revision}) declares no task support mcpx can follow, so ${tool} cannot run as a task`, { server, tool })
+  return true
 }
 
 function taskSupport(tool: JsonObject | undefined): unknown {

@@ -2,7 +2,8 @@
  * Writes a recording line by line as traffic happens (append-only, one synchronous write per line,
  * so a crash loses at most the line being written). Redaction runs before the write. The era and
  * revision are learned from the traffic itself (an `initialize` result → legacy + its
- * protocolVersion; a request carrying modern `_meta` → modern) and written as `negotiated` lines.
+ * protocolVersion; a request carrying a modern protocolVersion in `_meta`, once answered with a
+ * result → modern) and written as `negotiated` lines when negotiation ends.
  */
 import { McpxError } from '../errors/index.ts'
 import { closeSync, openSync, writeSync } from 'node:fs'
@@ -65,6 +66,8 @@ export class Recorder {
   readonly #now: () => number
   readonly #start: number
   readonly #initializeIds = new Set<unknown>()
+  /** Requests sent with a modern protocolVersion, by id: the revision they offer and the caller's clientInfo. */
+  readonly #modernOffers = new Map<unknown, { revision: string; clientInfo?: Peer }>()
   #seq = 0
   #era: Era | null
   #revision: string | null
@@ -153,9 +156,20 @@ export class Recorder {
     if (direction === 'to-server' && message.method === 'initialize' && 'id' in message) this.#initializeIds.add(message.id)
     if (direction === 'to-server' && typeof message.method === 'string' && 'id' in message) {
       const version = isRecord(params?._meta) ? params._meta[META.PROTOCOL_VERSION] : undefined
+      // Only offered here: negotiation ends when the server answers it with a result (a legacy
+      // server's -32601 to server/discover is followed by initialize, 2026-07-28 basic/versioning.mdx).
       if (isModernRevision(version)) {
         const clientInfo = this.#options.role === 'server' && isRecord(params?._meta) ? params._meta[META.CLIENT_INFO] : undefined
-        this.negotiated('modern', version, isRecord(clientInfo) ? peerOf(clientInfo) : undefined)
+        this.#modernOffers.set(message.id, { revision: version, ...(isRecord(clientInfo) && { clientInfo: peerOf(clientInfo) }) })
+      }
+    }
+    const offer = direction === 'to-client' && 'id' in message ? this.#modernOffers.get(message.id) : undefined
+    if (offer !== undefined) {
+      this.#modernOffers.delete(message.id)
+      if (isRecord(message.result)) {
+        const meta = message.result._meta
+        const serverInfo = this.#options.role === 'client' && isRecord(meta) ? meta[META.SERVER_INFO] : undefined
+        this.negotiated('modern', offer.revision, isRecord(serverInfo) ? peerOf(serverInfo) : offer.clientInfo)
       }
     }
     if (direction === 'to-client' && 'id' in message && this.#initializeIds.has(message.id) && isRecord(message.result)) {

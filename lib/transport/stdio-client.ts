@@ -132,7 +132,7 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
   /** After exit: let stdout/stderr drain so messages written before exit are delivered before the
    * close. A grandchild holding the pipes open must not stall this, hence the bound. */
   function drained(): Promise<unknown> {
-    return Promise.race([pipesDone, Bun.sleep(settings.shutdownGraceMs)])
+    return within(pipesDone, settings.shutdownGraceMs, undefined)
   }
 
   async function watch(child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>): Promise<void> {
@@ -163,8 +163,8 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
       .catch(() => {
         // Already gone: the escalation below still cleans up the group.
       })
-    await Promise.race([stdinClosed, Bun.sleep(settings.shutdownGraceMs)])
-    const exitedInTime = await Promise.race([child.exited.then(() => true), Bun.sleep(settings.shutdownGraceMs).then(() => false)])
+    await within(stdinClosed, settings.shutdownGraceMs, undefined)
+    const exitedInTime = await within(child.exited.then(() => true), settings.shutdownGraceMs, false)
     // Even after a clean exit, members of the group (grandchildren) may linger.
     await terminateGroup(child.pid, settings.shutdownGraceMs)
     if (!exitedInTime) await child.exited
@@ -230,6 +230,21 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
       closing = shutdown(proc)
       return closing
     },
+  }
+}
+
+/**
+ * `work`, or `fallback` once `ms` have passed. The timer is cleared when `work` settles first: a
+ * pending grace timer would keep the process alive (a CLI command that closed its upstream would
+ * linger for shutdownGraceMs after printing its answer).
+ */
+async function within<T, F>(work: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const elapsed = new Promise<F>((resolve) => (timer = setTimeout(resolve, ms, fallback)))
+  try {
+    return await Promise.race([work, elapsed])
+  } finally {
+    clearTimeout(timer)
   }
 }
 

@@ -106,3 +106,34 @@ describe('mcpx call --progress', () => {
     }
   })
 })
+
+describe('mcpx call --task', () => {
+  // The everything fixture's slow_compute is task-optional (2025-11-25 execution.taskSupport), and
+  // a 2026 server with the tasks extension makes a slow call a task when the client declares it.
+  test('a task-optional tool runs as a task the gateway follows: its status shows as progress, the result on stdout', async () => {
+    using dir3 = tempDir('mcpx-task')
+    const config3 = join(dir3.path, 'config.json')
+    const fixture = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] }
+    writeFileSync(config3, JSON.stringify({ mcpServers: { ev: fixture, old: { ...fixture, protocol: '2025-11-25' } } }))
+    const env3 = { MCPX_HOME: join(dir3.path, 'home') }
+    const run = (...args: string[]) => runMcpx(['call', ...args, '--progress', '--config', config3], { env: env3 })
+    try {
+      for (const server of ['ev', 'old']) {
+        const asTask = await run(`${server}.slow_compute`, 'seconds=1', '--task')
+        expect(asTask.exitCode).toBe(0)
+        expect(asTask.stdout).toBe('Computed result after 1s\n')
+        expect(asTask.stderr).toContain(`${server}.slow_compute: 1 working\n`)
+        // Without --task the same call is a plain one: no task, so no task status.
+        const plain = await run(`${server}.slow_compute`, 'seconds=1')
+        expect(plain.stdout).toBe('Computed result after 1s\n')
+        expect(plain.stderr).not.toContain('working')
+      }
+      // A 2025-11-25 tool that forbids tasks is named, not called without one.
+      const forbidden = await run('old.greet', 'name=x', '--task')
+      expect(forbidden.exitCode).toBe(2)
+      expect(errorJson(forbidden.stderr).error.message).toBe('old.greet cannot run as a task (its execution.taskSupport is "forbidden")')
+    } finally {
+      await runMcpx(['daemon', 'stop', '--config', config3], { env: env3 })
+    }
+  })
+})

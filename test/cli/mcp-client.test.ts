@@ -163,8 +163,23 @@ describe('arguments and tool listing', () => {
     expect(fs.stdout).toMatch(/fs\.read_multiple_files\(paths: string\[\]\)/)
   })
 
-  // Depends on the gateway driving task-required tools (the gateway-fidelity issue).
-  test.todo('simulate-research-query completes through mcpx call with progress lines')
+  test('simulate-research-query (task-required) completes through mcpx call, with progress lines on stderr', async () => {
+    // The gateway runs the upstream task itself (lib/gateway/task-runner.ts) and reports each
+    // status as progress; off a terminal --progress writes them as plain lines.
+    const result = await run(['call', 'everything.simulate-research-query', 'topic=bees', '--progress'])
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toStartWith('# Research Report: bees')
+    expect(result.stdout).not.toContain('simulate-research-query:')
+    const lines = result.stderr.split('\n').filter((line) => line.startsWith('everything.simulate-research-query: '))
+    expect(lines.length).toBeGreaterThan(1)
+    expect(lines[0]).toMatch(/^everything\.simulate-research-query: 1 working/)
+    expect(result.stderr).not.toContain('\r')
+    // Without --progress (stderr is no terminal here) the same call shows none.
+    const quiet = await run(['call', 'everything.simulate-research-query', 'topic=ants'])
+    expect(quiet.exitCode).toBe(0)
+    expect(quiet.stdout).toStartWith('# Research Report: ants')
+    expect(quiet.stderr).not.toContain('everything.simulate-research-query: ')
+  })
 })
 
 describe('exec', () => {

@@ -3,7 +3,9 @@
  * not MCP servers: the right era and transport, or the documented exit code with a diagnosis.
  */
 import { describe, expect, test } from 'bun:test'
-import { runMcpx, errorJson } from '../harness.ts'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { runMcpx, errorJson, tempDir } from '../harness.ts'
 import { LEGACY, MODERN, serveFixture } from '../lib/client/sdk-peers.ts'
 const ENV = { MCPX_PROBE_TIMEOUT_MS: '1000', MCPX_TIMEOUT_MS: '10000' }
 
@@ -21,6 +23,29 @@ describe('mcpx probe', () => {
     expect(Object.keys(report.capabilities)).toContain('tools')
     expect(report.auth).toEqual({ required: false })
     expect(report.timings.length).toBeGreaterThan(0)
+  })
+
+  test('a stdio probe ends with its children, not with the shutdown grace', async () => {
+    // The grace is far beyond the test's own timeout: a probe that waited on it (a child that
+    // outlives its closed stdin, a grace timer left pending) would fail here instead of returning.
+    using dir = tempDir('mcpx-probe-exit')
+    const pids = join(dir.path, 'pids')
+    const wrapper = `echo $$ >> '${pids}'; exec '${process.execPath}' '${LEGACY}' stdio`
+    const result = await runMcpx(['probe', '--json', '--', 'sh', '-c', wrapper], { env: { ...ENV, MCPX_SHUTDOWN_GRACE_MS: '3600000' } })
+    expect(result.exitCode).toBe(0)
+    expect(JSON.parse(result.stdout).era).toBe('legacy')
+    // Every server the probe started (one per era tried) is gone by the time it returns.
+    const started = readFileSync(pids, 'utf8').trim().split('\n').map(Number)
+    expect(started.length).toBeGreaterThan(0)
+    const alive = started.filter((pid) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    })
+    expect(alive).toEqual([])
   })
 
   test('modern stdio server', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { FORMAT_VERSION, REDACTED } from '../../../lib/replay/format.ts'
 import { parseRecording } from '../../../lib/replay/reader.ts'
+import { formatTimeline } from '../../../lib/replay/print.ts'
 import { Recorder, fileSink, memorySink } from '../../../lib/replay/writer.ts'
 import { readRecording } from '../../../lib/replay/reader.ts'
 import { tempDir } from '../../harness.ts'
@@ -57,12 +58,43 @@ describe('recording format: write then read', () => {
     const path = join(dir.path, 'a.mcpx.jsonl')
     const recorder = new Recorder({ sink: fileSink(path), mcpxVersion: '0.1.0', role: 'server', transport: 'stdio' })
     recorder.message('to-server', { jsonrpc: '2.0', id: 'a', method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'cli', version: '9' } } } })
+    recorder.message('to-client', { jsonrpc: '2.0', id: 'a', result: { supportedVersions: ['2026-07-28'] } })
     recorder.close('peer went away')
     const recording = readRecording(path)
     expect(recording.era).toBe('modern')
     expect(recording.revision).toBe('2026-07-28')
     expect(recording.peer).toEqual({ name: 'cli', version: '9' })
     expect(recording.entries.at(-1)).toMatchObject({ type: 'close', reason: 'peer went away' })
+  })
+})
+
+describe('recording format: negotiation', () => {
+  const discover = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } }
+  const negotiatedLines = (lines: string[]) => lines.map((line) => JSON.parse(line)).filter((entry) => entry.type === 'negotiated')
+
+  test('a modern offer the server refuses is no negotiation: only the legacy revision it fell back to is written, after initialize answers', () => {
+    const lines: string[] = []
+    const recorder = new Recorder({ sink: { write: (line) => void lines.push(line) }, mcpxVersion: '0.1.0', role: 'client', transport: 'stdio' })
+    recorder.message('to-server', discover)
+    expect(negotiatedLines(lines)).toEqual([])
+    recorder.message('to-client', { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } })
+    recorder.message('to-server', { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcpx', version: '0' } } })
+    recorder.message('to-client', { jsonrpc: '2.0', id: 2, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'old', version: '1' } } })
+    recorder.close()
+    expect(negotiatedLines(lines)).toMatchObject([{ era: 'legacy', revision: '2025-11-25', peer: { name: 'old', version: '1' } }])
+    // The timeline shows it where negotiation ended: after the initialize result.
+    const printed = formatTimeline(parseRecording(lines.join(''), 'x.jsonl')).split('\n')
+    const at = printed.findIndex((line) => line.includes('negotiated'))
+    expect(printed[at - 1]).toContain('← result (id 2)')
+    expect(printed.join('\n')).not.toContain('negotiated modern')
+  })
+
+  test('a modern offer answered with a result is negotiated then, with the server named from its _meta', () => {
+    const lines: string[] = []
+    const recorder = new Recorder({ sink: { write: (line) => void lines.push(line) }, mcpxVersion: '0.1.0', role: 'client', transport: 'stdio' })
+    recorder.message('to-server', discover)
+    recorder.message('to-client', { jsonrpc: '2.0', id: 1, result: { supportedVersions: ['2026-07-28'], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'new', version: '2' } } } })
+    expect(negotiatedLines(lines)).toMatchObject([{ era: 'modern', revision: '2026-07-28', peer: { name: 'new', version: '2' } }])
   })
 })
 
