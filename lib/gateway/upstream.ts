@@ -97,9 +97,14 @@ export class Upstream {
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
     const call = callOptions(options, timeoutMs)
     // A caller that asked for no task still gets a task-required tool's result (task-runner.ts).
-    const asTask = !options.acceptTask && taskSupport(definition) === 'required' && canRunAsTask(client)
+    // A caller keeping the upstream's task id asked for a task: the upstream runs one where it can
+    // (a 2025-11-25 tool that does not forbid it; a 2026 upstream decides itself, SEP-2663).
+    const support = taskSupport(definition)
+    const asked = options.onTaskCreated !== undefined && (client.era === 'modern' || support === 'optional' || support === 'required')
+    const asTask = !options.acceptTask && (support === 'required' || asked) && canRunAsTask(client)
+    if (!asTask) options.onTaskCreated?.(undefined)
     const run = asTask
-      ? () => callAsTask(client, tool, args, { call, handlers: this.broker.handlers(), defaultPollMs: this.context.settings.taskPollIntervalMs })
+      ? () => callAsTask(client, tool, args, { call, handlers: this.broker.handlers(), defaultPollMs: this.context.settings.taskPollIntervalMs, ...(options.onTaskCreated && { onCreated: options.onTaskCreated }) })
       : () => client.callTool(tool, args, call)
     const result = await this.broker.run(options.asker, run, options.onLog)
     // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema.
