@@ -97,10 +97,10 @@ export class Upstream {
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
     const call = callOptions(options, timeoutMs)
     // A caller that asked for no task still gets a task-required tool's result (task-runner.ts).
-    // A caller keeping the upstream's task id asked for a task: the upstream runs one where it can
-    // (a 2025-11-25 tool that does not forbid it; a 2026 upstream decides itself, SEP-2663).
+    // A caller keeping the upstream's task id asked for a task: the upstream runs one for a tool
+    // whose listing offers it (2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation").
     const support = taskSupport(definition)
-    const asked = options.onTaskCreated !== undefined && (client.era === 'modern' || support === 'optional' || support === 'required')
+    const asked = options.onTaskCreated !== undefined && (support === 'optional' || support === 'required')
     const asTask = !options.acceptTask && (support === 'required' || asked) && canRunAsTask(client)
     if (!asTask) options.onTaskCreated?.(undefined)
     const run = asTask
