@@ -23,6 +23,8 @@ export interface TaskRunOptions {
   readonly handlers: ClientHandlers
   /** Used when the upstream suggests no poll interval (setting taskPollIntervalMs). */
   readonly defaultPollMs: number
+  /** Told the upstream task's id once it exists, or undefined when the upstream ran no task. */
+  readonly onCreated?: (taskId: string | undefined) => void
 }
 
 /** True when `client`'s server can run `tool` as a task the way mcpx can follow it. */
@@ -38,7 +40,7 @@ export function callAsTask(client: McpClient, tool: string, args: JsonObject, op
 
 async function runLegacy(client: McpClient, tool: string, args: JsonObject, options: TaskRunOptions): Promise<JsonObject> {
   const { signal, timeoutMs } = options.call
-  const created = await client.request('tools/call', { name: tool, arguments: args, task: {} }, { ...options.call, acceptTask: true })
+  const created = await announced(client.request('tools/call', { name: tool, arguments: args, task: {} }, { ...options.call, acceptTask: true }), options)
   if (created.resultType !== RESULT_TYPE.TASK) return created
   const taskId = String(created.taskId)
   const progress = progressReporter(options.call)
@@ -72,7 +74,7 @@ async function runModern(client: McpClient, tool: string, args: JsonObject, opti
   const { signal } = options.call
   const declared = options.call.capabilities ?? {}
   const capabilities: JsonObject = { ...declared, extensions: { ...(isRecord(declared.extensions) ? declared.extensions : {}), [EXTENSION.TASKS]: {} } }
-  const created = await client.callTool(tool, args, { ...options.call, capabilities, acceptTask: true })
+  const created = await announced(client.callTool(tool, args, { ...options.call, capabilities, acceptTask: true }), options)
   if (created.resultType !== RESULT_TYPE.TASK) return created
   const taskId = String(created.taskId)
   const progress = progressReporter(options.call)
@@ -97,6 +99,16 @@ async function runModern(client: McpClient, tool: string, args: JsonObject, opti
     if (signal?.aborted) await cancelTask(client, taskId, capabilities)
     throw error
   }
+}
+
+/** The created task's id (or none: a plain result, or an error) told to options.onCreated. */
+async function announced(creating: Promise<JsonObject>, options: TaskRunOptions): Promise<JsonObject> {
+  const created = await creating.catch((error: unknown) => {
+    options.onCreated?.(undefined)
+    throw error
+  })
+  options.onCreated?.(created.resultType === RESULT_TYPE.TASK ? String(created.taskId) : undefined)
+  return created
 }
 
 function cancelTask(client: McpClient, taskId: string, capabilities?: JsonObject): Promise<void> {

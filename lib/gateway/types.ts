@@ -61,6 +61,12 @@ export interface UpstreamCallOptions {
    * for task-required ones; a tool or server that cannot run it as a task is a USAGE error.
    */
   readonly runAsTask?: boolean
+  /**
+   * The caller asked for a task (a 2025-11-25 host on pass-through) and keeps the upstream's task
+   * id: the call runs as an upstream task where the upstream can run it as one (task-runner.ts),
+   * and this is told its id once created, or undefined when there is none.
+   */
+  readonly onTaskCreated?: (taskId: string | undefined) => void
   /** The arguments were already checked against this tool's inputSchema (Upstream.argumentsProblem). */
   readonly argumentsChecked?: boolean
   /** The principal the call runs for: the pool checks its policy and audits the call (lib/access). */

@@ -97,10 +97,15 @@ export class Upstream {
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
     const call = callOptions(options, timeoutMs)
     // A caller that asked for no task still gets a task-required tool's result (task-runner.ts);
-    // one that asked for a task (runAsTask) gets it followed to its end the same way.
-    const asTask = !options.acceptTask && (options.runAsTask ? runnableAsTask(this.name, tool, definition, client) : taskSupport(definition) === 'required' && canRunAsTask(client))
+    // one that asked for a task (runAsTask) gets it followed to its end the same way. A caller
+    // keeping the upstream's task id (onTaskCreated) asked for a task: the upstream runs one for a
+    // tool whose listing offers it (2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation").
+    const support = taskSupport(definition)
+    const keepsId = options.onTaskCreated !== undefined && (support === 'optional' || support === 'required')
+    const asTask = !options.acceptTask && (options.runAsTask ? runnableAsTask(this.name, tool, definition, client) : (support === 'required' || keepsId) && canRunAsTask(client))
+    if (!asTask) options.onTaskCreated?.(undefined)
     const run = asTask
-      ? () => callAsTask(client, tool, args, { call, handlers: this.broker.handlers(), defaultPollMs: this.context.settings.taskPollIntervalMs })
+      ? () => callAsTask(client, tool, args, { call, handlers: this.broker.handlers(), defaultPollMs: this.context.settings.taskPollIntervalMs, ...(options.onTaskCreated && { onCreated: options.onTaskCreated }) })
       : () => client.callTool(tool, args, call)
     const result = await this.broker.run(options.asker, run, options.onLog)
     // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema.

@@ -45,6 +45,8 @@ export interface ContextInit {
   closeStream?: () => void
   /** Inside a task: asks park the task (tasks.ts) instead of the era's mechanism, once it exists. */
   taskAsk?: () => ((requests: Record<string, InputRequest>) => Promise<Record<string, Json>>) | undefined
+  /** Inside a 2025-11-25 task of a tool that adopts ids (ToolDef.adoptsTaskId): see HandlerContext. */
+  adoptTaskId?: (taskId: string | undefined) => void
 }
 
 export function createContext(init: ContextInit): HandlerContext {
@@ -63,6 +65,7 @@ class RequestContext implements HandlerContext {
   readonly clientInfo?: Implementation
   readonly meta: Json
   readonly notify: ServerNotifier
+  readonly adoptTaskId?: (taskId: string | undefined) => void
   readonly #init: ContextInit
   #outlet?: Outlet
   #answers?: Record<string, Json>
@@ -78,6 +81,7 @@ class RequestContext implements HandlerContext {
     if (init.clientInfo !== undefined) this.clientInfo = init.clientInfo
     this.meta = init.meta
     this.notify = init.notify
+    if (init.adoptTaskId !== undefined) this.adoptTaskId = init.adoptTaskId
     this.#state = init.priorState?.state
   }
 

@@ -49,7 +49,7 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
   }
   if (!methodExists(revision, req.method, 'client-to-server')) throw notFound()
   const params = parseParams(revision, req.method, raw) as Json
-  const makeCtx = (extras?: Pick<ContextInit, 'signal' | 'outlet'>): HandlerContext =>
+  const makeCtx = (extras?: Pick<ContextInit, 'signal' | 'outlet' | 'adoptTaskId'>): HandlerContext =>
     createContext({
       era: 'legacy',
       revision,
@@ -103,7 +103,9 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
         if (asked) {
           // The call's stream ends with CreateTaskResult; later asks go to the unsolicited stream.
           const outlet = connection.unsolicited ?? { send: () => {} }
-          return { revision: TASKS_REVISION, result: engine.tasks.launchLegacy(params.task as Json, (extras) => p.callTool(engine.registry, params, makeCtx({ ...extras, outlet }), engine.def.validateArguments ?? true)) }
+          const work = (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) => p.callTool(engine.registry, params, makeCtx({ ...extras, outlet }), engine.def.validateArguments ?? true)
+          const result = tool?.adoptsTaskId ? await engine.tasks.launchLegacyAdopting(params.task as Json, work) : engine.tasks.launchLegacy(params.task as Json, work)
+          return { revision: TASKS_REVISION, result }
         }
       }
       return { revision, result: await p.callTool(engine.registry, params, makeCtx(), engine.def.validateArguments ?? true) }

@@ -99,6 +99,22 @@ export class TaskStore {
     return { resultType: RESULT_TYPE.TASK, ...this.envelope(task) }
   }
 
+  /**
+   * launchLegacy for a tool whose handler names the task's id (ToolDef.adoptsTaskId): the task is
+   * created once the handler has named it (or has finished without naming one), then follows the work.
+   */
+  async launchLegacyAdopting(taskParams: Json, work: (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) => Promise<Json>): Promise<Json> {
+    const controller = new AbortController()
+    const ttlMs = typeof taskParams.ttl === 'number' ? Math.min(taskParams.ttl, this.settings.taskTtlMs) : this.settings.taskTtlMs
+    let named!: (taskId: string | undefined) => void
+    const naming = new Promise<string | undefined>((resolve) => (named = resolve))
+    const running = work({ signal: controller.signal, adoptTaskId: (taskId) => named(taskId) })
+    const taskId = await Promise.race([naming, running.then(() => undefined, () => undefined)])
+    const task = this.create(controller, ttlMs, taskId)
+    this.settle(task, running)
+    return { resultType: RESULT_TYPE.TASK, ...this.envelope(task) }
+  }
+
   /** -32021 for a tool that needs tasks when the client did not negotiate them (SEP-2663 "Required Capabilities"). */
   static requireExtension(): RpcError {
     return missingCapability({ extensions: { [EXTENSION.TASKS]: {} } })

@@ -48,6 +48,12 @@ export interface HandlerContext {
   closeStream(): void
   /** Push notifications to every listener (list_changed, resources/updated). */
   readonly notify: ServerNotifier
+  /**
+   * Present inside a 2025-11-25 task of a tool with `adoptsTaskId`: the handler names the id the
+   * task is to have (a gateway relaying the upstream's task keeps its id), or undefined for a new
+   * one, as soon as it knows. The client gets its CreateTaskResult after that.
+   */
+  readonly adoptTaskId?: (taskId: string | undefined) => void
 }
 
 export interface ServerNotifier {
@@ -72,6 +78,8 @@ export interface ToolDef {
    * (a gateway that runs the upstream task itself), so the engine does not refuse them.
    */
   servesUntasked?: boolean
+  /** A 2025-11-25 task of this tool takes the id its handler names (HandlerContext.adoptTaskId). */
+  adoptsTaskId?: boolean
   _meta?: Json
   handler(args: Json, ctx: HandlerContext): Promise<Json> | Json
   /**

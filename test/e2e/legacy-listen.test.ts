@@ -3,12 +3,15 @@
  * host (2025-11-25, legacy) opens subscriptions/listen on the pass-through surface, over the
  * daemon's /mcp and over `mcpx serve --passthrough` (stdio), and receives the acknowledgment and
  * the list_changed and resources/updated notifications, tagged with its subscription id, that a
- * 2026 host listening on the same surface receives for the same upstream events; the session's own
- * unsolicited list_changed is not sent a second time.
+ * 2026 SDK 2.x host (`Client.listen`) listening beside it (same /mcp; its own serve process)
+ * receives for the same upstream events; the session's own unsolicited list_changed is not sent
+ * a second time.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client'
+import { StdioClientTransport as ModernStdio } from '@modelcontextprotocol/client/stdio'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -119,38 +122,51 @@ async function legacyListen(transport: Transport) {
 }
 
 describe('subscriptions/listen from a legacy host', () => {
-  test('over /mcp: the same tagged notifications a 2026 host gets', async () => {
-    // The 2026 host listening on the same surface, for the same events.
-    const stop = new AbortController()
-    const meta = { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'modern', version: '1' } }
-    const response = await fetch(url, {
-      method: 'POST',
-      signal: stop.signal,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'modern-listen', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, resourceSubscriptions: ['note://a'] }, _meta: meta } }),
-    })
-    let modernText = ''
-    const reading = (async () => {
-      const reader = response.body!.getReader()
-      const decoder = new TextDecoder()
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) modernText += decoder.decode(chunk.value, { stream: true })
-    })().catch(() => {})
-    const { changed, updated } = await legacyListen(new LegacyHttp(new URL(url)))
-    // The 2026 host's stream holds both events once the legacy host has heard them (same fan-out).
-    for (let i = 0; i < 100 && !modernText.includes('notifications/resources/updated'); i++) await Bun.sleep(20)
-    stop.abort()
-    await reading
-    const modern = modernText
-      .split('\n')
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => JSON.parse(line.slice(5)) as Notification)
-    expect(modern.find((n) => n.method === changed.method)?.params).toEqual({ ...changed.params, _meta: { [SUBSCRIPTION]: 'modern-listen' } })
-    expect(modern.find((n) => n.method === updated.method)?.params).toEqual({ ...updated.params, _meta: { [SUBSCRIPTION]: 'modern-listen' } })
+  test('over /mcp: the same tagged notifications a 2026 SDK 2.x host gets', async () => {
+    // The 2026 host (SDK 2.x) listening on the same surface, for the same events.
+    const modern = new ModernClient({ name: 'modern-listener', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: V } } })
+    const modernHeard = collector()
+    for (const method of ['notifications/tools/list_changed', 'notifications/resources/updated'] as const) modern.setNotificationHandler(method, (n) => modernHeard.push(n as Notification))
+    await modern.connect(new ModernHttp(new URL(url)))
+    try {
+      const subscription = await modern.listen({ toolsListChanged: true, resourceSubscriptions: ['note://a'] })
+      expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true, resourceSubscriptions: ['note://a'] })
+      const { changed, updated } = await legacyListen(new LegacyHttp(new URL(url)))
+      const modernChanged = await modernHeard.next((n) => n.method === changed.method)
+      const modernUpdated = await modernHeard.next((n) => n.method === updated.method)
+      // Same event, same notification; each tagged with its own listener's subscription id.
+      const modernId = idOf(modernChanged)
+      expect(modernId).toBeString()
+      expect(modernId).not.toBe(idOf(changed))
+      expect(modernChanged.params).toEqual({ ...changed.params, _meta: { [SUBSCRIPTION]: modernId } })
+      expect(modernUpdated.params).toEqual({ ...updated.params, _meta: { [SUBSCRIPTION]: modernId } })
+      await subscription.close()
+      expect(await subscription.closed).toBe('local')
+    } finally {
+      await modern.close()
+    }
   })
 
-  test('over mcpx serve (stdio)', async () => {
+  test('over mcpx serve (stdio): the same tagged notifications a 2026 SDK 2.x host on its own serve gets', async () => {
     const [command, ...args] = mcpxCommand()
     const env = { ...(process.env as Record<string, string>), MCPX_HOME: join(dir.path, 'home'), MCPX_CONFIG: join(dir.path, 'config.json') }
-    await legacyListen(new StdioClientTransport({ command: command!, args: [...args, 'serve', '--passthrough', 'notes'], env, stderr: 'ignore' }))
+    const serve = { command: command!, args: [...args, 'serve', '--passthrough', 'notes'], env, stderr: 'ignore' as const }
+    const modern = new ModernClient({ name: 'modern-listener', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: V } } })
+    const modernHeard = collector()
+    for (const method of ['notifications/tools/list_changed', 'notifications/resources/updated'] as const) modern.setNotificationHandler(method, (n) => modernHeard.push(n as Notification))
+    await modern.connect(new ModernStdio(serve))
+    try {
+      const subscription = await modern.listen({ toolsListChanged: true, resourceSubscriptions: ['note://a'] })
+      const { changed, updated } = await legacyListen(new StdioClientTransport(serve))
+      const modernChanged = await modernHeard.next((n) => n.method === changed.method)
+      const modernUpdated = await modernHeard.next((n) => n.method === updated.method)
+      const modernId = idOf(modernChanged)
+      expect(modernId).toBeString()
+      expect(modernChanged.params).toEqual({ ...changed.params, _meta: { [SUBSCRIPTION]: modernId } })
+      expect(modernUpdated.params).toEqual({ ...updated.params, _meta: { [SUBSCRIPTION]: modernId } })
+      await subscription.close()
+    } finally {
+      await modern.close()
+    }
   })
 })

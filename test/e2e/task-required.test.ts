@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { UpstreamPool } from '../../lib/gateway/index.ts'
@@ -128,6 +128,26 @@ describe('pass-through in front of server-everything', () => {
 async function upstreamTasks(pool: { request: UpstreamPool['request'] }): Promise<Record<string, unknown>[]> {
   return (await pool.request('everything', 'tasks/list', {})).tasks as Record<string, unknown>[]
 }
+
+describe('pass-through: a 2025-11-25 host asking for a task', () => {
+  test("gets the upstream's own task id, and the task's result under it", async () => {
+    await legacyHost('?passthrough=everything', async (client) => {
+      expect(client.getServerVersion()?.name).toBe('mcp-servers/everything')
+      const created = await client.request(
+        { method: 'tools/call', params: { name: 'simulate-research-query', arguments: { topic: 'currents' }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+        { timeout: 30_000 },
+      )
+      const taskId = created.task.taskId
+      // The upstream knows the task under the id the host was given (mapped, not renamed).
+      const upstreamIds = (await upstreamTasks(daemon.pool as unknown as UpstreamPool)).map((t) => t.taskId)
+      expect(upstreamIds).toContain(taskId)
+      expect((await client.experimental.tasks.getTask(taskId)).taskId).toBe(taskId)
+      const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema, { timeout: 30_000 })
+      expect(textOf(result)).toContain('# Research Report: currents')
+    })
+  })
+})
 
 describe('cancelling from the host', () => {
   test('the host cancelling its mcpx_call cancels the upstream task', async () => {

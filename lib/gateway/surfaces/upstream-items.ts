@@ -47,8 +47,11 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
           return problem && { isError: true, content: [{ type: 'text', text: problem.message }] }
         },
       }),
+      // A 2025-11-25 host's task here keeps the upstream task's id (ToolDef.adoptsTaskId).
+      ...(options.tasks && { adoptsTaskId: true }),
       handler: async (args, ctx) => {
-        const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal, argumentsChecked: checked, ...(options.view && { view: options.view }) }), {
+        const adopt = options.tasks ? ctx.adoptTaskId : undefined
+        const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal, argumentsChecked: checked, ...(options.view && { view: options.view }), ...(adopt && { onTaskCreated: adopt }) }), {
           relayTasks: options.tasks !== undefined,
           allExtensions: options.ownNames,
           ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),

@@ -253,3 +253,50 @@ describe('accept liberally: older legacy clients', () => {
     expect(await listening).toBeUndefined()
   })
 })
+
+describe('2025-11-25 tasks of a tool that adopts ids (a gateway relaying upstream tasks)', () => {
+  function adopting(name: (ctx: { adoptTaskId?: (taskId: string | undefined) => void }) => void) {
+    const release = gate()
+    const server = defineServer({
+      info: { name: 'adopt', version: '1' },
+      tasks: true,
+      tools: [
+        defineTool({
+          name: 'relay',
+          execution: { taskSupport: 'optional' },
+          adoptsTaskId: true,
+          async handler(_args, ctx) {
+            name(ctx)
+            await release.wait
+            return { content: [{ type: 'text', text: 'relayed' }] }
+          },
+        }),
+      ],
+    })
+    const engine = new Engine(server, testSettings())
+    const channel: Channel = { connection: engine.connect('stdio'), outlet: { send: () => {} } }
+    let id = 0
+    const call = (method: string, params?: Record<string, unknown>) => engine.handle({ jsonrpc: '2.0', id: ++id, method, ...(params && { params }) }, channel)
+    return { call, release }
+  }
+
+  test('the task takes the id its handler names, and its result is under that id', async () => {
+    const { call, release } = adopting((ctx) => ctx.adoptTaskId?.('upstream-7'))
+    await call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } })
+    const created = result(await call('tools/call', { name: 'relay', arguments: {}, task: {} }))
+    expect(created.task?.taskId ?? created.taskId).toBe('upstream-7')
+    release.open()
+    const done = result(await call('tasks/result', { taskId: 'upstream-7' }))
+    expect(done.content).toEqual([{ type: 'text', text: 'relayed' }])
+  })
+
+  test('a handler that names none gets a new id', async () => {
+    const { call, release } = adopting((ctx) => ctx.adoptTaskId?.(undefined))
+    await call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } })
+    const created = result(await call('tools/call', { name: 'relay', arguments: {}, task: {} }))
+    const taskId = created.task?.taskId ?? created.taskId
+    expect(typeof taskId).toBe('string')
+    expect(taskId).not.toBe('upstream-7')
+    release.open()
+  })
+})
