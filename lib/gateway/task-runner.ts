@@ -29,9 +29,21 @@ export interface TaskRunOptions {
 
 /** True when `client`'s server can run `tool` as a task the way mcpx can follow it. */
 export function canRunAsTask(client: McpClient): boolean {
+  return taskRefusal(client, 'required') === undefined
+}
+
+/**
+ * Why `client` cannot run a tool listed with `support` as a task mcpx follows: the server declares
+ * no task support it can follow, or (2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation")
+ * the tool does not offer one; a 2026 server decides per call. Undefined when it can.
+ */
+export function taskRefusal(client: McpClient, support: unknown): 'server' | 'tool' | undefined {
   const caps = client.serverCapabilities
-  if (client.era === 'legacy') return client.revision === '2025-11-25' && isRecord(caps.tasks)
-  return isRecord(caps.extensions) && EXTENSION.TASKS in caps.extensions
+  if (client.era === 'legacy') {
+    if (!(client.revision === '2025-11-25' && isRecord(caps.tasks))) return 'server'
+    return support === 'optional' || support === 'required' ? undefined : 'tool'
+  }
+  return isRecord(caps.extensions) && EXTENSION.TASKS in caps.extensions ? undefined : 'server'
 }
 
 export function callAsTask(client: McpClient, tool: string, args: JsonObject, options: TaskRunOptions): Promise<JsonObject> {

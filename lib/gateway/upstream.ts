@@ -15,7 +15,7 @@ import type { SchemaValidator } from '../codemode/index.ts'
 import { EXTENSION } from '../wire/index.ts'
 import { UI_EXTENSION_SETTINGS } from './apps.ts'
 import { Broker } from './broker.ts'
-import { callAsTask, canRunAsTask } from './task-runner.ts'
+import { callAsTask, canRunAsTask, taskRefusal } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
 import { configuredStatus, redactUrl } from './status.ts'
 
@@ -346,10 +346,9 @@ function withoutCapabilities(options: Partial<ConnectOptions>): Partial<ConnectO
  */
 function runnableAsTask(server: string, tool: string, definition: JsonObject | undefined, client: McpClient): true {
   const support = taskSupport(definition)
-  if (client.era === 'legacy' && support !== 'optional' && support !== 'required') {
-    throw new McpxError('USAGE', `${server}.${tool} cannot run as a task (its execution.taskSupport is ${JSON.stringify(support ?? 'forbidden')})`, { server, tool })
-  }
-  if (!canRunAsTask(client)) throw new McpxError('USAGE', `${server} (${client.revision}) declares no task support mcpx can follow, so ${tool} cannot run as a task`, { server, tool })
+  const refusal = taskRefusal(client, support)
+  if (refusal === 'server') throw new McpxError('USAGE', `${server} (${client.revision}) declares no task support mcpx can follow, so ${tool} cannot run as a task`, { server, tool })
+  if (refusal === 'tool') throw new McpxError('USAGE', `${server}.${tool} cannot run as a task (its execution.taskSupport is ${JSON.stringify(support ?? 'forbidden')})`, { server, tool })
   return true
 }
 
