@@ -172,22 +172,6 @@ const start = defineCommand({
   },
 })
 
-/** Ask one daemon to stop and wait until its process is gone (its lock and port are free then). */
-async function stopDaemon(client: DaemonClient, timeoutMs: number): Promise<boolean> {
-  const info = await client.health()
-  if (info === null) return false
-  await client.stop()
-  const deadline = Date.now() + timeoutMs
-  while (isAlive(info.pid)) {
-    if (Date.now() > deadline) throw new McpxError('TIMEOUT', `the daemon (pid ${info.pid}) did not exit within ${timeoutMs} ms of being stopped`, { pid: info.pid })
-    await Bun.sleep(STOP_POLL_MS)
-  }
-  return true
-}
-
-/** How often `stop` looks whether the old process is gone (a process exit has no portable wait). */
-const STOP_POLL_MS = 20
-
 /** Layouts of every daemon that left a state file under this home. */
 function runningLayouts(ctx: CliContext): HomeLayout[] {
   const layouts: HomeLayout[] = []
@@ -215,13 +199,13 @@ const stop = defineCommand({
     const ctx = loadContext(args)
     if (args.all) {
       const layouts = runningLayouts(ctx)
-      const stopped = await Promise.all(layouts.map((layout) => stopDaemon(daemonClient(ctx, args, false, { layout }), ctx.settings.daemonStartTimeoutMs)))
+      const stopped = await Promise.all(layouts.map((layout) => daemonClient(ctx, args, false, { layout }).stop()))
       const configs = layouts.filter((_, i) => stopped[i]).map((layout) => layout.config)
       if (ctx.json) printJson({ stopped: configs })
       else process.stdout.write(configs.length === 0 ? 'none running\n' : `${configs.map((config) => `stopped  ${config}`).join('\n')}\n`)
       return
     }
-    const stopped = await stopDaemon(daemonClient(ctx, args, false), ctx.settings.daemonStartTimeoutMs)
+    const stopped = await daemonClient(ctx, args, false).stop()
     if (ctx.json) printJson({ stopped })
     else process.stdout.write(stopped ? 'stopped\n' : 'not running\n')
   },
@@ -233,7 +217,7 @@ const restart = defineCommand({
   async run({ args }) {
     const ctx = loadContext(args)
     const client = daemonClient(ctx, args, true)
-    await stopDaemon(client, ctx.settings.daemonStartTimeoutMs)
+    await client.stop()
     // A restart takes this shell's view of the variables as the whole snapshot.
     refreshEnvSnapshot(ctx, { replace: true })
     const info = await daemonClient(ctx, args, true).ensureRunning()
