@@ -25,8 +25,13 @@ import { openSseStream, resumeSseStream, type SseStream } from './sse-stream.ts'
 export interface HttpHandlerOptions {
   readonly engine: Engine
   readonly settings: Settings
-  /** DNS-rebinding policy (TR-41); pass the bound port so loopback Hosts must name it. */
-  readonly origin?: OriginPolicy
+  /**
+   * Host/Origin policy against DNS rebinding (2025-11-25 basic/transports.mdx "Security Warning":
+   * servers MUST validate Origin); pass the bound port so loopback Hosts must name it. `false`: the
+   * embedder's own guard already decided Host and Origin (the daemon: lib/daemon/security.ts owns
+   * them for both listeners), so the handler runs no second, different rule.
+   */
+  readonly origin?: OriginPolicy | false
   /**
    * The authenticated caller of a request (e.g. a digest of its verified token), when the embedder
    * authenticates: binds MRTR requestState to it and marks cacheable results private.
@@ -76,8 +81,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   })
 
   async function handle(request: Request): Promise<Response> {
-    const forbidden = checkOrigin(request, options.origin)
-    if (forbidden) return forbidden
+    if (options.origin !== false) {
+      const forbidden = checkOrigin(request, options.origin)
+      if (forbidden) return forbidden
+    }
     const sessionId = headerValue(request.headers, HEADER.SESSION_ID)
     const session = sessionId === undefined ? undefined : sessions.get(sessionId)
     let body: unknown
