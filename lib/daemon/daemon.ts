@@ -10,6 +10,7 @@ import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
+import { LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import { errorResponse, jsonResponse, operationRoutes, validateParams } from './api-routes.ts'
 import { EventFeed } from './events.ts'
 import type { ConfigSource } from './config-source.ts'
@@ -64,7 +65,6 @@ export interface Daemon {
 const MAX_SOCKET_PATH_BYTES = 103
 /** A daemon is never a development server: no error pages, no development-mode checks per request. */
 const PRODUCTION = { development: false } as const
-export const LOOPBACK_ADDRESSES: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost'])
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { layout } = options

@@ -14,7 +14,8 @@ import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import type { McpxConfig } from '../config/index.ts'
 import { listenChannel } from './channel.ts'
 import { jsonResponse } from './api-routes.ts'
-import { type Daemon, type DaemonOptions, LOOPBACK_ADDRESSES, startDaemon } from './daemon.ts'
+import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
+import { LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import { createMcpAuth } from './mcp-auth.ts'
 import { createReplicaForwarder } from './replica-forward.ts'
 import { readToken } from './token.ts'
@@ -99,7 +100,6 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const listenerOf = new WeakMap<Request, string>()
   // Replicas behind a load balancer: a 2026 retry or a legacy session another replica owns goes back to it.
   const forwarder = createReplicaForwarder(settings)
-  const allowedOrigins = settings.daemonAllowedOrigins.split(',').map((s) => s.trim()).filter(Boolean)
   /** OAuth principals get a surface each (their policy's view, their sessions); the oldest beyond the cap close. */
   const principalKeys: string[] = []
   const surfaceFor = (mode: SurfaceMode, passthrough?: string, principal?: Principal) => {
@@ -108,12 +108,12 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     if (!entry) {
       const view = principal && createAccessView(principal, accessPolicy, audit)
       const surface = new GatewaySurface({ pool: upstreams, settings, mode, ...(passthrough && { passthrough }), codeMode, gatewayTools, version: options.version, ...(view && { view }) })
-      // The daemon's guard already checked Host/Origin/token for this listener (security.ts).
       const surfaceName = passthrough ? `passthrough ${passthrough}` : mode
       const http = createHttpHandler({
         engine: surface.engine,
         settings,
-        origin: { checkHost: false, allowedOrigins },
+        // The daemon's guard (security.ts) owns Host, Origin, token and media type for both listeners.
+        origin: false,
         // Binds MRTR requestState to the caller and marks cacheable results private (caching.mdx).
         ...(principal && { principalOf: () => principal.id }),
         // One line per host session opened and closed: who, which revision, over what, which surface.

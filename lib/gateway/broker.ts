@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ClientHandlers, InputContext, JsonObject } from '../client/index.ts'
-import { missingCapability } from '../wire/index.ts'
+import { CAPABILITY_OF_ASK, type AskMethod, missingCapability } from '../wire/index.ts'
 
 /**
  * What a downstream host can answer; each member present only when that host declared the
@@ -24,7 +24,9 @@ export type QuestionKind = keyof DownstreamAsker
 type Kind = QuestionKind
 /** Every kind of question mcpx can broker to some caller (what a daemon declares upstream). */
 export const ALL_QUESTIONS: readonly QuestionKind[] = ['elicit', 'sample', 'listRoots']
-const KIND_LABEL: Record<Kind, string> = { elicit: 'elicitation', sample: 'sampling', listRoots: 'roots' }
+/** The request each kind of ask sends downstream; its capability is wire's CAPABILITY_OF_ASK. */
+export const ASK_METHOD_OF = { elicit: 'elicitation/create', sample: 'sampling/createMessage', listRoots: 'roots/list' } as const satisfies Record<Kind, AskMethod>
+export const capabilityOfKind = (kind: Kind): string => CAPABILITY_OF_ASK[ASK_METHOD_OF[kind]]
 
 /**
  * The brokering policy (README "Brokering"). A 2026 upstream asks inside the call's own async flow
@@ -112,6 +114,6 @@ export class Broker {
           ? 'no call is in flight on that connection to ask'
           : `${this.#inFlight.length} calls are in flight on that connection and the question names none of them`
     // 2026-07-28 basic/index.mdx: the error a server gives for a capability the client lacks.
-    throw missingCapability({ [KIND_LABEL[kind]]: {} }, `upstream "${this.server}" asked for ${KIND_LABEL[kind]}, but ${why}`)
+    throw missingCapability({ [capabilityOfKind(kind)]: {} }, `upstream "${this.server}" asked for ${capabilityOfKind(kind)}, but ${why}`)
   }
 }

@@ -25,8 +25,13 @@ import { openSseStream, resumeSseStream, type SseStream } from './sse-stream.ts'
 export interface HttpHandlerOptions {
   readonly engine: Engine
   readonly settings: Settings
-  /** DNS-rebinding policy (TR-41); pass the bound port so loopback Hosts must name it. */
-  readonly origin?: OriginPolicy
+  /**
+   * Host/Origin policy against DNS rebinding (2025-11-25 basic/transports.mdx "Security Warning":
+   * servers MUST validate Origin); pass the bound port so loopback Hosts must name it. `false`: the
+   * embedder's own guard already decided Host and Origin (the daemon: lib/daemon/security.ts owns
+   * them for both listeners), so the handler runs no second, different rule.
+   */
+  readonly origin?: OriginPolicy | false
   /**
    * The authenticated caller of a request (e.g. a digest of its verified token), when the embedder
    * authenticates: binds MRTR requestState to it and marks cacheable results private.
@@ -76,8 +81,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   })
 
   async function handle(request: Request): Promise<Response> {
-    const forbidden = checkOrigin(request, options.origin)
-    if (forbidden) return forbidden
+    if (options.origin !== false) {
+      const forbidden = checkOrigin(request, options.origin)
+      if (forbidden) return forbidden
+    }
     const sessionId = headerValue(request.headers, HEADER.SESSION_ID)
     const session = sessionId === undefined ? undefined : sessions.get(sessionId)
     let body: unknown
@@ -159,7 +166,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     // Stateless: a throwaway connection per request (2026-07-28 basic/index.mdx "Statelessness").
     const connection = engine.connect('http', false)
     try {
-      return await single(request, message, connection, { era: 'modern', headerVersion: headerValue(request.headers, HEADER.PROTOCOL_VERSION), headers: {} })
+      return await single(request, message, connection, { era: 'modern', headers: {} })
     } finally {
       if (!isRequest(message as unknown as JsonRpcMessage)) connection.close()
     }
@@ -168,7 +175,6 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   interface SingleOptions {
     era: 'legacy' | 'modern'
     headers: Record<string, string>
-    headerVersion?: string
     session?: LegacySession
   }
 
@@ -181,7 +187,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       return rpcErrorResponse(HTTP_STATUS.BAD_REQUEST, error as RpcError, recoverId(raw))
     }
     if (!isRequest(message)) {
-      await engine.answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era, headerVersion: opts.headerVersion })
+      await engine.answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era })
       return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
     }
     // 2025-11-25 only: primed, numbered events that survive a dropped connection (SEP-1699).
@@ -210,7 +216,6 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       principal: options.principalOf?.(request),
       ...(cancel && { signal: cancel.signal }),
       era: opts.era,
-      headerVersion: opts.headerVersion,
       closeStream: () => {
         closeAsked = true
         if (stream) stream.closeMidStream()
