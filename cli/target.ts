@@ -122,8 +122,10 @@ function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostO
   const upstream = new Upstream(config, {
     settings: ctx.settings,
     emit: () => {},
-    // Declare what this CLI answers: sampling only when setting samplingCommand names a program.
+    // Declare what this CLI answers: sampling only when setting samplingCommand names a program,
+    // and no MCP Apps extension (a terminal renders no app).
     questions: hostQuestions(host),
+    apps: false,
     connectOptions: (entry) => {
       const target = entry.target
       if (target.kind === 'stdio') return { parentEnv: ctx.env }

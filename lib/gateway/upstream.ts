@@ -36,6 +36,8 @@ export interface UpstreamContext {
   readonly validator?: SchemaValidator
   /** The kinds of upstream question some caller can answer, declared upstream (default: all of them). */
   readonly questions?: readonly QuestionKind[]
+  /** Declare the MCP Apps extension upstream (default true: the daemon carries apps to hosts that render them; the CLI renders none). */
+  readonly apps?: boolean
 }
 
 export class Upstream {
@@ -212,7 +214,7 @@ export class Upstream {
         settings: this.context.settings,
         handlers: this.broker.handlers(),
         // The union of what mcpx can carry to some host: the questions (from handlers) and MCP Apps.
-        capabilities: { ...extra?.capabilities, extensions: { ...(extra?.capabilities?.extensions as JsonObject | undefined), [EXTENSION.UI]: UI_EXTENSION_SETTINGS } },
+        capabilities: this.context.apps === false ? { ...extra?.capabilities } : { ...extra?.capabilities, extensions: { ...(extra?.capabilities?.extensions as JsonObject | undefined), [EXTENSION.UI]: UI_EXTENSION_SETTINGS } },
         ...(this.config.protocol !== undefined && { revision: this.config.protocol }),
         ...(this.context.cacheDir !== undefined && { cacheDir: this.context.cacheDir }),
         onWarning: (message) => log.warn(`[${this.name}] ${message}`),
