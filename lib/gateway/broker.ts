@@ -20,7 +20,10 @@ export interface DownstreamAsker {
 /** Where the upstream's log messages for one call go (a `notifications/message` params object). */
 export type LogSink = (params: JsonObject) => void
 
-type Kind = keyof DownstreamAsker
+export type QuestionKind = keyof DownstreamAsker
+type Kind = QuestionKind
+/** Every kind of question mcpx can broker to some caller (what a daemon declares upstream). */
+export const ALL_QUESTIONS: readonly QuestionKind[] = ['elicit', 'sample', 'listRoots']
 /** The request each kind of ask sends downstream; its capability is wire's CAPABILITY_OF_ASK. */
 export const ASK_METHOD_OF = { elicit: 'elicitation/create', sample: 'sampling/createMessage', listRoots: 'roots/list' } as const satisfies Record<Kind, AskMethod>
 export const capabilityOfKind = (kind: Kind): string => CAPABILITY_OF_ASK[ASK_METHOD_OF[kind]]
@@ -43,10 +46,15 @@ export class Broker {
   readonly #inFlight: DownstreamAsker[] = []
   readonly #logSinks: LogSink[] = []
 
-  /** `roots`: file:// URIs to answer roots/list with when no caller can (the config's `roots`). */
+  /**
+   * `roots`: file:// URIs to answer roots/list with when no caller can (the config's `roots`).
+   * `questions`: the kinds some caller of this connection can answer — only these are declared
+   * upstream (a CLI without samplingCommand declares no sampling; README "Brokering").
+   */
   constructor(
     private readonly server: string,
     private readonly roots?: readonly string[],
+    private readonly questions: readonly QuestionKind[] = ALL_QUESTIONS,
   ) {}
 
   /** Run one upstream call on behalf of `asker`; its log messages go to `onLog`. */
@@ -82,10 +90,11 @@ export class Broker {
 
   /** The handlers given to the upstream connection: every question goes through the broker. */
   handlers(): ClientHandlers {
+    const has = (kind: Kind) => this.questions.includes(kind)
     return {
-      onElicit: (params, context) => this.#ask('elicit', params, context),
-      onSample: (params, context) => this.#ask('sample', params, context),
-      onListRoots: (params, context) => this.#ask('listRoots', params, context),
+      ...(has('elicit') && { onElicit: (params, context) => this.#ask('elicit', params, context) }),
+      ...(has('sample') && { onSample: (params, context) => this.#ask('sample', params, context) }),
+      ...(has('listRoots') && { onListRoots: (params, context) => this.#ask('listRoots', params, context) }),
     }
   }
 
