@@ -11,7 +11,7 @@ import type { Catalog, DaemonClient } from '../lib/daemon/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
 import { type DownstreamAsker, Upstream } from '../lib/gateway/index.ts'
 import type { ConfiguredContext } from './context.ts'
-import { type HostOptions, answer, followCall, hostParams, readAnswers, rootUris } from './host.ts'
+import { type HostOptions, answer, followCall, hostParams, hostQuestions, readAnswers, refuseSampling, rootUris } from './host.ts'
 import { slowNotice, withNotice } from './progress.ts'
 import { daemonClient } from './commands/daemon.ts'
 
@@ -122,6 +122,10 @@ function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostO
   const upstream = new Upstream(config, {
     settings: ctx.settings,
     emit: () => {},
+    // Declare what this CLI answers: sampling only when setting samplingCommand names a program,
+    // and no MCP Apps extension (a terminal renders no app).
+    questions: hostQuestions(host),
+    apps: false,
     connectOptions: (entry) => {
       const target = entry.target
       if (target.kind === 'stdio') return { parentEnv: ctx.env }
@@ -132,7 +136,7 @@ function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostO
   const asker: DownstreamAsker = {
     listRoots: async () => ({ roots: host.roots.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') })) }),
     elicit: (params) => answer('elicit', params, host, answers),
-    ...(host.samplingCommand !== '' && { sample: (params: Json) => answer('sample', params, host, answers) }),
+    sample: host.samplingCommand !== '' ? (params: Json) => answer('sample', params, host, answers) : refuseSampling,
   }
   const delay = ctx.settings.cliSlowNoticeMs
   return {

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path'
 import { type AccessPolicy, type AuditLog, OPEN_POLICY, type Principal, createAccessView, createAuditLog, createResourceServer } from '../access/index.ts'
-import { createSchemaValidator } from '../codemode/index.ts'
+import { createSchemaValidator } from '../schema/index.ts'
 import { GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'

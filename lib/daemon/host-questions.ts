@@ -8,6 +8,7 @@
 import type { DownstreamAsker } from '../gateway/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { RpcError } from '../errors/index.ts'
+import { missingCapability } from '../wire/index.ts'
 import type { EventFeed } from './events.ts'
 
 type JsonObject = Record<string, unknown>
@@ -21,6 +22,9 @@ export interface HostParams {
   /** The CLI answers sampling/createMessage (setting samplingCommand names a program). */
   readonly sample?: boolean
 }
+
+/** Why a CLI call refuses sampling (the README's Brokering section). */
+export const CLI_SAMPLING_REFUSAL = 'the mcpx CLI that made the call answers sampling/createMessage only when setting samplingCommand (MCPX_SAMPLING_COMMAND) names a program, and it is not set'
 
 interface Pending {
   resolve(result: JsonObject): void
@@ -48,6 +52,8 @@ export function hostAsker(host: HostParams | undefined, callId: string | undefin
     const ask = (kind: 'elicit' | 'sample') => (params: JsonObject, signal?: AbortSignal) => askHost(events, callId, kind, params, signal)
     if (host.elicit) asker.elicit = ask('elicit')
     if (host.sample) asker.sample = ask('sample')
+    // The CLI said it cannot answer sampling (no samplingCommand): refused naming what is missing.
+    else if (host.sample === false) asker.sample = () => Promise.reject(missingCapability({ sampling: {} }, CLI_SAMPLING_REFUSAL))
   }
   return asker
 }

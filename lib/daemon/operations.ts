@@ -3,6 +3,7 @@
  * parameter spec, description and handler; routes (api-routes.ts), the daemon client, the
  * `mcpx daemon <op>` commands and (later) the MCP `mcpx_<op>` tools are all derived from it.
  */
+import { heapStats } from 'bun:jsc'
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
@@ -288,6 +289,14 @@ export const OPERATIONS: readonly Operation[] = [
     handler: () => PROTOCOL_MATRIX,
   },
   {
+    name: 'memory',
+    method: 'POST',
+    path: '/v1/memory',
+    description: "The daemon process's memory after a full garbage collection: RSS, JS heap size and live object count (with the most numerous object types); a leak is what survives the collection",
+    params: { types: { type: 'integer', description: 'How many of the most numerous live object types to list (default none)' } },
+    handler: (params) => memoryReport(params.types ?? 0),
+  },
+  {
     name: 'events',
     method: 'GET',
     path: '/v1/events',
@@ -321,6 +330,16 @@ export const OPERATIONS: readonly Operation[] = [
     },
   },
 ]
+
+/** Collect first (synchronously, a full collection), then measure, so only what is still referenced counts. */
+function memoryReport(types: number) {
+  Bun.gc(true)
+  const stats = heapStats()
+  const top = Object.entries(stats.objectTypeCounts)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Math.max(0, types))
+  return { rssBytes: process.memoryUsage().rss, heapBytes: stats.heapSize, objects: stats.objectCount, ...(top.length > 0 && { objectTypes: Object.fromEntries(top) }) }
+}
 
 function codeModeOf(context: OperationContext) {
   if (!context.pool.codeMode) throw new McpxError('USAGE', 'this daemon runs without code mode')

@@ -11,10 +11,10 @@ import { log } from '../log.ts'
 import { isLostInFlight, resendable } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { Recorder, fileSink, recordingTransports } from '../replay/index.ts'
-import type { SchemaValidator } from '../codemode/index.ts'
+import type { SchemaValidator } from '../schema/index.ts'
 import { EXTENSION } from '../wire/index.ts'
 import { UI_EXTENSION_SETTINGS } from './apps.ts'
-import { Broker } from './broker.ts'
+import { Broker, type QuestionKind } from './broker.ts'
 import { callAsTask, canRunAsTask, taskRefusal } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
 import { configuredStatus, redactUrl } from './status.ts'
@@ -34,6 +34,10 @@ export interface UpstreamContext {
   readonly connectOptions?: (server: ServerConfig) => Partial<ConnectOptions>
   /** Validates arguments before a call and structuredContent after it, against the tool's schemas. */
   readonly validator?: SchemaValidator
+  /** The kinds of upstream question some caller can answer, declared upstream (default: all of them). */
+  readonly questions?: readonly QuestionKind[]
+  /** Declare the MCP Apps extension upstream (default true: the daemon carries apps to hosts that render them; the CLI renders none). */
+  readonly apps?: boolean
 }
 
 export class Upstream {
@@ -56,7 +60,7 @@ export class Upstream {
     readonly config: ServerConfig,
     private readonly context: UpstreamContext,
   ) {
-    this.broker = new Broker(config.name, config.roots)
+    this.broker = new Broker(config.name, config.roots, context.questions)
     this.#state = config.disabled ? 'disabled' : config.unavailable !== undefined ? 'unavailable' : 'configured'
   }
 
@@ -210,7 +214,7 @@ export class Upstream {
         settings: this.context.settings,
         handlers: this.broker.handlers(),
         // The union of what mcpx can carry to some host: the questions (from handlers) and MCP Apps.
-        capabilities: { ...extra?.capabilities, extensions: { ...(extra?.capabilities?.extensions as JsonObject | undefined), [EXTENSION.UI]: UI_EXTENSION_SETTINGS } },
+        capabilities: this.context.apps === false ? { ...extra?.capabilities } : { ...extra?.capabilities, extensions: { ...(extra?.capabilities?.extensions as JsonObject | undefined), [EXTENSION.UI]: UI_EXTENSION_SETTINGS } },
         ...(this.config.protocol !== undefined && { revision: this.config.protocol }),
         ...(this.context.cacheDir !== undefined && { cacheDir: this.context.cacheDir }),
         onWarning: (message) => log.warn(`[${this.name}] ${message}`),

@@ -38,8 +38,6 @@ export interface Channel {
   outlet: Outlet
   /** Aborted when the transport stream of this call closes (2026 HTTP: that is cancellation). */
   signal?: AbortSignal
-  /** HTTP MCP-Protocol-Version header value, when sent. */
-  headerVersion?: string
   /** Set by a transport that already classified the era (HTTP); stdio classifies per message. */
   era?: Era
   /** Legacy 2025-11-25 HTTP: end the SSE stream early (resumable via GET + Last-Event-ID). */

@@ -2,8 +2,8 @@
  * Era entry points: the legacy `initialize` negotiation (a counter-offer, never an error:
  * 2025-11-25 basic/lifecycle.mdx "Version Negotiation"), the 2026 `server/discover` result, the
  * per-revision server capabilities, and the validation of the modern per-request `_meta`
- * (2026-07-28 basic/index.mdx "_meta": missing keys -32602, header mismatch -32020, unknown version
- * -32022 with data {supported, requested}; HTTP status 400 for all of them).
+ * (2026-07-28 basic/index.mdx "_meta": missing keys -32602, unknown version -32022 with data
+ * {supported, requested}; HTTP status 400 for both).
  */
 import { RPC, RpcError } from '../errors/index.ts'
 import {
@@ -19,7 +19,7 @@ import {
   type LogLevel,
   type ModernRevision,
   type Revision,
-  headerMismatch,
+  unsupportedVersion,
 } from '../wire/index.ts'
 import type { Registry } from './registry.ts'
 import type { Implementation, Json, ServerDefinition } from './types.ts'
@@ -94,21 +94,19 @@ export interface ModernMeta {
 }
 
 /**
- * Validate `params._meta` of a modern request. `headerVersion` is the HTTP MCP-Protocol-Version
- * value (undefined on stdio). Order follows the conformance error matrix: missing keys first, then
- * header mismatch, then an unsupported version.
+ * Validate `params._meta` of a modern request: missing keys first, then an unsupported version
+ * (the conformance error matrix's order). The MCP-Protocol-Version header against `_meta` is not
+ * checked here: on HTTP, http/modern-headers.ts owns that comparison and runs before the engine
+ * sees the request; stdio has no header.
  */
-export function validateModernMeta(params: Json | undefined, headerVersion: string | undefined): ModernMeta {
+export function validateModernMeta(params: Json | undefined): ModernMeta {
   const meta = params?._meta
   if (!isRecord(meta)) throw invalid('params._meta is required on every 2026-07-28 request')
   const version = meta[META.PROTOCOL_VERSION]
   if (typeof version !== 'string') throw invalid(`params._meta["${META.PROTOCOL_VERSION}"] is required`)
   const caps = meta[META.CLIENT_CAPABILITIES]
   if (!isRecord(caps)) throw invalid(`params._meta["${META.CLIENT_CAPABILITIES}"] is required`)
-  if (headerVersion !== undefined && headerVersion !== version) {
-    throw headerMismatch(`MCP-Protocol-Version header '${headerVersion}' does not match _meta protocolVersion '${version}'`, { header: 'MCP-Protocol-Version' })
-  }
-  if (!isModernRevision(version)) throw unsupportedVersion(version)
+  if (!isModernRevision(version)) throw unsupportedVersion(SUPPORTED_REVISIONS, version)
   const logLevel = meta[META.LOG_LEVEL]
   const out: ModernMeta = { revision: version, clientCapabilities: caps, meta }
   if (isRecord(meta[META.CLIENT_INFO])) out.clientInfo = meta[META.CLIENT_INFO] as Implementation
@@ -116,10 +114,6 @@ export function validateModernMeta(params: Json | undefined, headerVersion: stri
   return out
 }
 
-/** -32022 UnsupportedProtocolVersion (2026-07-28 basic/versioning.mdx), listing every revision served. */
-export function unsupportedVersion(requested: string): RpcError {
-  return new RpcError(RPC.UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version '${requested}'`, { supported: [...SUPPORTED_REVISIONS], requested }, 400)
-}
 
 function invalid(message: string): RpcError {
   return new RpcError(RPC.INVALID_PARAMS, message, undefined, 400)

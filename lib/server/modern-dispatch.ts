@@ -17,7 +17,7 @@ import type { HandlerContext, Json } from './types.ts'
 
 export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, channel: Channel, signal: AbortSignal): Promise<DispatchResult> {
   const raw: Json = req.params ?? {}
-  const meta = validateModernMeta(req.params, channel.headerVersion)
+  const meta = validateModernMeta(req.params)
   const { revision } = meta
   const caps = serverCapabilities(engine.def, engine.registry, revision)
   const extensions = (caps.extensions ?? {}) as Json

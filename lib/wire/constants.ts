@@ -80,6 +80,14 @@ export const CACHE_SCOPE = { PUBLIC: 'public', PRIVATE: 'private' } as const
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
+/**
+ * The client capability each server→client request needs (2026-07-28 basic/index.mdx: a request
+ * the client did not declare the capability for is -32021; legacy revisions likewise forbid sending
+ * it). The one table: the server engine's input requests and the gateway's brokering both read it.
+ */
+export const CAPABILITY_OF_ASK = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' } as const
+export type AskMethod = keyof typeof CAPABILITY_OF_ASK
+
 export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as const
 /**
  * Host names of the loopback interface as Host headers and URLs spell them (lower-case, IPv6 in

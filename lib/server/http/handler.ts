@@ -213,7 +213,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     // Stateless: a throwaway connection per request (2026-07-28 basic/index.mdx "Statelessness").
     const connection = engine.connect('http', false)
     try {
-      return await single(request, message, connection, { era: 'modern', headerVersion: headerValue(request.headers, HEADER.PROTOCOL_VERSION), headers: {} })
+      return await single(request, message, connection, { era: 'modern', headers: {} })
     } finally {
       if (!isRequest(message as unknown as JsonRpcMessage)) connection.close()
     }
@@ -222,7 +222,6 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   interface SingleOptions {
     era: 'legacy' | 'modern'
     headers: Record<string, string>
-    headerVersion?: string
     session?: LegacySession
   }
 
@@ -235,7 +234,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       return rpcErrorResponse(HTTP_STATUS.BAD_REQUEST, error as RpcError, recoverId(raw))
     }
     if (!isRequest(message)) {
-      await engine.answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era, headerVersion: opts.headerVersion })
+      await engine.answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era })
       return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
     }
     // 2025-11-25 only: primed, numbered events that survive a dropped connection (SEP-1699).
@@ -264,7 +263,6 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       principal: options.principalOf?.(request),
       ...(cancel && { signal: cancel.signal }),
       era: opts.era,
-      headerVersion: opts.headerVersion,
       closeStream: () => {
         closeAsked = true
         if (stream) stream.closeMidStream()
