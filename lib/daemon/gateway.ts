@@ -7,7 +7,7 @@
 import { join } from 'node:path'
 import { type AccessPolicy, type AuditLog, OPEN_POLICY, type Principal, createAccessView, createAuditLog, createResourceServer } from '../access/index.ts'
 import { createSchemaValidator } from '../schema/index.ts'
-import { GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
+import { CodeMode, GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
@@ -22,10 +22,9 @@ import { createSharedState } from './shared-state.ts'
 import { readToken } from './token.ts'
 import { operationTools } from './mcp-tools.ts'
 import { upstreamConnectOptions } from './upstream-auth.ts'
-import type { Pool } from './pool.ts'
 import type { Surface } from './security.ts'
 
-export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'createPool'> {
+export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'pool' | 'codeMode'> {
   /** Default /mcp surface (setting `mcpMode`); `passthrough` needs `passthrough`. */
   readonly mode?: SurfaceMode
   readonly passthrough?: string
@@ -50,7 +49,16 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   if (passthroughSetting && !(passthroughSetting in options.config.servers)) {
     throw new McpxError('CONFIG', `setting mcpPassthrough names "${passthroughSetting}", which is not a configured server`, { setting: 'mcpPassthrough', server: passthroughSetting })
   }
-  let upstreams!: UpstreamPool
+  const source = options.configSource
+  // The pool and code mode over it are built here, side by side; the daemon serves them.
+  const upstreams = new UpstreamPool({
+    config: source?.config ?? options.config,
+    settings: options.settings,
+    cacheDir: options.layout.cacheDir,
+    validator: createSchemaValidator(options.settings),
+    connectOptions: upstreamConnectOptions({ settings: options.settings, home: options.layout.home, ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }) }),
+  })
+  const codeMode = new CodeMode(upstreams, options.settings, options.sandboxCommand ? { sandboxCommand: options.sandboxCommand } : {})
   let daemon!: Daemon
   let localToken: string | undefined
   // OAuth on /mcp (lib/access): null unless setting mcpAuthIssuer is set.
@@ -66,25 +74,17 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const auditPath = options.settings.auditLog.trim() || (resourceServer ? join(options.layout.logDir, 'audit.jsonl') : '')
   const audit: AuditLog | undefined = auditPath === '' ? undefined : createAuditLog(auditPath, options.settings.auditArguments)
   let accessPolicy: AccessPolicy = options.config.access ?? OPEN_POLICY
-  const source = options.configSource
   daemon = await startDaemon({
     ...options,
     ...(source && { config: source.config }),
     ...(mcpAuth && { authenticatesItself: mcpAuth.authenticatesItself }),
-    createPool: ({ config, settings, emit }): Pool =>
-      (upstreams = new UpstreamPool({
-        config,
-        settings,
-        emit,
-        cacheDir: options.layout.cacheDir,
-        validator: createSchemaValidator(settings),
-        ...(options.sandboxCommand && { codeMode: { sandboxCommand: options.sandboxCommand } }),
-        connectOptions: upstreamConnectOptions({ settings, home: options.layout.home, ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }) }),
-      })),
+    pool: upstreams,
+    codeMode,
   })
   const settings = options.settings
   const opTools = operationTools((signal) => ({
     pool: daemon.pool,
+    codeMode,
     events: daemon.events,
     settings,
     info: daemon.info,
@@ -92,7 +92,6 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     signal,
     holdOpen: () => () => {},
   }))
-  const codeMode = upstreams.codeMode
   // A warm sandbox makes the first mcpx_exec as fast as the rest.
   codeMode.warm().catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
   const gatewayTools = opTools
