@@ -9,7 +9,8 @@ import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
 import { type Revision, shapeResult } from '../../lib/wire/index.ts'
 import type { Catalog } from '../../lib/daemon/index.ts'
-import { checkArguments, parseCallArguments, parseJsonObject, splitQualified, suggest } from '../../lib/gateway/index.ts'
+import { splitQualified, suggest } from '../../lib/gateway/index.ts'
+import { parseCallArguments, parseJsonObject, precheckArguments } from '../tool-arguments.ts'
 import { commonArgs } from '../args.ts'
 import { type ConfiguredContext, loadConfiguredContext } from '../context.ts'
 import { EXIT, setExitCode } from '../exit.ts'
@@ -111,7 +112,7 @@ function findTool(ctx: ConfiguredContext, catalog: Pick<Catalog, 'tools'>, serve
 async function buildArguments(json: string | undefined, tokens: string[], definition: Record<string, unknown>, stdin: Stdin): Promise<Record<string, unknown>> {
   const base = await baseArguments(json, tokens, definition, stdin)
   const callArguments = parseCallArguments(tokens.filter((t) => t !== '-'), definition.inputSchema, { readFile: readArgumentFile, base })
-  checkArguments(callArguments, definition.inputSchema)
+  precheckArguments(callArguments, definition.inputSchema)
   return callArguments
 }
 

@@ -16,7 +16,7 @@ import { EventFeed } from './events.ts'
 import type { ConfigSource } from './config-source.ts'
 import { acquireLock } from './lock.ts'
 import { API_VERSION, type DaemonInfo, OPERATIONS, type OperationContext, findOperation } from './operations.ts'
-import { type CreatePool, type Pool, createConfiguredPool } from './pool.ts'
+import { type CodeModeOps, type Pool, createConfiguredPool } from './pool.ts'
 import { type Route, matchRoute } from './routes.ts'
 import { type Rejection, type Surface, checkRequest, listSetting } from './security.ts'
 import { ensureToken } from './token.ts'
@@ -27,8 +27,10 @@ export interface DaemonOptions {
   readonly config: McpxConfig
   readonly layout: HomeLayout
   readonly version: string
-  /** Defaults to the pool of configured, unconnected servers. */
-  readonly createPool?: CreatePool
+  /** The upstream pool, built by the caller (gateway.ts); defaults to the configured, unconnected servers. */
+  readonly pool?: Pool
+  /** Code mode over that pool (mcpx search|types|exec), when the caller runs it; closed at shutdown after the pool. */
+  readonly codeMode?: CodeModeOps & { close?(): Promise<void> }
   /** Install SIGTERM/SIGINT/SIGHUP handlers that shut the daemon down (the foreground `run`). */
   readonly handleSignals?: boolean
   /** OAuth on /mcp (mcp-auth.ts): paths that authenticate TCP callers themselves. */
@@ -101,8 +103,10 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   rmSync(layout.socket, { force: true })
   const token = ensureToken(layout.token)
   const events = new EventFeed(settings.daemonEventBufferLength)
-  const pool = (options.createPool ?? createConfiguredPool)({ config, settings, emit: (type, data) => events.publish(type, data) })
-  const hooks: ShutdownHook[] = [() => pool.close()]
+  const pool = options.pool ?? createConfiguredPool(config)
+  pool.on?.((type, data) => events.publish(type, data))
+  const codeMode = options.codeMode
+  const hooks: ShutdownHook[] = [() => Promise.all([codeMode?.close?.(), pool.close()]).then(() => {})]
   const stopping = new AbortController()
   const startedAt = new Date()
   let tcpPort = 0
@@ -177,6 +181,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
 
   const contextWith = (signal: AbortSignal, lastEventId: string | null): OperationContext => ({
     pool,
+    ...(codeMode && { codeMode }),
     events,
     settings,
     info,

@@ -25,9 +25,7 @@ export {
   createConfiguredPool,
   type CallOptions,
   type Catalog,
-  type CreatePool,
   type Pool,
-  type PoolContext,
   type ServerState,
   type ServerStatus,
 } from './pool.ts'

@@ -9,7 +9,7 @@ import type { Settings } from '../settings/index.ts'
 import { PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
 import { type EventFeed, sseResponse } from './events.ts'
 import { type HostParams, answerHost, hostAsker } from './host-questions.ts'
-import type { Pool } from './pool.ts'
+import type { CodeModeOps, Pool } from './pool.ts'
 
 export const API_VERSION = 1
 
@@ -48,6 +48,8 @@ export interface DaemonInfo {
 
 export interface OperationContext {
   readonly pool: Pool
+  /** Code mode over the pool (search, types, exec), when the daemon runs it (gateway.ts). */
+  readonly codeMode?: CodeModeOps
   readonly events: EventFeed
   readonly settings: Settings
   readonly info: () => DaemonInfo
@@ -342,8 +344,8 @@ function memoryReport(types: number) {
 }
 
 function codeModeOf(context: OperationContext) {
-  if (!context.pool.codeMode) throw new McpxError('USAGE', 'this daemon runs without code mode')
-  return context.pool.codeMode
+  if (!context.codeMode) throw new McpxError('USAGE', 'this daemon runs without code mode')
+  return context.codeMode
 }
 
 export function findOperation(name: string): Operation {

@@ -3,7 +3,6 @@
  * `mcpx://<ns>/<uri>`), brokering of upstream questions back to the calling host, and the MCP
  * surfaces mcpx offers downstream.
  */
-export { checkArguments, parseCallArguments, parseJsonObject, type ReadFile } from './call-arguments.ts'
 export { UpstreamPool, type UpstreamPoolOptions } from './pool.ts'
 export { Upstream, type UpstreamContext } from './upstream.ts'
 export { ALL_QUESTIONS, Broker, type DownstreamAsker, type QuestionKind } from './broker.ts'

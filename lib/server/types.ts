@@ -92,7 +92,7 @@ export interface ToolDef {
    * Replaces the engine's inputSchema check for this tool: the isError result describing why
    * `args` do not fit, or undefined (a gateway checks untrusted upstream schemas its own way).
    */
-  checkArguments?(args: Json): Json | undefined
+  argumentsError?(args: Json): Json | undefined
 }
 
 export interface PromptArgument {

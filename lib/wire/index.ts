@@ -41,5 +41,4 @@ export type {
   SetLevelParams, ListenParams, TaskIdParams, TaskUpdateParams, CancelledParams, ProgressParams, TaskStatusParams, EmptyParams,
 } from './params/client.ts'
 export type { CreateMessageParams, ElicitParams } from './params/server.ts'
-export { compileAccept, type Accept } from './schema-accept.ts'
 export { scanEnvelope, type Envelope } from './envelope-scan.ts'

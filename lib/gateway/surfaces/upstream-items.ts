@@ -42,7 +42,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     const def: ToolDef = {
       name: options.ownNames ? name : rawName(catalog.server, name),
       ...(checked && {
-        checkArguments: (args: JsonObject) => {
+        argumentsError: (args: JsonObject) => {
           const problem = upstream.argumentsProblem(tool, args)
           return problem && { isError: true, content: [{ type: 'text', text: problem.message }] }
         },
