@@ -89,11 +89,15 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
     return jsonResponse({ jsonrpc: '2.0', id: idOf(body), error: { code: -32603, message: `replica ${owner} stopped while answering (${(error as Error).message}): ${message}` } }, 502)
   }
   const maxAgeMs = settings.replicaSessionMaxAgeMs
+  const startedMs = Date.now()
   return {
     newSessionId: sealedSessionIds(ring, self),
     async adoptSession(id) {
       const sealed = openSession(ring, id)
       if (sealed === undefined || Date.now() - sealed.mintedMs > maxAgeMs) return undefined
+      // An id this very process minted and no longer knows has ended here (its memory of ended ids is bounded): 404.
+      // One a previous run of this replica minted is rebuilt like any other (the replica restarted).
+      if (sealed.owner === self && sealed.mintedMs >= startedMs) return undefined
       if (shared && (await shared.sessionRevoked(id))) return undefined
       return sealed
     },
