@@ -8,7 +8,7 @@ import { McpxError, RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { NotificationListener, Peer, ProgressUpdate } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
-import { type LogLevel, META, RESULT_TYPE, type RequestId, type Revision, findHeaderParams, upgradeResult } from '../wire/index.ts'
+import { type LogLevel, META, RESULT_TYPE, type RequestId, type Revision, findHeaderParams, isKnownResultType, isRecord, upgradeResult } from '../wire/index.ts'
 import { initializeLegacy, pickModern } from './handshake.ts'
 import { answerInputRequests } from './input.ts'
 import { sessionControl } from './open-transport.ts'
@@ -101,9 +101,24 @@ export class McpClient {
       })
       .then(
         // One shape for the rest of mcpx: the newest (absent resultType = complete, cache hints ttl 0).
-        (result) => upgradeResult(revision, method, result),
+        (result) => upgradeResult(revision, method, this.#knownResultType(method, result)),
         (error: unknown) => (retried ? Promise.reject(error) : this.#retryAfter(error, generation, method, params, options)),
       )
+  }
+
+  /**
+   * 2026-07-28 basic/index.mdx "ResultType": "A resultType of any value unrecognized by the client
+   * MUST be considered invalid", the set being the core values plus those of extensions advertised
+   * via capabilities (here: the server's `extensions`). Legacy results carry none (absent = complete).
+   */
+  #knownResultType(method: string, result: JsonObject): JsonObject {
+    if (this.identity.era !== 'modern' || isKnownResultType(result.resultType, this.#advertisedExtensions())) return result
+    throw new McpxError('PROTOCOL', `${method}: the server answered with resultType ${JSON.stringify(result.resultType)}, which this client does not recognise (2026-07-28 basic/index.mdx: invalid)`, { method, resultType: result.resultType })
+  }
+
+  #advertisedExtensions(): string[] {
+    const extensions = this.identity.capabilities.extensions
+    return isRecord(extensions) ? Object.keys(extensions) : []
   }
 
   /** The one retry a failed request may get (expired session, changed tool headers, another revision). */

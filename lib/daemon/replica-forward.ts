@@ -8,10 +8,11 @@
  * them, tasks.ts). A forwarded request is never forwarded twice (SEP-2322 lets any instance continue
  * a round; this one continues it by handing it to the instance that can).
  */
-import { McpxError } from '../errors/index.ts'
+import { McpxError, RPC } from '../errors/index.ts'
 import { keyRingFor, requestStateOwner, sealedSessionIds, sessionOwner, taskOwner } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { jsonResponse } from './api-routes.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 const FORWARDED = 'mcpx-forwarded-by'
 
@@ -49,9 +50,9 @@ export function createReplicaForwarder(settings: Settings): ReplicaForwarder | u
     } catch (error) {
       const why = `replica ${owner} is unreachable (${(error as Error).message})`
       // 2025-11-25 basic/transports.mdx: a session that is gone is 404, and the client starts a new one.
-      if (session) return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `session not found: ${why}` } }, 404)
+      if (session) return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: RPC.INVALID_REQUEST, message: `session not found: ${why}` } }, HTTP_STATUS.NOT_FOUND)
       // JSON-RPC 2.0 §5.1: id null, the request was not answered; the host sends the call again from the start.
-      return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `the call or task is held by ${why}; a call can be sent again without requestState` } }, 502)
+      return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: RPC.INTERNAL_ERROR, message: `the call or task is held by ${why}; a call can be sent again without requestState` } }, HTTP_STATUS.BAD_GATEWAY)
     }
   }
   return {

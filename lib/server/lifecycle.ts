@@ -7,6 +7,7 @@
  */
 import { RPC, RpcError } from '../errors/index.ts'
 import {
+  HTTP_STATUS,
   EXTENSION,
   LATEST_LEGACY,
   LOG_LEVELS,
@@ -116,6 +117,6 @@ export function validateModernMeta(params: Json | undefined): ModernMeta {
 
 
 function invalid(message: string): RpcError {
-  return new RpcError(RPC.INVALID_PARAMS, message, undefined, 400)
+  return new RpcError(RPC.INVALID_PARAMS, message, undefined, HTTP_STATUS.BAD_REQUEST)
 }
 

@@ -282,7 +282,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
 
   return {
     fetch: (request) =>
-      handle(request).catch((error: unknown) => rpcErrorResponse(500, new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`))),
+      handle(request).catch((error: unknown) => rpcErrorResponse(HTTP_STATUS.INTERNAL_SERVER_ERROR, new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`))),
     close: () => sessions.close(),
   }
 }
