@@ -9,6 +9,7 @@ import { createUpstreamAuth } from '../lib/auth/index.ts'
 import type { ServerConfig } from '../lib/config/index.ts'
 import type { Catalog, DaemonClient } from '../lib/daemon/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
+import { type Revision, shapeResult } from '../lib/wire/index.ts'
 import { type DownstreamAsker, Upstream } from '../lib/gateway/index.ts'
 import type { ConfiguredContext } from './context.ts'
 import { type HostOptions, answer, followCall, hostParams, hostQuestions, readAnswers, refuseSampling, rootUris } from './host.ts'
@@ -159,9 +160,16 @@ function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostO
             },
           }),
         })
+        .then((result) => shapedFor(upstream, 'tools/call', result))
         .finally(() => notice.stop())
     },
-    request: (method, params, options = {}) => upstream.request(method, params, { asker, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) }),
+    request: async (method, params, options = {}) => shapedFor(upstream, method, await upstream.request(method, params, { asker, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) })),
     close: () => upstream.close(),
   }
+}
+
+/** As the spec shapes a result for the revision the upstream speaks (no resultType for legacy ones), like /v1 does. */
+function shapedFor(upstream: Upstream, method: string, result: Json): Json {
+  const revision = upstream.status().revision
+  return revision === undefined ? result : shapeResult(revision as Revision, method, result)
 }

@@ -18,6 +18,7 @@ import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
 import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import { createMcpAuth } from './mcp-auth.ts'
 import { createReplicaForwarder } from './replica-forward.ts'
+import { createSharedState } from './shared-state.ts'
 import { readToken } from './token.ts'
 import { operationTools } from './mcp-tools.ts'
 import { upstreamConnectOptions } from './upstream-auth.ts'
@@ -98,7 +99,9 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   // Which listener each /mcp request came in on, for the session lines of the log.
   const listenerOf = new WeakMap<Request, string>()
   // Replicas behind a load balancer: a 2026 retry or a legacy session another replica owns goes back to it.
-  const forwarder = createReplicaForwarder(settings)
+  // Optional Redis (settings.redisUrl): the ended sessions every replica must answer 404 for.
+  const shared = createSharedState(settings)
+  const forwarder = createReplicaForwarder(settings, shared)
   /** OAuth principals get a surface each (their policy's view, their sessions); the oldest beyond the cap close. */
   const principalKeys: string[] = []
   const surfaceFor = (mode: SurfaceMode, passthrough?: string, principal?: Principal) => {
@@ -115,14 +118,17 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
         origin: false,
         // Binds MRTR requestState to the caller and marks cacheable results private (caching.mdx).
         ...(principal && { principalOf: () => principal.id }),
-        // One line per host session opened and closed: who, which revision, over what, which surface.
+        // One line per host session opened and closed: who, which revision, over what, which surface (the
+        // id's last characters: a sealed id starts with its key id, the same for every session).
         onSession: (event) => {
           const client = event.client ? `${event.client.name} ${event.client.version}` : 'an unnamed client'
           const via = event.request ? ` over ${listenerOf.get(event.request) ?? 'streamable-http'}` : ''
-          const what = event.state === 'discovered' ? 'stateless client discovered the server' : `session ${event.state} ${event.id.slice(0, 8)}`
+          const what = event.state === 'discovered' ? 'stateless client discovered the server' : `session ${event.state} ${event.id.slice(-8)}`
           log.info(`${what}: ${client}, revision ${event.revision}${via}, surface ${surfaceName}`)
+          if (event.state === 'closed' && event.reason !== 'closed') forwarder?.sessionEnded(event.id)
         },
-        ...(forwarder && { newSessionId: forwarder.newSessionId }),
+        ...(forwarder && { newSessionId: forwarder.newSessionId, adoptSession: forwarder.adoptSession }),
+        ...(forwarder?.sessionRevoked && { sessionRevoked: forwarder.sessionRevoked }),
       })
       entry = { surface, http }
       surfaces.set(key, entry)
@@ -216,6 +222,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   })
   daemon.onShutdown(async () => {
     channel.close()
+    shared?.close()
     stopWatching()
     // Every request in flight on /mcp (both eras, every surface) gets its answer or an error.
     await Promise.all([...surfaces.values()].map(({ surface }) => surface.engine.drain(settings.shutdownGraceMs, 'the mcpx daemon is stopping')))

@@ -169,9 +169,7 @@ export const OPERATIONS: readonly Operation[] = [
           ...(progressId !== undefined && { onProgress: (update) => context.events.publish('call.progress', { progressId, server, tool, ...update }) }),
         })
         context.events.publish('call', { server, tool, ok: true, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
-        // As the spec shapes it for the revision the upstream speaks (no resultType for legacy ones).
-        const revision = context.pool.status(server).revision
-        return revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result as Record<string, unknown>)
+        return shapedForUpstream(context, server, 'tools/call', result as Record<string, unknown>)
       } catch (error) {
         const code = error instanceof McpxError ? error.code : 'INTERNAL'
         context.events.publish('call', { server, tool, ok: false, error: code, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
@@ -206,7 +204,7 @@ export const OPERATIONS: readonly Operation[] = [
           ...(progressId !== undefined && { onProgress: (update) => context.events.publish('call.progress', { progressId, server: params.server, ...update }) }),
         })
         .then(
-          (result) => (settled(true), result),
+          (result) => (settled(true), shapedForUpstream(context, params.server, params.method, result as Record<string, unknown>)),
           (error: unknown) => {
             settled(false)
             throw error
@@ -332,6 +330,12 @@ export const OPERATIONS: readonly Operation[] = [
     },
   },
 ]
+
+/** A result as the spec shapes it for the revision the upstream speaks (no resultType for legacy ones). */
+function shapedForUpstream(context: OperationContext, server: string, method: string, result: Record<string, unknown>): Record<string, unknown> {
+  const revision = context.pool.status(server).revision
+  return revision === undefined ? result : shapeResult(revision as Revision, method, result)
+}
 
 /** Collect first (synchronously, a full collection), then measure, so only what is still referenced counts. */
 function memoryReport(types: number) {

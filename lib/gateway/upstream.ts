@@ -103,9 +103,11 @@ export class Upstream {
     // A caller that asked for no task still gets a task-required tool's result (task-runner.ts);
     // one that asked for a task (runAsTask) gets it followed to its end the same way. A caller
     // keeping the upstream's task id (onTaskCreated) asked for a task: the upstream runs one for a
-    // tool whose listing offers it (2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation").
+    // tool whose listing offers it (2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation"),
+    // or, a 2026 server with the tasks extension, when it decides to (extensions/tasks: the
+    // extension is declared on this call and the server may answer with a task or directly).
     const support = taskSupport(definition)
-    const keepsId = options.onTaskCreated !== undefined && (support === 'optional' || support === 'required')
+    const keepsId = options.onTaskCreated !== undefined && taskRefusal(client, support) === undefined
     const asTask = !options.acceptTask && (options.runAsTask ? runnableAsTask(this.name, tool, definition, client) : (support === 'required' || keepsId) && canRunAsTask(client))
     if (!asTask) options.onTaskCreated?.(undefined)
     const run = asTask
@@ -125,6 +127,15 @@ export class Upstream {
     const byName = new Map(catalog.tools.map((t) => [String(t.name), t]))
     if (this.#catalog === pending) this.#tools = { catalog: pending, byName }
     return byName.get(tool)
+  }
+
+  /**
+   * True when the live connection is a 2026 server with the tasks extension: it decides per call
+   * whether a tools/call becomes a task (extensions/tasks), and its listing says nothing about it.
+   */
+  get decidesTasksPerCall(): boolean {
+    const client = this.#client
+    return client !== undefined && !client.peer.closed && taskRefusal(client, undefined) === undefined
   }
 
   /** True when this upstream's calls check arguments against the tool's inputSchema (a validator is set). */

@@ -72,7 +72,7 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
     case 'tools/call': {
       if (!caps.tools) throw notFound()
       const tool = tasksOn ? engine.registry.tool(String(params.name)) : undefined
-      const support = taskSupportOf(tool)
+      const support = tool?.relaysTasks ? 'forbidden' : taskSupportOf(tool)
       const negotiated = hasTasksExtension(meta.clientCapabilities)
       if (support === 'required' && !negotiated && !tool?.servesUntasked) throw TaskStore.requireExtension()
       if (support !== 'forbidden' && negotiated) {

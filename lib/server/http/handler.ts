@@ -14,12 +14,13 @@ import {
 import type { Connection, Outlet } from '../connection.ts'
 import type { Channel, Engine } from '../engine.ts'
 import { SUPPORTED_REVISIONS } from '../lifecycle.ts'
+import type { SessionSeed } from '../session-id.ts'
 import { checkAccept, readJsonBody, rpcErrorResponse } from './body.ts'
 import { classifyHttpRequest, headerValue, rejectResponse, type HttpVerdict } from './classify.ts'
 import { EventStore } from './event-store.ts'
 import { validateModernHeaders } from './modern-headers.ts'
 import { checkOrigin, type OriginPolicy } from './origin.ts'
-import { SessionStore } from './sessions.ts'
+import { type SessionEndReason, SessionStore } from './sessions.ts'
 import { openSseStream, resumeSseStream, type SseStream } from './sse-stream.ts'
 
 export interface HttpHandlerOptions {
@@ -37,15 +38,27 @@ export interface HttpHandlerOptions {
    * authenticates: binds MRTR requestState to it and marks cacheable results private.
    */
   readonly principalOf?: (request: Request) => string | undefined
-  /** Mints legacy session ids (default: random); see SessionStoreOptions.newId. */
-  readonly newSessionId?: () => string
+  /** Mints legacy session ids (default: random); replicas seal the seed into them (session-id.ts). */
+  readonly newSessionId?: (seed: SessionSeed) => string
+  /**
+   * A session id this handler does not know: what it sealed, when it may be rebuilt here (replicas:
+   * its owner is gone, it is not too old and not revoked); undefined answers 404 as usual.
+   */
+  readonly adoptSession?: (id: string) => SessionSeed | undefined | Promise<SessionSeed | undefined>
+  /** Asked on each request of a rebuilt session: true when another replica ended it since (shared revocation list). */
+  readonly sessionRevoked?: (id: string) => Promise<boolean>
   /** Told when a legacy session opens (after a successful initialize) and when it ends, for logs. */
   readonly onSession?: (event: SessionEvent) => void
 }
 
 export interface SessionEvent {
-  /** `discovered`: a stateless (2026-07-28) client's server/discover, the closest it has to a session start. */
-  readonly state: 'opened' | 'closed' | 'discovered'
+  /**
+   * `discovered`: a stateless (2026-07-28) client's server/discover, the closest it has to a session
+   * start; `adopted`: a sealed session another replica opened, rebuilt here.
+   */
+  readonly state: 'opened' | 'closed' | 'discovered' | 'adopted'
+  /** Why a session closed (`closed` only). */
+  readonly reason?: SessionEndReason
   readonly id: string
   readonly revision: string
   readonly client?: { readonly name: string; readonly version: string }
@@ -65,6 +78,10 @@ interface LegacySession {
   revision: LegacyRevision
   events: EventStore
   standalone?: SseStream
+  /** The authenticated caller that opened it (sealed into replica session ids). */
+  principal?: string
+  /** Rebuilt from a sealed id another replica minted (adoptSession). */
+  adopted?: boolean
 }
 
 export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
@@ -72,10 +89,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const sessions = new SessionStore<LegacySession>({
     sessionIdleMs: settings.sessionIdleMs,
     maxSessions: settings.maxSessions,
-    ...(options.newSessionId && { newId: options.newSessionId }),
-    onEnd: (id, session) => {
+    ...(options.newSessionId && { newId: (session: LegacySession) => options.newSessionId!(seedOf(session)) }),
+    onEnd: (id, session, reason) => {
       session.standalone?.end()
-      options.onSession?.({ state: 'closed', id, revision: session.revision, ...clientOf(session.connection) })
+      options.onSession?.({ state: 'closed', id, revision: session.revision, reason, ...clientOf(session.connection) })
       engine.disconnect(session.connection)
     },
   })
@@ -86,7 +103,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       if (forbidden) return forbidden
     }
     const sessionId = headerValue(request.headers, HEADER.SESSION_ID)
-    const session = sessionId === undefined ? undefined : sessions.get(sessionId)
+    let session = sessionId === undefined ? undefined : sessions.get(sessionId)
+    if (sessionId !== undefined && (session === undefined ? options.adoptSession !== undefined : session.adopted === true && options.sessionRevoked !== undefined)) {
+      session = await adoptOrRecheck(request, sessionId, session)
+    }
     let body: unknown
     if (request.method === 'POST') {
       const read = await readJsonBody(request, { maxFrameBytes: settings.maxFrameBytes, bodyTimeoutMs: settings.httpBodyTimeoutMs, maxJsonDepth: settings.maxJsonDepth })
@@ -129,6 +149,32 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
   }
 
+  /**
+   * Replicas: a sealed session this replica did not open is rebuilt from its id (its owner is gone);
+   * one it rebuilt before is dropped when the shared revocation list says another replica ended it.
+   */
+  async function adoptOrRecheck(request: Request, id: string, known: LegacySession | undefined): Promise<LegacySession | undefined> {
+    if (known !== undefined) {
+      if (!(await options.sessionRevoked!(id))) return known
+      sessions.delete(id)
+      return undefined
+    }
+    if (sessions.ended(id)) return undefined
+    const seed = await options.adoptSession!(id)
+    // Only the caller the session was opened for may use it (a stolen id from another principal is 404).
+    if (seed === undefined || (seed.principal ?? '') !== (options.principalOf?.(request) ?? '')) return undefined
+    const connection = engine.connect('http')
+    connection.legacy = { revision: seed.revision, clientCapabilities: seed.clientCapabilities, ...(seed.clientInfo && { clientInfo: seed.clientInfo }), initialized: true, subscriptions: new Set() }
+    const session: LegacySession = { connection, revision: seed.revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }), adopted: true, ...(seed.principal !== undefined && { principal: seed.principal }) }
+    if (!sessions.adopt(id, session)) {
+      // Another request of the same session adopted it first (or it ended meanwhile).
+      engine.disconnect(connection)
+      return sessions.get(id)
+    }
+    options.onSession?.({ state: 'adopted', id, revision: seed.revision, request, ...clientOf(connection) })
+    return session
+  }
+
   async function initialize(request: Request, raw: Record<string, unknown>): Promise<Response> {
     const notAcceptable = checkAccept(request, '2025-03-26')
     if (notAcceptable) return notAcceptable
@@ -146,7 +192,8 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       return json(answer.message, answer.httpStatus)
     }
     const revision = connection.legacy.revision
-    const id = sessions.create({ connection, revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }) })
+    const principal = options.principalOf?.(request)
+    const id = sessions.create({ connection, revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }), ...(principal !== undefined && { principal }) })
     options.onSession?.({ state: 'opened', id, revision, request, ...clientOf(connection) })
     return json(answer.message, HTTP_STATUS.OK, { [HEADER.SESSION_ID]: id })
   }
@@ -284,6 +331,16 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     fetch: (request) =>
       handle(request).catch((error: unknown) => rpcErrorResponse(HTTP_STATUS.INTERNAL_SERVER_ERROR, new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`))),
     close: () => sessions.close(),
+  }
+}
+
+function seedOf(session: LegacySession): SessionSeed {
+  const legacy = session.connection.legacy
+  return {
+    revision: session.revision,
+    clientCapabilities: legacy?.clientCapabilities ?? {},
+    ...(legacy?.clientInfo && { clientInfo: legacy.clientInfo }),
+    ...(session.principal !== undefined && { principal: session.principal }),
   }
 }
 
