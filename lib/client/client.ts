@@ -12,7 +12,7 @@ import { type LogLevel, META, RESULT_TYPE, type RequestId, type Revision, findHe
 import { initializeLegacy, pickModern } from './handshake.ts'
 import { answerInputRequests } from './input.ts'
 import { sessionControl } from './open-transport.ts'
-import type { JsonObject, ServerIdentity, TimingStep } from './types.ts'
+import type { FollowFilter, Following, JsonObject, ServerIdentity, TimingStep } from './types.ts'
 import { type WireState, withModernMeta } from './wire-state.ts'
 
 export interface CallOptions {
@@ -272,6 +272,34 @@ export class McpClient {
     const done = this.request('subscriptions/listen', { notifications: filter }, { signal: abort.signal, timeoutMs: 0, onId: (id) => (subscriptionId = id) }).finally(off)
     done.catch(() => {})
     return { acknowledged, done, close: () => abort.abort(new McpxError('CANCELLED', 'subscription closed')) }
+  }
+
+  /**
+   * Follow list changes and resource updates the same way in both eras: `onNotification` gets each
+   * `notifications/{tools,prompts,resources}/list_changed` and `notifications/resources/updated` the
+   * filter asks for. 2026: one `subscriptions/listen` stream (subscriptions.mdx); legacy: the pushed
+   * notifications plus one `resources/subscribe` per URI (2025-11-25 server/resources.mdx
+   * "Subscriptions"; a refused subscribe is logged at debug and the rest still follow).
+   */
+  follow(filter: FollowFilter, onNotification: (method: string, params: JsonObject) => void): Following {
+    if (this.identity.era === 'modern') {
+      const listener = this.listen({ ...filter, ...(filter.resourceSubscriptions && { resourceSubscriptions: [...filter.resourceSubscriptions] }) }, onNotification)
+      const ended = listener.done.then(
+        () => {},
+        (error) => log.debug(`listen stream ended: ${error}`),
+      )
+      // The acknowledgement opens the stream (subscriptions.mdx); a stream that ends first settles it too.
+      return { ready: Promise.race([listener.acknowledged.then(() => {}), ended]), stop: () => listener.close() }
+    }
+    const methods = [
+      ...(filter.toolsListChanged ? ['notifications/tools/list_changed'] : []),
+      ...(filter.promptsListChanged ? ['notifications/prompts/list_changed'] : []),
+      ...(filter.resourcesListChanged ? ['notifications/resources/list_changed'] : []),
+      ...(filter.resourceSubscriptions?.length ? ['notifications/resources/updated'] : []),
+    ]
+    const offs = methods.map((method) => this.on(method, (params) => onNotification(method, params)))
+    const subscribed = (filter.resourceSubscriptions ?? []).map((uri) => this.subscribeResource(uri).catch((error) => log.debug(`resources/subscribe ${uri}: ${error}`)))
+    return { ready: Promise.all(subscribed).then(() => {}), stop: () => offs.forEach((off) => off()) }
   }
 
   async close(): Promise<void> {
