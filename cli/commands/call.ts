@@ -17,7 +17,7 @@ import { EXIT, setExitCode } from '../exit.ts'
 import { hostArgs } from '../host.ts'
 import { repeatable } from '../parse.ts'
 import { printJson, renderToolResult } from '../render.ts'
-import { isUrl, openServer } from '../target.ts'
+import { cliAsker, hostOptions, isUrl, openServer } from '../target.ts'
 import { recordedUpstream } from './record.ts'
 
 export default defineCommand({
@@ -50,11 +50,14 @@ export default defineCommand({
       if (ctx.configError) throw ctx.configError
       if (args.stdio !== undefined || isUrl(server)) throw new McpxError('USAGE', '--record records a configured server; use `mcpx record FILE -- CMD` or `--url URL` for others')
       // A pooled daemon connection cannot be recorded whole (record.ts recordedUpstream).
-      const upstream = recordedUpstream(ctx, server, args.record)
+      // The CLI is the host of this connection as of an ad-hoc one (target.ts cliAsker).
+      const host = await hostOptions(ctx, args, server, stdin.text)
+      const asker = cliAsker(host)
+      const upstream = recordedUpstream(ctx, server, args.record, host)
       try {
-        const definition = findTool(ctx, await upstream.catalog(), server, tool)
+        const definition = findTool(ctx, await upstream.broker.run(asker, () => upstream.catalog()), server, tool)
         const callArguments = await buildArguments(args.args, tokens, definition, stdin)
-        const result = await upstream.call(tool, callArguments, { ...(timeoutMs !== undefined && { timeoutMs }), ...(args.task && { runAsTask: true }) })
+        const result = await upstream.call(tool, callArguments, { asker, ...(timeoutMs !== undefined && { timeoutMs }), ...(args.task && { runAsTask: true }) })
         // As the spec shapes it for the revision this connection speaks (no resultType for legacy ones).
         const revision = upstream.status().revision
         report(revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result), ctx.json, server, tool)

@@ -127,7 +127,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
           log.info(`${what}: ${client}, revision ${event.revision}${via}, surface ${surfaceName}`)
           if (event.state === 'closed' && event.reason !== 'closed') forwarder?.sessionEnded(event.id)
         },
-        ...(forwarder && { newSessionId: forwarder.newSessionId, adoptSession: forwarder.adoptSession }),
+        ...(forwarder && { newSessionId: forwarder.newSessionId, adoptSession: forwarder.adoptSession, forwardModern: forwarder.forwardModern }),
         ...(forwarder?.sessionRevoked && { sessionRevoked: forwarder.sessionRevoked }),
       })
       entry = { surface, http }
@@ -166,8 +166,11 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     path: MCP_PATH,
     handle(request, context) {
       listenerOf.set(request, context.surface === 'unix' ? 'streamable-http on the Unix socket' : 'streamable-http on TCP')
-      if (!forwarder) return route(request, context.url, context.surface)
-      return forwarder.forward(request, context.url).then((answer) => answer ?? route(request, context.url, context.surface))
+      // Only a legacy session another replica owns is handed on here (header only, no body read);
+      // 2026 retries and tasks/* are handed on by the handler once it parsed the body (forwardModern).
+      const forwarded = forwarder?.forward(request, context.url)
+      if (forwarded === undefined) return route(request, context.url, context.surface)
+      return forwarded.then((answer) => answer ?? route(request, context.url, context.surface))
     },
   })
   function route(request: Request, url: URL, listener: Surface): Response | Promise<Response> {

@@ -24,8 +24,10 @@ import type { SharedState } from './shared-state.ts'
 const FORWARDED = 'mcpx-forwarded-by'
 
 export interface ReplicaForwarder {
-  /** The owner's answer when `request` belongs to another replica; undefined to serve it here. */
-  forward(request: Request, url: URL): Promise<Response | undefined>
+  /** The owner's (or heir's) answer when `request` names a legacy session of another replica; undefined to serve it here. */
+  forward(request: Request, url: URL): Promise<Response | undefined> | undefined
+  /** HttpHandlerOptions.forwardModern: a 2026 retry or tasks/* request another replica holds goes there. */
+  forwardModern(request: Request, body: string, params: Record<string, unknown>): Promise<Response | undefined>
   /** Mints this replica's legacy session ids (sealed, naming it and holding the session's seed). */
   readonly newSessionId: (seed: SessionSeed) => string
   /** A sealed session this replica did not open, when it may be rebuilt here (HttpHandlerOptions.adoptSession). */
@@ -34,6 +36,14 @@ export interface ReplicaForwarder {
   readonly sessionRevoked?: (id: string) => Promise<boolean>
   /** A session ended here (DELETE, idle, eviction): recorded in the shared revocation list, if any. */
   sessionEnded(id: string): void
+}
+
+function idOf(body: string | undefined): unknown {
+  try {
+    return (JSON.parse(body ?? 'null') as { id?: unknown } | null)?.id ?? null
+  } catch {
+    return null
+  }
 }
 
 /** Bun's fetch error code when nothing listens at the address: the request was never sent. */
@@ -77,11 +87,7 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
   }
   /** A request the peer took but never answered (it died meanwhile): JSON-RPC 2.0 error, the request's id when it has one. */
   const cut = (owner: string, error: unknown, body: string | undefined, message: string): Response => {
-    let id: unknown = null
-    try {
-      id = (JSON.parse(body ?? 'null') as { id?: unknown } | null)?.id ?? null
-    } catch {}
-    return jsonResponse({ jsonrpc: '2.0', id, error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} stopped while answering (${(error as Error).message}): ${message}` } }, HTTP_STATUS.BAD_GATEWAY)
+    return jsonResponse({ jsonrpc: '2.0', id: idOf(body), error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} stopped while answering (${(error as Error).message}): ${message}` } }, HTTP_STATUS.BAD_GATEWAY)
   }
   const maxAgeMs = settings.replicaSessionMaxAgeMs
   return {
@@ -97,13 +103,13 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
       const sealed = shared && openSession(ring, id)
       if (sealed) void shared!.revokeSession(id, sealed.mintedMs + maxAgeMs - Date.now())
     },
-    async forward(request, url) {
-      if (request.headers.has(FORWARDED)) return undefined
+    forward(request, url) {
       // A legacy session (any method: POST, the GET stream, DELETE) lives with the replica that minted its id, else its heir.
       const session = request.headers.get('mcp-session-id')
-      if (session !== null) {
-        const owner = openSession(ring, session)?.owner
-        if (owner === undefined) return undefined
+      if (session === null || request.headers.has(FORWARDED)) return undefined
+      const owner = openSession(ring, session)?.owner
+      if (owner === undefined || owner === self) return undefined
+      return (async () => {
         let body: string | undefined
         for (const replica of heirs(owner)) {
           if (replica === self) return undefined
@@ -116,20 +122,12 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
           }
         }
         return undefined
-      }
-      if (request.method !== 'POST') return undefined
-      const text = await request.clone().text()
-      // Only a 2026 retry carries requestState, only tasks/* a taskId; anything else is served here without parsing.
-      const hasState = text.includes('"requestState"')
-      if (!hasState && !text.includes('"taskId"')) return undefined
-      let message: { id?: unknown; params?: { requestState?: unknown; taskId?: unknown } }
-      try {
-        message = JSON.parse(text) as typeof message
-      } catch {
-        return undefined
-      }
-      const params = message?.params
-      const owner = hasState ? requestStateOwner(ring, params?.requestState) : taskOwner(params?.taskId)
+      })()
+    },
+    async forwardModern(request, text, params) {
+      const url = new URL(request.url)
+      if (request.headers.has(FORWARDED)) return undefined
+      const owner = params.requestState !== undefined ? requestStateOwner(ring, params.requestState) : taskOwner(params.taskId)
       const peer = owner === undefined ? undefined : peers.get(owner)
       if (owner === undefined || peer === undefined) return undefined
       const lost = 'the call or task it held is lost; a call can be sent again without requestState'
@@ -137,7 +135,7 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
         const answer = await hop(peer, request, url, text)
         if (answer !== 'refused') return answer
         // JSON-RPC 2.0: the request was not answered; the host sends the call again from the start.
-        return jsonResponse({ jsonrpc: '2.0', id: message.id ?? null, error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} is unreachable: ${lost}` } }, HTTP_STATUS.BAD_GATEWAY)
+        return jsonResponse({ jsonrpc: '2.0', id: idOf(text), error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} is unreachable: ${lost}` } }, HTTP_STATUS.BAD_GATEWAY)
       } catch (error) {
         return cut(owner, error, text, lost)
       }

@@ -1,6 +1,6 @@
 /**
  * Sampling is declared only where it can be answered (README "Brokering"). The CLI's own
- * connections — ad-hoc targets over stdio and over HTTP — declare `sampling` only when setting
+ * connections — ad-hoc targets over stdio and over HTTP, `call --record` — declare `sampling` only when setting
  * samplingCommand names a program. The daemon declares the union of what it can broker (any host
  * that declares sampling may call through it), so its upstreams are told sampling either way; a
  * CLI call through the daemon without samplingCommand refuses the question with -32021 naming the
@@ -56,6 +56,20 @@ describe('the CLI as the client (ad-hoc targets)', () => {
       expect(sampled.stdout).toContain('sampled!')
     })
   }
+})
+
+describe('the CLI as the client (call --record: one fresh connection of its own)', () => {
+  test('sampling declared only with samplingCommand set; a sampling question answered through it', async () => {
+    const file = join(user.project, 'call.jsonl')
+    const without = await run(['call', 'legacy.capabilities', '--record', file], WITHOUT)
+    expect(without.exitCode).toBe(0)
+    expect(declared(without.stdout)).toEqual(['elicitation', 'roots'])
+    const withCommand = await run(['call', 'legacy.capabilities', '--record', file], WITH)
+    expect(declared(withCommand.stdout)).toEqual(['elicitation', 'roots', 'sampling'])
+    const sampled = await run(['call', 'legacy.sample', 'prompt=hi', '--record', file], WITH)
+    expect(sampled.exitCode).toBe(0)
+    expect(sampled.stdout).toContain('sampled!')
+  })
 })
 
 describe('through the daemon', () => {

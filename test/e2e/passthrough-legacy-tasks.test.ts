@@ -10,9 +10,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js'
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import type { UpstreamPool } from '../../lib/gateway/index.ts'
@@ -24,6 +25,7 @@ const dir = tempDir('mcpx-passthrough-legacy-tasks')
 let daemon: Daemon
 let client: Client
 let pool: UpstreamPool
+let headers: Record<string, string>
 
 beforeAll(async () => {
   const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
@@ -31,7 +33,8 @@ beforeAll(async () => {
   pool = daemon.pool as unknown as UpstreamPool
   client = new Client({ name: 'legacy-tasks-host', version: '1.0.0' }, { capabilities: {} })
   const url = new URL(`${daemon.info().tcp.url}/mcp?passthrough=everything`)
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${readToken(layout.token)}` } } }))
+  headers = { Authorization: `Bearer ${readToken(layout.token)}` }
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }))
 })
 afterAll(async () => {
   await client?.close()
@@ -51,6 +54,18 @@ describe('pass-through, 2025-11-25 host, 2026 upstream with the tasks extension'
     const byName = new Map(tools.map((t) => [t.name, t]))
     expect(byName.get('slow_compute')?.execution).toEqual({ taskSupport: 'optional' })
     expect(byName.get('greet')?.execution).toEqual({ taskSupport: 'optional' })
+  })
+
+  test('a 2026 host (SDK 2.x) is listed the tools as the upstream gave them: no execution', async () => {
+    const modern = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await modern.connect(new ModernHttp(new URL(`${daemon.info().tcp.url}/mcp?passthrough=everything`), { requestInit: { headers } }))
+    try {
+      const tool = (await modern.listTools()).tools.find((t) => t.name === 'slow_compute')
+      expect(tool).toBeDefined()
+      expect(tool).not.toHaveProperty('execution')
+    } finally {
+      await modern.close()
+    }
   })
 
   test("a task the upstream creates keeps the upstream's task id; tasks/get and the blocking tasks/result map onto it", async () => {
@@ -87,6 +102,24 @@ describe('pass-through, 2025-11-25 host, 2026 upstream with the tasks extension'
       status = (await upstreamTask(taskId)).status
     }
     expect(status).toBe('cancelled')
+  })
+
+  test("the upstream task's input request reaches the host (elicitation/create) and its answer goes back upstream", async () => {
+    const asking = new Client({ name: 'answering-host', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+    const asked: string[] = []
+    asking.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(String(request.params.message))
+      return { action: 'accept', content: { confirm: true } }
+    })
+    await asking.connect(new StreamableHTTPClientTransport(new URL(`${daemon.info().tcp.url}/mcp?passthrough=everything`), { requestInit: { headers } }))
+    try {
+      const created = await asking.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'old.log' }, task: { ttl: 60_000 } } }, CreateTaskResultSchema, { timeout: 30_000 })
+      const result = await asking.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema, { timeout: 30_000 })
+      expect(asked).toEqual(['Delete old.log?'])
+      expect(textOf(result)).toBe('Deleted old.log')
+    } finally {
+      await asking.close()
+    }
   })
 
   test('without the task hint the call is answered directly, as before', async () => {

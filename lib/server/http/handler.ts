@@ -45,6 +45,12 @@ export interface HttpHandlerOptions {
    * its owner is gone, it is not too old and not revoked); undefined answers 404 as usual.
    */
   readonly adoptSession?: (id: string) => SessionSeed | undefined | Promise<SessionSeed | undefined>
+  /**
+   * Replicas: a 2026 request that continues another replica's work (params.requestState of an
+   * MRTR round, params.taskId of a task) — the owner's answer, or undefined to serve it here. Asked
+   * only for requests carrying one of those, so other requests pay nothing.
+   */
+  readonly forwardModern?: (request: Request, body: string, params: Record<string, unknown>) => Promise<Response | undefined>
   /** Asked on each request of a rebuilt session: true when another replica ended it since (shared revocation list). */
   readonly sessionRevoked?: (id: string) => Promise<boolean>
   /** Told when a legacy session opens (after a successful initialize) and when it ends, for logs. */
@@ -206,6 +212,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     if (!checked.ok) return rpcErrorResponse(checked.status, checked.error, recoverId(message))
     const notAcceptable = checkAccept(request, verdict.revision)
     if (notAcceptable) return notAcceptable
+    if (options.forwardModern && params && (params.requestState !== undefined || params.taskId !== undefined)) {
+      const answer = await options.forwardModern(request, restoreRawIds(JSON.stringify(message)), params)
+      if (answer) return answer
+    }
     if (message.method === 'server/discover' && options.onSession) {
       const info = (params?._meta as Record<string, unknown> | undefined)?.[META.CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined
       options.onSession({ state: 'discovered', id: '-', revision: verdict.revision, request, ...(info && { client: { name: String(info.name), version: String(info.version) } }) })
