@@ -7,10 +7,10 @@
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import type { HomeLayout, McpxConfig } from '../config/index.ts'
 import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../config/index.ts'
-import { McpxError } from '../errors/index.ts'
+import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
-import { LOOPBACK_ADDRESSES } from '../wire/index.ts'
+import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import { errorResponse, jsonResponse, operationRoutes, validateParams } from './api-routes.ts'
 import { EventFeed } from './events.ts'
 import type { ConfigSource } from './config-source.ts'
@@ -199,18 +199,18 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
       const url = new URL(request.url)
       const rejection = checkRequest(request, surface, policy, url.pathname)
       // Discovery paths answer without a token: 404 unless a route (OAuth on /mcp) serves them.
-      if (rejection && !(rejection.status === 401 && isDiscoveryPath(url.pathname))) return rejectionResponse(rejection, url.pathname, layout.token)
-      if (shutdownPromise !== undefined) return rejectionResponse({ status: 503, code: 'CONNECT', message: 'the mcpx daemon is stopping' }, url.pathname, layout.token)
+      if (rejection && !(rejection.status === HTTP_STATUS.UNAUTHORIZED && isDiscoveryPath(url.pathname))) return rejectionResponse(rejection, url.pathname, layout.token)
+      if (shutdownPromise !== undefined) return rejectionResponse({ status: HTTP_STATUS.SERVICE_UNAVAILABLE, code: 'CONNECT', message: 'the mcpx daemon is stopping' }, url.pathname, layout.token)
       const match = matchRoute(routes, request.method, url.pathname)
       if ('status' in match) {
         const allow: Record<string, string> = match.allow ? { Allow: match.allow } : {}
         // MCP endpoints (/mcp) answer in JSON-RPC, whatever the method: an id-less -32600.
         if (!isApiPath(url.pathname)) {
-          const message = match.status === 404 ? `no route ${url.pathname}` : `Method Not Allowed: ${request.method} is not served on ${url.pathname}${match.allow ? ` (allowed: ${match.allow})` : ''}`
-          return jsonResponse({ jsonrpc: '2.0', error: { code: -32600, message } }, match.status, allow)
+          const message = match.status === HTTP_STATUS.NOT_FOUND ? `no route ${url.pathname}` : `Method Not Allowed: ${request.method} is not served on ${url.pathname}${match.allow ? ` (allowed: ${match.allow})` : ''}`
+          return jsonResponse({ jsonrpc: '2.0', error: { code: RPC.INVALID_REQUEST, message } }, match.status, allow)
         }
         return jsonResponse(
-          { error: { code: 'NOT_FOUND', message: match.status === 404 ? `no route ${url.pathname}` : `${request.method} not allowed on ${url.pathname}` } },
+          { error: { code: 'NOT_FOUND', message: match.status === HTTP_STATUS.NOT_FOUND ? `no route ${url.pathname}` : `${request.method} not allowed on ${url.pathname}` } },
           match.status,
           match.allow ? { Allow: match.allow } : {},
         )
@@ -337,18 +337,18 @@ function isApiPath(pathname: string): boolean {
  * how to send it (no `resource_metadata`: there is no OAuth here). The body of a refused request is
  * never read, so the connection is closed with the answer.
  */
-function rejectionResponse(rejection: Rejection | { readonly status: 503; readonly code: 'CONNECT'; readonly message: string }, pathname: string, tokenFile: string): Response {
-  const message = rejection.status === 401 ? `${rejection.message}: send the header "Authorization: Bearer <token>" with the token from ${tokenFile}` : rejection.message
+function rejectionResponse(rejection: Rejection | { readonly status: typeof HTTP_STATUS.SERVICE_UNAVAILABLE; readonly code: 'CONNECT'; readonly message: string }, pathname: string, tokenFile: string): Response {
+  const message = rejection.status === HTTP_STATUS.UNAUTHORIZED ? `${rejection.message}: send the header "Authorization: Bearer <token>" with the token from ${tokenFile}` : rejection.message
   const headers: Record<string, string> =
-    rejection.status === 401
+    rejection.status === HTTP_STATUS.UNAUTHORIZED
       ? { 'WWW-Authenticate': `Bearer realm="mcpx", error="invalid_token", error_description="send the bearer token from ${tokenFile}"`, Connection: 'close' }
       : { Connection: 'close' }
   if (isApiPath(pathname)) {
-    return jsonResponse({ error: { code: rejection.code, message, ...(rejection.status === 401 && { tokenFile }) } }, rejection.status, headers)
+    return jsonResponse({ error: { code: rejection.code, message, ...(rejection.status === HTTP_STATUS.UNAUTHORIZED && { tokenFile }) } }, rejection.status, headers)
   }
   // -32600 with no id member: 2025-11-25 and 2026-07-28 schema.json make JSONRPCErrorResponse's id
   // optional for errors that cannot name a request (the SDKs refuse "id": null).
-  return jsonResponse({ jsonrpc: '2.0', error: { code: -32600, message, ...(rejection.status === 401 && { data: { tokenFile, header: 'Authorization: Bearer <token>' } }) } }, rejection.status, headers)
+  return jsonResponse({ jsonrpc: '2.0', error: { code: RPC.INVALID_REQUEST, message, ...(rejection.status === HTTP_STATUS.UNAUTHORIZED && { data: { tokenFile, header: 'Authorization: Bearer <token>' } }) } }, rejection.status, headers)
 }
 
 /** The port this daemon chose at its last start, or null. */

@@ -8,14 +8,14 @@ import { join } from 'node:path'
 import { type AccessPolicy, type AuditLog, OPEN_POLICY, type Principal, createAccessView, createAuditLog, createResourceServer } from '../access/index.ts'
 import { createSchemaValidator } from '../schema/index.ts'
 import { CodeMode, GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
-import { McpxError } from '../errors/index.ts'
+import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import type { McpxConfig } from '../config/index.ts'
 import { listenChannel } from './channel.ts'
 import { jsonResponse } from './api-routes.ts'
 import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
-import { LOOPBACK_ADDRESSES } from '../wire/index.ts'
+import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import { createMcpAuth } from './mcp-auth.ts'
 import { createReplicaForwarder } from './replica-forward.ts'
 import { createSharedState } from './shared-state.ts'
@@ -183,7 +183,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
     // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
     if (principal && passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {
-      return jsonResponse({ jsonrpc: '2.0', error: { code: -32600, message: `access denied: ${principal.subject} may not use server ${passthrough}` } }, 403)
+      return jsonResponse({ jsonrpc: '2.0', error: { code: RPC.INVALID_REQUEST, message: `access denied: ${principal.subject} may not use server ${passthrough}` } }, HTTP_STATUS.FORBIDDEN)
     }
     const { surface, http } = chooseSurface(asked, principal)
     // Hot path: once the first sync landed, straight to the handler (no extra await per request).

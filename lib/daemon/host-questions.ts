@@ -7,7 +7,7 @@
  */
 import type { DownstreamAsker } from '../gateway/index.ts'
 import { McpxError } from '../errors/index.ts'
-import { RpcError } from '../errors/index.ts'
+import { RPC, RpcError } from '../errors/index.ts'
 import { missingCapability } from '../wire/index.ts'
 import type { EventFeed } from './events.ts'
 
@@ -79,7 +79,7 @@ function askHost(events: EventFeed, callId: string, kind: 'elicit' | 'sample', p
 export function answerHost(events: EventFeed, inputId: string, result: JsonObject | undefined, error: { code?: number; message?: string } | undefined): { answered: true } {
   const pending = pendingOf(events).get(inputId)
   if (pending === undefined) throw new McpxError('NOT_FOUND', `no open question "${inputId}" (answered already, or its call ended)`, { inputId })
-  if (error !== undefined) pending.reject(new RpcError(typeof error.code === 'number' ? error.code : -32603, error.message ?? 'the CLI refused the request'))
+  if (error !== undefined) pending.reject(new RpcError(typeof error.code === 'number' ? error.code : RPC.INTERNAL_ERROR, error.message ?? 'the CLI refused the request'))
   else pending.resolve(result ?? {})
   return { answered: true }
 }

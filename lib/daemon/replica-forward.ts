@@ -14,7 +14,8 @@
  * id (session-id.ts) — no new initialize. Ended sessions stay ended: each replica remembers the ids
  * it ended, and with Redis (shared-state.ts) every replica knows them.
  */
-import { McpxError } from '../errors/index.ts'
+import { McpxError, RPC } from '../errors/index.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 import { keyRingFor, openSession, requestStateOwner, sealedSessionIds, type SessionSeed, taskOwner } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { jsonResponse } from './api-routes.ts'
@@ -86,7 +87,7 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
   }
   /** A request the peer took but never answered (it died meanwhile): JSON-RPC 2.0 error, the request's id when it has one. */
   const cut = (owner: string, error: unknown, body: string | undefined, message: string): Response => {
-    return jsonResponse({ jsonrpc: '2.0', id: idOf(body), error: { code: -32603, message: `replica ${owner} stopped while answering (${(error as Error).message}): ${message}` } }, 502)
+    return jsonResponse({ jsonrpc: '2.0', id: idOf(body), error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} stopped while answering (${(error as Error).message}): ${message}` } }, HTTP_STATUS.BAD_GATEWAY)
   }
   const maxAgeMs = settings.replicaSessionMaxAgeMs
   const startedMs = Date.now()
@@ -138,7 +139,7 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
         const answer = await hop(peer, request, url, text)
         if (answer !== 'refused') return answer
         // JSON-RPC 2.0: the request was not answered; the host sends the call again from the start.
-        return jsonResponse({ jsonrpc: '2.0', id: idOf(text), error: { code: -32603, message: `replica ${owner} is unreachable: ${lost}` } }, 502)
+        return jsonResponse({ jsonrpc: '2.0', id: idOf(text), error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} is unreachable: ${lost}` } }, HTTP_STATUS.BAD_GATEWAY)
       } catch (error) {
         return cut(owner, error, text, lost)
       }

@@ -304,19 +304,8 @@ export class Upstream {
     return Math.min(this.context.settings.restartBackoffMaxMs, baseMs * factor)
   }
 
-  /** Invalidate the catalog on list_changed: legacy pushes unasked; 2026 needs a listen stream. */
+  /** Invalidate the catalog on list_changed, for the lists the server says it announces (McpClient.follow, either era). */
   #watchChanges(client: McpClient): void {
-    const invalidate = (method: string) => {
-      const part = LIST_CHANGED[method as keyof typeof LIST_CHANGED]
-      if (!part) return
-      this.#catalog = undefined
-      this.context.emit('catalog.changed', { server: this.name, part })
-    }
-    if (client.era === 'legacy') {
-      const offs = Object.keys(LIST_CHANGED).map((method) => client.on(method, () => invalidate(method)))
-      this.#stopListening = () => offs.forEach((off) => off())
-      return
-    }
     const caps = client.serverCapabilities as Record<string, { listChanged?: boolean } | undefined>
     const filter = {
       ...(caps.tools?.listChanged && { toolsListChanged: true }),
@@ -324,9 +313,13 @@ export class Upstream {
       ...(caps.resources?.listChanged && { resourcesListChanged: true }),
     }
     if (Object.keys(filter).length === 0) return
-    const listener = client.listen(filter, (method) => invalidate(method))
-    listener.done.catch(() => {})
-    this.#stopListening = () => listener.close()
+    const following = client.follow(filter, (method) => {
+      const part = LIST_CHANGED[method as keyof typeof LIST_CHANGED]
+      if (!part) return
+      this.#catalog = undefined
+      this.context.emit('catalog.changed', { server: this.name, part })
+    })
+    this.#stopListening = () => following.stop()
   }
 
   async #loadCatalog(): Promise<Catalog> {

@@ -6,7 +6,8 @@
  * {supported, requested}; HTTP status 400 for both).
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import {
+import { hasFeature,
+  HTTP_STATUS,
   EXTENSION,
   LATEST_LEGACY,
   LOG_LEVELS,
@@ -42,10 +43,10 @@ export function serverCapabilities(def: ServerDefinition, registry: Registry, re
     caps.resources = { listChanged, subscribe: def.subscribe ?? true }
   }
   if (def.logging ?? true) caps.logging = {}
-  if (def.complete && revision >= '2025-03-26') caps.completions = {}
+  if (def.complete && hasFeature(revision, 'completionsCapability')) caps.completions = {}
   const tasks = def.tasks ?? false
-  if (tasks && revision === '2025-11-25') caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
-  if (isModernRevision(revision)) {
+  if (tasks && hasFeature(revision, 'coreTasks')) caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  if (hasFeature(revision, 'extensions')) {
     const extensions: Json = { ...def.extensions }
     if (tasks) extensions[EXTENSION.TASKS] = {}
     if (Object.keys(extensions).length > 0) caps.extensions = extensions
@@ -62,11 +63,11 @@ function mirroredCapabilities(def: ServerDefinition, revision: Revision): Json {
   const { tasks: _tasks, extensions, ...caps } = def.capabilities as Json
   const { [EXTENSION.TASKS]: _taskExtension, ...otherExtensions } = isRecord(extensions) ? extensions : {}
   const out: Json = { ...caps }
-  if (def.complete === undefined || revision < '2025-03-26') delete out.completions
+  if (def.complete === undefined || !hasFeature(revision, 'completionsCapability')) delete out.completions
   const served = def.tasks ?? false
-  if (served && revision === '2025-11-25') out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  if (served && hasFeature(revision, 'coreTasks')) out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
   const ext: Json = { ...otherExtensions, ...def.extensions }
-  if (served && isModernRevision(revision)) ext[EXTENSION.TASKS] = {}
+  if (served && hasFeature(revision, 'tasksExtension')) ext[EXTENSION.TASKS] = {}
   if (Object.keys(ext).length > 0) out.extensions = ext
   return out
 }
@@ -116,6 +117,6 @@ export function validateModernMeta(params: Json | undefined): ModernMeta {
 
 
 function invalid(message: string): RpcError {
-  return new RpcError(RPC.INVALID_PARAMS, message, undefined, 400)
+  return new RpcError(RPC.INVALID_PARAMS, message, undefined, HTTP_STATUS.BAD_REQUEST)
 }
 

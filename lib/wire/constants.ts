@@ -129,6 +129,13 @@ export const HTTP_STATUS = {
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE_CONTENT: 422,
+  /** Not in RFC 9110: nginx's "client closed request", the daemon's answer to a cancelled call. */
+  CLIENT_CLOSED_REQUEST: 499,
+  INTERNAL_SERVER_ERROR: 500,
+  BAD_GATEWAY: 502,
+  SERVICE_UNAVAILABLE: 503,
+  GATEWAY_TIMEOUT: 504,
 } as const
 
 export function isRevision(value: unknown): value is Revision {

@@ -7,7 +7,7 @@
 import type { JsonObject } from '../../client/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { HandlerContext, InputRequest, Json } from '../../server/index.ts'
-import { CAPABILITY_OF_ASK, EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord } from '../../wire/index.ts'
+import { hasFeature, CAPABILITY_OF_ASK, EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord } from '../../wire/index.ts'
 import { ASK_METHOD_OF, type DownstreamAsker, capabilityOfKind } from '../broker.ts'
 import type { UpstreamCallOptions } from '../types.ts'
 import type { ParkingLot } from './parking.ts'
@@ -107,7 +107,7 @@ export function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, cal
     // 2025-11-25 basic/transports.mdx (SEP-1699): a server MAY close the SSE stream of a long call;
     // the host resumes it with GET + Last-Event-ID and the result arrives there. A no-op elsewhere.
     const pollMs = callOptions.ssePollAfterMs ?? 0
-    const poll = pollMs > 0 && ctx.revision === '2025-11-25' ? setTimeout(() => ctx.closeStream(), pollMs) : undefined
+    const poll = pollMs > 0 && hasFeature(ctx.revision, 'ssePolling') ? setTimeout(() => ctx.closeStream(), pollMs) : undefined
     let running: Promise<Json>
     try {
       running = run(askerFor(ctx, ask), ctx.signal, options)

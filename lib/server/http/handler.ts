@@ -7,7 +7,7 @@
  */
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { Settings } from '../../settings/index.ts'
-import {
+import { hasFeature,
   HTTP_STATUS,
   HEADER, META, MIME, isRequest, parseMessage, recoverId, restoreRawIds, type JsonRpcMessage, type LegacyRevision,
 } from '../../wire/index.ts'
@@ -247,8 +247,8 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       await engine.answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era })
       return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
     }
-    // 2025-11-25 only: primed, numbered events that survive a dropped connection (SEP-1699).
-    const resumable = opts.session && opts.session.revision === '2025-11-25' ? opts.session.events : undefined
+    // Primed, numbered events that survive a dropped connection (2025-11-25 only, SEP-1699).
+    const resumable = opts.session && hasFeature(opts.session.revision, 'ssePolling') ? opts.session.events : undefined
     // 2026-07-28: closing the response stream is cancellation; legacy: it is not (2025-11-25 transports.mdx).
     const cancel = opts.era === 'modern' ? new AbortController() : undefined
     if (cancel) request.signal.addEventListener('abort', () => cancel.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')), { once: true })
@@ -328,7 +328,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const stream = openSseStream({
       sseKeepAliveMs: settings.sseKeepAliveMs,
       retryMs: settings.sseRetryMs,
-      store: session.revision === '2025-11-25' ? session.events : undefined,
+      store: hasFeature(session.revision, 'ssePolling') ? session.events : undefined,
       headers,
       signal: request.signal,
     })
@@ -339,7 +339,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
 
   return {
     fetch: (request) =>
-      handle(request).catch((error: unknown) => rpcErrorResponse(500, new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`))),
+      handle(request).catch((error: unknown) => rpcErrorResponse(HTTP_STATUS.INTERNAL_SERVER_ERROR, new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`))),
     close: () => sessions.close(),
   }
 }
