@@ -7,7 +7,7 @@
 import { spawn as spawnNode } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -121,8 +121,8 @@ export async function startMcpxDaemon(binary: string, dir: string, servers: Reco
   const run = (args: string[]) => Bun.spawnSync([binary, ...args], { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
   const started = run(['daemon', 'start', '--json'])
   if (started.exitCode !== 0) throw new Error(`mcpx daemon start failed: ${started.stderr.toString()}`)
-  const info = JSON.parse(started.stdout.toString()) as { pid: number; tcp: { url: string }; home: string }
-  const token = readFileSync(join(info.home, 'token'), 'utf8').trim()
+  const info = JSON.parse(started.stdout.toString()) as { pid: number; tcp: { url: string }; socket: string }
+  const token = readFileSync(join(dirname(info.socket), 'token'), 'utf8').trim()
   return {
     binary,
     pid: info.pid,
