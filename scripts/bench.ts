@@ -9,10 +9,14 @@
  *  3. code mode — warm exec start, 1000 calls from one script vs 1000 direct calls, search over
  *     10,000 synthetic tools, tools/list bytes of the code-mode vs raw surface;
  *  4. stdio hosts — the SDK 1.x client under node: direct stdio vs the byte-pump floor vs
- *     `mcpx serve --mode raw` vs `mcporter serve --stdio` (bench/stdio.ts).
- * Usage: bun scripts/bench.ts [--only all|stdio|startup] [--calls 1000] [--block 50] [--warmup 100] [--oneshot-runs 15]
- *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--memory-calls 1000] [--idle-ms 2000] [--json] [--out file.json]
- * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (with only the echo server configured).
+ *     `mcpx serve --mode raw` vs `mcporter serve --stdio` (bench/stdio.ts);
+ *  5. replicas — µs per seal and per open (bench/seal.ts); tools/call through one daemon in replica
+ *     mode (sealed ids) vs a plain one, and through HAProxy + 3 replicas vs one direct, in paired
+ *     blocks, with the daemons' CPU per call (bench/cluster.ts; needs haproxy).
+ * Usage: bun scripts/bench.ts [--only all|stdio|startup|cluster] [--calls 1000] [--block 50] [--warmup 100] [--oneshot-runs 15]
+ *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--memory-calls 1000] [--idle-ms 2000]
+ *        [--seal-ops 20000] [--cluster-calls 2000] [--json] [--out file.json]
+ * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (both with only the echo server configured), `--only cluster` part 5.
  * Markdown on stdout (JSON with --json); progress on stderr. Every process it starts is stopped.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -20,6 +24,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { type ClusterFigures, measureCluster, renderCluster } from './bench/cluster.ts'
+import { type SealFigures, measureSeal, renderSeal } from './bench/seal.ts'
 import { measureBatch, measureExecOverMcp, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
 import { type CpuPerCall, cpuPerCall } from './bench/cpu.ts'
 import { type MemoryFigures, type StartupFigures, buildHello, measureDaemonMemory, measureStartup } from './bench/startup.ts'
@@ -41,6 +47,8 @@ const { values: flags } = parseArgs({
     'search-tools': { type: 'string', default: '10000' },
     'memory-calls': { type: 'string', default: '1000' },
     'idle-ms': { type: 'string', default: '2000' },
+    'seal-ops': { type: 'string', default: '20000' },
+    'cluster-calls': { type: 'string', default: '2000' },
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -59,7 +67,26 @@ const clients: Client[] = []
 
 const machine = async () => ({ loadAverage: (await import('node:os')).loadavg().map((l) => Math.round(l * 100) / 100), bun: Bun.version, node: Bun.spawnSync([NODE, '--version']).stdout.toString().trim() })
 
-if (!['all', 'stdio', 'startup'].includes(flags.only!)) throw new Error(`--only must be all, stdio or startup, got ${flags.only}`)
+if (!['all', 'stdio', 'startup', 'cluster'].includes(flags.only!)) throw new Error(`--only must be all, stdio, startup or cluster, got ${flags.only}`)
+
+interface ReplicaFigures {
+  readonly seal: SealFigures
+  readonly cluster: ClusterFigures
+}
+
+/** Part 5: the seal micro-benchmark and the replica comparisons (bench/seal.ts, bench/cluster.ts). */
+async function replicas(): Promise<ReplicaFigures> {
+  progress(`part 5: seal micro-benchmark, ${num('seal-ops')} ops each`)
+  const seal = measureSeal(num('seal-ops'))
+  // The compiled binary, as the other parts measure it (its own copy: part 1's daemons may still run theirs).
+  const binary = await buildBinary(mkdtempSync(join(dir, 'part5-')))
+  const cluster = await measureCluster({ calls: num('cluster-calls'), block: num('block'), mcpx: [binary], progress })
+  return { seal, cluster }
+}
+
+function renderReplicas(figures: ReplicaFigures): string {
+  return `\n## 5. Replicas (sealed state, HAProxy + 3 replicas)\n\n${renderSeal(figures.seal)}\n\n${renderCluster(figures.cluster)}\n`
+}
 
 function stdioPaths(daemon: McpxDaemon, mcporter: Mcporter): Promise<StdioFigures> {
   progress(`part 4: stdio hosts (SDK 1.x under node), ${num('calls')} calls per path, blocks of ${num('block')}`)
@@ -230,9 +257,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 
-let report: BenchReport | StdioOnlyReport | StartupOnlyReport
+let report: BenchReport | StdioOnlyReport | StartupOnlyReport | { replicas: ReplicaFigures }
+let replicaFigures: ReplicaFigures | undefined
 try {
-  report = flags.only === 'stdio' ? await mainStdio() : flags.only === 'startup' ? await mainStartup() : await main()
+  if (flags.only === 'cluster') report = { replicas: (replicaFigures = await replicas()) }
+  else if (flags.only === 'startup') report = await mainStartup()
+  else {
+    report = flags.only === 'stdio' ? await mainStdio() : await main()
+    if (flags.only === 'all') report = { ...report, replicas: (replicaFigures = await replicas()) }
+  }
 } catch (error) {
   const interrupted = cleaning !== undefined
   await cleanup()
@@ -241,6 +274,7 @@ try {
 }
 await cleanup()
 if (flags.out) writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`)
-process.stdout.write(
-  flags.json ? `${JSON.stringify(report, null, 2)}\n` : flags.only === 'stdio' ? renderStdioOnly(report as StdioOnlyReport) : flags.only === 'startup' ? renderStartupOnly(report as StartupOnlyReport) : renderMarkdown(report as BenchReport),
-)
+const markdown = () =>
+  (flags.only === 'cluster' ? '' : flags.only === 'stdio' ? renderStdioOnly(report as StdioOnlyReport) : flags.only === 'startup' ? renderStartupOnly(report as StartupOnlyReport) : renderMarkdown(report as BenchReport)) +
+  (replicaFigures ? renderReplicas(replicaFigures) : '')
+process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : markdown())

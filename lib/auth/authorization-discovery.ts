@@ -5,7 +5,7 @@
  * server's origin (metadata optional, default endpoints otherwise).
  */
 import { McpxError } from '../errors/index.ts'
-import { ACCEPT_POST, MIME } from '../wire/index.ts'
+import { HTTP_STATUS, ACCEPT_POST, MIME } from '../wire/index.ts'
 import {
   defaultAuthorizationServerMetadata,
   fetchAuthorizationServerMetadata,
@@ -73,7 +73,7 @@ export async function probeChallenge(http: HttpContext, serverUrl: string): Prom
       body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
     })
     await response.body?.cancel()
-    return response.status === 401 ? parseBearerChallenge(response) : {}
+    return response.status === HTTP_STATUS.UNAUTHORIZED ? parseBearerChallenge(response) : {}
   } catch {
     return {}
   }

@@ -6,6 +6,7 @@
  * well-known URIs in the spec's priority order, whose `issuer` must equal the one we built from.
  */
 import { McpxError } from '../errors/index.ts'
+import { LOOPBACK_HOSTNAMES } from '../wire/index.ts'
 import { type HttpContext, readJson, request } from './http.ts'
 import {
   type AuthorizationServerMetadata,
@@ -124,8 +125,9 @@ export function requireSecureEndpoints(metadata: AuthorizationServerMetadata): v
   }
 }
 
+/** The loopback names, plus any address of the 127.0.0.0/8 block (all of it is loopback). */
 function isLoopback(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+  return LOOPBACK_HOSTNAMES.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname)
 }
 
 /**

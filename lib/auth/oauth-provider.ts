@@ -16,6 +16,7 @@ import type { FetchLike, HttpContext } from './http.ts'
 import { type GrantKind, runGrant } from './grants.ts'
 import { type StoredTokens, requestToken } from './token-endpoint.ts'
 import { type BearerChallenge, parseBearerChallenge, splitScopes } from './www-authenticate.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface OAuthProviderOptions {
   /** The MCP endpoint URL, exactly as configured. */
@@ -116,13 +117,13 @@ class OAuthProviderImpl implements OAuthProvider {
   async onAuthChallenge(response: Response, _request: { url: string; method: string }): Promise<'retry' | 'fail'> {
     const challenge = parseBearerChallenge(response)
     if (challenge.scheme === 'DPoP') this.serverWantsDpop = true
-    if (response.status === 401 && challenge.error === 'use_dpop_nonce' && challenge.dpopNonce) {
+    if (response.status === HTTP_STATUS.UNAUTHORIZED && challenge.error === 'use_dpop_nonce' && challenge.dpopNonce) {
       // RFC 9449 §9: the same token, a proof with the server's nonce; the transport bounds retries.
       this.rsNonce = challenge.dpopNonce
       return 'retry'
     }
-    if (response.status === 403 && challenge.error !== 'insufficient_scope') return 'fail'
-    if (response.status !== 401 && response.status !== 403) return 'fail'
+    if (response.status === HTTP_STATUS.FORBIDDEN && challenge.error !== 'insufficient_scope') return 'fail'
+    if (response.status !== HTTP_STATUS.UNAUTHORIZED && response.status !== HTTP_STATUS.FORBIDDEN) return 'fail'
     if (this.pending) {
       // Another request's challenge is being answered; its outcome serves this one too.
       await this.pending
@@ -132,7 +133,7 @@ class OAuthProviderImpl implements OAuthProvider {
       throw new McpxError('AUTH', `${this.options.serverUrl} still refuses access after ${this.streak} re-authorizations`, { status: response.status })
     }
     this.streak++
-    await this.singleFlight(() => (response.status === 403 ? this.stepUp(challenge) : this.reauthorize(challenge)))
+    await this.singleFlight(() => (response.status === HTTP_STATUS.FORBIDDEN ? this.stepUp(challenge) : this.reauthorize(challenge)))
     return 'retry'
   }
 

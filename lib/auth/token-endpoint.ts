@@ -9,6 +9,7 @@ import { type ClientCredentials, applyClientAuth, chooseAuthMethod } from './cli
 import { type DpopKey, createDpopProof } from './dpop.ts'
 import { type HttpContext, oauthFailure, readJson, request } from './http.ts'
 import { type AuthorizationServerMetadata, TokenResponseSchema } from './schemas.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 /** Tokens as mcpx keeps them: `expiresAt` is epoch ms, `scope` what was requested or granted. */
 export interface StoredTokens {
@@ -50,7 +51,7 @@ export async function requestToken(ctx: TokenRequestContext, grant: Grant, scope
   await applyClientAuth(method, ctx.client, body, headers, ctx.metadata.issuer)
   let response = await postToken(ctx, endpoint, headers, body)
   const nonce = response.headers.get('dpop-nonce')
-  if (ctx.dpop && response.status === 400 && nonce && (await oauthErrorCode(response)) === 'use_dpop_nonce') {
+  if (ctx.dpop && response.status === HTTP_STATUS.BAD_REQUEST && nonce && (await oauthErrorCode(response)) === 'use_dpop_nonce') {
     ctx.dpop.nonce = nonce
     response = await postToken(ctx, endpoint, headers, body)
   }

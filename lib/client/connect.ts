@@ -8,7 +8,7 @@ import { McpxError, RpcError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { Peer } from '../session/index.ts'
 import type { Transport, TransportKind } from '../transport/index.ts'
-import { LATEST_LEGACY, type Revision, eraOf, isModernRevision } from '../wire/index.ts'
+import { HTTP_STATUS, LATEST_LEGACY, type Revision, eraOf, isModernRevision } from '../wire/index.ts'
 import { McpClient } from './client.ts'
 import { discoverModern, initializeLegacy, isModernError, pickModern } from './handshake.ts'
 import { serveServerRequests } from './input.ts'
@@ -245,7 +245,7 @@ function isLegacyAnswer(error: unknown): boolean {
   if (error instanceof RpcError) return true
   if (error instanceof McpxError && error.code === 'CONNECT') {
     const status = error.data?.httpStatus
-    return status === 400 || status === 404 || status === 405
+    return status === HTTP_STATUS.BAD_REQUEST || status === HTTP_STATUS.NOT_FOUND || status === HTTP_STATUS.METHOD_NOT_ALLOWED
   }
   return false
 }
@@ -253,14 +253,14 @@ function isLegacyAnswer(error: unknown): boolean {
 /** The POST was refused at the HTTP level (not a JSON-RPC answer): the endpoint may be HTTP+SSE. */
 function isRefusedPost(error: unknown): boolean {
   const status = error instanceof McpxError && error.code === 'CONNECT' ? error.data?.httpStatus : undefined
-  return status === 400 || status === 404 || status === 405
+  return status === HTTP_STATUS.BAD_REQUEST || status === HTTP_STATUS.NOT_FOUND || status === HTTP_STATUS.METHOD_NOT_ALLOWED
 }
 
 function isAuthFailure(error: unknown): boolean {
   if (!(error instanceof McpxError)) return false
   if (error.code === 'AUTH') return true
   const status = error.data?.httpStatus
-  return error.code === 'CONNECT' && (status === 401 || status === 403)
+  return error.code === 'CONNECT' && (status === HTTP_STATUS.UNAUTHORIZED || status === HTTP_STATUS.FORBIDDEN)
 }
 
 /** 401/403 → AUTH naming where the protected-resource metadata lives (RFC 9728 via WWW-Authenticate). */

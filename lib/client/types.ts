@@ -101,3 +101,20 @@ export interface ServerIdentity {
   capabilities: JsonObject
   instructions?: string
 }
+
+/**
+ * What McpClient.follow() follows, in 2026 `subscriptions/listen` terms (basic/patterns/subscriptions.mdx);
+ * a legacy server gets the same through pushed notifications and `resources/subscribe`.
+ */
+export interface FollowFilter {
+  readonly toolsListChanged?: boolean
+  readonly promptsListChanged?: boolean
+  readonly resourcesListChanged?: boolean
+  readonly resourceSubscriptions?: readonly string[]
+}
+
+export interface Following {
+  /** Settles once the server has taken the subscriptions (or refused them): notifications after it are not lost. */
+  readonly ready: Promise<void>
+  stop(): void
+}

@@ -4,7 +4,7 @@
  * shared by the Peer's header hook and the client, so a renegotiation changes every later message.
  */
 import type { TransportKind } from '../transport/index.ts'
-import { type Era, HEADER, type HeaderTool, type JsonRpcMessage, META, type Revision, atLeast, isRequest, requestHeaders } from '../wire/index.ts'
+import { hasFeature, type Era, HEADER, type HeaderTool, type JsonRpcMessage, META, type Revision, isRequest, requestHeaders } from '../wire/index.ts'
 import type { ClientHandlers, Implementation, JsonObject } from './types.ts'
 
 export interface WireState {
@@ -24,7 +24,7 @@ export function clientCapabilities(state: WireState, era: Era, revision?: Revisi
   const { onElicit, onSample, onListRoots, elicitUrl } = state.handlers
   if (onElicit) {
     // 2025-06-18 knows only `elicitation: {}`; 2025-11-25 and 2026 name the modes (empty = form only).
-    if (era === 'legacy' && revision !== undefined && revision < '2025-11-25') caps.elicitation = {}
+    if (revision !== undefined && !hasFeature(revision, 'urlElicitation')) caps.elicitation = {}
     else caps.elicitation = elicitUrl ? { form: {}, url: {} } : { form: {} }
   }
   if (onSample) caps.sampling = {}
@@ -58,5 +58,5 @@ export function headersFor(state: WireState, message: JsonRpcMessage): Record<st
     return requestHeaders(state.revision, message.method, params, tool)
   }
   // A response POSTed back to a legacy server still carries the negotiated version.
-  return atLeast(state.revision, '2025-06-18') ? { [HEADER.PROTOCOL_VERSION]: state.revision } : undefined
+  return state.revision !== undefined && hasFeature(state.revision, 'protocolVersionHeader') ? { [HEADER.PROTOCOL_VERSION]: state.revision } : undefined
 }

@@ -8,6 +8,7 @@ export { MCP_PATH, parseMode as parseSurfaceMode, startGatewayDaemon, type Gatew
 export { DaemonClient, configProblemLine, type DaemonClientOptions } from './client.ts'
 export { ConfigSource, type ConfigProblem, type ConfigSourceOptions } from './config-source.ts'
 export { announceReady, spawnDaemon, type SpawnOptions } from './spawn.ts'
+export { CLI_SAMPLING_REFUSAL } from './host-questions.ts'
 export {
   API_VERSION,
   OPERATIONS,
@@ -24,9 +25,7 @@ export {
   createConfiguredPool,
   type CallOptions,
   type Catalog,
-  type CreatePool,
   type Pool,
-  type PoolContext,
   type ServerState,
   type ServerStatus,
 } from './pool.ts'

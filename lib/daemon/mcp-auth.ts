@@ -5,10 +5,12 @@
  * bearer must be an access token for this resource, verified by the resource server, and a
  * listener off loopback takes nothing else. The metadata routes (RFC 9728) are served without auth.
  */
+import { RPC } from '../errors/index.ts'
 import { type Principal, type ResourceServer, OWNER, PRM_PATH } from '../access/index.ts'
 import { jsonResponse } from './api-routes.ts'
 import type { Route } from './routes.ts'
 import { hasToken, type Surface } from './security.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface McpAuthOptions {
   readonly server: ResourceServer
@@ -30,7 +32,7 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
     methods: ['GET'],
     path: PRM_PATH,
     prefix: true,
-    handle: () => jsonResponse(server.metadata(), 200, { 'Cache-Control': 'no-store' }),
+    handle: () => jsonResponse(server.metadata(), HTTP_STATUS.OK, { 'Cache-Control': 'no-store' }),
   }
   return {
     routes: [metadataRoute],
@@ -42,7 +44,7 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
       if (outcome.ok) return outcome.principal
       // JSON-RPC 2.0 §5.1: the request was not read, so the id is null.
       return jsonResponse(
-        { jsonrpc: '2.0', id: null, error: { code: -32600, message: outcome.message } },
+        { jsonrpc: '2.0', id: null, error: { code: RPC.INVALID_REQUEST, message: outcome.message } },
         outcome.status,
         outcome.challenge ? { 'WWW-Authenticate': outcome.challenge } : {},
       )

@@ -5,7 +5,7 @@
  * asks from `inputResponses` + the sealed `requestState`, and raises InputRequired for the rest.
  */
 import { McpxError } from '../errors/index.ts'
-import { LOG_LEVELS, missingCapability, shapeNotification, shapeRequest, type Era, type JsonRpcMessage, type LogLevel, type OutgoingNotification, type Revision } from '../wire/index.ts'
+import { CAPABILITY_OF_ASK, LOG_LEVELS, missingCapability, shapeNotification, shapeRequest, type Era, type JsonRpcMessage, type LogLevel, type OutgoingNotification, type Revision } from '../wire/index.ts'
 import type { Connection, Outlet } from './connection.ts'
 import type { RequestStatePayload } from './request-state.ts'
 import type { HandlerContext, Implementation, InputRequest, Json, ServerNotifier } from './types.ts'
@@ -18,13 +18,6 @@ export class InputRequired extends Error {
   ) {
     super('input required')
   }
-}
-
-/** 2026-07-28 basic/index.mdx: the capability each kind of ask needs (-32021 when undeclared). */
-const CAPABILITY_OF: Record<InputRequest['method'], string> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots',
 }
 
 export interface ContextInit {
@@ -168,7 +161,7 @@ class RequestContext implements HandlerContext {
   }
 
   #requireCapability(method: InputRequest['method']): void {
-    const cap = CAPABILITY_OF[method]
+    const cap = CAPABILITY_OF_ASK[method]
     if (cap in this.clientCapabilities) return
     // -32021 exists only in 2026; a legacy peer gets a caller error (a tool reports it as isError).
     if (this.era === 'legacy') throw new McpxError('USAGE', `the client did not declare the '${cap}' capability this needs`, { requiredCapabilities: { [cap]: {} } })

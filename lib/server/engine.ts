@@ -7,6 +7,7 @@
 import { toRpcError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import {
+  HTTP_STATUS,
   CACHE_SCOPE,
   META,
   isNotification,
@@ -38,8 +39,6 @@ export interface Channel {
   outlet: Outlet
   /** Aborted when the transport stream of this call closes (2026 HTTP: that is cancellation). */
   signal?: AbortSignal
-  /** HTTP MCP-Protocol-Version header value, when sent. */
-  headerVersion?: string
   /** Set by a transport that already classified the era (HTTP); stdio classifies per message. */
   era?: Era
   /** Legacy 2025-11-25 HTTP: end the SSE stream early (resumable via GET + Last-Event-ID). */
@@ -130,12 +129,12 @@ export class Engine implements EngineCore {
   private async answerOther(message: JsonRpcMessage, channel: Channel): Promise<Answer> {
     if (isResponse(message)) {
       channel.connection.settle(message)
-      return { httpStatus: 202 }
+      return { httpStatus: HTTP_STATUS.ACCEPTED }
     }
     if (isNotification(message)) {
       this.notification(message.method, message.params ?? {}, channel.connection)
     }
-    return { httpStatus: 202 }
+    return { httpStatus: HTTP_STATUS.ACCEPTED }
   }
 
   private notification(method: string, params: Json, connection: Connection): void {
@@ -159,19 +158,19 @@ export class Engine implements EngineCore {
       // cancellation.mdx: a cancelled request gets no response.
       if (dispatched.result === undefined || controller.signal.aborted) {
         if (controller.signal.reason instanceof ShutdownError) throw controller.signal.reason
-        return { httpStatus: 202 }
+        return { httpStatus: HTTP_STATUS.ACCEPTED }
       }
       const result = finishResult(dispatched.revision, req.method, dispatched.result, {
         serverInfo: this.def.info,
         cacheTtlMs: this.settings.cacheTtlMs,
         cacheScope: channel.principal === undefined ? CACHE_SCOPE.PUBLIC : CACHE_SCOPE.PRIVATE,
       })
-      return { message: makeResult(req.id, result), httpStatus: 200 }
+      return { message: makeResult(req.id, result), httpStatus: HTTP_STATUS.OK }
     } catch (error) {
       const reason: unknown = controller.signal.reason
-      if (controller.signal.aborted && !(reason instanceof ShutdownError)) return { httpStatus: 202 }
+      if (controller.signal.aborted && !(reason instanceof ShutdownError)) return { httpStatus: HTTP_STATUS.ACCEPTED }
       const rpc = toRpcError(controller.signal.aborted ? reason : error)
-      return { message: makeError(req.id, rpc.toRpc()), httpStatus: rpc.httpStatus ?? 200 }
+      return { message: makeError(req.id, rpc.toRpc()), httpStatus: rpc.httpStatus ?? HTTP_STATUS.OK }
     } finally {
       channel.signal?.removeEventListener('abort', onStreamClosed)
       connection.inflight.delete(req.id)

@@ -2,11 +2,12 @@
  * Era entry points: the legacy `initialize` negotiation (a counter-offer, never an error:
  * 2025-11-25 basic/lifecycle.mdx "Version Negotiation"), the 2026 `server/discover` result, the
  * per-revision server capabilities, and the validation of the modern per-request `_meta`
- * (2026-07-28 basic/index.mdx "_meta": missing keys -32602, header mismatch -32020, unknown version
- * -32022 with data {supported, requested}; HTTP status 400 for all of them).
+ * (2026-07-28 basic/index.mdx "_meta": missing keys -32602, unknown version -32022 with data
+ * {supported, requested}; HTTP status 400 for both).
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import {
+import { hasFeature,
+  HTTP_STATUS,
   EXTENSION,
   LATEST_LEGACY,
   LOG_LEVELS,
@@ -19,7 +20,7 @@ import {
   type LogLevel,
   type ModernRevision,
   type Revision,
-  headerMismatch,
+  unsupportedVersion,
 } from '../wire/index.ts'
 import type { Registry } from './registry.ts'
 import type { Implementation, Json, ServerDefinition } from './types.ts'
@@ -42,10 +43,10 @@ export function serverCapabilities(def: ServerDefinition, registry: Registry, re
     caps.resources = { listChanged, subscribe: def.subscribe ?? true }
   }
   if (def.logging ?? true) caps.logging = {}
-  if (def.complete && revision >= '2025-03-26') caps.completions = {}
+  if (def.complete && hasFeature(revision, 'completionsCapability')) caps.completions = {}
   const tasks = def.tasks ?? false
-  if (tasks && revision === '2025-11-25') caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
-  if (isModernRevision(revision)) {
+  if (tasks && hasFeature(revision, 'coreTasks')) caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  if (hasFeature(revision, 'extensions')) {
     const extensions: Json = { ...def.extensions }
     if (tasks) extensions[EXTENSION.TASKS] = {}
     if (Object.keys(extensions).length > 0) caps.extensions = extensions
@@ -62,11 +63,11 @@ function mirroredCapabilities(def: ServerDefinition, revision: Revision): Json {
   const { tasks: _tasks, extensions, ...caps } = def.capabilities as Json
   const { [EXTENSION.TASKS]: _taskExtension, ...otherExtensions } = isRecord(extensions) ? extensions : {}
   const out: Json = { ...caps }
-  if (def.complete === undefined || revision < '2025-03-26') delete out.completions
+  if (def.complete === undefined || !hasFeature(revision, 'completionsCapability')) delete out.completions
   const served = def.tasks ?? false
-  if (served && revision === '2025-11-25') out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  if (served && hasFeature(revision, 'coreTasks')) out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
   const ext: Json = { ...otherExtensions, ...def.extensions }
-  if (served && isModernRevision(revision)) ext[EXTENSION.TASKS] = {}
+  if (served && hasFeature(revision, 'tasksExtension')) ext[EXTENSION.TASKS] = {}
   if (Object.keys(ext).length > 0) out.extensions = ext
   return out
 }
@@ -94,21 +95,19 @@ export interface ModernMeta {
 }
 
 /**
- * Validate `params._meta` of a modern request. `headerVersion` is the HTTP MCP-Protocol-Version
- * value (undefined on stdio). Order follows the conformance error matrix: missing keys first, then
- * header mismatch, then an unsupported version.
+ * Validate `params._meta` of a modern request: missing keys first, then an unsupported version
+ * (the conformance error matrix's order). The MCP-Protocol-Version header against `_meta` is not
+ * checked here: on HTTP, http/modern-headers.ts owns that comparison and runs before the engine
+ * sees the request; stdio has no header.
  */
-export function validateModernMeta(params: Json | undefined, headerVersion: string | undefined): ModernMeta {
+export function validateModernMeta(params: Json | undefined): ModernMeta {
   const meta = params?._meta
   if (!isRecord(meta)) throw invalid('params._meta is required on every 2026-07-28 request')
   const version = meta[META.PROTOCOL_VERSION]
   if (typeof version !== 'string') throw invalid(`params._meta["${META.PROTOCOL_VERSION}"] is required`)
   const caps = meta[META.CLIENT_CAPABILITIES]
   if (!isRecord(caps)) throw invalid(`params._meta["${META.CLIENT_CAPABILITIES}"] is required`)
-  if (headerVersion !== undefined && headerVersion !== version) {
-    throw headerMismatch(`MCP-Protocol-Version header '${headerVersion}' does not match _meta protocolVersion '${version}'`, { header: 'MCP-Protocol-Version' })
-  }
-  if (!isModernRevision(version)) throw unsupportedVersion(version)
+  if (!isModernRevision(version)) throw unsupportedVersion(SUPPORTED_REVISIONS, version)
   const logLevel = meta[META.LOG_LEVEL]
   const out: ModernMeta = { revision: version, clientCapabilities: caps, meta }
   if (isRecord(meta[META.CLIENT_INFO])) out.clientInfo = meta[META.CLIENT_INFO] as Implementation
@@ -116,12 +115,8 @@ export function validateModernMeta(params: Json | undefined, headerVersion: stri
   return out
 }
 
-/** -32022 UnsupportedProtocolVersion (2026-07-28 basic/versioning.mdx), listing every revision served. */
-export function unsupportedVersion(requested: string): RpcError {
-  return new RpcError(RPC.UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version '${requested}'`, { supported: [...SUPPORTED_REVISIONS], requested }, 400)
-}
 
 function invalid(message: string): RpcError {
-  return new RpcError(RPC.INVALID_PARAMS, message, undefined, 400)
+  return new RpcError(RPC.INVALID_PARAMS, message, undefined, HTTP_STATUS.BAD_REQUEST)
 }
 

@@ -17,7 +17,7 @@ import type { HandlerContext, Json } from './types.ts'
 
 export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, channel: Channel, signal: AbortSignal): Promise<DispatchResult> {
   const raw: Json = req.params ?? {}
-  const meta = validateModernMeta(req.params, channel.headerVersion)
+  const meta = validateModernMeta(req.params)
   const { revision } = meta
   const caps = serverCapabilities(engine.def, engine.registry, revision)
   const extensions = (caps.extensions ?? {}) as Json
@@ -72,7 +72,7 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
     case 'tools/call': {
       if (!caps.tools) throw notFound()
       const tool = tasksOn ? engine.registry.tool(String(params.name)) : undefined
-      const support = taskSupportOf(tool)
+      const support = tool?.relaysTasks ? 'forbidden' : taskSupportOf(tool)
       const negotiated = hasTasksExtension(meta.clientCapabilities)
       if (support === 'required' && !negotiated && !tool?.servesUntasked) throw TaskStore.requireExtension()
       if (support !== 'forbidden' && negotiated) {

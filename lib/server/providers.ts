@@ -6,12 +6,12 @@
  * anything but a protocol error reports it as an `isError` result (SEP-1303).
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { checkArguments } from './arguments.ts'
 import { InputRequired } from './context.ts'
 import { paginate } from './pagination.ts'
 import { describe, type Registry } from './registry.ts'
 import { EXTENSION, MCP_APPS, type Era } from '../wire/index.ts'
-import type { CompleteRequest, HandlerContext, Json, ServerDefinition } from './types.ts'
+import { trustedProblems } from '../schema/index.ts'
+import type { CompleteRequest, HandlerContext, Json, ServerDefinition, ToolDef } from './types.ts'
 
 function requireString(params: Json, key: string): string {
   const value = params[key]
@@ -35,6 +35,16 @@ export function listTools(registry: Registry, params: Json, pageSize: number, hi
   return paginate(tools, 'tools', params, pageSize)
 }
 
+/**
+ * Tool arguments against the tool's own (trusted) inputSchema, before the handler runs. A failure is
+ * a tool execution error (an `isError` result, SEP-1303: the model can read and correct it), not a
+ * protocol error.
+ */
+function argumentsError(tool: ToolDef, args: Json): Json | undefined {
+  const problems = tool.inputSchema && trustedProblems(tool.inputSchema, args)
+  return problems && { isError: true, content: [{ type: 'text', text: `Invalid arguments for tool ${tool.name}: ${problems.join('; ')}` }] }
+}
+
 export async function callTool(registry: Registry, params: Json, ctx: HandlerContext, validate = true): Promise<Json> {
   const name = requireString(params, 'name')
   const tool = registry.tool(name)
@@ -43,7 +53,7 @@ export async function callTool(registry: Registry, params: Json, ctx: HandlerCon
     if (registry.unknown?.callTool) return registry.unknown.callTool(name, args, ctx)
     throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`, { name })
   }
-  const invalid = validate ? (tool.checkArguments ? tool.checkArguments(args) : checkArguments(tool, args)) : undefined
+  const invalid = validate ? (tool.argumentsError ? tool.argumentsError(args) : argumentsError(tool, args)) : undefined
   if (invalid) return invalid
   try {
     return await tool.handler(args, ctx)

@@ -8,6 +8,7 @@ import type { Engine } from './engine.ts'
 import { createHttpHandler } from './http/handler.ts'
 import type { OriginPolicy } from './http/origin.ts'
 import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface ServeHttpOptions {
   port?: number
@@ -34,7 +35,7 @@ export function serveHttp(engine: Engine, settings: Settings, options: ServeHttp
     ...BODY_LIMIT_ENFORCED_BY_MCPX,
     development: false,
     fetch: withIdleTimeouts(settings, (request) => {
-      if (new URL(request.url).pathname !== path) return new Response('Not Found', { status: 404 })
+      if (new URL(request.url).pathname !== path) return new Response('Not Found', { status: HTTP_STATUS.NOT_FOUND })
       return handler!.fetch(request)
     }),
   })

@@ -8,7 +8,7 @@ import { RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import { createStdioServerTransport, type StdioServerOptions } from '../transport/index.ts'
-import { META, makeError, parseMessage, recoverId, type JsonRpcMessage, type JsonRpcResponse } from '../wire/index.ts'
+import { hasFeature, META, makeError, parseMessage, recoverId, type JsonRpcMessage, type JsonRpcResponse } from '../wire/index.ts'
 import type { Outlet } from './connection.ts'
 import type { Engine } from './engine.ts'
 
@@ -53,7 +53,7 @@ export function serveStdio(
     maxJsonDepth: settings.maxJsonDepth,
     ...io,
     // Revisions before 2025-11-25 require an id on every error response (their schema.json).
-    unnamedErrors: () => (connection.legacy !== undefined && connection.legacy.revision < '2025-11-25' ? 'log' : 'omit-id'),
+    unnamedErrors: () => (connection.legacy !== undefined && !hasFeature(connection.legacy.revision, 'idlessErrors') ? 'log' : 'omit-id'),
     onBatch(items) {
       track(batch(items))
     },
@@ -69,7 +69,7 @@ export function serveStdio(
 
   async function batch(items: unknown[]): Promise<void> {
     // 2025-03-26 basic/index.mdx: MUST receive batches; removed in 2025-06-18 (TR-09).
-    if (connection.legacy?.revision !== '2025-03-26') {
+    if (connection.legacy === undefined || !hasFeature(connection.legacy.revision, 'batching')) {
       return transport.refuseUnnamed(new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are only allowed in 2025-03-26'))
     }
     if (items.length === 0 || items.length > settings.maxBatchLength) {

@@ -181,9 +181,7 @@ export class TaskStore {
     const task: TaskRecord = {
       finished,
       finish,
-      // An upstream's own id when it is free (pass-through keeps the upstream's task ids); else a new one.
-      // Replicas (setting replicaId): a new id names the replica holding the task, so another one can hand tasks/* to it.
-      taskId: taskId !== undefined && !this.tasks.has(taskId) ? taskId : this.settings.replicaId === '' ? randomUUID() : `${this.settings.replicaId}${TASK_OWNER_SEPARATOR}${randomUUID()}`,
+      taskId: this.newTaskId(taskId),
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
@@ -194,6 +192,18 @@ export class TaskStore {
     }
     this.tasks.set(task.taskId, task)
     return task
+  }
+
+  /**
+   * An upstream's own id when it is free (pass-through keeps the upstream's task ids); else a new
+   * one. Replicas (setting replicaId): the id names the replica holding the task — the upstream's
+   * id after the replica's — so another replica can hand tasks/* to it (lib/daemon/replica-forward.ts).
+   */
+  private newTaskId(upstreamId: string | undefined): string {
+    const replica = this.settings.replicaId
+    const named = (id: string) => (replica === '' ? id : `${replica}${TASK_OWNER_SEPARATOR}${id}`)
+    if (upstreamId !== undefined && !this.tasks.has(named(upstreamId))) return named(upstreamId)
+    return named(randomUUID())
   }
 
   private settle(task: TaskRecord, running: Promise<Json>): void {

@@ -80,13 +80,19 @@ export interface ToolDef {
   servesUntasked?: boolean
   /** A 2025-11-25 task of this tool takes the id its handler names (HandlerContext.adoptTaskId). */
   adoptsTaskId?: boolean
+  /**
+   * The handler relays another server's own task decisions (a gateway in front of a 2026 server
+   * with the tasks extension): `execution` is only what 2025-11-25 hosts are offered, and a 2026
+   * host's call goes straight to the handler, which relays the upstream's task (no engine task).
+   */
+  relaysTasks?: boolean
   _meta?: Json
   handler(args: Json, ctx: HandlerContext): Promise<Json> | Json
   /**
    * Replaces the engine's inputSchema check for this tool: the isError result describing why
    * `args` do not fit, or undefined (a gateway checks untrusted upstream schemas its own way).
    */
-  checkArguments?(args: Json): Json | undefined
+  argumentsError?(args: Json): Json | undefined
 }
 
 export interface PromptArgument {

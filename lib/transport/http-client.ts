@@ -8,7 +8,7 @@
 import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
-import { ACCEPT_POST, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
+import { HTTP_STATUS, ACCEPT_POST, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
 import { contentTypeOf, type FetchContext, type FetchFunction, fetchWithAuth, headerValue, httpError, readTextCapped } from './http-fetch.ts'
 import { type SseEvent, readEventStream } from './sse-parser.ts'
@@ -104,11 +104,11 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
   }
 
   /** GET an SSE stream; undefined (after reporting) when the server declines with anything but 405. */
-  async function getStream(signal: AbortSignal, lastEventId?: string, session?: string): Promise<Response | 405> {
+  async function getStream(signal: AbortSignal, lastEventId?: string, session?: string): Promise<Response | typeof HTTP_STATUS.METHOD_NOT_ALLOWED> {
     const response = await fetchWithAuth(ctx, { method: 'GET', headers: streamHeaders(lastEventId, session ?? sessionId), signal })
-    if (response.status === 405) {
+    if (response.status === HTTP_STATUS.METHOD_NOT_ALLOWED) {
       await response.body?.cancel().catch(() => {})
-      return 405
+      return HTTP_STATUS.METHOD_NOT_ALLOWED
     }
     if (!response.ok || contentTypeOf(response) !== MIME.SSE) {
       const { text } = await readTextCapped(response, settings.httpBodyReadBytes)
@@ -147,7 +147,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       await abortableSleep(retryMs ?? settings.sseRetryMs, signal)
       if (signal.aborted || closed) return
       const next = await getStream(signal, lastEventId || undefined, session)
-      if (next === 405) throw new McpxError('CONNECT', `${describe}: the server closed the stream and does not offer GET to resume it (405)`, { url, httpStatus: 405 })
+      if (next === HTTP_STATUS.METHOD_NOT_ALLOWED) throw new McpxError('CONNECT', `${describe}: the server closed the stream and does not offer GET to resume it (405)`, { url, httpStatus: HTTP_STATUS.METHOD_NOT_ALLOWED })
       body = next.body
     }
   }
@@ -197,7 +197,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       rpcError = messages.find((m) => isResponse(m) && 'error' in m)
     }
     throw httpError({ url, method: 'POST' }, response, body, {
-      sessionExpired: response.status === 404 && sentSession,
+      sessionExpired: response.status === HTTP_STATUS.NOT_FOUND && sentSession,
       ...(rpcError ? { rpcError: (rpcError as { error: unknown }).error } : {}),
     })
   }
@@ -233,7 +233,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       track(answerStream(response, exchange, method))
       return
     }
-    if (response.status === 202 || response.status === 204) {
+    if (response.status === HTTP_STATUS.ACCEPTED || response.status === HTTP_STATUS.NO_CONTENT) {
       await response.body?.cancel().catch(() => {})
       return
     }
@@ -298,7 +298,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       if (closed || !handlers) throw new McpxError('CONNECT', `HTTP transport to ${url} is not open`, { url })
       const signal = options?.signal ? AbortSignal.any([options.signal, lifetime.signal]) : lifetime.signal
       const response = await getStream(signal)
-      if (response === 405) return false
+      if (response === HTTP_STATUS.METHOD_NOT_ALLOWED) return false
       track(listen(signal, response).catch((error) => {
         if (!signal.aborted && !closed) throw error
       }))

@@ -7,6 +7,7 @@
 import { McpxError } from '../errors/index.ts'
 import { quote } from './decode-messages.ts'
 import type { AuthProvider } from './types.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 /** How much of an unexpected response body an error quotes (`data.body`). */
 const ERROR_BODY_BYTES = 2048
@@ -42,7 +43,7 @@ export async function fetchWithAuth(ctx: FetchContext, init: { method: string; h
     } catch (error) {
       throw fetchFailure(ctx.url, init.method, error, init.signal)
     }
-    if ((response.status === 401 || response.status === 403) && ctx.auth && attempt < ctx.authMaxRetries) {
+    if ((response.status === HTTP_STATUS.UNAUTHORIZED || response.status === HTTP_STATUS.FORBIDDEN) && ctx.auth && attempt < ctx.authMaxRetries) {
       const verdict = await ctx.auth.onAuthChallenge(response.clone(), { url: ctx.url, method: init.method })
       if (verdict === 'retry') {
         await response.body?.cancel().catch(() => {})

@@ -80,12 +80,22 @@ export const CACHE_SCOPE = { PUBLIC: 'public', PRIVATE: 'private' } as const
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
+/**
+ * The client capability each server→client request needs (2026-07-28 basic/index.mdx: a request
+ * the client did not declare the capability for is -32021; legacy revisions likewise forbid sending
+ * it). The one table: the server engine's input requests and the gateway's brokering both read it.
+ */
+export const CAPABILITY_OF_ASK = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' } as const
+export type AskMethod = keyof typeof CAPABILITY_OF_ASK
+
 export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as const
 /**
  * Host names of the loopback interface as Host headers and URLs spell them (lower-case, IPv6 in
  * brackets): basic/transports/streamable-http.mdx "Security Warning" — local servers bind only there.
  */
 export const LOOPBACK_HOSTNAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
+/** The same names as a listen address spells them (IPv6 without brackets): `daemonAddress`, Bun.serve's hostname. */
+export const LOOPBACK_ADDRESSES: ReadonlySet<string> = new Set([...LOOPBACK_HOSTNAMES].map((name) => name.replace(/^\[(.*)\]$/, '$1')))
 /** RFC 9110 §8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
 export function isJsonMediaType(contentType: string | null): boolean {
   if (contentType === null) return false
@@ -119,6 +129,13 @@ export const HTTP_STATUS = {
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE_CONTENT: 422,
+  /** Not in RFC 9110: nginx's "client closed request", the daemon's answer to a cancelled call. */
+  CLIENT_CLOSED_REQUEST: 499,
+  INTERNAL_SERVER_ERROR: 500,
+  BAD_GATEWAY: 502,
+  SERVICE_UNAVAILABLE: 503,
+  GATEWAY_TIMEOUT: 504,
 } as const
 
 export function isRevision(value: unknown): value is Revision {

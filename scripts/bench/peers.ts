@@ -121,7 +121,8 @@ export async function startMcpxDaemon(binary: string, dir: string, servers: Reco
   const run = (args: string[]) => Bun.spawnSync([binary, ...args], { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
   const started = run(['daemon', 'start', '--json'])
   if (started.exitCode !== 0) throw new Error(`mcpx daemon start failed: ${started.stderr.toString()}`)
-  const info = JSON.parse(started.stdout.toString()) as { pid: number; tcp: { url: string }; socket: string }
+  const info = JSON.parse(started.stdout.toString()) as { pid: number; tcp: { url: string }; home: string; socket: string }
+  // The token lives in the daemon's run directory, beside its socket (one daemon per config location).
   const token = readFileSync(join(dirname(info.socket), 'token'), 'utf8').trim()
   return {
     binary,

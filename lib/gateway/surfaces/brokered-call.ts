@@ -7,8 +7,8 @@
 import type { JsonObject } from '../../client/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { HandlerContext, InputRequest, Json } from '../../server/index.ts'
-import { EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord } from '../../wire/index.ts'
-import type { DownstreamAsker } from '../broker.ts'
+import { hasFeature, CAPABILITY_OF_ASK, EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord } from '../../wire/index.ts'
+import { ASK_METHOD_OF, type DownstreamAsker, capabilityOfKind } from '../broker.ts'
 import type { UpstreamCallOptions } from '../types.ts'
 import type { ParkingLot } from './parking.ts'
 
@@ -16,14 +16,12 @@ import type { ParkingLot } from './parking.ts'
 type Run = (asker: DownstreamAsker, signal: AbortSignal, options: UpstreamCallOptions) => Promise<JsonObject>
 type Ask = (request: InputRequest, key?: string) => Promise<Json>
 
-const METHOD_OF = { elicit: 'elicitation/create', sample: 'sampling/createMessage', listRoots: 'roots/list' } as const
-const CAPABILITY_OF = { elicit: 'elicitation', sample: 'sampling', listRoots: 'roots' } as const
 
 /** An asker whose members exist only for what the host declared, each delegating to `ask`. */
 function askerFor(ctx: HandlerContext, ask: Ask): DownstreamAsker {
   const asker: DownstreamAsker = {}
   for (const kind of ['elicit', 'sample', 'listRoots'] as const) {
-    if (CAPABILITY_OF[kind] in ctx.clientCapabilities) asker[kind] = (params: JsonObject, _signal?: AbortSignal, key?: string) => ask({ method: METHOD_OF[kind], params }, key)
+    if (capabilityOfKind(kind) in ctx.clientCapabilities) asker[kind] = (params: JsonObject, _signal?: AbortSignal, key?: string) => ask({ method: ASK_METHOD_OF[kind], params }, key)
   }
   return asker
 }
@@ -56,7 +54,7 @@ function downstreamOptions(ctx: HandlerContext, relayTasks: boolean, allExtensio
  * answer that the gateway can broker, plus the host's tasks extension when the caller relays
  * tasks (task-relay.ts; every later tasks/* request of that task declares the same).
  */
-const BROKERED_CAPABILITIES = Object.values(CAPABILITY_OF)
+const BROKERED_CAPABILITIES = Object.values(CAPABILITY_OF_ASK)
 
 export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean, allExtensions = false): JsonObject {
   const capabilities: JsonObject = {}
@@ -109,7 +107,7 @@ export function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, cal
     // 2025-11-25 basic/transports.mdx (SEP-1699): a server MAY close the SSE stream of a long call;
     // the host resumes it with GET + Last-Event-ID and the result arrives there. A no-op elsewhere.
     const pollMs = callOptions.ssePollAfterMs ?? 0
-    const poll = pollMs > 0 && ctx.revision === '2025-11-25' ? setTimeout(() => ctx.closeStream(), pollMs) : undefined
+    const poll = pollMs > 0 && hasFeature(ctx.revision, 'ssePolling') ? setTimeout(() => ctx.closeStream(), pollMs) : undefined
     let running: Promise<Json>
     try {
       running = run(askerFor(ctx, ask), ctx.signal, options)

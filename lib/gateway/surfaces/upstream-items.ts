@@ -42,7 +42,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     const def: ToolDef = {
       name: options.ownNames ? name : rawName(catalog.server, name),
       ...(checked && {
-        checkArguments: (args: JsonObject) => {
+        argumentsError: (args: JsonObject) => {
           const problem = upstream.argumentsProblem(tool, args)
           return problem && { isError: true, content: [{ type: 'text', text: problem.message }] }
         },
@@ -66,6 +66,15 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
     // MCP Apps: the UI resource is re-addressed with the tool (apps.ts); pass-through keeps it.
     if (!options.ownNames && isRecord(tool._meta) && appOf(tool) !== undefined) def._meta = rewriteAppMeta(catalog.server, tool._meta)
+    if (options.tasks && upstream.decidesTasksPerCall && tool.execution === undefined) {
+      // A 2026 upstream decides per call (extensions/tasks); a 2025-11-25 host asks per tool. The
+      // tool is offered as task-optional to such hosts; its `task` hint becomes the extension
+      // declared upstream on that call, and the host's task keeps the upstream's id when the
+      // upstream answers with a task (else mcpx holds the result as a task of its own). A 2026
+      // listing drops `execution` at the edge (its Tool has none).
+      def.execution = { taskSupport: 'optional' }
+      def.relaysTasks = true
+    }
     if (taskRequired(tool)) {
       // mcpx runs the upstream task itself for a caller that asks for none (task-runner.ts): the
       // renamed surfaces list the tool as "optional" so hosts without tasks call it; pass-through

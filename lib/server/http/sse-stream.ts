@@ -6,7 +6,7 @@
  * keep-alives per TR-24.
  */
 import { McpxError } from '../../errors/index.ts'
-import { MIME, restoreRawIds, type JsonRpcMessage } from '../../wire/index.ts'
+import { HTTP_STATUS, MIME, restoreRawIds, type JsonRpcMessage } from '../../wire/index.ts'
 import type { EventStore } from './event-store.ts'
 
 export interface SseOptions {
@@ -73,7 +73,7 @@ class SseConnection {
     })
     const headers = new Headers(options.headers)
     for (const [name, value] of Object.entries(SSE_HEADERS)) headers.set(name, value)
-    this.response = new Response(body, { status: 200, headers })
+    this.response = new Response(body, { status: HTTP_STATUS.OK, headers })
     // Bun sends the status line and headers only with the first body chunk; a comment (ignored by
     // every SSE parser) makes them go out now even when no event is due yet (an idle GET stream).
     this.write(OPENING)

@@ -57,7 +57,7 @@ export interface FeatureEntry {
 }
 
 /** Protocol features by revision; the field-level ones restate fields.ts (schema-proven). */
-export const FEATURES: Readonly<Record<string, FeatureEntry>> = {
+const FEATURE_TABLE = {
   batching: { span: ['2025-03-26', '2025-03-26'], what: 'JSON-RPC batches (arrays) MUST be received', cite: '2025-03-26 basic/index.mdx; removed 2025-06-18' },
   sessions: { span: ['2025-03-26', '2025-11-25'], what: 'Mcp-Session-Id on streamable HTTP', cite: 'basic/transports.mdx "Session Management"' },
   initialize: { span: ['2024-11-05', '2025-11-25'], what: 'initialize handshake', cite: 'basic/lifecycle.mdx' },
@@ -81,6 +81,22 @@ export const FEATURES: Readonly<Record<string, FeatureEntry>> = {
   inputRequired: { span: ['2026-07-28', '2026-07-28'], what: 'MRTR InputRequiredResult on tools/call, resources/read, prompts/get', cite: 'basic/patterns/mrtr.mdx' },
   requestMeta: { span: ['2026-07-28', '2026-07-28'], what: 'per-request _meta protocolVersion/clientCapabilities/clientInfo', cite: 'basic/index.mdx' },
   extensions: { span: ['2026-07-28', '2026-07-28'], what: 'capabilities.extensions', cite: 'basic/versioning.mdx' },
+  streamableHttp: { span: ['2025-03-26', '2026-07-28'], what: 'Streamable HTTP (a POST must Accept application/json and text/event-stream)', cite: '2025-03-26 basic/transports.mdx "Streamable HTTP"' },
+  ssePolling: {
+    span: ['2025-11-25', '2025-11-25'],
+    what: 'primed, numbered SSE events the server may close and the client resumes with GET + Last-Event-ID',
+    cite: '2025-11-25 basic/transports.mdx "Resumability and Redelivery" (SEP-1699); 2026 has no resumability',
+  },
+  idlessErrors: { span: ['2025-11-25', '2026-07-28'], what: 'an error response without an id (JSONRPCErrorResponse.id optional)', cite: '2025-11-25 schema/schema.json JSONRPCErrorResponse' },
+  rootsListChanged: { span: ['2024-11-05', '2025-11-25'], what: 'ClientCapabilities.roots.listChanged', cite: '2026-07-28 changelog: roots.listChanged removed' },
+} satisfies Record<string, FeatureEntry>
+
+export type FeatureName = keyof typeof FEATURE_TABLE
+export const FEATURES: Readonly<Record<FeatureName, FeatureEntry>> = FEATURE_TABLE
+
+/** Does `revision` have this protocol feature? The era facts call sites would otherwise restate as revision comparisons. */
+export function hasFeature(revision: Revision, name: FeatureName): boolean {
+  return inSpan(revision, FEATURES[name].span)
 }
 
 interface RevisionEntry {
