@@ -187,7 +187,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     }
     const { surface, http } = chooseSurface(asked, principal)
     // Hot path: once the first sync landed, straight to the handler (no extra await per request).
-    if (surface.landed) return http.fetch(request)
+    if (surface.catalogWaitOver) return http.fetch(request)
     return surface.ready().catch(() => {}).then(() => http.fetch(request))
   }
   // `mcpx serve` hosts (the machine's owner): the same surfaces, served by the stdio engine over the stream channel.
