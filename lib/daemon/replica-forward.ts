@@ -89,12 +89,26 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
   const cut = (owner: string, error: unknown, body: string | undefined, message: string): Response => {
     return jsonResponse({ jsonrpc: '2.0', id: idOf(body), error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} stopped while answering (${(error as Error).message}): ${message}` } }, HTTP_STATUS.BAD_GATEWAY)
   }
+  // Every request of a session asks whose it is: the answer of one AES-GCM open is kept per id
+  // (an id always names the same replica), at most maxSessions of them.
+  const owners = new Map<string, string | undefined>()
+  const ownerOf = (id: string): string | undefined => {
+    if (owners.has(id)) return owners.get(id)
+    const owner = openSession(ring, id)?.owner
+    if (owners.size >= settings.maxSessions) owners.clear()
+    owners.set(id, owner)
+    return owner
+  }
   const maxAgeMs = settings.replicaSessionMaxAgeMs
+  const startedMs = Date.now()
   return {
     newSessionId: sealedSessionIds(ring, self),
     async adoptSession(id) {
       const sealed = openSession(ring, id)
       if (sealed === undefined || Date.now() - sealed.mintedMs > maxAgeMs) return undefined
+      // An id this very process minted and no longer knows has ended here (its memory of ended ids is bounded): 404.
+      // One a previous run of this replica minted is rebuilt like any other (the replica restarted).
+      if (sealed.owner === self && sealed.mintedMs >= startedMs) return undefined
       if (shared && (await shared.sessionRevoked(id))) return undefined
       return sealed
     },
@@ -107,7 +121,7 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
       // A legacy session (any method: POST, the GET stream, DELETE) lives with the replica that minted its id, else its heir.
       const session = request.headers.get('mcp-session-id')
       if (session === null || request.headers.has(FORWARDED)) return undefined
-      const owner = openSession(ring, session)?.owner
+      const owner = ownerOf(session)
       if (owner === undefined || owner === self) return undefined
       return (async () => {
         let body: string | undefined

@@ -4,6 +4,8 @@
  * params and to the caller). AES-256-GCM under a key ring (seal.ts): replicas sharing the ring
  * (setting sealKeyFile) open each other's tokens; without one, a random key per process. A token
  * from elsewhere, edited, expired or presented on a different request is rejected with -32602.
+ * With `singleUse` a token also opens only once (mrtr.mdx: servers for which a requestState must be
+ * consumed at most once enforce it server-side): its digest is kept until the token expires.
  */
 import { createHash } from 'node:crypto'
 import { RPC, RpcError } from '../errors/index.ts'
@@ -61,7 +63,19 @@ const ROUND_KEYS = new Set(['_meta', 'inputResponses', 'requestState', 'task'])
 /** Associated data: a requestState opens only as a requestState. */
 const PURPOSE = 'mcpx requestState v1'
 
-export function createRequestStateCodec(ttlMs: number, ring: KeyRing = randomKeyRing(), now: () => number = Date.now, owner = ''): RequestStateCodec {
+export function createRequestStateCodec(ttlMs: number, ring: KeyRing = randomKeyRing(), now: () => number = Date.now, owner = '', singleUse = false): RequestStateCodec {
+  /** Digests of tokens already opened, with their expiry, in expiry order (every token lives ttlMs). */
+  const used = new Map<string, number>()
+  const consume = (token: string, expiry: number): boolean => {
+    for (const [digest, until] of used) {
+      if (until > now()) break
+      used.delete(digest)
+    }
+    const digest = createHash('sha256').update(token).digest('base64url')
+    if (used.has(digest)) return false
+    used.set(digest, expiry)
+    return true
+  }
   return {
     seal(method, params, payload, principal) {
       const sealed: Sealed = { ...payload, m: method, d: digestParams(params), x: now() + ttlMs, p: digestPrincipal(principal), ...(owner !== '' && { o: owner }) }
@@ -81,6 +95,7 @@ export function createRequestStateCodec(ttlMs: number, ring: KeyRing = randomKey
       if (now() >= sealed.x) throw reject('expired')
       if (sealed.m !== method || sealed.d !== digestParams(params)) throw reject('bound to a different request')
       if (sealed.p !== digestPrincipal(principal)) throw reject('bound to a different caller')
+      if (singleUse && !consume(token, sealed.x)) throw reject('already used')
       return { answers: sealed.answers ?? {}, asked: sealed.asked ?? [], state: sealed.state }
     },
   }

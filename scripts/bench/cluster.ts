@@ -31,6 +31,8 @@ export interface Pair {
   readonly b: Side
   /** Median over block pairs of (block p50 of a / block p50 of b). */
   readonly pairedRatio: number
+  /** Daemon CPU per call of each side (ms, from /proc), when each side is one daemon: less sensitive to scheduling noise than latency. */
+  readonly cpuMsPerCall?: { readonly a: number; readonly b: number }
 }
 export interface ClusterFigures {
   readonly calls: number
@@ -80,24 +82,31 @@ export async function legacyCall(url: string, token: string): Promise<Call> {
 }
 
 /** Alternating blocks of `block` calls per side (which side goes first alternates too). */
-export async function paired(a: Call, b: Call, calls: number, block: number): Promise<Pair> {
-  for (let i = 0; i < 100; i++) {
-    await a()
-    await b()
-  }
+/**
+ * Alternating blocks of `block` calls per side (which side goes first alternates too). A side may
+ * be several daemons of the same kind (their calls take turns block by block), so one process's
+ * luck — its core, its heap — does not pass for the difference between the kinds.
+ */
+export async function paired(a: Call | Call[], b: Call | Call[], calls: number, block: number, pids?: { a: number[]; b: number[] }): Promise<Pair> {
+  const calls_ = { a: [a].flat(), b: [b].flat() }
+  for (let i = 0; i < 100; i++) for (const call of [...calls_.a, ...calls_.b]) await call()
+  const cpuOf = (list: number[]) => list.reduce((sum, pid) => sum + cpuMs(pid), 0)
+  const cpuBefore = pids && { a: cpuOf(pids.a), b: cpuOf(pids.b) }
   const samples = { a: [] as number[], b: [] as number[] }
   const ratios: number[] = []
-  for (let done = 0; done < calls; done += block) {
+  for (let done = 0, k = 0; done < calls; done += block, k++) {
     const blocks = { a: [] as number[], b: [] as number[] }
-    for (const side of (done / block) % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
-      for (let i = 0; i < block; i++) blocks[side].push(await (side === 'a' ? a : b)())
+    for (const side of k % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const)) {
+      const call = calls_[side][Math.floor(k / 2) % calls_[side].length]!
+      for (let i = 0; i < block; i++) blocks[side].push(await call())
     }
     samples.a.push(...blocks.a)
     samples.b.push(...blocks.b)
     ratios.push(median(blocks.a) / median(blocks.b))
   }
   const side = (s: number[]): Side => ({ p50Ms: median(s), p99Ms: quantile(s, 0.99) })
-  return { a: side(samples.a), b: side(samples.b), pairedRatio: median(ratios) }
+  const cpu = pids && cpuBefore && { a: (cpuOf(pids.a) - cpuBefore.a) / samples.a.length, b: (cpuOf(pids.b) - cpuBefore.b) / samples.b.length }
+  return { a: side(samples.a), b: side(samples.b), pairedRatio: median(ratios), ...(cpu && { cpuMsPerCall: cpu }) }
 }
 
 /** utime+stime of a process in ms (/proc/<pid>/stat fields 14 and 15, in clock ticks of 10 ms). */
@@ -118,14 +127,19 @@ export async function measureCluster(options: { calls: number; block: number; mc
   try {
     const mcpx = options.mcpx && { mcpx: options.mcpx }
     cluster = await startCluster({ config, replicas: 3, dir: join(dir, 'cluster'), sticky: false, ...mcpx })
-    // One daemon of the same config with no replica settings: random session ids, no forwarder.
-    plain = await startCluster({ config, replicas: 1, dir: join(dir, 'plain'), ...mcpx, env: { MCPX_REPLICA_ID: '', MCPX_REPLICA_PEERS: '', MCPX_SEAL_KEY_FILE: '' } })
-    const sealedUrl = `http://127.0.0.1:${cluster.replicas[0]!.port}/mcp?codemode=false`
-    const plainUrl = `http://127.0.0.1:${plain.replicas[0]!.port}/mcp?codemode=false`
+    // Two daemons of the same config with no replica settings: random session ids, no forwarder.
+    // Each side of the sealing rows is two daemons (replicas 1 and 2 against these two).
+    plain = await startCluster({ config, replicas: 2, dir: join(dir, 'plain'), ...mcpx, env: { MCPX_REPLICA_ID: '', MCPX_REPLICA_PEERS: '', MCPX_SEAL_KEY_FILE: '' } })
+    const urlOf = (port: number) => `http://127.0.0.1:${port}/mcp?codemode=false`
+    const sealedUrls = cluster.replicas.slice(0, 2).map((r) => urlOf(r.port))
+    const plainUrls = plain.replicas.map((r) => urlOf(r.port))
+    const sealedUrl = sealedUrls[0]!
+    const sides = { a: cluster.replicas.slice(0, 2).map((r) => r.pid), b: plain.replicas.map((r) => r.pid) }
     progress(`cluster: sealing, legacy session, ${calls} calls per side`)
-    const sealingLegacy = await paired(await legacyCall(sealedUrl, cluster.token), await legacyCall(plainUrl, plain.token), calls, block)
+    const legacySessions = async (urls: string[], token: string) => Promise.all(urls.map((url) => legacyCall(url, token)))
+    const sealingLegacy = await paired(await legacySessions(sealedUrls, cluster.token), await legacySessions(plainUrls, plain.token), calls, block, sides)
     progress(`cluster: sealing, 2026 requests, ${calls} calls per side`)
-    const sealingModern = await paired(modernCall(sealedUrl, cluster.token), modernCall(plainUrl, plain.token), calls, block)
+    const sealingModern = await paired(sealedUrls.map((url) => modernCall(url, cluster!.token)), plainUrls.map((url) => modernCall(url, plain!.token)), calls, block, sides)
     progress(`cluster: HAProxy + 3 replicas vs one replica direct, ${calls} calls per side`)
     const pids = cluster.replicas.map((r) => r.pid)
     const before = pids.map(cpuMs)
@@ -143,13 +157,14 @@ export async function measureCluster(options: { calls: number; block: number; mc
 const mark = (ok: boolean) => (ok ? '✅' : '❌')
 
 export function renderCluster(f: ClusterFigures): string {
+  const cpu = (p: Pair) => (p.cpuMsPerCall ? `${fmt(p.cpuMsPerCall.a * 1000, 0)} / ${fmt(p.cpuMsPerCall.b * 1000, 0)} (${fmt(ratio(p.cpuMsPerCall.a, p.cpuMsPerCall.b), 2)})` : '–')
   const row = (name: string, p: Pair, target?: number) =>
-    `| ${name} | ${fmt(p.a.p50Ms, 3)} | ${fmt(p.b.p50Ms, 3)} | ${fmt(p.pairedRatio, 3)} | ${fmt(ratio(p.a.p99Ms, p.b.p99Ms), 2)} | ${target === undefined ? 'report' : `≤ ${target} ${mark(p.pairedRatio <= target)}`} |`
+    `| ${name} | ${fmt(p.a.p50Ms, 3)} | ${fmt(p.b.p50Ms, 3)} | ${fmt(p.pairedRatio, 3)} | ${fmt(ratio(p.a.p99Ms, p.b.p99Ms), 2)} | ${cpu(p)} | ${target === undefined ? 'report' : `≤ ${target} ${mark(p.pairedRatio <= target)}`} |`
   return [
-    `| tools/call, ${f.calls} per side, paired blocks of ${f.block} | p50 ms (a) | p50 ms (b) | paired p50 ratio a/b | p99 ratio | target |`,
-    '|---|---|---|---|---|---|',
-    row('sealing, legacy session: (a) replica mode, sealed id opened per request vs (b) plain daemon', f.sealingLegacy, SEALING_TARGET),
-    row('sealing, 2026-07-28: (a) replica mode vs (b) plain daemon', f.sealingModern, SEALING_TARGET),
+    `| tools/call, ${f.calls} per side, paired blocks of ${f.block} | p50 ms (a) | p50 ms (b) | paired p50 ratio a/b | p99 ratio | daemon CPU µs/call a / b (ratio) | target |`,
+    '|---|---|---|---|---|---|---|',
+    row('sealing, legacy session: (a) 2 daemons in replica mode, sealed id opened per request vs (b) 2 plain daemons', f.sealingLegacy, SEALING_TARGET),
+    row('sealing, 2026-07-28: (a) 2 daemons in replica mode vs (b) 2 plain daemons', f.sealingModern, SEALING_TARGET),
     row('(a) HAProxy + 3 replicas round-robin vs (b) one replica direct, 2026-07-28', f.balanced),
     '',
     `Daemon CPU per call (all replicas, balanced comparison): ${fmt(f.cpuMsPerCall, 3)} ms ⇒ about ${fmt(1000 / f.cpuMsPerCall, 0)} calls/s per core for the daemons alone (HAProxy and the upstream not counted). This machine has 2 cores shared by three replicas, HAProxy, the upstreams and the client: the balanced ratio measures the load balancer's overhead, not scaling.`,

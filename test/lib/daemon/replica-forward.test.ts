@@ -90,6 +90,8 @@ describe('replica forwarding', () => {
     expect(heir.forward(post(), new URL('http://127.0.0.1:1/mcp'))).toBeInstanceOf(Promise)
     expect(await heir.forward(post(), new URL('http://127.0.0.1:1/mcp'))).toBeUndefined()
     expect(await heir.adoptSession(byA)).toMatchObject({ owner: 'replica-a', revision: '2025-11-25' })
+    // Its own id that it no longer knows ended here (however long ago): never rebuilt by the process that minted it.
+    expect(await heir.adoptSession(heir.newSessionId(seed))).toBeUndefined()
     // A session of its own, or a request without one, is served here without a look at the body.
     expect(heir.forward(new Request('http://127.0.0.1:1/mcp', { method: 'POST', body: '{}' }), new URL('http://127.0.0.1:1/mcp'))).toBeUndefined()
     expect(heir.forward(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: { 'mcp-session-id': heir.newSessionId(seed) }, body: '{}' }), new URL('http://127.0.0.1:1/mcp'))).toBeUndefined()
