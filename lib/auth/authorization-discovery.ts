@@ -5,7 +5,7 @@
  * server's origin (metadata optional, default endpoints otherwise).
  */
 import { McpxError } from '../errors/index.ts'
-import { HTTP_STATUS, ACCEPT_POST, MIME } from '../wire/index.ts'
+import { HTTP_STATUS, POST_ACCEPT_HEADER, MIME } from '../wire/index.ts'
 import {
   defaultAuthorizationServerMetadata,
   fetchAuthorizationServerMetadata,
@@ -69,7 +69,7 @@ export async function probeChallenge(http: HttpContext, serverUrl: string): Prom
   try {
     const response = await request(http, serverUrl, {
       method: 'POST',
-      headers: { 'content-type': MIME.JSON, accept: ACCEPT_POST },
+      headers: { 'content-type': MIME.JSON, accept: POST_ACCEPT_HEADER },
       body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
     })
     await response.body?.cancel()

@@ -21,5 +21,10 @@ export const DAEMON_SETTINGS = defineSettings({
   daemonLogCheckBytes: { default: 64 * 1024, env: 'MCPX_DAEMON_LOG_CHECK_BYTES', doc: 'The running daemon checks its log size after writing this many bytes to it' },
   configPollMs: { default: 2_000, env: 'MCPX_CONFIG_POLL_MS', doc: 'How often the daemon checks its config location, envFile and environment snapshot for changes (besides watching their directories)' },
   logsFollowPollMs: { default: 250, env: 'MCPX_LOGS_FOLLOW_POLL_MS', doc: '`mcpx logs -f`: how often the log file is checked for new lines' },
+  daemonJitPolicy: {
+    default: 1,
+    env: 'MCPX_DAEMON_JIT_POLICY',
+    doc: 'JIT tier-up scale of the daemon once it listens (Bun.unsafe.setJITPolicy: 1 = normal; higher keeps code that runs rarely in the interpreter, less memory for more CPU per call). The binary starts at a higher scale for start-up (scripts/build.ts)',
+  },
   daemonEventBufferLength: { default: 1_000, env: 'MCPX_DAEMON_EVENT_BUFFER', doc: 'Events kept by the daemon for Last-Event-ID replay on /v1/events' },
 })

@@ -10,7 +10,7 @@
 import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
-import { HTTP_STATUS, ACCEPT_POST, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
+import { HTTP_STATUS, POST_ACCEPT_HEADER, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
 import { contentTypeOf, type FetchContext, type FetchFunction, fetchWithAuth, headerValue, httpError, readTextCapped } from './http-fetch.ts'
 import { type SseEvent, readEventStream } from './sse-parser.ts'
@@ -215,7 +215,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     const method = isRequest(message) ? message.method : 'method' in message ? message.method : 'response'
     const isInitialize = isRequest(message) && message.method === 'initialize'
     const headers = new Headers(params.headers)
-    headers.set('Accept', ACCEPT_POST)
+    headers.set('Accept', POST_ACCEPT_HEADER)
     headers.set('Content-Type', MIME.JSON)
     // A new initialize starts a new session: never offer the old id (2025-11-25 basic/transports.mdx "Session Management").
     if (sessionId && !isInitialize) headers.set(HEADER.SESSION_ID, sessionId)

@@ -102,7 +102,7 @@ export function isJsonMediaType(contentType: string | null): boolean {
   return contentType.split(';')[0]!.trim().toLowerCase() === MIME.JSON
 }
 /** basic/transports/streamable-http.mdx "Sending Messages to the Server": every POST's Accept lists both. */
-export const ACCEPT_POST = `${MIME.JSON}, ${MIME.SSE}`
+export const POST_ACCEPT_HEADER = `${MIME.JSON}, ${MIME.SSE}`
 
 /**
  * Tool name length limits. 2025-11-25+ server/tools.mdx "Tool Names": SHOULD be 1–128 characters;

@@ -54,7 +54,12 @@ export function isErrorResponse(m: JsonRpcMessage): m is JsonRpcErrorResponse {
 }
 
 /** A JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
+/** A JSON object as mcpx passes it around (members unchecked until a schema or a shaper reads them); the one name for it. */
+export type JsonObject = Record<string, unknown>
+/** Any JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+
+export function isRecord(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 

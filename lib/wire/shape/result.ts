@@ -8,7 +8,7 @@ import { McpxError } from '../../errors/index.ts'
 import { CACHE_SCOPE, isModernRevision, META, RESULT_TYPE, type Revision } from '../constants.ts'
 import { isSpecMethod, methodExists } from '../matrix/methods.ts'
 import { withShapedMeta } from './meta.ts'
-import { isRecord } from '../jsonrpc.ts'
+import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import {
   shapeContentBlock, shapeImplementation, shapePrompt, shapePromptMessage, shapeResource, shapeResourceContents,
   shapeResourceTemplate, shapeRoot, shapeServerCapabilities, shapeTool,
@@ -16,7 +16,6 @@ import {
 import { legacyTask } from './tasks.ts'
 import { shapeRequest, shapeSamplingContent, type OutgoingRequest } from './request.ts'
 
-type Obj = Record<string, unknown>
 
 /** 2026-07-28 server/utilities/caching.mdx: `complete` results of these methods carry cache hints. */
 export const CACHEABLE_METHODS: readonly string[] = [
@@ -33,12 +32,12 @@ export type CacheHints = {
 }
 
 /** Add 2026 cache hints to a result (negative ttl is clamped to 0, caching.mdx "ttlMs"). */
-export function withCacheHints<T extends Obj>(result: T, hints: CacheHints): T & CacheHints {
+export function withCacheHints<T extends JsonObject>(result: T, hints: CacheHints): T & CacheHints {
   return { ...result, ttlMs: Math.max(0, Math.floor(hints.ttlMs)), cacheScope: hints.cacheScope }
 }
 
 /** Shape a newest-shape `result` of `method` for a peer speaking `revision`. Never mutates the input. */
-export function shapeResult(revision: Revision, method: string, result: Obj): Obj {
+export function shapeResult(revision: Revision, method: string, result: JsonObject): JsonObject {
   // A spec method the revision lacks cannot be answered; vendor methods get the generic treatment.
   if (isSpecMethod(method) && !methodExists(revision, method, undefined, { extensions: true })) {
     throw new McpxError('ERA', `${method} does not exist in ${revision}`)
@@ -70,7 +69,7 @@ export function shapeResult(revision: Revision, method: string, result: Obj): Ob
   return shapeBody(revision, method, out)
 }
 
-function shapeModern(revision: Revision, method: string, out: Obj): Obj {
+function shapeModern(revision: Revision, method: string, out: JsonObject): JsonObject {
   if (BARE_IN_MODERN.includes(method)) {
     delete out.resultType
     if (method !== 'sampling/createMessage') delete out._meta
@@ -82,7 +81,7 @@ function shapeModern(revision: Revision, method: string, out: Obj): Obj {
   }
   withShapedMeta(revision, out)
   if (out.resultType === RESULT_TYPE.INPUT_REQUIRED && isRecord(out.inputRequests)) {
-    const inputRequests: Obj = {}
+    const inputRequests: JsonObject = {}
     for (const [key, request] of Object.entries(out.inputRequests)) {
       inputRequests[key] = isRecord(request) && typeof request.method === 'string' ? shapeRequest(revision, request as OutgoingRequest) : request
     }
@@ -97,7 +96,7 @@ function shapeModern(revision: Revision, method: string, out: Obj): Obj {
   return shapeBody(revision, method, out)
 }
 
-function shapeBody(revision: Revision, method: string, out: Obj): Obj {
+function shapeBody(revision: Revision, method: string, out: JsonObject): JsonObject {
   switch (method) {
     case 'initialize':
       if ('capabilities' in out) out.capabilities = shapeServerCapabilities(revision, out.capabilities)
@@ -144,7 +143,7 @@ function shapeBody(revision: Revision, method: string, out: Obj): Obj {
   }
 }
 
-function shapeCallToolResult(revision: Revision, out: Obj): Obj {
+function shapeCallToolResult(revision: Revision, out: JsonObject): JsonObject {
   const content = Array.isArray(out.content) ? out.content.map((block) => shapeContentBlock(revision, block)) : []
   if ('content' in out || !('structuredContent' in out)) out.content = content
   if (!('structuredContent' in out)) return out
@@ -159,7 +158,7 @@ function shapeCallToolResult(revision: Revision, out: Obj): Obj {
   return out
 }
 
-function mapList(out: Obj, key: string, shape: (item: Obj) => Obj): Obj {
+function mapList(out: JsonObject, key: string, shape: (item: JsonObject) => JsonObject): JsonObject {
   const list = out[key]
   if (Array.isArray(list)) out[key] = list.map((item) => (isRecord(item) ? shape(item) : item))
   return out

@@ -5,16 +5,15 @@
  */
 import { RPC } from '../../errors/index.ts'
 import { CACHE_SCOPE, EXTENSION, RESULT_TYPE, type Revision } from '../constants.ts'
-import { isRecord } from '../jsonrpc.ts'
+import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import { modernTask } from './tasks.ts'
 import { BARE_IN_MODERN, CACHEABLE_METHODS } from './result.ts'
 
-type Obj = Record<string, unknown>
 
 /** Lift `result` of `method`, received from a `revision` peer, into the newest shape. */
-export function upgradeResult(revision: Revision, method: string, result: Obj): Obj {
+export function upgradeResult(revision: Revision, method: string, result: JsonObject): JsonObject {
   if (BARE_IN_MODERN.includes(method)) return { ...result }
-  let out: Obj = { ...result }
+  let out: JsonObject = { ...result }
   if (revision === '2025-11-25' && method === 'tools/call' && isRecord(out.task) && !('content' in out)) {
     // 2025-11-25 CreateTaskResult `{task}` → the extension's flat `resultType: "task"` (SEP-2663).
     const { task, ...rest } = out
