@@ -131,7 +131,7 @@ function isLoopback(hostname: string): boolean {
 }
 
 /**
- * 2025-03-26 basic/authorization.mdx §2.3.3: with no metadata document, the AS lives at the MCP
+ * 2025-03-26 basic/authorization.mdx "Fallbacks for Servers without Metadata Discovery": with no metadata document, the AS lives at the MCP
  * server's origin with default endpoint paths.
  */
 export function defaultAuthorizationServerMetadata(serverUrl: string): AuthorizationServerMetadata {

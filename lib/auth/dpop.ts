@@ -1,7 +1,7 @@
 /**
  * DPoP (RFC 9449; MCP auth extension SEP-1932): a per-provider ES256 key, proofs for the token
- * endpoint (§5) and for each resource request (§7, with `ath`), and the server-supplied nonces
- * (§8 AS, §9 resource server). The private key is kept as a JWK with the tokens it is bound to,
+ * endpoint (RFC 9449 §5) and for each resource request (RFC 9449 §7, with `ath`), and the server-supplied nonces
+ * (RFC 9449 §8 AS, §9 resource server). The private key is kept as a JWK with the tokens it is bound to,
  * so a DPoP-bound token stored on disk stays usable by the next mcpx process.
  */
 import { type JWK, SignJWT } from 'jose'

@@ -1,6 +1,6 @@
 /**
  * A connected MCP client: era-aware requests (modern `_meta` + headers, legacy version header and
- * one single-flight re-initialize on an expired session, TR-29), the typed calls with pagination,
+ * one single-flight re-initialize on an expired session: a 404 to a session id means start a new one), the typed calls with pagination,
  * 2026 `input_required` rounds answered through the same handlers as legacy server→client
  * requests, and `subscriptions/listen`. Built by connect() (connect.ts).
  */
@@ -343,7 +343,7 @@ export class McpClient {
     return items
   }
 
-  /** TR-29: one re-initialize shared by every request that saw the same expired session. */
+  /** After a session 404 (basic/transports.mdx "Session Management"): one re-initialize shared by every request that saw the same expired session. */
   #reinitialize(): Promise<void> {
     this.#reinit ??= (async () => {
       sessionControl(this.peer.transport)?.resetSession()

@@ -118,7 +118,7 @@ class ConnectRun {
         const identity = await modern()
         if (identity) return this.#done(peer, state, identity)
       }
-      // HTTP+SSE only when the POST itself is refused (400/404/405, SH:721-737); a JSON-RPC error
+      // HTTP+SSE only when the POST itself is refused (400/404/405, 2025-11-25 basic/transports.mdx "Backwards Compatibility"); a JSON-RPC error
       // to initialize is the server's answer and is reported as such.
       const legacy = await this.#try('initialize', () => initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(pinned) }), (error) =>
         target.transport === 'streamable-http' && !(probeModern && cached?.era === 'legacy') ? true : !isRefusedPost(error),
@@ -189,7 +189,7 @@ class ConnectRun {
     state.era = identity.era
     state.revision = identity.revision
     // Legacy Streamable HTTP: servers send requests and notifications not tied to a POST on the
-    // standalone GET stream (TR-14); without it an unrelated elicitation/create is never seen.
+    // standalone GET stream ("Listening for Messages from the Server"); without it an unrelated elicitation/create is never seen.
     const stream = peer.transport as Partial<{ openListenStream(): Promise<boolean> }>
     if (identity.era === 'legacy' && identity.transport === 'streamable-http' && this.options.serverStream !== false && stream.openListenStream) {
       // Some servers send the GET response headers only with the first event, so the wait is

@@ -7,7 +7,7 @@ import type { Settings } from '../settings/index.ts'
 import { type AuthProvider, type Transport, type TransportKind, createHttpTransport, createSseTransport, createStdioTransport } from '../transport/index.ts'
 import type { HttpTarget, StdioTarget } from './types.ts'
 
-/** The HTTP end's session controls (legacy Streamable HTTP, TR-29/TR-30). */
+/** The HTTP end's session controls (legacy Streamable HTTP: re-initialize after a 404, no session id to modern servers). */
 export interface SessionControl {
   readonly sessionId?: string
   resetSession(): void

@@ -383,7 +383,7 @@ function targetOf(config: ServerConfig): Target {
       args: [...target.args],
       env: { ...target.env },
       ...(target.cwd !== undefined && { cwd: target.cwd }),
-      // Upstream stderr goes to the daemon log under the server's name (TR-02: logging, not failure).
+      // Upstream stderr goes to the daemon log under the server's name (basic/transports.mdx "stdio": stderr is logging, not failure).
       onStderrLine: (line: string) => log.info(`[${config.name} stderr] ${line}`),
     }
   }

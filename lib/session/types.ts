@@ -8,7 +8,7 @@ import type { JsonRpcMessage, JsonRpcNotification, RequestId } from '../wire/ind
 export type CancelMode =
   /** Send `notifications/cancelled` (every legacy transport; 2026 stdio: cancellation.mdx:42-43). */
   | 'notify'
-  /** Abort the request's own stream (2026 Streamable HTTP: closing the stream is the cancel, SH:233-240). */
+  /** Abort the request's own stream (2026 Streamable HTTP: closing the stream is the cancel, 2026-07-28 basic/transports/streamable-http.mdx "Cancellation"). */
   | 'abort'
   /** Neither: e.g. `initialize` (MUST NOT be cancelled) or an era probe to a server not yet initialized. */
   | 'none'

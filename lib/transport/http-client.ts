@@ -1,9 +1,9 @@
 /**
  * The client end of Streamable HTTP, both eras (2025-11-25 basic/transports.mdx:52-309; 2026-07-28
  * basic/transports/streamable-http.mdx): one POST per message, answered with JSON or its own SSE stream.
- * No whole-response timeout (TR-45): the caller's signal is the deadline, and aborting it closes that
- * request's stream. Legacy sessions: id only from a successful initialize (TR-25..27), echoed, DELETEd
- * on close; a 2025-11-25 stream cut before its response resumes with GET + Last-Event-ID (TR-22).
+ * No whole-response timeout (a long SSE answer is not a stall): the caller's signal is the deadline, and aborting it closes that
+ * request's stream. Legacy sessions: id only from a successful initialize (basic/transports.mdx "Session Management"), echoed, DELETEd
+ * on close; a 2025-11-25 stream cut before its response resumes with GET + Last-Event-ID ("Resumability and Redelivery").
  */
 import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
@@ -31,10 +31,10 @@ export interface HttpTransport extends Transport {
   readonly url: string
   /** Legacy session id, set only by a successful initialize response. */
   readonly sessionId: string | undefined
-  /** Forget the session (after a 404 the client re-initializes without one, TR-29). */
+  /** Forget the session (after a 404 the client re-initializes without one: basic/transports.mdx "Session Management"). */
   resetSession(): void
   /**
-   * Open the optional standalone GET stream for legacy server-initiated messages (TR-14).
+   * Open the optional standalone GET stream for legacy server-initiated messages ("Listening for Messages from the Server").
    * Resolves true once the server answers the GET with a stream (Bun's fetch may surface that only
    * with the first body bytes, so do not await it on a critical path), false on 405 (not offered).
    * Reconnects while open; stops on `signal` abort or close().

@@ -2,7 +2,7 @@
  * Newline-delimited JSON framing over a byte stream (stdio, and any byte-stream transport:
  * 2026-07-28 basic/transports/stdio.mdx:10-31). Works on bytes, so a UTF-8 sequence split across
  * chunks is never mis-decoded (0x0A never occurs inside a multi-byte sequence), and a line longer
- * than `maxFrameBytes` is counted and skipped without ever being held whole (TR-03).
+ * than `maxFrameBytes` is counted and skipped without ever being held whole (the frame cap bounds memory, not only the answer).
  */
 
 /** How much of an oversized line is kept for the error message. */

@@ -1,5 +1,5 @@
 /**
- * The client end of the 2024-11-05 HTTP+SSE transport (D2411/basic/transports.mdx:46-86; TR-10):
+ * The client end of the 2024-11-05 HTTP+SSE transport (2024-11-05 basic/transports.mdx "HTTP with SSE"):
  * GET the SSE endpoint, wait for the `endpoint` event naming where to POST (resolved against the
  * SSE URL, same origin only), POST every message there, and take server messages from `message`
  * events. The stream is the connection: when the server ends it, the transport closes with CONNECT.

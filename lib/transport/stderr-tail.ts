@@ -1,6 +1,6 @@
 /**
  * Continuous drain of an upstream's stderr: a chatty server must never stall on a full pipe
- * (TR-02). Keeps only the last `maxBytes` for error messages and hands each line to a logger.
+ * (stderr is logging, never an error signal). Keeps only the last `maxBytes` for error messages and hands each line to a logger.
  * stderr is logging, any level, never an error signal (2025-11-25 basic/transports.mdx:29-32).
  */
 

@@ -1,7 +1,7 @@
 /**
  * JSON-RPC 2.0 envelope types and the edge parser. Incoming frames are validated here so nothing
  * past the edge sees a malformed message: bad JSON is -32700, a wrong envelope is -32600.
- * Ids may be strings or numbers everywhere (JSON-RPC 2.0 §4; TR-44).
+ * Ids may be strings or numbers everywhere (JSON-RPC 2.0 §4: a string id is as valid as a number, in either direction).
  */
 import * as v from 'valibot'
 import { RPC, RpcError } from '../errors/index.ts'

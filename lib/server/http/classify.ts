@@ -1,5 +1,5 @@
 /**
- * Which era and revision one HTTP request at a dual-era endpoint belongs to (spec-digest §1.3); pure.
+ * Which era and revision one HTTP request at a dual-era endpoint belongs to (2026-07-28 basic/transports/streamable-http.mdx "Backward Compatibility"); pure.
  * Order: GET/DELETE → legacy; modern header or `_meta` → modern; array → 2025-03-26 batch; `initialize`
  * → handshake; `Mcp-Session-Id` → that session; legacy header → legacy; no header → 2025-03-26 unless
  * the body carries modern `_meta` (-32020); unknown header value → -32022.
@@ -64,7 +64,7 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   }
 
   if (isStreamMethod) {
-    // GET streams and DELETE are legacy-only mechanisms; a 2026 request has none (SH "Backward Compatibility").
+    // GET streams and DELETE are legacy-only mechanisms; a 2026 request has none (2026-07-28 basic/transports/streamable-http.mdx "Backward Compatibility").
     if (isModernRevision(versionHeader)) return methodNotAllowed('GET, POST, DELETE')
     if (input.method === 'DELETE') return { kind: 'legacy-delete', ...(sessionId && { sessionId }) }
     const lastEventId = headerValue(input.headers, HEADER.LAST_EVENT_ID)

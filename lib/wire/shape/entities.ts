@@ -1,7 +1,7 @@
 /**
  * Spell one spec object (tool, resource, prompt, content block, capabilities...) down to a peer's
  * revision. Inputs are newest-shape objects; fields are dropped per matrix/fields.ts and content
- * types the peer cannot parse are rewritten (spec-digest §4 "downgrade table"). Pure: inputs are
+ * types the peer cannot parse are rewritten (each revision's schema/schema.json). Pure: inputs are
  * never mutated.
  */
 import { EXTENSION, atLeast, isModernRevision, type Revision } from '../constants.ts'
@@ -99,7 +99,7 @@ export function shapeClientCapabilities(revision: Revision, capabilities: unknow
   // own initialize example is 2024-11-05), and servers register their UI tools by it.
   const extensions = capabilities.extensions
   if (out.extensions === undefined && isRecord(extensions) && isRecord(extensions[EXTENSION.UI])) out.extensions = { [EXTENSION.UI]: extensions[EXTENSION.UI] }
-  // Before 2025-11-25 elicitation was `{}` (form only); 2026 dropped roots.listChanged (T26 ClientCapabilities).
+  // Before 2025-11-25 elicitation was `{}` (form only); 2026 dropped roots.listChanged (2026-07-28 schema/schema.json ClientCapabilities).
   if (!atLeast(revision, '2025-11-25') && isRecord(out.elicitation)) out.elicitation = {}
   if (isModernRevision(revision) && isRecord(out.roots)) out.roots = {}
   return out

@@ -20,7 +20,7 @@ const SAMPLING_PARAMS_2024 = ['includeContext', 'maxTokens', 'messages', 'metada
 
 /**
  * Shape a request mcpx sends to a client. Under 2026-07-28 the result is an MRTR input request
- * (`{method, params}`, no id, no `_meta`: T26 InputRequest). Throws ERA when the method does not
+ * (`{method, params}`, no id, no `_meta`: 2026-07-28 schema/schema.json InputRequest). Throws ERA when the method does not
  * exist for the peer (e.g. elicitation/create to 2025-03-26, URL elicitation to 2025-06-18).
  */
 export function shapeRequest(revision: Revision, request: OutgoingRequest): OutgoingRequest {
