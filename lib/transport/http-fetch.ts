@@ -1,6 +1,6 @@
 /**
  * The one way the client transports do HTTP: Bun's fetch with no idle or whole-response timeout
- * (deadlines come only from the caller's AbortSignal), credentials from an optional
+ * (deadlines come only from the caller's AbortSignal: a fetch timeout would also cut long SSE responses), credentials from an optional
  * AuthProvider with bounded re-authorization on 401/403, capped body reads, and the CONNECT error
  * contract (`httpStatus`, `contentType`, `body`, `sessionExpired`, `wwwAuthenticate`, `url`).
  */

@@ -1,7 +1,7 @@
 /**
  * The server end of stdio: newline-delimited JSON-RPC on stdin/stdout (every revision's
- * basic/transports "stdio"). stdout carries only MCP messages, one per line (basic/transports.mdx "stdio"); a bad line
- * (not JSON, not JSON-RPC, over `maxFrameBytes`, the frame cap) is answered with the matching JSON-RPC
+ * basic/transports "stdio"). stdout carries only MCP messages, one per line with no embedded newline; a bad line
+ * (not JSON, not JSON-RPC, over `maxFrameBytes`, our own limit since the spec sets none) is answered with the matching JSON-RPC
  * error and reading goes on; stdin EOF reports onClose exactly once, while writes continue until
  * close() so answers to requests already read still reach the client.
  */
