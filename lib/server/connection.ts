@@ -2,7 +2,7 @@
  * One downstream connection as the engine sees it: a stdio process or a legacy HTTP session (a
  * modern HTTP request gets a throwaway one). It holds the legacy handshake state, the in-flight
  * requests (for notifications/cancelled), and the server→client requests awaiting an answer
- * (legacy elicitation/sampling/roots, sent on the asking call's own stream, 2025-11-25 basic/transports.mdx).
+ * (legacy elicitation/sampling/roots, sent on the asking call's own stream before its response).
  */
 import { RPC, RpcError } from '../errors/index.ts'
 import type { JsonRpcMessage, JsonRpcResponse, LegacyRevision, LogLevel, RequestId } from '../wire/index.ts'

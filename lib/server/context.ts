@@ -1,7 +1,8 @@
 /**
  * Builds the HandlerContext of one request. The same handler code asks the client for input in
  * both eras: legacy sends a real server→client request on the call's own stream and awaits it
- * (2025-11-25 basic/transports.mdx: server requests ride the stream of the request they serve); modern (2026-07-28 basic/patterns/mrtr.mdx) re-runs the handler each round, answering
+ * (legacy servers MAY send requests on a POST's SSE stream before its response); modern (2026-07-28
+ * basic/patterns/mrtr.mdx, no server-initiated requests on any stream) re-runs the handler each round, answering
  * asks from `inputResponses` + the sealed `requestState`, and raises InputRequired for the rest.
  */
 import { McpxError } from '../errors/index.ts'

@@ -1,6 +1,6 @@
 /**
  * The request engine: one per server, shared by every transport. It classifies each message's era,
- * dispatches requests concurrently (nothing waits for another request), answers in the
+ * dispatches requests concurrently (nothing waits for another request, so a long call never blocks ping or cancellation), answers in the
  * newest shape finished at the edge, and fans out notifications to legacy connections and 2026
  * listen streams. Transports hand it messages with a Channel saying where the call's stream goes.
  */

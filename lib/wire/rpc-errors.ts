@@ -1,6 +1,7 @@
 /**
  * Builders for the JSON-RPC errors whose code, `data` shape or HTTP status depend on the revision.
- * Call sites never pick -32002 vs -32602 or a 2026-only code themselves (the era decides the code, not the call site); they call
+ * Call sites never pick -32002 vs -32602 or a 2026-only code themselves (a code chosen by hand goes stale when the
+ * revision changes); they call
  * these with the peer's revision. Codes come from lib/errors RPC, each cited there.
  */
 import { RPC, RpcError } from '../errors/index.ts'
@@ -80,7 +81,7 @@ export function methodNotFound(method: string, revision?: Revision, refusal?: { 
 
 /**
  * -32602. `malformedRequest` marks the 2026 cases that MUST be HTTP 400 (missing required `_meta`
- * keys, 2026-07-28 basic/index.mdx "_meta"); other invalid params carry no prescribed status.
+ * keys, 2026-07-28 basic/index.mdx "`_meta`"); other invalid params carry no prescribed status.
  */
 export function invalidParams(message: string, data?: Record<string, unknown>, malformedRequest = false): RpcError {
   return new RpcError(RPC.INVALID_PARAMS, message, data, malformedRequest ? HTTP_STATUS.BAD_REQUEST : undefined)

@@ -1,5 +1,6 @@
 /**
- * Which era and revision one HTTP request at a dual-era endpoint belongs to (2026-07-28 basic/transports/streamable-http.mdx "Backward Compatibility"); pure.
+ * Which era and revision one HTTP request at a dual-era endpoint belongs to (2026-07-28 basic/versioning.mdx
+ * "Backward Compatibility with Initialization-Based Versions"); pure.
  * Order: GET/DELETE → legacy; modern header or `_meta` → modern; array → 2025-03-26 batch; `initialize`
  * → handshake; `Mcp-Session-Id` → that session; legacy header → legacy; no header → 2025-03-26 unless
  * the body carries modern `_meta` (-32020); unknown header value → -32022.

@@ -65,7 +65,8 @@ export const METHODS: Readonly<Record<Revision, RevisionMethods>> = {
     ],
     // 2026-07-28 basic/patterns/index.mdx: servers MUST NOT initiate JSON-RPC requests.
     serverRequests: [],
-    // 2026-07-28 schema/schema.json ClientNotification is CancelledNotification alone (stdio only; streamable-http.mdx "Cancellation").
+    // 2026-07-28 schema/schema.json ClientNotification is CancelledNotification alone (stdio only; over HTTP closing
+    // the stream cancels: basic/transports/streamable-http.mdx "Cancellation").
     clientNotifications: ['notifications/cancelled'],
     serverNotifications: [
       'notifications/cancelled', 'notifications/progress', 'notifications/resources/list_changed', 'notifications/subscriptions/acknowledged',

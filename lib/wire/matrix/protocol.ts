@@ -1,7 +1,8 @@
 /**
  * PROTOCOL_MATRIX: everything mcpx knows about the five revisions as one JSON-serialisable value
  * (served by the daemon at GET /v1/protocol). Built from methods.ts and fields.ts, which are proven
- * against schema.json, plus transport facts cited from the spec text (basic/index.mdx, basic/transports*, each revision's changelog.mdx).
+ * against schema.json, plus transport facts cited from the spec text (each revision's basic/index.mdx error codes,
+ * basic/transports, and the method pages), each entry naming its source in `cite`.
  */
 import { RPC } from '../../errors/index.ts'
 import { eraOf, HEADER, isModernRevision, LATEST_LEGACY, LATEST_MODERN, REVISIONS, type Era, type Revision } from '../constants.ts'
@@ -16,7 +17,7 @@ export interface ErrorCodeEntry {
   cite: string
 }
 
-/** JSON-RPC error codes per revision (2026-07-28 schema/schema.json error definitions; basic/index.mdx "Error Codes"). */
+/** JSON-RPC error codes per revision (2026-07-28 schema/schema.json error definitions; 2026-07-28 basic/index.mdx "Error Codes"). */
 export const ERROR_CODES: readonly ErrorCodeEntry[] = [
   { code: RPC.PARSE_ERROR, name: 'ParseError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1' },
   { code: RPC.INVALID_REQUEST, name: 'InvalidRequest', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1' },
@@ -109,7 +110,7 @@ interface RevisionEntry {
   httpTransports: readonly string[]
   features: string[]
   capabilities: { client: string[]; server: string[] }
-  /** Code of "resource not found" (-32002 legacy, -32602 in 2026: 2026-07-28 server/resources.mdx). */
+  /** Code of "resource not found" (-32002 legacy, -32602 in 2026: 2026-07-28 server/resources.mdx "Error Handling"). */
   resourceNotFoundCode: number
   /** Fields of each spec type in this revision (types the revision lacks are absent). */
   fields: Record<string, string[]>

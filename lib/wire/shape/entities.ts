@@ -1,7 +1,7 @@
 /**
  * Spell one spec object (tool, resource, prompt, content block, capabilities...) down to a peer's
  * revision. Inputs are newest-shape objects; fields are dropped per matrix/fields.ts and content
- * types the peer cannot parse are rewritten (each revision's schema/schema.json). Pure: inputs are
+ * types the peer cannot parse are rewritten (the content types each revision's schema/schema.json defines). Pure: inputs are
  * never mutated.
  */
 import { EXTENSION, atLeast, isModernRevision, type Revision } from '../constants.ts'

@@ -32,7 +32,7 @@ export function upgradeResult(revision: Revision, method: string, result: JsonOb
 
 /**
  * Is this JSON-RPC error a "resource not found"? -32002 from legacy servers (clients SHOULD still
- * accept it from older servers, 2026-07-28 server/resources.mdx) or -32602 carrying `data.uri`.
+ * accept it from older servers, 2026-07-28 server/resources.mdx "Error Handling") or -32602 carrying `data.uri`.
  */
 export function isResourceNotFoundError(error: { code: number; data?: unknown }): boolean {
   if (error.code === RPC.RESOURCE_NOT_FOUND_LEGACY) return true
