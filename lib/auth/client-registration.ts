@@ -13,7 +13,7 @@ import { type AuthorizationServerMetadata, ClientInformationSchema } from './sch
 export interface RegisteredClient extends ClientCredentials {
   kind: 'pre-registered' | 'metadata-document' | 'dynamic'
   redirectUris?: string[]
-  /** Epoch ms after which a dynamically issued secret is void (RFC 7591 §3.2.1), if it expires. */
+  /** Epoch ms after which a dynamically issued secret is void (RFC 7591 section 3.2.1), if it expires. */
   secretExpiresAt?: number
 }
 
@@ -72,7 +72,7 @@ function isClientMetadataUrl(value: string): boolean {
   }
 }
 
-/** Register dynamically (RFC 7591 §3.1). Fails with AUTH when the AS offers no registration. */
+/** Register dynamically (RFC 7591 section 3.1). Fails with AUTH when the AS offers no registration. */
 export async function registerClient(http: HttpContext, metadata: AuthorizationServerMetadata, options: RegistrationOptions): Promise<RegisteredClient> {
   const endpoint = metadata.registration_endpoint
   if (!endpoint) {

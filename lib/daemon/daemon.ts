@@ -333,7 +333,7 @@ function isApiPath(pathname: string): boolean {
 
 /**
  * /v1 callers get the API's error shape; other routes (/mcp) an id-less JSON-RPC error. A 401
- * carries an RFC 6750 §3 challenge naming the problem, and the body says where the token is and
+ * carries an RFC 6750 section 3 challenge naming the problem, and the body says where the token is and
  * how to send it (no `resource_metadata`: there is no OAuth here). The body of a refused request is
  * never read, so the connection is closed with the answer.
  */

@@ -42,7 +42,7 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
       if (options.loopback && hasToken(request, options.localToken())) return OWNER
       const outcome = await server.authenticate(request)
       if (outcome.ok) return outcome.principal
-      // JSON-RPC 2.0 §5.1: the request was not read, so the id is null.
+      // JSON-RPC 2.0 section 5.1: the request was not read, so the id is null.
       return jsonResponse(
         { jsonrpc: '2.0', id: null, error: { code: RPC.INVALID_REQUEST, message: outcome.message } },
         outcome.status,

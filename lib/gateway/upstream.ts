@@ -383,7 +383,8 @@ function targetOf(config: ServerConfig): Target {
       args: [...target.args],
       env: { ...target.env },
       ...(target.cwd !== undefined && { cwd: target.cwd }),
-      // Upstream stderr goes to the daemon log under the server's name (basic/transports.mdx "stdio": stderr is logging, not failure).
+      // Upstream stderr goes to the daemon log under the server's name (stderr is logging, never a failure signal:
+      // 2025-11-25 basic/transports.mdx "stdio").
       onStderrLine: (line: string) => log.info(`[${config.name} stderr] ${line}`),
     }
   }

@@ -85,7 +85,7 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
       try {
         message = parseMessage(value)
       } catch (error) {
-        // A malformed notification (a method, no id) gets no reply either (JSON-RPC 2.0 §4.1).
+        // A malformed notification (a method, no id) gets no reply either (JSON-RPC 2.0 section 4.1).
         if (isRecord(value) && 'method' in value && !('id' in value)) return log.warn(`stdio: ignored a malformed notification: ${(error as RpcError).message}`)
         return refuse(recoverId(value), error as RpcError)
       }

@@ -96,7 +96,7 @@ export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as co
 export const LOOPBACK_HOSTNAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
 /** The same names as a listen address spells them (IPv6 without brackets): `daemonAddress`, Bun.serve's hostname. */
 export const LOOPBACK_ADDRESSES: ReadonlySet<string> = new Set([...LOOPBACK_HOSTNAMES].map((name) => name.replace(/^\[(.*)\]$/, '$1')))
-/** RFC 9110 §8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
+/** RFC 9110 section 8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
 export function isJsonMediaType(contentType: string | null): boolean {
   if (contentType === null) return false
   return contentType.split(';')[0]!.trim().toLowerCase() === MIME.JSON

@@ -1,7 +1,8 @@
 /**
  * JSON-RPC 2.0 envelope types and the edge parser. Incoming frames are validated here so nothing
  * past the edge sees a malformed message: bad JSON is -32700, a wrong envelope is -32600.
- * Ids may be strings or numbers everywhere (JSON-RPC 2.0 §4: a string id is as valid as a number, in either direction).
+ * Ids may be strings or numbers everywhere (JSON-RPC 2.0 section 4), server-initiated requests included: an
+ * elicitation/create may arrive with `"id": "abc"`.
  */
 import * as v from 'valibot'
 import { RPC, RpcError } from '../errors/index.ts'
@@ -33,7 +34,7 @@ export interface JsonRpcErrorObject {
 }
 export interface JsonRpcErrorResponse {
   jsonrpc: '2.0'
-  /** null only when the request id could not be determined (JSON-RPC 2.0 §5). */
+  /** null only when the request id could not be determined (JSON-RPC 2.0 section 5). */
   id: RequestId | null
   error: JsonRpcErrorObject
 }

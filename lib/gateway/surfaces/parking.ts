@@ -1,6 +1,6 @@
 /**
  * Upstream calls kept open across a 2026 downstream's input_required rounds (2026-07-28
- * basic/patterns/mrtr.mdx): each upstream question ends the host's round, and its
+ * basic/patterns/mrtr.mdx; the bridging is ours, the spec describes one hop): each upstream question ends the host's round, and its
  * retry (inputResponses + the sealed requestState naming this slot) resumes the SAME upstream call.
  * Questions asked together go out together under the upstream's keys, made unique within the call so
  * an earlier round's answer is never reused. Unclaimed slots expire.

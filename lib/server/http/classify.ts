@@ -115,7 +115,7 @@ function classifyBatch(
   if (revision !== '2025-03-26') {
     return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: JSON-RPC batches are not supported in revision ${revision} (only 2025-03-26)`))
   }
-  // JSON-RPC 2.0 §6: an empty array is a single Invalid Request.
+  // JSON-RPC 2.0 section 6: an empty array is a single Invalid Request.
   if (body.length === 0) return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: empty batch'))
   if (input.maxBatchLength !== undefined && body.length > input.maxBatchLength) {
     return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: batch of ${body.length} messages exceeds ${input.maxBatchLength} (maxBatchLength)`))

@@ -19,11 +19,11 @@ export interface ErrorCodeEntry {
 
 /** JSON-RPC error codes per revision (2026-07-28 schema/schema.json error definitions; 2026-07-28 basic/index.mdx "Error Codes"). */
 export const ERROR_CODES: readonly ErrorCodeEntry[] = [
-  { code: RPC.PARSE_ERROR, name: 'ParseError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1' },
-  { code: RPC.INVALID_REQUEST, name: 'InvalidRequest', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1' },
-  { code: RPC.METHOD_NOT_FOUND, name: 'MethodNotFound', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1; 2026 HTTP 404 (streamable-http.mdx)' },
-  { code: RPC.INVALID_PARAMS, name: 'InvalidParams', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1; 2026 also resource not found' },
-  { code: RPC.INTERNAL_ERROR, name: 'InternalError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1' },
+  { code: RPC.PARSE_ERROR, name: 'ParseError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1' },
+  { code: RPC.INVALID_REQUEST, name: 'InvalidRequest', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1' },
+  { code: RPC.METHOD_NOT_FOUND, name: 'MethodNotFound', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1; 2026 HTTP 404 (streamable-http.mdx)' },
+  { code: RPC.INVALID_PARAMS, name: 'InvalidParams', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1; 2026 also resource not found' },
+  { code: RPC.INTERNAL_ERROR, name: 'InternalError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1' },
   { code: RPC.RESOURCE_NOT_FOUND_LEGACY, name: 'ResourceNotFound', span: ['2024-11-05', '2025-11-25'], cite: 'server/resources.mdx "Error Handling"; reserved in 2026' },
   { code: RPC.URL_ELICITATION_REQUIRED, name: 'URLElicitationRequired', span: ['2025-11-25', '2025-11-25'], cite: '2025-11-25 client/elicitation.mdx; reserved in 2026' },
   { code: RPC.HEADER_MISMATCH, name: 'HeaderMismatch', span: ['2026-07-28', '2026-07-28'], cite: '2026-07-28 streamable-http.mdx "Server Validation" (HTTP 400)' },
