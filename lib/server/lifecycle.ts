@@ -6,7 +6,8 @@
  * {supported, requested}; HTTP status 400 for both).
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { hasFeature,
+import {
+  hasFeature,
   HTTP_STATUS,
   EXTENSION,
   LATEST_LEGACY,

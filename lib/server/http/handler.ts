@@ -7,7 +7,8 @@
  */
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { Settings } from '../../settings/index.ts'
-import { hasFeature,
+import {
+  hasFeature,
   HTTP_STATUS,
   HEADER, META, MIME, isRequest, parseMessage, recoverId, restoreRawIds, type JsonRpcMessage, type LegacyRevision,
 } from '../../wire/index.ts'
