@@ -16,7 +16,7 @@ export interface Principal {
 
 export const OWNER: Principal = Object.freeze({ kind: 'owner', id: 'owner', subject: 'owner', scopes: [], groups: [] })
 
-/** Space-separated `scope` (RFC 6749 §3.3, RFC 9068 §2.2.3) or an array (`scp`, some servers). */
+/** Space-separated `scope` (RFC 6749 section 3.3, RFC 9068 section 2.2.3) or an array (`scp`, some servers). */
 export function scopesOf(claims: Record<string, unknown>): string[] {
   const raw = claims.scope ?? claims.scp
   if (typeof raw === 'string') return raw.split(' ').filter(Boolean)

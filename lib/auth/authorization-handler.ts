@@ -1,7 +1,7 @@
 /**
  * How the user-agent step of the authorization code flow happens. The flow asks a handler for a
  * redirect URI, builds the authorization URL, and the handler returns the URL the authorization
- * server redirected back to. Two handlers: an interactive loopback listener (RFC 8252 §7.3,
+ * server redirected back to. Two handlers: an interactive loopback listener (RFC 8252 section 7.3,
  * `Bun.serve` on 127.0.0.1) that opens or prints the URL, and a non-interactive one that fetches
  * the URL and reads `Location` (for authorization servers that redirect at once, e.g. test ASes).
  */

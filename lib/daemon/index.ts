@@ -23,14 +23,14 @@ export { validateParams } from './api-routes.ts'
 export {
   configuredStatus,
   createConfiguredPool,
-  type CallOptions,
+  type PoolCallOptions,
   type Catalog,
   type Pool,
   type ServerState,
   type ServerStatus,
 } from './pool.ts'
 export { EventFeed, type DaemonEvent } from './events.ts'
-export { checkRequest, type GuardPolicy, type Rejection, type Surface } from './security.ts'
+export { checkRequest, type GuardPolicy, type Rejection, type ListenerKind } from './security.ts'
 export { matchRoute, type Route, type RouteContext } from './routes.ts'
 
 export { acquireLock, isAlive, liveOwner, type Lock } from './lock.ts'

@@ -10,12 +10,12 @@
 import { createHash } from 'node:crypto'
 import { RPC, RpcError } from '../errors/index.ts'
 import { type KeyRing, open as openSealed, randomKeyRing, seal as sealText } from './seal.ts'
-import type { Json } from './types.ts'
+import type { JsonObject } from './types.ts'
 
 /** What a token carries between rounds. */
 export interface RequestStatePayload {
   /** Answers collected in earlier rounds, by input key. */
-  answers: Record<string, Json>
+  answers: Record<string, JsonObject>
   /** Keys asked in the last round (only these are accepted from inputResponses). */
   asked: string[]
   /** Handler-owned state (ctx.setState). */
@@ -37,8 +37,8 @@ interface Sealed extends RequestStatePayload {
 
 export interface RequestStateCodec {
   /** `principal`: the authenticated caller, when known; a token only opens for the same one. */
-  seal(method: string, params: Json, payload: RequestStatePayload, principal?: string): string
-  open(method: string, params: Json, token: unknown, principal?: string): RequestStatePayload
+  seal(method: string, params: JsonObject, payload: RequestStatePayload, principal?: string): string
+  open(method: string, params: JsonObject, token: unknown, principal?: string): RequestStatePayload
 }
 
 /**
@@ -105,8 +105,8 @@ function digestPrincipal(principal: string | undefined): string {
   return principal === undefined ? '' : createHash('sha256').update(principal).digest('base64url')
 }
 
-function digestParams(params: Json): string {
-  const salient: Json = {}
+function digestParams(params: JsonObject): string {
+  const salient: JsonObject = {}
   for (const k of Object.keys(params).sort()) if (!ROUND_KEYS.has(k)) salient[k] = params[k]
   return createHash('sha256').update(stableStringify(salient)).digest('base64url')
 }
@@ -114,7 +114,7 @@ function digestParams(params: Json): string {
 function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`
   if (value && typeof value === 'object') {
-    const obj = value as Json
+    const obj = value as JsonObject
     return `{${Object.keys(obj)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`)

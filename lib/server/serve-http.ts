@@ -1,7 +1,7 @@
 /**
  * Serve an engine over Streamable HTTP with Bun.serve on one path (default `/mcp`). Idle sockets
  * and stalled bodies are closed by httpIdleTimeoutMs; long calls and SSE streams are exempt
- * (http/timeouts.ts): streams are kept alive by SSE comments (TR-24) and ended by the engine.
+ * (http/timeouts.ts): streams are kept alive by SSE comment lines (clients MUST NOT treat them as malformed) and ended by the engine.
  */
 import type { Settings } from '../settings/index.ts'
 import type { Engine } from './engine.ts'
@@ -12,7 +12,7 @@ import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface ServeHttpOptions {
   port?: number
-  /** Default 127.0.0.1 (TR-42: bind to loopback when running locally). */
+  /** Default 127.0.0.1 (running locally, servers SHOULD bind only to loopback: basic/transports.mdx "Security Warning"). */
   hostname?: string
   path?: string
   origin?: Omit<OriginPolicy, 'port'>

@@ -57,7 +57,7 @@ export const META = {
 /** Extension identifiers (2026-07-28 extensions; SEP-2663). */
 export const EXTENSION = {
   TASKS: 'io.modelcontextprotocol/tasks',
-  /** MCP Apps (SEP-1865, stable 2026-01-26): interactive UIs as `ui://` resources linked from tools. */
+  /** MCP Apps (stable 2026-01-26; spec extensions/overview.mdx): interactive UIs as `ui://` resources linked from tools. */
   UI: 'io.modelcontextprotocol/ui',
 } as const
 
@@ -96,13 +96,13 @@ export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as co
 export const LOOPBACK_HOSTNAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
 /** The same names as a listen address spells them (IPv6 without brackets): `daemonAddress`, Bun.serve's hostname. */
 export const LOOPBACK_ADDRESSES: ReadonlySet<string> = new Set([...LOOPBACK_HOSTNAMES].map((name) => name.replace(/^\[(.*)\]$/, '$1')))
-/** RFC 9110 §8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
+/** RFC 9110 section 8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
 export function isJsonMediaType(contentType: string | null): boolean {
   if (contentType === null) return false
   return contentType.split(';')[0]!.trim().toLowerCase() === MIME.JSON
 }
 /** basic/transports/streamable-http.mdx "Sending Messages to the Server": every POST's Accept lists both. */
-export const ACCEPT_POST = `${MIME.JSON}, ${MIME.SSE}`
+export const POST_ACCEPT_HEADER = `${MIME.JSON}, ${MIME.SSE}`
 
 /**
  * Tool name length limits. 2025-11-25+ server/tools.mdx "Tool Names": SHOULD be 1–128 characters;

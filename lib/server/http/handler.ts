@@ -1,13 +1,14 @@
 /**
  * The Streamable HTTP endpoint of a server: `fetch(Request) → Response`, serving both eras on one
- * URL (spec-digest §1.3). It composes the http/ building blocks (Origin/Host, body, classification,
+ * URL (2026-07-28 basic/versioning.mdx "Backward Compatibility with Initialization-Based Versions"). It composes the http/ building blocks (Origin/Host, body, classification,
  * 2026 header validation, sessions, SSE, event store) around the engine. A request's answer is JSON
  * unless the call emits something first (progress, logs, a legacy server→client request, a listen
  * ack): then the response becomes an SSE stream (2025-11-25: primed and resumable).
  */
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { Settings } from '../../settings/index.ts'
-import { hasFeature,
+import {
+  hasFeature,
   HTTP_STATUS,
   HEADER, META, MIME, isRequest, parseMessage, recoverId, restoreRawIds, type JsonRpcMessage, type LegacyRevision,
 } from '../../wire/index.ts'
@@ -192,7 +193,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     const connection = engine.connect('http')
     const answer = await engine.answer(message, { connection, outlet: { send: () => {} }, era: 'legacy' })
-    // TR-27: a session exists only after a successful handshake.
+    // A session exists only after a successful handshake: the id is assigned in the response carrying the InitializeResult.
     if (!answer.message || 'error' in answer.message || !connection.legacy) {
       engine.disconnect(connection)
       return json(answer.message, answer.httpStatus)
@@ -317,7 +318,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     return json(responses, HTTP_STATUS.OK, headers)
   }
 
-  /** Legacy GET: resume a stream by Last-Event-ID, or open the session's standalone stream (TR-13). */
+  /** Legacy GET: resume a stream by Last-Event-ID, or open the session's standalone stream (2025-11-25 basic/transports.mdx "Listening for Messages from the Server"). */
   function openGet(request: Request, sessionId: string, session: LegacySession, lastEventId: string | undefined): Response {
     const headers = { [HEADER.SESSION_ID]: sessionId }
     if (lastEventId !== undefined) {

@@ -1,6 +1,6 @@
 /**
  * valibot building blocks shared by the incoming-params schemas. Objects are loose: the spec lets
- * peers extend any object (spec-digest §4 "every Result is open"), so unknown fields are kept,
+ * peers extend any object (schema/schema.json: Result and its kin allow additional properties), so unknown fields are kept,
  * while required fields and the types of known fields are enforced.
  */
 import * as v from 'valibot'
