@@ -1,6 +1,6 @@
 /**
  * mcpx benchmarks, all in one run so every comparison is a same-run ratio (the machine is shared
- * and noisy; see /work/shared/notes/perf-anchors.md for the method and the peers' versions):
+ * and noisy, so only same-run paired ratios mean anything):
  *  1. tools/call p50/p99 — SDK client straight to the upstream over stdio vs the daemon's /mcp
  *     (raw surface and mcpx_call) vs supergateway --stateful;
  *  2. start-up and memory: wall time of `mcpx --version` and of a warm `mcpx call` (compiled binary,

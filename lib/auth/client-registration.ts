@@ -89,7 +89,8 @@ export async function registerClient(http: HttpContext, metadata: AuthorizationS
     grant_types: options.grantTypes,
     response_types: ['code'],
     token_endpoint_auth_method: authMethod,
-    // client-registration.mdx: native apps with loopback redirects MUST say so (SEP-837).
+    // 2026-07-28 basic/authorization/client-registration.mdx: clients MUST state an `application_type`, and native
+    // apps (loopback redirects) use "native".
     application_type: 'native',
   }
   if (options.scope) body.scope = options.scope

@@ -267,7 +267,8 @@ class OAuthProviderImpl implements OAuthProvider {
     const issuer = metadata.issuer
     const wanted = [...new Set([...scopes, ...splitScopes(this.options.scope)])]
     const grant = this.options.grant ?? 'authorization_code'
-    // SEP-2207: offline_access only when the AS lists it, and only for user-delegated grants.
+    // 2026-07-28 basic/authorization/index.mdx: a client MAY add offline_access when the AS lists it in
+    // scopes_supported; we do so only for user-delegated grants.
     if (grant === 'authorization_code' && this.options.requestOfflineAccess !== false && metadata.scopes_supported?.includes(OFFLINE_ACCESS) && wanted.length > 0) {
       if (!wanted.includes(OFFLINE_ACCESS)) wanted.push(OFFLINE_ACCESS)
     }

@@ -67,7 +67,7 @@ export async function callTool(registry: Registry, params: JsonObject, ctx: Hand
 /**
  * A tool as listed to a host that did not declare MCP Apps (`io.modelcontextprotocol/ui`): without
  * its UI links (`_meta.ui`, `_meta["ui/resourceUri"]`), as a server that checks the capability
- * would register it (MCP Apps SEP-1865 "Negotiation").
+ * would register it (the MCP Apps extension, `io.modelcontextprotocol/ui`: 2026-07-28 basic/versioning.mdx "Extension Negotiation").
  */
 function withoutAppMeta(tool: JsonObject): JsonObject {
   const meta = tool._meta

@@ -56,7 +56,7 @@ export const META = {
 /** Extension identifiers (2026-07-28 extensions; SEP-2663). */
 export const EXTENSION = {
   TASKS: 'io.modelcontextprotocol/tasks',
-  /** MCP Apps (SEP-1865, stable 2026-01-26): interactive UIs as `ui://` resources linked from tools. */
+  /** MCP Apps (stable 2026-01-26; spec extensions/overview.mdx): interactive UIs as `ui://` resources linked from tools. */
   UI: 'io.modelcontextprotocol/ui',
 } as const
 

@@ -95,8 +95,8 @@ export function shapeServerCapabilities(revision: Revision, capabilities: unknow
 export function shapeClientCapabilities(revision: Revision, capabilities: unknown): JsonObject {
   if (!isRecord(capabilities)) return {}
   const out = projectFields(revision, 'ClientCapabilities', { ...capabilities })
-  // The one extension a legacy peer is told of: MCP Apps is defined for every revision (SEP-1865's
-  // own initialize example is 2024-11-05), and servers register their UI tools by it.
+  // The one extension a legacy peer is told of: MCP Apps is defined for every revision (the MCP Apps
+  // specification's own initialize example is 2024-11-05), and servers register their UI tools by it.
   const extensions = capabilities.extensions
   if (out.extensions === undefined && isRecord(extensions) && isRecord(extensions[EXTENSION.UI])) out.extensions = { [EXTENSION.UI]: extensions[EXTENSION.UI] }
   // Before 2025-11-25 elicitation was `{}` (form only); 2026 dropped roots.listChanged (2026-07-28 schema/schema.json ClientCapabilities).
