@@ -6,6 +6,7 @@
 import { readFileSync, realpathSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { type McpxLaunch, runDirIds } from '../lib/config/index.ts'
+import { LOOPBACK_HOSTNAMES } from '../lib/wire/index.ts'
 import type { CliContext } from './context.ts'
 
 function real(path: string): string {
@@ -44,7 +45,7 @@ export function runsMcpx(ctx: CliContext): (entry: Record<string, unknown>) => s
     if (typeof entry.url === 'string') {
       try {
         const url = new URL(entry.url)
-        const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)
+        const loopback = LOOPBACK_HOSTNAMES.has(url.hostname)
         if (loopback && ports.has(Number(url.port))) return `its URL ${url.origin} is one of this user's mcpx daemons`
       } catch {
         return null

@@ -9,13 +9,14 @@ import { createUpstreamAuth } from '../lib/auth/index.ts'
 import type { ServerConfig } from '../lib/config/index.ts'
 import type { Catalog, DaemonClient } from '../lib/daemon/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
-import { type DownstreamAsker, Upstream } from '../lib/gateway/index.ts'
+import { type Revision, shapeResult } from '../lib/wire/index.ts'
+import { type DownstreamAsker, type QuestionKind, Upstream } from '../lib/gateway/index.ts'
 import type { ConfiguredContext } from './context.ts'
-import { type HostOptions, answer, followCall, hostParams, readAnswers, rootUris } from './host.ts'
+import { type HostOptions, answer, followCall, hostParams, hostQuestions, readAnswers, refuseSampling, rootUris } from './host.ts'
 import { slowNotice, withNotice } from './progress.ts'
 import { daemonClient } from './commands/daemon.ts'
 
-type Json = Record<string, unknown>
+type JsonObject = Record<string, unknown>
 
 export interface ServerSession {
   /** The server's name (configured) or its URL/command (ad-hoc). */
@@ -23,8 +24,8 @@ export interface ServerSession {
   readonly adHoc: boolean
   catalog(): Promise<Catalog>
   /** `task`: run a task-optional tool as a task (`mcpx call --task`). */
-  call(tool: string, args: Json, options: { timeoutMs?: number; showProgress: boolean; task?: boolean }): Promise<Json>
-  request(method: string, params: Json, options?: { timeoutMs?: number }): Promise<Json>
+  call(tool: string, args: JsonObject, options: { timeoutMs?: number; showProgress: boolean; task?: boolean }): Promise<JsonObject>
+  request(method: string, params: JsonObject, options?: { timeoutMs?: number }): Promise<JsonObject>
   close(): Promise<void>
 }
 
@@ -104,13 +105,13 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
     async call(tool, args, options) {
       const follow = followCall(client, { showProgress: options.showProgress, host, settings: ctx.settings, label: `${server}.${tool}` })
       return client
-        .request<Json>('call', { server, tool, arguments: args, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.task && { task: true }), progressId: follow.id, host: hostParams(host) })
+        .request<JsonObject>('call', { server, tool, arguments: args, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.task && { task: true }), progressId: follow.id, host: hostParams(host) })
         .finally(() => follow.stop())
     },
     async request(method, params, options = {}) {
       const follow = followCall(client, { showProgress: false, host, settings: ctx.settings, label: `${server} ${method}` })
       return client
-        .request<Json>('request', { server, method, params, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
+        .request<JsonObject>('request', { server, method, params, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
         .finally(() => follow.stop())
     },
     close: async () => {},
@@ -122,18 +123,14 @@ function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostO
   const upstream = new Upstream(config, {
     settings: ctx.settings,
     emit: () => {},
+    ...cliDeclares(host),
     connectOptions: (entry) => {
       const target = entry.target
       if (target.kind === 'stdio') return { parentEnv: ctx.env }
       return { auth: createUpstreamAuth({ serverUrl: target.url, settings: ctx.settings, home: ctx.paths.home, interactive: false }) }
     },
   })
-  const answers = [...(host.answers ?? [])]
-  const asker: DownstreamAsker = {
-    listRoots: async () => ({ roots: host.roots.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') })) }),
-    elicit: (params) => answer('elicit', params, host, answers),
-    ...(host.samplingCommand !== '' && { sample: (params: Json) => answer('sample', params, host, answers) }),
-  }
+  const asker = cliAsker(host)
   const delay = ctx.settings.cliSlowNoticeMs
   return {
     label: host.label,
@@ -155,9 +152,34 @@ function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostO
             },
           }),
         })
+        .then((result) => shapedFor(upstream, 'tools/call', result))
         .finally(() => notice.stop())
     },
-    request: (method, params, options = {}) => upstream.request(method, params, { asker, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) }),
+    request: async (method, params, options = {}) => shapedFor(upstream, method, await upstream.request(method, params, { asker, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) })),
     close: () => upstream.close(),
+  }
+}
+
+/** As the spec shapes a result for the revision the upstream speaks (no resultType for legacy ones), like /v1 does. */
+function shapedFor(upstream: Upstream, method: string, result: JsonObject): JsonObject {
+  const revision = upstream.status().revision
+  return revision === undefined ? result : shapeResult(revision as Revision, method, result)
+}
+
+/**
+ * What a connection the CLI opens itself declares upstream: what this CLI answers — sampling only
+ * when setting samplingCommand names a program — and no MCP Apps extension (a terminal renders no app).
+ */
+export function cliDeclares(host: HostOptions): { questions: QuestionKind[]; apps: false } {
+  return { questions: hostQuestions(host), apps: false }
+}
+
+/** The CLI as the host of a call on a connection of its own: its roots, elicitation, and sampling if set. */
+export function cliAsker(host: HostOptions): DownstreamAsker {
+  const answers = [...(host.answers ?? [])]
+  return {
+    listRoots: async () => ({ roots: host.roots.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') })) }),
+    elicit: (params) => answer('elicit', params, host, answers),
+    sample: host.samplingCommand !== '' ? (params: JsonObject) => answer('sample', params, host, answers) : refuseSampling,
   }
 }

@@ -1,19 +1,25 @@
 /**
  * mcpx benchmarks, all in one run so every comparison is a same-run ratio (the machine is shared
- * and noisy; see /work/shared/notes/perf-anchors.md for the method and the peers' versions):
+ * and noisy, so only same-run paired ratios mean anything):
  *  1a. CPU per call of the daemon's own process vs the relay floor's own process (`--cpu-calls`,
  *     default 10,000 each, so 10 ms ticks do not matter; it also leaves both warm for what follows);
  *  1. tools/call p50/p99 — SDK client straight to the upstream over stdio vs the daemon's /mcp
  *     (raw surface and mcpx_call) vs supergateway --stateful;
- *  2. wall time of `mcpx call` (compiled binary, warm daemon) vs `mcporter call` (keep-alive daemon);
+ *  2. start-up and memory: wall time of `mcpx --version` and of a warm `mcpx call` (compiled binary,
+ *     warm daemon) vs a bun-compiled hello binary and vs `mcporter call` (keep-alive daemon), and the
+ *     idle daemon's RSS after --memory-calls calls (children separately; bench/startup.ts);
  *  3. code mode — warm exec start, 1000 calls from one script vs 1000 direct calls, search over
  *     10,000 synthetic tools, tools/list bytes of the code-mode vs raw surface;
  *  4. stdio hosts — the SDK 1.x client under node: direct stdio vs the byte-pump floor vs
- *     `mcpx serve --mode raw` vs `mcporter serve --stdio` (bench/stdio.ts).
- * Usage: bun scripts/bench.ts [--only all|stdio] [--calls 1000] [--block 50] [--warmup 100] [--cpu-calls 10000]
+ *     `mcpx serve --mode raw` vs `mcporter serve --stdio` (bench/stdio.ts);
+ *  5. replicas — µs per seal and per open (bench/seal.ts); tools/call through one daemon in replica
+ *     mode (sealed ids) vs a plain one, and through HAProxy + 3 replicas vs one direct, in paired
+ *     blocks, with the daemons' CPU per call (bench/cluster.ts; needs haproxy).
+ * Usage: bun scripts/bench.ts [--only all|stdio|startup|cluster] [--calls 1000] [--block 50] [--warmup 100] [--cpu-calls 10000]
  *        [--daemon-warmup 10000] [--oneshot-runs 15]
- *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--json] [--out file.json]
- * `--only stdio` runs part 4 alone (with only the echo server configured).
+ *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--memory-calls 1000] [--idle-ms 2000]
+ *        [--seal-ops 20000] [--cluster-calls 2000] [--json] [--out file.json]
+ * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (both with only the echo server configured), `--only cluster` part 5.
  * Markdown on stdout (JSON with --json); progress on stderr. Every process it starts is stopped.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -21,12 +27,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { type ClusterFigures, measureCluster, renderCluster } from './bench/cluster.ts'
+import { type SealFigures, measureSeal, renderSeal } from './bench/seal.ts'
 import { measureBatch, measureExecOverMcp, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
 import { type CpuPerCall, cpuPerCall, type OwnCpuPerCall, ownCpuPerCall } from './bench/cpu.ts'
-import { measurePair } from './bench/oneshot.ts'
+import { type MemoryFigures, type StartupFigures, buildHello, measureDaemonMemory, measureStartup } from './bench/startup.ts'
 import { ECHO_SERVER, NODE, REPO, buildBinary, directClient, httpClient, mcporterPeer, startHttpFloor, startRelayFloor, startMcpxDaemon, startSupergateway, type Peer, type McpxDaemon, type Mcporter } from './bench/peers.ts'
 import { type CallTarget, measurePersistent, pairedRatio } from './bench/persistent.ts'
-import { renderMarkdown, renderStdioOnly, type BenchReport, type StdioOnlyReport } from './bench/report.ts'
+import { renderMarkdown, renderStartupOnly, renderStdioOnly, type BenchReport, type StartupOnlyReport, type StdioOnlyReport } from './bench/report.ts'
 import { type StdioFigures, measureStdioPaths } from './bench/stdio.ts'
 import { ratio } from './bench/stats.ts'
 
@@ -42,6 +50,10 @@ const { values: flags } = parseArgs({
     'batch-calls': { type: 'string', default: '1000' },
     'batch-reps': { type: 'string', default: '3' },
     'search-tools': { type: 'string', default: '10000' },
+    'memory-calls': { type: 'string', default: '1000' },
+    'idle-ms': { type: 'string', default: '2000' },
+    'seal-ops': { type: 'string', default: '20000' },
+    'cluster-calls': { type: 'string', default: '2000' },
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -61,11 +73,62 @@ const clients: Client[] = []
 
 const machine = async () => ({ loadAverage: (await import('node:os')).loadavg().map((l) => Math.round(l * 100) / 100), bun: Bun.version, node: Bun.spawnSync([NODE, '--version']).stdout.toString().trim() })
 
-if (flags.only !== 'all' && flags.only !== 'stdio') throw new Error(`--only must be all or stdio, got ${flags.only}`)
+if (!['all', 'stdio', 'startup', 'cluster'].includes(flags.only!)) throw new Error(`--only must be all, stdio, startup or cluster, got ${flags.only}`)
+
+interface ReplicaFigures {
+  readonly seal: SealFigures
+  readonly cluster: ClusterFigures
+}
+
+/** Part 5: the seal micro-benchmark and the replica comparisons (bench/seal.ts, bench/cluster.ts). */
+async function replicas(): Promise<ReplicaFigures> {
+  progress(`part 5: seal micro-benchmark, ${num('seal-ops')} ops each`)
+  const seal = measureSeal(num('seal-ops'))
+  // The compiled binary, as the other parts measure it (its own copy: part 1's daemons may still run theirs).
+  const binary = await buildBinary(mkdtempSync(join(dir, 'part5-')))
+  const cluster = await measureCluster({ calls: num('cluster-calls'), block: num('block'), mcpx: [binary], progress })
+  return { seal, cluster }
+}
+
+function renderReplicas(figures: ReplicaFigures): string {
+  return `\n## 5. Replicas (sealed state, HAProxy + 3 replicas)\n\n${renderSeal(figures.seal)}\n\n${renderCluster(figures.cluster)}\n`
+}
 
 function stdioPaths(daemon: McpxDaemon, mcporter: Mcporter): Promise<StdioFigures> {
   progress(`part 4: stdio hosts (SDK 1.x under node), ${num('calls')} calls per path, blocks of ${num('block')}`)
   return measureStdioPaths({ dir, daemon, mcporter, ns: NS, calls: num('calls'), block: num('block'), warmup: num('warmup'), daemonWarmup: num('daemon-warmup') })
+}
+
+/** Part 2: one-shot pairs against the hello binary and mcporter, then the daemon's idle RSS. */
+async function startupAndMemory(binary: string, daemon: McpxDaemon, mcporter: Mcporter): Promise<{ startup: StartupFigures; memory: MemoryFigures }> {
+  const runs = num('oneshot-runs')
+  const hello = await buildHello(dir)
+  progress(`part 2: one-shot pairs, ${runs} runs per side; then the daemon's RSS around ${num('memory-calls')} calls`)
+  const startup = await measureStartup(
+    {
+      version: { name: 'mcpx --version', argv: [binary, '--version'], env: daemon.env, expect: '.' },
+      call: { name: `mcpx call ${NS}.echo (warm daemon)`, argv: [binary, 'call', `${NS}.echo`, 'message=hello'], env: daemon.env, expect: 'Echo: hello' },
+      mcporterCall: { name: 'mcporter call echo-ka.echo (keep-alive daemon)', argv: mcporter.argv('echo-ka', 'echo'), env: mcporter.env, expect: 'Echo: hello' },
+      hello: { name: 'bun-compiled hello', argv: [hello], env: daemon.env, expect: 'hello' },
+    },
+    runs,
+  )
+  const raw = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
+  clients.push(raw)
+  const memory = await measureDaemonMemory(daemon.pid, () => raw.callTool({ name: `${NS}_echo`, arguments: { message: 'hello' } }), num('memory-calls'), num('idle-ms'))
+  return { startup, memory }
+}
+
+/** `--only startup`: part 2 alone, against a daemon that pools just the echo server. */
+async function mainStartup(): Promise<StartupOnlyReport> {
+  progress(`temp dir ${dir}; building the binary`)
+  const binary = await buildBinary(dir)
+  const daemon = await startMcpxDaemon(binary, dir, { [NS]: { command: NODE, args: [ECHO_SERVER] } })
+  cleanups.push(() => daemon.stop())
+  const mcporter = mcporterPeer(dir)
+  cleanups.push(() => mcporter.stop())
+  const { startup, memory } = await startupAndMemory(binary, daemon, mcporter)
+  return { when: new Date().toISOString(), machine: await machine(), flags: { oneshotRuns: num('oneshot-runs'), memoryCalls: num('memory-calls'), idleMs: num('idle-ms') }, startup, memory }
 }
 
 /** `--only stdio`: part 4 alone, against a daemon that pools just the echo server. */
@@ -158,15 +221,7 @@ async function main(): Promise<BenchReport> {
   const cpu: CpuPerCall[] = await cpuPerCall(targets.map((t) => ({ name: t.name, serverRoot: serverRoot[t.name]!, call: t.call })), cpuCalls, 100)
   const persistentRatios = [ratios('mcpx-raw', 'direct'), ratios('mcpx-call', 'direct'), ratios('mcpx-raw', 'supergateway'), ratios('mcpx-call', 'supergateway'), ratios('supergateway', 'direct'), ratios('http-floor-sdk', 'direct'), ratios('http-floor-fetch', 'direct'), ratios('relay-floor', 'direct'), ratios('mcpx-raw', 'relay-floor'), ratios('mcpx-raw', 'http-floor-sdk')]
 
-  const runs = num('oneshot-runs')
-  progress(`part 2: one-shot pairs, ${runs} runs per side`)
-  const mcpxCall = { name: `mcpx call ${NS}.echo (warm daemon)`, argv: [binary, 'call', `${NS}.echo`, 'message=hello'], env: daemon.env, expect: 'Echo: hello' }
-  const mcporterCall = { name: 'mcporter call echo-ka.echo (keep-alive daemon)', argv: mcporter.argv('echo-ka', 'echo'), env: mcporter.env, expect: 'Echo: hello' }
-  const mcpxVersion = { name: 'mcpx --version', argv: [binary, '--version'], env: daemon.env }
-  const oneshot = [
-    await measurePair(mcpxCall, mcporterCall, runs),
-    await measurePair(mcpxCall, mcpxVersion, runs),
-  ]
+  const { startup, memory } = await startupAndMemory(binary, daemon, mcporter)
 
   progress('part 3: code mode')
   const sandbox = await measureSandbox(binary, num('batch-calls'))
@@ -179,12 +234,13 @@ async function main(): Promise<BenchReport> {
   return {
     when: new Date().toISOString(),
     machine: await machine(),
-    flags: { calls, block: num('block'), warmup: num('warmup'), cpuCalls: cpuOwnCalls, daemonWarmup: num('daemon-warmup'), oneshotRuns: runs, batchCalls: num('batch-calls'), batchReps: num('batch-reps'), searchTools: num('search-tools') },
+    flags: { calls, block: num('block'), warmup: num('warmup'), cpuCalls: cpuOwnCalls, daemonWarmup: num('daemon-warmup'), oneshotRuns: num('oneshot-runs'), memoryCalls: num('memory-calls'), idleMs: num('idle-ms'), batchCalls: num('batch-calls'), batchReps: num('batch-reps'), searchTools: num('search-tools') },
     persistent,
     persistentRatios,
     cpu,
     daemonCpu,
-    oneshot,
+    startup,
+    memory,
     sandbox,
     execOverMcp,
     search,
@@ -219,9 +275,15 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 
-let report: BenchReport | StdioOnlyReport
+let report: BenchReport | StdioOnlyReport | StartupOnlyReport | { replicas: ReplicaFigures }
+let replicaFigures: ReplicaFigures | undefined
 try {
-  report = flags.only === 'stdio' ? await mainStdio() : await main()
+  if (flags.only === 'cluster') report = { replicas: (replicaFigures = await replicas()) }
+  else if (flags.only === 'startup') report = await mainStartup()
+  else {
+    report = flags.only === 'stdio' ? await mainStdio() : await main()
+    if (flags.only === 'all') report = { ...report, replicas: (replicaFigures = await replicas()) }
+  }
 } catch (error) {
   const interrupted = cleaning !== undefined
   await cleanup()
@@ -230,4 +292,7 @@ try {
 }
 await cleanup()
 if (flags.out) writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`)
-process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : flags.only === 'stdio' ? renderStdioOnly(report as StdioOnlyReport) : renderMarkdown(report as BenchReport))
+const markdown = () =>
+  (flags.only === 'cluster' ? '' : flags.only === 'stdio' ? renderStdioOnly(report as StdioOnlyReport) : flags.only === 'startup' ? renderStartupOnly(report as StartupOnlyReport) : renderMarkdown(report as BenchReport)) +
+  (replicaFigures ? renderReplicas(replicaFigures) : '')
+process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : markdown())

@@ -81,6 +81,7 @@ export function haproxyConfig(port: number, replicas: readonly { id: string; por
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'mcpx-cluster-'))
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
   const token = randomBytes(32).toString('hex')
   const keyFile = join(dir, 'seal.keys')
   writeFileSync(keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: OWNER_ONLY })

@@ -4,7 +4,9 @@
  * the pass-through surface of one shared everything fixture over Streamable HTTP (so tasks and
  * subscriptions live in one upstream). Needs haproxy. Token check off (the suite sends none;
  * loopback only).
- *   bun scripts/conformance-cluster.ts [TARGET (default 2026-07-28)] [--sticky]
+ * `npm test` (scripts/test.ts) runs it with `both --no-direct`: the pass-through step before it is
+ * the one-daemon score, and every scored scenario must pass here as there.
+ *   bun scripts/conformance-cluster.ts [TARGET (default 2026-07-28)] [--sticky] [--no-direct]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -15,7 +17,8 @@ import { startCluster } from './cluster.ts'
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
 const argv = process.argv.slice(2)
 const sticky = argv.includes('--sticky')
-const target = argv.filter((a) => a !== '--sticky')[0] ?? '2026-07-28'
+const direct = !argv.includes('--no-direct')
+const target = argv.filter((a) => !a.startsWith('--'))[0] ?? '2026-07-28'
 const conformanceRun = process.env.MCPX_CONFORMANCE_RUN ?? join(root, '../shared/conformance/run')
 
 async function freePort(): Promise<number> {
@@ -52,7 +55,7 @@ try {
       const suite = Bun.spawn(['bash', conformanceRun, 'server', url, target], { stdout: 'inherit', stderr: 'inherit' })
       return suite.exited
     }
-    await run('one replica direct', `http://127.0.0.1:${cluster.replicas[0]!.port}/mcp`)
+    if (direct) await run('one replica direct', `http://127.0.0.1:${cluster.replicas[0]!.port}/mcp`)
     code = await run(`HAProxy + 3 replicas${sticky ? ' (learned stickiness)' : ' (round-robin, no stickiness)'}`, cluster.url)
   } finally {
     await cluster.close()

@@ -5,7 +5,8 @@
  *   3. the official conformance suite via ../shared/conformance/run: the fixture server (both
  *      requirement sets, scored, then strict), the gateway's pass-through surface in front of that
  *      fixture (the same two runs) and in front of the official server-everything (every scenario it
- *      passes alone must pass through), and the conformance client (both sets, strict).
+ *      passes alone must pass through), the same pass-through behind HAProxy + 3 replicas
+ *      (scripts/conformance-cluster.ts, strict), and the conformance client (both sets, strict).
  * Prints one closing line `mcpx: N passed, M failed` and exits non-zero if anything failed.
  * Flags: --no-build, --no-conformance, --only-conformance, and any other args go to `bun test`.
  */
@@ -102,6 +103,11 @@ if (!noConformance) {
     // In front of the official server-everything: every scenario it passes alone passes through.
     const parity = await step('conformance passthrough (server-everything parity)', [bun, join(root, 'scripts/conformance-passthrough.ts'), '--upstream', 'server-everything', 'both'])
     count(parity, 'conformance passthrough (server-everything parity)', /conformance parity: (\d+) passed/, /conformance parity: \d+ passed, (\d+) failed/)
+    // Three replicas behind HAProxy, round-robin with no stickiness, each the pass-through surface
+    // of one shared fixture over Streamable HTTP: every scenario (both sets, scored and not) passes
+    // as it does through one daemon above (legacy sessions and tasks reach the replica that owns them).
+    const cluster = await step('conformance cluster (strict)', [bun, join(root, 'scripts/conformance-cluster.ts'), 'both', '--no-direct'], { ...(existsSync(exe) && { MCPX_EXE: exe }), CONF_STRICT: '1', CONF_ALLOW_VACUOUS: '1' })
+    count(cluster, 'conformance cluster (strict)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
     const client = await step('conformance client', ['bash', conformanceRun, 'client', `${bun} ${join(root, 'test/fixtures/conformance-client/main.ts')}`, 'both'], { CONF_STRICT: '1' })
     count(client, 'conformance client', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
   }

@@ -9,14 +9,15 @@ import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
 import { type Revision, shapeResult } from '../../lib/wire/index.ts'
 import type { Catalog } from '../../lib/daemon/index.ts'
-import { checkArguments, parseCallArguments, parseJsonObject, splitQualified, suggest } from '../../lib/gateway/index.ts'
+import { splitQualified, suggest } from '../../lib/gateway/index.ts'
+import { parseCallArguments, parseJsonObject, precheckArguments } from '../tool-arguments.ts'
 import { commonArgs } from '../args.ts'
 import { type ConfiguredContext, loadConfiguredContext } from '../context.ts'
 import { EXIT, setExitCode } from '../exit.ts'
 import { hostArgs } from '../host.ts'
 import { repeatable } from '../parse.ts'
 import { printJson, renderToolResult } from '../render.ts'
-import { isUrl, openServer } from '../target.ts'
+import { cliAsker, hostOptions, isUrl, openServer } from '../target.ts'
 import { recordedUpstream } from './record.ts'
 
 export default defineCommand({
@@ -49,11 +50,14 @@ export default defineCommand({
       if (ctx.configError) throw ctx.configError
       if (args.stdio !== undefined || isUrl(server)) throw new McpxError('USAGE', '--record records a configured server; use `mcpx record FILE -- CMD` or `--url URL` for others')
       // A pooled daemon connection cannot be recorded whole (record.ts recordedUpstream).
-      const upstream = recordedUpstream(ctx, server, args.record)
+      // The CLI is the host of this connection as of an ad-hoc one (target.ts cliAsker).
+      const host = await hostOptions(ctx, args, server, stdin.text)
+      const asker = cliAsker(host)
+      const upstream = recordedUpstream(ctx, server, args.record, host)
       try {
-        const definition = findTool(ctx, await upstream.catalog(), server, tool)
+        const definition = findTool(ctx, await upstream.broker.run(asker, () => upstream.catalog()), server, tool)
         const callArguments = await buildArguments(args.args, tokens, definition, stdin)
-        const result = await upstream.call(tool, callArguments, { ...(timeoutMs !== undefined && { timeoutMs }), ...(args.task && { runAsTask: true }) })
+        const result = await upstream.call(tool, callArguments, { asker, ...(timeoutMs !== undefined && { timeoutMs }), ...(args.task && { runAsTask: true }) })
         // As the spec shapes it for the revision this connection speaks (no resultType for legacy ones).
         const revision = upstream.status().revision
         report(revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result), ctx.json, server, tool)
@@ -111,7 +115,7 @@ function findTool(ctx: ConfiguredContext, catalog: Pick<Catalog, 'tools'>, serve
 async function buildArguments(json: string | undefined, tokens: string[], definition: Record<string, unknown>, stdin: Stdin): Promise<Record<string, unknown>> {
   const base = await baseArguments(json, tokens, definition, stdin)
   const callArguments = parseCallArguments(tokens.filter((t) => t !== '-'), definition.inputSchema, { readFile: readArgumentFile, base })
-  checkArguments(callArguments, definition.inputSchema)
+  precheckArguments(callArguments, definition.inputSchema)
   return callArguments
 }
 

@@ -15,6 +15,8 @@ import { Recorder, fileSink, recordProxy, recordTransport, recordingFetch, redac
 import { createHttpTransport, createStdioServerTransport, createStdioTransport, type Transport } from '../../lib/transport/index.ts'
 import { commonArgs } from '../args.ts'
 import { type ConfiguredContext, loadContext } from '../context.ts'
+import type { HostOptions } from '../host.ts'
+import { cliDeclares } from '../target.ts'
 import { VERSION } from '../version.ts'
 
 export default defineCommand({
@@ -72,7 +74,7 @@ function parseHeader(header: string | undefined): Record<string, string> | undef
  * `record:` wiring, lib/gateway/upstream.ts). Connected as the daemon would: the CLI's environment
  * for stdio servers, the stored OAuth credentials (no interactive login) for HTTP ones.
  */
-export function recordedUpstream(ctx: ConfiguredContext, server: string, file: string): Upstream {
+export function recordedUpstream(ctx: ConfiguredContext, server: string, file: string, host: HostOptions): Upstream {
   const config = ctx.config.servers[server]
   if (config === undefined) {
     const names = Object.keys(ctx.config.servers)
@@ -83,6 +85,7 @@ export function recordedUpstream(ctx: ConfiguredContext, server: string, file: s
   return new Upstream({ ...config, record: file }, {
     settings: ctx.settings,
     emit: () => {},
+    ...cliDeclares(host),
     connectOptions: (entry) => {
       const target = entry.target
       if (target.kind === 'stdio') return { parentEnv: ctx.env }

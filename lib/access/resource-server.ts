@@ -15,10 +15,11 @@ import { introspect, type IntrospectionOptions } from './introspection.ts'
 import { IssuerKeys } from './issuer-keys.ts'
 import { checkResourceUrl, resourceMetadata, resourceMetadataPaths, resourceMetadataUrl, type ResourceMetadata } from './metadata.ts'
 import { oauthPrincipal, type Principal } from './principal.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 export type AuthOutcome =
   | { readonly ok: true; readonly principal: Principal }
-  | { readonly ok: false; readonly status: 401 | 403 | 503; readonly message: string; readonly challenge?: string }
+  | { readonly ok: false; readonly status: typeof HTTP_STATUS.UNAUTHORIZED | typeof HTTP_STATUS.FORBIDDEN | typeof HTTP_STATUS.SERVICE_UNAVAILABLE; readonly message: string; readonly challenge?: string }
 
 export interface ResourceServer {
   readonly issuer: string
@@ -40,7 +41,7 @@ export interface ResourceServerOptions {
   readonly fetch?: typeof fetch
 }
 
-/** A compact JWS: three base64url parts (RFC 7515 §7.1). Anything else is an opaque token. */
+/** A compact JWS: three base64url parts (RFC 7515 section 7.1). Anything else is an opaque token. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 const BEARER = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i
 
@@ -74,9 +75,9 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   const resource = () => configured || options.defaultResource()
   const challenge = (error?: ChallengeError, description?: string) =>
     bearerChallenge({ resourceMetadata: resourceMetadataUrl(resource()), scopes: required, ...(error && { error }), ...(description && { description }) })
-  const invalid = (description: string): AuthOutcome => ({ ok: false, status: 401, message: description, challenge: challenge('invalid_token', description) })
+  const invalid = (description: string): AuthOutcome => ({ ok: false, status: HTTP_STATUS.UNAUTHORIZED, message: description, challenge: challenge('invalid_token', description) })
   const refuse = (description: string) => ({ refused: invalid(description) })
-  const unavailable = (message: string) => ({ refused: { ok: false, status: 503, message } as AuthOutcome })
+  const unavailable = (message: string) => ({ refused: { ok: false, status: HTTP_STATUS.SERVICE_UNAVAILABLE, message } as AuthOutcome })
 
   async function claimsOf(token: string): Promise<{ claims: Record<string, unknown> } | { refused: AuthOutcome }> {
     if (COMPACT_JWS.test(token)) {
@@ -110,7 +111,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     if (!result.active) return refuse(result.reason)
     const { claims } = result
     if (claims.iss !== undefined && claims.iss !== issuer) return refuse(`the token was issued by ${String(claims.iss)}, not ${issuer}`)
-    // RFC 8707 / RFC 7662 §2.2: a token meant for another resource is not ours to accept.
+    // RFC 8707 / RFC 7662 section 2.2: a token meant for another resource is not ours to accept.
     const aud = claims.aud === undefined ? [] : Array.isArray(claims.aud) ? claims.aud : [claims.aud]
     if (!aud.includes(resource())) return refuse(`the token's audience is not ${resource()}`)
     return { claims }
@@ -124,7 +125,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     challenge,
     async authenticate(request) {
       const header = request.headers.get('authorization')
-      if (header === null) return { ok: false, status: 401, message: 'this endpoint needs an OAuth access token (see the resource metadata)', challenge: challenge() }
+      if (header === null) return { ok: false, status: HTTP_STATUS.UNAUTHORIZED, message: 'this endpoint needs an OAuth access token (see the resource metadata)', challenge: challenge() }
       const match = BEARER.exec(header)
       if (!match) return invalid('the Authorization header is not a Bearer token')
       const checked = await claimsOf(match[1]!)
@@ -134,7 +135,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       const missing = required.filter((scope) => !principal.scopes.includes(scope))
       if (missing.length > 0) {
         const description = `the token lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(' ')}`
-        return { ok: false, status: 403, message: description, challenge: challenge('insufficient_scope', description) }
+        return { ok: false, status: HTTP_STATUS.FORBIDDEN, message: description, challenge: challenge('insufficient_scope', description) }
       }
       return { ok: true, principal }
     },

@@ -1,13 +1,14 @@
 /**
  * How the user-agent step of the authorization code flow happens. The flow asks a handler for a
  * redirect URI, builds the authorization URL, and the handler returns the URL the authorization
- * server redirected back to. Two handlers: an interactive loopback listener (RFC 8252 §7.3,
+ * server redirected back to. Two handlers: an interactive loopback listener (RFC 8252 section 7.3,
  * `Bun.serve` on 127.0.0.1) that opens or prints the URL, and a non-interactive one that fetches
  * the URL and reads `Location` (for authorization servers that redirect at once, e.g. test ASes).
  */
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { FetchLike } from './http.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface AuthorizationSession extends AsyncDisposable {
   /** The redirect_uri to register and to send in the authorization and token requests. */
@@ -88,9 +89,9 @@ export function createLoopbackHandler(options: LoopbackHandlerOptions): Authoriz
       let expectedState: string | null = null
       const fetchHandler = (req: Request): Response => {
         const url = new URL(req.url)
-        if (url.pathname !== CALLBACK_PATH) return new Response('not found', { status: 404 })
+        if (url.pathname !== CALLBACK_PATH) return new Response('not found', { status: HTTP_STATUS.NOT_FOUND })
         if (expectedState === null || url.searchParams.get('state') !== expectedState) {
-          return new Response('mcpx: this authorization response does not belong to the pending login.', { status: 400 })
+          return new Response('mcpx: this authorization response does not belong to the pending login.', { status: HTTP_STATUS.BAD_REQUEST })
         }
         resolveCallback(url)
         return new Response('<!doctype html><p>mcpx: authorization received. You can close this window.</p>', {

@@ -16,6 +16,7 @@ import type { FetchLike, HttpContext } from './http.ts'
 import { type GrantKind, runGrant } from './grants.ts'
 import { type StoredTokens, requestToken } from './token-endpoint.ts'
 import { type BearerChallenge, parseBearerChallenge, splitScopes } from './www-authenticate.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface OAuthProviderOptions {
   /** The MCP endpoint URL, exactly as configured. */
@@ -52,7 +53,7 @@ export interface OAuthProviderOptions {
 /** An AuthProvider plus the verbs the CLI needs (`login`, `logout`). */
 export interface OAuthProvider extends AuthProvider {
   /**
-   * Headers besides Authorization for one request: a fresh DPoP proof (RFC 9449 §7) when the
+   * Headers besides Authorization for one request: a fresh DPoP proof (RFC 9449 section 7) when the
    * token is DPoP-bound, else none. A transport calls it right after authorization().
    */
   requestHeaders(request: { url: string; method: string }): Promise<Record<string, string>>
@@ -116,13 +117,13 @@ class OAuthProviderImpl implements OAuthProvider {
   async onAuthChallenge(response: Response, _request: { url: string; method: string }): Promise<'retry' | 'fail'> {
     const challenge = parseBearerChallenge(response)
     if (challenge.scheme === 'DPoP') this.serverWantsDpop = true
-    if (response.status === 401 && challenge.error === 'use_dpop_nonce' && challenge.dpopNonce) {
-      // RFC 9449 §9: the same token, a proof with the server's nonce; the transport bounds retries.
+    if (response.status === HTTP_STATUS.UNAUTHORIZED && challenge.error === 'use_dpop_nonce' && challenge.dpopNonce) {
+      // RFC 9449 section 9: the same token, a proof with the server's nonce; the transport bounds retries.
       this.rsNonce = challenge.dpopNonce
       return 'retry'
     }
-    if (response.status === 403 && challenge.error !== 'insufficient_scope') return 'fail'
-    if (response.status !== 401 && response.status !== 403) return 'fail'
+    if (response.status === HTTP_STATUS.FORBIDDEN && challenge.error !== 'insufficient_scope') return 'fail'
+    if (response.status !== HTTP_STATUS.UNAUTHORIZED && response.status !== HTTP_STATUS.FORBIDDEN) return 'fail'
     if (this.pending) {
       // Another request's challenge is being answered; its outcome serves this one too.
       await this.pending
@@ -132,7 +133,7 @@ class OAuthProviderImpl implements OAuthProvider {
       throw new McpxError('AUTH', `${this.options.serverUrl} still refuses access after ${this.streak} re-authorizations`, { status: response.status })
     }
     this.streak++
-    await this.singleFlight(() => (response.status === 403 ? this.stepUp(challenge) : this.reauthorize(challenge)))
+    await this.singleFlight(() => (response.status === HTTP_STATUS.FORBIDDEN ? this.stepUp(challenge) : this.reauthorize(challenge)))
     return 'retry'
   }
 
@@ -266,7 +267,8 @@ class OAuthProviderImpl implements OAuthProvider {
     const issuer = metadata.issuer
     const wanted = [...new Set([...scopes, ...splitScopes(this.options.scope)])]
     const grant = this.options.grant ?? 'authorization_code'
-    // SEP-2207: offline_access only when the AS lists it, and only for user-delegated grants.
+    // 2026-07-28 basic/authorization/index.mdx: a client MAY add offline_access when the AS lists it in
+    // scopes_supported; we do so only for user-delegated grants.
     if (grant === 'authorization_code' && this.options.requestOfflineAccess !== false && metadata.scopes_supported?.includes(OFFLINE_ACCESS) && wanted.length > 0) {
       if (!wanted.includes(OFFLINE_ACCESS)) wanted.push(OFFLINE_ACCESS)
     }
@@ -311,7 +313,7 @@ class OAuthProviderImpl implements OAuthProvider {
     }
     const old = state.tokens
     const { metadata, client } = state
-    // RFC 9449 §5: a DPoP-bound refresh is proven with the same key.
+    // RFC 9449 section 5: a DPoP-bound refresh is proven with the same key.
     const dpop = old.dpopJwk ? { key: await this.keyFor(old.dpopJwk), ...(this.asNonce ? { nonce: this.asNonce } : {}) } : undefined
     try {
       const tokens = await requestToken(

@@ -1,14 +1,15 @@
 /**
- * Token endpoint requests (OAuth 2.1 §3.2, §4.1.3, §4.3, §4.2 client_credentials): every request
- * carries `resource` exactly as published in the PRM (RFC 8707 §2) and client authentication by
+ * Token endpoint requests (OAuth 2.1 section 3.2, section 4.1.3, section 4.3, section 4.2 client_credentials): every request
+ * carries `resource` exactly as published in the PRM (RFC 8707 section 2) and client authentication by
  * the chosen method. Bearer tokens (RFC 6750), or DPoP-bound ones when a DPoP key is given
- * (RFC 9449 §5, retrying once with the AS's nonce on `use_dpop_nonce`, §8).
+ * (RFC 9449 section 5, retrying once with the AS's nonce on `use_dpop_nonce`, section 8).
  */
 import { McpxError } from '../errors/index.ts'
 import { type ClientCredentials, applyClientAuth, chooseAuthMethod } from './client-auth.ts'
 import { type DpopKey, createDpopProof } from './dpop.ts'
 import { type HttpContext, oauthFailure, readJson, request } from './http.ts'
 import { type AuthorizationServerMetadata, TokenResponseSchema } from './schemas.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 /** Tokens as mcpx keeps them: `expiresAt` is epoch ms, `scope` what was requested or granted. */
 export interface StoredTokens {
@@ -50,7 +51,7 @@ export async function requestToken(ctx: TokenRequestContext, grant: Grant, scope
   await applyClientAuth(method, ctx.client, body, headers, ctx.metadata.issuer)
   let response = await postToken(ctx, endpoint, headers, body)
   const nonce = response.headers.get('dpop-nonce')
-  if (ctx.dpop && response.status === 400 && nonce && (await oauthErrorCode(response)) === 'use_dpop_nonce') {
+  if (ctx.dpop && response.status === HTTP_STATUS.BAD_REQUEST && nonce && (await oauthErrorCode(response)) === 'use_dpop_nonce') {
     ctx.dpop.nonce = nonce
     response = await postToken(ctx, endpoint, headers, body)
   }

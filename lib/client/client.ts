@@ -1,6 +1,6 @@
 /**
  * A connected MCP client: era-aware requests (modern `_meta` + headers, legacy version header and
- * one single-flight re-initialize on an expired session, TR-29), the typed calls with pagination,
+ * one single-flight re-initialize when a legacy session id draws 404), the typed calls with pagination,
  * 2026 `input_required` rounds answered through the same handlers as legacy server→client
  * requests, and `subscriptions/listen`. Built by connect() (connect.ts).
  */
@@ -8,11 +8,11 @@ import { McpxError, RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { NotificationListener, Peer, ProgressUpdate } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
-import { type LogLevel, META, RESULT_TYPE, type RequestId, type Revision, findHeaderParams, upgradeResult } from '../wire/index.ts'
+import { type LogLevel, META, RESULT_TYPE, type RequestId, type Revision, findHeaderParams, isKnownResultType, isRecord, upgradeResult } from '../wire/index.ts'
 import { initializeLegacy, pickModern } from './handshake.ts'
 import { answerInputRequests } from './input.ts'
 import { sessionControl } from './open-transport.ts'
-import type { JsonObject, ServerIdentity, TimingStep } from './types.ts'
+import type { FollowFilter, Following, JsonObject, ServerIdentity, TimingStep } from './types.ts'
 import { type WireState, withModernMeta } from './wire-state.ts'
 
 export interface CallOptions {
@@ -38,7 +38,7 @@ export interface Page<T> {
   nextCursor?: string
 }
 
-/** Methods whose result may be `input_required` (2026-07-28 basic/patterns/mrtr.mdx:182-192). */
+/** Methods whose result may be `input_required` (2026-07-28 basic/patterns/mrtr.mdx "Supported Requests"). */
 const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
 
 export class McpClient {
@@ -101,9 +101,24 @@ export class McpClient {
       })
       .then(
         // One shape for the rest of mcpx: the newest (absent resultType = complete, cache hints ttl 0).
-        (result) => upgradeResult(revision, method, result),
+        (result) => upgradeResult(revision, method, this.#knownResultType(method, result)),
         (error: unknown) => (retried ? Promise.reject(error) : this.#retryAfter(error, generation, method, params, options)),
       )
+  }
+
+  /**
+   * 2026-07-28 basic/index.mdx "ResultType": "A resultType of any value unrecognized by the client
+   * MUST be considered invalid", the set being the core values plus those of extensions advertised
+   * via capabilities (here: the server's `extensions`). Legacy results carry none (absent = complete).
+   */
+  #knownResultType(method: string, result: JsonObject): JsonObject {
+    if (this.identity.era !== 'modern' || isKnownResultType(result.resultType, this.#advertisedExtensions())) return result
+    throw new McpxError('PROTOCOL', `${method}: the server answered with resultType ${JSON.stringify(result.resultType)}, which this client does not recognise (2026-07-28 basic/index.mdx: invalid)`, { method, resultType: result.resultType })
+  }
+
+  #advertisedExtensions(): string[] {
+    const extensions = this.identity.capabilities.extensions
+    return isRecord(extensions) ? Object.keys(extensions) : []
   }
 
   /** The one retry a failed request may get (expired session, changed tool headers, another revision). */
@@ -132,7 +147,7 @@ export class McpClient {
   /**
    * A request that may come back `input_required` (2026) — each round is answered through the
    * handlers and retried with a NEW id, the server's `requestState` echoed byte for byte and never
-   * carried to any other call, at most `maxInputRounds` times (mrtr.mdx:249-257).
+   * carried to any other call, at most `maxInputRounds` times (2026-07-28 basic/patterns/mrtr.mdx "Client Requirements").
    */
   requestWithInput(method: string, params: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
     return this.request(method, params, options).then((result) => this.#afterRound(method, params, options, result, 0))
@@ -259,6 +274,34 @@ export class McpClient {
     return { acknowledged, done, close: () => abort.abort(new McpxError('CANCELLED', 'subscription closed')) }
   }
 
+  /**
+   * Follow list changes and resource updates the same way in both eras: `onNotification` gets each
+   * `notifications/{tools,prompts,resources}/list_changed` and `notifications/resources/updated` the
+   * filter asks for. 2026: one `subscriptions/listen` stream (subscriptions.mdx); legacy: the pushed
+   * notifications plus one `resources/subscribe` per URI (2025-11-25 server/resources.mdx
+   * "Subscriptions"; a refused subscribe is logged at debug and the rest still follow).
+   */
+  follow(filter: FollowFilter, onNotification: (method: string, params: JsonObject) => void): Following {
+    if (this.identity.era === 'modern') {
+      const listener = this.listen({ ...filter, ...(filter.resourceSubscriptions && { resourceSubscriptions: [...filter.resourceSubscriptions] }) }, onNotification)
+      const ended = listener.done.then(
+        () => {},
+        (error) => log.debug(`listen stream ended: ${error}`),
+      )
+      // The acknowledgement opens the stream (subscriptions.mdx); a stream that ends first settles it too.
+      return { ready: Promise.race([listener.acknowledged.then(() => {}), ended]), stop: () => listener.close() }
+    }
+    const methods = [
+      ...(filter.toolsListChanged ? ['notifications/tools/list_changed'] : []),
+      ...(filter.promptsListChanged ? ['notifications/prompts/list_changed'] : []),
+      ...(filter.resourcesListChanged ? ['notifications/resources/list_changed'] : []),
+      ...(filter.resourceSubscriptions?.length ? ['notifications/resources/updated'] : []),
+    ]
+    const offs = methods.map((method) => this.on(method, (params) => onNotification(method, params)))
+    const subscribed = (filter.resourceSubscriptions ?? []).map((uri) => this.subscribeResource(uri).catch((error) => log.debug(`resources/subscribe ${uri}: ${error}`)))
+    return { ready: Promise.all(subscribed).then(() => {}), stop: () => offs.forEach((off) => off()) }
+  }
+
   async close(): Promise<void> {
     await this.peer.close()
   }
@@ -292,7 +335,7 @@ export class McpClient {
     for (let pages = 0; pages < this.settings.maxListPages; pages++) {
       const result = await page(cursor)
       items.push(...result.items)
-      // Cursors are opaque; only an absent one ends the list (pagination.mdx:102-107).
+      // Cursors are opaque; only an absent one ends the list (server/utilities/pagination.mdx, every revision).
       if (result.nextCursor === undefined) return items
       cursor = result.nextCursor
     }
@@ -300,7 +343,7 @@ export class McpClient {
     return items
   }
 
-  /** TR-29: one re-initialize shared by every request that saw the same expired session. */
+  /** A legacy client that gets 404 for its session id MUST re-initialize: once, shared by every request that saw the same expired session. */
   #reinitialize(): Promise<void> {
     this.#reinit ??= (async () => {
       sessionControl(this.peer.transport)?.resetSession()

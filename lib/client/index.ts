@@ -10,6 +10,8 @@ export {
   type ClientHandlers,
   type ConnectOptions,
   type ElicitHandler,
+  type FollowFilter,
+  type Following,
   type HttpTarget,
   type Implementation,
   type InputContext,

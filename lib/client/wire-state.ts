@@ -4,7 +4,7 @@
  * shared by the Peer's header hook and the client, so a renegotiation changes every later message.
  */
 import type { TransportKind } from '../transport/index.ts'
-import { type Era, HEADER, type HeaderTool, type JsonRpcMessage, META, type Revision, atLeast, isRequest, requestHeaders } from '../wire/index.ts'
+import { hasFeature, type Era, HEADER, type HeaderTool, type JsonRpcMessage, META, type Revision, isRequest, requestHeaders } from '../wire/index.ts'
 import type { ClientHandlers, Implementation, JsonObject } from './types.ts'
 
 export interface WireState {
@@ -24,11 +24,11 @@ export function clientCapabilities(state: WireState, era: Era, revision?: Revisi
   const { onElicit, onSample, onListRoots, elicitUrl } = state.handlers
   if (onElicit) {
     // 2025-06-18 knows only `elicitation: {}`; 2025-11-25 and 2026 name the modes (empty = form only).
-    if (era === 'legacy' && revision !== undefined && revision < '2025-11-25') caps.elicitation = {}
+    if (revision !== undefined && !hasFeature(revision, 'urlElicitation')) caps.elicitation = {}
     else caps.elicitation = elicitUrl ? { form: {}, url: {} } : { form: {} }
   }
   if (onSample) caps.sampling = {}
-  // 2026 drops roots.listChanged (T26:721-732); legacy clients may announce it.
+  // 2026 drops roots.listChanged (2026-07-28 schema/schema.json ClientCapabilities); legacy clients may announce it.
   if (onListRoots) caps.roots = era === 'modern' ? {} : { listChanged: true }
   return { ...caps, ...state.extraCapabilities }
 }
@@ -54,9 +54,10 @@ export function headersFor(state: WireState, message: JsonRpcMessage): Record<st
   if ('method' in message) {
     const params = message.params
     const tool = isRequest(message) && message.method === 'tools/call' && typeof params?.name === 'string' ? state.tools.get(params.name) : undefined
-    // Legacy 2025-06-18+: MCP-Protocol-Version on everything after initialize (TR-34); 2026: + Mcp-Method/Name/Param-*.
+    // Legacy 2025-06-18+: MCP-Protocol-Version, the negotiated version, on everything after initialize
+    // (2025-11-25 basic/transports.mdx "Protocol Version Header"); 2026: + Mcp-Method/Name/Param-*.
     return requestHeaders(state.revision, message.method, params, tool)
   }
   // A response POSTed back to a legacy server still carries the negotiated version.
-  return atLeast(state.revision, '2025-06-18') ? { [HEADER.PROTOCOL_VERSION]: state.revision } : undefined
+  return state.revision !== undefined && hasFeature(state.revision, 'protocolVersionHeader') ? { [HEADER.PROTOCOL_VERSION]: state.revision } : undefined
 }

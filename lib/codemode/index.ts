@@ -1,7 +1,7 @@
 /**
- * Code mode: the mcpx_exec sandbox (QuickJS in warm child processes of this same program),
- * TypeScript declarations for upstream tools, and JSON Schema validation of tool inputs and
- * outputs. The only door of the room.
+ * Code mode: the mcpx_exec sandbox (QuickJS in warm child processes of this same program) and
+ * TypeScript declarations for upstream tools (JSON Schema validation is lib/schema's). The only
+ * door of the room.
  */
 
 /** The exec engine: `createSandboxPool(settings).exec(code, bridge, {signal}) → {value, logs, stats}`. */
@@ -19,7 +19,6 @@ export { type NamespaceAlias, type ToolAlias, aliasNamespaces, isIdentifier, san
 export { inlineTypeText } from './schema-to-ts.ts'
 export { type RenderTypesOptions, type ToolTypeSource, renderDeclarationsFor, renderToolDeclarations } from './render-types.ts'
 /** Tool input/output validation against untrusted upstream schemas. */
-export { type SchemaValidator, type SkipReason, type ValidationIssue, type ValidationResult, createSchemaValidator } from './validate.ts'
 /** Benchmark helpers for scripts/bench.ts. */
 export { type LatencySummary, echoBridge, measureExecStart, measureToolCalls, summarize } from './bench.ts'
 /** What an agent should read about the mcpx_exec environment (names, globals, limits). */

@@ -10,31 +10,32 @@ import type { Operation, OperationContext, ParamSpec } from './operations.ts'
 import type { Route } from './routes.ts'
 import { readBody } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
-  USAGE: 400,
-  CONFIG: 400,
-  NOT_FOUND: 404,
-  AUTH: 403,
-  CONNECT: 502,
-  PEER: 502,
-  PROTOCOL: 502,
-  ERA: 502,
-  TIMEOUT: 504,
-  CANCELLED: 499,
-  TOOL: 422,
-  SANDBOX: 422,
-  INTERNAL: 500,
+  USAGE: HTTP_STATUS.BAD_REQUEST,
+  CONFIG: HTTP_STATUS.BAD_REQUEST,
+  NOT_FOUND: HTTP_STATUS.NOT_FOUND,
+  AUTH: HTTP_STATUS.FORBIDDEN,
+  CONNECT: HTTP_STATUS.BAD_GATEWAY,
+  PEER: HTTP_STATUS.BAD_GATEWAY,
+  PROTOCOL: HTTP_STATUS.BAD_GATEWAY,
+  ERA: HTTP_STATUS.BAD_GATEWAY,
+  TIMEOUT: HTTP_STATUS.GATEWAY_TIMEOUT,
+  CANCELLED: HTTP_STATUS.CLIENT_CLOSED_REQUEST,
+  TOOL: HTTP_STATUS.UNPROCESSABLE_CONTENT,
+  SANDBOX: HTTP_STATUS.UNPROCESSABLE_CONTENT,
+  INTERNAL: HTTP_STATUS.INTERNAL_SERVER_ERROR,
 }
 
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+export function jsonResponse(body: unknown, status: number = HTTP_STATUS.OK, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } })
 }
 
 export function errorResponse(error: unknown): Response {
   const mcpxError = asMcpxError(error)
   if (mcpxError.code === 'INTERNAL') log.error(mcpxError.cause ?? mcpxError)
-  return jsonResponse({ error: mcpxError.toJSON() }, STATUS_BY_CODE[mcpxError.code] ?? 500)
+  return jsonResponse({ error: mcpxError.toJSON() }, STATUS_BY_CODE[mcpxError.code] ?? HTTP_STATUS.INTERNAL_SERVER_ERROR)
 }
 
 /** Rebuild the McpxError a /v1 error body describes (used by the daemon client). */

@@ -7,17 +7,18 @@
 import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import type { HomeLayout, McpxConfig } from '../config/index.ts'
 import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../config/index.ts'
-import { McpxError } from '../errors/index.ts'
+import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
+import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import { errorResponse, jsonResponse, operationRoutes, validateParams } from './api-routes.ts'
 import { EventFeed } from './events.ts'
 import type { ConfigSource } from './config-source.ts'
 import { acquireLock } from './lock.ts'
 import { API_VERSION, type DaemonInfo, OPERATIONS, type OperationContext, findOperation } from './operations.ts'
-import { type CreatePool, type Pool, createConfiguredPool } from './pool.ts'
+import { type CodeModeOps, type Pool, createConfiguredPool } from './pool.ts'
 import { type Route, matchRoute } from './routes.ts'
-import { type Rejection, type Surface, checkRequest, listSetting } from './security.ts'
+import { type ListenerKind, type Rejection, checkRequest, listSetting } from './security.ts'
 import { ensureToken } from './token.ts'
 import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from '../server/index.ts'
 
@@ -26,8 +27,10 @@ export interface DaemonOptions {
   readonly config: McpxConfig
   readonly layout: HomeLayout
   readonly version: string
-  /** Defaults to the pool of configured, unconnected servers. */
-  readonly createPool?: CreatePool
+  /** The upstream pool, built by the caller (gateway.ts); defaults to the configured, unconnected servers. */
+  readonly pool?: Pool
+  /** Code mode over that pool (mcpx search|types|exec), when the caller runs it; closed at shutdown after the pool. */
+  readonly codeMode?: CodeModeOps & { close?(): Promise<void> }
   /** Install SIGTERM/SIGINT/SIGHUP handlers that shut the daemon down (the foreground `run`). */
   readonly handleSignals?: boolean
   /** OAuth on /mcp (mcp-auth.ts): paths that authenticate TCP callers themselves. */
@@ -64,7 +67,6 @@ export interface Daemon {
 const MAX_SOCKET_PATH_BYTES = 103
 /** A daemon is never a development server: no error pages, no development-mode checks per request. */
 const PRODUCTION = { development: false } as const
-export const LOOPBACK_ADDRESSES: ReadonlySet<string> = new Set(['127.0.0.1', '::1', 'localhost'])
 
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { layout } = options
@@ -101,8 +103,10 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   rmSync(layout.socket, { force: true })
   const token = ensureToken(layout.token)
   const events = new EventFeed(settings.daemonEventBufferLength)
-  const pool = (options.createPool ?? createConfiguredPool)({ config, settings, emit: (type, data) => events.publish(type, data) })
-  const hooks: ShutdownHook[] = [() => pool.close()]
+  const pool = options.pool ?? createConfiguredPool(config)
+  pool.on?.((type, data) => events.publish(type, data))
+  const codeMode = options.codeMode
+  const hooks: ShutdownHook[] = [() => Promise.all([codeMode?.close?.(), pool.close()]).then(() => {})]
   const stopping = new AbortController()
   const startedAt = new Date()
   let tcpPort = 0
@@ -177,6 +181,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
 
   const contextWith = (signal: AbortSignal, lastEventId: string | null): OperationContext => ({
     pool,
+    ...(codeMode && { codeMode }),
     events,
     settings,
     info,
@@ -188,31 +193,31 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   const contextFor = (request: Request): OperationContext => contextWith(request.signal, request.headers.get('last-event-id'))
   const routes: Route[] = operationRoutes(OPERATIONS, contextFor)
 
-  const handle = async (request: Request, surface: Surface): Promise<Response> => {
+  const handle = async (request: Request, listener: ListenerKind): Promise<Response> => {
     const release = hold()
     try {
       const url = new URL(request.url)
-      const rejection = checkRequest(request, surface, policy, url.pathname)
+      const rejection = checkRequest(request, listener, policy, url.pathname)
       // Discovery paths answer without a token: 404 unless a route (OAuth on /mcp) serves them.
-      if (rejection && !(rejection.status === 401 && isDiscoveryPath(url.pathname))) return rejectionResponse(rejection, url.pathname, layout.token)
-      if (shutdownPromise !== undefined) return rejectionResponse({ status: 503, code: 'CONNECT', message: 'the mcpx daemon is stopping' }, url.pathname, layout.token)
+      if (rejection && !(rejection.status === HTTP_STATUS.UNAUTHORIZED && isDiscoveryPath(url.pathname))) return rejectionResponse(rejection, url.pathname, layout.token)
+      if (shutdownPromise !== undefined) return rejectionResponse({ status: HTTP_STATUS.SERVICE_UNAVAILABLE, code: 'CONNECT', message: 'the mcpx daemon is stopping' }, url.pathname, layout.token)
       const match = matchRoute(routes, request.method, url.pathname)
       if ('status' in match) {
         const allow: Record<string, string> = match.allow ? { Allow: match.allow } : {}
         // MCP endpoints (/mcp) answer in JSON-RPC, whatever the method: an id-less -32600.
         if (!isApiPath(url.pathname)) {
-          const message = match.status === 404 ? `no route ${url.pathname}` : `Method Not Allowed: ${request.method} is not served on ${url.pathname}${match.allow ? ` (allowed: ${match.allow})` : ''}`
-          return jsonResponse({ jsonrpc: '2.0', error: { code: -32600, message } }, match.status, allow)
+          const message = match.status === HTTP_STATUS.NOT_FOUND ? `no route ${url.pathname}` : `Method Not Allowed: ${request.method} is not served on ${url.pathname}${match.allow ? ` (allowed: ${match.allow})` : ''}`
+          return jsonResponse({ jsonrpc: '2.0', error: { code: RPC.INVALID_REQUEST, message } }, match.status, allow)
         }
         return jsonResponse(
-          { error: { code: 'NOT_FOUND', message: match.status === 404 ? `no route ${url.pathname}` : `${request.method} not allowed on ${url.pathname}` } },
+          { error: { code: 'NOT_FOUND', message: match.status === HTTP_STATUS.NOT_FOUND ? `no route ${url.pathname}` : `${request.method} not allowed on ${url.pathname}` } },
           match.status,
           match.allow ? { Allow: match.allow } : {},
         )
       }
       // /v1 answers reflect the config on disk as of now (an edit just made is applied first).
       if (options.configSource && url.pathname.startsWith('/v1/')) await options.configSource.check()
-      return await match.route.handle(request, { surface, params: match.params, url })
+      return await match.route.handle(request, { listener, params: match.params, url })
     } catch (error) {
       return errorResponse(error)
     } finally {
@@ -328,22 +333,22 @@ function isApiPath(pathname: string): boolean {
 
 /**
  * /v1 callers get the API's error shape; other routes (/mcp) an id-less JSON-RPC error. A 401
- * carries an RFC 6750 §3 challenge naming the problem, and the body says where the token is and
+ * carries an RFC 6750 section 3 challenge naming the problem, and the body says where the token is and
  * how to send it (no `resource_metadata`: there is no OAuth here). The body of a refused request is
  * never read, so the connection is closed with the answer.
  */
-function rejectionResponse(rejection: Rejection | { readonly status: 503; readonly code: 'CONNECT'; readonly message: string }, pathname: string, tokenFile: string): Response {
-  const message = rejection.status === 401 ? `${rejection.message}: send the header "Authorization: Bearer <token>" with the token from ${tokenFile}` : rejection.message
+function rejectionResponse(rejection: Rejection | { readonly status: typeof HTTP_STATUS.SERVICE_UNAVAILABLE; readonly code: 'CONNECT'; readonly message: string }, pathname: string, tokenFile: string): Response {
+  const message = rejection.status === HTTP_STATUS.UNAUTHORIZED ? `${rejection.message}: send the header "Authorization: Bearer <token>" with the token from ${tokenFile}` : rejection.message
   const headers: Record<string, string> =
-    rejection.status === 401
+    rejection.status === HTTP_STATUS.UNAUTHORIZED
       ? { 'WWW-Authenticate': `Bearer realm="mcpx", error="invalid_token", error_description="send the bearer token from ${tokenFile}"`, Connection: 'close' }
       : { Connection: 'close' }
   if (isApiPath(pathname)) {
-    return jsonResponse({ error: { code: rejection.code, message, ...(rejection.status === 401 && { tokenFile }) } }, rejection.status, headers)
+    return jsonResponse({ error: { code: rejection.code, message, ...(rejection.status === HTTP_STATUS.UNAUTHORIZED && { tokenFile }) } }, rejection.status, headers)
   }
   // -32600 with no id member: 2025-11-25 and 2026-07-28 schema.json make JSONRPCErrorResponse's id
   // optional for errors that cannot name a request (the SDKs refuse "id": null).
-  return jsonResponse({ jsonrpc: '2.0', error: { code: -32600, message, ...(rejection.status === 401 && { data: { tokenFile, header: 'Authorization: Bearer <token>' } }) } }, rejection.status, headers)
+  return jsonResponse({ jsonrpc: '2.0', error: { code: RPC.INVALID_REQUEST, message, ...(rejection.status === HTTP_STATUS.UNAUTHORIZED && { data: { tokenFile, header: 'Authorization: Bearer <token>' } }) } }, rejection.status, headers)
 }
 
 /** The port this daemon chose at its last start, or null. */

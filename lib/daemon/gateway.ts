@@ -6,24 +6,25 @@
  */
 import { join } from 'node:path'
 import { type AccessPolicy, type AuditLog, OPEN_POLICY, type Principal, createAccessView, createAuditLog, createResourceServer } from '../access/index.ts'
-import { createSchemaValidator } from '../codemode/index.ts'
-import { GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
-import { McpxError } from '../errors/index.ts'
+import { createSchemaValidator } from '../schema/index.ts'
+import { CodeMode, GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
+import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import type { McpxConfig } from '../config/index.ts'
 import { listenChannel } from './channel.ts'
 import { jsonResponse } from './api-routes.ts'
-import { type Daemon, type DaemonOptions, LOOPBACK_ADDRESSES, startDaemon } from './daemon.ts'
+import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
+import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import { createMcpAuth } from './mcp-auth.ts'
 import { createReplicaForwarder } from './replica-forward.ts'
+import { createSharedState } from './shared-state.ts'
 import { readToken } from './token.ts'
 import { operationTools } from './mcp-tools.ts'
 import { upstreamConnectOptions } from './upstream-auth.ts'
-import type { Pool } from './pool.ts'
-import type { Surface } from './security.ts'
+import type { ListenerKind } from './security.ts'
 
-export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'createPool'> {
+export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'pool' | 'codeMode'> {
   /** Default /mcp surface (setting `mcpMode`); `passthrough` needs `passthrough`. */
   readonly mode?: SurfaceMode
   readonly passthrough?: string
@@ -48,7 +49,16 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   if (passthroughSetting && !(passthroughSetting in options.config.servers)) {
     throw new McpxError('CONFIG', `setting mcpPassthrough names "${passthroughSetting}", which is not a configured server`, { setting: 'mcpPassthrough', server: passthroughSetting })
   }
-  let upstreams!: UpstreamPool
+  const source = options.configSource
+  // The pool and code mode over it are built here, side by side; the daemon serves them.
+  const upstreams = new UpstreamPool({
+    config: source?.config ?? options.config,
+    settings: options.settings,
+    cacheDir: options.layout.cacheDir,
+    validator: createSchemaValidator(options.settings),
+    connectOptions: upstreamConnectOptions({ settings: options.settings, home: options.layout.home, ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }) }),
+  })
+  const codeMode = new CodeMode(upstreams, options.settings, options.sandboxCommand ? { sandboxCommand: options.sandboxCommand } : {})
   let daemon!: Daemon
   let localToken: string | undefined
   // OAuth on /mcp (lib/access): null unless setting mcpAuthIssuer is set.
@@ -64,25 +74,17 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const auditPath = options.settings.auditLog.trim() || (resourceServer ? join(options.layout.logDir, 'audit.jsonl') : '')
   const audit: AuditLog | undefined = auditPath === '' ? undefined : createAuditLog(auditPath, options.settings.auditArguments)
   let accessPolicy: AccessPolicy = options.config.access ?? OPEN_POLICY
-  const source = options.configSource
   daemon = await startDaemon({
     ...options,
     ...(source && { config: source.config }),
     ...(mcpAuth && { authenticatesItself: mcpAuth.authenticatesItself }),
-    createPool: ({ config, settings, emit }): Pool =>
-      (upstreams = new UpstreamPool({
-        config,
-        settings,
-        emit,
-        cacheDir: options.layout.cacheDir,
-        validator: createSchemaValidator(settings),
-        ...(options.sandboxCommand && { codeMode: { sandboxCommand: options.sandboxCommand } }),
-        connectOptions: upstreamConnectOptions({ settings, home: options.layout.home, ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }) }),
-      })),
+    pool: upstreams,
+    codeMode,
   })
   const settings = options.settings
   const opTools = operationTools((signal) => ({
     pool: daemon.pool,
+    codeMode,
     events: daemon.events,
     settings,
     info: daemon.info,
@@ -90,7 +92,6 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     signal,
     holdOpen: () => () => {},
   }))
-  const codeMode = upstreams.codeMode
   // A warm sandbox makes the first mcpx_exec as fast as the rest.
   codeMode.warm().catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
   const gatewayTools = opTools
@@ -98,8 +99,9 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   // Which listener each /mcp request came in on, for the session lines of the log.
   const listenerOf = new WeakMap<Request, string>()
   // Replicas behind a load balancer: a 2026 retry or a legacy session another replica owns goes back to it.
-  const forwarder = createReplicaForwarder(settings)
-  const allowedOrigins = settings.daemonAllowedOrigins.split(',').map((s) => s.trim()).filter(Boolean)
+  // Optional Redis (settings.redisUrl): the ended sessions every replica must answer 404 for.
+  const shared = createSharedState(settings)
+  const forwarder = createReplicaForwarder(settings, shared)
   /** OAuth principals get a surface each (their policy's view, their sessions); the oldest beyond the cap close. */
   const principalKeys: string[] = []
   const surfaceFor = (mode: SurfaceMode, passthrough?: string, principal?: Principal) => {
@@ -108,23 +110,28 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     if (!entry) {
       const view = principal && createAccessView(principal, accessPolicy, audit)
       const surface = new GatewaySurface({ pool: upstreams, settings, mode, ...(passthrough && { passthrough }), codeMode, gatewayTools, version: options.version, ...(view && { view }) })
-      // The daemon's guard already checked Host/Origin/token for this listener (security.ts).
       const surfaceName = passthrough ? `passthrough ${passthrough}` : mode
       const http = createHttpHandler({
         engine: surface.engine,
         settings,
-        origin: { checkHost: false, allowedOrigins },
+        // The daemon's guard (security.ts) owns Host, Origin, token and media type for both listeners.
+        origin: false,
         // Binds MRTR requestState to the caller and marks cacheable results private (caching.mdx).
         ...(principal && { principalOf: () => principal.id }),
-        // One line per host session opened and closed: who, which revision, over what, which surface.
+        // One line per host session opened and closed: who, which revision, over what, which surface (the
+        // id's last characters: a sealed id starts with its key id, the same for every session).
         onSession: (event) => {
           const client = event.client ? `${event.client.name} ${event.client.version}` : 'an unnamed client'
           const via = event.request ? ` over ${listenerOf.get(event.request) ?? 'streamable-http'}` : ''
-          const what = event.state === 'discovered' ? 'stateless client discovered the server' : `session ${event.state} ${event.id.slice(0, 8)}`
+          const what = event.state === 'discovered' ? 'stateless client discovered the server' : `session ${event.state} ${event.id.slice(-8)}`
           log.info(`${what}: ${client}, revision ${event.revision}${via}, surface ${surfaceName}`)
+          if (event.state === 'closed' && event.reason !== 'closed') forwarder?.sessionEnded(event.id)
         },
-        ...(forwarder && { newSessionId: forwarder.newSessionId }),
+        ...(forwarder && { newSessionId: forwarder.newSessionId, adoptSession: forwarder.adoptSession, forwardModern: forwarder.forwardModern }),
+        ...(forwarder?.sessionRevoked && { sessionRevoked: forwarder.sessionRevoked }),
       })
+      // With Redis, every task record is kept there too: readable through any replica if this one stops.
+      if (shared) surface.engine.tasks.mirror = (detailed) => void shared.saveTask(detailed as { taskId: string }, typeof detailed.ttlMs === 'number' ? detailed.ttlMs : settings.taskTtlMs)
       entry = { surface, http }
       surfaces.set(key, entry)
       if (principal) {
@@ -160,12 +167,15 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     methods: ['GET', 'POST', 'DELETE'],
     path: MCP_PATH,
     handle(request, context) {
-      listenerOf.set(request, context.surface === 'unix' ? 'streamable-http on the Unix socket' : 'streamable-http on TCP')
-      if (!forwarder) return route(request, context.url, context.surface)
-      return forwarder.forward(request, context.url).then((answer) => answer ?? route(request, context.url, context.surface))
+      listenerOf.set(request, context.listener === 'unix' ? 'streamable-http on the Unix socket' : 'streamable-http on TCP')
+      // Only a legacy session another replica owns is handed on here (header only, no body read);
+      // 2026 retries and tasks/* are handed on by the handler once it parsed the body (forwardModern).
+      const forwarded = forwarder?.forward(request, context.url)
+      if (forwarded === undefined) return route(request, context.url, context.listener)
+      return forwarded.then((answer) => answer ?? route(request, context.url, context.listener))
     },
   })
-  function route(request: Request, url: URL, listener: Surface): Response | Promise<Response> {
+  function route(request: Request, url: URL, listener: ListenerKind): Response | Promise<Response> {
     if (!mcpAuth) return serveMcp(request, url)
     return mcpAuth.principalFor(request, listener).then((principal) => (principal instanceof Response ? principal : serveMcp(request, url, principal.kind === 'owner' ? undefined : principal)))
   }
@@ -175,11 +185,11 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
     // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
     if (principal && passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {
-      return jsonResponse({ jsonrpc: '2.0', error: { code: -32600, message: `access denied: ${principal.subject} may not use server ${passthrough}` } }, 403)
+      return jsonResponse({ jsonrpc: '2.0', error: { code: RPC.INVALID_REQUEST, message: `access denied: ${principal.subject} may not use server ${passthrough}` } }, HTTP_STATUS.FORBIDDEN)
     }
     const { surface, http } = chooseSurface(asked, principal)
     // Hot path: once the first sync landed, straight to the handler (no extra await per request).
-    if (surface.landed) return http.fetch(request)
+    if (surface.catalogWaitOver) return http.fetch(request)
     return surface.ready().catch(() => {}).then(() => http.fetch(request))
   }
   // `mcpx serve` hosts (the machine's owner): the same surfaces, served by the stdio engine over the stream channel.
@@ -217,6 +227,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   })
   daemon.onShutdown(async () => {
     channel.close()
+    shared?.close()
     stopWatching()
     // Every request in flight on /mcp (both eras, every surface) gets its answer or an error.
     await Promise.all([...surfaces.values()].map(({ surface }) => surface.engine.drain(settings.shutdownGraceMs, 'the mcpx daemon is stopping')))

@@ -7,10 +7,11 @@
  */
 import type { DownstreamAsker } from '../gateway/index.ts'
 import { McpxError } from '../errors/index.ts'
-import { RpcError } from '../errors/index.ts'
+import { RPC, RpcError } from '../errors/index.ts'
+import { missingCapability } from '../wire/index.ts'
 import type { EventFeed } from './events.ts'
+import type { JsonObject } from '../wire/index.ts'
 
-type JsonObject = Record<string, unknown>
 
 /** What a CLI call says about itself (the `host` parameter of /v1 call, request and catalog). */
 export interface HostParams {
@@ -21,6 +22,9 @@ export interface HostParams {
   /** The CLI answers sampling/createMessage (setting samplingCommand names a program). */
   readonly sample?: boolean
 }
+
+/** Why a CLI call refuses sampling (the README's Brokering section). */
+export const CLI_SAMPLING_REFUSAL = 'the mcpx CLI that made the call answers sampling/createMessage only when setting samplingCommand (MCPX_SAMPLING_COMMAND) names a program, and it is not set'
 
 interface Pending {
   resolve(result: JsonObject): void
@@ -48,6 +52,8 @@ export function hostAsker(host: HostParams | undefined, callId: string | undefin
     const ask = (kind: 'elicit' | 'sample') => (params: JsonObject, signal?: AbortSignal) => askHost(events, callId, kind, params, signal)
     if (host.elicit) asker.elicit = ask('elicit')
     if (host.sample) asker.sample = ask('sample')
+    // The CLI said it cannot answer sampling (no samplingCommand): refused naming what is missing.
+    else if (host.sample === false) asker.sample = () => Promise.reject(missingCapability({ sampling: {} }, CLI_SAMPLING_REFUSAL))
   }
   return asker
 }
@@ -73,7 +79,7 @@ function askHost(events: EventFeed, callId: string, kind: 'elicit' | 'sample', p
 export function answerHost(events: EventFeed, inputId: string, result: JsonObject | undefined, error: { code?: number; message?: string } | undefined): { answered: true } {
   const pending = pendingOf(events).get(inputId)
   if (pending === undefined) throw new McpxError('NOT_FOUND', `no open question "${inputId}" (answered already, or its call ended)`, { inputId })
-  if (error !== undefined) pending.reject(new RpcError(typeof error.code === 'number' ? error.code : -32603, error.message ?? 'the CLI refused the request'))
+  if (error !== undefined) pending.reject(new RpcError(typeof error.code === 'number' ? error.code : RPC.INTERNAL_ERROR, error.message ?? 'the CLI refused the request'))
   else pending.resolve(result ?? {})
   return { answered: true }
 }

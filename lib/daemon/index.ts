@@ -8,6 +8,7 @@ export { MCP_PATH, parseMode as parseSurfaceMode, startGatewayDaemon, type Gatew
 export { DaemonClient, configProblemLine, type DaemonClientOptions } from './client.ts'
 export { ConfigSource, type ConfigProblem, type ConfigSourceOptions } from './config-source.ts'
 export { announceReady, spawnDaemon, type SpawnOptions } from './spawn.ts'
+export { CLI_SAMPLING_REFUSAL } from './host-questions.ts'
 export {
   API_VERSION,
   OPERATIONS,
@@ -22,16 +23,14 @@ export { validateParams } from './api-routes.ts'
 export {
   configuredStatus,
   createConfiguredPool,
-  type CallOptions,
+  type PoolCallOptions,
   type Catalog,
-  type CreatePool,
   type Pool,
-  type PoolContext,
   type ServerState,
   type ServerStatus,
 } from './pool.ts'
 export { EventFeed, type DaemonEvent } from './events.ts'
-export { checkRequest, type GuardPolicy, type Rejection, type Surface } from './security.ts'
+export { checkRequest, type GuardPolicy, type Rejection, type ListenerKind } from './security.ts'
 export { matchRoute, type Route, type RouteContext } from './routes.ts'
 
 export { acquireLock, isAlive, liveOwner, type Lock } from './lock.ts'

@@ -5,10 +5,12 @@
  * bearer must be an access token for this resource, verified by the resource server, and a
  * listener off loopback takes nothing else. The metadata routes (RFC 9728) are served without auth.
  */
+import { RPC } from '../errors/index.ts'
 import { type Principal, type ResourceServer, OWNER, PRM_PATH } from '../access/index.ts'
 import { jsonResponse } from './api-routes.ts'
 import type { Route } from './routes.ts'
-import { hasToken, type Surface } from './security.ts'
+import { hasToken, type ListenerKind } from './security.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface McpAuthOptions {
   readonly server: ResourceServer
@@ -19,7 +21,7 @@ export interface McpAuthOptions {
 }
 
 export interface McpAuth {
-  principalFor(request: Request, surface: Surface): Promise<Principal | Response>
+  principalFor(request: Request, listener: ListenerKind): Promise<Principal | Response>
   readonly routes: readonly Route[]
   authenticatesItself(pathname: string): boolean
 }
@@ -30,19 +32,19 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
     methods: ['GET'],
     path: PRM_PATH,
     prefix: true,
-    handle: () => jsonResponse(server.metadata(), 200, { 'Cache-Control': 'no-store' }),
+    handle: () => jsonResponse(server.metadata(), HTTP_STATUS.OK, { 'Cache-Control': 'no-store' }),
   }
   return {
     routes: [metadataRoute],
     authenticatesItself: (pathname) => pathname === mcpPath || pathname === PRM_PATH || pathname.startsWith(`${PRM_PATH}/`),
-    async principalFor(request, surface) {
-      if (surface === 'unix') return OWNER
+    async principalFor(request, listener) {
+      if (listener === 'unix') return OWNER
       if (options.loopback && hasToken(request, options.localToken())) return OWNER
       const outcome = await server.authenticate(request)
       if (outcome.ok) return outcome.principal
-      // JSON-RPC 2.0 §5.1: the request was not read, so the id is null.
+      // JSON-RPC 2.0 section 5.1: the request was not read, so the id is null.
       return jsonResponse(
-        { jsonrpc: '2.0', id: null, error: { code: -32600, message: outcome.message } },
+        { jsonrpc: '2.0', id: null, error: { code: RPC.INVALID_REQUEST, message: outcome.message } },
         outcome.status,
         outcome.challenge ? { 'WWW-Authenticate': outcome.challenge } : {},
       )

@@ -3,12 +3,13 @@
  * parameter spec, description and handler; routes (api-routes.ts), the daemon client, the
  * `mcpx daemon <op>` commands and (later) the MCP `mcpx_<op>` tools are all derived from it.
  */
+import { heapStats } from 'bun:jsc'
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
 import { type EventFeed, sseResponse } from './events.ts'
 import { type HostParams, answerHost, hostAsker } from './host-questions.ts'
-import type { Pool } from './pool.ts'
+import type { CodeModeOps, Pool } from './pool.ts'
 
 export const API_VERSION = 1
 
@@ -47,6 +48,8 @@ export interface DaemonInfo {
 
 export interface OperationContext {
   readonly pool: Pool
+  /** Code mode over the pool (search, types, exec), when the daemon runs it (gateway.ts). */
+  readonly codeMode?: CodeModeOps
   readonly events: EventFeed
   readonly settings: Settings
   readonly info: () => DaemonInfo
@@ -166,9 +169,7 @@ export const OPERATIONS: readonly Operation[] = [
           ...(progressId !== undefined && { onProgress: (update) => context.events.publish('call.progress', { progressId, server, tool, ...update }) }),
         })
         context.events.publish('call', { server, tool, ok: true, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
-        // As the spec shapes it for the revision the upstream speaks (no resultType for legacy ones).
-        const revision = context.pool.status(server).revision
-        return revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result as Record<string, unknown>)
+        return shapedForUpstream(context, server, 'tools/call', result as Record<string, unknown>)
       } catch (error) {
         const code = error instanceof McpxError ? error.code : 'INTERNAL'
         context.events.publish('call', { server, tool, ok: false, error: code, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
@@ -203,7 +204,7 @@ export const OPERATIONS: readonly Operation[] = [
           ...(progressId !== undefined && { onProgress: (update) => context.events.publish('call.progress', { progressId, server: params.server, ...update }) }),
         })
         .then(
-          (result) => (settled(true), result),
+          (result) => (settled(true), shapedForUpstream(context, params.server, params.method, result as Record<string, unknown>)),
           (error: unknown) => {
             settled(false)
             throw error
@@ -288,6 +289,14 @@ export const OPERATIONS: readonly Operation[] = [
     handler: () => PROTOCOL_MATRIX,
   },
   {
+    name: 'memory',
+    method: 'POST',
+    path: '/v1/memory',
+    description: "The daemon process's memory after a full garbage collection: RSS, JS heap size and live object count (with the most numerous object types); a leak is what survives the collection",
+    params: { types: { type: 'integer', description: 'How many of the most numerous live object types to list (default none)' } },
+    handler: (params) => memoryReport(params.types ?? 0),
+  },
+  {
     name: 'events',
     method: 'GET',
     path: '/v1/events',
@@ -322,9 +331,25 @@ export const OPERATIONS: readonly Operation[] = [
   },
 ]
 
+/** A result as the spec shapes it for the revision the upstream speaks (no resultType for legacy ones). */
+function shapedForUpstream(context: OperationContext, server: string, method: string, result: Record<string, unknown>): Record<string, unknown> {
+  const revision = context.pool.status(server).revision
+  return revision === undefined ? result : shapeResult(revision as Revision, method, result)
+}
+
+/** Collect first (synchronously, a full collection), then measure, so only what is still referenced counts. */
+function memoryReport(types: number) {
+  Bun.gc(true)
+  const stats = heapStats()
+  const top = Object.entries(stats.objectTypeCounts)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Math.max(0, types))
+  return { rssBytes: process.memoryUsage().rss, heapBytes: stats.heapSize, objects: stats.objectCount, ...(top.length > 0 && { objectTypes: Object.fromEntries(top) }) }
+}
+
 function codeModeOf(context: OperationContext) {
-  if (!context.pool.codeMode) throw new McpxError('USAGE', 'this daemon runs without code mode')
-  return context.pool.codeMode
+  if (!context.codeMode) throw new McpxError('USAGE', 'this daemon runs without code mode')
+  return context.codeMode
 }
 
 export function findOperation(name: string): Operation {

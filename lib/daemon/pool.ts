@@ -1,19 +1,20 @@
 /**
  * The `Pool` contract the daemon serves /v1 and /mcp from (the gateway's UpstreamPool implements
- * it; see gateway.ts), and a pool of configured, never-connected servers: startDaemon's default,
- * for a daemon without upstream connections. Status objects never carry env values or headers.
+ * it; gateway.ts constructs it, and code mode over it, before the daemon starts), and a pool of
+ * configured, never-connected servers: startDaemon's default, for a daemon without upstream
+ * connections. Status objects never carry env values or headers.
  */
 import type { McpxConfig, ServerConfig } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { configuredStatus, type Catalog, type DownstreamAsker, type ServerStatus } from '../gateway/index.ts'
-import type { Settings } from '../settings/index.ts'
 
 /** The status and catalog shapes are the gateway's (the pool that fills them lives there). */
 export type { Catalog, ServerState, ServerStatus } from '../gateway/index.ts'
 /** The status of a configured server before any connection (`mcpx status` shows it without a daemon). */
 export { configuredStatus } from '../gateway/index.ts'
 
-export interface CallOptions {
+/** Options of one call through the daemon's pool (McpClient's per-request options are client's CallOptions). */
+export interface PoolCallOptions {
   readonly signal?: AbortSignal
   readonly timeoutMs?: number
   /** The caller as host, for questions the upstream asks during this call (roots, elicitation, sampling). */
@@ -36,32 +37,23 @@ export interface Pool {
   /** Throws NOT_FOUND for an unknown name. */
   status(name: string): ServerStatus
   /** tools/call on one upstream; resolves to the CallToolResult. */
-  call(name: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<unknown>
+  call(name: string, tool: string, args: Record<string, unknown>, options?: PoolCallOptions): Promise<unknown>
   /** `asker` answers what the upstream asks while connecting (its initial roots/list). */
   catalog(name: string, options?: { asker?: DownstreamAsker }): Promise<Catalog>
   /** Any other upstream request (resources/read, prompts/get, tasks/…); absent without a pool. */
-  request?(name: string, method: string, params: Record<string, unknown>, options?: CallOptions): Promise<unknown>
+  request?(name: string, method: string, params: Record<string, unknown>, options?: PoolCallOptions): Promise<unknown>
   /** Shutdown hook: end every upstream (and its process group). */
   close(): Promise<void>
-  /** Present when the pool offers code mode (the gateway's pool does). */
-  readonly codeMode?: CodeModeOps
+  /** Follow the pool's events (server.ready, catalog.changed…): the daemon republishes them on /v1/events. */
+  on?(listener: (type: string, data: unknown) => void): () => void
 }
-
-export interface PoolContext {
-  readonly config: McpxConfig
-  readonly settings: Settings
-  /** Publish an event on the daemon's feed (/v1/events). */
-  readonly emit: (type: string, data: unknown) => void
-}
-
-export type CreatePool = (context: PoolContext) => Pool
 
 /**
  * A pool that knows the configured servers and connects none of them: status and listing are
  * real; call and catalog fail with CONNECT naming the server and its state.
  */
-export function createConfiguredPool(context: PoolContext): Pool {
-  const servers = context.config.servers
+export function createConfiguredPool(config: McpxConfig): Pool {
+  const servers = config.servers
   const lookup = (name: string): ServerConfig => {
     const server = servers[name]
     if (server === undefined) {

@@ -7,20 +7,74 @@
  * round-robin balancer works for them too, and so do tasks (their ids name the replica holding
  * them, tasks.ts). A forwarded request is never forwarded twice (SEP-2322 lets any instance continue
  * a round; this one continues it by handing it to the instance that can).
+ *
+ * When a session's owner refuses connections (it died or restarts), its heir takes the session:
+ * the next replica after the owner, in the order of their ids, that accepts a connection. Every
+ * replica walks the same order, so a session lands on one heir, which rebuilds it from the sealed
+ * id (session-id.ts) — no new initialize. Ended sessions stay ended: each replica remembers the ids
+ * it ended, and with Redis (shared-state.ts) every replica knows them.
  */
-import { McpxError } from '../errors/index.ts'
-import { keyRingFor, requestStateOwner, sealedSessionIds, sessionOwner, taskOwner } from '../server/index.ts'
+import { McpxError, RPC } from '../errors/index.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
+import { keyRingFor, openSession, requestStateOwner, sealedSessionIds, type SessionSeed, taskOwner } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { jsonResponse } from './api-routes.ts'
+import type { SharedState } from './shared-state.ts'
 
 const FORWARDED = 'mcpx-forwarded-by'
 
 export interface ReplicaForwarder {
-  /** The owner's answer when `request` belongs to another replica; undefined to serve it here. */
-  forward(request: Request, url: URL): Promise<Response | undefined>
-  /** Mints this replica's legacy session ids (sealed, naming it). */
-  readonly newSessionId: () => string
+  /** The owner's (or heir's) answer when `request` names a legacy session of another replica; undefined to serve it here. */
+  forward(request: Request, url: URL): Promise<Response | undefined> | undefined
+  /** HttpHandlerOptions.forwardModern: a 2026 retry or tasks/* request another replica holds goes there. */
+  forwardModern(request: Request, body: string, params: Record<string, unknown>, method: string): Promise<Response | undefined>
+  /** Mints this replica's legacy session ids (sealed, naming it and holding the session's seed). */
+  readonly newSessionId: (seed: SessionSeed) => string
+  /** A sealed session this replica did not open, when it may be rebuilt here (HttpHandlerOptions.adoptSession). */
+  adoptSession(id: string): Promise<SessionSeed | undefined>
+  /** With Redis: whether another replica ended a session rebuilt here. */
+  readonly sessionRevoked?: (id: string) => Promise<boolean>
+  /** A session ended here (DELETE, idle, eviction): recorded in the shared revocation list, if any. */
+  sessionEnded(id: string): void
 }
+
+/** SEP-2663: the statuses a task does not leave. */
+const TERMINAL = new Set(['completed', 'failed', 'cancelled'])
+
+/**
+ * tasks/get | tasks/update | tasks/cancel for a task whose replica refuses connections, answered from
+ * its shared record: a finished task as it ended (result included); one still running when its
+ * replica went away has lost its work, so it ends now — cancelled when that is what was asked,
+ * failed otherwise — and the record says so for every replica after.
+ */
+async function taskFromRecord(shared: SharedState, owner: string, method: string, taskId: string, id: unknown): Promise<Response | undefined> {
+  const record = await shared.loadTask(taskId)
+  if (record === undefined) return undefined
+  let current = record
+  if (!TERMINAL.has(String(record.status))) {
+    const { inputRequests: _asked, ...rest } = record
+    const lastUpdatedAt = new Date().toISOString()
+    current =
+      method === 'tasks/cancel'
+        ? { ...rest, status: 'cancelled', lastUpdatedAt }
+        : { ...rest, status: 'failed', lastUpdatedAt, error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} stopped while the task ran; its work is lost` } }
+    await shared.saveTask(current as { taskId: string }, typeof record.ttlMs === 'number' ? record.ttlMs : 0)
+  }
+  if (method === 'tasks/get') return jsonResponse({ jsonrpc: '2.0', id, result: current }, HTTP_STATUS.OK)
+  if (method === 'tasks/cancel') return jsonResponse({ jsonrpc: '2.0', id, result: {} }, HTTP_STATUS.OK)
+  return jsonResponse({ jsonrpc: '2.0', id, error: { code: RPC.INVALID_PARAMS, message: `task ${taskId} is ${String(current.status)}: it takes no more input` } }, HTTP_STATUS.OK)
+}
+
+function idOf(body: string | undefined): unknown {
+  try {
+    return (JSON.parse(body ?? 'null') as { id?: unknown } | null)?.id ?? null
+  } catch {
+    return null
+  }
+}
+
+/** Bun's fetch error code when nothing listens at the address: the request was never sent. */
+const REFUSED = 'ECONNREFUSED'
 
 export function parsePeers(value: string): Map<string, string> {
   const peers = new Map<string, string>()
@@ -34,12 +88,19 @@ export function parsePeers(value: string): Map<string, string> {
   return peers
 }
 
-export function createReplicaForwarder(settings: Settings): ReplicaForwarder | undefined {
+export function createReplicaForwarder(settings: Settings, shared?: SharedState): ReplicaForwarder | undefined {
   const self = settings.replicaId.trim()
   const peers = parsePeers(settings.replicaPeers)
   if (self === '' || peers.size === 0) return undefined
   const ring = keyRingFor(settings.sealKeyFile)
-  const hop = async (peer: string, owner: string, session: boolean, request: Request, url: URL, body?: string): Promise<Response> => {
+  /** Every replica's id in one order all replicas agree on: a session's heirs follow its owner in it. */
+  const order = [...new Set([self, ...peers.keys()])].sort()
+  const heirs = (owner: string): string[] => {
+    const at = order.indexOf(owner)
+    return at < 0 ? [self] : [...order.slice(at), ...order.slice(0, at)]
+  }
+  /** The peer's answer, or 'refused' when nothing listens there (so the request never reached it). */
+  const hop = async (peer: string, request: Request, url: URL, body?: string): Promise<Response | 'refused'> => {
     const headers = new Headers(request.headers)
     headers.delete('host')
     headers.delete('content-length')
@@ -47,40 +108,83 @@ export function createReplicaForwarder(settings: Settings): ReplicaForwarder | u
     try {
       return await fetch(`${peer}${url.pathname}${url.search}`, { method: request.method, headers, ...(body !== undefined && { body }), signal: request.signal })
     } catch (error) {
-      const why = `replica ${owner} is unreachable (${(error as Error).message})`
-      // 2025-11-25 basic/transports.mdx: a session that is gone is 404, and the client starts a new one.
-      if (session) return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `session not found: ${why}` } }, 404)
-      // JSON-RPC 2.0 §5.1: id null, the request was not answered; the host sends the call again from the start.
-      return jsonResponse({ jsonrpc: '2.0', id: null, error: { code: -32603, message: `the call or task is held by ${why}; a call can be sent again without requestState` } }, 502)
+      if ((error as { code?: unknown }).code === REFUSED) return 'refused'
+      throw error
     }
   }
+  /** A request the peer took but never answered (it died meanwhile): JSON-RPC 2.0 error, the request's id when it has one. */
+  const cut = (owner: string, error: unknown, body: string | undefined, message: string): Response => {
+    return jsonResponse({ jsonrpc: '2.0', id: idOf(body), error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} stopped while answering (${(error as Error).message}): ${message}` } }, HTTP_STATUS.BAD_GATEWAY)
+  }
+  // Every request of a session asks whose it is: the answer of one AES-GCM open is kept per id
+  // (an id always names the same replica), at most maxSessions of them.
+  const owners = new Map<string, string | undefined>()
+  const ownerOf = (id: string): string | undefined => {
+    if (owners.has(id)) return owners.get(id)
+    const owner = openSession(ring, id)?.owner
+    if (owners.size >= settings.maxSessions) owners.clear()
+    owners.set(id, owner)
+    return owner
+  }
+  const maxAgeMs = settings.replicaSessionMaxAgeMs
+  const startedMs = Date.now()
   return {
     newSessionId: sealedSessionIds(ring, self),
-    async forward(request, url) {
-      if (request.headers.has(FORWARDED)) return undefined
-      // A legacy session (any method: POST, the GET stream, DELETE) lives with the replica that minted its id.
+    async adoptSession(id) {
+      const sealed = openSession(ring, id)
+      if (sealed === undefined || Date.now() - sealed.mintedMs > maxAgeMs) return undefined
+      // An id this very process minted and no longer knows has ended here (its memory of ended ids is bounded): 404.
+      // One a previous run of this replica minted is rebuilt like any other (the replica restarted).
+      if (sealed.owner === self && sealed.mintedMs >= startedMs) return undefined
+      if (shared && (await shared.sessionRevoked(id))) return undefined
+      return sealed
+    },
+    ...(shared && { sessionRevoked: (id: string) => shared.sessionRevoked(id) }),
+    sessionEnded(id) {
+      const sealed = shared && openSession(ring, id)
+      if (sealed) void shared!.revokeSession(id, sealed.mintedMs + maxAgeMs - Date.now())
+    },
+    forward(request, url) {
+      // A legacy session (any method: POST, the GET stream, DELETE) lives with the replica that minted its id, else its heir.
       const session = request.headers.get('mcp-session-id')
-      if (session !== null) {
-        const owner = sessionOwner(ring, session)
-        const peer = owner === undefined ? undefined : peers.get(owner)
-        if (owner === undefined || peer === undefined) return undefined
-        return hop(peer, owner, true, request, url, request.method === 'POST' ? await request.text() : undefined)
-      }
-      if (request.method !== 'POST') return undefined
-      const text = await request.clone().text()
-      // Only a 2026 retry carries requestState, only tasks/* a taskId; anything else is served here without parsing.
-      const hasState = text.includes('"requestState"')
-      if (!hasState && !text.includes('"taskId"')) return undefined
-      let params: { requestState?: unknown; taskId?: unknown } | undefined
-      try {
-        params = (JSON.parse(text) as { params?: { requestState?: unknown; taskId?: unknown } }).params
-      } catch {
+      if (session === null || request.headers.has(FORWARDED)) return undefined
+      const owner = ownerOf(session)
+      if (owner === undefined || owner === self) return undefined
+      return (async () => {
+        let body: string | undefined
+        for (const replica of heirs(owner)) {
+          if (replica === self) return undefined
+          body ??= request.method === 'POST' ? await request.clone().text() : undefined
+          try {
+            const answer = await hop(peers.get(replica)!, request, url, body)
+            if (answer !== 'refused') return answer
+          } catch (error) {
+            return cut(replica, error, body, 'the request may or may not have run; the session is kept, send it again')
+          }
+        }
         return undefined
-      }
-      const owner = hasState ? requestStateOwner(ring, params?.requestState) : taskOwner(params?.taskId)
+      })()
+    },
+    async forwardModern(request, text, params, method) {
+      const url = new URL(request.url)
+      if (request.headers.has(FORWARDED)) return undefined
+      const owner = params.requestState !== undefined ? requestStateOwner(ring, params.requestState) : taskOwner(params.taskId)
       const peer = owner === undefined ? undefined : peers.get(owner)
       if (owner === undefined || peer === undefined) return undefined
-      return hop(peer, owner, false, request, url, text)
+      const lost = 'the call or task it held is lost; a call can be sent again without requestState'
+      try {
+        const answer = await hop(peer, request, url, text)
+        if (answer !== 'refused') return answer
+        // With Redis, a task of a replica that is gone is still read (and ended) from its record.
+        if (shared && params.requestState === undefined && typeof params.taskId === 'string') {
+          const fromRecord = await taskFromRecord(shared, owner, method, params.taskId, idOf(text))
+          if (fromRecord) return fromRecord
+        }
+        // JSON-RPC 2.0: the request was not answered; the host sends the call again from the start.
+        return jsonResponse({ jsonrpc: '2.0', id: idOf(text), error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} is unreachable: ${lost}` } }, HTTP_STATUS.BAD_GATEWAY)
+      } catch (error) {
+        return cut(owner, error, text, lost)
+      }
     },
   }
 }

@@ -3,10 +3,11 @@
  * (the gateway's /mcp Streamable HTTP handler) with `Daemon.mount`. Every route sits behind the
  * same guard (security.ts), so /mcp and /v1 cannot drift apart.
  */
-import type { Surface } from './security.ts'
+import type { ListenerKind } from './security.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface RouteContext {
-  readonly surface: Surface
+  readonly listener: ListenerKind
   /** `:name` segments of the matched path. */
   readonly params: Readonly<Record<string, string>>
   readonly url: URL
@@ -21,7 +22,7 @@ export interface Route {
   handle(request: Request, context: RouteContext): Response | Promise<Response>
 }
 
-export type RouteMatch = { readonly route: Route; readonly params: Record<string, string> } | { readonly status: 404 | 405; readonly allow?: string }
+export type RouteMatch = { readonly route: Route; readonly params: Record<string, string> } | { readonly status: typeof HTTP_STATUS.NOT_FOUND | typeof HTTP_STATUS.METHOD_NOT_ALLOWED; readonly allow?: string }
 
 export function matchRoute(routes: readonly Route[], method: string, pathname: string): RouteMatch {
   const got = pathname.replace(/\/+$/, '').split('/')
@@ -32,7 +33,7 @@ export function matchRoute(routes: readonly Route[], method: string, pathname: s
     if (route.methods.includes(method)) return { route, params }
     allowed.push(...route.methods)
   }
-  return allowed.length > 0 ? { status: 405, allow: [...new Set(allowed)].join(', ') } : { status: 404 }
+  return allowed.length > 0 ? { status: HTTP_STATUS.METHOD_NOT_ALLOWED, allow: [...new Set(allowed)].join(', ') } : { status: HTTP_STATUS.NOT_FOUND }
 }
 
 /** Each route's path split once: every request is matched against the whole table. */

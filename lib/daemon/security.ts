@@ -6,9 +6,10 @@
  * respond with HTTP 403 Forbidden"; 2026-07-28 basic/transports/streamable-http.mdx likewise.
  */
 import { timingSafeEqual } from 'node:crypto'
-import { LOOPBACK_HOSTNAMES, isJsonMediaType } from '../wire/index.ts'
+import { HTTP_STATUS, LOOPBACK_HOSTNAMES, isJsonMediaType } from '../wire/index.ts'
 
-export type Surface = 'unix' | 'tcp'
+/** Which of the daemon's two listeners a request came in on (not an MCP surface: those are lib/gateway's). */
+export type ListenerKind = 'unix' | 'tcp'
 
 export interface GuardPolicy {
   /** Bearer token required on TCP. */
@@ -31,7 +32,7 @@ export interface GuardPolicy {
 }
 
 export interface Rejection {
-  readonly status: 400 | 401 | 403 | 415
+  readonly status: typeof HTTP_STATUS.BAD_REQUEST | typeof HTTP_STATUS.UNAUTHORIZED | typeof HTTP_STATUS.FORBIDDEN | typeof HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE
   readonly code: 'AUTH' | 'USAGE'
   readonly message: string
 }
@@ -39,24 +40,24 @@ export interface Rejection {
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
 /** null = allowed; otherwise the status and message to answer with. */
-export function checkRequest(request: Request, surface: Surface, policy: GuardPolicy, pathname = new URL(request.url).pathname): Rejection | null {
+export function checkRequest(request: Request, listener: ListenerKind, policy: GuardPolicy, pathname = new URL(request.url).pathname): Rejection | null {
   const host = request.headers.get('host')
-  if (host !== null || surface === 'tcp') {
+  if (host !== null || listener === 'tcp') {
     const hostname = host === null ? '' : hostnameOf(host)
     if (!LOOPBACK_HOSTNAMES.has(hostname) && !policy.allowedHosts.has(hostname)) {
-      return { status: 403, code: 'AUTH', message: `Host ${JSON.stringify(host)} is not allowed (DNS rebinding protection)` }
+      return { status: HTTP_STATUS.FORBIDDEN, code: 'AUTH', message: `Host ${JSON.stringify(host)} is not allowed (DNS rebinding protection)` }
     }
   }
   const origin = request.headers.get('origin')
   if (origin !== null && !isAllowedOrigin(origin, policy)) {
-    return { status: 403, code: 'AUTH', message: `Origin ${JSON.stringify(origin)} is not allowed` }
+    return { status: HTTP_STATUS.FORBIDDEN, code: 'AUTH', message: `Origin ${JSON.stringify(origin)} is not allowed` }
   }
-  if (surface === 'tcp' && policy.requireToken !== false && !policy.authenticatesItself?.(pathname)) {
-    if (policy.localTokenOnTcp === false) return { status: 403, code: 'AUTH', message: 'this listener is not on loopback and serves only /mcp with OAuth access tokens' }
-    if (!hasToken(request, policy.token)) return { status: 401, code: 'AUTH', message: 'missing or wrong bearer token (local clients read it from the token file in the mcpx home)' }
+  if (listener === 'tcp' && policy.requireToken !== false && !policy.authenticatesItself?.(pathname)) {
+    if (policy.localTokenOnTcp === false) return { status: HTTP_STATUS.FORBIDDEN, code: 'AUTH', message: 'this listener is not on loopback and serves only /mcp with OAuth access tokens' }
+    if (!hasToken(request, policy.token)) return { status: HTTP_STATUS.UNAUTHORIZED, code: 'AUTH', message: 'missing or wrong bearer token (local clients read it from the token file in the mcpx home)' }
   }
   if (BODY_METHODS.has(request.method) && !isJsonMediaType(request.headers.get('content-type'))) {
-    return { status: 415, code: 'USAGE', message: 'request bodies must be Content-Type: application/json' }
+    return { status: HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE, code: 'USAGE', message: 'request bodies must be Content-Type: application/json' }
   }
   return null
 }

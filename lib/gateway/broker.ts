@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ClientHandlers, InputContext, JsonObject } from '../client/index.ts'
-import { missingCapability } from '../wire/index.ts'
+import { CAPABILITY_OF_ASK, type AskMethod, missingCapability } from '../wire/index.ts'
 
 /**
  * What a downstream host can answer; each member present only when that host declared the
@@ -20,8 +20,13 @@ export interface DownstreamAsker {
 /** Where the upstream's log messages for one call go (a `notifications/message` params object). */
 export type LogSink = (params: JsonObject) => void
 
-type Kind = keyof DownstreamAsker
-const KIND_LABEL: Record<Kind, string> = { elicit: 'elicitation', sample: 'sampling', listRoots: 'roots' }
+export type QuestionKind = keyof DownstreamAsker
+type Kind = QuestionKind
+/** Every kind of question mcpx can broker to some caller (what a daemon declares upstream). */
+export const ALL_QUESTIONS: readonly QuestionKind[] = ['elicit', 'sample', 'listRoots']
+/** The request each kind of ask sends downstream; its capability is wire's CAPABILITY_OF_ASK. */
+export const ASK_METHOD_OF = { elicit: 'elicitation/create', sample: 'sampling/createMessage', listRoots: 'roots/list' } as const satisfies Record<Kind, AskMethod>
+export const capabilityOfKind = (kind: Kind): string => CAPABILITY_OF_ASK[ASK_METHOD_OF[kind]]
 
 /**
  * The brokering policy (README "Brokering"). A 2026 upstream asks inside the call's own async flow
@@ -41,10 +46,15 @@ export class Broker {
   readonly #inFlight: DownstreamAsker[] = []
   readonly #logSinks: LogSink[] = []
 
-  /** `roots`: file:// URIs to answer roots/list with when no caller can (the config's `roots`). */
+  /**
+   * `roots`: file:// URIs to answer roots/list with when no caller can (the config's `roots`).
+   * `questions`: the kinds some caller of this connection can answer — only these are declared
+   * upstream (a CLI without samplingCommand declares no sampling; README "Brokering").
+   */
   constructor(
     private readonly server: string,
     private readonly roots?: readonly string[],
+    private readonly questions: readonly QuestionKind[] = ALL_QUESTIONS,
   ) {}
 
   /** Run one upstream call on behalf of `asker`; its log messages go to `onLog`. */
@@ -80,10 +90,11 @@ export class Broker {
 
   /** The handlers given to the upstream connection: every question goes through the broker. */
   handlers(): ClientHandlers {
+    const has = (kind: Kind) => this.questions.includes(kind)
     return {
-      onElicit: (params, context) => this.#ask('elicit', params, context),
-      onSample: (params, context) => this.#ask('sample', params, context),
-      onListRoots: (params, context) => this.#ask('listRoots', params, context),
+      ...(has('elicit') && { onElicit: (params, context) => this.#ask('elicit', params, context) }),
+      ...(has('sample') && { onSample: (params, context) => this.#ask('sample', params, context) }),
+      ...(has('listRoots') && { onListRoots: (params, context) => this.#ask('listRoots', params, context) }),
     }
   }
 
@@ -103,6 +114,6 @@ export class Broker {
           ? 'no call is in flight on that connection to ask'
           : `${this.#inFlight.length} calls are in flight on that connection and the question names none of them`
     // 2026-07-28 basic/index.mdx: the error a server gives for a capability the client lacks.
-    throw missingCapability({ [KIND_LABEL[kind]]: {} }, `upstream "${this.server}" asked for ${KIND_LABEL[kind]}, but ${why}`)
+    throw missingCapability({ [capabilityOfKind(kind)]: {} }, `upstream "${this.server}" asked for ${capabilityOfKind(kind)}, but ${why}`)
   }
 }

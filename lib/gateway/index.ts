@@ -3,10 +3,9 @@
  * `mcpx://<ns>/<uri>`), brokering of upstream questions back to the calling host, and the MCP
  * surfaces mcpx offers downstream.
  */
-export { checkArguments, parseCallArguments, parseJsonObject, type ReadFile } from './call-arguments.ts'
 export { UpstreamPool, type UpstreamPoolOptions } from './pool.ts'
 export { Upstream, type UpstreamContext } from './upstream.ts'
-export { Broker, type DownstreamAsker } from './broker.ts'
+export { ALL_QUESTIONS, Broker, type DownstreamAsker, type QuestionKind } from './broker.ts'
 export { gatewayResourceUri, rawName, splitQualified, suggest, type QualifiedName } from './naming.ts'
 export type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
 export { configuredStatus } from './status.ts'

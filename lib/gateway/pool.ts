@@ -8,7 +8,6 @@ import type { McpxConfig } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { DownstreamAsker } from './broker.ts'
-import { CodeMode, type CodeModeOptions } from './code-mode.ts'
 import { checkRequest, guardedCall } from './guarded-call.ts'
 import { suggest } from './naming.ts'
 import type { Catalog, ServerStatus, UpstreamCallOptions } from './types.ts'
@@ -22,8 +21,6 @@ export interface UpstreamPoolOptions {
   readonly cacheDir?: string
   readonly connectOptions?: UpstreamContext['connectOptions']
   readonly validator?: UpstreamContext['validator']
-  /** How code mode starts its sandbox (see CodeMode). */
-  readonly codeMode?: CodeModeOptions
 }
 
 export type PoolListener = (type: string, data: unknown) => void
@@ -32,7 +29,6 @@ export class UpstreamPool {
   readonly #upstreams = new Map<string, Upstream>()
   readonly #listeners = new Set<PoolListener>()
   readonly #context: UpstreamContext
-  #codeMode?: CodeMode
 
   constructor(private readonly options: UpstreamPoolOptions) {
     const context: UpstreamContext = (this.#context = {
@@ -64,11 +60,6 @@ export class UpstreamPool {
     await Promise.all(retired.map((upstream) => upstream.close()))
     if (added.length + removed.length + changed.length > 0) this.#context.emit('servers.changed', { added, removed, changed })
     return { added, removed, changed }
-  }
-
-  /** Code mode over this pool (search index, types, the exec sandbox), created on first use. */
-  get codeMode(): CodeMode {
-    return (this.#codeMode ??= new CodeMode(this, this.options.settings, this.options.codeMode ?? {}))
   }
 
   /** Follow pool events (server.ready, server.crashed, catalog.changed…); returns the unsubscribe. */
@@ -153,7 +144,7 @@ export class UpstreamPool {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.#codeMode?.close(), ...[...this.#upstreams.values()].map((u) => u.close())])
+    await Promise.all([...this.#upstreams.values()].map((u) => u.close()))
   }
 
   /** After a failed call: NOT_FOUND with suggestions when the upstream's catalog lacks the tool. */

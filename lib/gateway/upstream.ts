@@ -5,16 +5,16 @@
  * brokered back to its caller for any question the upstream asks mid-call.
  */
 import { type CallOptions, type ConnectOptions, type JsonObject, type McpClient, MCPX_CLIENT_INFO, type Target, connect, defaultTransports } from '../client/index.ts'
-import type { ServerConfig } from '../config/index.ts'
+import { type ServerConfig, transportKindOf } from '../config/index.ts'
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { isLostInFlight, resendable } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { Recorder, fileSink, recordingTransports } from '../replay/index.ts'
-import type { SchemaValidator } from '../codemode/index.ts'
+import type { SchemaValidator } from '../schema/index.ts'
 import { EXTENSION } from '../wire/index.ts'
 import { UI_EXTENSION_SETTINGS } from './apps.ts'
-import { Broker } from './broker.ts'
+import { Broker, type QuestionKind } from './broker.ts'
 import { callAsTask, canRunAsTask, taskRefusal } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
 import { configuredStatus, redactUrl } from './status.ts'
@@ -34,6 +34,10 @@ export interface UpstreamContext {
   readonly connectOptions?: (server: ServerConfig) => Partial<ConnectOptions>
   /** Validates arguments before a call and structuredContent after it, against the tool's schemas. */
   readonly validator?: SchemaValidator
+  /** The kinds of upstream question some caller can answer, declared upstream (default: all of them). */
+  readonly questions?: readonly QuestionKind[]
+  /** Declare the MCP Apps extension upstream (default true: the daemon carries apps to hosts that render them; the CLI renders none). */
+  readonly apps?: boolean
 }
 
 export class Upstream {
@@ -56,7 +60,7 @@ export class Upstream {
     readonly config: ServerConfig,
     private readonly context: UpstreamContext,
   ) {
-    this.broker = new Broker(config.name, config.roots)
+    this.broker = new Broker(config.name, config.roots, context.questions)
     this.#state = config.disabled ? 'disabled' : config.unavailable !== undefined ? 'unavailable' : 'configured'
   }
 
@@ -99,9 +103,11 @@ export class Upstream {
     // A caller that asked for no task still gets a task-required tool's result (task-runner.ts);
     // one that asked for a task (runAsTask) gets it followed to its end the same way. A caller
     // keeping the upstream's task id (onTaskCreated) asked for a task: the upstream runs one for a
-    // tool whose listing offers it (2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation").
+    // tool whose listing offers it (2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation"),
+    // or, a 2026 server with the tasks extension, when it decides to (extensions/tasks: the
+    // extension is declared on this call and the server may answer with a task or directly).
     const support = taskSupport(definition)
-    const keepsId = options.onTaskCreated !== undefined && (support === 'optional' || support === 'required')
+    const keepsId = options.onTaskCreated !== undefined && taskRefusal(client, support) === undefined
     const asTask = !options.acceptTask && (options.runAsTask ? runnableAsTask(this.name, tool, definition, client) : (support === 'required' || keepsId) && canRunAsTask(client))
     if (!asTask) options.onTaskCreated?.(undefined)
     const run = asTask
@@ -121,6 +127,15 @@ export class Upstream {
     const byName = new Map(catalog.tools.map((t) => [String(t.name), t]))
     if (this.#catalog === pending) this.#tools = { catalog: pending, byName }
     return byName.get(tool)
+  }
+
+  /**
+   * True when the live connection is a 2026 server with the tasks extension: it decides per call
+   * whether a tools/call becomes a task (extensions/tasks), and its listing says nothing about it.
+   */
+  get decidesTasksPerCall(): boolean {
+    const client = this.#client
+    return client !== undefined && !client.peer.closed && taskRefusal(client, undefined) === undefined
   }
 
   /** True when this upstream's calls check arguments against the tool's inputSchema (a validator is set). */
@@ -210,7 +225,7 @@ export class Upstream {
         settings: this.context.settings,
         handlers: this.broker.handlers(),
         // The union of what mcpx can carry to some host: the questions (from handlers) and MCP Apps.
-        capabilities: { ...extra?.capabilities, extensions: { ...(extra?.capabilities?.extensions as JsonObject | undefined), [EXTENSION.UI]: UI_EXTENSION_SETTINGS } },
+        capabilities: this.context.apps === false ? { ...extra?.capabilities } : { ...extra?.capabilities, extensions: { ...(extra?.capabilities?.extensions as JsonObject | undefined), [EXTENSION.UI]: UI_EXTENSION_SETTINGS } },
         ...(this.config.protocol !== undefined && { revision: this.config.protocol }),
         ...(this.context.cacheDir !== undefined && { cacheDir: this.context.cacheDir }),
         onWarning: (message) => log.warn(`[${this.name}] ${message}`),
@@ -260,7 +275,7 @@ export class Upstream {
       sink: fileSink(file),
       mcpxVersion: MCPX_CLIENT_INFO.version,
       role: 'client',
-      transport: target.kind === 'stdio' ? 'stdio' : target.transport === 'sse' ? 'http+sse' : 'streamable-http',
+      transport: target.kind === 'stdio' ? 'stdio' : transportKindOf(target.transport) === 'http+sse' ? 'http+sse' : 'streamable-http',
       peer: target.kind === 'stdio' ? { command: [target.command, ...target.args] } : { url: redactUrl(target.url) },
     })
   }
@@ -289,19 +304,8 @@ export class Upstream {
     return Math.min(this.context.settings.restartBackoffMaxMs, baseMs * factor)
   }
 
-  /** Invalidate the catalog on list_changed: legacy pushes unasked; 2026 needs a listen stream. */
+  /** Invalidate the catalog on list_changed, for the lists the server says it announces (McpClient.follow, either era). */
   #watchChanges(client: McpClient): void {
-    const invalidate = (method: string) => {
-      const part = LIST_CHANGED[method as keyof typeof LIST_CHANGED]
-      if (!part) return
-      this.#catalog = undefined
-      this.context.emit('catalog.changed', { server: this.name, part })
-    }
-    if (client.era === 'legacy') {
-      const offs = Object.keys(LIST_CHANGED).map((method) => client.on(method, () => invalidate(method)))
-      this.#stopListening = () => offs.forEach((off) => off())
-      return
-    }
     const caps = client.serverCapabilities as Record<string, { listChanged?: boolean } | undefined>
     const filter = {
       ...(caps.tools?.listChanged && { toolsListChanged: true }),
@@ -309,9 +313,13 @@ export class Upstream {
       ...(caps.resources?.listChanged && { resourcesListChanged: true }),
     }
     if (Object.keys(filter).length === 0) return
-    const listener = client.listen(filter, (method) => invalidate(method))
-    listener.done.catch(() => {})
-    this.#stopListening = () => listener.close()
+    const following = client.follow(filter, (method) => {
+      const part = LIST_CHANGED[method as keyof typeof LIST_CHANGED]
+      if (!part) return
+      this.#catalog = undefined
+      this.context.emit('catalog.changed', { server: this.name, part })
+    })
+    this.#stopListening = () => following.stop()
   }
 
   async #loadCatalog(): Promise<Catalog> {
@@ -375,14 +383,14 @@ function targetOf(config: ServerConfig): Target {
       args: [...target.args],
       env: { ...target.env },
       ...(target.cwd !== undefined && { cwd: target.cwd }),
-      // Upstream stderr goes to the daemon log under the server's name (TR-02: logging, not failure).
+      // Upstream stderr goes to the daemon log under the server's name (stderr is logging, never a failure signal:
+      // 2025-11-25 basic/transports.mdx "stdio").
       onStderrLine: (line: string) => log.info(`[${config.name} stderr] ${line}`),
     }
   }
   return {
     url: target.url,
     headers: { ...target.headers },
-    ...(target.transport === 'streamable-http' && { transport: 'streamable-http' as const }),
-    ...(target.transport === 'sse' && { transport: 'http+sse' as const }),
+    ...(target.transport !== 'auto' && { transport: transportKindOf(target.transport) as 'streamable-http' | 'http+sse' }),
   }
 }

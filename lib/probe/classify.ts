@@ -4,7 +4,7 @@
  * whether auth is required (and where its RFC 9728 metadata lives), and — when nothing worked —
  * one diagnosis with the error code that sets the exit status (CONNECT 3, AUTH 4, PEER 5).
  */
-import type { ErrorCode } from '../errors/index.ts'
+import { type ErrorCode, RPC } from '../errors/index.ts'
 import type { TransportKind } from '../transport/index.ts'
 import type { Era } from '../wire/index.ts'
 
@@ -35,8 +35,6 @@ export interface ProbeReport {
   failure?: { code: ErrorCode; diagnosis: string }
 }
 
-/** JSON-RPC 2.0 §5.1. */
-const RPC_METHOD_NOT_FOUND = -32601
 
 const PREFERENCE: readonly [Era, TransportKind][] = [
   ['modern', 'stdio'],
@@ -83,7 +81,7 @@ function diagnose(observations: readonly Observation[], target: string): { code:
     if (exited) return { code: 'CONNECT', diagnosis: `${target} did not stay up to answer: ${exited.message}` }
     // No answer to server/discover and "method not found" for initialize (`cat` echoes our own
     // request back): nothing MCP is there — the CONNECT case of the probe's exit codes.
-    if (errors.every((e) => e.code === 'TIMEOUT' || e.rpcCode === RPC_METHOD_NOT_FOUND)) return { code: 'CONNECT', diagnosis: `${target} is not an MCP server (it answered neither server/discover nor initialize)` }
+    if (errors.every((e) => e.code === 'TIMEOUT' || e.rpcCode === RPC.METHOD_NOT_FOUND)) return { code: 'CONNECT', diagnosis: `${target} is not an MCP server (it answered neither server/discover nor initialize)` }
   } else if (http.length === 0 && errors.every((e) => e.code === 'CONNECT' || e.code === 'TIMEOUT')) {
     return { code: 'CONNECT', diagnosis: `nothing answers at ${target}: ${errors[0]!.message}` }
   } else if (http.length > 0 && errors.every((e) => e.code === 'CONNECT' || e.code === 'PROTOCOL' || e.code === 'TIMEOUT' || e.code === 'PEER')) {

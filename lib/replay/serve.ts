@@ -10,6 +10,7 @@ import { RPC, RpcError } from '../errors/index.ts'
 import { Engine, serveHttp, serveStdio, type Answer, type Channel, type HttpServer, type StdioServer } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
 import {
+  HTTP_STATUS,
   META, httpStatusOf, isRequest, isResponse, makeError, methodNotFound, unsupportedVersion, type Era, type JsonRpcMessage, type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../wire/index.ts'
@@ -23,7 +24,6 @@ export interface ReplayServeOptions {
   readonly volatile?: readonly string[]
 }
 
-const STATUS = { OK: 200, BAD_REQUEST: 400, NOT_FOUND: 404 } as const
 
 export class ReplayEngine extends Engine {
   readonly #recording: Recording
@@ -39,13 +39,13 @@ export class ReplayEngine extends Engine {
   override async answer(message: JsonRpcMessage, channel: Channel): Promise<Answer> {
     if (isResponse(message)) {
       channel.connection.settle(message)
-      return { httpStatus: 202 }
+      return { httpStatus: HTTP_STATUS.ACCEPTED }
     }
     // Client notifications (initialized, cancelled, roots changed) need no recorded answer; a
     // cancellation releases a listen stream held open (#hold).
     if (!isRequest(message)) {
       if (message.method === 'notifications/cancelled') channel.connection.cancel(message.params?.requestId, message.params?.reason)
-      return { httpStatus: 202 }
+      return { httpStatus: HTTP_STATUS.ACCEPTED }
     }
     const era = channel.era ?? eraOfMessage(message)
     const refused = this.#eraGate(message, era)
@@ -64,12 +64,12 @@ export class ReplayEngine extends Engine {
     if (recorded === 'modern' && era === 'legacy') {
       const requested = typeof message.params?.protocolVersion === 'string' ? message.params.protocolVersion : '(none)'
       const error = unsupportedVersion([revision ?? '2026-07-28'], requested)
-      return { message: makeError(message.id, error.toRpc()), httpStatus: STATUS.BAD_REQUEST }
+      return { message: makeError(message.id, error.toRpc()), httpStatus: HTTP_STATUS.BAD_REQUEST }
     }
     if (recorded === 'legacy' && era === 'modern') {
       // Not a recognised 2026 error: a dual-era client falls back to initialize (streamable-http.mdx).
       const error = new RpcError(RPC.INVALID_REQUEST, `this recording is of a legacy server (${revision ?? 'unknown revision'}); start with initialize`)
-      return { message: makeError(message.id, error.toRpc()), httpStatus: STATUS.BAD_REQUEST }
+      return { message: makeError(message.id, error.toRpc()), httpStatus: HTTP_STATUS.BAD_REQUEST }
     }
     return undefined
   }
@@ -91,10 +91,10 @@ export class ReplayEngine extends Engine {
     // server did, until the client cancels it or goes away (basic/patterns/subscriptions.mdx).
     if (exchange.method === 'subscriptions/listen') {
       await this.#hold(message, channel)
-      return { httpStatus: STATUS.OK }
+      return { httpStatus: HTTP_STATUS.OK }
     }
     const error = new RpcError(RPC.INTERNAL_ERROR, `the recording ends before the response to ${exchange.method} (recorded seq ${exchange.request.seq})`, { mcpxCode: 'NOT_FOUND', seq: exchange.request.seq })
-    return { message: makeError(message.id, error.toRpc()), httpStatus: STATUS.OK }
+    return { message: makeError(message.id, error.toRpc()), httpStatus: HTTP_STATUS.OK }
   }
 
   // Held like any in-flight request: a cancellation or the connection closing releases it.
@@ -150,7 +150,7 @@ export class ReplayEngine extends Engine {
       capabilities,
       ...(peer?.name !== undefined && { _meta: { [META.SERVER_INFO]: { name: peer.name, version: peer.version ?? '0.0.0' } } }),
     }
-    return { message: { jsonrpc: '2.0', id: message.id, result } as JsonRpcResponse, httpStatus: STATUS.OK }
+    return { message: { jsonrpc: '2.0', id: message.id, result } as JsonRpcResponse, httpStatus: HTTP_STATUS.OK }
   }
 
   #unmatched(message: JsonRpcRequest, era: Era, closest: Exchange | undefined, differences: Parameters<typeof formatDifferences>[0]): Answer {
@@ -165,7 +165,7 @@ export class ReplayEngine extends Engine {
     }
     const text = `no recorded ${message.method} request matches this one; ${where}`
     const error = known ? new RpcError(RPC.INVALID_PARAMS, text, data) : methodNotFound(message.method, era === 'modern' ? '2026-07-28' : '2025-11-25', { message: text, data })
-    return { message: makeError(message.id, error.toRpc()), httpStatus: error.httpStatus ?? STATUS.OK }
+    return { message: makeError(message.id, error.toRpc()), httpStatus: error.httpStatus ?? HTTP_STATUS.OK }
   }
 }
 
@@ -185,8 +185,8 @@ function eraOfMessage(message: JsonRpcRequest): Era {
 }
 
 function statusFor(response: JsonRpcResponse, era: Era): number {
-  if (!('error' in response) || era !== 'modern') return STATUS.OK
-  return httpStatusOf(response.error.code) ?? STATUS.OK
+  if (!('error' in response) || era !== 'modern') return HTTP_STATUS.OK
+  return httpStatusOf(response.error.code) ?? HTTP_STATUS.OK
 }
 
 // The client picks its own progressToken; recorded progress notifications carry the old one.

@@ -1,12 +1,13 @@
 /**
  * The request engine: one per server, shared by every transport. It classifies each message's era,
- * dispatches requests concurrently (TR-05: nothing waits for another request), answers in the
+ * dispatches requests concurrently (nothing waits for another request, so a long call never blocks ping or cancellation), answers in the
  * newest shape finished at the edge, and fans out notifications to legacy connections and 2026
  * listen streams. Transports hand it messages with a Channel saying where the call's stream goes.
  */
 import { toRpcError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import {
+  HTTP_STATUS,
   CACHE_SCOPE,
   META,
   isNotification,
@@ -29,7 +30,7 @@ import { Registry } from './registry.ts'
 import { createRequestStateCodec, type RequestStateCodec } from './request-state.ts'
 import { keyRingFor } from './seal.ts'
 import { TaskStore } from './tasks.ts'
-import type { Json, ServerDefinition, ServerNotifier } from './types.ts'
+import type { JsonObject, ServerDefinition, ServerNotifier } from './types.ts'
 
 /** Where one incoming message came from and where its call's stream goes. */
 export interface Channel {
@@ -38,8 +39,6 @@ export interface Channel {
   outlet: Outlet
   /** Aborted when the transport stream of this call closes (2026 HTTP: that is cancellation). */
   signal?: AbortSignal
-  /** HTTP MCP-Protocol-Version header value, when sent. */
-  headerVersion?: string
   /** Set by a transport that already classified the era (HTTP); stdio classifies per message. */
   era?: Era
   /** Legacy 2025-11-25 HTTP: end the SSE stream early (resumable via GET + Last-Event-ID). */
@@ -71,7 +70,7 @@ export interface EngineCore {
 export interface DispatchResult {
   revision: Revision
   /** undefined: no response is due (a listen stream or a cancelled call ended). */
-  result?: Json
+  result?: JsonObject
 }
 
 export class Engine implements EngineCore {
@@ -92,7 +91,7 @@ export class Engine implements EngineCore {
     readonly settings: Settings,
   ) {
     this.registry = new Registry(def)
-    this.codec = createRequestStateCodec(settings.requestStateTtlMs, keyRingFor(settings.sealKeyFile), Date.now, settings.replicaId)
+    this.codec = createRequestStateCodec(settings.requestStateTtlMs, keyRingFor(settings.sealKeyFile), Date.now, settings.replicaId, settings.requestStateSingleUse)
     this.tasks = new TaskStore(settings)
     this.notify = {
       toolsListChanged: () => this.listChanged('tools'),
@@ -130,15 +129,15 @@ export class Engine implements EngineCore {
   private async answerOther(message: JsonRpcMessage, channel: Channel): Promise<Answer> {
     if (isResponse(message)) {
       channel.connection.settle(message)
-      return { httpStatus: 202 }
+      return { httpStatus: HTTP_STATUS.ACCEPTED }
     }
     if (isNotification(message)) {
       this.notification(message.method, message.params ?? {}, channel.connection)
     }
-    return { httpStatus: 202 }
+    return { httpStatus: HTTP_STATUS.ACCEPTED }
   }
 
-  private notification(method: string, params: Json, connection: Connection): void {
+  private notification(method: string, params: JsonObject, connection: Connection): void {
     if (method === 'notifications/cancelled') connection.cancel(params.requestId, params.reason)
     else if (method === 'notifications/initialized' && connection.legacy) connection.legacy.initialized = true
   }
@@ -159,19 +158,19 @@ export class Engine implements EngineCore {
       // cancellation.mdx: a cancelled request gets no response.
       if (dispatched.result === undefined || controller.signal.aborted) {
         if (controller.signal.reason instanceof ShutdownError) throw controller.signal.reason
-        return { httpStatus: 202 }
+        return { httpStatus: HTTP_STATUS.ACCEPTED }
       }
       const result = finishResult(dispatched.revision, req.method, dispatched.result, {
         serverInfo: this.def.info,
         cacheTtlMs: this.settings.cacheTtlMs,
         cacheScope: channel.principal === undefined ? CACHE_SCOPE.PUBLIC : CACHE_SCOPE.PRIVATE,
       })
-      return { message: makeResult(req.id, result), httpStatus: 200 }
+      return { message: makeResult(req.id, result), httpStatus: HTTP_STATUS.OK }
     } catch (error) {
       const reason: unknown = controller.signal.reason
-      if (controller.signal.aborted && !(reason instanceof ShutdownError)) return { httpStatus: 202 }
+      if (controller.signal.aborted && !(reason instanceof ShutdownError)) return { httpStatus: HTTP_STATUS.ACCEPTED }
       const rpc = toRpcError(controller.signal.aborted ? reason : error)
-      return { message: makeError(req.id, rpc.toRpc()), httpStatus: rpc.httpStatus ?? 200 }
+      return { message: makeError(req.id, rpc.toRpc()), httpStatus: rpc.httpStatus ?? HTTP_STATUS.OK }
     } finally {
       channel.signal?.removeEventListener('abort', onStreamClosed)
       connection.inflight.delete(req.id)

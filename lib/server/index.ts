@@ -13,9 +13,9 @@ export { readBody } from './http/body.ts'
 export { requestStateOwner } from './request-state.ts'
 export { keyRingFor, open as openSealed, randomKeyRing, seal, type KeyRing } from './seal.ts'
 export { createRequestStateCodec } from './request-state.ts'
-export { sealedSessionIds, sessionOwner } from './session-id.ts'
+export { openSession, sealedSessionIds, sessionOwner, type SealedSession, type SessionSeed } from './session-id.ts'
 export { taskOwner } from './tasks.ts'
 export type {
-  HandlerContext, Implementation, InputRequest, Json, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,
+  HandlerContext, Implementation, InputRequest, JsonObject, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,
   TemplateDef, ToolDef, CompleteRequest,
 } from './types.ts'

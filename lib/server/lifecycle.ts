@@ -2,11 +2,13 @@
  * Era entry points: the legacy `initialize` negotiation (a counter-offer, never an error:
  * 2025-11-25 basic/lifecycle.mdx "Version Negotiation"), the 2026 `server/discover` result, the
  * per-revision server capabilities, and the validation of the modern per-request `_meta`
- * (2026-07-28 basic/index.mdx "_meta": missing keys -32602, header mismatch -32020, unknown version
- * -32022 with data {supported, requested}; HTTP status 400 for all of them).
+ * (2026-07-28 basic/index.mdx "_meta": missing keys -32602, unknown version -32022 with data
+ * {supported, requested}; HTTP status 400 for both).
  */
 import { RPC, RpcError } from '../errors/index.ts'
 import {
+  hasFeature,
+  HTTP_STATUS,
   EXTENSION,
   LATEST_LEGACY,
   LOG_LEVELS,
@@ -19,10 +21,10 @@ import {
   type LogLevel,
   type ModernRevision,
   type Revision,
-  headerMismatch,
+  unsupportedVersion,
 } from '../wire/index.ts'
 import type { Registry } from './registry.ts'
-import type { Implementation, Json, ServerDefinition } from './types.ts'
+import type { Implementation, JsonObject, ServerDefinition } from './types.ts'
 
 /** Every revision this engine serves, newest first (the -32022 `supported` list). */
 export const SUPPORTED_REVISIONS: Revision[] = [...REVISIONS].reverse()
@@ -32,9 +34,9 @@ export function negotiateLegacy(requested: unknown): LegacyRevision {
   return isLegacyRevision(requested) ? requested : LATEST_LEGACY
 }
 
-export function serverCapabilities(def: ServerDefinition, registry: Registry, revision: Revision): Json {
+export function serverCapabilities(def: ServerDefinition, registry: Registry, revision: Revision): JsonObject {
   if (def.capabilities) return mirroredCapabilities(def, revision)
-  const caps: Json = {}
+  const caps: JsonObject = {}
   const listChanged = def.listChanged ?? true
   if (registry.toolCount > 0 || def.tools) caps.tools = { listChanged }
   if (registry.promptCount > 0 || def.prompts) caps.prompts = { listChanged }
@@ -42,11 +44,11 @@ export function serverCapabilities(def: ServerDefinition, registry: Registry, re
     caps.resources = { listChanged, subscribe: def.subscribe ?? true }
   }
   if (def.logging ?? true) caps.logging = {}
-  if (def.complete && revision >= '2025-03-26') caps.completions = {}
+  if (def.complete && hasFeature(revision, 'completionsCapability')) caps.completions = {}
   const tasks = def.tasks ?? false
-  if (tasks && revision === '2025-11-25') caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
-  if (isModernRevision(revision)) {
-    const extensions: Json = { ...def.extensions }
+  if (tasks && hasFeature(revision, 'coreTasks')) caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  if (hasFeature(revision, 'extensions')) {
+    const extensions: JsonObject = { ...def.extensions }
     if (tasks) extensions[EXTENSION.TASKS] = {}
     if (Object.keys(extensions).length > 0) caps.extensions = extensions
   }
@@ -58,28 +60,28 @@ export function serverCapabilities(def: ServerDefinition, registry: Registry, re
  * revision: the 2025-11-25 core `tasks` or the 2026 extension (SEP-2663), whichever side serves them.
  * Fields a revision never defined are dropped at the edge (shapeServerCapabilities).
  */
-function mirroredCapabilities(def: ServerDefinition, revision: Revision): Json {
-  const { tasks: _tasks, extensions, ...caps } = def.capabilities as Json
+function mirroredCapabilities(def: ServerDefinition, revision: Revision): JsonObject {
+  const { tasks: _tasks, extensions, ...caps } = def.capabilities as JsonObject
   const { [EXTENSION.TASKS]: _taskExtension, ...otherExtensions } = isRecord(extensions) ? extensions : {}
-  const out: Json = { ...caps }
-  if (def.complete === undefined || revision < '2025-03-26') delete out.completions
+  const out: JsonObject = { ...caps }
+  if (def.complete === undefined || !hasFeature(revision, 'completionsCapability')) delete out.completions
   const served = def.tasks ?? false
-  if (served && revision === '2025-11-25') out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
-  const ext: Json = { ...otherExtensions, ...def.extensions }
-  if (served && isModernRevision(revision)) ext[EXTENSION.TASKS] = {}
+  if (served && hasFeature(revision, 'coreTasks')) out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  const ext: JsonObject = { ...otherExtensions, ...def.extensions }
+  if (served && hasFeature(revision, 'tasksExtension')) ext[EXTENSION.TASKS] = {}
   if (Object.keys(ext).length > 0) out.extensions = ext
   return out
 }
 
-export function initializeResult(def: ServerDefinition, registry: Registry, revision: LegacyRevision): Json {
-  const result: Json = { protocolVersion: revision, capabilities: serverCapabilities(def, registry, revision), serverInfo: def.info }
+export function initializeResult(def: ServerDefinition, registry: Registry, revision: LegacyRevision): JsonObject {
+  const result: JsonObject = { protocolVersion: revision, capabilities: serverCapabilities(def, registry, revision), serverInfo: def.info }
   if (def.instructions !== undefined) result.instructions = def.instructions
   return result
 }
 
-export function discoverResult(def: ServerDefinition, registry: Registry, revision: ModernRevision): Json {
+export function discoverResult(def: ServerDefinition, registry: Registry, revision: ModernRevision): JsonObject {
   // A dual-era server names its legacy revisions too (versioning.mdx example lists 2025-11-25).
-  const result: Json = { supportedVersions: [...SUPPORTED_REVISIONS], capabilities: serverCapabilities(def, registry, revision) }
+  const result: JsonObject = { supportedVersions: [...SUPPORTED_REVISIONS], capabilities: serverCapabilities(def, registry, revision) }
   if (def.instructions !== undefined) result.instructions = def.instructions
   return result
 }
@@ -87,28 +89,26 @@ export function discoverResult(def: ServerDefinition, registry: Registry, revisi
 /** The validated per-request metadata of a modern request. */
 export interface ModernMeta {
   revision: ModernRevision
-  clientCapabilities: Json
+  clientCapabilities: JsonObject
   clientInfo?: Implementation
   logLevel?: LogLevel
-  meta: Json
+  meta: JsonObject
 }
 
 /**
- * Validate `params._meta` of a modern request. `headerVersion` is the HTTP MCP-Protocol-Version
- * value (undefined on stdio). Order follows the conformance error matrix: missing keys first, then
- * header mismatch, then an unsupported version.
+ * Validate `params._meta` of a modern request: missing keys first, then an unsupported version
+ * (the conformance error matrix's order). The MCP-Protocol-Version header against `_meta` is not
+ * checked here: on HTTP, http/modern-headers.ts owns that comparison and runs before the engine
+ * sees the request; stdio has no header.
  */
-export function validateModernMeta(params: Json | undefined, headerVersion: string | undefined): ModernMeta {
+export function validateModernMeta(params: JsonObject | undefined): ModernMeta {
   const meta = params?._meta
   if (!isRecord(meta)) throw invalid('params._meta is required on every 2026-07-28 request')
   const version = meta[META.PROTOCOL_VERSION]
   if (typeof version !== 'string') throw invalid(`params._meta["${META.PROTOCOL_VERSION}"] is required`)
   const caps = meta[META.CLIENT_CAPABILITIES]
   if (!isRecord(caps)) throw invalid(`params._meta["${META.CLIENT_CAPABILITIES}"] is required`)
-  if (headerVersion !== undefined && headerVersion !== version) {
-    throw headerMismatch(`MCP-Protocol-Version header '${headerVersion}' does not match _meta protocolVersion '${version}'`, { header: 'MCP-Protocol-Version' })
-  }
-  if (!isModernRevision(version)) throw unsupportedVersion(version)
+  if (!isModernRevision(version)) throw unsupportedVersion(SUPPORTED_REVISIONS, version)
   const logLevel = meta[META.LOG_LEVEL]
   const out: ModernMeta = { revision: version, clientCapabilities: caps, meta }
   if (isRecord(meta[META.CLIENT_INFO])) out.clientInfo = meta[META.CLIENT_INFO] as Implementation
@@ -116,12 +116,8 @@ export function validateModernMeta(params: Json | undefined, headerVersion: stri
   return out
 }
 
-/** -32022 UnsupportedProtocolVersion (2026-07-28 basic/versioning.mdx), listing every revision served. */
-export function unsupportedVersion(requested: string): RpcError {
-  return new RpcError(RPC.UNSUPPORTED_PROTOCOL_VERSION, `Unsupported protocol version '${requested}'`, { supported: [...SUPPORTED_REVISIONS], requested }, 400)
-}
 
 function invalid(message: string): RpcError {
-  return new RpcError(RPC.INVALID_PARAMS, message, undefined, 400)
+  return new RpcError(RPC.INVALID_PARAMS, message, undefined, HTTP_STATUS.BAD_REQUEST)
 }
 

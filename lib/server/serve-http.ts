@@ -1,17 +1,18 @@
 /**
  * Serve an engine over Streamable HTTP with Bun.serve on one path (default `/mcp`). Idle sockets
  * and stalled bodies are closed by httpIdleTimeoutMs; long calls and SSE streams are exempt
- * (http/timeouts.ts): streams are kept alive by SSE comments (TR-24) and ended by the engine.
+ * (http/timeouts.ts): streams are kept alive by SSE comment lines (clients MUST NOT treat them as malformed) and ended by the engine.
  */
 import type { Settings } from '../settings/index.ts'
 import type { Engine } from './engine.ts'
 import { createHttpHandler } from './http/handler.ts'
 import type { OriginPolicy } from './http/origin.ts'
 import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface ServeHttpOptions {
   port?: number
-  /** Default 127.0.0.1 (TR-42: bind to loopback when running locally). */
+  /** Default 127.0.0.1 (running locally, servers SHOULD bind only to loopback: basic/transports.mdx "Security Warning"). */
   hostname?: string
   path?: string
   origin?: Omit<OriginPolicy, 'port'>
@@ -34,7 +35,7 @@ export function serveHttp(engine: Engine, settings: Settings, options: ServeHttp
     ...BODY_LIMIT_ENFORCED_BY_MCPX,
     development: false,
     fetch: withIdleTimeouts(settings, (request) => {
-      if (new URL(request.url).pathname !== path) return new Response('Not Found', { status: 404 })
+      if (new URL(request.url).pathname !== path) return new Response('Not Found', { status: HTTP_STATUS.NOT_FOUND })
       return handler!.fetch(request)
     }),
   })

@@ -1,14 +1,14 @@
 /**
  * Serve an engine on stdio: one connection for the process (an `initialize` makes it legacy; a
  * request with modern `_meta` is served statelessly: 2026-07-28 basic/versioning.mdx "dual-era").
- * Every request is dispatched at once, so a long call never blocks ping or cancellation (TR-05).
+ * Every request is dispatched at once, so a long call never blocks ping, notifications/cancelled or any other request.
  * 2025-03-26 batches are answered with one array; other revisions refuse them with -32600.
  */
 import { RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import { createStdioServerTransport, type StdioServerOptions } from '../transport/index.ts'
-import { META, makeError, parseMessage, recoverId, type JsonRpcMessage, type JsonRpcResponse } from '../wire/index.ts'
+import { hasFeature, META, makeError, parseMessage, recoverId, type JsonRpcMessage, type JsonRpcResponse } from '../wire/index.ts'
 import type { Outlet } from './connection.ts'
 import type { Engine } from './engine.ts'
 
@@ -53,7 +53,7 @@ export function serveStdio(
     maxJsonDepth: settings.maxJsonDepth,
     ...io,
     // Revisions before 2025-11-25 require an id on every error response (their schema.json).
-    unnamedErrors: () => (connection.legacy !== undefined && connection.legacy.revision < '2025-11-25' ? 'log' : 'omit-id'),
+    unnamedErrors: () => (connection.legacy !== undefined && !hasFeature(connection.legacy.revision, 'idlessErrors') ? 'log' : 'omit-id'),
     onBatch(items) {
       track(batch(items))
     },
@@ -68,8 +68,8 @@ export function serveStdio(
   }
 
   async function batch(items: unknown[]): Promise<void> {
-    // 2025-03-26 basic/index.mdx: MUST receive batches; removed in 2025-06-18 (TR-09).
-    if (connection.legacy?.revision !== '2025-03-26') {
+    // 2025-03-26 basic/index.mdx: MUST receive batches; 2025-06-18 removed batching from schema and prose.
+    if (connection.legacy === undefined || !hasFeature(connection.legacy.revision, 'batching')) {
       return transport.refuseUnnamed(new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are only allowed in 2025-03-26'))
     }
     if (items.length === 0 || items.length > settings.maxBatchLength) {

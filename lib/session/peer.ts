@@ -1,5 +1,8 @@
 /**
- * The request correlation engine: one JSON-RPC peer over one Transport, for either role. Ids are
+ * The client's request correlation engine: one JSON-RPC peer over one Transport (lib/client's
+ * McpClient runs on it). The server engine keeps its own small table (server/connection.ts),
+ * because a server's requests to the client ride the asking call's own stream (an outlet per
+ * call: a POST's SSE response, stdout), not one Transport, and its deadlines are the call's. Ids are
  * monotonic (never reused); deadlines are local TIMEOUT errors (2026-07-28 basic/index.mdx: local
  * errors wear no JSON-RPC code); cancellation is a notification or a stream abort, per request;
  * progress is routed by token; the transport's close fails every pending request with its reason.
@@ -73,7 +76,7 @@ class Pending implements EventListenerObject {
 
 function deadlinePassed(pending: Pending): void {
   // While we are answering the peer (e.g. a person filling an elicitation mid-call), its silence
-  // is our doing: the deadline waits (TR-45).
+  // is our doing: the deadline waits (a timer that ran on would cut a long, legitimate exchange).
   if (pending.hooks.serving()) return pending.rearm()
   const { method, timeoutMs } = pending
   pending.hooks.cancel(pending.id, new McpxError('TIMEOUT', `${method} got no answer within ${timeoutMs} ms`, { method, timeoutMs }), pending.mode, pending.abort)

@@ -1,12 +1,13 @@
 /**
  * The one way the client transports do HTTP: Bun's fetch with no idle or whole-response timeout
- * (deadlines come only from the caller's AbortSignal, TR-45), credentials from an optional
+ * (deadlines come only from the caller's AbortSignal: a fetch timeout would also cut long SSE responses), credentials from an optional
  * AuthProvider with bounded re-authorization on 401/403, capped body reads, and the CONNECT error
  * contract (`httpStatus`, `contentType`, `body`, `sessionExpired`, `wwwAuthenticate`, `url`).
  */
 import { McpxError } from '../errors/index.ts'
 import { quote } from './decode-messages.ts'
 import type { AuthProvider } from './types.ts'
+import { HTTP_STATUS } from '../wire/index.ts'
 
 /** How much of an unexpected response body an error quotes (`data.body`). */
 const ERROR_BODY_BYTES = 2048
@@ -32,7 +33,7 @@ export async function fetchWithAuth(ctx: FetchContext, init: { method: string; h
     const headers = new Headers(init.headers)
     const authorization = ctx.auth ? await ctx.auth.authorization() : undefined
     if (authorization) headers.set('Authorization', authorization)
-    // RFC 9449 §7: a DPoP-bound token needs a fresh proof for every request, retries included.
+    // RFC 9449 section 7: a DPoP-bound token needs a fresh proof for every request, retries included.
     const extra = ctx.auth?.requestHeaders ? await ctx.auth.requestHeaders({ url: ctx.url, method: init.method }) : undefined
     if (extra) for (const [name, value] of Object.entries(extra)) headers.set(name, value)
     let response: Response
@@ -42,7 +43,7 @@ export async function fetchWithAuth(ctx: FetchContext, init: { method: string; h
     } catch (error) {
       throw fetchFailure(ctx.url, init.method, error, init.signal)
     }
-    if ((response.status === 401 || response.status === 403) && ctx.auth && attempt < ctx.authMaxRetries) {
+    if ((response.status === HTTP_STATUS.UNAUTHORIZED || response.status === HTTP_STATUS.FORBIDDEN) && ctx.auth && attempt < ctx.authMaxRetries) {
       const verdict = await ctx.auth.onAuthChallenge(response.clone(), { url: ctx.url, method: init.method })
       if (verdict === 'retry') {
         await response.body?.cancel().catch(() => {})

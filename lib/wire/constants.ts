@@ -18,7 +18,6 @@ export type Era = 'legacy' | 'modern'
 
 export const LATEST_LEGACY: LegacyRevision = '2025-11-25'
 export const LATEST_MODERN: ModernRevision = '2026-07-28'
-export const LATEST_REVISION: Revision = '2026-07-28'
 
 /** 2025-11-25 basic/transports.mdx "Protocol Version Header": assume this when the header is absent. */
 export const HTTP_DEFAULT_LEGACY_REVISION: LegacyRevision = '2025-03-26'
@@ -57,7 +56,7 @@ export const META = {
 /** Extension identifiers (2026-07-28 extensions; SEP-2663). */
 export const EXTENSION = {
   TASKS: 'io.modelcontextprotocol/tasks',
-  /** MCP Apps (SEP-1865, stable 2026-01-26): interactive UIs as `ui://` resources linked from tools. */
+  /** MCP Apps (stable 2026-01-26; spec extensions/overview.mdx): interactive UIs as `ui://` resources linked from tools. */
   UI: 'io.modelcontextprotocol/ui',
 } as const
 
@@ -80,19 +79,29 @@ export const CACHE_SCOPE = { PUBLIC: 'public', PRIVATE: 'private' } as const
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
 
+/**
+ * The client capability each server→client request needs (2026-07-28 basic/index.mdx: a request
+ * the client did not declare the capability for is -32021; legacy revisions likewise forbid sending
+ * it). The one table: the server engine's input requests and the gateway's brokering both read it.
+ */
+export const CAPABILITY_OF_ASK = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' } as const
+export type AskMethod = keyof typeof CAPABILITY_OF_ASK
+
 export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as const
 /**
  * Host names of the loopback interface as Host headers and URLs spell them (lower-case, IPv6 in
  * brackets): basic/transports/streamable-http.mdx "Security Warning" — local servers bind only there.
  */
 export const LOOPBACK_HOSTNAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
-/** RFC 9110 §8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
+/** The same names as a listen address spells them (IPv6 without brackets): `daemonAddress`, Bun.serve's hostname. */
+export const LOOPBACK_ADDRESSES: ReadonlySet<string> = new Set([...LOOPBACK_HOSTNAMES].map((name) => name.replace(/^\[(.*)\]$/, '$1')))
+/** RFC 9110 section 8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
 export function isJsonMediaType(contentType: string | null): boolean {
   if (contentType === null) return false
   return contentType.split(';')[0]!.trim().toLowerCase() === MIME.JSON
 }
 /** basic/transports/streamable-http.mdx "Sending Messages to the Server": every POST's Accept lists both. */
-export const ACCEPT_POST = `${MIME.JSON}, ${MIME.SSE}`
+export const POST_ACCEPT_HEADER = `${MIME.JSON}, ${MIME.SSE}`
 
 /**
  * Tool name length limits. 2025-11-25+ server/tools.mdx "Tool Names": SHOULD be 1–128 characters;
@@ -119,6 +128,13 @@ export const HTTP_STATUS = {
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE_CONTENT: 422,
+  /** Not in RFC 9110: nginx's "client closed request", the daemon's answer to a cancelled call. */
+  CLIENT_CLOSED_REQUEST: 499,
+  INTERNAL_SERVER_ERROR: 500,
+  BAD_GATEWAY: 502,
+  SERVICE_UNAVAILABLE: 503,
+  GATEWAY_TIMEOUT: 504,
 } as const
 
 export function isRevision(value: unknown): value is Revision {
@@ -132,10 +148,6 @@ export function isModernRevision(value: unknown): value is ModernRevision {
 }
 export function eraOf(revision: Revision): Era {
   return isModernRevision(revision) ? 'modern' : 'legacy'
-}
-/** Negative, zero or positive like a comparator: revision strings are ISO dates, so they sort lexically. */
-export function compareRevisions(a: Revision, b: Revision): number {
-  return a < b ? -1 : a > b ? 1 : 0
 }
 export function atLeast(revision: Revision, floor: Revision): boolean {
   return revision >= floor

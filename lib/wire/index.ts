@@ -28,8 +28,8 @@ export {
 export { shapeMeta, MODERN_META_KEYS } from './shape/meta.ts'
 export { legacyTask, modernTask } from './shape/tasks.ts'
 export {
-  PROTOCOL_MATRIX, ERROR_CODES as PROTOCOL_ERROR_CODES, HEADERS_BY_REVISION, HTTP_TRANSPORTS, FEATURES,
-  type ProtocolMatrix, type ErrorCodeEntry, type FeatureEntry,
+  PROTOCOL_MATRIX, PROTOCOL_ERROR_CODES, HEADERS_BY_REVISION, HTTP_TRANSPORTS, FEATURES, hasFeature,
+  type ProtocolMatrix, type ErrorCodeEntry, type FeatureEntry, type FeatureName,
 } from './matrix/protocol.ts'
 export { parseParams, type ParamsByMethod } from './params/parse.ts'
 export {
@@ -41,5 +41,4 @@ export type {
   SetLevelParams, ListenParams, TaskIdParams, TaskUpdateParams, CancelledParams, ProgressParams, TaskStatusParams, EmptyParams,
 } from './params/client.ts'
 export type { CreateMessageParams, ElicitParams } from './params/server.ts'
-export { compileAccept, type Accept } from './schema-accept.ts'
 export { scanEnvelope, type Envelope } from './envelope-scan.ts'

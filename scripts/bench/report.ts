@@ -6,9 +6,10 @@ import type { LatencySummary } from '../../lib/codemode/index.ts'
 import type { SearchBench } from '../../lib/search/index.ts'
 import { type BatchFigures, EXEC_IDLE_MS, type ListBytes, type SandboxFigures } from './codemode.ts'
 import type { CpuPerCall, OwnCpuPerCall } from './cpu.ts'
-import type { PairResult } from './oneshot.ts'
+import type { MemoryFigures, StartupFigures } from './startup.ts'
 import type { TargetResult } from './persistent.ts'
 import type { StdioFigures } from './stdio.ts'
+import type { PairResult } from './oneshot.ts'
 import { fmt, ratio } from './stats.ts'
 
 export interface RatioRow {
@@ -27,13 +28,23 @@ export interface BenchReport {
   readonly persistentRatios: RatioRow[]
   readonly cpu: CpuPerCall[]
   readonly daemonCpu: OwnCpuPerCall[]
-  readonly oneshot: PairResult[]
+  readonly startup: StartupFigures
+  readonly memory: MemoryFigures
   readonly sandbox: SandboxFigures
   readonly execOverMcp: LatencySummary
   readonly search: SearchBench
   readonly batch: BatchFigures
   readonly listBytes: ListBytes
   readonly stdio: StdioFigures
+}
+
+/** `--only startup`: part 2 alone. */
+export interface StartupOnlyReport {
+  readonly when: string
+  readonly machine: BenchReport['machine']
+  readonly flags: Record<string, number>
+  readonly startup: StartupFigures
+  readonly memory: MemoryFigures
 }
 
 /** `--only stdio`: part 4 alone. */
@@ -54,7 +65,6 @@ function targets(r: BenchReport): string[][] {
   const rawSg = find('mcpx-raw', 'supergateway')
   const viaCall = find('mcpx-call', 'direct')
   const viaCallSg = find('mcpx-call', 'supergateway')
-  const oneshot = r.oneshot[0]!
   const exec: LatencySummary = r.sandbox.execStart
   return [
     ...httpTargets(r),
@@ -62,12 +72,55 @@ function targets(r: BenchReport): string[][] {
     ['daemon /mcp raw p50 ≤ 0.25× supergateway', `${fmt(rawSg.p50)}× (paired ${fmt(rawSg.paired)}×)`, mark(rawSg.p50 <= 0.25)],
     ['daemon mcpx_call p50 ≤ 2× direct stdio', `${fmt(viaCall.p50)}× (paired ${fmt(viaCall.paired)}×)`, mark(viaCall.p50 <= 2)],
     ['daemon mcpx_call p50 ≤ 0.25× supergateway', `${fmt(viaCallSg.p50)}× (paired ${fmt(viaCallSg.paired)}×)`, mark(viaCallSg.p50 <= 0.25)],
-    ['warm `mcpx call` ≤ 0.1× warm `mcporter call`', `${fmt(oneshot.ratio, 3)}× [${fmt(oneshot.ratioMin, 3)}..${fmt(oneshot.ratioMax, 3)}]`, mark(oneshot.ratio <= 0.1)],
+    ...startupTargets(r),
     ['warm exec start (median) < 5 ms', `${ms(exec.medianMs)} ms (back to back: ${ms(r.sandbox.execStartBackToBack.medianMs)} ms)`, mark(exec.medianMs < 5)],
     [`search p50 over ${r.search.tools} tools < 5 ms`, `${fmt(r.search.p50Ms, 3)} ms`, mark(r.search.p50Ms < 5)],
     ['code-mode tools/list ≤ 4 KB (4096 B)', `${r.listBytes.codeModeBytes} B`, mark(r.listBytes.codeModeBytes <= 4096)],
     ...stdioTargets(r.stdio),
   ]
+}
+
+const pair = (p: PairResult) => `${fmt(p.ratio, 3)}× [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}] (${ms(p.aWallMs)} vs ${ms(p.bWallMs)} ms)`
+
+function startupTargets(r: Pick<BenchReport, 'startup' | 'memory'>): string[][] {
+  const { versionVsHello, callVsHello, callVsMcporter } = r.startup
+  const m = r.memory
+  return [
+    ['`mcpx --version` ≤ 1.5× a bun-compiled hello binary', pair(versionVsHello), mark(versionVsHello.ratio <= 1.5)],
+    ['warm `mcpx call` ≤ 3× a bun-compiled hello binary', pair(callVsHello), mark(callVsHello.ratio <= 3)],
+    ['warm `mcpx call` ≤ 0.1× warm `mcporter call`', pair(callVsMcporter), mark(callVsMcporter.ratio <= 0.1)],
+    [
+      `idle daemon process RSS after ${m.calls} calls ≤ 50 MB`,
+      `${fmt(m.after.totalMb, 1)} MB (anon ${fmt(m.after.anonMb, 1)} + file-backed ${fmt(m.after.fileMb, 1)}; children ${fmt(m.childrenMb, 1)} MB in ${m.childCount})`,
+      mark(m.after.totalMb <= 50),
+    ],
+  ]
+}
+
+function startupSection(r: Pick<BenchReport, 'startup' | 'memory' | 'flags'>): string[] {
+  const { versionVsHello, callVsHello, callVsMcporter } = r.startup
+  const m = r.memory
+  const rss = (x: MemoryFigures['before']) => `${fmt(x.totalMb, 1)} MB (anon ${fmt(x.anonMb, 1)}, file-backed ${fmt(x.fileMb, 1)})`
+  return [
+    `### 2. Start-up and memory: one CLI process, whole (wall ms, median of ${r.flags.oneshotRuns} alternated A/B pairs after 2 warm-ups)`,
+    '',
+    table(['A', 'B', 'A wall', 'B wall', 'A/B [min..max]'], [versionVsHello, callVsHello, callVsMcporter].map((p) => [p.a, p.b, ms(p.aWallMs), ms(p.bWallMs), `${fmt(p.ratio, 3)} [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}]`])),
+    '',
+    table(
+      ['daemon memory (VmRSS from /proc, after ' + `${m.idleMs} ms idle)`, 'value'],
+      [
+        ['daemon process, idle, before the calls', rss(m.before)],
+        [`daemon process, idle, after ${m.calls} tools/call on /mcp?codemode=false`, rss(m.after)],
+        ['its children (upstreams, sandbox workers), summed', `${fmt(m.childrenMb, 1)} MB in ${m.childCount} processes`],
+      ],
+    ),
+  ]
+}
+
+export function renderStartupOnly(r: StartupOnlyReport): string {
+  const out = [`Run ${r.when} · bun ${r.machine.bun} · node ${r.machine.node} · load average at the end ${r.machine.loadAverage.join(' / ')}`]
+  out.push('', '### Targets', '', table(['target', 'this run', ''], startupTargets(r)), '', ...startupSection(r))
+  return `${out.join('\n')}\n`
 }
 
 /** Issue 10's /mcp targets: latency against the relay floor (paired), and the daemon's own CPU against the relay's. */
@@ -140,8 +193,7 @@ export function renderMarkdown(r: BenchReport): string {
   out.push(table(['target', 'client process', 'server side (gateway + upstream tree)', 'total'], r.cpu.map((c) => [c.name, fmt(c.clientUs, 0), fmt(c.serverUs, 0), fmt(c.clientUs + c.serverUs, 0)])))
   out.push('', `Own-process CPU per call (µs; part 1a, run first: ${r.daemonCpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 500, the upstream not counted):`, '')
   out.push(table(['target', 'own process µs per call'], r.daemonCpu.map((c) => [c.name, fmt(c.ownUs, 1)])))
-  out.push('', `### 2. One CLI call, whole process (wall ms, median of ${f.oneshotRuns} alternated A/B pairs after 2 warm-ups)`, '')
-  out.push(table(['A', 'B', 'A wall', 'B wall', 'A/B [min..max]'], r.oneshot.map((p) => [p.a, p.b, ms(p.aWallMs), ms(p.bWallMs), `${fmt(p.ratio, 3)} [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}]`])))
+  out.push('', ...startupSection(r))
   const s = r.sandbox
   const b = r.batch
   out.push('', '### 3. Code mode', '')

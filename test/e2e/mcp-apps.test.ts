@@ -2,7 +2,8 @@
  * MCP Apps (extension io.modelcontextprotocol/ui) through the gateway, in front of a real MCP Apps
  * server from npm (@modelcontextprotocol/server-basic-vanillajs over stdio) and, beside it, the same
  * server under a second name (two upstreams with the same ui:// URI must not collide). Hosts: the
- * official SDKs (2.x modern, 1.x legacy) declaring the extension with the MCP Apps mimeType.
+ * official SDKs (2.x modern, 1.x legacy) declaring the extension with the MCP Apps mimeType, over
+ * /mcp and over `mcpx serve --passthrough`; each read UI resource is compared with the upstream's own.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
@@ -11,7 +12,12 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
-import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { UpstreamPool } from '../../lib/gateway/index.ts'
+import { REPO_ROOT, mcpxCommand, runMcpx, tempDir, testSettings } from '../harness.ts'
+import { isolatedUser } from '../cli/cli-env.ts'
 
 const APP_SERVER = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js')
 const UI = 'io.modelcontextprotocol/ui'
@@ -28,6 +34,7 @@ beforeAll(async () => {
       mcpServers: {
         apps: { command: 'node', args: [APP_SERVER, '--stdio'] },
         twin: { command: 'node', args: [APP_SERVER, '--stdio'] },
+        meta: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/app-meta-fixture.ts')] },
       },
     }),
     'apps.json',
@@ -72,6 +79,9 @@ async function legacyHost<T>(path: string, capabilities: Record<string, unknown>
 
 const uiOf = (tool: Tool | undefined) => tool?._meta?.ui as { resourceUri?: string } | undefined
 
+/** The app server's UI resource as the upstream itself answers it (the gateway's pool, no surface). */
+const upstreamRead = () => (daemon.pool as unknown as UpstreamPool).request('apps', 'resources/read', { uri: 'ui://get-time/mcp-app.html' })
+
 /** The app round trip a rendering host makes: the tool, its UI resource, then the call. */
 async function appRoundTrip(client: Host, toolName: string) {
   const { tools } = await client.listTools()
@@ -84,6 +94,10 @@ async function appRoundTrip(client: Host, toolName: string) {
   expect(content.uri).toBe(resourceUri)
   expect(content.mimeType).toBe(MIME)
   expect(String(content.text)).toContain('<html')
+  // The upstream's own `_meta.ui` (csp, permissions, domain, prefersBorder) and HTML, untouched.
+  const direct = (await upstreamRead()).contents as Record<string, unknown>[]
+  expect(content._meta).toEqual(direct[0]!._meta)
+  expect(content.text).toBe(direct[0]!.text)
   const result = await client.callTool({ name: toolName, arguments: {} })
   expect((result.structuredContent as { time?: string }).time).toMatch(/^\d{4}-\d\d-\d\dT/)
   return { tools, resourceUri: resourceUri! }
@@ -105,6 +119,20 @@ describe('MCP Apps on the raw surface', () => {
     await legacyHost('?codemode=false', APPS_CAPS, (client) => appRoundTrip(client, 'apps_get-time'))
   })
 
+  test("the UI resource's `_meta.ui` (csp, permissions, domain, prefersBorder) is the upstream's, untouched", async () => {
+    await legacyHost('?codemode=false', APPS_CAPS, async (client) => {
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'meta_show')
+      const uri = uiOf(tool)?.resourceUri
+      expect(uri).toStartWith('ui://')
+      expect(uri).not.toBe('ui://show/app.html')
+      const content = (await client.readResource({ uri: uri! })).contents[0]!
+      const direct = ((await (daemon.pool as unknown as UpstreamPool).request('meta', 'resources/read', { uri: 'ui://show/app.html' })).contents as Record<string, unknown>[])[0]!
+      expect(content._meta).toEqual(direct._meta)
+      expect((content._meta as { ui?: { prefersBorder?: boolean; domain?: string } }).ui).toMatchObject({ prefersBorder: true, domain: 'show.example.com', csp: { connectDomains: ['https://api.example.com'] } })
+      expect(content.mimeType).toBe(MIME)
+    })
+  })
+
   test('a host that did not declare the extension gets the tool without UI metadata', async () => {
     await modernHost('?codemode=false', {}, async (client) => {
       const tool = (await client.listTools()).tools.find((t) => t.name === 'apps_get-time')
@@ -121,6 +149,25 @@ describe('MCP Apps through the pass-through surface', () => {
       const { resourceUri } = await appRoundTrip(client, 'get-time')
       expect(resourceUri).toBe('ui://get-time/mcp-app.html')
     })
+  })
+})
+
+describe('MCP Apps through mcpx serve --passthrough (stdio)', () => {
+  test('an SDK 1.x host declaring the extension lists, reads and calls the app as itself', async () => {
+    const user = isolatedUser('mcpx-apps-serve')
+    mkdirSync(dirname(user.configFile), { recursive: true })
+    writeFileSync(user.configFile, JSON.stringify({ mcpServers: { apps: { command: 'node', args: [APP_SERVER, '--stdio'] } } }))
+    const [command, ...args] = mcpxCommand()
+    const client = new LegacyClient({ name: 'apps-host', version: '1.0.0' }, { capabilities: APPS_CAPS })
+    await client.connect(new StdioClientTransport({ command: command!, args: [...args, 'serve', '--passthrough', 'apps'], env: { ...(process.env as Record<string, string>), ...user.env }, stderr: 'ignore' }))
+    try {
+      const { resourceUri } = await appRoundTrip(client as unknown as Host, 'get-time')
+      expect(resourceUri).toBe('ui://get-time/mcp-app.html')
+    } finally {
+      await client.close()
+      await runMcpx(['daemon', 'stop'], { env: user.env })
+      user[Symbol.dispose]()
+    }
   })
 })
 

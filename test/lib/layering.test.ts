@@ -18,6 +18,7 @@ const LAYERS: string[][] = [
   ['settings'],
   ['log'],
   ['wire'],
+  ['schema'],
   ['transport'],
   ['session'],
   ['auth', 'access'],

@@ -42,6 +42,8 @@ export interface DaemonProcess extends AsyncDisposable {
   readonly mcpUrl: string
   readonly token: string
   rssBytes(): number
+  /** POST /v1/memory: RSS, JS heap and live objects after a full collection in the daemon. */
+  memory(): Promise<{ rssBytes: number; heapBytes: number; objects: number }>
   health(): Promise<{ pid: number } | null>
   log(): string
 }
@@ -82,6 +84,7 @@ export async function startDaemon(servers: Record<string, ServerSpec>, settings:
     mcpUrl: `${state.tcp.url}/mcp`,
     token,
     rssBytes: () => rssOf(state.pid),
+    memory: async () => (await (await fetch('http://localhost/v1/memory', { method: 'POST', unix: socket, headers: { 'Content-Type': 'application/json' }, body: '{}' })).json()) as { rssBytes: number; heapBytes: number; objects: number },
     async health() {
       try {
         const response = await fetch('http://localhost/v1/health', { unix: socket })

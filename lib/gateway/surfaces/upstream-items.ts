@@ -20,7 +20,7 @@ import { relayResult } from './upstream-result.ts'
 
 export interface ItemOptions {
   readonly pool: UpstreamPool
-  readonly lot: ParkingLot
+  readonly parking: ParkingLot
   /** true: offer items under their upstream names (pass-through). */
   readonly ownNames: boolean
   /** Pass-through of an upstream serving tasks: the gateway engine's task store (task-relay.ts). */
@@ -42,7 +42,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     const def: ToolDef = {
       name: options.ownNames ? name : rawName(catalog.server, name),
       ...(checked && {
-        checkArguments: (args: JsonObject) => {
+        argumentsError: (args: JsonObject) => {
           const problem = upstream.argumentsProblem(tool, args)
           return problem && { isError: true, content: [{ type: 'text', text: problem.message }] }
         },
@@ -51,7 +51,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
       ...(options.tasks && { adoptsTaskId: true }),
       handler: async (args, ctx) => {
         const adopt = options.tasks ? ctx.adoptTaskId : undefined
-        const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal, argumentsChecked: checked, ...(options.view && { view: options.view }), ...(adopt && { onTaskCreated: adopt }) }), {
+        const result = await brokeredCall(ctx, options.parking, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal, argumentsChecked: checked, ...(options.view && { view: options.view }), ...(adopt && { onTaskCreated: adopt }) }), {
           relayTasks: options.tasks !== undefined,
           allExtensions: options.ownNames,
           ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
@@ -66,6 +66,15 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
     // MCP Apps: the UI resource is re-addressed with the tool (apps.ts); pass-through keeps it.
     if (!options.ownNames && isRecord(tool._meta) && appOf(tool) !== undefined) def._meta = rewriteAppMeta(catalog.server, tool._meta)
+    if (options.tasks && upstream.decidesTasksPerCall && tool.execution === undefined) {
+      // A 2026 upstream decides per call (extensions/tasks); a 2025-11-25 host asks per tool. The
+      // tool is offered as task-optional to such hosts; its `task` hint becomes the extension
+      // declared upstream on that call, and the host's task keeps the upstream's id when the
+      // upstream answers with a task (else mcpx holds the result as a task of its own). A 2026
+      // listing drops `execution` at the edge (its Tool has none).
+      def.execution = { taskSupport: 'optional' }
+      def.relaysTasks = true
+    }
     if (taskRequired(tool)) {
       // mcpx runs the upstream task itself for a caller that asks for none (task-runner.ts): the
       // renamed surfaces list the tool as "optional" so hosts without tasks call it; pass-through
@@ -127,7 +136,7 @@ export function forwardUnknown(server: string, options: ItemOptions): UnknownNam
   const upstream = () => options.pool.upstream(server)
   return {
     callTool: async (name, args, ctx) =>
-      relayResult(await brokeredCall(ctx, options.lot, (asker, signal, extra) => upstream().call(name, args, { ...extra, asker, signal }), { allExtensions: true, ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }) })),
+      relayResult(await brokeredCall(ctx, options.parking, (asker, signal, extra) => upstream().call(name, args, { ...extra, asker, signal }), { allExtensions: true, ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }) })),
     getPrompt: async (name, args, ctx) => relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(server, 'prompts/get', { name, arguments: args }, { ...extra, asker, signal }))),
     readResource: (uri, ctx) => readThrough(options, ctx, server, uri, uri),
   }
@@ -158,5 +167,5 @@ async function readThrough(options: ItemOptions, ctx: HandlerContext, server: st
 }
 
 function forward(options: ItemOptions, ctx: HandlerContext, run: Parameters<typeof brokeredCall>[2]): Promise<JsonObject> {
-  return brokeredCall(ctx, options.lot, run, { allExtensions: options.ownNames })
+  return brokeredCall(ctx, options.parking, run, { allExtensions: options.ownNames })
 }

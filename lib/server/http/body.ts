@@ -5,7 +5,7 @@
  * Requiring `application/json` also refuses CORS "simple" cross-site posts (text/plain, forms).
  */
 import { RPC, RpcError } from '../../errors/index.ts'
-import { HTTP_STATUS, JSONRPC_VERSION, MIME, checkDepth, isJsonMediaType, keepRawIds, restoreRawIds, type RequestId, type Revision } from '../../wire/index.ts'
+import { hasFeature, HTTP_STATUS, JSONRPC_VERSION, MIME, checkDepth, isJsonMediaType, keepRawIds, restoreRawIds, type RequestId, type Revision } from '../../wire/index.ts'
 import { bodyReceived, withinBodyTimeout } from './timeouts.ts'
 
 /**
@@ -64,7 +64,7 @@ export async function readJsonBody(request: Request, options: ReadBodyOptions): 
 }
 
 /**
- * Does the request's Accept admit `mime`? RFC 9110 §12.5.1 media ranges: `type/subtype`,
+ * Does the request's Accept admit `mime`? RFC 9110 section 12.5.1 media ranges: `type/subtype`,
  * `type/*` and `*\/*` match; `q=0` excludes. A missing Accept means "anything" (RFC 9110).
  */
 export function accepts(request: Request, mime: string): boolean {
@@ -94,7 +94,7 @@ export function accepts(request: Request, mime: string): boolean {
  * Tolerance follows HTTP: wildcards count and an absent Accept admits everything.
  */
 export function checkAccept(request: Request, revision: Revision): Response | undefined {
-  const rule = request.method === 'GET' ? ACCEPT_GET : revision === '2024-11-05' ? undefined : ACCEPT_POST
+  const rule = request.method === 'GET' ? ACCEPT_GET : hasFeature(revision, 'streamableHttp') ? ACCEPT_POST : undefined
   if (rule === undefined) return undefined
   // A host sends the same Accept on every request: the last value that passed is remembered.
   const header = request.headers.get('accept')

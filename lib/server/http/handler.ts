@@ -1,6 +1,6 @@
 /**
  * The Streamable HTTP endpoint of a server: `fetch(Request) → Response`, serving both eras on one
- * URL (spec-digest §1.3). It composes the http/ building blocks (Origin/Host, body, classification,
+ * URL (2026-07-28 basic/versioning.mdx "Backward Compatibility with Initialization-Based Versions"). It composes the http/ building blocks (Origin/Host, body, classification,
  * 2026 header validation, sessions, SSE, event store) around the engine. A request's answer is JSON
  * unless the call emits something first (progress, logs, a legacy server→client request, a listen
  * ack): then the response becomes an SSE stream (2025-11-25: primed and resumable).
@@ -8,39 +8,64 @@
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import {
+  hasFeature,
   HTTP_STATUS,
   HEADER, META, MIME, isRequest, parseMessage, recoverId, restoreRawIds, type JsonRpcMessage, type LegacyRevision,
 } from '../../wire/index.ts'
 import type { Connection, Outlet } from '../connection.ts'
 import type { Channel, Engine } from '../engine.ts'
 import { SUPPORTED_REVISIONS } from '../lifecycle.ts'
+import type { SessionSeed } from '../session-id.ts'
 import { checkAccept, readJsonBody, rpcErrorResponse } from './body.ts'
 import { classifyHttpRequest, headerValue, rejectResponse, type HttpVerdict } from './classify.ts'
 import { EventStore } from './event-store.ts'
 import { validateModernHeaders } from './modern-headers.ts'
 import { checkOrigin, type OriginPolicy } from './origin.ts'
-import { SessionStore } from './sessions.ts'
+import { type SessionEndReason, SessionStore } from './sessions.ts'
 import { openSseStream, resumeSseStream, type SseStream } from './sse-stream.ts'
 
 export interface HttpHandlerOptions {
   readonly engine: Engine
   readonly settings: Settings
-  /** DNS-rebinding policy (TR-41); pass the bound port so loopback Hosts must name it. */
-  readonly origin?: OriginPolicy
+  /**
+   * Host/Origin policy against DNS rebinding (2025-11-25 basic/transports.mdx "Security Warning":
+   * servers MUST validate Origin); pass the bound port so loopback Hosts must name it. `false`: the
+   * embedder's own guard already decided Host and Origin (the daemon: lib/daemon/security.ts owns
+   * them for both listeners), so the handler runs no second, different rule.
+   */
+  readonly origin?: OriginPolicy | false
   /**
    * The authenticated caller of a request (e.g. a digest of its verified token), when the embedder
    * authenticates: binds MRTR requestState to it and marks cacheable results private.
    */
   readonly principalOf?: (request: Request) => string | undefined
-  /** Mints legacy session ids (default: random); see SessionStoreOptions.newId. */
-  readonly newSessionId?: () => string
+  /** Mints legacy session ids (default: random); replicas seal the seed into them (session-id.ts). */
+  readonly newSessionId?: (seed: SessionSeed) => string
+  /**
+   * A session id this handler does not know: what it sealed, when it may be rebuilt here (replicas:
+   * its owner is gone, it is not too old and not revoked); undefined answers 404 as usual.
+   */
+  readonly adoptSession?: (id: string) => SessionSeed | undefined | Promise<SessionSeed | undefined>
+  /**
+   * Replicas: a 2026 request that continues another replica's work (params.requestState of an
+   * MRTR round, params.taskId of a task) — the owner's answer, or undefined to serve it here. Asked
+   * only for requests carrying one of those, so other requests pay nothing.
+   */
+  readonly forwardModern?: (request: Request, body: string, params: Record<string, unknown>, method: string) => Promise<Response | undefined>
+  /** Asked on each request of a rebuilt session: true when another replica ended it since (shared revocation list). */
+  readonly sessionRevoked?: (id: string) => Promise<boolean>
   /** Told when a legacy session opens (after a successful initialize) and when it ends, for logs. */
   readonly onSession?: (event: SessionEvent) => void
 }
 
 export interface SessionEvent {
-  /** `discovered`: a stateless (2026-07-28) client's server/discover, the closest it has to a session start. */
-  readonly state: 'opened' | 'closed' | 'discovered'
+  /**
+   * `discovered`: a stateless (2026-07-28) client's server/discover, the closest it has to a session
+   * start; `adopted`: a sealed session another replica opened, rebuilt here.
+   */
+  readonly state: 'opened' | 'closed' | 'discovered' | 'adopted'
+  /** Why a session closed (`closed` only). */
+  readonly reason?: SessionEndReason
   readonly id: string
   readonly revision: string
   readonly client?: { readonly name: string; readonly version: string }
@@ -60,6 +85,10 @@ interface LegacySession {
   revision: LegacyRevision
   events: EventStore
   standalone?: SseStream
+  /** The authenticated caller that opened it (sealed into replica session ids). */
+  principal?: string
+  /** Rebuilt from a sealed id another replica minted (adoptSession). */
+  adopted?: boolean
 }
 
 export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
@@ -67,19 +96,24 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const sessions = new SessionStore<LegacySession>({
     sessionIdleMs: settings.sessionIdleMs,
     maxSessions: settings.maxSessions,
-    ...(options.newSessionId && { newId: options.newSessionId }),
-    onEnd: (id, session) => {
+    ...(options.newSessionId && { newId: (session: LegacySession) => options.newSessionId!(seedOf(session)) }),
+    onEnd: (id, session, reason) => {
       session.standalone?.end()
-      options.onSession?.({ state: 'closed', id, revision: session.revision, ...clientOf(session.connection) })
+      options.onSession?.({ state: 'closed', id, revision: session.revision, reason, ...clientOf(session.connection) })
       engine.disconnect(session.connection)
     },
   })
 
   async function handle(request: Request): Promise<Response> {
-    const forbidden = checkOrigin(request, options.origin)
-    if (forbidden) return forbidden
+    if (options.origin !== false) {
+      const forbidden = checkOrigin(request, options.origin)
+      if (forbidden) return forbidden
+    }
     const sessionId = headerValue(request.headers, HEADER.SESSION_ID)
-    const session = sessionId === undefined ? undefined : sessions.get(sessionId)
+    let session = sessionId === undefined ? undefined : sessions.get(sessionId)
+    if (sessionId !== undefined && (session === undefined ? options.adoptSession !== undefined : session.adopted === true && options.sessionRevoked !== undefined)) {
+      session = await adoptOrRecheck(request, sessionId, session)
+    }
     let body: unknown
     if (request.method === 'POST') {
       const read = await readJsonBody(request, { maxFrameBytes: settings.maxFrameBytes, bodyTimeoutMs: settings.httpBodyTimeoutMs, maxJsonDepth: settings.maxJsonDepth })
@@ -122,6 +156,32 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
   }
 
+  /**
+   * Replicas: a sealed session this replica did not open is rebuilt from its id (its owner is gone);
+   * one it rebuilt before is dropped when the shared revocation list says another replica ended it.
+   */
+  async function adoptOrRecheck(request: Request, id: string, known: LegacySession | undefined): Promise<LegacySession | undefined> {
+    if (known !== undefined) {
+      if (!(await options.sessionRevoked!(id))) return known
+      sessions.delete(id)
+      return undefined
+    }
+    if (sessions.ended(id)) return undefined
+    const seed = await options.adoptSession!(id)
+    // Only the caller the session was opened for may use it (a stolen id from another principal is 404).
+    if (seed === undefined || (seed.principal ?? '') !== (options.principalOf?.(request) ?? '')) return undefined
+    const connection = engine.connect('http')
+    connection.legacy = { revision: seed.revision, clientCapabilities: seed.clientCapabilities, ...(seed.clientInfo && { clientInfo: seed.clientInfo }), initialized: true, subscriptions: new Set() }
+    const session: LegacySession = { connection, revision: seed.revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }), adopted: true, ...(seed.principal !== undefined && { principal: seed.principal }) }
+    if (!sessions.adopt(id, session)) {
+      // Another request of the same session adopted it first (or it ended meanwhile).
+      engine.disconnect(connection)
+      return sessions.get(id)
+    }
+    options.onSession?.({ state: 'adopted', id, revision: seed.revision, request, ...clientOf(connection) })
+    return session
+  }
+
   async function initialize(request: Request, raw: Record<string, unknown>): Promise<Response> {
     const notAcceptable = checkAccept(request, '2025-03-26')
     if (notAcceptable) return notAcceptable
@@ -133,13 +193,14 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     const connection = engine.connect('http')
     const answer = await engine.answer(message, { connection, outlet: { send: () => {} }, era: 'legacy' })
-    // TR-27: a session exists only after a successful handshake.
+    // A session exists only after a successful handshake: the id is assigned in the response carrying the InitializeResult.
     if (!answer.message || 'error' in answer.message || !connection.legacy) {
       engine.disconnect(connection)
       return json(answer.message, answer.httpStatus)
     }
     const revision = connection.legacy.revision
-    const id = sessions.create({ connection, revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }) })
+    const principal = options.principalOf?.(request)
+    const id = sessions.create({ connection, revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }), ...(principal !== undefined && { principal }) })
     options.onSession?.({ state: 'opened', id, revision, request, ...clientOf(connection) })
     return json(answer.message, HTTP_STATUS.OK, { [HEADER.SESSION_ID]: id })
   }
@@ -152,6 +213,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     if (!checked.ok) return rpcErrorResponse(checked.status, checked.error, recoverId(message))
     const notAcceptable = checkAccept(request, verdict.revision)
     if (notAcceptable) return notAcceptable
+    if (options.forwardModern && params && (params.requestState !== undefined || params.taskId !== undefined)) {
+      const answer = await options.forwardModern(request, restoreRawIds(JSON.stringify(message)), params, String(message.method))
+      if (answer) return answer
+    }
     if (message.method === 'server/discover' && options.onSession) {
       const info = (params?._meta as Record<string, unknown> | undefined)?.[META.CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined
       options.onSession({ state: 'discovered', id: '-', revision: verdict.revision, request, ...(info && { client: { name: String(info.name), version: String(info.version) } }) })
@@ -159,7 +224,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     // Stateless: a throwaway connection per request (2026-07-28 basic/index.mdx "Statelessness").
     const connection = engine.connect('http', false)
     try {
-      return await single(request, message, connection, { era: 'modern', headerVersion: headerValue(request.headers, HEADER.PROTOCOL_VERSION), headers: {} })
+      return await single(request, message, connection, { era: 'modern', headers: {} })
     } finally {
       if (!isRequest(message as unknown as JsonRpcMessage)) connection.close()
     }
@@ -168,7 +233,6 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   interface SingleOptions {
     era: 'legacy' | 'modern'
     headers: Record<string, string>
-    headerVersion?: string
     session?: LegacySession
   }
 
@@ -181,11 +245,11 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       return rpcErrorResponse(HTTP_STATUS.BAD_REQUEST, error as RpcError, recoverId(raw))
     }
     if (!isRequest(message)) {
-      await engine.answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era, headerVersion: opts.headerVersion })
+      await engine.answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era })
       return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
     }
-    // 2025-11-25 only: primed, numbered events that survive a dropped connection (SEP-1699).
-    const resumable = opts.session && opts.session.revision === '2025-11-25' ? opts.session.events : undefined
+    // Primed, numbered events that survive a dropped connection (2025-11-25 only, SEP-1699).
+    const resumable = opts.session && hasFeature(opts.session.revision, 'ssePolling') ? opts.session.events : undefined
     // 2026-07-28: closing the response stream is cancellation; legacy: it is not (2025-11-25 transports.mdx).
     const cancel = opts.era === 'modern' ? new AbortController() : undefined
     if (cancel) request.signal.addEventListener('abort', () => cancel.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')), { once: true })
@@ -210,7 +274,6 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       principal: options.principalOf?.(request),
       ...(cancel && { signal: cancel.signal }),
       era: opts.era,
-      headerVersion: opts.headerVersion,
       closeStream: () => {
         closeAsked = true
         if (stream) stream.closeMidStream()
@@ -255,7 +318,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     return json(responses, HTTP_STATUS.OK, headers)
   }
 
-  /** Legacy GET: resume a stream by Last-Event-ID, or open the session's standalone stream (TR-13). */
+  /** Legacy GET: resume a stream by Last-Event-ID, or open the session's standalone stream (2025-11-25 basic/transports.mdx "Listening for Messages from the Server"). */
   function openGet(request: Request, sessionId: string, session: LegacySession, lastEventId: string | undefined): Response {
     const headers = { [HEADER.SESSION_ID]: sessionId }
     if (lastEventId !== undefined) {
@@ -266,7 +329,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const stream = openSseStream({
       sseKeepAliveMs: settings.sseKeepAliveMs,
       retryMs: settings.sseRetryMs,
-      store: session.revision === '2025-11-25' ? session.events : undefined,
+      store: hasFeature(session.revision, 'ssePolling') ? session.events : undefined,
       headers,
       signal: request.signal,
     })
@@ -277,8 +340,18 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
 
   return {
     fetch: (request) =>
-      handle(request).catch((error: unknown) => rpcErrorResponse(500, new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`))),
+      handle(request).catch((error: unknown) => rpcErrorResponse(HTTP_STATUS.INTERNAL_SERVER_ERROR, new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`))),
     close: () => sessions.close(),
+  }
+}
+
+function seedOf(session: LegacySession): SessionSeed {
+  const legacy = session.connection.legacy
+  return {
+    revision: session.revision,
+    clientCapabilities: legacy?.clientCapabilities ?? {},
+    ...(legacy?.clientInfo && { clientInfo: legacy.clientInfo }),
+    ...(session.principal !== undefined && { principal: session.principal }),
   }
 }
 

@@ -2,10 +2,11 @@
  * 2026-07-28 request metadata headers checked against the body (SEP-2243; streamable-http.mdx
  * "Server Validation"): the body is the truth and every mirrored header must agree, else HTTP 400 +
  * -32020, so a proxy routing on headers and this server never act on different requests. Names are
- * case-insensitive; values are trimmed (RFC 9110 §5.5) and base64-sentinel decoded before comparing.
+ * case-insensitive; values are trimmed (RFC 9110 section 5.5) and base64-sentinel decoded before comparing.
  */
 import { RpcError } from '../../errors/index.ts'
 import {
+  HTTP_STATUS,
   isRecord,
   HEADER, META, decodeHeaderValue, findHeaderParams, headerMatchesValue, headerMismatch, mcpNameSource, requiresMcpName, valueAt,
 } from '../../wire/index.ts'
@@ -23,7 +24,7 @@ export interface ModernHeaderOptions {
 export type ModernHeaderResult =
   | { readonly ok: true }
   /** `error` is -32020 with httpStatus 400; `header` names the offending header. */
-  | { readonly ok: false; readonly status: 400; readonly header: string; readonly error: RpcError }
+  | { readonly ok: false; readonly status: typeof HTTP_STATUS.BAD_REQUEST; readonly header: string; readonly error: RpcError }
 
 /** Validate `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` against `message`. */
 export function validateModernHeaders(headers: Headers, message: Record<string, unknown>, options: ModernHeaderOptions = {}): ModernHeaderResult {
@@ -78,10 +79,10 @@ function compareMirrored(header: string, raw: string | undefined, bodyValue: unk
   } catch (error) {
     // decodeHeaderValue throws -32020 for bad base64, bad padding, non-UTF-8 or bad characters.
     if (!(error instanceof RpcError)) throw error
-    return { ok: false, status: 400, header, error }
+    return { ok: false, status: HTTP_STATUS.BAD_REQUEST, header, error }
   }
 }
 
 function mismatch(header: string, message: string): ModernHeaderResult {
-  return { ok: false, status: 400, header, error: headerMismatch(message) }
+  return { ok: false, status: HTTP_STATUS.BAD_REQUEST, header, error: headerMismatch(message) }
 }

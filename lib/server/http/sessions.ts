@@ -1,8 +1,9 @@
 /**
  * Legacy Streamable HTTP sessions (basic/transports.mdx "Session Management"), generic over what the
- * caller keeps per session. Ids are minted only after a successful `initialize` (TR-26, TR-27); a
+ * caller keeps per session. Ids are minted only in the response carrying a successful InitializeResult (never
+ * for a refused handshake, never for a 2026 request, which has no sessions); a
  * deleted, idle-expired or evicted id is unknown, so the caller answers 404 and the client
- * re-initializes (TR-28). The Map stays in last-use order: idle expiry and the LRU cap walk its front.
+ * re-initializes (a terminated session's id MUST get 404). The Map stays in last-use order: idle expiry and the LRU cap walk its front.
  */
 import { randomBytes } from 'node:crypto'
 
@@ -18,7 +19,7 @@ export interface SessionStoreOptions<T> {
   /** Clock in ms; injectable so tests can age sessions without waiting. */
   readonly now?: () => number
   /** Mints ids (default newSessionId); replicas seal theirs so any replica can tell the owner (session-id.ts). */
-  readonly newId?: () => string
+  readonly newId?: (payload: T) => string
 }
 
 interface Entry<T> {
@@ -43,6 +44,8 @@ export function newSessionId(): string {
 
 export class SessionStore<T> {
   readonly #entries = new Map<string, Entry<T>>()
+  /** Ids ended here, oldest first, at most maxSessions of them (a sealed id must not be adopted back). */
+  readonly #ended = new Set<string>()
   readonly #options: SessionStoreOptions<T>
   readonly #now: () => number
   #timer: ReturnType<typeof setTimeout> | undefined
@@ -59,18 +62,33 @@ export class SessionStore<T> {
 
   /** Register a session after a successful initialize; returns its new id. */
   create(payload: T): string {
-    if (this.#closed) throw new Error('SessionStore is closed')
-    this.#expireIdle()
     const mint = this.#options.newId ?? newSessionId
-    let id = mint()
-    while (this.#entries.has(id)) id = mint()
+    let id = mint(payload)
+    while (this.#entries.has(id)) id = mint(payload)
+    this.adopt(id, payload)
+    return id
+  }
+
+  /**
+   * Register a session under an id minted elsewhere (a replica rebuilding a sealed session whose
+   * owner is gone, session-id.ts). Refused for an id this store ended: it stays 404.
+   */
+  adopt(id: string, payload: T): boolean {
+    if (this.#closed) throw new Error('SessionStore is closed')
+    if (this.#ended.has(id) || this.#entries.has(id)) return false
+    this.#expireIdle()
     this.#entries.set(id, { payload, lastUsedMs: this.#now() })
     while (this.#entries.size > Math.max(1, this.#options.maxSessions)) {
       const oldest = this.#entries.keys().next().value as string
       this.#end(oldest, 'evicted')
     }
     this.#arm()
-    return id
+    return true
+  }
+
+  /** True when this store ended the id (DELETE, idle expiry, eviction): it must not come back. */
+  ended(id: string): boolean {
+    return this.#ended.has(id)
   }
 
   /** The session's payload, marking it used now; undefined when unknown, deleted or expired. */
@@ -137,6 +155,10 @@ export class SessionStore<T> {
     const entry = this.#entries.get(id)
     if (entry === undefined) return
     this.#entries.delete(id)
+    if (reason !== 'closed') {
+      this.#ended.add(id)
+      if (this.#ended.size > Math.max(1, this.#options.maxSessions)) this.#ended.delete(this.#ended.values().next().value as string)
+    }
     this.#options.onEnd?.(id, entry.payload, reason)
   }
 

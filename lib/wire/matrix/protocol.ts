@@ -1,7 +1,8 @@
 /**
  * PROTOCOL_MATRIX: everything mcpx knows about the five revisions as one JSON-serialisable value
  * (served by the daemon at GET /v1/protocol). Built from methods.ts and fields.ts, which are proven
- * against schema.json, plus transport facts cited from the spec text (spec-digest §1.4, §2, §3).
+ * against schema.json, plus transport facts cited from the spec text (each revision's basic/index.mdx error codes,
+ * basic/transports, and the method pages), each entry naming its source in `cite`.
  */
 import { RPC } from '../../errors/index.ts'
 import { eraOf, HEADER, isModernRevision, LATEST_LEGACY, LATEST_MODERN, REVISIONS, type Era, type Revision } from '../constants.ts'
@@ -16,13 +17,13 @@ export interface ErrorCodeEntry {
   cite: string
 }
 
-/** JSON-RPC error codes per revision (T26 error definitions; D26/basic/index.mdx "Error codes"). */
-export const ERROR_CODES: readonly ErrorCodeEntry[] = [
-  { code: RPC.PARSE_ERROR, name: 'ParseError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1' },
-  { code: RPC.INVALID_REQUEST, name: 'InvalidRequest', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1' },
-  { code: RPC.METHOD_NOT_FOUND, name: 'MethodNotFound', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1; 2026 HTTP 404 (streamable-http.mdx)' },
-  { code: RPC.INVALID_PARAMS, name: 'InvalidParams', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1; 2026 also resource not found' },
-  { code: RPC.INTERNAL_ERROR, name: 'InternalError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1' },
+/** JSON-RPC error codes per revision (2026-07-28 schema/schema.json error definitions; 2026-07-28 basic/index.mdx "Error Codes"). */
+export const PROTOCOL_ERROR_CODES: readonly ErrorCodeEntry[] = [
+  { code: RPC.PARSE_ERROR, name: 'ParseError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1' },
+  { code: RPC.INVALID_REQUEST, name: 'InvalidRequest', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1' },
+  { code: RPC.METHOD_NOT_FOUND, name: 'MethodNotFound', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1; 2026 HTTP 404 (streamable-http.mdx)' },
+  { code: RPC.INVALID_PARAMS, name: 'InvalidParams', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1; 2026 also resource not found' },
+  { code: RPC.INTERNAL_ERROR, name: 'InternalError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1' },
   { code: RPC.RESOURCE_NOT_FOUND_LEGACY, name: 'ResourceNotFound', span: ['2024-11-05', '2025-11-25'], cite: 'server/resources.mdx "Error Handling"; reserved in 2026' },
   { code: RPC.URL_ELICITATION_REQUIRED, name: 'URLElicitationRequired', span: ['2025-11-25', '2025-11-25'], cite: '2025-11-25 client/elicitation.mdx; reserved in 2026' },
   { code: RPC.HEADER_MISMATCH, name: 'HeaderMismatch', span: ['2026-07-28', '2026-07-28'], cite: '2026-07-28 streamable-http.mdx "Server Validation" (HTTP 400)' },
@@ -57,7 +58,7 @@ export interface FeatureEntry {
 }
 
 /** Protocol features by revision; the field-level ones restate fields.ts (schema-proven). */
-export const FEATURES: Readonly<Record<string, FeatureEntry>> = {
+const FEATURE_TABLE = {
   batching: { span: ['2025-03-26', '2025-03-26'], what: 'JSON-RPC batches (arrays) MUST be received', cite: '2025-03-26 basic/index.mdx; removed 2025-06-18' },
   sessions: { span: ['2025-03-26', '2025-11-25'], what: 'Mcp-Session-Id on streamable HTTP', cite: 'basic/transports.mdx "Session Management"' },
   initialize: { span: ['2024-11-05', '2025-11-25'], what: 'initialize handshake', cite: 'basic/lifecycle.mdx' },
@@ -76,11 +77,27 @@ export const FEATURES: Readonly<Record<string, FeatureEntry>> = {
   samplingTools: { span: ['2025-11-25', '2026-07-28'], what: 'sampling tools/toolChoice, tool_use/tool_result', cite: 'SEP-1577' },
   coreTasks: { span: ['2025-11-25', '2025-11-25'], what: 'tasks/*, params.task, Tool.execution, tasks capability', cite: '2025-11-25 basic/utilities/tasks.mdx' },
   tasksExtension: { span: ['2026-07-28', '2026-07-28'], what: 'io.modelcontextprotocol/tasks extension (resultType "task")', cite: 'SEP-2663' },
-  resultType: { span: ['2026-07-28', '2026-07-28'], what: 'Result.resultType (complete | input_required)', cite: 'T26 Result' },
+  resultType: { span: ['2026-07-28', '2026-07-28'], what: 'Result.resultType (complete | input_required)', cite: '2026-07-28 schema/schema.json Result' },
   cacheHints: { span: ['2026-07-28', '2026-07-28'], what: 'ttlMs and cacheScope on discover, lists, read', cite: 'server/utilities/caching.mdx' },
   inputRequired: { span: ['2026-07-28', '2026-07-28'], what: 'MRTR InputRequiredResult on tools/call, resources/read, prompts/get', cite: 'basic/patterns/mrtr.mdx' },
   requestMeta: { span: ['2026-07-28', '2026-07-28'], what: 'per-request _meta protocolVersion/clientCapabilities/clientInfo', cite: 'basic/index.mdx' },
   extensions: { span: ['2026-07-28', '2026-07-28'], what: 'capabilities.extensions', cite: 'basic/versioning.mdx' },
+  streamableHttp: { span: ['2025-03-26', '2026-07-28'], what: 'Streamable HTTP (a POST must Accept application/json and text/event-stream)', cite: '2025-03-26 basic/transports.mdx "Streamable HTTP"' },
+  ssePolling: {
+    span: ['2025-11-25', '2025-11-25'],
+    what: 'primed, numbered SSE events the server may close and the client resumes with GET + Last-Event-ID',
+    cite: '2025-11-25 basic/transports.mdx "Resumability and Redelivery" (SEP-1699); 2026 has no resumability',
+  },
+  idlessErrors: { span: ['2025-11-25', '2026-07-28'], what: 'an error response without an id (JSONRPCErrorResponse.id optional)', cite: '2025-11-25 schema/schema.json JSONRPCErrorResponse' },
+  rootsListChanged: { span: ['2024-11-05', '2025-11-25'], what: 'ClientCapabilities.roots.listChanged', cite: '2026-07-28 changelog: roots.listChanged removed' },
+} satisfies Record<string, FeatureEntry>
+
+export type FeatureName = keyof typeof FEATURE_TABLE
+export const FEATURES: Readonly<Record<FeatureName, FeatureEntry>> = FEATURE_TABLE
+
+/** Does `revision` have this protocol feature? The era facts call sites would otherwise restate as revision comparisons. */
+export function hasFeature(revision: Revision, name: FeatureName): boolean {
+  return inSpan(revision, FEATURES[name].span)
 }
 
 interface RevisionEntry {
@@ -93,7 +110,7 @@ interface RevisionEntry {
   httpTransports: readonly string[]
   features: string[]
   capabilities: { client: string[]; server: string[] }
-  /** Code of "resource not found" (-32002 legacy, -32602 in 2026: D26/server/resources.mdx). */
+  /** Code of "resource not found" (-32002 legacy, -32602 in 2026: 2026-07-28 server/resources.mdx "Error Handling"). */
   resourceNotFoundCode: number
   /** Fields of each spec type in this revision (types the revision lacks are absent). */
   fields: Record<string, string[]>
@@ -114,7 +131,7 @@ function revisionEntry(revision: Revision): RevisionEntry {
     era: eraOf(revision),
     methods: METHODS[revision],
     removed: [...everMethods].filter((m) => isRemovedIn(revision, m)).sort(),
-    errorCodes: ERROR_CODES.filter((e) => inSpan(revision, e.span)).map((e) => e.code),
+    errorCodes: PROTOCOL_ERROR_CODES.filter((e) => inSpan(revision, e.span)).map((e) => e.code),
     headers: HEADERS_BY_REVISION[revision],
     httpTransports: HTTP_TRANSPORTS[revision],
     features: Object.entries(FEATURES).filter(([, f]) => inSpan(revision, f.span)).map(([name]) => name),
@@ -130,7 +147,7 @@ export const PROTOCOL_MATRIX = {
   latest: { legacy: LATEST_LEGACY, modern: LATEST_MODERN },
   byRevision: Object.fromEntries(REVISIONS.map((r) => [r, revisionEntry(r)])) as Record<Revision, RevisionEntry>,
   extensions: EXTENSION_METHODS,
-  errorCodes: ERROR_CODES,
+  errorCodes: PROTOCOL_ERROR_CODES,
   features: FEATURES,
   types: TYPE_FIELDS,
 }

@@ -233,6 +233,33 @@ describe('input_required rounds (2026 MRTR)', () => {
   })
 })
 
+describe('resultType the client does not recognise (2026-07-28 basic/index.mdx "ResultType")', () => {
+  // "A resultType of any value unrecognized by the client MUST be considered invalid"; extension
+  // values count only when the server advertises that extension in its capabilities.
+  const serverAnswering = (resultType: string, capabilities: Record<string, unknown> = { tools: {} }) =>
+    factory((m) => {
+      if (!isRequest(m)) return
+      if (m.method === 'server/discover') return ok(m, { ...discoverResult, capabilities })
+      return ok(m, { resultType, content: [] })
+    })
+
+  test('an unknown value is a PROTOCOL error naming it', async () => {
+    const client = await connect({ command: 'odd' }, { settings, transports: serverAnswering('partial').transports })
+    const error = await client.callTool('x').catch((e) => e)
+    expect([error.code, error.data?.resultType]).toEqual(['PROTOCOL', 'partial'])
+    await client.close()
+  })
+
+  test('"task" only when the server advertises the tasks extension', async () => {
+    const bare = await connect({ command: 'task-unadvertised' }, { settings, transports: serverAnswering('task').transports })
+    expect((await bare.request('tasks/get', { taskId: 't' }).catch((e) => e)).code).toBe('PROTOCOL')
+    await bare.close()
+    const advertised = await connect({ command: 'task-advertised' }, { settings, transports: serverAnswering('task', { tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } }).transports })
+    expect((await advertised.request('tasks/get', { taskId: 't' })).resultType).toBe('task')
+    await advertised.close()
+  })
+})
+
 describe('legacy HTTP session expiry (TR-29)', () => {
   test('concurrent 404s share ONE re-initialize and each request is retried once', async () => {
     let expired = 2

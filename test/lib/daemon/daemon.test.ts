@@ -101,7 +101,7 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     expect(wrongMethod.status).toBe(405)
     expect(wrongMethod.headers.get('allow')).toBe('GET')
     const ops = await (await daemon.unix('/v1')).json()
-    expect(ops.operations.map((op: { name: string }) => op.name)).toEqual(['operations', 'health', 'servers', 'server', 'catalog', 'call', 'request', 'answer', 'search', 'types', 'exec', 'protocol', 'events', 'shutdown'])
+    expect(ops.operations.map((op: { name: string }) => op.name)).toEqual(['operations', 'health', 'servers', 'server', 'catalog', 'call', 'request', 'answer', 'search', 'types', 'exec', 'protocol', 'memory', 'events', 'shutdown'])
     expect(ops.operations.find((op: { name: string }) => op.name === 'call').params.required).toEqual(['server', 'tool'])
   })
 

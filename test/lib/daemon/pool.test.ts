@@ -16,7 +16,7 @@ describe('createConfiguredPool', () => {
     'config.json',
     {},
   )
-  const pool = createConfiguredPool({ config, settings: testSettings(), emit: () => {} })
+  const pool = createConfiguredPool(config)
 
   test('lists configured servers with their state and no secrets', () => {
     expect(pool.servers()).toEqual([

@@ -6,9 +6,9 @@
  * repeats only for an array parameter, whose single value becomes a one-element array. Problems
  * name the field.
  */
-import { McpxError } from '../errors/index.ts'
-import { suggest } from './naming.ts'
-import { isRecord } from '../wire/index.ts'
+import { McpxError } from '../lib/errors/index.ts'
+import { suggest } from '../lib/gateway/index.ts'
+import { isRecord } from '../lib/wire/index.ts'
 
 type Schema = Record<string, unknown>
 export type ReadFile = (path: string) => string
@@ -83,8 +83,12 @@ export function parseCallArguments(tokens: readonly string[], inputSchema: unkno
   return out
 }
 
-/** Required fields and top-level types, checked before the round trip (full validation is the daemon's). */
-export function checkArguments(args: Record<string, unknown>, inputSchema: unknown): void {
+/**
+ * The CLI's pre-flight: required fields and top-level types, checked before the round trip so a
+ * USAGE error names the field in the command's own terms. Not a JSON Schema validator: full
+ * validation is the daemon's (lib/schema, untrusted entry point), which still runs on the call.
+ */
+export function precheckArguments(args: Record<string, unknown>, inputSchema: unknown): void {
   if (!isRecord(inputSchema)) return
   const properties = isRecord(inputSchema.properties) ? (inputSchema.properties as Record<string, Schema>) : {}
   const required = Array.isArray(inputSchema.required) ? (inputSchema.required as string[]) : []

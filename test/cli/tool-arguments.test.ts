@@ -1,6 +1,6 @@
-/** lib/gateway/call-arguments.ts: `mcpx call` arguments parsed and checked against a tool's schema. */
+/** cli/tool-arguments.ts: `mcpx call` arguments parsed and pre-checked against a tool's schema. */
 import { describe, expect, test } from 'bun:test'
-import { checkArguments, parseCallArguments } from '../../../lib/gateway/index.ts'
+import { parseCallArguments, precheckArguments } from '../../cli/tool-arguments.ts'
 
 const schema = {
   type: 'object',
@@ -64,10 +64,10 @@ describe('parseCallArguments', () => {
   })
 })
 
-describe('checkArguments', () => {
+describe('precheckArguments', () => {
   test('missing required fields and wrong types are named', () => {
-    expect(() => checkArguments({}, schema)).toThrow(/missing required argument: text/)
-    expect(() => checkArguments({ text: 1 }, schema)).toThrow(/argument "text" must be string/)
-    expect(() => checkArguments({ text: 'ok', count: 2 }, schema)).not.toThrow()
+    expect(() => precheckArguments({}, schema)).toThrow(/missing required argument: text/)
+    expect(() => precheckArguments({ text: 1 }, schema)).toThrow(/argument "text" must be string/)
+    expect(() => precheckArguments({ text: 'ok', count: 2 }, schema)).not.toThrow()
   })
 })

@@ -4,7 +4,7 @@
  * and the ReDoS guards (unsafe patterns dropped, long strings skip pattern checks).
  */
 import { describe, expect, test } from 'bun:test'
-import { createSchemaValidator } from '../../../lib/codemode/index.ts'
+import { createSchemaValidator } from '../../../lib/schema/index.ts'
 import { testSettings } from '../../harness.ts'
 
 const validator = createSchemaValidator(testSettings())

@@ -1,12 +1,12 @@
 /**
- * lib/wire/schema-accept.ts: the fast accept-check may only say "valid" where the full
+ * lib/schema/accept.ts: the fast accept-check may only say "valid" where the full
  * validator (@cfworker/json-schema) says so too, and for the plain schemas it compiles it must
  * agree with it exactly (or it would never be the path taken). Checked over a value corpus per
  * schema; schemas outside its keywords must not compile.
  */
 import { describe, expect, test } from 'bun:test'
 import { Validator } from '@cfworker/json-schema'
-import { compileAccept } from '../../../lib/wire/index.ts'
+import { compileAccept } from '../../../lib/schema/index.ts'
 
 const PLAIN_SCHEMAS: Record<string, object> = {
   'typed properties, required, closed': {

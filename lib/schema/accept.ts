@@ -1,7 +1,7 @@
 /**
  * A fast accept-check for the plain JSON Schemas most tools declare as `inputSchema`: objects of
  * typed properties, `required`, arrays, enums, bounds. Every tool call is checked against its
- * schema (server/arguments.ts, codemode/validate.ts), and the general interpreter walks JSON
+ * schema (trusted.ts, untrusted.ts), and the general interpreter walks JSON
  * pointers even for values that pass; this check is compiled once per schema and walks only the
  * value.
  *
@@ -9,7 +9,7 @@
  * keywords below compiles to `undefined` (the full validator alone decides), and a value this check
  * refuses goes to the full validator for the verdict and its messages.
  */
-import { isRecord } from './jsonrpc.ts'
+import { isRecord } from '../wire/index.ts'
 
 /** True when the value surely matches the schema it was compiled from. */
 export type Accept = (value: unknown) => boolean

@@ -6,7 +6,8 @@
  */
 import { Validator } from '@cfworker/json-schema'
 import type { Settings } from '../settings/index.ts'
-import { type Accept, compileAccept } from '../wire/index.ts'
+import { type Accept, compileAccept } from './accept.ts'
+import { DEFAULT_DRAFT, type Draft, dialectOf } from './dialect.ts'
 
 export interface ValidationIssue {
   /** JSON Pointer into the validated value ('' = the value itself). */
@@ -27,11 +28,9 @@ export interface SchemaValidator {
 
 type SchemaSettings = Pick<Settings, 'schemaMaxBytes' | 'schemaMaxDepth' | 'schemaMaxPatternLength' | 'schemaMaxValidatedStringLength' | 'schemaCacheSize'>
 
-type Draft = '4' | '7' | '2019-09' | '2020-12'
-
 /**
  * A compiled schema, or why there is none. Two validators: with patterns, and without (for long
- * strings); plus, for plain schemas, a fast accept-check tried first (wire/schema-accept.ts).
+ * strings); plus, for plain schemas, a fast accept-check tried first (accept.ts).
  */
 type Compiled = { full: Validator; noPatterns: Validator; accept?: Accept; broken: boolean } | { skipped: SkipReason }
 
@@ -127,14 +126,10 @@ function build(schema: unknown, text: string, settings: SchemaSettings): Compile
   }
 }
 
-/** MCP's default dialect is 2020-12; older `$schema` URIs select their draft. */
+/** MCP's default dialect is 2020-12; a recognised `$schema` selects its draft, an unrecognised one is read as 2020-12. */
 function draftOf(schema: unknown): Draft {
-  const uri = typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined
-  if (typeof uri !== 'string') return '2020-12'
-  if (/draft-0[34]/.test(uri)) return '4'
-  if (/draft-0[67]/.test(uri)) return '7'
-  if (uri.includes('2019-09')) return '2019-09'
-  return '2020-12'
+  const dialect = dialectOf(schema)
+  return dialect === 'absent' || dialect === 'unknown' ? DEFAULT_DRAFT : dialect
 }
 
 function isSafePattern(pattern: string, maxLength: number): boolean {
