@@ -23,7 +23,7 @@ export interface IssuerMetadata {
 }
 
 /** RFC 8414 section 3.1 inserts the well-known segment before the issuer's path; OIDC appends it. */
-export function metadataUrls(issuer: string): string[] {
+function metadataUrls(issuer: string): string[] {
   const url = new URL(issuer)
   const path = url.pathname.replace(/\/+$/, '')
   return [
@@ -64,7 +64,7 @@ export class IssuerKeys {
   }
 }
 
-export async function discoverIssuer(options: Pick<IssuerKeysOptions, 'issuer' | 'requestTimeoutMs' | 'fetch'>): Promise<IssuerMetadata> {
+async function discoverIssuer(options: Pick<IssuerKeysOptions, 'issuer' | 'requestTimeoutMs' | 'fetch'>): Promise<IssuerMetadata> {
   const doFetch = options.fetch ?? fetch
   const problems: string[] = []
   for (const url of metadataUrls(options.issuer)) {

@@ -51,7 +51,7 @@ export function hasTasksExtension(clientCapabilities: JsonObject): boolean {
 export type TaskContextExtras = Pick<ContextInit, 'signal' | 'taskAsk' | 'outlet'>
 
 /** Between the owning replica's id and the random part of a task id. */
-export const TASK_OWNER_SEPARATOR = '~'
+const TASK_OWNER_SEPARATOR = '~'
 
 /** The replica a task id names (TaskStore mints them so when replicaId is set), or undefined. */
 export function taskOwner(taskId: unknown): string | undefined {

@@ -18,7 +18,6 @@ export type Era = 'legacy' | 'modern'
 
 export const LATEST_LEGACY: LegacyRevision = '2025-11-25'
 export const LATEST_MODERN: ModernRevision = '2026-07-28'
-export const LATEST_REVISION: Revision = '2026-07-28'
 
 /** 2025-11-25 basic/transports.mdx "Protocol Version Header": assume this when the header is absent. */
 export const HTTP_DEFAULT_LEGACY_REVISION: LegacyRevision = '2025-03-26'
@@ -149,10 +148,6 @@ export function isModernRevision(value: unknown): value is ModernRevision {
 }
 export function eraOf(revision: Revision): Era {
   return isModernRevision(revision) ? 'modern' : 'legacy'
-}
-/** Negative, zero or positive like a comparator: revision strings are ISO dates, so they sort lexically. */
-export function compareRevisions(a: Revision, b: Revision): number {
-  return a < b ? -1 : a > b ? 1 : 0
 }
 export function atLeast(revision: Revision, floor: Revision): boolean {
   return revision >= floor

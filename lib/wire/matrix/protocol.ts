@@ -18,7 +18,7 @@ export interface ErrorCodeEntry {
 }
 
 /** JSON-RPC error codes per revision (2026-07-28 schema/schema.json error definitions; 2026-07-28 basic/index.mdx "Error Codes"). */
-export const ERROR_CODES: readonly ErrorCodeEntry[] = [
+export const PROTOCOL_ERROR_CODES: readonly ErrorCodeEntry[] = [
   { code: RPC.PARSE_ERROR, name: 'ParseError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1' },
   { code: RPC.INVALID_REQUEST, name: 'InvalidRequest', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1' },
   { code: RPC.METHOD_NOT_FOUND, name: 'MethodNotFound', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1; 2026 HTTP 404 (streamable-http.mdx)' },
@@ -131,7 +131,7 @@ function revisionEntry(revision: Revision): RevisionEntry {
     era: eraOf(revision),
     methods: METHODS[revision],
     removed: [...everMethods].filter((m) => isRemovedIn(revision, m)).sort(),
-    errorCodes: ERROR_CODES.filter((e) => inSpan(revision, e.span)).map((e) => e.code),
+    errorCodes: PROTOCOL_ERROR_CODES.filter((e) => inSpan(revision, e.span)).map((e) => e.code),
     headers: HEADERS_BY_REVISION[revision],
     httpTransports: HTTP_TRANSPORTS[revision],
     features: Object.entries(FEATURES).filter(([, f]) => inSpan(revision, f.span)).map(([name]) => name),
@@ -147,7 +147,7 @@ export const PROTOCOL_MATRIX = {
   latest: { legacy: LATEST_LEGACY, modern: LATEST_MODERN },
   byRevision: Object.fromEntries(REVISIONS.map((r) => [r, revisionEntry(r)])) as Record<Revision, RevisionEntry>,
   extensions: EXTENSION_METHODS,
-  errorCodes: ERROR_CODES,
+  errorCodes: PROTOCOL_ERROR_CODES,
   features: FEATURES,
   types: TYPE_FIELDS,
 }
