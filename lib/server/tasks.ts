@@ -64,6 +64,11 @@ export class TaskStore {
   private readonly tasks = new Map<string, TaskRecord>()
   /** Set by the engine: every status change, as the DetailedTask tasks/get would return. */
   onStatus: (taskId: string, detailedTask: JsonObject) => void = () => {}
+  /**
+   * Set by an embedder that keeps task records elsewhere too (replicas with Redis,
+   * lib/daemon/shared-state.ts): the DetailedTask at creation and at every status change.
+   */
+  mirror?: (detailedTask: JsonObject) => void
 
   constructor(private readonly settings: Settings) {}
 
@@ -191,6 +196,7 @@ export class TaskStore {
       controller,
     }
     this.tasks.set(task.taskId, task)
+    this.mirror?.(this.detailed(task))
     return task
   }
 
@@ -244,7 +250,9 @@ export class TaskStore {
       task.expiry = setTimeout(() => this.tasks.delete(task.taskId), task.ttlMs)
       ;(task.expiry as { unref?: () => void }).unref?.()
     }
-    this.onStatus(task.taskId, this.detailed(task))
+    const detailed = this.detailed(task)
+    this.onStatus(task.taskId, detailed)
+    this.mirror?.(detailed)
   }
 
   private envelope(task: TaskRecord): JsonObject {

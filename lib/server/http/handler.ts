@@ -52,7 +52,7 @@ export interface HttpHandlerOptions {
    * MRTR round, params.taskId of a task) — the owner's answer, or undefined to serve it here. Asked
    * only for requests carrying one of those, so other requests pay nothing.
    */
-  readonly forwardModern?: (request: Request, body: string, params: Record<string, unknown>) => Promise<Response | undefined>
+  readonly forwardModern?: (request: Request, body: string, params: Record<string, unknown>, method: string) => Promise<Response | undefined>
   /** Asked on each request of a rebuilt session: true when another replica ended it since (shared revocation list). */
   readonly sessionRevoked?: (id: string) => Promise<boolean>
   /** Told when a legacy session opens (after a successful initialize) and when it ends, for logs. */
@@ -215,7 +215,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const notAcceptable = checkAccept(request, verdict.revision)
     if (notAcceptable) return notAcceptable
     if (options.forwardModern && params && (params.requestState !== undefined || params.taskId !== undefined)) {
-      const answer = await options.forwardModern(request, restoreRawIds(JSON.stringify(message)), params)
+      const answer = await options.forwardModern(request, restoreRawIds(JSON.stringify(message)), params, String(message.method))
       if (answer) return answer
     }
     if (message.method === 'server/discover' && options.onSession) {
