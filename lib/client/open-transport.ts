@@ -7,7 +7,10 @@ import type { Settings } from '../settings/index.ts'
 import { type AuthProvider, type Transport, type TransportKind, createHttpTransport, createSseTransport, createStdioTransport } from '../transport/index.ts'
 import type { HttpTarget, StdioTarget } from './types.ts'
 
-/** The HTTP end's session controls (legacy Streamable HTTP only: after a 404 the client re-initializes without the id; 2026 has no sessions, so a modern client sends none). */
+/**
+ * The HTTP end's session controls (legacy Streamable HTTP only: after a 404 the client re-initializes without the id;
+ * 2026 has no sessions, so a modern client sends none).
+ */
 export interface SessionControl {
   readonly sessionId?: string
   resetSession(): void

@@ -82,7 +82,10 @@ export interface ConnectOptions {
   parentEnv?: Readonly<Record<string, string | undefined>>
   /** Directory where era verdicts persist between runs (`era-verdicts.json`); memory only without it. */
   cacheDir?: string
-  /** Legacy Streamable HTTP: open the standalone GET stream after initialize (default true: server messages outside any POST arrive only there). */
+  /**
+   * Legacy Streamable HTTP: open the standalone GET stream after initialize (default true: server messages outside any
+   * POST arrive only there).
+   */
   serverStream?: boolean
   /** Skip the verdict cache (both read and write), e.g. for `mcpx probe`. */
   noCache?: boolean

@@ -6,7 +6,10 @@ import type { JsonRpcMessage, JsonRpcNotification, RequestId } from '../wire/ind
 
 /** How a request is cancelled when its signal aborts or its deadline passes. */
 export type CancelMode =
-  /** Send `notifications/cancelled` (every legacy transport; 2026 stdio, which has no per-request stream to close: 2026-07-28 basic/patterns/cancellation.mdx). */
+  /**
+   * Send `notifications/cancelled` (every legacy transport; 2026 stdio, which has no per-request stream to close:
+   * 2026-07-28 basic/patterns/cancellation.mdx).
+   */
   | 'notify'
   /** Abort the request's own stream (2026-07-28 basic/transports/streamable-http.mdx "Cancellation": closing the stream is the cancel). */
   | 'abort'

@@ -8,7 +8,7 @@ import type { JsonObject } from '../../client/index.ts'
 import { McpxError, RpcError } from '../../errors/index.ts'
 import type { Engine, HandlerContext, InputRequest } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
-import type { UpstreamPool } from '../pool.ts'
+import type { UpstreamPool } from '../upstream-pool.ts'
 import { isRecord } from '../../wire/index.ts'
 
 type TaskStore = Engine['tasks']

@@ -65,7 +65,8 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   }
 
   if (isStreamMethod) {
-    // GET streams and DELETE are legacy-only mechanisms; a 2026 request has none (2026-07-28 basic/transports/streamable-http.mdx "Backward Compatibility").
+    // GET streams and DELETE are legacy-only mechanisms; a 2026 request has none (2026-07-28
+    // basic/transports/streamable-http.mdx "Backward Compatibility").
     if (isModernRevision(versionHeader)) return methodNotAllowed('GET, POST, DELETE')
     if (input.method === 'DELETE') return { kind: 'legacy-delete', ...(sessionId && { sessionId }) }
     const lastEventId = headerValue(input.headers, HEADER.LAST_EVENT_ID)

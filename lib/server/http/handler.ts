@@ -1,6 +1,7 @@
 /**
  * The Streamable HTTP endpoint of a server: `fetch(Request) → Response`, serving both eras on one
- * URL (2026-07-28 basic/versioning.mdx "Backward Compatibility with Initialization-Based Versions"). It composes the http/ building blocks (Origin/Host, body, classification,
+ * URL (2026-07-28 basic/versioning.mdx "Backward Compatibility with Initialization-Based Versions"). It composes the
+ * http/ building blocks (Origin/Host, body, classification,
  * 2026 header validation, sessions, SSE, event store) around the engine. A request's answer is JSON
  * unless the call emits something first (progress, logs, a legacy server→client request, a listen
  * ack): then the response becomes an SSE stream (2025-11-25: primed and resumable).
@@ -318,7 +319,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     return json(responses, HTTP_STATUS.OK, headers)
   }
 
-  /** Legacy GET: resume a stream by Last-Event-ID, or open the session's standalone stream (2025-11-25 basic/transports.mdx "Listening for Messages from the Server"). */
+  /**
+   * Legacy GET: resume a stream by Last-Event-ID, or open the session's standalone stream (2025-11-25
+   * basic/transports.mdx "Listening for Messages from the Server").
+   */
   function openGet(request: Request, sessionId: string, session: LegacySession, lastEventId: string | undefined): Response {
     const headers = { [HEADER.SESSION_ID]: sessionId }
     if (lastEventId !== undefined) {

@@ -23,7 +23,10 @@ export const CACHEABLE_METHODS: readonly string[] = [
 ]
 /** 2026-07-28 basic/patterns/mrtr.mdx: the only methods that may answer `input_required`. */
 const INPUT_REQUIRED_METHODS: readonly string[] = ['tools/call', 'resources/read', 'prompts/get']
-/** Results of MRTR input requests are bare shapes in 2026 (no Result base, no `resultType`; 2026-07-28 schema/schema.json InputResponse). */
+/**
+ * Results of MRTR input requests are bare shapes in 2026 (no Result base, no `resultType`; 2026-07-28
+ * schema/schema.json InputResponse).
+ */
 export const BARE_IN_MODERN: readonly string[] = ['sampling/createMessage', 'elicitation/create', 'roots/list']
 
 export type CacheHints = {
@@ -57,7 +60,8 @@ export function shapeResult(revision: Revision, method: string, result: JsonObje
     const { _meta, ...task } = out
     return withShapedMeta(revision, { ...(_meta === undefined ? {} : { _meta }), task: legacyTask(task) })
   }
-  // InitializeResult requires serverInfo; a newest-shape result may carry it only in `_meta` (2026-07-28 schema/schema.json: it travels as `io.modelcontextprotocol/serverInfo` in `_meta`).
+  // InitializeResult requires serverInfo; a newest-shape result may carry it only in `_meta`, as
+  // `io.modelcontextprotocol/serverInfo` (2026-07-28 schema/schema.json).
   if (method === 'initialize' && out.serverInfo === undefined && isRecord(out._meta) && isRecord(out._meta[META.SERVER_INFO])) {
     out.serverInfo = out._meta[META.SERVER_INFO]
   }

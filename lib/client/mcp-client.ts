@@ -343,7 +343,10 @@ export class McpClient {
     return items
   }
 
-  /** A legacy client that gets 404 for its session id MUST re-initialize: once, shared by every request that saw the same expired session. */
+  /**
+   * A legacy client that gets 404 for its session id MUST re-initialize: once, shared by every request that saw the
+   * same expired session.
+   */
   #reinitialize(): Promise<void> {
     this.#reinit ??= (async () => {
       sessionControl(this.peer.transport)?.resetSession()
