@@ -18,12 +18,12 @@ import type { Settings } from '../lib/settings/index.ts'
 import { askForm, askYesNo, interactive } from './elicit-form.ts'
 import { slowNotice } from './progress.ts'
 
-type Json = Record<string, unknown>
+type JsonObject = Record<string, unknown>
 
 export interface HostOptions {
   readonly roots: readonly string[]
   /** --answers FILE|- : elicitation answers, used in order (a content object or a full ElicitResult). */
-  readonly answers?: Json[]
+  readonly answers?: JsonObject[]
   /** --open: open a URL-mode elicitation's URL after consent. */
   readonly open?: boolean
   readonly samplingCommand: string
@@ -56,7 +56,7 @@ export function rootUris(cwd: string, extra: string | string[] | undefined): str
   return [...new Set(dirs.map((dir) => pathToFileURL(resolve(cwd, dir)).href))]
 }
 
-export function readAnswers(source: string | undefined, stdinText: () => Promise<string>): Promise<Json[] | undefined> {
+export function readAnswers(source: string | undefined, stdinText: () => Promise<string>): Promise<JsonObject[] | undefined> {
   if (source === undefined) return Promise.resolve(undefined)
   const load = source === '-' ? stdinText() : Promise.resolve(readText(source))
   return load.then((text) => {
@@ -68,7 +68,7 @@ export function readAnswers(source: string | undefined, stdinText: () => Promise
     }
     const list = Array.isArray(value) ? value : [value]
     if (!list.every((entry) => entry !== null && typeof entry === 'object' && !Array.isArray(entry))) throw new McpxError('USAGE', `--answers ${source} must be a JSON object or an array of objects`)
-    return list as Json[]
+    return list as JsonObject[]
   })
 }
 
@@ -101,7 +101,7 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
   let shown = false
   const reading = (async () => {
     for await (const event of client.events({ lastEventId: 0, signal: abort.signal })) {
-      const data = event.data as { progressId?: string; progress?: number; total?: number; message?: string; inputId?: string; kind?: string; params?: Json }
+      const data = event.data as { progressId?: string; progress?: number; total?: number; message?: string; inputId?: string; kind?: string; params?: JsonObject }
       if (data.progressId !== id) continue
       if (event.type === 'call') return
       if (event.type === 'call.input') {
@@ -133,7 +133,7 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
 }
 
 /** One question from an upstream, answered as this CLI host answers (also used without a daemon). */
-export async function answer(kind: 'elicit' | 'sample', params: Json, host: HostOptions, answers: Json[]): Promise<Json> {
+export async function answer(kind: 'elicit' | 'sample', params: JsonObject, host: HostOptions, answers: JsonObject[]): Promise<JsonObject> {
   if (kind === 'sample') return sample(params, host)
   const message = String(params.message ?? '')
   const url = params.mode === 'url' ? String(params.url ?? '') : undefined
@@ -142,14 +142,14 @@ export async function answer(kind: 'elicit' | 'sample', params: Json, host: Host
   if (interactive()) {
     process.stderr.write(`${host.label} asks: ${message}\n`)
     if (url !== undefined) return consentToUrl(url, host)
-    return askForm((params.requestedSchema ?? {}) as Json)
+    return askForm((params.requestedSchema ?? {}) as JsonObject)
   }
   process.stderr.write(`mcpx: ${host.label} asked${url !== undefined ? ` to open ${url}` : ''}: ${JSON.stringify(message)} — declined (no terminal to ask on; answer with --answers FILE)\n`)
   return { action: 'decline' }
 }
 
 /** 2025-11-25 client/elicitation.mdx (URL mode): show the full URL, open it only after consent. */
-async function consentToUrl(url: string, host: HostOptions): Promise<Json> {
+async function consentToUrl(url: string, host: HostOptions): Promise<JsonObject> {
   process.stderr.write(`  URL: ${url}\n`)
   const yes = await askYesNo(host.open ? 'Open this URL in your browser? [y/N] ' : 'Consent to visit this URL (open it yourself)? [y/N] ')
   if (yes === undefined) return { action: 'cancel' }
@@ -165,12 +165,12 @@ async function consentToUrl(url: string, host: HostOptions): Promise<Json> {
   return { action: 'accept' }
 }
 
-async function sample(params: Json, host: HostOptions): Promise<Json> {
+async function sample(params: JsonObject, host: HostOptions): Promise<JsonObject> {
   const proc = Bun.spawn(['sh', '-c', host.samplingCommand], { stdin: new Blob([JSON.stringify(params)]), stdout: 'pipe', stderr: 'inherit' })
   const [text, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
   if (code !== 0) throw new Error(`samplingCommand exited ${code}`)
   try {
-    return JSON.parse(text) as Json
+    return JSON.parse(text) as JsonObject
   } catch {
     throw new Error('samplingCommand did not print a JSON CreateMessageResult')
   }

@@ -16,7 +16,7 @@ import { type HostOptions, answer, followCall, hostParams, hostQuestions, readAn
 import { slowNotice, withNotice } from './progress.ts'
 import { daemonClient } from './commands/daemon.ts'
 
-type Json = Record<string, unknown>
+type JsonObject = Record<string, unknown>
 
 export interface ServerSession {
   /** The server's name (configured) or its URL/command (ad-hoc). */
@@ -24,8 +24,8 @@ export interface ServerSession {
   readonly adHoc: boolean
   catalog(): Promise<Catalog>
   /** `task`: run a task-optional tool as a task (`mcpx call --task`). */
-  call(tool: string, args: Json, options: { timeoutMs?: number; showProgress: boolean; task?: boolean }): Promise<Json>
-  request(method: string, params: Json, options?: { timeoutMs?: number }): Promise<Json>
+  call(tool: string, args: JsonObject, options: { timeoutMs?: number; showProgress: boolean; task?: boolean }): Promise<JsonObject>
+  request(method: string, params: JsonObject, options?: { timeoutMs?: number }): Promise<JsonObject>
   close(): Promise<void>
 }
 
@@ -105,13 +105,13 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
     async call(tool, args, options) {
       const follow = followCall(client, { showProgress: options.showProgress, host, settings: ctx.settings, label: `${server}.${tool}` })
       return client
-        .request<Json>('call', { server, tool, arguments: args, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.task && { task: true }), progressId: follow.id, host: hostParams(host) })
+        .request<JsonObject>('call', { server, tool, arguments: args, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.task && { task: true }), progressId: follow.id, host: hostParams(host) })
         .finally(() => follow.stop())
     },
     async request(method, params, options = {}) {
       const follow = followCall(client, { showProgress: false, host, settings: ctx.settings, label: `${server} ${method}` })
       return client
-        .request<Json>('request', { server, method, params, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
+        .request<JsonObject>('request', { server, method, params, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
         .finally(() => follow.stop())
     },
     close: async () => {},
@@ -161,7 +161,7 @@ function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostO
 }
 
 /** As the spec shapes a result for the revision the upstream speaks (no resultType for legacy ones), like /v1 does. */
-function shapedFor(upstream: Upstream, method: string, result: Json): Json {
+function shapedFor(upstream: Upstream, method: string, result: JsonObject): JsonObject {
   const revision = upstream.status().revision
   return revision === undefined ? result : shapeResult(revision as Revision, method, result)
 }
@@ -180,6 +180,6 @@ export function cliAsker(host: HostOptions): DownstreamAsker {
   return {
     listRoots: async () => ({ roots: host.roots.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') })) }),
     elicit: (params) => answer('elicit', params, host, answers),
-    sample: host.samplingCommand !== '' ? (params: Json) => answer('sample', params, host, answers) : refuseSampling,
+    sample: host.samplingCommand !== '' ? (params: JsonObject) => answer('sample', params, host, answers) : refuseSampling,
   }
 }

@@ -1,9 +1,13 @@
 /**
  * mcpx benchmarks, all in one run so every comparison is a same-run ratio (the machine is shared
- * and noisy; see /work/shared/notes/perf-anchors.md for the method and the peers' versions):
+ * and noisy, so only same-run paired ratios mean anything):
+ *  1a. CPU per call of the daemon's own process vs the relay floor's own process (`--cpu-calls`,
+ *     default 10,000 each, so 10 ms ticks do not matter; it also leaves both warm for what follows);
  *  1. tools/call p50/p99 — SDK client straight to the upstream over stdio vs the daemon's /mcp
  *     (raw surface and mcpx_call) vs supergateway --stateful;
- *  2. wall time of `mcpx call` (compiled binary, warm daemon) vs `mcporter call` (keep-alive daemon);
+ *  2. start-up and memory: wall time of `mcpx --version` and of a warm `mcpx call` (compiled binary,
+ *     warm daemon) vs a bun-compiled hello binary and vs `mcporter call` (keep-alive daemon), and the
+ *     idle daemon's RSS after --memory-calls calls (children separately; bench/startup.ts);
  *  3. code mode — warm exec start, 1000 calls from one script vs 1000 direct calls, search over
  *     10,000 synthetic tools, tools/list bytes of the code-mode vs raw surface;
  *  4. stdio hosts — the SDK 1.x client under node: direct stdio vs the byte-pump floor vs
@@ -11,10 +15,11 @@
  *  5. replicas — µs per seal and per open (bench/seal.ts); tools/call through one daemon in replica
  *     mode (sealed ids) vs a plain one, and through HAProxy + 3 replicas vs one direct, in paired
  *     blocks, with the daemons' CPU per call (bench/cluster.ts; needs haproxy).
- * Usage: bun scripts/bench.ts [--only all|stdio|cluster] [--calls 1000] [--block 50] [--warmup 100] [--oneshot-runs 15]
- *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--seal-ops 20000] [--cluster-calls 2000]
- *        [--json] [--out file.json]
- * `--only stdio` runs part 4 alone (with only the echo server configured), `--only cluster` part 5.
+ * Usage: bun scripts/bench.ts [--only all|stdio|startup|cluster] [--calls 1000] [--block 50] [--warmup 100] [--cpu-calls 10000]
+ *        [--daemon-warmup 10000] [--oneshot-runs 15]
+ *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--memory-calls 1000] [--idle-ms 2000]
+ *        [--seal-ops 20000] [--cluster-calls 2000] [--json] [--out file.json]
+ * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (both with only the echo server configured), `--only cluster` part 5.
  * Markdown on stdout (JSON with --json); progress on stderr. Every process it starts is stopped.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -25,11 +30,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { type ClusterFigures, measureCluster, renderCluster } from './bench/cluster.ts'
 import { type SealFigures, measureSeal, renderSeal } from './bench/seal.ts'
 import { measureBatch, measureExecOverMcp, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
-import { type CpuPerCall, cpuPerCall } from './bench/cpu.ts'
-import { measurePair } from './bench/oneshot.ts'
+import { type CpuPerCall, cpuPerCall, type OwnCpuPerCall, ownCpuPerCall } from './bench/cpu.ts'
+import { type MemoryFigures, type StartupFigures, buildHello, measureDaemonMemory, measureStartup } from './bench/startup.ts'
 import { ECHO_SERVER, NODE, REPO, buildBinary, directClient, httpClient, mcporterPeer, startHttpFloor, startRelayFloor, startMcpxDaemon, startSupergateway, type Peer, type McpxDaemon, type Mcporter } from './bench/peers.ts'
 import { type CallTarget, measurePersistent, pairedRatio } from './bench/persistent.ts'
-import { renderMarkdown, renderStdioOnly, type BenchReport, type StdioOnlyReport } from './bench/report.ts'
+import { renderMarkdown, renderStartupOnly, renderStdioOnly, type BenchReport, type StartupOnlyReport, type StdioOnlyReport } from './bench/report.ts'
 import { type StdioFigures, measureStdioPaths } from './bench/stdio.ts'
 import { ratio } from './bench/stats.ts'
 
@@ -39,10 +44,14 @@ const { values: flags } = parseArgs({
     calls: { type: 'string', default: '1000' },
     block: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '100' },
+    'cpu-calls': { type: 'string', default: '10000' },
+    'daemon-warmup': { type: 'string', default: '10000' },
     'oneshot-runs': { type: 'string', default: '15' },
     'batch-calls': { type: 'string', default: '1000' },
     'batch-reps': { type: 'string', default: '3' },
     'search-tools': { type: 'string', default: '10000' },
+    'memory-calls': { type: 'string', default: '1000' },
+    'idle-ms': { type: 'string', default: '2000' },
     'seal-ops': { type: 'string', default: '20000' },
     'cluster-calls': { type: 'string', default: '2000' },
     json: { type: 'boolean', default: false },
@@ -51,7 +60,8 @@ const { values: flags } = parseArgs({
 })
 const num = (name: keyof typeof flags) => {
   const value = Number(flags[name])
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
+  const least = name === 'daemon-warmup' ? 0 : 1
+  if (!Number.isInteger(value) || value < least) throw new Error(`--${name} must be an integer ≥ ${least}`)
   return value
 }
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`)
@@ -63,7 +73,7 @@ const clients: Client[] = []
 
 const machine = async () => ({ loadAverage: (await import('node:os')).loadavg().map((l) => Math.round(l * 100) / 100), bun: Bun.version, node: Bun.spawnSync([NODE, '--version']).stdout.toString().trim() })
 
-if (flags.only !== 'all' && flags.only !== 'stdio' && flags.only !== 'cluster') throw new Error(`--only must be all, stdio or cluster, got ${flags.only}`)
+if (!['all', 'stdio', 'startup', 'cluster'].includes(flags.only!)) throw new Error(`--only must be all, stdio, startup or cluster, got ${flags.only}`)
 
 interface ReplicaFigures {
   readonly seal: SealFigures
@@ -86,7 +96,39 @@ function renderReplicas(figures: ReplicaFigures): string {
 
 function stdioPaths(daemon: McpxDaemon, mcporter: Mcporter): Promise<StdioFigures> {
   progress(`part 4: stdio hosts (SDK 1.x under node), ${num('calls')} calls per path, blocks of ${num('block')}`)
-  return measureStdioPaths({ dir, daemon, mcporter, ns: NS, calls: num('calls'), block: num('block'), warmup: num('warmup') })
+  return measureStdioPaths({ dir, daemon, mcporter, ns: NS, calls: num('calls'), block: num('block'), warmup: num('warmup'), daemonWarmup: num('daemon-warmup') })
+}
+
+/** Part 2: one-shot pairs against the hello binary and mcporter, then the daemon's idle RSS. */
+async function startupAndMemory(binary: string, daemon: McpxDaemon, mcporter: Mcporter): Promise<{ startup: StartupFigures; memory: MemoryFigures }> {
+  const runs = num('oneshot-runs')
+  const hello = await buildHello(dir)
+  progress(`part 2: one-shot pairs, ${runs} runs per side; then the daemon's RSS around ${num('memory-calls')} calls`)
+  const startup = await measureStartup(
+    {
+      version: { name: 'mcpx --version', argv: [binary, '--version'], env: daemon.env, expect: '.' },
+      call: { name: `mcpx call ${NS}.echo (warm daemon)`, argv: [binary, 'call', `${NS}.echo`, 'message=hello'], env: daemon.env, expect: 'Echo: hello' },
+      mcporterCall: { name: 'mcporter call echo-ka.echo (keep-alive daemon)', argv: mcporter.argv('echo-ka', 'echo'), env: mcporter.env, expect: 'Echo: hello' },
+      hello: { name: 'bun-compiled hello', argv: [hello], env: daemon.env, expect: 'hello' },
+    },
+    runs,
+  )
+  const raw = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
+  clients.push(raw)
+  const memory = await measureDaemonMemory(daemon.pid, () => raw.callTool({ name: `${NS}_echo`, arguments: { message: 'hello' } }), num('memory-calls'), num('idle-ms'))
+  return { startup, memory }
+}
+
+/** `--only startup`: part 2 alone, against a daemon that pools just the echo server. */
+async function mainStartup(): Promise<StartupOnlyReport> {
+  progress(`temp dir ${dir}; building the binary`)
+  const binary = await buildBinary(dir)
+  const daemon = await startMcpxDaemon(binary, dir, { [NS]: { command: NODE, args: [ECHO_SERVER] } })
+  cleanups.push(() => daemon.stop())
+  const mcporter = mcporterPeer(dir)
+  cleanups.push(() => mcporter.stop())
+  const { startup, memory } = await startupAndMemory(binary, daemon, mcporter)
+  return { when: new Date().toISOString(), machine: await machine(), flags: { oneshotRuns: num('oneshot-runs'), memoryCalls: num('memory-calls'), idleMs: num('idle-ms') }, startup, memory }
 }
 
 /** `--only stdio`: part 4 alone, against a daemon that pools just the echo server. */
@@ -98,7 +140,7 @@ async function mainStdio(): Promise<StdioOnlyReport> {
   const mcporter = mcporterPeer(dir)
   cleanups.push(() => mcporter.stop())
   const stdio = await stdioPaths(daemon, mcporter)
-  return { when: new Date().toISOString(), machine: await machine(), flags: { calls: num('calls'), block: num('block'), warmup: num('warmup') }, stdio }
+  return { when: new Date().toISOString(), machine: await machine(), flags: { calls: num('calls'), block: num('block'), warmup: num('warmup'), daemonWarmup: num('daemon-warmup') }, stdio }
 }
 
 async function main(): Promise<BenchReport> {
@@ -151,6 +193,17 @@ async function main(): Promise<BenchReport> {
     { name: 'http-floor-fetch', describe: 'bare fetch POST → the same canned-JSON server (loopback HTTP floor)', call: floorFetch },
     { name: 'relay-floor', describe: 'SDK client → minimal bun HTTP→stdio relay (no validation, sessions or auth) → stdio upstream', call: call(relaySdk, 'echo', { message: 'hello' }) },
   ]
+  const cpuOwnCalls = num('cpu-calls')
+  const byTarget = Object.fromEntries(targets.map((t) => [t.name, t]))
+  progress(`part 1a: CPU of the daemon's own process vs the relay floor's, ${cpuOwnCalls} calls each in interleaved blocks of 500`)
+  const daemonCpu: OwnCpuPerCall[] = await ownCpuPerCall(
+    [
+      { name: 'mcpx-raw', pid: daemon.pid, call: byTarget['mcpx-raw']!.call },
+      { name: 'relay-floor', pid: relay.pid, call: byTarget['relay-floor']!.call },
+    ],
+    cpuOwnCalls,
+    500,
+  )
   const calls = num('calls')
   progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
   const persistent = await measurePersistent(targets, { calls, block: num('block'), warmup: num('warmup') })
@@ -168,15 +221,7 @@ async function main(): Promise<BenchReport> {
   const cpu: CpuPerCall[] = await cpuPerCall(targets.map((t) => ({ name: t.name, serverRoot: serverRoot[t.name]!, call: t.call })), cpuCalls, 100)
   const persistentRatios = [ratios('mcpx-raw', 'direct'), ratios('mcpx-call', 'direct'), ratios('mcpx-raw', 'supergateway'), ratios('mcpx-call', 'supergateway'), ratios('supergateway', 'direct'), ratios('http-floor-sdk', 'direct'), ratios('http-floor-fetch', 'direct'), ratios('relay-floor', 'direct'), ratios('mcpx-raw', 'relay-floor'), ratios('mcpx-raw', 'http-floor-sdk')]
 
-  const runs = num('oneshot-runs')
-  progress(`part 2: one-shot pairs, ${runs} runs per side`)
-  const mcpxCall = { name: `mcpx call ${NS}.echo (warm daemon)`, argv: [binary, 'call', `${NS}.echo`, 'message=hello'], env: daemon.env, expect: 'Echo: hello' }
-  const mcporterCall = { name: 'mcporter call echo-ka.echo (keep-alive daemon)', argv: mcporter.argv('echo-ka', 'echo'), env: mcporter.env, expect: 'Echo: hello' }
-  const mcpxVersion = { name: 'mcpx --version', argv: [binary, '--version'], env: daemon.env }
-  const oneshot = [
-    await measurePair(mcpxCall, mcporterCall, runs),
-    await measurePair(mcpxCall, mcpxVersion, runs),
-  ]
+  const { startup, memory } = await startupAndMemory(binary, daemon, mcporter)
 
   progress('part 3: code mode')
   const sandbox = await measureSandbox(binary, num('batch-calls'))
@@ -189,11 +234,13 @@ async function main(): Promise<BenchReport> {
   return {
     when: new Date().toISOString(),
     machine: await machine(),
-    flags: { calls, block: num('block'), warmup: num('warmup'), oneshotRuns: runs, batchCalls: num('batch-calls'), batchReps: num('batch-reps'), searchTools: num('search-tools') },
+    flags: { calls, block: num('block'), warmup: num('warmup'), cpuCalls: cpuOwnCalls, daemonWarmup: num('daemon-warmup'), oneshotRuns: num('oneshot-runs'), memoryCalls: num('memory-calls'), idleMs: num('idle-ms'), batchCalls: num('batch-calls'), batchReps: num('batch-reps'), searchTools: num('search-tools') },
     persistent,
     persistentRatios,
     cpu,
-    oneshot,
+    daemonCpu,
+    startup,
+    memory,
     sandbox,
     execOverMcp,
     search,
@@ -228,10 +275,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 
-let report: BenchReport | StdioOnlyReport | { replicas: ReplicaFigures }
+let report: BenchReport | StdioOnlyReport | StartupOnlyReport | { replicas: ReplicaFigures }
 let replicaFigures: ReplicaFigures | undefined
 try {
   if (flags.only === 'cluster') report = { replicas: (replicaFigures = await replicas()) }
+  else if (flags.only === 'startup') report = await mainStartup()
   else {
     report = flags.only === 'stdio' ? await mainStdio() : await main()
     if (flags.only === 'all') report = { ...report, replicas: (replicaFigures = await replicas()) }
@@ -244,5 +292,7 @@ try {
 }
 await cleanup()
 if (flags.out) writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`)
-const markdown = () => (flags.only === 'cluster' ? '' : flags.only === 'stdio' ? renderStdioOnly(report as StdioOnlyReport) : renderMarkdown(report as BenchReport)) + (replicaFigures ? renderReplicas(replicaFigures) : '')
+const markdown = () =>
+  (flags.only === 'cluster' ? '' : flags.only === 'stdio' ? renderStdioOnly(report as StdioOnlyReport) : flags.only === 'startup' ? renderStartupOnly(report as StartupOnlyReport) : renderMarkdown(report as BenchReport)) +
+  (replicaFigures ? renderReplicas(replicaFigures) : '')
 process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : markdown())

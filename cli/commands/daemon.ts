@@ -91,6 +91,7 @@ const run = defineCommand({
   async run({ args }) {
     const readyFd = args['ready-fd'] === undefined ? undefined : Number(args['ready-fd'])
     let daemon: Daemon | undefined
+    let jitPolicy = 1
     try {
       const ctx = loadContext(args)
       const layout = layoutOf(ctx)
@@ -113,6 +114,7 @@ const run = defineCommand({
       })
       const loaded = source
       const settings = resolveConfiguredSettings(ctx.env, loaded.config)
+      jitPolicy = settings.daemonJitPolicy
       daemon = await startGatewayDaemon({
         settings,
         config: loaded.config,
@@ -127,6 +129,9 @@ const run = defineCommand({
       if (readyFd !== undefined) announceReady(readyFd, { error })
       throw error
     }
+    // The start-up scale the binary was built with (scripts/build.ts) is for run-once code; from
+    // here on the daemon serves calls for a long time.
+    Bun.unsafe.setJITPolicy(Math.max(1, jitPolicy))
     if (readyFd !== undefined) announceReady(readyFd, { info: daemon.info() })
     await daemon.closed
     // Everything is answered and closed: a lingering handle must not keep the process alive

@@ -9,7 +9,7 @@ import type { Settings } from '../settings/index.ts'
 import { PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
 import { type EventFeed, sseResponse } from './events.ts'
 import { type HostParams, answerHost, hostAsker } from './host-questions.ts'
-import type { CodeModeOps, Pool } from './pool.ts'
+import type { CodeModeOps, Pool } from './pool-contract.ts'
 
 export const API_VERSION = 1
 

@@ -7,7 +7,8 @@
  */
 import { join } from 'node:path'
 
-const upstream = Bun.spawn(['node', join(import.meta.dir, 'echo-server.mjs')], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+// argv[2]: the echo server's path, for a compiled copy (bench/startup.ts), whose import.meta.dir is Bun's embedded /$bunfs.
+const upstream = Bun.spawn(['node', process.argv[2] ?? join(import.meta.dir, 'echo-server.mjs')], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
 const waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>()
 let nextId = 1
 

