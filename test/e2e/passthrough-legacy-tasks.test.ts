@@ -136,7 +136,7 @@ describe('pass-through, 2025-11-25 host, 2026 upstream with the tasks extension'
     // no connection is live, and a surface rebuilding its list then reads the catalog's own answer.
     await (await upstream.client()).close()
     expect(upstream.decidesTasksPerCall).toBe(false)
-    const rebuilt = upstreamTools(catalog, { pool, lot: new ParkingLot(settings.requestStateTtlMs), ownNames: true, tasks: () => daemon as never })
+    const rebuilt = upstreamTools(catalog, { pool, parking: new ParkingLot(settings.requestStateTtlMs), ownNames: true, tasks: () => daemon as never })
     expect(rebuilt.find((t) => t.name === 'slow_compute')?.execution).toEqual({ taskSupport: 'optional' })
     // Reconnected, the host still lists them so and a task hint still makes a task.
     const tools = (await client.listTools()).tools
