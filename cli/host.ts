@@ -6,7 +6,6 @@
  * one the broker refuses it (-32021). Questions reach the CLI as `call.input` events on the
  * daemon's feed and are answered with POST /v1/answer (lib/daemon/host-questions.ts).
  */
-import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -93,18 +92,42 @@ export interface FollowOptions {
  * daemon's `call` event for this id arrives (published before the answer) or the feed breaks.
  */
 export function followCall(client: DaemonClient, options: FollowOptions): { id: string; stop(): Promise<void> } {
-  const id = randomUUID()
   const abort = new AbortController()
+  const follower = callFollower(client, options)
+  const reading = (async () => {
+    for await (const event of client.events({ lastEventId: 0, signal: abort.signal })) {
+      const data = event.data as Json & { progressId?: string }
+      if (data.progressId !== follower.id) continue
+      if (event.type === 'call') return
+      await follower.handle(event.type, data)
+    }
+  })().catch(() => {})
+  return {
+    id: follower.id,
+    async stop() {
+      follower.pause()
+      await Promise.race([reading, new Promise((r) => setTimeout(r, options.settings.cliEventDrainMs).unref?.())])
+      abort.abort()
+      follower.stop()
+    },
+  }
+}
+
+/**
+ * What one call shows and answers while it runs, wherever its events come from: the feed
+ * (followCall) or the call's own streamed answer (`DaemonClient.stream`, one round trip).
+ */
+export function callFollower(client: DaemonClient, options: FollowOptions): { id: string; handle(type: string, data: Json): Promise<void>; pause(): void; stop(): void } {
+  const id = crypto.randomUUID()
   const tty = process.stderr.isTTY === true
   const answers = [...(options.host.answers ?? [])]
   const notice = slowNotice(`waiting for ${options.label}`, options.settings.cliSlowNoticeMs)
   let shown = false
-  const reading = (async () => {
-    for await (const event of client.events({ lastEventId: 0, signal: abort.signal })) {
-      const data = event.data as { progressId?: string; progress?: number; total?: number; message?: string; inputId?: string; kind?: string; params?: Json }
-      if (data.progressId !== id) continue
-      if (event.type === 'call') return
-      if (event.type === 'call.input') {
+  return {
+    id,
+    async handle(type, raw) {
+      const data = raw as { progress?: number; total?: number; message?: string; inputId?: string; kind?: string; params?: Json }
+      if (type === 'call.input') {
         notice.pause()
         if (tty && shown) process.stderr.write('\r\x1b[K')
         const reply = await answer(data.kind === 'sample' ? 'sample' : 'elicit', data.params ?? {}, options.host, answers).then(
@@ -112,21 +135,17 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
           (error: unknown) => ({ error: { code: -32603, message: error instanceof Error ? error.message : String(error) } }),
         )
         await client.request('answer', { inputId: data.inputId, ...reply }).catch(() => {})
-        continue
+        return
       }
-      if (event.type !== 'call.progress' || !options.showProgress) continue
+      if (type !== 'call.progress' || !options.showProgress) return
       notice.stop()
       const line = `${options.label}: ${data.progress}${data.total !== undefined ? `/${data.total}` : ''}${data.message ? ` ${data.message}` : ''}`
       process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
       shown = true
-    }
-  })().catch(() => {})
-  return {
-    id,
-    async stop() {
+    },
+    pause: () => notice.stop(),
+    stop() {
       notice.stop()
-      await Promise.race([reading, new Promise((r) => setTimeout(r, options.settings.cliEventDrainMs).unref?.())])
-      abort.abort()
       if (tty && shown) process.stderr.write('\r\x1b[K')
     },
   }

@@ -8,7 +8,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
 import { type Revision, shapeResult } from '../../lib/wire/index.ts'
-import type { Catalog } from '../../lib/daemon/index.ts'
+import { type Catalog, inputSchemaHash } from '../../lib/daemon/index.ts'
 import { splitQualified, suggest } from '../../lib/gateway/index.ts'
 import { parseCallArguments, parseJsonObject, precheckArguments } from '../tool-arguments.ts'
 import { commonArgs } from '../args.ts'
@@ -69,10 +69,17 @@ export default defineCommand({
     const session = await openServer(ctx, args, args.stdio !== undefined ? undefined : server, stdin.text)
     try {
       const started = performance.now()
-      const definition = findTool(ctx, await session.catalog(), session.label, tool, session.adHoc)
-      const callArguments = await buildArguments(args.args, tokens, definition, stdin)
-      if (args.verbose) process.stderr.write(`mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}\n`)
-      const result = await session.call(tool, callArguments, { ...(timeoutMs !== undefined && { timeoutMs }), showProgress: args.progress ?? process.stderr.isTTY === true, ...(args.task && { task: true }) })
+      const options = { ...(timeoutMs !== undefined && { timeoutMs }), showProgress: args.progress ?? process.stderr.isTTY === true, ...(args.task && { task: true }) }
+      const attempt = async (definition: Record<string, unknown>, cached: boolean) => {
+        const callArguments = await buildArguments(args.args, tokens, definition, stdin)
+        if (args.verbose) process.stderr.write(`mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}${cached ? ' (built against the cached schema)' : ''}\n`)
+        return session.call(tool, callArguments, { ...options, ...(cached && { inputSchemaHash: inputSchemaHash(definition.inputSchema) }) })
+      }
+      // A warm call: the schema cached from an earlier catalog, and the call is the one round trip.
+      // Any doubt about that copy (the daemon says it changed, or the arguments do not fit it) asks for the catalog.
+      const cached = session.cachedTool?.(tool)
+      let result = cached === undefined ? undefined : await attempt(cached, true).catch((error: unknown) => (error instanceof McpxError && (error.data?.staleSchema === true || error.code === 'USAGE') ? undefined : Promise.reject(error)))
+      result ??= await attempt(findTool(ctx, await session.catalog(), session.label, tool, session.adHoc), false)
       if (args.verbose) process.stderr.write(`mcpx: ${session.label} ${tool} answered in ${Math.round(performance.now() - started)} ms${result.isError === true ? ' (isError)' : ''}\n`)
       report(result, ctx.json, session.label, tool)
     } finally {
