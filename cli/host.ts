@@ -14,8 +14,8 @@ import { McpxError } from '../lib/errors/index.ts'
 import type { QuestionKind } from '../lib/gateway/index.ts'
 import { missingCapability } from '../lib/wire/index.ts'
 import type { Settings } from '../lib/settings/index.ts'
-import { askForm, askYesNo, interactive } from './elicit-form.ts'
 import { slowNotice } from './progress.ts'
+import { stderrIsTty } from './tty.ts'
 
 type Json = Record<string, unknown>
 
@@ -119,7 +119,7 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
  */
 export function callFollower(client: DaemonClient, options: FollowOptions): { id: string; handle(type: string, data: Json): Promise<void>; pause(): void; stop(): void } {
   const id = crypto.randomUUID()
-  const tty = process.stderr.isTTY === true
+  const tty = stderrIsTty()
   const answers = [...(options.host.answers ?? [])]
   const notice = slowNotice(`waiting for ${options.label}`, options.settings.cliSlowNoticeMs)
   let shown = false
@@ -158,10 +158,12 @@ export async function answer(kind: 'elicit' | 'sample', params: Json, host: Host
   const url = params.mode === 'url' ? String(params.url ?? '') : undefined
   const given = answers.shift()
   if (given !== undefined) return typeof given.action === 'string' ? given : { action: 'accept', ...(url === undefined && { content: given }) }
-  if (interactive()) {
+  // The form prompt (node:readline) is loaded only when a question comes to a terminal.
+  const form = await import('./elicit-form.ts')
+  if (form.interactive()) {
     process.stderr.write(`${host.label} asks: ${message}\n`)
     if (url !== undefined) return consentToUrl(url, host)
-    return askForm((params.requestedSchema ?? {}) as Json)
+    return form.askForm((params.requestedSchema ?? {}) as Json)
   }
   process.stderr.write(`mcpx: ${host.label} asked${url !== undefined ? ` to open ${url}` : ''}: ${JSON.stringify(message)} — declined (no terminal to ask on; answer with --answers FILE)\n`)
   return { action: 'decline' }
@@ -170,7 +172,7 @@ export async function answer(kind: 'elicit' | 'sample', params: Json, host: Host
 /** 2025-11-25 client/elicitation.mdx (URL mode): show the full URL, open it only after consent. */
 async function consentToUrl(url: string, host: HostOptions): Promise<Json> {
   process.stderr.write(`  URL: ${url}\n`)
-  const yes = await askYesNo(host.open ? 'Open this URL in your browser? [y/N] ' : 'Consent to visit this URL (open it yourself)? [y/N] ')
+  const yes = await (await import('./elicit-form.ts')).askYesNo(host.open ? 'Open this URL in your browser? [y/N] ' : 'Consent to visit this URL (open it yourself)? [y/N] ')
   if (yes === undefined) return { action: 'cancel' }
   if (!yes) return { action: 'decline' }
   if (host.open) {

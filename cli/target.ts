@@ -13,7 +13,7 @@ import type { ConfiguredContext } from './context.ts'
 import { type HostOptions, answer, callFollower, followCall, hostParams, hostQuestions, readAnswers, refuseSampling, rootUris } from './host.ts'
 import { cacheTools, cachedTool } from './schema-cache.ts'
 import { withNotice } from './progress.ts'
-import { daemonClient } from './commands/daemon.ts'
+import { daemonClient } from './daemon-client.ts'
 
 type Json = Record<string, unknown>
 
