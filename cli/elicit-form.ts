@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline'
 
-type Json = Record<string, unknown>
+type JsonObject = Record<string, unknown>
 
 /** Both ends of the conversation are a terminal. */
 export function interactive(): boolean {
@@ -51,14 +51,14 @@ export function askYesNo(question: string): Promise<boolean | undefined> {
   })
 }
 
-export function askForm(schema: Json): Promise<Json> {
+export function askForm(schema: JsonObject): Promise<JsonObject> {
   return conversation(async (ask) => {
     const first = await ask('Answer now? [Y]es / [d]ecline (Ctrl-C cancels) ')
     if (first === undefined) return { action: 'cancel' }
     if (/^d(ecline)?$/i.test(first.trim())) return { action: 'decline' }
-    const properties = (schema.properties ?? {}) as Record<string, Json>
+    const properties = (schema.properties ?? {}) as Record<string, JsonObject>
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : [])
-    const content: Json = {}
+    const content: JsonObject = {}
     for (const [name, field] of Object.entries(properties)) {
       for (;;) {
         const line = await ask(prompt(name, field, required.has(name)))
@@ -80,19 +80,19 @@ export function askForm(schema: Json): Promise<Json> {
   })
 }
 
-function choices(field: Json): { value: unknown; title: string }[] | undefined {
-  const items = (field.type === 'array' ? field.items : field) as Json | undefined
+function choices(field: JsonObject): { value: unknown; title: string }[] | undefined {
+  const items = (field.type === 'array' ? field.items : field) as JsonObject | undefined
   if (items === undefined) return undefined
   if (Array.isArray(items.enum)) {
     const names = Array.isArray(items.enumNames) ? (items.enumNames as string[]) : []
     return (items.enum as unknown[]).map((value, i) => ({ value, title: names[i] ?? String(value) }))
   }
-  const variants = (items.oneOf ?? items.anyOf) as Json[] | undefined
+  const variants = (items.oneOf ?? items.anyOf) as JsonObject[] | undefined
   if (Array.isArray(variants) && variants.every((v) => 'const' in v)) return variants.map((v) => ({ value: v.const, title: String(v.title ?? v.const) }))
   return undefined
 }
 
-function prompt(name: string, field: Json, required: boolean): string {
+function prompt(name: string, field: JsonObject, required: boolean): string {
   const label = `${String(field.title ?? name)}${required ? ' *' : ''}`
   const description = typeof field.description === 'string' ? ` — ${field.description}` : ''
   const options = choices(field)
@@ -104,7 +104,7 @@ function prompt(name: string, field: Json, required: boolean): string {
 
 type Parsed = { ok: true; value: unknown } | { ok: false; problem: string }
 
-function parseField(text: string, field: Json): Parsed {
+function parseField(text: string, field: JsonObject): Parsed {
   if (text === '') return { ok: true, value: undefined }
   const options = choices(field)
   const pick = (word: string): Parsed => {

@@ -44,7 +44,7 @@ function exitCodeFor(error: McpxError): number {
   return EXIT_BY_CODE[error.code] ?? EXIT.INTERNAL
 }
 
-/** citty's CLIError is not exported; recognise it by name (STYLE §2.7). */
+/** citty's CLIError is not exported; recognise it by name (`error.name === 'CLIError'`). */
 function fromCitty(error: unknown): McpxError | undefined {
   if (error instanceof Error && error.name === 'CLIError') return new McpxError('USAGE', error.message.replace(/\u001b\[[0-9;]*m/g, ''))
   return undefined

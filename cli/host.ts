@@ -17,12 +17,12 @@ import type { Settings } from '../lib/settings/index.ts'
 import { slowNotice } from './progress.ts'
 import { stderrIsTty } from './tty.ts'
 
-type Json = Record<string, unknown>
+type JsonObject = Record<string, unknown>
 
 export interface HostOptions {
   readonly roots: readonly string[]
   /** --answers FILE|- : elicitation answers, used in order (a content object or a full ElicitResult). */
-  readonly answers?: Json[]
+  readonly answers?: JsonObject[]
   /** --open: open a URL-mode elicitation's URL after consent. */
   readonly open?: boolean
   readonly samplingCommand: string
@@ -55,7 +55,7 @@ export function rootUris(cwd: string, extra: string | string[] | undefined): str
   return [...new Set(dirs.map((dir) => pathToFileURL(resolve(cwd, dir)).href))]
 }
 
-export function readAnswers(source: string | undefined, stdinText: () => Promise<string>): Promise<Json[] | undefined> {
+export function readAnswers(source: string | undefined, stdinText: () => Promise<string>): Promise<JsonObject[] | undefined> {
   if (source === undefined) return Promise.resolve(undefined)
   const load = source === '-' ? stdinText() : Promise.resolve(readText(source))
   return load.then((text) => {
@@ -67,7 +67,7 @@ export function readAnswers(source: string | undefined, stdinText: () => Promise
     }
     const list = Array.isArray(value) ? value : [value]
     if (!list.every((entry) => entry !== null && typeof entry === 'object' && !Array.isArray(entry))) throw new McpxError('USAGE', `--answers ${source} must be a JSON object or an array of objects`)
-    return list as Json[]
+    return list as JsonObject[]
   })
 }
 
@@ -96,7 +96,7 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
   const follower = callFollower(client, options)
   const reading = (async () => {
     for await (const event of client.events({ lastEventId: 0, signal: abort.signal })) {
-      const data = event.data as Json & { progressId?: string }
+      const data = event.data as JsonObject & { progressId?: string }
       if (data.progressId !== follower.id) continue
       if (event.type === 'call') return
       await follower.handle(event.type, data)
@@ -117,7 +117,7 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
  * What one call shows and answers while it runs, wherever its events come from: the feed
  * (followCall) or the call's own streamed answer (`DaemonClient.stream`, one round trip).
  */
-export function callFollower(client: DaemonClient, options: FollowOptions): { id: string; handle(type: string, data: Json): Promise<void>; pause(): void; stop(): void } {
+export function callFollower(client: DaemonClient, options: FollowOptions): { id: string; handle(type: string, data: JsonObject): Promise<void>; pause(): void; stop(): void } {
   const id = crypto.randomUUID()
   const tty = stderrIsTty()
   const answers = [...(options.host.answers ?? [])]
@@ -126,7 +126,7 @@ export function callFollower(client: DaemonClient, options: FollowOptions): { id
   return {
     id,
     async handle(type, raw) {
-      const data = raw as { progress?: number; total?: number; message?: string; inputId?: string; kind?: string; params?: Json }
+      const data = raw as { progress?: number; total?: number; message?: string; inputId?: string; kind?: string; params?: JsonObject }
       if (type === 'call.input') {
         notice.pause()
         if (tty && shown) process.stderr.write('\r\x1b[K')
@@ -152,7 +152,7 @@ export function callFollower(client: DaemonClient, options: FollowOptions): { id
 }
 
 /** One question from an upstream, answered as this CLI host answers (also used without a daemon). */
-export async function answer(kind: 'elicit' | 'sample', params: Json, host: HostOptions, answers: Json[]): Promise<Json> {
+export async function answer(kind: 'elicit' | 'sample', params: JsonObject, host: HostOptions, answers: JsonObject[]): Promise<JsonObject> {
   if (kind === 'sample') return sample(params, host)
   const message = String(params.message ?? '')
   const url = params.mode === 'url' ? String(params.url ?? '') : undefined
@@ -163,14 +163,14 @@ export async function answer(kind: 'elicit' | 'sample', params: Json, host: Host
   if (form.interactive()) {
     process.stderr.write(`${host.label} asks: ${message}\n`)
     if (url !== undefined) return consentToUrl(url, host)
-    return form.askForm((params.requestedSchema ?? {}) as Json)
+    return form.askForm((params.requestedSchema ?? {}) as JsonObject)
   }
   process.stderr.write(`mcpx: ${host.label} asked${url !== undefined ? ` to open ${url}` : ''}: ${JSON.stringify(message)} — declined (no terminal to ask on; answer with --answers FILE)\n`)
   return { action: 'decline' }
 }
 
 /** 2025-11-25 client/elicitation.mdx (URL mode): show the full URL, open it only after consent. */
-async function consentToUrl(url: string, host: HostOptions): Promise<Json> {
+async function consentToUrl(url: string, host: HostOptions): Promise<JsonObject> {
   process.stderr.write(`  URL: ${url}\n`)
   const yes = await (await import('./elicit-form.ts')).askYesNo(host.open ? 'Open this URL in your browser? [y/N] ' : 'Consent to visit this URL (open it yourself)? [y/N] ')
   if (yes === undefined) return { action: 'cancel' }
@@ -186,12 +186,12 @@ async function consentToUrl(url: string, host: HostOptions): Promise<Json> {
   return { action: 'accept' }
 }
 
-async function sample(params: Json, host: HostOptions): Promise<Json> {
+async function sample(params: JsonObject, host: HostOptions): Promise<JsonObject> {
   const proc = Bun.spawn(['sh', '-c', host.samplingCommand], { stdin: new Blob([JSON.stringify(params)]), stdout: 'pipe', stderr: 'inherit' })
   const [text, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
   if (code !== 0) throw new Error(`samplingCommand exited ${code}`)
   try {
-    return JSON.parse(text) as Json
+    return JSON.parse(text) as JsonObject
   } catch {
     throw new Error('samplingCommand did not print a JSON CreateMessageResult')
   }

@@ -5,12 +5,12 @@
 
 import { inlineTypeText } from '../lib/codemode/index.ts'
 
-type Json = Record<string, unknown>
+type JsonObject = Record<string, unknown>
 
 /** A CallToolResult as text: text blocks verbatim, other blocks summarised, structuredContent as JSON. */
-export function renderToolResult(result: Json): string {
+export function renderToolResult(result: JsonObject): string {
   const lines: string[] = []
-  const content = Array.isArray(result.content) ? (result.content as Json[]) : []
+  const content = Array.isArray(result.content) ? (result.content as JsonObject[]) : []
   for (const block of content) lines.push(renderContent(block))
   if (result.structuredContent !== undefined && !content.some((b) => b.type === 'text')) {
     lines.push(JSON.stringify(result.structuredContent, null, 2))
@@ -18,7 +18,7 @@ export function renderToolResult(result: Json): string {
   return lines.join('\n')
 }
 
-function renderContent(block: Json): string {
+function renderContent(block: JsonObject): string {
   switch (block.type) {
     case 'text':
       return String(block.text ?? '')
@@ -26,7 +26,7 @@ function renderContent(block: Json): string {
     case 'audio':
       return `[${block.type} ${String(block.mimeType ?? '')}, ${base64Bytes(String(block.data ?? ''))} bytes]`
     case 'resource': {
-      const resource = (block.resource ?? {}) as Json
+      const resource = (block.resource ?? {}) as JsonObject
       return typeof resource.text === 'string' ? `[resource ${String(resource.uri)}]\n${resource.text}` : `[resource ${String(resource.uri)}, ${String(resource.mimeType ?? 'binary')}]`
     }
     case 'resource_link':
@@ -46,9 +46,9 @@ function base64Bytes(data: string): number {
  * execution.taskSupport "required" (2025-11-25 basic/utilities/tasks.mdx), `app-only` for
  * `_meta.ui.visibility: ["app"]` (MCP Apps: the model never sees it).
  */
-export function renderToolSignature(tool: Json): string {
-  const schema = (tool.inputSchema ?? {}) as Json
-  const properties = (schema.properties ?? {}) as Record<string, Json>
+export function renderToolSignature(tool: JsonObject): string {
+  const schema = (tool.inputSchema ?? {}) as JsonObject
+  const properties = (schema.properties ?? {}) as Record<string, JsonObject>
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : [])
   const params = Object.entries(properties)
     .sort(([a], [b]) => Number(required.has(b)) - Number(required.has(a)))
@@ -58,7 +58,7 @@ export function renderToolSignature(tool: Json): string {
   return `${String(tool.name)}(${params.join(', ')})${marks.length ? `  [${marks.join(', ')}]` : ''}${description}`
 }
 
-export function toolMarks(tool: Json): string[] {
+export function toolMarks(tool: JsonObject): string[] {
   const marks: string[] = []
   const execution = tool.execution as { taskSupport?: unknown } | undefined
   if (execution?.taskSupport === 'required') marks.push('task-only')

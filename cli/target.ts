@@ -15,7 +15,7 @@ import { cacheTools, cachedTool } from './schema-cache.ts'
 import { withNotice } from './progress.ts'
 import { daemonClient } from './daemon-client.ts'
 
-type Json = Record<string, unknown>
+type JsonObject = Record<string, unknown>
 
 export interface ServerSession {
   /** The server's name (configured) or its URL/command (ad-hoc). */
@@ -23,14 +23,14 @@ export interface ServerSession {
   readonly adHoc: boolean
   catalog(): Promise<Catalog>
   /** A definition an earlier command cached from this server's catalog (daemon sessions; cli/schema-cache.ts). */
-  cachedTool?(tool: string): Json | undefined
+  cachedTool?(tool: string): JsonObject | undefined
   /**
    * `task`: run a task-optional tool as a task (`mcpx call --task`). `inputSchemaHash`: the
    * arguments were built against a cached schema; a daemon whose schema differs refuses the call
    * before it runs (McpxError NOT_FOUND with data.staleSchema).
    */
-  call(tool: string, args: Json, options: { timeoutMs?: number; showProgress: boolean; task?: boolean; inputSchemaHash?: string }): Promise<Json>
-  request(method: string, params: Json, options?: { timeoutMs?: number }): Promise<Json>
+  call(tool: string, args: JsonObject, options: { timeoutMs?: number; showProgress: boolean; task?: boolean; inputSchemaHash?: string }): Promise<JsonObject>
+  request(method: string, params: JsonObject, options?: { timeoutMs?: number }): Promise<JsonObject>
   close(): Promise<void>
 }
 
@@ -110,7 +110,7 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
     adHoc: false,
     async catalog() {
       const catalog = await withNotice(`connecting to ${server}`, delay, () => client.request<Catalog>('catalog', { name: server, roots: host.roots }))
-      cacheTools(layout, server, catalog.tools as Json[])
+      cacheTools(layout, server, catalog.tools as JsonObject[])
       return catalog
     },
     cachedTool: (tool) => cachedTool(layout, server, tool),
@@ -127,12 +127,12 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
         progressId: follower.id,
         host: hostParams(host),
       }
-      return client.stream<Json>('call', params, (line) => (line.type === 'call.progress' || line.type === 'call.input' ? follower.handle(line.type, line.data) : undefined)).finally(() => follower.stop())
+      return client.stream<JsonObject>('call', params, (line) => (line.type === 'call.progress' || line.type === 'call.input' ? follower.handle(line.type, line.data) : undefined)).finally(() => follower.stop())
     },
     async request(method, params, options = {}) {
       const follow = followCall(client, { showProgress: false, host, settings: ctx.settings, label: `${server} ${method}` })
       return client
-        .request<Json>('request', { server, method, params, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
+        .request<JsonObject>('request', { server, method, params, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
         .finally(() => follow.stop())
     },
     close: async () => {},
@@ -153,6 +153,6 @@ export function cliAsker(host: HostOptions): DownstreamAsker {
   return {
     listRoots: async () => ({ roots: host.roots.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') })) }),
     elicit: (params) => answer('elicit', params, host, answers),
-    sample: host.samplingCommand !== '' ? (params: Json) => answer('sample', params, host, answers) : refuseSampling,
+    sample: host.samplingCommand !== '' ? (params: JsonObject) => answer('sample', params, host, answers) : refuseSampling,
   }
 }

@@ -1,6 +1,8 @@
 /**
  * mcpx benchmarks, all in one run so every comparison is a same-run ratio (the machine is shared
- * and noisy; see /work/shared/notes/perf-anchors.md for the method and the peers' versions):
+ * and noisy, so only same-run paired ratios mean anything):
+ *  1a. CPU per call of the daemon's own process vs the relay floor's own process (`--cpu-calls`,
+ *     default 10,000 each, so 10 ms ticks do not matter; it also leaves both warm for what follows);
  *  1. tools/call p50/p99 — SDK client straight to the upstream over stdio vs the daemon's /mcp
  *     (raw surface and mcpx_call) vs supergateway --stateful;
  *  2. start-up and memory: wall time of `mcpx --version` and of a warm `mcpx call` (compiled binary,
@@ -13,7 +15,8 @@
  *  5. replicas — µs per seal and per open (bench/seal.ts); tools/call through one daemon in replica
  *     mode (sealed ids) vs a plain one, and through HAProxy + 3 replicas vs one direct, in paired
  *     blocks, with the daemons' CPU per call (bench/cluster.ts; needs haproxy).
- * Usage: bun scripts/bench.ts [--only all|stdio|startup|cluster] [--calls 1000] [--block 50] [--warmup 100] [--oneshot-runs 15]
+ * Usage: bun scripts/bench.ts [--only all|stdio|startup|cluster] [--calls 1000] [--block 50] [--warmup 100] [--cpu-calls 10000]
+ *        [--daemon-warmup 10000] [--oneshot-runs 15]
  *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--memory-calls 1000] [--idle-ms 2000]
  *        [--seal-ops 20000] [--cluster-calls 2000] [--json] [--out file.json]
  * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (both with only the echo server configured), `--only cluster` part 5.
@@ -27,7 +30,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { type ClusterFigures, measureCluster, renderCluster } from './bench/cluster.ts'
 import { type SealFigures, measureSeal, renderSeal } from './bench/seal.ts'
 import { measureBatch, measureExecOverMcp, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
-import { type CpuPerCall, cpuPerCall } from './bench/cpu.ts'
+import { type CpuPerCall, cpuPerCall, type OwnCpuPerCall, ownCpuPerCall } from './bench/cpu.ts'
 import { type MemoryFigures, type StartupFigures, buildHello, measureDaemonMemory, measureStartup } from './bench/startup.ts'
 import { ECHO_SERVER, NODE, REPO, buildBinary, directClient, httpClient, mcporterPeer, startHttpFloor, startRelayFloor, startMcpxDaemon, startSupergateway, type Peer, type McpxDaemon, type Mcporter } from './bench/peers.ts'
 import { type CallTarget, measurePersistent, pairedRatio } from './bench/persistent.ts'
@@ -41,6 +44,8 @@ const { values: flags } = parseArgs({
     calls: { type: 'string', default: '1000' },
     block: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '100' },
+    'cpu-calls': { type: 'string', default: '10000' },
+    'daemon-warmup': { type: 'string', default: '10000' },
     'oneshot-runs': { type: 'string', default: '15' },
     'batch-calls': { type: 'string', default: '1000' },
     'batch-reps': { type: 'string', default: '3' },
@@ -55,7 +60,8 @@ const { values: flags } = parseArgs({
 })
 const num = (name: keyof typeof flags) => {
   const value = Number(flags[name])
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`)
+  const least = name === 'daemon-warmup' ? 0 : 1
+  if (!Number.isInteger(value) || value < least) throw new Error(`--${name} must be an integer ≥ ${least}`)
   return value
 }
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`)
@@ -90,7 +96,7 @@ function renderReplicas(figures: ReplicaFigures): string {
 
 function stdioPaths(daemon: McpxDaemon, mcporter: Mcporter): Promise<StdioFigures> {
   progress(`part 4: stdio hosts (SDK 1.x under node), ${num('calls')} calls per path, blocks of ${num('block')}`)
-  return measureStdioPaths({ dir, daemon, mcporter, ns: NS, calls: num('calls'), block: num('block'), warmup: num('warmup') })
+  return measureStdioPaths({ dir, daemon, mcporter, ns: NS, calls: num('calls'), block: num('block'), warmup: num('warmup'), daemonWarmup: num('daemon-warmup') })
 }
 
 /** Part 2: one-shot pairs against the hello binary and mcporter, then the daemon's idle RSS. */
@@ -134,7 +140,7 @@ async function mainStdio(): Promise<StdioOnlyReport> {
   const mcporter = mcporterPeer(dir)
   cleanups.push(() => mcporter.stop())
   const stdio = await stdioPaths(daemon, mcporter)
-  return { when: new Date().toISOString(), machine: await machine(), flags: { calls: num('calls'), block: num('block'), warmup: num('warmup') }, stdio }
+  return { when: new Date().toISOString(), machine: await machine(), flags: { calls: num('calls'), block: num('block'), warmup: num('warmup'), daemonWarmup: num('daemon-warmup') }, stdio }
 }
 
 async function main(): Promise<BenchReport> {
@@ -187,6 +193,17 @@ async function main(): Promise<BenchReport> {
     { name: 'http-floor-fetch', describe: 'bare fetch POST → the same canned-JSON server (loopback HTTP floor)', call: floorFetch },
     { name: 'relay-floor', describe: 'SDK client → minimal bun HTTP→stdio relay (no validation, sessions or auth) → stdio upstream', call: call(relaySdk, 'echo', { message: 'hello' }) },
   ]
+  const cpuOwnCalls = num('cpu-calls')
+  const byTarget = Object.fromEntries(targets.map((t) => [t.name, t]))
+  progress(`part 1a: CPU of the daemon's own process vs the relay floor's, ${cpuOwnCalls} calls each in interleaved blocks of 500`)
+  const daemonCpu: OwnCpuPerCall[] = await ownCpuPerCall(
+    [
+      { name: 'mcpx-raw', pid: daemon.pid, call: byTarget['mcpx-raw']!.call },
+      { name: 'relay-floor', pid: relay.pid, call: byTarget['relay-floor']!.call },
+    ],
+    cpuOwnCalls,
+    500,
+  )
   const calls = num('calls')
   progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
   const persistent = await measurePersistent(targets, { calls, block: num('block'), warmup: num('warmup') })
@@ -217,10 +234,11 @@ async function main(): Promise<BenchReport> {
   return {
     when: new Date().toISOString(),
     machine: await machine(),
-    flags: { calls, block: num('block'), warmup: num('warmup'), oneshotRuns: num('oneshot-runs'), memoryCalls: num('memory-calls'), idleMs: num('idle-ms'), batchCalls: num('batch-calls'), batchReps: num('batch-reps'), searchTools: num('search-tools') },
+    flags: { calls, block: num('block'), warmup: num('warmup'), cpuCalls: cpuOwnCalls, daemonWarmup: num('daemon-warmup'), oneshotRuns: num('oneshot-runs'), memoryCalls: num('memory-calls'), idleMs: num('idle-ms'), batchCalls: num('batch-calls'), batchReps: num('batch-reps'), searchTools: num('search-tools') },
     persistent,
     persistentRatios,
     cpu,
+    daemonCpu,
     startup,
     memory,
     sandbox,

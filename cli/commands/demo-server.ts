@@ -5,13 +5,13 @@
  */
 import { defineCommand } from 'citty'
 import { RPC, RpcError } from '../../lib/errors/index.ts'
-import { Engine, type Json, defineServer, serveStdio } from '../../lib/server/index.ts'
+import { Engine, type JsonObject, defineServer, serveStdio } from '../../lib/server/index.ts'
 import { loadContext } from '../context.ts'
 import { VERSION } from '../version.ts'
 
 const text = (value: string) => ({ content: [{ type: 'text', text: value }] })
 
-function requireType(args: Json, name: string, type: 'string' | 'number'): void {
+function requireType(args: JsonObject, name: string, type: 'string' | 'number'): void {
   if (typeof args[name] !== type) throw new RpcError(RPC.INVALID_PARAMS, `argument "${name}" must be a ${type}`, { argument: name })
 }
 

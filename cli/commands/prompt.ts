@@ -13,7 +13,7 @@ import { repeatable } from '../parse.ts'
 import { printJson } from '../render.ts'
 import { isUrl, openServer } from '../target.ts'
 
-type Json = Record<string, unknown>
+type JsonObject = Record<string, unknown>
 
 const targetArgs = {
   stdio: { type: 'string', description: 'Ad-hoc stdio server: this command line', valueHint: 'command' },
@@ -31,7 +31,7 @@ const list = defineCommand({
       if (ctx.json) return printJson(prompts)
       if (prompts.length === 0) return void process.stderr.write(`${session.label} has no prompts\n`)
       for (const prompt of prompts) {
-        const params = ((prompt.arguments ?? []) as Json[]).map((a) => (a.required ? String(a.name) : `[${String(a.name)}]`))
+        const params = ((prompt.arguments ?? []) as JsonObject[]).map((a) => (a.required ? String(a.name) : `[${String(a.name)}]`))
         const description = typeof prompt.description === 'string' ? `  ${prompt.description.split('\n')[0]}` : ''
         process.stdout.write(`${String(prompt.name)}(${params.join(', ')})${description}\n`)
       }
@@ -70,7 +70,7 @@ const get = defineCommand({
         const hint = suggest(name, prompts.map((p) => String(p.name)))
         throw new McpxError('NOT_FOUND', `${session.label} has no prompt "${name}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}`, { prompt: name, suggestions: hint })
       }
-      const declared = (prompt.arguments ?? []) as Json[]
+      const declared = (prompt.arguments ?? []) as JsonObject[]
       const values: Record<string, string> = {}
       for (const token of tokens) {
         const eq = token.indexOf('=')
@@ -88,9 +88,9 @@ const get = defineCommand({
       const result = await session.request('prompts/get', { name, arguments: values })
       if (ctx.json) return printJson(result)
       if (typeof result.description === 'string') process.stderr.write(`${result.description}\n`)
-      for (const message of (result.messages ?? []) as Json[]) {
-        const content = (message.content ?? {}) as Json
-        const body = content.type === 'text' ? String(content.text) : content.type === 'resource' ? `[resource ${String((content.resource as Json)?.uri)}]\n${String((content.resource as Json)?.text ?? '')}` : `[${String(content.type)}]`
+      for (const message of (result.messages ?? []) as JsonObject[]) {
+        const content = (message.content ?? {}) as JsonObject
+        const body = content.type === 'text' ? String(content.text) : content.type === 'resource' ? `[resource ${String((content.resource as JsonObject)?.uri)}]\n${String((content.resource as JsonObject)?.text ?? '')}` : `[${String(content.type)}]`
         process.stdout.write(`${String(message.role)}: ${body}\n`)
       }
     } finally {

@@ -13,7 +13,7 @@ import { repeatable } from '../parse.ts'
 import { printJson } from '../render.ts'
 import { openServer } from '../target.ts'
 
-type Json = Record<string, unknown>
+type JsonObject = Record<string, unknown>
 
 const serverArg = { type: 'positional', description: 'Configured server name, or a URL', required: true } as const
 const targetArgs = {
@@ -60,7 +60,7 @@ const read = defineCommand({
     try {
       const result = await session.request('resources/read', { uri })
       if (ctx.json) return printJson(result)
-      const contents = Array.isArray(result.contents) ? (result.contents as Json[]) : []
+      const contents = Array.isArray(result.contents) ? (result.contents as JsonObject[]) : []
       let wrote = false
       for (const content of contents) {
         if (typeof content.text === 'string') {

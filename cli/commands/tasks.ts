@@ -8,12 +8,12 @@ import { loadConfiguredContext } from '../context.ts'
 import { printJson } from '../render.ts'
 import { openServer } from '../target.ts'
 
-type Json = Record<string, unknown>
+type JsonObject = Record<string, unknown>
 
 const server = { type: 'positional', description: 'Configured server name, or a URL', required: true } as const
 const id = { type: 'positional', description: 'Task id', required: true } as const
 
-function describeTask(task: Json): string {
+function describeTask(task: JsonObject): string {
   return `${String(task.taskId)}  ${String(task.status)}${task.statusMessage ? `  ${String(task.statusMessage)}` : ''}${task.createdAt ? `  (created ${String(task.createdAt)})` : ''}`
 }
 
@@ -26,7 +26,7 @@ const list = defineCommand({
     try {
       const result = await session.request('tasks/list', {})
       if (ctx.json) return printJson(result)
-      const tasks = (result.tasks ?? []) as Json[]
+      const tasks = (result.tasks ?? []) as JsonObject[]
       if (tasks.length === 0) return void process.stderr.write(`${session.label} holds no tasks\n`)
       for (const task of tasks) process.stdout.write(`${describeTask(task)}\n`)
     } finally {

@@ -1,5 +1,5 @@
 /**
- * `WWW-Authenticate: Bearer …` challenges of /mcp (RFC 6750 §3, RFC 9728 §5.1). 2026-07-28
+ * `WWW-Authenticate: Bearer …` challenges of /mcp (RFC 6750 section 3, RFC 9728 section 5.1). 2026-07-28
  * basic/authorization/index.mdx: a 401 carries `resource_metadata` and SHOULD carry the needed
  * `scope`; a 403 for missing scopes carries `error="insufficient_scope"` with every needed scope.
  */
@@ -12,7 +12,7 @@ export interface ChallengeInput {
   readonly description?: string
 }
 
-/** RFC 9110 §5.6.4 quoted-string: backslash-escape `"` and `\`; drop what a header cannot hold. */
+/** RFC 9110 section 5.6.4 quoted-string: backslash-escape `"` and `\`; drop what a header cannot hold. */
 function quoted(value: string): string {
   return `"${value.replace(/[\r\n]+/g, ' ').replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, '\\$&')}"`
 }

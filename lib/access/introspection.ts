@@ -1,6 +1,6 @@
 /**
  * Opaque access tokens checked by the authorization server (RFC 7662): POST the token with mcpx's
- * client credentials (client_secret_basic, RFC 7662 §2.1); only `active: true` counts, and a
+ * client credentials (client_secret_basic, RFC 7662 section 2.1); only `active: true` counts, and a
  * response naming another audience or issuer is refused like a JWT would be (RFC 8707).
  */
 export interface IntrospectionOptions {

@@ -1,7 +1,7 @@
 /**
  * The authorization server's signing keys: its metadata is discovered from the issuer URL
- * (RFC 8414 §3, then OpenID Connect Discovery), its `issuer` must equal the configured one
- * (RFC 8414 §3.3), and its `jwks_uri` becomes a jose remote key set — cached, re-fetched when a
+ * (RFC 8414 section 3, then OpenID Connect Discovery), its `issuer` must equal the configured one
+ * (RFC 8414 section 3.3), and its `jwks_uri` becomes a jose remote key set — cached, re-fetched when a
  * token names an unknown key id (rotation), with a cooldown so bad tokens cannot flood the AS.
  */
 import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose'
@@ -22,8 +22,8 @@ export interface IssuerMetadata {
   readonly [key: string]: unknown
 }
 
-/** RFC 8414 §3.1 inserts the well-known segment before the issuer's path; OIDC appends it. */
-export function metadataUrls(issuer: string): string[] {
+/** RFC 8414 section 3.1 inserts the well-known segment before the issuer's path; OIDC appends it. */
+function metadataUrls(issuer: string): string[] {
   const url = new URL(issuer)
   const path = url.pathname.replace(/\/+$/, '')
   return [
@@ -64,7 +64,7 @@ export class IssuerKeys {
   }
 }
 
-export async function discoverIssuer(options: Pick<IssuerKeysOptions, 'issuer' | 'requestTimeoutMs' | 'fetch'>): Promise<IssuerMetadata> {
+async function discoverIssuer(options: Pick<IssuerKeysOptions, 'issuer' | 'requestTimeoutMs' | 'fetch'>): Promise<IssuerMetadata> {
   const doFetch = options.fetch ?? fetch
   const problems: string[] = []
   for (const url of metadataUrls(options.issuer)) {
@@ -84,7 +84,7 @@ export async function discoverIssuer(options: Pick<IssuerKeysOptions, 'issuer' |
       problems.push(`${url}: not a JSON object`)
       continue
     }
-    // RFC 8414 §3.3: a document naming another issuer MUST NOT be used.
+    // RFC 8414 section 3.3: a document naming another issuer MUST NOT be used.
     if (body.issuer !== options.issuer) throw new Error(`${url} names issuer ${JSON.stringify(body.issuer)}, not the configured ${options.issuer}`)
     return body
   }

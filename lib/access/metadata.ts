@@ -25,7 +25,7 @@ export function resourceMetadata(resource: string, issuer: string, scopes: reado
   }
 }
 
-/** The path-specific metadata URL of a resource (RFC 9728 §3.1: well-known segment before the path). */
+/** The path-specific metadata URL of a resource (RFC 9728 section 3.1: well-known segment before the path). */
 export function resourceMetadataUrl(resource: string): string {
   const url = new URL(resource)
   const path = url.pathname === '/' ? '' : url.pathname.replace(/\/+$/, '')
@@ -38,7 +38,7 @@ export function resourceMetadataPaths(resource: string): string[] {
   return path === '' ? [PRM_PATH] : [PRM_PATH, `${PRM_PATH}${path}`]
 }
 
-/** RFC 8707 §2: the resource is an absolute URI without a fragment. */
+/** RFC 8707 section 2: the resource is an absolute URI without a fragment. */
 export function checkResourceUrl(resource: string): string | undefined {
   let url: URL
   try {
@@ -46,7 +46,7 @@ export function checkResourceUrl(resource: string): string | undefined {
   } catch {
     return `is not an absolute URL: ${JSON.stringify(resource)}`
   }
-  if (url.hash !== '') return 'must not contain a fragment (RFC 8707 §2)'
+  if (url.hash !== '') return 'must not contain a fragment (RFC 8707 section 2)'
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an http(s) URL'
   return undefined
 }

@@ -11,7 +11,7 @@ import type { Principal } from './principal.ts'
 
 const Globs = v.array(v.pipe(v.string(), v.minLength(1, 'must not be empty')))
 
-export const AccessRuleSchema = v.strictObject({
+const AccessRuleSchema = v.strictObject({
   name: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
   subjects: v.optional(Globs),
   groups: v.optional(Globs),

@@ -16,8 +16,8 @@ export interface Principal {
 
 export const OWNER: Principal = Object.freeze({ kind: 'owner', id: 'owner', subject: 'owner', scopes: [], groups: [] })
 
-/** Space-separated `scope` (RFC 6749 §3.3, RFC 9068 §2.2.3) or an array (`scp`, some servers). */
-export function scopesOf(claims: Record<string, unknown>): string[] {
+/** Space-separated `scope` (RFC 6749 section 3.3, RFC 9068 section 2.2.3) or an array (`scp`, some servers). */
+function scopesOf(claims: Record<string, unknown>): string[] {
   const raw = claims.scope ?? claims.scp
   if (typeof raw === 'string') return raw.split(' ').filter(Boolean)
   if (Array.isArray(raw)) return raw.filter((s): s is string => typeof s === 'string')
@@ -25,7 +25,7 @@ export function scopesOf(claims: Record<string, unknown>): string[] {
 }
 
 /** A groups claim may be an array of names or one space-separated string. */
-export function groupsOf(claims: Record<string, unknown>, claim: string): string[] {
+function groupsOf(claims: Record<string, unknown>, claim: string): string[] {
   const raw = claims[claim]
   if (Array.isArray(raw)) return raw.filter((g): g is string => typeof g === 'string')
   if (typeof raw === 'string') return raw.split(' ').filter(Boolean)

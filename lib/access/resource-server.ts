@@ -41,7 +41,7 @@ export interface ResourceServerOptions {
   readonly fetch?: typeof fetch
 }
 
-/** A compact JWS: three base64url parts (RFC 7515 §7.1). Anything else is an opaque token. */
+/** A compact JWS: three base64url parts (RFC 7515 section 7.1). Anything else is an opaque token. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 const BEARER = /^Bearer\s+([A-Za-z0-9\-._~+/]+=*)\s*$/i
 
@@ -111,7 +111,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     if (!result.active) return refuse(result.reason)
     const { claims } = result
     if (claims.iss !== undefined && claims.iss !== issuer) return refuse(`the token was issued by ${String(claims.iss)}, not ${issuer}`)
-    // RFC 8707 / RFC 7662 §2.2: a token meant for another resource is not ours to accept.
+    // RFC 8707 / RFC 7662 section 2.2: a token meant for another resource is not ours to accept.
     const aud = claims.aud === undefined ? [] : Array.isArray(claims.aud) ? claims.aud : [claims.aud]
     if (!aud.includes(resource())) return refuse(`the token's audience is not ${resource()}`)
     return { claims }

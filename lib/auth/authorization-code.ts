@@ -1,5 +1,5 @@
 /**
- * One authorization code grant with PKCE (OAuth 2.1 §4.1, RFC 7636): build the authorization
+ * One authorization code grant with PKCE (OAuth 2.1 section 4.1, RFC 7636): build the authorization
  * request, hand it to the user-agent, validate the response (RFC 9207 `iss`, `state`) before the
  * code goes anywhere, then redeem the code at the token endpoint.
  */
@@ -42,7 +42,7 @@ export async function runAuthorizationCodeGrant(req: AuthorizationCodeRequest): 
 }
 
 /**
- * RFC 9207 §2.4 as tabled in 2026-07-28 basic/authorization/index.mdx: a present `iss` must equal
+ * RFC 9207 section 2.4 as tabled in 2026-07-28 basic/authorization/index.mdx: a present `iss` must equal
  * the recorded issuer by plain string comparison (no normalisation), whatever the metadata says;
  * an absent `iss` is refused only when the AS advertised it. On mismatch the error fields are
  * neither acted on nor shown. Then `state` must match; then an `error` is reported; else the code.

@@ -5,7 +5,7 @@
  * server's origin (metadata optional, default endpoints otherwise).
  */
 import { McpxError } from '../errors/index.ts'
-import { HTTP_STATUS, ACCEPT_POST, MIME } from '../wire/index.ts'
+import { HTTP_STATUS, POST_ACCEPT_HEADER, MIME } from '../wire/index.ts'
 import {
   defaultAuthorizationServerMetadata,
   fetchAuthorizationServerMetadata,
@@ -33,14 +33,14 @@ export interface Discovered {
 export async function discoverAuthorization(http: HttpContext, serverUrl: string, challenge: BearerChallenge, currentIssuer?: string): Promise<Discovered> {
   const prm = await fetchProtectedResourceMetadata(http, serverUrl, challenge.resourceMetadata)
   if (prm) {
-    // RFC 9728 §3.3 / RFC 8707: a PRM naming another resource must not steer our tokens.
+    // RFC 9728 section 3.3 / RFC 8707: a PRM naming another resource must not steer our tokens.
     if (!resourceMatchesServer(prm.resource, serverUrl)) {
       throw new McpxError('AUTH', `protected resource metadata names resource ${prm.resource}, which is not ${serverUrl}; refused`, {
         resource: prm.resource,
         serverUrl,
       })
     }
-    // RFC 9728 §7.6: the choice among several is ours; stay with the one we hold state for.
+    // RFC 9728 section 7.6: the choice among several is ours; stay with the one we hold state for.
     const servers = prm.authorization_servers ?? []
     const issuer = currentIssuer !== undefined && servers.includes(currentIssuer) ? currentIssuer : servers[0]
     if (!issuer) throw new McpxError('AUTH', `protected resource metadata of ${serverUrl} names no authorization server`, { resource: prm.resource })
@@ -69,7 +69,7 @@ export async function probeChallenge(http: HttpContext, serverUrl: string): Prom
   try {
     const response = await request(http, serverUrl, {
       method: 'POST',
-      headers: { 'content-type': MIME.JSON, accept: ACCEPT_POST },
+      headers: { 'content-type': MIME.JSON, accept: POST_ACCEPT_HEADER },
       body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'ping' }),
     })
     await response.body?.cancel()
@@ -79,7 +79,7 @@ export async function probeChallenge(http: HttpContext, serverUrl: string): Prom
   }
 }
 
-/** RFC 8707 §2 canonical URI: no fragment, and no bare trailing slash on a pathless URI. */
+/** RFC 8707 section 2 canonical URI: no fragment, and no bare trailing slash on a pathless URI. */
 function canonicalResource(serverUrl: string): string {
   const url = new URL(serverUrl)
   url.hash = ''

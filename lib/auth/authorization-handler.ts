@@ -1,14 +1,14 @@
 /**
  * How the user-agent step of the authorization code flow happens. The flow asks a handler for a
  * redirect URI, builds the authorization URL, and the handler returns the URL the authorization
- * server redirected back to. Two handlers: an interactive loopback listener (RFC 8252 §7.3,
+ * server redirected back to. Two handlers: an interactive loopback listener (RFC 8252 section 7.3,
  * `Bun.serve` on 127.0.0.1) that opens or prints the URL, and a non-interactive one that fetches
  * the URL and reads `Location` (for authorization servers that redirect at once, e.g. test ASes).
  */
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { FetchLike } from './http.ts'
-import { HTTP_STATUS } from '../wire/index.ts'
+import { LOOPBACK_BIND_ADDRESS, HTTP_STATUS } from '../wire/index.ts'
 
 export interface AuthorizationSession extends AsyncDisposable {
   /** The redirect_uri to register and to send in the authorization and token requests. */
@@ -73,7 +73,7 @@ export interface LoopbackHandlerOptions {
 }
 
 const CALLBACK_PATH = '/callback'
-const LOOPBACK_HOST = '127.0.0.1'
+const LOOPBACK_HOST = LOOPBACK_BIND_ADDRESS
 
 /** Interactive handler: a one-shot listener on 127.0.0.1 receives the authorization response. */
 export function createLoopbackHandler(options: LoopbackHandlerOptions): AuthorizationHandler {

@@ -1,7 +1,7 @@
 /**
- * Client authentication at the token endpoint (OAuth 2.1 §2.4, RFC 7523 §2.2): picks the method
+ * Client authentication at the token endpoint (OAuth 2.1 section 2.4, RFC 7523 section 2.2): picks the method
  * the AS supports for the credentials we hold and applies it to a form body and headers.
- * `client_secret_basic` form-encodes id and secret before base64 (RFC 6749 §2.3.1).
+ * `client_secret_basic` form-encodes id and secret before base64 (RFC 6749 section 2.3.1).
  */
 import { SignJWT, importPKCS8 } from 'jose'
 import { McpxError } from '../errors/index.ts'
@@ -22,7 +22,7 @@ export interface ClientCredentials {
 
 /**
  * Choose the token endpoint auth method. A method fixed at registration wins; else the first of
- * our preference the AS lists. RFC 8414 §2: an absent list means `client_secret_basic`.
+ * our preference the AS lists. RFC 8414 section 2: an absent list means `client_secret_basic`.
  */
 export function chooseAuthMethod(client: ClientCredentials, supported: string[] | undefined): TokenEndpointAuthMethod {
   if (client.authMethod && isMethod(client.authMethod)) return client.authMethod
@@ -42,7 +42,7 @@ function isMethod(method: string): method is TokenEndpointAuthMethod {
   return ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'].includes(method)
 }
 
-/** Add client authentication to a token request. `audience` is the AS issuer (RFC 7523 §3). */
+/** Add client authentication to a token request. `audience` is the AS issuer (RFC 7523 section 3). */
 export async function applyClientAuth(
   method: TokenEndpointAuthMethod,
   client: ClientCredentials,
@@ -78,7 +78,7 @@ function formEncode(value: string): string {
 
 const ASSERTION_LIFETIME_S = 300
 
-/** A signed JWT client assertion: iss = sub = client_id, aud = the AS (RFC 7523 §3). */
+/** A signed JWT client assertion: iss = sub = client_id, aud = the AS (RFC 7523 section 3). */
 async function signClientAssertion(client: ClientCredentials, audience: string): Promise<string> {
   const alg = client.signingAlgorithm ?? 'ES256'
   if (!/^(ES|RS|PS)(256|384|512)$/.test(alg)) throw new McpxError('CONFIG', `unsupported client assertion algorithm ${alg}`)

@@ -13,7 +13,7 @@ import { type AuthorizationServerMetadata, ClientInformationSchema } from './sch
 export interface RegisteredClient extends ClientCredentials {
   kind: 'pre-registered' | 'metadata-document' | 'dynamic'
   redirectUris?: string[]
-  /** Epoch ms after which a dynamically issued secret is void (RFC 7591 §3.2.1), if it expires. */
+  /** Epoch ms after which a dynamically issued secret is void (RFC 7591 section 3.2.1), if it expires. */
   secretExpiresAt?: number
 }
 
@@ -72,7 +72,7 @@ function isClientMetadataUrl(value: string): boolean {
   }
 }
 
-/** Register dynamically (RFC 7591 §3.1). Fails with AUTH when the AS offers no registration. */
+/** Register dynamically (RFC 7591 section 3.1). Fails with AUTH when the AS offers no registration. */
 export async function registerClient(http: HttpContext, metadata: AuthorizationServerMetadata, options: RegistrationOptions): Promise<RegisteredClient> {
   const endpoint = metadata.registration_endpoint
   if (!endpoint) {
@@ -89,7 +89,8 @@ export async function registerClient(http: HttpContext, metadata: AuthorizationS
     grant_types: options.grantTypes,
     response_types: ['code'],
     token_endpoint_auth_method: authMethod,
-    // client-registration.mdx: native apps with loopback redirects MUST say so (SEP-837).
+    // 2026-07-28 basic/authorization/client-registration.mdx: clients MUST state an `application_type`, and native
+    // apps (loopback redirects) use "native".
     application_type: 'native',
   }
   if (options.scope) body.scope = options.scope

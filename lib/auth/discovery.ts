@@ -1,7 +1,7 @@
 /**
  * Authorization server discovery for one MCP server (2026-07-28
  * basic/authorization/authorization-server-discovery.mdx): protected resource metadata from the
- * challenge's `resource_metadata`, else the path-based then root well-known URI (RFC 9728 §3);
+ * challenge's `resource_metadata`, else the path-based then root well-known URI (RFC 9728 section 3);
  * the PRM `resource` must identify this server; then AS metadata from the RFC 8414 / OpenID
  * well-known URIs in the spec's priority order, whose `issuer` must equal the one we built from.
  */
@@ -19,7 +19,7 @@ const PRM_SUFFIX = '/.well-known/oauth-protected-resource'
 const OAUTH_AS_SUFFIX = '/.well-known/oauth-authorization-server'
 const OPENID_SUFFIX = '/.well-known/openid-configuration'
 
-/** Well-known PRM URLs for a server URL: path-based first, root second (RFC 9728 §3.1). */
+/** Well-known PRM URLs for a server URL: path-based first, root second (RFC 9728 section 3.1). */
 export function protectedResourceMetadataUrls(serverUrl: string): string[] {
   const url = new URL(serverUrl)
   const path = url.pathname.replace(/\/+$/, '')
@@ -50,7 +50,7 @@ export async function fetchProtectedResourceMetadata(
 }
 
 /**
- * Whether PRM `resource` identifies the MCP server at `serverUrl` (RFC 9728 §3.3, RFC 8707 §2):
+ * Whether PRM `resource` identifies the MCP server at `serverUrl` (RFC 9728 section 3.3, RFC 8707 section 2):
  * same origin, and the resource path equals the server path or is a path-segment prefix of it
  * (a root PRM may name the origin for every endpoint under it).
  */
@@ -69,7 +69,7 @@ export function resourceMatchesServer(resource: string, serverUrl: string): bool
   return sPath === rPath || sPath.startsWith(`${rPath}/`)
 }
 
-/** AS metadata URLs for an issuer, in the spec's priority order (RFC 8414 §3.1 and §5). */
+/** AS metadata URLs for an issuer, in the spec's priority order (RFC 8414 section 3.1 and section 5). */
 export function authorizationServerMetadataUrls(issuer: string): string[] {
   const url = new URL(issuer)
   const path = url.pathname.replace(/\/+$/, '')
@@ -80,7 +80,7 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
 /**
  * Fetch and validate AS metadata for `issuer`. `undefined` when no well-known URL answers 2xx.
  * A document whose `issuer` differs from the one we built the URL from is refused outright
- * (RFC 8414 §3.3: MUST NOT use it; a poisoned document is not a reason to keep probing).
+ * (RFC 8414 section 3.3: MUST NOT use it; a poisoned document is not a reason to keep probing).
  */
 export async function fetchAuthorizationServerMetadata(ctx: HttpContext, issuer: string): Promise<AuthorizationServerMetadata | undefined> {
   for (const url of authorizationServerMetadataUrls(issuer)) {
@@ -131,7 +131,7 @@ function isLoopback(hostname: string): boolean {
 }
 
 /**
- * 2025-03-26 basic/authorization.mdx §2.3.3: with no metadata document, the AS lives at the MCP
+ * 2025-03-26 basic/authorization.mdx "Fallbacks for Servers without Metadata Discovery": with no metadata document, the AS lives at the MCP
  * server's origin with default endpoint paths.
  */
 export function defaultAuthorizationServerMetadata(serverUrl: string): AuthorizationServerMetadata {

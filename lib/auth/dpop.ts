@@ -1,7 +1,7 @@
 /**
- * DPoP (RFC 9449; MCP auth extension SEP-1932): a per-provider ES256 key, proofs for the token
- * endpoint (§5) and for each resource request (§7, with `ath`), and the server-supplied nonces
- * (§8 AS, §9 resource server). The private key is kept as a JWK with the tokens it is bound to,
+ * DPoP (RFC 9449; an MCP auth extension): a per-provider ES256 key, proofs for the token
+ * endpoint (RFC 9449 section 5) and for each resource request (section 7, with `ath`), and the server-supplied nonces
+ * (RFC 9449 section 8 AS, section 9 resource server). The private key is kept as a JWK with the tokens it is bound to,
  * so a DPoP-bound token stored on disk stays usable by the next mcpx process.
  */
 import { type JWK, SignJWT } from 'jose'
@@ -33,12 +33,12 @@ export async function fromPrivateJwk(privateJwk: JsonWebKey): Promise<DpopKey> {
 export interface ProofTarget {
   method: string
   url: string
-  /** The access token the request carries (adds `ath`, RFC 9449 §4.2). */
+  /** The access token the request carries (adds `ath`, RFC 9449 section 4.2). */
   accessToken?: string
   nonce?: string
 }
 
-/** A fresh proof JWT: new `jti` each time, `htu` without query or fragment (RFC 9449 §4.2). */
+/** A fresh proof JWT: new `jti` each time, `htu` without query or fragment (RFC 9449 section 4.2). */
 export async function createDpopProof(key: DpopKey, target: ProofTarget): Promise<string> {
   const htu = new URL(target.url)
   htu.search = ''

@@ -31,7 +31,7 @@ export interface GrantRequest {
   /** The client known for this issuer (stored, static or CIMD), if any. */
   readonly client: RegisteredClient | undefined
   readonly scope: string | undefined
-  /** DPoP key and AS nonce; the token endpoint updates `nonce` in place (RFC 9449 §8). */
+  /** DPoP key and AS nonce; the token endpoint updates `nonce` in place (RFC 9449 section 8). */
   readonly dpop: { key: DpopKey; nonce?: string } | undefined
   readonly authorizationHandler?: AuthorizationHandler
   readonly clientName?: string

@@ -1,7 +1,7 @@
 /**
  * The HTTP requests of the OAuth flow (metadata, registration, token): one deadline per request
  * from settings, JSON bodies validated with valibot, failures as McpxError AUTH/CONNECT/TIMEOUT.
- * Redirects are never followed for POSTs (OAuth 2.1 §1.6: no credentials across redirects).
+ * Redirects are never followed for POSTs (OAuth 2.1 section 1.6: no credentials across redirects).
  */
 import * as v from 'valibot'
 import { McpxError } from '../errors/index.ts'

@@ -1,8 +1,8 @@
 /**
- * Assertion sources for the JWT bearer grant (RFC 7523 §2.1), used by machine upstreams that
- * carry no user: a workload identity JWT handed in by the platform (SEP-1933), or an Identity
+ * Assertion sources for the JWT bearer grant (RFC 7523 section 2.1), used by machine upstreams that
+ * carry no user: a workload identity JWT handed in by the platform, or an Identity
  * Assertion JWT Authorization Grant (ID-JAG) obtained from the enterprise IdP by token exchange
- * (RFC 8693; SEP-990 enterprise-managed authorization) for the MCP server's AS and resource.
+ * (RFC 8693; the Enterprise-Managed Authorization extension, spec extensions/overview.mdx) for the MCP server's AS and resource.
  */
 import * as v from 'valibot'
 import { McpxError } from '../errors/index.ts'
@@ -37,7 +37,7 @@ export interface IdJagOptions {
 
 const TokenExchangeResponseSchema = v.looseObject({ access_token: v.string(), issued_token_type: v.optional(v.string()) })
 
-/** Exchange an ID token for an ID-JAG addressed to the target AS and resource (RFC 8693 §2.1). */
+/** Exchange an ID token for an ID-JAG addressed to the target AS and resource (RFC 8693 section 2.1). */
 export function createIdJagAssertion(options: IdJagOptions): AssertionSource {
   const http = { fetch: options.fetch ?? fetch, timeoutMs: options.settings.authRequestTimeoutMs }
   return async (target) => {

@@ -53,7 +53,7 @@ export interface OAuthProviderOptions {
 /** An AuthProvider plus the verbs the CLI needs (`login`, `logout`). */
 export interface OAuthProvider extends AuthProvider {
   /**
-   * Headers besides Authorization for one request: a fresh DPoP proof (RFC 9449 §7) when the
+   * Headers besides Authorization for one request: a fresh DPoP proof (RFC 9449 section 7) when the
    * token is DPoP-bound, else none. A transport calls it right after authorization().
    */
   requestHeaders(request: { url: string; method: string }): Promise<Record<string, string>>
@@ -118,7 +118,7 @@ class OAuthProviderImpl implements OAuthProvider {
     const challenge = parseBearerChallenge(response)
     if (challenge.scheme === 'DPoP') this.serverWantsDpop = true
     if (response.status === HTTP_STATUS.UNAUTHORIZED && challenge.error === 'use_dpop_nonce' && challenge.dpopNonce) {
-      // RFC 9449 §9: the same token, a proof with the server's nonce; the transport bounds retries.
+      // RFC 9449 section 9: the same token, a proof with the server's nonce; the transport bounds retries.
       this.rsNonce = challenge.dpopNonce
       return 'retry'
     }
@@ -267,7 +267,8 @@ class OAuthProviderImpl implements OAuthProvider {
     const issuer = metadata.issuer
     const wanted = [...new Set([...scopes, ...splitScopes(this.options.scope)])]
     const grant = this.options.grant ?? 'authorization_code'
-    // SEP-2207: offline_access only when the AS lists it, and only for user-delegated grants.
+    // 2026-07-28 basic/authorization/index.mdx: a client MAY add offline_access when the AS lists it in
+    // scopes_supported; we do so only for user-delegated grants.
     if (grant === 'authorization_code' && this.options.requestOfflineAccess !== false && metadata.scopes_supported?.includes(OFFLINE_ACCESS) && wanted.length > 0) {
       if (!wanted.includes(OFFLINE_ACCESS)) wanted.push(OFFLINE_ACCESS)
     }
@@ -312,7 +313,7 @@ class OAuthProviderImpl implements OAuthProvider {
     }
     const old = state.tokens
     const { metadata, client } = state
-    // RFC 9449 §5: a DPoP-bound refresh is proven with the same key.
+    // RFC 9449 section 5: a DPoP-bound refresh is proven with the same key.
     const dpop = old.dpopJwk ? { key: await this.keyFor(old.dpopJwk), ...(this.asNonce ? { nonce: this.asNonce } : {}) } : undefined
     try {
       const tokens = await requestToken(

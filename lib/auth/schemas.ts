@@ -1,7 +1,7 @@
 /**
  * valibot schemas of the OAuth documents mcpx reads: protected resource metadata (RFC 9728),
  * authorization server metadata (RFC 8414 / OpenID Connect Discovery), DCR responses (RFC 7591)
- * and token responses (OAuth 2.1 §3.2.3). Loose objects: unknown members are kept, not refused.
+ * and token responses (OAuth 2.1 section 3.2.3). Loose objects: unknown members are kept, not refused.
  */
 import * as v from 'valibot'
 
@@ -50,7 +50,7 @@ export const TokenResponseSchema = v.looseObject({
 })
 export type TokenResponse = v.InferOutput<typeof TokenResponseSchema>
 
-/** OAuth error response body (RFC 6749 §5.2). */
+/** OAuth error response body (RFC 6749 section 5.2). */
 export const OAuthErrorSchema = v.looseObject({
   error: v.string(),
   error_description: v.optional(v.string()),

@@ -1,8 +1,8 @@
 /**
- * Token endpoint requests (OAuth 2.1 §3.2, §4.1.3, §4.3, §4.2 client_credentials): every request
- * carries `resource` exactly as published in the PRM (RFC 8707 §2) and client authentication by
+ * Token endpoint requests (OAuth 2.1 section 3.2, section 4.1.3, section 4.3, section 4.2 client_credentials): every request
+ * carries `resource` exactly as published in the PRM (RFC 8707 section 2) and client authentication by
  * the chosen method. Bearer tokens (RFC 6750), or DPoP-bound ones when a DPoP key is given
- * (RFC 9449 §5, retrying once with the AS's nonce on `use_dpop_nonce`, §8).
+ * (RFC 9449 section 5, retrying once with the AS's nonce on `use_dpop_nonce`, section 8).
  */
 import { McpxError } from '../errors/index.ts'
 import { type ClientCredentials, applyClientAuth, chooseAuthMethod } from './client-auth.ts'

@@ -1,19 +1,19 @@
 /**
- * Parses `WWW-Authenticate` challenges (RFC 9110 §11.6.1, RFC 6750 §3): the Bearer challenge's
- * `resource_metadata` (RFC 9728 §5.1), `scope`, `error` and `error_description`. Tolerant of
+ * Parses `WWW-Authenticate` challenges (RFC 9110 section 11.6.1, RFC 6750 section 3): the Bearer challenge's
+ * `resource_metadata` (RFC 9728 section 5.1), `scope`, `error` and `error_description`. Tolerant of
  * several challenges in one header and of quoted strings with escapes; never throws.
  */
 
 export interface BearerChallenge {
-  /** Which challenge this came from: `Bearer` (RFC 6750) or `DPoP` (RFC 9449 §7.1). */
+  /** Which challenge this came from: `Bearer` (RFC 6750) or `DPoP` (RFC 9449 section 7.1). */
   scheme?: 'Bearer' | 'DPoP'
-  /** A `DPoP-Nonce` response header (RFC 9449 §9), when the server sent one. */
+  /** A `DPoP-Nonce` response header (RFC 9449 section 9), when the server sent one. */
   dpopNonce?: string
-  /** URL of the protected resource metadata document (RFC 9728 §5.1). */
+  /** URL of the protected resource metadata document (RFC 9728 section 5.1). */
   resourceMetadata?: string
   /** Space-separated scopes the server says the current operation needs. */
   scope?: string
-  /** e.g. `invalid_token`, `insufficient_scope` (RFC 6750 §3.1). */
+  /** e.g. `invalid_token`, `insufficient_scope` (RFC 6750 section 3.1). */
   error?: string
   errorDescription?: string
 }

@@ -9,7 +9,7 @@ import { log } from '../log.ts'
 import { Peer } from '../session/index.ts'
 import type { Transport, TransportKind } from '../transport/index.ts'
 import { HTTP_STATUS, LATEST_LEGACY, type Revision, eraOf, isModernRevision } from '../wire/index.ts'
-import { McpClient } from './client.ts'
+import { McpClient } from './mcp-client.ts'
 import { discoverModern, initializeLegacy, isModernError, pickModern } from './handshake.ts'
 import { serveServerRequests } from './input.ts'
 import { type StdioLaunch, type TransportFactory, defaultTransports } from './open-transport.ts'
@@ -25,10 +25,10 @@ export interface ConnectInternals {
 }
 
 /**
- * - stdio (basic/transports/stdio.mdx:121-147): a DiscoverResult or a recognised modern error →
+ * - stdio (2026-07-28 basic/transports/stdio.mdx "Backward Compatibility"): a DiscoverResult or a recognised modern error →
  *   modern; any other error, or silence for `probeTimeoutMs` → legacy `initialize` (never keyed
  *   to one error code).
- * - HTTP (streamable-http.mdx:650-668, 721-737): 400/404/405 (or a JSON-RPC error) that is not a
+ * - HTTP (2026-07-28 basic/transports/streamable-http.mdx "Backward Compatibility"): 400/404/405 (or a JSON-RPC error) that is not a
  *   recognised modern error → legacy `initialize`; if that POST fails with 400/404/405 too →
  *   HTTP+SSE (GET, `endpoint` event). 401/403 → AUTH.
  */
@@ -78,7 +78,8 @@ class ConnectRun {
           return await this.#done(peer, state, await this.#step('initialize', () => initializeLegacy(peer, state, this.#offer())))
         } catch (error) {
           // A modern-only server that was merely slow to answer the probe names its versions in the
-          // initialize error (versioning.mdx:154-157): it is modern after all.
+          // initialize error (2026-07-28 basic/versioning.mdx "Backward Compatibility with Initialization-Based
+          // Versions"): it is modern after all.
           if (!pickModern((error instanceof RpcError ? (error.rpcData as Record<string, unknown> | undefined) : undefined)?.supported)) throw error
           return await this.#done(peer, state, await this.#step('server/discover (named by initialize error)', () => discoverModern(peer, state)))
         }
@@ -88,7 +89,8 @@ class ConnectRun {
       throw this.#explain(error, peer)
     }
     // Some legacy servers exit on a first message that is not initialize: start it again and
-    // go straight to the legacy handshake (stdio.mdx:121-147 leaves the probe's failure mode open).
+    // go straight to the legacy handshake (2026-07-28 basic/transports/stdio.mdx "Backward Compatibility" leaves the
+    // probe's failure mode open).
     const again = await this.#open('stdio', () => this.factory.stdio(this.#launch(), this.settings))
     try {
       return await this.#done(again.peer, again.state, await this.#step('initialize (restarted)', () => initializeLegacy(again.peer, again.state, this.#offer())))
@@ -118,8 +120,8 @@ class ConnectRun {
         const identity = await modern()
         if (identity) return this.#done(peer, state, identity)
       }
-      // HTTP+SSE only when the POST itself is refused (400/404/405, SH:721-737); a JSON-RPC error
-      // to initialize is the server's answer and is reported as such.
+      // HTTP+SSE only when the POST itself is refused (400/404/405: 2026-07-28 basic/transports/streamable-http.mdx
+      // "HTTP+SSE Transport"); a JSON-RPC error to initialize is the server's answer and is reported as such.
       const legacy = await this.#try('initialize', () => initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(pinned) }), (error) =>
         target.transport === 'streamable-http' && !(probeModern && cached?.era === 'legacy') ? true : !isRefusedPost(error),
       )
@@ -189,7 +191,8 @@ class ConnectRun {
     state.era = identity.era
     state.revision = identity.revision
     // Legacy Streamable HTTP: servers send requests and notifications not tied to a POST on the
-    // standalone GET stream (TR-14); without it an unrelated elicitation/create is never seen.
+    // standalone GET stream (2025-11-25 basic/transports.mdx "Listening for Messages from the Server"); without it an
+    // unrelated elicitation/create is never seen.
     const stream = peer.transport as Partial<{ openListenStream(): Promise<boolean> }>
     if (identity.era === 'legacy' && identity.transport === 'streamable-http' && this.options.serverStream !== false && stream.openListenStream) {
       // Some servers send the GET response headers only with the first event, so the wait is

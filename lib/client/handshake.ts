@@ -2,7 +2,7 @@
  * The two ways a conversation starts: the legacy `initialize` handshake (2025-11-25
  * basic/lifecycle.mdx: offer one version, accept a counter-offer we speak, then
  * `notifications/initialized`) and the modern `server/discover` (2026-07-28 server/discover.mdx),
- * including the -32022 renegotiation within the server's `supported` list (versioning.mdx:48-71).
+ * including the -32022 renegotiation within the server's `supported` list (2026-07-28 basic/versioning.mdx "Protocol Version Negotiation").
  */
 import { McpxError, RPC, RpcError } from '../errors/index.ts'
 import type { Peer } from '../session/index.ts'
@@ -41,7 +41,7 @@ export async function initializeLegacy(peer: Peer, state: WireState, offer: Revi
     peer.request(
       'initialize',
       { protocolVersion: offered, capabilities: clientCapabilities(state, 'legacy', offered), clientInfo: state.clientInfo },
-      // The client MUST NOT cancel initialize (cancellation.mdx:35).
+      // The client MUST NOT cancel initialize (2025-11-25 basic/utilities/cancellation.mdx).
       { cancel: 'none', timeoutMs: options.timeoutMs },
     )
   let result: JsonObject
@@ -49,7 +49,7 @@ export async function initializeLegacy(peer: Peer, state: WireState, offer: Revi
     result = await ask()
   } catch (error) {
     // Some servers refuse an unknown version with an error naming `data.supported` instead of
-    // counter-offering (2025-11-25 basic/lifecycle.mdx:271-285): offer the newest one we share, once.
+    // counter-offering (2025-11-25 basic/lifecycle.mdx "Error Handling"): offer the newest one we share, once.
     const supported = error instanceof RpcError ? (error.rpcData as JsonObject | undefined)?.supported : undefined
     const shared = Array.isArray(supported) && !options.pinned ? [...LEGACY_REVISIONS].reverse().find((rev) => rev !== offered && supported.includes(rev)) : undefined
     if (!shared) throw error

@@ -1,13 +1,16 @@
 /**
  * The one place the client builds transports, so connect() stays transport-agnostic and tests can
  * substitute a factory. HTTP transports are the Streamable HTTP end (both eras) and the
- * 2024-11-05 HTTP+SSE end (legacy fallback, 2026-07-28 streamable-http.mdx:721-737).
+ * 2024-11-05 HTTP+SSE end (legacy fallback, 2026-07-28 basic/transports/streamable-http.mdx "HTTP+SSE Transport").
  */
 import type { Settings } from '../settings/index.ts'
 import { type AuthProvider, type Transport, type TransportKind, createHttpTransport, createSseTransport, createStdioTransport } from '../transport/index.ts'
 import type { HttpTarget, StdioTarget } from './types.ts'
 
-/** The HTTP end's session controls (legacy Streamable HTTP, TR-29/TR-30). */
+/**
+ * The HTTP end's session controls (legacy Streamable HTTP only: after a 404 the client re-initializes without the id;
+ * 2026 has no sessions, so a modern client sends none).
+ */
 export interface SessionControl {
   readonly sessionId?: string
   resetSession(): void

@@ -5,7 +5,7 @@
  */
 import type { Settings } from '../settings/index.ts'
 import type { AuthProvider, StdioServerParams, TransportKind } from '../transport/index.ts'
-import type { Era, Revision } from '../wire/index.ts'
+import type { Era, JsonObject, Revision } from '../wire/index.ts'
 
 /** A stdio server as configured: the transport's launch parameters, less the inherited environment (ConnectOptions.parentEnv). */
 export type StdioTarget = Omit<StdioServerParams, 'parentEnv'>
@@ -28,7 +28,7 @@ export interface Implementation {
   [key: string]: unknown
 }
 
-export type JsonObject = Record<string, unknown>
+export type { JsonObject }
 
 /** Where a question came from: a legacy JSON-RPC request, or an entry of a 2026 InputRequiredResult. */
 export interface InputContext {
@@ -82,7 +82,10 @@ export interface ConnectOptions {
   parentEnv?: Readonly<Record<string, string | undefined>>
   /** Directory where era verdicts persist between runs (`era-verdicts.json`); memory only without it. */
   cacheDir?: string
-  /** Legacy Streamable HTTP: open the standalone GET stream after initialize (default true, TR-14). */
+  /**
+   * Legacy Streamable HTTP: open the standalone GET stream after initialize (default true: server messages outside any
+   * POST arrive only there).
+   */
   serverStream?: boolean
   /** Skip the verdict cache (both read and write), e.g. for `mcpx probe`. */
   noCache?: boolean

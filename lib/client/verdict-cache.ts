@@ -1,6 +1,7 @@
 /**
  * Era verdicts per server configuration, so the modern probe costs one round trip per
- * configuration rather than per start (2026-07-28 basic/versioning.mdx:148-152: clients SHOULD
+ * configuration rather than per start (2026-07-28 basic/versioning.mdx "Backward Compatibility with
+ * Initialization-Based Versions": clients SHOULD
  * cache the era per process/origin, MAY persist it, and re-probe when the assumption fails).
  * In memory always; persisted as `<cacheDir>/era-verdicts.json` when the caller gives a directory.
  */

@@ -28,7 +28,7 @@ export function clientCapabilities(state: WireState, era: Era, revision?: Revisi
     else caps.elicitation = elicitUrl ? { form: {}, url: {} } : { form: {} }
   }
   if (onSample) caps.sampling = {}
-  // 2026 drops roots.listChanged (T26:721-732); legacy clients may announce it.
+  // 2026 drops roots.listChanged (2026-07-28 schema/schema.json ClientCapabilities); legacy clients may announce it.
   if (onListRoots) caps.roots = era === 'modern' ? {} : { listChanged: true }
   return { ...caps, ...state.extraCapabilities }
 }
@@ -54,7 +54,8 @@ export function headersFor(state: WireState, message: JsonRpcMessage): Record<st
   if ('method' in message) {
     const params = message.params
     const tool = isRequest(message) && message.method === 'tools/call' && typeof params?.name === 'string' ? state.tools.get(params.name) : undefined
-    // Legacy 2025-06-18+: MCP-Protocol-Version on everything after initialize (TR-34); 2026: + Mcp-Method/Name/Param-*.
+    // Legacy 2025-06-18+: MCP-Protocol-Version, the negotiated version, on everything after initialize
+    // (2025-11-25 basic/transports.mdx "Protocol Version Header"); 2026: + Mcp-Method/Name/Param-*.
     return requestHeaders(state.revision, message.method, params, tool)
   }
   // A response POSTed back to a legacy server still carries the negotiated version.

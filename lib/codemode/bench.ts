@@ -2,7 +2,7 @@
  * Measurement helpers for scripts/bench.ts: warm exec start latency and tool-call throughput of a
  * sandbox pool, with an in-process echo bridge so only the sandbox path is timed.
  */
-import type { ExecBridge, SandboxPool } from './pool.ts'
+import type { ExecBridge, SandboxPool } from './sandbox-pool.ts'
 
 export interface LatencySummary {
   readonly runs: number

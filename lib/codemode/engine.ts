@@ -2,7 +2,8 @@
  * Loads QuickJS (quickjs-emscripten-core, release-sync build) inside the sandbox child. The wasm is
  * imported as a file so `bun build --compile` embeds it; it is compiled once, and every exec gets a
  * FRESH instance with its own `WebAssembly.Memory` whose `maximum` is the heap cap: QuickJS's own
- * setMemoryLimit does not hold (codemode-findings §1.2), a wasm Memory maximum does. One instance is
+ * setMemoryLimit does not cap total memory in the emscripten builds (measured: a 64 MB limit grew to the 2 GB
+ * wasm maximum), a wasm Memory maximum does. One instance is
  * Spare instances are kept pre-built so an exec does not wait for instantiation.
  */
 import wasmPath from '@jitl/quickjs-wasmfile-release-sync/wasm' with { type: 'file' }

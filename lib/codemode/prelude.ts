@@ -11,7 +11,7 @@ import { RUN_HOOK } from './transpile.ts'
 /** Global the child installs before the prelude runs; the prelude deletes it. */
 export const HOST_GLOBAL = '__mcpx_host'
 /** Global the prelude leaves for the exec's own settings; the first call deletes it. */
-export const INSTALL_GLOBAL = '__mcpx_install'
+const INSTALL_GLOBAL = '__mcpx_install'
 
 const PRELUDE_BODY = String.raw`
 'use strict';

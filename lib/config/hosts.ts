@@ -1,5 +1,5 @@
 /**
- * Where MCP hosts keep their server definitions and the shape of each (shared/notes/peers.md §E):
+ * Where MCP hosts keep their server definitions and the shape of each (as each host documents it):
  * the files `mcpx import` reads, in precedence order, and the one file `mcpx install` writes.
  */
 import { join } from 'node:path'

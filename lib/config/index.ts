@@ -8,6 +8,7 @@ export {
   SERVER_NAME,
   type McpxConfig,
   type RemoteTransport,
+  transportKindOf,
   type ServerConfig,
   type ServerTarget,
 } from './schema.ts'

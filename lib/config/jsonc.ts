@@ -1,6 +1,12 @@
 /**
  * JSON with comments and trailing commas, as VS Code and opencode write their configs. Comments
  * and trailing commas outside strings are dropped, then JSON.parse reads the rest.
+ *
+ * Why this stays next to Bun.JSONC.parse (Bun 1.4.5 parses the same dialect): `mcpx install` must
+ * know whether a host's file holds comments before it rewrites the file as plain JSON (they would
+ * be lost; hasJsoncComments), which a parser that returns only the value cannot say; and Bun's
+ * error position is not the line and column of the fault (measured: line 1, column 85 for a
+ * missing value on line 4 of a 30-byte text), so it would not improve the error either.
  */
 import { McpxError } from '../errors/index.ts'
 

@@ -40,6 +40,15 @@ const HTTP_TYPES = ['http', 'streamable-http', 'sse'] as const
 const REMOTE_TRANSPORTS = ['auto', 'streamable-http', 'sse'] as const
 export type RemoteTransport = (typeof REMOTE_TRANSPORTS)[number]
 
+/**
+ * A remote transport in the transport room's words: config files say `sse` (hosts' configs spell
+ * it so, and mcpx import keeps it), the transport room says `http+sse` (the 2024-11-05 HTTP+SSE
+ * transport). The one translation; `auto` stays undecided (the client probes).
+ */
+export function transportKindOf(transport: RemoteTransport): 'auto' | 'streamable-http' | 'http+sse' {
+  return transport === 'sse' ? 'http+sse' : transport
+}
+
 export const RemoteEntrySchema = v.strictObject({
   type: v.optional(v.picklist(HTTP_TYPES, `must be one of ${HTTP_TYPES.join(', ')}`)),
   url: v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:/i, 'must be an http(s) URL')),

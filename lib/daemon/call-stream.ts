@@ -9,7 +9,7 @@
  */
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
-import type { Catalog, Pool } from './pool.ts'
+import type { Catalog, Pool } from './pool-contract.ts'
 import type { DownstreamAsker } from '../gateway/index.ts'
 
 type Json = Record<string, unknown>

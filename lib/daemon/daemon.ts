@@ -16,9 +16,9 @@ import { EventFeed } from './events.ts'
 import type { ConfigSource } from './config-source.ts'
 import { acquireLock } from './lock.ts'
 import { API_VERSION, type DaemonInfo, OPERATIONS, type OperationContext, findOperation } from './operations.ts'
-import { type CodeModeOps, type Pool, createConfiguredPool } from './pool.ts'
+import { type CodeModeOps, type Pool, createConfiguredPool } from './pool-contract.ts'
 import { type Route, matchRoute } from './routes.ts'
-import { type Rejection, type Surface, checkRequest, listSetting } from './security.ts'
+import { type ListenerKind, type Rejection, checkRequest, listSetting } from './security.ts'
 import { ensureToken } from './token.ts'
 import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from '../server/index.ts'
 
@@ -193,11 +193,11 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   const contextFor = (request: Request): OperationContext => contextWith(request.signal, request.headers.get('last-event-id'))
   const routes: Route[] = operationRoutes(OPERATIONS, contextFor)
 
-  const handle = async (request: Request, surface: Surface): Promise<Response> => {
+  const handle = async (request: Request, listener: ListenerKind): Promise<Response> => {
     const release = hold()
     try {
       const url = new URL(request.url)
-      const rejection = checkRequest(request, surface, policy, url.pathname)
+      const rejection = checkRequest(request, listener, policy, url.pathname)
       // Discovery paths answer without a token: 404 unless a route (OAuth on /mcp) serves them.
       if (rejection && !(rejection.status === HTTP_STATUS.UNAUTHORIZED && isDiscoveryPath(url.pathname))) return rejectionResponse(rejection, url.pathname, layout.token)
       if (shutdownPromise !== undefined) return rejectionResponse({ status: HTTP_STATUS.SERVICE_UNAVAILABLE, code: 'CONNECT', message: 'the mcpx daemon is stopping' }, url.pathname, layout.token)
@@ -217,7 +217,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
       }
       // /v1 answers reflect the config on disk as of now (an edit just made is applied first).
       if (options.configSource && url.pathname.startsWith('/v1/')) await options.configSource.check()
-      return await match.route.handle(request, { surface, params: match.params, url })
+      return await match.route.handle(request, { listener, params: match.params, url })
     } catch (error) {
       return errorResponse(error)
     } finally {
@@ -333,7 +333,7 @@ function isApiPath(pathname: string): boolean {
 
 /**
  * /v1 callers get the API's error shape; other routes (/mcp) an id-less JSON-RPC error. A 401
- * carries an RFC 6750 §3 challenge naming the problem, and the body says where the token is and
+ * carries an RFC 6750 section 3 challenge naming the problem, and the body says where the token is and
  * how to send it (no `resource_metadata`: there is no OAuth here). The body of a refused request is
  * never read, so the connection is closed with the answer.
  */

@@ -22,7 +22,7 @@ import { createSharedState } from './shared-state.ts'
 import { readToken } from './token.ts'
 import { operationTools } from './mcp-tools.ts'
 import { upstreamConnectOptions } from './upstream-auth.ts'
-import type { Surface } from './security.ts'
+import type { ListenerKind } from './security.ts'
 
 export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'pool' | 'codeMode'> {
   /** Default /mcp surface (setting `mcpMode`); `passthrough` needs `passthrough`. */
@@ -130,6 +130,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
         ...(forwarder && { newSessionId: forwarder.newSessionId, adoptSession: forwarder.adoptSession, forwardModern: forwarder.forwardModern }),
         ...(forwarder?.sessionRevoked && { sessionRevoked: forwarder.sessionRevoked }),
       })
+      // With Redis, every task record is kept there too: readable through any replica if this one stops.
+      if (shared) surface.engine.tasks.mirror = (detailed) => void shared.saveTask(detailed as { taskId: string }, typeof detailed.ttlMs === 'number' ? detailed.ttlMs : settings.taskTtlMs)
       entry = { surface, http }
       surfaces.set(key, entry)
       if (principal) {
@@ -165,15 +167,15 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     methods: ['GET', 'POST', 'DELETE'],
     path: MCP_PATH,
     handle(request, context) {
-      listenerOf.set(request, context.surface === 'unix' ? 'streamable-http on the Unix socket' : 'streamable-http on TCP')
+      listenerOf.set(request, context.listener === 'unix' ? 'streamable-http on the Unix socket' : 'streamable-http on TCP')
       // Only a legacy session another replica owns is handed on here (header only, no body read);
       // 2026 retries and tasks/* are handed on by the handler once it parsed the body (forwardModern).
       const forwarded = forwarder?.forward(request, context.url)
-      if (forwarded === undefined) return route(request, context.url, context.surface)
-      return forwarded.then((answer) => answer ?? route(request, context.url, context.surface))
+      if (forwarded === undefined) return route(request, context.url, context.listener)
+      return forwarded.then((answer) => answer ?? route(request, context.url, context.listener))
     },
   })
-  function route(request: Request, url: URL, listener: Surface): Response | Promise<Response> {
+  function route(request: Request, url: URL, listener: ListenerKind): Response | Promise<Response> {
     if (!mcpAuth) return serveMcp(request, url)
     return mcpAuth.principalFor(request, listener).then((principal) => (principal instanceof Response ? principal : serveMcp(request, url, principal.kind === 'owner' ? undefined : principal)))
   }
@@ -187,7 +189,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     }
     const { surface, http } = chooseSurface(asked, principal)
     // Hot path: once the first sync landed, straight to the handler (no extra await per request).
-    if (surface.landed) return http.fetch(request)
+    if (surface.catalogWaitOver) return http.fetch(request)
     return surface.ready().catch(() => {}).then(() => http.fetch(request))
   }
   // `mcpx serve` hosts (the machine's owner): the same surfaces, served by the stdio engine over the stream channel.

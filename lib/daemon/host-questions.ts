@@ -10,8 +10,8 @@ import { McpxError } from '../errors/index.ts'
 import { RPC, RpcError } from '../errors/index.ts'
 import { missingCapability } from '../wire/index.ts'
 import type { EventFeed } from './events.ts'
+import type { JsonObject } from '../wire/index.ts'
 
-type JsonObject = Record<string, unknown>
 
 /** What a CLI call says about itself (the `host` parameter of /v1 call, request and catalog). */
 export interface HostParams {

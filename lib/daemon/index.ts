@@ -5,7 +5,7 @@
  */
 export { startDaemon, type Daemon, type DaemonOptions, type ShutdownHook } from './daemon.ts'
 export { MCP_PATH, parseMode as parseSurfaceMode, startGatewayDaemon, type GatewayDaemonOptions } from './gateway.ts'
-export { DaemonClient, configProblemLine, type DaemonClientOptions } from './client.ts'
+export { DaemonClient, configProblemLine, type DaemonClientOptions } from './daemon-client.ts'
 export { inputSchemaHash, type CallStreamLine } from './call-stream.ts'
 export { ConfigSource, type ConfigProblem, type ConfigSourceOptions } from './config-source.ts'
 export { announceReady, spawnDaemon, type SpawnOptions } from './spawn.ts'
@@ -24,14 +24,14 @@ export { validateParams } from './api-routes.ts'
 export {
   configuredStatus,
   createConfiguredPool,
-  type CallOptions,
+  type PoolCallOptions,
   type Catalog,
   type Pool,
   type ServerState,
   type ServerStatus,
-} from './pool.ts'
+} from './pool-contract.ts'
 export { EventFeed, type DaemonEvent } from './events.ts'
-export { checkRequest, type GuardPolicy, type Rejection, type Surface } from './security.ts'
+export { checkRequest, type GuardPolicy, type Rejection, type ListenerKind } from './security.ts'
 export { matchRoute, type Route, type RouteContext } from './routes.ts'
 
 export { acquireLock, isAlive, liveOwner, type Lock } from './lock.ts'

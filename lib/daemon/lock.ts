@@ -77,7 +77,7 @@ function isZombie(pid: number): boolean {
 }
 
 /** The start time of `pid` from /proc, or null when unknown. */
-export function processStartTime(pid: number): string | null {
+function processStartTime(pid: number): string | null {
   return procStat(pid)?.startTime ?? null
 }
 

@@ -9,7 +9,7 @@ import { RPC } from '../errors/index.ts'
 import { type Principal, type ResourceServer, OWNER, PRM_PATH } from '../access/index.ts'
 import { jsonResponse } from './api-routes.ts'
 import type { Route } from './routes.ts'
-import { hasToken, type Surface } from './security.ts'
+import { hasToken, type ListenerKind } from './security.ts'
 import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface McpAuthOptions {
@@ -21,7 +21,7 @@ export interface McpAuthOptions {
 }
 
 export interface McpAuth {
-  principalFor(request: Request, surface: Surface): Promise<Principal | Response>
+  principalFor(request: Request, listener: ListenerKind): Promise<Principal | Response>
   readonly routes: readonly Route[]
   authenticatesItself(pathname: string): boolean
 }
@@ -37,12 +37,12 @@ export function createMcpAuth(options: McpAuthOptions): McpAuth {
   return {
     routes: [metadataRoute],
     authenticatesItself: (pathname) => pathname === mcpPath || pathname === PRM_PATH || pathname.startsWith(`${PRM_PATH}/`),
-    async principalFor(request, surface) {
-      if (surface === 'unix') return OWNER
+    async principalFor(request, listener) {
+      if (listener === 'unix') return OWNER
       if (options.loopback && hasToken(request, options.localToken())) return OWNER
       const outcome = await server.authenticate(request)
       if (outcome.ok) return outcome.principal
-      // JSON-RPC 2.0 §5.1: the request was not read, so the id is null.
+      // JSON-RPC 2.0 section 5.1: the request was not read, so the id is null.
       return jsonResponse(
         { jsonrpc: '2.0', id: null, error: { code: RPC.INVALID_REQUEST, message: outcome.message } },
         outcome.status,

@@ -10,7 +10,7 @@ import { PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
 import { type EventFeed, sseResponse } from './events.ts'
 import { type CallStreamLine, checkSchemaHash, streamedCall } from './call-stream.ts'
 import { type HostParams, answerHost, hostAsker } from './host-questions.ts'
-import type { CodeModeOps, Pool } from './pool.ts'
+import type { CodeModeOps, Pool } from './pool-contract.ts'
 
 export const API_VERSION = 1
 

@@ -27,7 +27,7 @@ export interface ReplicaForwarder {
   /** The owner's (or heir's) answer when `request` names a legacy session of another replica; undefined to serve it here. */
   forward(request: Request, url: URL): Promise<Response | undefined> | undefined
   /** HttpHandlerOptions.forwardModern: a 2026 retry or tasks/* request another replica holds goes there. */
-  forwardModern(request: Request, body: string, params: Record<string, unknown>): Promise<Response | undefined>
+  forwardModern(request: Request, body: string, params: Record<string, unknown>, method: string): Promise<Response | undefined>
   /** Mints this replica's legacy session ids (sealed, naming it and holding the session's seed). */
   readonly newSessionId: (seed: SessionSeed) => string
   /** A sealed session this replica did not open, when it may be rebuilt here (HttpHandlerOptions.adoptSession). */
@@ -36,6 +36,33 @@ export interface ReplicaForwarder {
   readonly sessionRevoked?: (id: string) => Promise<boolean>
   /** A session ended here (DELETE, idle, eviction): recorded in the shared revocation list, if any. */
   sessionEnded(id: string): void
+}
+
+/** SEP-2663: the statuses a task does not leave. */
+const TERMINAL = new Set(['completed', 'failed', 'cancelled'])
+
+/**
+ * tasks/get | tasks/update | tasks/cancel for a task whose replica refuses connections, answered from
+ * its shared record: a finished task as it ended (result included); one still running when its
+ * replica went away has lost its work, so it ends now — cancelled when that is what was asked,
+ * failed otherwise — and the record says so for every replica after.
+ */
+async function taskFromRecord(shared: SharedState, owner: string, method: string, taskId: string, id: unknown): Promise<Response | undefined> {
+  const record = await shared.loadTask(taskId)
+  if (record === undefined) return undefined
+  let current = record
+  if (!TERMINAL.has(String(record.status))) {
+    const { inputRequests: _asked, ...rest } = record
+    const lastUpdatedAt = new Date().toISOString()
+    current =
+      method === 'tasks/cancel'
+        ? { ...rest, status: 'cancelled', lastUpdatedAt }
+        : { ...rest, status: 'failed', lastUpdatedAt, error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} stopped while the task ran; its work is lost` } }
+    await shared.saveTask(current as { taskId: string }, typeof record.ttlMs === 'number' ? record.ttlMs : 0)
+  }
+  if (method === 'tasks/get') return jsonResponse({ jsonrpc: '2.0', id, result: current }, HTTP_STATUS.OK)
+  if (method === 'tasks/cancel') return jsonResponse({ jsonrpc: '2.0', id, result: {} }, HTTP_STATUS.OK)
+  return jsonResponse({ jsonrpc: '2.0', id, error: { code: RPC.INVALID_PARAMS, message: `task ${taskId} is ${String(current.status)}: it takes no more input` } }, HTTP_STATUS.OK)
 }
 
 function idOf(body: string | undefined): unknown {
@@ -138,7 +165,7 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
         return undefined
       })()
     },
-    async forwardModern(request, text, params) {
+    async forwardModern(request, text, params, method) {
       const url = new URL(request.url)
       if (request.headers.has(FORWARDED)) return undefined
       const owner = params.requestState !== undefined ? requestStateOwner(ring, params.requestState) : taskOwner(params.taskId)
@@ -148,6 +175,11 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
       try {
         const answer = await hop(peer, request, url, text)
         if (answer !== 'refused') return answer
+        // With Redis, a task of a replica that is gone is still read (and ended) from its record.
+        if (shared && params.requestState === undefined && typeof params.taskId === 'string') {
+          const fromRecord = await taskFromRecord(shared, owner, method, params.taskId, idOf(text))
+          if (fromRecord) return fromRecord
+        }
         // JSON-RPC 2.0: the request was not answered; the host sends the call again from the start.
         return jsonResponse({ jsonrpc: '2.0', id: idOf(text), error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} is unreachable: ${lost}` } }, HTTP_STATUS.BAD_GATEWAY)
       } catch (error) {

@@ -3,11 +3,11 @@
  * (the gateway's /mcp Streamable HTTP handler) with `Daemon.mount`. Every route sits behind the
  * same guard (security.ts), so /mcp and /v1 cannot drift apart.
  */
-import type { Surface } from './security.ts'
+import type { ListenerKind } from './security.ts'
 import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface RouteContext {
-  readonly surface: Surface
+  readonly listener: ListenerKind
   /** `:name` segments of the matched path. */
   readonly params: Readonly<Record<string, string>>
   readonly url: URL

@@ -8,7 +8,8 @@
 import { timingSafeEqual } from 'node:crypto'
 import { HTTP_STATUS, LOOPBACK_HOSTNAMES, isJsonMediaType } from '../wire/index.ts'
 
-export type Surface = 'unix' | 'tcp'
+/** Which of the daemon's two listeners a request came in on (not an MCP surface: those are lib/gateway's). */
+export type ListenerKind = 'unix' | 'tcp'
 
 export interface GuardPolicy {
   /** Bearer token required on TCP. */
@@ -39,9 +40,9 @@ export interface Rejection {
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
 /** null = allowed; otherwise the status and message to answer with. */
-export function checkRequest(request: Request, surface: Surface, policy: GuardPolicy, pathname = new URL(request.url).pathname): Rejection | null {
+export function checkRequest(request: Request, listener: ListenerKind, policy: GuardPolicy, pathname = new URL(request.url).pathname): Rejection | null {
   const host = request.headers.get('host')
-  if (host !== null || surface === 'tcp') {
+  if (host !== null || listener === 'tcp') {
     const hostname = host === null ? '' : hostnameOf(host)
     if (!LOOPBACK_HOSTNAMES.has(hostname) && !policy.allowedHosts.has(hostname)) {
       return { status: HTTP_STATUS.FORBIDDEN, code: 'AUTH', message: `Host ${JSON.stringify(host)} is not allowed (DNS rebinding protection)` }
@@ -51,7 +52,7 @@ export function checkRequest(request: Request, surface: Surface, policy: GuardPo
   if (origin !== null && !isAllowedOrigin(origin, policy)) {
     return { status: HTTP_STATUS.FORBIDDEN, code: 'AUTH', message: `Origin ${JSON.stringify(origin)} is not allowed` }
   }
-  if (surface === 'tcp' && policy.requireToken !== false && !policy.authenticatesItself?.(pathname)) {
+  if (listener === 'tcp' && policy.requireToken !== false && !policy.authenticatesItself?.(pathname)) {
     if (policy.localTokenOnTcp === false) return { status: HTTP_STATUS.FORBIDDEN, code: 'AUTH', message: 'this listener is not on loopback and serves only /mcp with OAuth access tokens' }
     if (!hasToken(request, policy.token)) return { status: HTTP_STATUS.UNAUTHORIZED, code: 'AUTH', message: 'missing or wrong bearer token (local clients read it from the token file in the mcpx home)' }
   }

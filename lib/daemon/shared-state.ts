@@ -4,6 +4,8 @@
  * DELETEd, idle-expired or evicted on one replica is 404 on every replica that could rebuild it from
  * its sealed id (2025-11-25 basic/transports.mdx: a terminated session's id answers 404). Keys hold
  * a digest of the id, never the id, and expire when the id could no longer be rebuilt anyway.
+ * And task records: the DetailedTask of every task at each status change, so a task whose replica
+ * died can still be read (its result, if it finished) through any replica (SEP-2663 tasks/get).
  */
 import { createHash } from 'node:crypto'
 import { RedisClient } from 'bun'
@@ -15,6 +17,10 @@ export interface SharedState {
   revokeSession(id: string, ttlMs: number): Promise<void>
   /** True when some replica ended the session; an unreachable Redis counts as ended (fail closed). */
   sessionRevoked(id: string): Promise<boolean>
+  /** Keep a task's DetailedTask for `ttlMs` (its ttl after it ends; the longest a task may live while it runs). */
+  saveTask(detailedTask: { taskId: string }, ttlMs: number): Promise<void>
+  /** The last DetailedTask saved for a task id, if any. */
+  loadTask(taskId: string): Promise<Record<string, unknown> | undefined>
   close(): void
 }
 
@@ -22,6 +28,7 @@ export function createSharedState(settings: Settings): SharedState | undefined {
   const url = settings.redisUrl.trim()
   if (url === '') return undefined
   const client = new RedisClient(url)
+  const taskKey = (taskId: string) => `${settings.redisKeyPrefix}task:${taskId}`
   const key = (id: string) => `${settings.redisKeyPrefix}session-ended:${createHash('sha256').update(id).digest('base64url')}`
   return {
     async revokeSession(id, ttlMs) {
@@ -38,6 +45,23 @@ export function createSharedState(settings: Settings): SharedState | undefined {
       } catch (error) {
         log.warn(`redis: could not check the revocation list (${(error as Error).message}); the session is treated as ended`)
         return true
+      }
+    },
+    async saveTask(detailed, ttlMs) {
+      if (ttlMs <= 0) return
+      try {
+        await client.send('SET', [taskKey(detailed.taskId), JSON.stringify(detailed), 'PX', String(Math.ceil(ttlMs))])
+      } catch (error) {
+        log.warn(`redis: could not record task ${detailed.taskId} (${(error as Error).message}); other replicas cannot read it if this one stops`)
+      }
+    },
+    async loadTask(taskId) {
+      try {
+        const text = await client.get(taskKey(taskId))
+        return text === null ? undefined : (JSON.parse(text) as Record<string, unknown>)
+      } catch (error) {
+        log.warn(`redis: could not read task ${taskId} (${(error as Error).message})`)
+        return undefined
       }
     },
     close: () => client.close(),

@@ -49,9 +49,6 @@ export class RpcError extends McpxError {
   }
 }
 
-export function isMcpxError(error: unknown): error is McpxError {
-  return error instanceof McpxError
-}
 
 /**
  * Map any thrown value to the JSON-RPC error mcpx answers with when acting as a server.

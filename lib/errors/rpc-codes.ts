@@ -3,7 +3,7 @@
  * wire codec for the peer's revision, never hard-coded at a call site.
  */
 export const RPC = {
-  /** JSON-RPC 2.0 §5.1 */
+  /** JSON-RPC 2.0 section 5.1 */
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
   METHOD_NOT_FOUND: -32601,

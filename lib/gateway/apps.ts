@@ -1,5 +1,5 @@
 /**
- * MCP Apps (extension `io.modelcontextprotocol/ui`, SEP-1865 2026-01-26) through a gateway that
+ * MCP Apps (extension `io.modelcontextprotocol/ui`, stable 2026-01-26; spec extensions/overview.mdx) through a gateway that
  * renames tools: a tool's `_meta.ui.resourceUri` (and the deprecated flat `_meta["ui/resourceUri"]`)
  * names a `ui://` resource of ITS server, so on the renamed surfaces it becomes
  * `ui://<server>/<the upstream URI without its scheme>`: still `ui://` (the scheme is reserved for

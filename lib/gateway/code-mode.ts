@@ -14,7 +14,7 @@ import { type SearchHit, type ToolIndex, createToolIndex } from '../search/index
 import type { Settings } from '../settings/index.ts'
 import type { DownstreamAsker } from './broker.ts'
 import { splitQualified } from './naming.ts'
-import type { UpstreamPool } from './pool.ts'
+import type { UpstreamPool } from './upstream-pool.ts'
 
 export interface CodeModeOptions {
   /** argv of a sandbox child (default: this program's hidden `sandbox-child` command). */

@@ -7,7 +7,7 @@ import type { AccessView, AuditOutcome } from '../access/index.ts'
 import type { JsonObject } from '../client/index.ts'
 import { RPC, RpcError } from '../errors/index.ts'
 
-export function accessDenied(view: AccessView, what: string, reason: string, rule?: string): RpcError {
+function accessDenied(view: AccessView, what: string, reason: string, rule?: string): RpcError {
   // -32602 like an unknown tool: to this caller the item does not exist; data names the rule.
   return new RpcError(RPC.INVALID_PARAMS, `access denied: ${view.principal.subject} may not use ${what}: ${reason}`, {
     mcpxCode: 'AUTH',

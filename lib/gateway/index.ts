@@ -3,7 +3,7 @@
  * `mcpx://<ns>/<uri>`), brokering of upstream questions back to the calling host, and the MCP
  * surfaces mcpx offers downstream.
  */
-export { UpstreamPool, type UpstreamPoolOptions } from './pool.ts'
+export { UpstreamPool, type UpstreamPoolOptions } from './upstream-pool.ts'
 export { Upstream, type UpstreamContext } from './upstream.ts'
 export { ALL_QUESTIONS, Broker, type DownstreamAsker, type QuestionKind } from './broker.ts'
 export { gatewayResourceUri, rawName, splitQualified, suggest, type QualifiedName } from './naming.ts'

@@ -1,6 +1,6 @@
 /**
  * Shapes the gateway shares with the daemon. They match the daemon's `Pool` contract
- * structurally (lib/daemon/pool.ts) without importing it: the daemon sits above the gateway.
+ * structurally (lib/daemon/pool-contract.ts) without importing it: the daemon sits above the gateway.
  */
 import type { AccessView } from '../access/index.ts'
 import type { JsonObject } from '../client/index.ts'

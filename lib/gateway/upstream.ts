@@ -5,7 +5,7 @@
  * brokered back to its caller for any question the upstream asks mid-call.
  */
 import { type CallOptions, type ConnectOptions, type JsonObject, type McpClient, MCPX_CLIENT_INFO, type Target, connect, defaultTransports } from '../client/index.ts'
-import type { ServerConfig } from '../config/index.ts'
+import { type ServerConfig, transportKindOf } from '../config/index.ts'
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { isLostInFlight, resendable } from '../session/index.ts'
@@ -275,7 +275,7 @@ export class Upstream {
       sink: fileSink(file),
       mcpxVersion: MCPX_CLIENT_INFO.version,
       role: 'client',
-      transport: target.kind === 'stdio' ? 'stdio' : target.transport === 'sse' ? 'http+sse' : 'streamable-http',
+      transport: target.kind === 'stdio' ? 'stdio' : transportKindOf(target.transport) === 'http+sse' ? 'http+sse' : 'streamable-http',
       peer: target.kind === 'stdio' ? { command: [target.command, ...target.args] } : { url: redactUrl(target.url) },
     })
   }
@@ -383,14 +383,14 @@ function targetOf(config: ServerConfig): Target {
       args: [...target.args],
       env: { ...target.env },
       ...(target.cwd !== undefined && { cwd: target.cwd }),
-      // Upstream stderr goes to the daemon log under the server's name (TR-02: logging, not failure).
+      // Upstream stderr goes to the daemon log under the server's name (stderr is logging, never a failure signal:
+      // 2025-11-25 basic/transports.mdx "stdio").
       onStderrLine: (line: string) => log.info(`[${config.name} stderr] ${line}`),
     }
   }
   return {
     url: target.url,
     headers: { ...target.headers },
-    ...(target.transport === 'streamable-http' && { transport: 'streamable-http' as const }),
-    ...(target.transport === 'sse' && { transport: 'http+sse' as const }),
+    ...(target.transport !== 'auto' && { transport: transportKindOf(target.transport) as 'streamable-http' | 'http+sse' }),
   }
 }

@@ -30,7 +30,7 @@ export const VOLATILE_FIELDS: readonly string[] = [
   '/result/tasks/*/createdAt',
   '/result/tasks/*/lastUpdatedAt',
   '/params/taskId',
-  // Errors are recognised by code and data, never by message text (STYLE §2.3).
+  // Errors are recognised by code and data, never by message text (messages are for people and change freely).
   '/error/message',
   // The handshake describes the client, not the request: any client may replay a recording.
   'initialize:/params/clientInfo',

@@ -2,12 +2,12 @@
  * One downstream connection as the engine sees it: a stdio process or a legacy HTTP session (a
  * modern HTTP request gets a throwaway one). It holds the legacy handshake state, the in-flight
  * requests (for notifications/cancelled), and the server→client requests awaiting an answer
- * (legacy elicitation/sampling/roots, sent on the asking call's own stream: TR-19).
+ * (legacy elicitation/sampling/roots, sent on the asking call's own stream before its response).
  */
 import { RPC, RpcError } from '../errors/index.ts'
 import type { JsonRpcMessage, JsonRpcResponse, LegacyRevision, LogLevel, RequestId } from '../wire/index.ts'
 import { makeRequest } from '../wire/index.ts'
-import type { Implementation, Json } from './types.ts'
+import type { Implementation, JsonObject } from './types.ts'
 
 /** Where the messages of one stream go (stdout, a POST's SSE response, a GET stream, a listen stream). */
 export interface Outlet {
@@ -17,7 +17,7 @@ export interface Outlet {
 /** State negotiated by `initialize` (legacy era). */
 export interface LegacyState {
   revision: LegacyRevision
-  clientCapabilities: Json
+  clientCapabilities: JsonObject
   clientInfo?: Implementation
   initialized: boolean
   logLevel?: LogLevel
@@ -43,17 +43,17 @@ export class Connection {
   /** Unsolicited legacy messages (list_changed, resources/updated): stdout, or the session's GET stream. */
   unsolicited?: Outlet
   readonly inflight = new Map<RequestId, AbortController>()
-  private readonly pending = new Map<RequestId, { resolve(result: Json): void; reject(error: unknown): void }>()
+  private readonly pending = new Map<RequestId, { resolve(result: JsonObject): void; reject(error: unknown): void }>()
   private nextId = 0
   private closed = false
 
   constructor(readonly kind: 'stdio' | 'http') {}
 
   /** Send a server→client request on `outlet` and await the client's response (legacy era only). */
-  request(method: string, params: Json | undefined, outlet: Outlet, signal: AbortSignal): Promise<Json> {
+  request(method: string, params: JsonObject | undefined, outlet: Outlet, signal: AbortSignal): Promise<JsonObject> {
     if (this.closed) return Promise.reject(new RpcError(RPC.INTERNAL_ERROR, 'connection closed'))
     const id = `mcpx-${this.id}-${++this.nextId}`
-    return new Promise<Json>((resolve, reject) => {
+    return new Promise<JsonObject>((resolve, reject) => {
       const onAbort = () => {
         this.pending.delete(id)
         outlet.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'request cancelled' } })

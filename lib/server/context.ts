@@ -1,14 +1,15 @@
 /**
  * Builds the HandlerContext of one request. The same handler code asks the client for input in
  * both eras: legacy sends a real server→client request on the call's own stream and awaits it
- * (TR-19); modern (2026-07-28 basic/patterns/mrtr.mdx) re-runs the handler each round, answering
+ * (legacy servers MAY send requests on a POST's SSE stream before its response); modern (2026-07-28
+ * basic/patterns/mrtr.mdx, no server-initiated requests on any stream) re-runs the handler each round, answering
  * asks from `inputResponses` + the sealed `requestState`, and raises InputRequired for the rest.
  */
 import { McpxError } from '../errors/index.ts'
 import { CAPABILITY_OF_ASK, LOG_LEVELS, missingCapability, shapeNotification, shapeRequest, type Era, type JsonRpcMessage, type LogLevel, type OutgoingNotification, type Revision } from '../wire/index.ts'
 import type { Connection, Outlet } from './connection.ts'
 import type { RequestStatePayload } from './request-state.ts'
-import type { HandlerContext, Implementation, InputRequest, Json, ServerNotifier } from './types.ts'
+import type { HandlerContext, Implementation, InputRequest, JsonObject, ServerNotifier } from './types.ts'
 
 /** Thrown inside a modern handler when asks are unanswered; the engine turns it into input_required. */
 export class InputRequired extends Error {
@@ -24,20 +25,20 @@ export interface ContextInit {
   era: Era
   revision: Revision
   signal: AbortSignal
-  clientCapabilities: Json
+  clientCapabilities: JsonObject
   clientInfo?: Implementation
-  meta: Json
+  meta: JsonObject
   outlet: Outlet
   connection: Connection
   notify: ServerNotifier
   /** Least severe level to emit; undefined = emit nothing (modern without logLevel). */
   logLevel: LogLevel | undefined
   /** Modern only: answers from this round and the verified state of earlier ones. */
-  inputResponses?: Json
+  inputResponses?: JsonObject
   priorState?: RequestStatePayload
   closeStream?: () => void
   /** Inside a task: asks park the task (tasks.ts) instead of the era's mechanism, once it exists. */
-  taskAsk?: () => ((requests: Record<string, InputRequest>) => Promise<Record<string, Json>>) | undefined
+  taskAsk?: () => ((requests: Record<string, InputRequest>) => Promise<Record<string, JsonObject>>) | undefined
   /** Inside a 2025-11-25 task of a tool that adopts ids (ToolDef.adoptsTaskId): see HandlerContext. */
   adoptTaskId?: (taskId: string | undefined) => void
 }
@@ -54,14 +55,14 @@ class RequestContext implements HandlerContext {
   readonly era: Era
   readonly revision: Revision
   readonly signal: AbortSignal
-  readonly clientCapabilities: Json
+  readonly clientCapabilities: JsonObject
   readonly clientInfo?: Implementation
-  readonly meta: Json
+  readonly meta: JsonObject
   readonly notify: ServerNotifier
   readonly adoptTaskId?: (taskId: string | undefined) => void
   readonly #init: ContextInit
   #outlet?: Outlet
-  #answers?: Record<string, Json>
+  #answers?: Record<string, JsonObject>
   #state: unknown
   #autoKey = 0
 
@@ -84,15 +85,15 @@ class RequestContext implements HandlerContext {
   }
 
   /** Modern: answers from earlier rounds plus this round's, only for keys asked last round (mrtr.mdx). */
-  get #known(): Record<string, Json> {
+  get #known(): Record<string, JsonObject> {
     if (this.#answers !== undefined) return this.#answers
     const { priorState, inputResponses } = this.#init
-    const answers: Record<string, Json> = { ...priorState?.answers }
+    const answers: Record<string, JsonObject> = { ...priorState?.answers }
     if (inputResponses) {
       for (const key of priorState?.asked ?? Object.keys(inputResponses)) {
         const value = inputResponses[key]
         // A non-object answer is not a valid result: treat as missing, so the ask is repeated.
-        if (value && typeof value === 'object' && !Array.isArray(value)) answers[key] = value as Json
+        if (value && typeof value === 'object' && !Array.isArray(value)) answers[key] = value as JsonObject
       }
     }
     return (this.#answers = answers)
@@ -101,7 +102,7 @@ class RequestContext implements HandlerContext {
   progress(progress: number, total?: number, message?: string): void {
     const progressToken = this.meta.progressToken
     if (progressToken === undefined || this.signal.aborted) return
-    const params: Json = { progressToken, progress }
+    const params: JsonObject = { progressToken, progress }
     if (total !== undefined) params.total = total
     if (message !== undefined) params.message = message
     this.#out.send({ jsonrpc: '2.0', method: 'notifications/progress', params })
@@ -111,22 +112,22 @@ class RequestContext implements HandlerContext {
     const threshold = this.#init.logLevel
     if (threshold === undefined || this.signal.aborted) return
     if (LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) return
-    const params: Json = { level, data }
+    const params: JsonObject = { level, data }
     if (logger !== undefined) params.logger = logger
     this.#out.send({ jsonrpc: '2.0', method: 'notifications/message', params })
   }
 
-  elicit(params: Json, key?: string): Promise<Json> {
+  elicit(params: JsonObject, key?: string): Promise<JsonObject> {
     return this.#askOne('elicitation/create', params, key)
   }
-  sample(params: Json, key?: string): Promise<Json> {
+  sample(params: JsonObject, key?: string): Promise<JsonObject> {
     return this.#askOne('sampling/createMessage', params, key)
   }
-  listRoots(key?: string): Promise<Json> {
+  listRoots(key?: string): Promise<JsonObject> {
     return this.#askOne('roots/list', {}, key)
   }
 
-  async ask(requests: Record<string, InputRequest>): Promise<Record<string, Json>> {
+  async ask(requests: Record<string, InputRequest>): Promise<Record<string, JsonObject>> {
     const init = this.#init
     for (const r of Object.values(requests)) this.#requireCapability(r.method)
     const parked = init.taskAsk?.()
@@ -155,7 +156,7 @@ class RequestContext implements HandlerContext {
     this.#init.closeStream?.()
   }
 
-  async #askOne(method: InputRequest['method'], params: Json | undefined, key?: string): Promise<Json> {
+  async #askOne(method: InputRequest['method'], params: JsonObject | undefined, key?: string): Promise<JsonObject> {
     const k = key ?? `${method.split('/')[0]}-${++this.#autoKey}`
     return (await this.ask({ [k]: params === undefined ? { method } : { method, params } }))[k]!
   }

@@ -5,7 +5,7 @@
  * lib/wire's shapeResult does the per-revision spelling.
  */
 import { CACHE_SCOPE, CACHEABLE_METHODS, META, RESULT_TYPE, isModernRevision, shapeResult, type Revision } from '../wire/index.ts'
-import type { Implementation, Json } from './types.ts'
+import type { Implementation, JsonObject } from './types.ts'
 
 export interface EdgeOptions {
   serverInfo: Implementation
@@ -14,10 +14,10 @@ export interface EdgeOptions {
   cacheScope: (typeof CACHE_SCOPE)[keyof typeof CACHE_SCOPE]
 }
 
-export function finishResult(revision: Revision, method: string, result: Json, options: EdgeOptions): Json {
+export function finishResult(revision: Revision, method: string, result: JsonObject, options: EdgeOptions): JsonObject {
   if (!isModernRevision(revision)) return shapeResult(revision, method, result)
-  const out: Json = { ...result }
-  out._meta = { ...(out._meta as Json | undefined), [META.SERVER_INFO]: options.serverInfo }
+  const out: JsonObject = { ...result }
+  out._meta = { ...(out._meta as JsonObject | undefined), [META.SERVER_INFO]: options.serverInfo }
   if ((out.resultType ?? RESULT_TYPE.COMPLETE) === RESULT_TYPE.COMPLETE && CACHEABLE_METHODS.includes(method)) {
     out.ttlMs ??= options.cacheTtlMs
     out.cacheScope ??= options.cacheScope

@@ -1,6 +1,6 @@
 /**
  * The request engine: one per server, shared by every transport. It classifies each message's era,
- * dispatches requests concurrently (TR-05: nothing waits for another request), answers in the
+ * dispatches requests concurrently (nothing waits for another request, so a long call never blocks ping or cancellation), answers in the
  * newest shape finished at the edge, and fans out notifications to legacy connections and 2026
  * listen streams. Transports hand it messages with a Channel saying where the call's stream goes.
  */
@@ -30,7 +30,7 @@ import { Registry } from './registry.ts'
 import { createRequestStateCodec, type RequestStateCodec } from './request-state.ts'
 import { keyRingFor } from './seal.ts'
 import { TaskStore } from './tasks.ts'
-import type { Json, ServerDefinition, ServerNotifier } from './types.ts'
+import type { JsonObject, ServerDefinition, ServerNotifier } from './types.ts'
 
 /** Where one incoming message came from and where its call's stream goes. */
 export interface Channel {
@@ -70,7 +70,7 @@ export interface EngineCore {
 export interface DispatchResult {
   revision: Revision
   /** undefined: no response is due (a listen stream or a cancelled call ended). */
-  result?: Json
+  result?: JsonObject
 }
 
 export class Engine implements EngineCore {
@@ -91,7 +91,7 @@ export class Engine implements EngineCore {
     readonly settings: Settings,
   ) {
     this.registry = new Registry(def)
-    this.codec = createRequestStateCodec(settings.requestStateTtlMs, keyRingFor(settings.sealKeyFile), Date.now, settings.replicaId)
+    this.codec = createRequestStateCodec(settings.requestStateTtlMs, keyRingFor(settings.sealKeyFile), Date.now, settings.replicaId, settings.requestStateSingleUse)
     this.tasks = new TaskStore(settings)
     this.notify = {
       toolsListChanged: () => this.listChanged('tools'),
@@ -137,7 +137,7 @@ export class Engine implements EngineCore {
     return { httpStatus: HTTP_STATUS.ACCEPTED }
   }
 
-  private notification(method: string, params: Json, connection: Connection): void {
+  private notification(method: string, params: JsonObject, connection: Connection): void {
     if (method === 'notifications/cancelled') connection.cancel(params.requestId, params.reason)
     else if (method === 'notifications/initialized' && connection.legacy) connection.legacy.initialized = true
   }

@@ -8,10 +8,10 @@ import { LATEST_MODERN, LOG_LEVELS, isRecord, methodExists, methodNotFound, pars
 import { createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
 import { initializeResult, negotiateLegacy, serverCapabilities } from './lifecycle.ts'
-import * as p from './providers.ts'
+import { LIST_METHODS, callTool, complete, getPrompt, readResource, rendersApps } from './providers.ts'
 import { listen } from './modern-dispatch.ts'
 import { taskSupportOf } from './tasks.ts'
-import type { HandlerContext, Implementation, Json } from './types.ts'
+import type { HandlerContext, Implementation, JsonObject } from './types.ts'
 
 /** A connection that skipped initialize (a ping on stdio, or HTTP without a session): 2025-03-26 defaults. */
 const FALLBACK_REVISION: LegacyRevision = '2025-03-26'
@@ -20,9 +20,9 @@ const TASKS_REVISION: LegacyRevision = '2025-11-25'
 
 export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, channel: Channel, signal: AbortSignal): Promise<DispatchResult> {
   const { connection } = channel
-  const raw: Json = req.params ?? {}
+  const raw: JsonObject = req.params ?? {}
   if (req.method === 'initialize') {
-    const params = parseParams('2025-11-25', 'initialize', raw) as Json
+    const params = parseParams('2025-11-25', 'initialize', raw) as JsonObject
     const revision = negotiateLegacy(params.protocolVersion)
     connection.legacy = {
       revision,
@@ -45,10 +45,10 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
   if (req.method === 'subscriptions/listen') return { revision: LATEST_MODERN, result: await listen(engine, req, channel, caps, state?.clientCapabilities ?? {}, signal) }
   const tasksServed = engine.def.tasks ?? false
   if (req.method.startsWith('tasks/') && tasksServed && methodExists(TASKS_REVISION, req.method, 'client-to-server')) {
-    return { revision: TASKS_REVISION, result: await legacyTaskMethod(engine, req.method, parseParams(TASKS_REVISION, req.method, raw) as Json) }
+    return { revision: TASKS_REVISION, result: await legacyTaskMethod(engine, req.method, parseParams(TASKS_REVISION, req.method, raw) as JsonObject) }
   }
   if (!methodExists(revision, req.method, 'client-to-server')) throw notFound()
-  const params = parseParams(revision, req.method, raw) as Json
+  const params = parseParams(revision, req.method, raw) as JsonObject
   const makeCtx = (extras?: Pick<ContextInit, 'signal' | 'outlet' | 'adoptTaskId'>): HandlerContext =>
     createContext({
       era: 'legacy',
@@ -66,10 +66,10 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       ...extras,
     })
 
-  const listing = p.LIST_METHODS.get(req.method)
+  const listing = LIST_METHODS.get(req.method)
   if (listing) {
     if (!caps[listing.capability]) throw notFound()
-    const hideApps = engine.def.appsToDeclaredClientsOnly === true && !p.rendersApps(state?.clientCapabilities ?? {})
+    const hideApps = engine.def.appsToDeclaredClientsOnly === true && !rendersApps(state?.clientCapabilities ?? {})
     return { revision, result: listing.list(engine.registry, params, engine.settings.listPageSize, hideApps) }
   }
   switch (req.method) {
@@ -82,7 +82,7 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
     }
     case 'resources/subscribe':
     case 'resources/unsubscribe': {
-      const resources = caps.resources as Json | undefined
+      const resources = caps.resources as JsonObject | undefined
       if (!resources?.subscribe) throw notFound()
       const uri = params.uri as string
       if (req.method === 'resources/subscribe') state?.subscriptions.add(uri)
@@ -103,29 +103,29 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
         if (asked) {
           // The call's stream ends with CreateTaskResult; later asks go to the unsolicited stream.
           const outlet = connection.unsolicited ?? { send: () => {} }
-          const work = (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) => p.callTool(engine.registry, params, makeCtx({ ...extras, outlet }), engine.def.validateArguments ?? true)
-          const result = tool?.adoptsTaskId ? await engine.tasks.launchLegacyAdopting(params.task as Json, work) : engine.tasks.launchLegacy(params.task as Json, work)
+          const work = (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) => callTool(engine.registry, params, makeCtx({ ...extras, outlet }), engine.def.validateArguments ?? true)
+          const result = tool?.adoptsTaskId ? await engine.tasks.launchLegacyAdopting(params.task as JsonObject, work) : engine.tasks.launchLegacy(params.task as JsonObject, work)
           return { revision: TASKS_REVISION, result }
         }
       }
-      return { revision, result: await p.callTool(engine.registry, params, makeCtx(), engine.def.validateArguments ?? true) }
+      return { revision, result: await callTool(engine.registry, params, makeCtx(), engine.def.validateArguments ?? true) }
     }
     case 'prompts/get':
       if (!caps.prompts) throw notFound()
-      return { revision, result: await p.getPrompt(engine.registry, params, makeCtx()) }
+      return { revision, result: await getPrompt(engine.registry, params, makeCtx()) }
     case 'resources/read':
       if (!caps.resources) throw notFound()
-      return { revision, result: await p.readResource(engine.registry, params, makeCtx(), 'legacy') }
+      return { revision, result: await readResource(engine.registry, params, makeCtx(), 'legacy') }
     case 'completion/complete':
       if (!caps.completions) throw notFound()
-      return { revision, result: await p.complete(engine.def, engine.registry, params, makeCtx()) }
+      return { revision, result: await complete(engine.def, engine.registry, params, makeCtx()) }
     default:
       throw notFound()
   }
 }
 
 /** 2025-11-25 tasks/get | tasks/result | tasks/list | tasks/cancel. */
-async function legacyTaskMethod(engine: EngineCore, method: string, params: Json): Promise<Json> {
+async function legacyTaskMethod(engine: EngineCore, method: string, params: JsonObject): Promise<JsonObject> {
   if (method === 'tasks/list') return { tasks: engine.tasks.list() }
   const task = engine.tasks.get(params.taskId)
   if (method === 'tasks/result') return engine.tasks.result(task)

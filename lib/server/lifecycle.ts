@@ -6,7 +6,8 @@
  * {supported, requested}; HTTP status 400 for both).
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { hasFeature,
+import {
+  hasFeature,
   HTTP_STATUS,
   EXTENSION,
   LATEST_LEGACY,
@@ -23,7 +24,7 @@ import { hasFeature,
   unsupportedVersion,
 } from '../wire/index.ts'
 import type { Registry } from './registry.ts'
-import type { Implementation, Json, ServerDefinition } from './types.ts'
+import type { Implementation, JsonObject, ServerDefinition } from './types.ts'
 
 /** Every revision this engine serves, newest first (the -32022 `supported` list). */
 export const SUPPORTED_REVISIONS: Revision[] = [...REVISIONS].reverse()
@@ -33,9 +34,9 @@ export function negotiateLegacy(requested: unknown): LegacyRevision {
   return isLegacyRevision(requested) ? requested : LATEST_LEGACY
 }
 
-export function serverCapabilities(def: ServerDefinition, registry: Registry, revision: Revision): Json {
+export function serverCapabilities(def: ServerDefinition, registry: Registry, revision: Revision): JsonObject {
   if (def.capabilities) return mirroredCapabilities(def, revision)
-  const caps: Json = {}
+  const caps: JsonObject = {}
   const listChanged = def.listChanged ?? true
   if (registry.toolCount > 0 || def.tools) caps.tools = { listChanged }
   if (registry.promptCount > 0 || def.prompts) caps.prompts = { listChanged }
@@ -47,7 +48,7 @@ export function serverCapabilities(def: ServerDefinition, registry: Registry, re
   const tasks = def.tasks ?? false
   if (tasks && hasFeature(revision, 'coreTasks')) caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
   if (hasFeature(revision, 'extensions')) {
-    const extensions: Json = { ...def.extensions }
+    const extensions: JsonObject = { ...def.extensions }
     if (tasks) extensions[EXTENSION.TASKS] = {}
     if (Object.keys(extensions).length > 0) caps.extensions = extensions
   }
@@ -59,28 +60,28 @@ export function serverCapabilities(def: ServerDefinition, registry: Registry, re
  * revision: the 2025-11-25 core `tasks` or the 2026 extension (SEP-2663), whichever side serves them.
  * Fields a revision never defined are dropped at the edge (shapeServerCapabilities).
  */
-function mirroredCapabilities(def: ServerDefinition, revision: Revision): Json {
-  const { tasks: _tasks, extensions, ...caps } = def.capabilities as Json
+function mirroredCapabilities(def: ServerDefinition, revision: Revision): JsonObject {
+  const { tasks: _tasks, extensions, ...caps } = def.capabilities as JsonObject
   const { [EXTENSION.TASKS]: _taskExtension, ...otherExtensions } = isRecord(extensions) ? extensions : {}
-  const out: Json = { ...caps }
+  const out: JsonObject = { ...caps }
   if (def.complete === undefined || !hasFeature(revision, 'completionsCapability')) delete out.completions
   const served = def.tasks ?? false
   if (served && hasFeature(revision, 'coreTasks')) out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
-  const ext: Json = { ...otherExtensions, ...def.extensions }
+  const ext: JsonObject = { ...otherExtensions, ...def.extensions }
   if (served && hasFeature(revision, 'tasksExtension')) ext[EXTENSION.TASKS] = {}
   if (Object.keys(ext).length > 0) out.extensions = ext
   return out
 }
 
-export function initializeResult(def: ServerDefinition, registry: Registry, revision: LegacyRevision): Json {
-  const result: Json = { protocolVersion: revision, capabilities: serverCapabilities(def, registry, revision), serverInfo: def.info }
+export function initializeResult(def: ServerDefinition, registry: Registry, revision: LegacyRevision): JsonObject {
+  const result: JsonObject = { protocolVersion: revision, capabilities: serverCapabilities(def, registry, revision), serverInfo: def.info }
   if (def.instructions !== undefined) result.instructions = def.instructions
   return result
 }
 
-export function discoverResult(def: ServerDefinition, registry: Registry, revision: ModernRevision): Json {
+export function discoverResult(def: ServerDefinition, registry: Registry, revision: ModernRevision): JsonObject {
   // A dual-era server names its legacy revisions too (versioning.mdx example lists 2025-11-25).
-  const result: Json = { supportedVersions: [...SUPPORTED_REVISIONS], capabilities: serverCapabilities(def, registry, revision) }
+  const result: JsonObject = { supportedVersions: [...SUPPORTED_REVISIONS], capabilities: serverCapabilities(def, registry, revision) }
   if (def.instructions !== undefined) result.instructions = def.instructions
   return result
 }
@@ -88,10 +89,10 @@ export function discoverResult(def: ServerDefinition, registry: Registry, revisi
 /** The validated per-request metadata of a modern request. */
 export interface ModernMeta {
   revision: ModernRevision
-  clientCapabilities: Json
+  clientCapabilities: JsonObject
   clientInfo?: Implementation
   logLevel?: LogLevel
-  meta: Json
+  meta: JsonObject
 }
 
 /**
@@ -100,7 +101,7 @@ export interface ModernMeta {
  * checked here: on HTTP, http/modern-headers.ts owns that comparison and runs before the engine
  * sees the request; stdio has no header.
  */
-export function validateModernMeta(params: Json | undefined): ModernMeta {
+export function validateModernMeta(params: JsonObject | undefined): ModernMeta {
   const meta = params?._meta
   if (!isRecord(meta)) throw invalid('params._meta is required on every 2026-07-28 request')
   const version = meta[META.PROTOCOL_VERSION]

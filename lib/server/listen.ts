@@ -5,7 +5,7 @@
  */
 import { META, type RequestId } from '../wire/index.ts'
 import type { Connection, Outlet } from './connection.ts'
-import type { Json } from './types.ts'
+import type { JsonObject } from './types.ts'
 
 export interface ListenFilter {
   toolsListChanged?: boolean
@@ -80,7 +80,7 @@ export class ListenRegistry {
   }
 
   /** SEP-2663 "Task Status Notifications": the full DetailedTask, to listeners of that task id. */
-  taskStatus(taskId: string, detailedTask: Json): void {
+  taskStatus(taskId: string, detailedTask: JsonObject): void {
     for (const l of this.listeners) if (l.filter.taskIds?.includes(taskId)) send(l, 'notifications/tasks', detailedTask)
   }
 
@@ -89,12 +89,12 @@ export class ListenRegistry {
   }
 }
 
-function send(l: Listener, method: string, params: Json): void {
+function send(l: Listener, method: string, params: JsonObject): void {
   l.outlet.send({ jsonrpc: '2.0', method, params: { ...params, _meta: { [META.SUBSCRIPTION_ID]: l.id } } })
 }
 
 function honoured(requested: unknown, support: ListenSupport): ListenFilter {
-  const r = (typeof requested === 'object' && requested !== null ? requested : {}) as Json
+  const r = (typeof requested === 'object' && requested !== null ? requested : {}) as JsonObject
   const out: ListenFilter = {}
   if (r.toolsListChanged === true && support.tools) out.toolsListChanged = true
   if (r.promptsListChanged === true && support.prompts) out.promptsListChanged = true

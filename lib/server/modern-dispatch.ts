@@ -10,22 +10,22 @@ import { EXTENSION, META, RESULT_TYPE, isRecord, isRequestMethod, methodNotFound
 import { InputRequired, createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
 import { discoverResult, serverCapabilities, validateModernMeta, type ModernMeta } from './lifecycle.ts'
-import * as p from './providers.ts'
+import { LIST_METHODS, callTool, complete, getPrompt, readResource, rendersApps } from './providers.ts'
 import type { RequestStatePayload } from './request-state.ts'
 import { TaskStore, hasTasksExtension, taskSupportOf, type TaskContextExtras } from './tasks.ts'
-import type { HandlerContext, Json } from './types.ts'
+import type { HandlerContext, JsonObject } from './types.ts'
 
 export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, channel: Channel, signal: AbortSignal): Promise<DispatchResult> {
-  const raw: Json = req.params ?? {}
+  const raw: JsonObject = req.params ?? {}
   const meta = validateModernMeta(req.params)
   const { revision } = meta
   const caps = serverCapabilities(engine.def, engine.registry, revision)
-  const extensions = (caps.extensions ?? {}) as Json
+  const extensions = (caps.extensions ?? {}) as JsonObject
   const notFound = () => methodNotFound(req.method, revision)
   const tasksOn = EXTENSION.TASKS in extensions
   const isTaskMethod = req.method.startsWith('tasks/')
   if (!isRequestMethod(revision, req.method, 'client-to-server', { extensions: tasksOn })) throw notFound()
-  const params = isTaskMethod ? raw : (parseParams(revision, req.method, raw) as Json)
+  const params = isTaskMethod ? raw : (parseParams(revision, req.method, raw) as JsonObject)
 
   const makeCtx = (prior?: RequestStatePayload, extras?: TaskContextExtras | Pick<ContextInit, 'signal' | 'taskAsk'>): HandlerContext =>
     createContext({
@@ -45,7 +45,7 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       ...extras,
     })
   /** tools/call, prompts/get, resources/read: the MRTR round trip. */
-  const withInput = async (run: (ctx: HandlerContext) => Promise<Json>, extras?: Pick<ContextInit, 'signal' | 'taskAsk'>): Promise<Json> => {
+  const withInput = async (run: (ctx: HandlerContext) => Promise<JsonObject>, extras?: Pick<ContextInit, 'signal' | 'taskAsk'>): Promise<JsonObject> => {
     if (raw.inputResponses !== undefined && !isRecord(raw.inputResponses)) throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
     const prior = raw.requestState === undefined ? undefined : engine.codec.open(req.method, raw, raw.requestState, channel.principal)
     try {
@@ -60,10 +60,10 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
     }
   }
 
-  const listing = p.LIST_METHODS.get(req.method)
+  const listing = LIST_METHODS.get(req.method)
   if (listing) {
     if (!caps[listing.capability]) throw notFound()
-    const hideApps = engine.def.appsToDeclaredClientsOnly === true && !p.rendersApps(meta.clientCapabilities)
+    const hideApps = engine.def.appsToDeclaredClientsOnly === true && !rendersApps(meta.clientCapabilities)
     return { revision, result: listing.list(engine.registry, params, engine.settings.listPageSize, hideApps) }
   }
   switch (req.method) {
@@ -78,19 +78,19 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       if (support !== 'forbidden' && negotiated) {
         // SEP-2663: server-directed; a call still running after one turn becomes a task.
         const launch = engine.tasks.launchModern(signal)
-        return { revision, result: await withInput((ctx) => launch.run(() => p.callTool(engine.registry, params, ctx, engine.def.validateArguments ?? true)), launch.extras) }
+        return { revision, result: await withInput((ctx) => launch.run(() => callTool(engine.registry, params, ctx, engine.def.validateArguments ?? true)), launch.extras) }
       }
-      return { revision, result: await withInput((ctx) => p.callTool(engine.registry, params, ctx, engine.def.validateArguments ?? true)) }
+      return { revision, result: await withInput((ctx) => callTool(engine.registry, params, ctx, engine.def.validateArguments ?? true)) }
     }
     case 'prompts/get':
       if (!caps.prompts) throw notFound()
-      return { revision, result: await withInput((ctx) => p.getPrompt(engine.registry, params, ctx)) }
+      return { revision, result: await withInput((ctx) => getPrompt(engine.registry, params, ctx)) }
     case 'resources/read':
       if (!caps.resources) throw notFound()
-      return { revision, result: await withInput((ctx) => p.readResource(engine.registry, params, ctx, 'modern')) }
+      return { revision, result: await withInput((ctx) => readResource(engine.registry, params, ctx, 'modern')) }
     case 'completion/complete':
       if (!caps.completions) throw notFound()
-      return { revision, result: await p.complete(engine.def, engine.registry, params, makeCtx()) }
+      return { revision, result: await complete(engine.def, engine.registry, params, makeCtx()) }
     case 'subscriptions/listen':
       return { revision, result: await listen(engine, req, channel, caps, meta.clientCapabilities, signal) }
     default:
@@ -103,10 +103,10 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
  * Hold the stream open until the client cancels it (no response then) or the server ends it (a
  * result). Also serves legacy clients that ask for it (legacy-dispatch.ts: accept liberally).
  */
-export async function listen(engine: EngineCore, req: JsonRpcRequest, channel: Channel, caps: Json, clientCapabilities: Json, signal: AbortSignal): Promise<Json | undefined> {
-  const resources = caps.resources as Json | undefined
-  const tasksServed = EXTENSION.TASKS in ((caps.extensions ?? {}) as Json)
-  const requested = req.params?.notifications as Json | undefined
+export async function listen(engine: EngineCore, req: JsonRpcRequest, channel: Channel, caps: JsonObject, clientCapabilities: JsonObject, signal: AbortSignal): Promise<JsonObject | undefined> {
+  const resources = caps.resources as JsonObject | undefined
+  const tasksServed = EXTENSION.TASKS in ((caps.extensions ?? {}) as JsonObject)
+  const requested = req.params?.notifications as JsonObject | undefined
   // SEP-2663: asking for task notifications without the extension is -32021.
   if (tasksServed && Array.isArray(requested?.taskIds) && !hasTasksExtension(clientCapabilities)) throw TaskStore.requireExtension()
   const support = { tools: !!caps.tools, prompts: !!caps.prompts, resources: !!resources, subscribe: !!resources?.subscribe, tasks: tasksServed }
@@ -119,7 +119,7 @@ export async function listen(engine: EngineCore, req: JsonRpcRequest, channel: C
 }
 
 /** SEP-2663 tasks/get | tasks/update | tasks/cancel; each needs the extension on this request (-32021). */
-function modernTaskMethod(engine: EngineCore, method: string, params: Json, meta: ModernMeta): Json {
+function modernTaskMethod(engine: EngineCore, method: string, params: JsonObject, meta: ModernMeta): JsonObject {
   if (!hasTasksExtension(meta.clientCapabilities)) throw TaskStore.requireExtension()
   const task = engine.tasks.get(params.taskId)
   if (method === 'tasks/get') return engine.tasks.detailed(task)

@@ -4,14 +4,14 @@
  * offset into the (deterministically ordered) list.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import type { Json } from './types.ts'
+import type { JsonObject } from './types.ts'
 
-export function paginate(items: Json[], key: string, params: Json, pageSize: number): Json {
+export function paginate(items: JsonObject[], key: string, params: JsonObject, pageSize: number): JsonObject {
   const start = params.cursor === undefined ? 0 : decodeCursor(params.cursor)
   if (start > items.length) throw invalidCursor()
   if (pageSize <= 0) return { [key]: start === 0 ? items : items.slice(start) }
   const end = start + pageSize
-  const page: Json = { [key]: items.slice(start, end) }
+  const page: JsonObject = { [key]: items.slice(start, end) }
   if (end < items.length) page.nextCursor = Buffer.from(JSON.stringify({ o: end })).toString('base64url')
   return page
 }

@@ -11,22 +11,22 @@ import { paginate } from './pagination.ts'
 import { describe, type Registry } from './registry.ts'
 import { EXTENSION, MCP_APPS, type Era } from '../wire/index.ts'
 import { trustedProblems } from '../schema/index.ts'
-import type { CompleteRequest, HandlerContext, Json, ServerDefinition, ToolDef } from './types.ts'
+import type { CompleteRequest, HandlerContext, JsonObject, ServerDefinition, ToolDef } from './types.ts'
 
-function requireString(params: Json, key: string): string {
+function requireString(params: JsonObject, key: string): string {
   const value = params[key]
   if (typeof value !== 'string') throw new RpcError(RPC.INVALID_PARAMS, `params.${key} must be a string`)
   return value
 }
 
-function optionalObject(params: Json, key: string): Json {
+function optionalObject(params: JsonObject, key: string): JsonObject {
   const value = params[key]
   if (value === undefined || value === null) return {}
   if (typeof value !== 'object' || Array.isArray(value)) throw new RpcError(RPC.INVALID_PARAMS, `params.${key} must be an object`)
-  return value as Json
+  return value as JsonObject
 }
 
-export function listTools(registry: Registry, params: Json, pageSize: number, hideApps = false): Json {
+export function listTools(registry: Registry, params: JsonObject, pageSize: number, hideApps = false): JsonObject {
   const tools = registry.listTools().map((t) => {
     const wire = describe(t)
     wire.inputSchema ??= { type: 'object' }
@@ -40,12 +40,12 @@ export function listTools(registry: Registry, params: Json, pageSize: number, hi
  * a tool execution error (an `isError` result, SEP-1303: the model can read and correct it), not a
  * protocol error.
  */
-function argumentsError(tool: ToolDef, args: Json): Json | undefined {
+function argumentsError(tool: ToolDef, args: JsonObject): JsonObject | undefined {
   const problems = tool.inputSchema && trustedProblems(tool.inputSchema, args)
   return problems && { isError: true, content: [{ type: 'text', text: `Invalid arguments for tool ${tool.name}: ${problems.join('; ')}` }] }
 }
 
-export async function callTool(registry: Registry, params: Json, ctx: HandlerContext, validate = true): Promise<Json> {
+export async function callTool(registry: Registry, params: JsonObject, ctx: HandlerContext, validate = true): Promise<JsonObject> {
   const name = requireString(params, 'name')
   const tool = registry.tool(name)
   const args = optionalObject(params, 'arguments')
@@ -67,12 +67,12 @@ export async function callTool(registry: Registry, params: Json, ctx: HandlerCon
 /**
  * A tool as listed to a host that did not declare MCP Apps (`io.modelcontextprotocol/ui`): without
  * its UI links (`_meta.ui`, `_meta["ui/resourceUri"]`), as a server that checks the capability
- * would register it (MCP Apps SEP-1865 "Negotiation").
+ * would register it (the MCP Apps extension, `io.modelcontextprotocol/ui`: 2026-07-28 basic/versioning.mdx "Extension Negotiation").
  */
-function withoutAppMeta(tool: Json): Json {
+function withoutAppMeta(tool: JsonObject): JsonObject {
   const meta = tool._meta
   if (typeof meta !== 'object' || meta === null || !(MCP_APPS.META_KEY in meta || MCP_APPS.FLAT_RESOURCE_URI in meta)) return tool
-  const { [MCP_APPS.META_KEY]: _ui, [MCP_APPS.FLAT_RESOURCE_URI]: _flat, ...rest } = meta as Json
+  const { [MCP_APPS.META_KEY]: _ui, [MCP_APPS.FLAT_RESOURCE_URI]: _flat, ...rest } = meta as JsonObject
   const out = { ...tool }
   if (Object.keys(rest).length > 0) out._meta = rest
   else delete out._meta
@@ -80,16 +80,16 @@ function withoutAppMeta(tool: Json): Json {
 }
 
 /** Did this client declare MCP Apps? */
-export function rendersApps(clientCapabilities: Json): boolean {
+export function rendersApps(clientCapabilities: JsonObject): boolean {
   const extensions = clientCapabilities.extensions
   return typeof extensions === 'object' && extensions !== null && EXTENSION.UI in extensions
 }
 
-export function listPrompts(registry: Registry, params: Json, pageSize: number): Json {
+export function listPrompts(registry: Registry, params: JsonObject, pageSize: number): JsonObject {
   return paginate(registry.listPrompts().map(describe), 'prompts', params, pageSize)
 }
 
-export async function getPrompt(registry: Registry, params: Json, ctx: HandlerContext): Promise<Json> {
+export async function getPrompt(registry: Registry, params: JsonObject, ctx: HandlerContext): Promise<JsonObject> {
   const name = requireString(params, 'name')
   const prompt = registry.prompt(name)
   const args = optionalObject(params, 'arguments') as Record<string, string>
@@ -103,11 +103,11 @@ export async function getPrompt(registry: Registry, params: Json, ctx: HandlerCo
   return prompt.handler(args, ctx)
 }
 
-export function listResources(registry: Registry, params: Json, pageSize: number): Json {
+export function listResources(registry: Registry, params: JsonObject, pageSize: number): JsonObject {
   return paginate(registry.listResources().map(({ read: _read, ...r }) => describe(r)), 'resources', params, pageSize)
 }
 
-export function listTemplates(registry: Registry, params: Json, pageSize: number): Json {
+export function listTemplates(registry: Registry, params: JsonObject, pageSize: number): JsonObject {
   return paginate(registry.listTemplates().map(({ read: _read, ...t }) => describe(t)), 'resourceTemplates', params, pageSize)
 }
 
@@ -115,14 +115,14 @@ export function listTemplates(registry: Registry, params: Json, pageSize: number
  * The list methods both eras answer alike: the capability each needs (absent → -32601) and its pager.
  * A Map, not an object literal, so a method named like an Object.prototype key is never found.
  */
-export const LIST_METHODS = new Map<string, { capability: 'tools' | 'prompts' | 'resources'; list: (registry: Registry, params: Json, pageSize: number, hideApps?: boolean) => Json }>([
+export const LIST_METHODS = new Map<string, { capability: 'tools' | 'prompts' | 'resources'; list: (registry: Registry, params: JsonObject, pageSize: number, hideApps?: boolean) => JsonObject }>([
   ['tools/list', { capability: 'tools', list: listTools }],
   ['prompts/list', { capability: 'prompts', list: listPrompts }],
   ['resources/list', { capability: 'resources', list: listResources }],
   ['resources/templates/list', { capability: 'resources', list: listTemplates }],
 ])
 
-export async function readResource(registry: Registry, params: Json, ctx: HandlerContext, era: Era): Promise<Json> {
+export async function readResource(registry: Registry, params: JsonObject, ctx: HandlerContext, era: Era): Promise<JsonObject> {
   const uri = requireString(params, 'uri')
   const resource = registry.resource(uri)
   if (resource) return resource.read(ctx)
@@ -138,7 +138,7 @@ export function resourceNotFound(uri: string, era: Era): RpcError {
     : new RpcError(RPC.RESOURCE_NOT_FOUND_LEGACY, `Resource not found: ${uri}`, { uri })
 }
 
-export async function complete(def: ServerDefinition, registry: Registry, params: Json, ctx: HandlerContext): Promise<Json> {
+export async function complete(def: ServerDefinition, registry: Registry, params: JsonObject, ctx: HandlerContext): Promise<JsonObject> {
   const ref = optionalObject(params, 'ref')
   const argument = optionalObject(params, 'argument')
   if (ref.type === 'ref/prompt') {

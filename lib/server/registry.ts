@@ -4,15 +4,15 @@
  * through the engine's notifier, so a gateway can swap upstream-backed providers at run time.
  */
 import { McpxError } from '../errors/index.ts'
-import type { HandlerContext, Json, PromptDef, ResourceDef, ServerDefinition, TemplateDef, ToolDef } from './types.ts'
+import type { HandlerContext, JsonObject, PromptDef, ResourceDef, ServerDefinition, TemplateDef, ToolDef } from './types.ts'
 
 type Kind = 'tools' | 'prompts' | 'resources'
 
 /** Handlers for names not in the registry (see Registry.unknown); each one absent keeps the engine's own error. */
 export interface UnknownNames {
-  callTool?(name: string, args: Json, ctx: HandlerContext): Promise<Json>
-  getPrompt?(name: string, args: Record<string, string>, ctx: HandlerContext): Promise<Json>
-  readResource?(uri: string, ctx: HandlerContext): Promise<Json>
+  callTool?(name: string, args: JsonObject, ctx: HandlerContext): Promise<JsonObject>
+  getPrompt?(name: string, args: Record<string, string>, ctx: HandlerContext): Promise<JsonObject>
+  readResource?(uri: string, ctx: HandlerContext): Promise<JsonObject>
 }
 
 export class Registry {
@@ -119,8 +119,8 @@ function matchUriTemplate(template: string, uri: string): Record<string, string>
 }
 
 /** The wire description of a provider: every field except the handler. */
-export function describe<T extends object>(def: T): Json {
-  const out: Json = {}
+export function describe<T extends object>(def: T): JsonObject {
+  const out: JsonObject = {}
   for (const [k, v] of Object.entries(def)) if (typeof v !== 'function' && v !== undefined) out[k] = v
   return out
 }

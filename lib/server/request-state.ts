@@ -4,16 +4,18 @@
  * params and to the caller). AES-256-GCM under a key ring (seal.ts): replicas sharing the ring
  * (setting sealKeyFile) open each other's tokens; without one, a random key per process. A token
  * from elsewhere, edited, expired or presented on a different request is rejected with -32602.
+ * With `singleUse` a token also opens only once (mrtr.mdx: servers for which a requestState must be
+ * consumed at most once enforce it server-side): its digest is kept until the token expires.
  */
 import { createHash } from 'node:crypto'
 import { RPC, RpcError } from '../errors/index.ts'
 import { type KeyRing, open as openSealed, randomKeyRing, seal as sealText } from './seal.ts'
-import type { Json } from './types.ts'
+import type { JsonObject } from './types.ts'
 
 /** What a token carries between rounds. */
 export interface RequestStatePayload {
   /** Answers collected in earlier rounds, by input key. */
-  answers: Record<string, Json>
+  answers: Record<string, JsonObject>
   /** Keys asked in the last round (only these are accepted from inputResponses). */
   asked: string[]
   /** Handler-owned state (ctx.setState). */
@@ -35,8 +37,8 @@ interface Sealed extends RequestStatePayload {
 
 export interface RequestStateCodec {
   /** `principal`: the authenticated caller, when known; a token only opens for the same one. */
-  seal(method: string, params: Json, payload: RequestStatePayload, principal?: string): string
-  open(method: string, params: Json, token: unknown, principal?: string): RequestStatePayload
+  seal(method: string, params: JsonObject, payload: RequestStatePayload, principal?: string): string
+  open(method: string, params: JsonObject, token: unknown, principal?: string): RequestStatePayload
 }
 
 /**
@@ -61,7 +63,19 @@ const ROUND_KEYS = new Set(['_meta', 'inputResponses', 'requestState', 'task'])
 /** Associated data: a requestState opens only as a requestState. */
 const PURPOSE = 'mcpx requestState v1'
 
-export function createRequestStateCodec(ttlMs: number, ring: KeyRing = randomKeyRing(), now: () => number = Date.now, owner = ''): RequestStateCodec {
+export function createRequestStateCodec(ttlMs: number, ring: KeyRing = randomKeyRing(), now: () => number = Date.now, owner = '', singleUse = false): RequestStateCodec {
+  /** Digests of tokens already opened, with their expiry, in expiry order (every token lives ttlMs). */
+  const used = new Map<string, number>()
+  const consume = (token: string, expiry: number): boolean => {
+    for (const [digest, until] of used) {
+      if (until > now()) break
+      used.delete(digest)
+    }
+    const digest = createHash('sha256').update(token).digest('base64url')
+    if (used.has(digest)) return false
+    used.set(digest, expiry)
+    return true
+  }
   return {
     seal(method, params, payload, principal) {
       const sealed: Sealed = { ...payload, m: method, d: digestParams(params), x: now() + ttlMs, p: digestPrincipal(principal), ...(owner !== '' && { o: owner }) }
@@ -81,6 +95,7 @@ export function createRequestStateCodec(ttlMs: number, ring: KeyRing = randomKey
       if (now() >= sealed.x) throw reject('expired')
       if (sealed.m !== method || sealed.d !== digestParams(params)) throw reject('bound to a different request')
       if (sealed.p !== digestPrincipal(principal)) throw reject('bound to a different caller')
+      if (singleUse && !consume(token, sealed.x)) throw reject('already used')
       return { answers: sealed.answers ?? {}, asked: sealed.asked ?? [], state: sealed.state }
     },
   }
@@ -90,8 +105,8 @@ function digestPrincipal(principal: string | undefined): string {
   return principal === undefined ? '' : createHash('sha256').update(principal).digest('base64url')
 }
 
-function digestParams(params: Json): string {
-  const salient: Json = {}
+function digestParams(params: JsonObject): string {
+  const salient: JsonObject = {}
   for (const k of Object.keys(params).sort()) if (!ROUND_KEYS.has(k)) salient[k] = params[k]
   return createHash('sha256').update(stableStringify(salient)).digest('base64url')
 }
@@ -99,7 +114,7 @@ function digestParams(params: Json): string {
 function stableStringify(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`
   if (value && typeof value === 'object') {
-    const obj = value as Json
+    const obj = value as JsonObject
     return `{${Object.keys(obj)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${stableStringify(obj[k])}`)

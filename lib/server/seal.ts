@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs'
 import { McpxError } from '../errors/index.ts'
 
 const KEY_BYTES = 32
-/** NIST SP 800-38D §8.2: a 96-bit random IV per message. */
+/** NIST SP 800-38D section 8.2: a 96-bit random IV per message. */
 const IV_BYTES = 12
 const TAG_BYTES = 16
 const KEY_ID_CHARS = 8

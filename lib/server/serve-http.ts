@@ -1,18 +1,18 @@
 /**
  * Serve an engine over Streamable HTTP with Bun.serve on one path (default `/mcp`). Idle sockets
  * and stalled bodies are closed by httpIdleTimeoutMs; long calls and SSE streams are exempt
- * (http/timeouts.ts): streams are kept alive by SSE comments (TR-24) and ended by the engine.
+ * (http/timeouts.ts): streams are kept alive by SSE comment lines (clients MUST NOT treat them as malformed) and ended by the engine.
  */
 import type { Settings } from '../settings/index.ts'
 import type { Engine } from './engine.ts'
 import { createHttpHandler } from './http/handler.ts'
 import type { OriginPolicy } from './http/origin.ts'
 import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
-import { HTTP_STATUS } from '../wire/index.ts'
+import { LOOPBACK_BIND_ADDRESS, HTTP_STATUS } from '../wire/index.ts'
 
 export interface ServeHttpOptions {
   port?: number
-  /** Default 127.0.0.1 (TR-42: bind to loopback when running locally). */
+  /** Default 127.0.0.1 (running locally, servers SHOULD bind only to loopback: basic/transports.mdx "Security Warning"). */
   hostname?: string
   path?: string
   origin?: Omit<OriginPolicy, 'port'>
@@ -26,7 +26,7 @@ export interface HttpServer extends AsyncDisposable {
 
 export function serveHttp(engine: Engine, settings: Settings, options: ServeHttpOptions = {}): HttpServer {
   const path = options.path ?? '/mcp'
-  const hostname = options.hostname ?? '127.0.0.1'
+  const hostname = options.hostname ?? LOOPBACK_BIND_ADDRESS
   let handler: ReturnType<typeof createHttpHandler> | undefined
   const server = Bun.serve({
     port: options.port ?? 0,

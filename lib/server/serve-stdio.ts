@@ -1,7 +1,7 @@
 /**
  * Serve an engine on stdio: one connection for the process (an `initialize` makes it legacy; a
  * request with modern `_meta` is served statelessly: 2026-07-28 basic/versioning.mdx "dual-era").
- * Every request is dispatched at once, so a long call never blocks ping or cancellation (TR-05).
+ * Every request is dispatched at once, so a long call never blocks ping, notifications/cancelled or any other request.
  * 2025-03-26 batches are answered with one array; other revisions refuse them with -32600.
  */
 import { RPC, RpcError } from '../errors/index.ts'
@@ -68,7 +68,7 @@ export function serveStdio(
   }
 
   async function batch(items: unknown[]): Promise<void> {
-    // 2025-03-26 basic/index.mdx: MUST receive batches; removed in 2025-06-18 (TR-09).
+    // 2025-03-26 basic/index.mdx: MUST receive batches; 2025-06-18 removed batching from schema and prose.
     if (connection.legacy === undefined || !hasFeature(connection.legacy.revision, 'batching')) {
       return transport.refuseUnnamed(new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are only allowed in 2025-03-26'))
     }

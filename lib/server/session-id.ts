@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto'
 import type { LegacyRevision } from '../wire/index.ts'
 import { type KeyRing, open, seal } from './seal.ts'
-import type { Implementation, Json } from './types.ts'
+import type { Implementation, JsonObject } from './types.ts'
 
 const PURPOSE = 'mcpx session v2'
 const NONCE_BYTES = 18
@@ -19,7 +19,7 @@ const NONCE_BYTES = 18
 /** What a legacy session needs to be served anywhere: what initialize negotiated, and for whom. */
 export interface SessionSeed {
   readonly revision: LegacyRevision
-  readonly clientCapabilities: Json
+  readonly clientCapabilities: JsonObject
   readonly clientInfo?: Implementation
   /** The authenticated caller (HttpHandlerOptions.principalOf); only that caller may use the session. */
   readonly principal?: string
@@ -52,7 +52,7 @@ export function openSession(ring: KeyRing, id: string): SealedSession | undefine
       owner: s.r,
       mintedMs: s.t,
       revision: s.v as LegacyRevision,
-      clientCapabilities: s.c as Json,
+      clientCapabilities: s.c as JsonObject,
       ...(typeof s.i === 'object' && s.i !== null && { clientInfo: s.i as Implementation }),
       ...(typeof s.p === 'string' && { principal: s.p }),
     }

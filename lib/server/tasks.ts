@@ -10,7 +10,7 @@ import { RPC, RpcError, toRpcError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { EXTENSION, META, RESULT_TYPE, missingCapability } from '../wire/index.ts'
 import type { ContextInit } from './context.ts'
-import type { InputRequest, Json, ToolDef } from './types.ts'
+import type { InputRequest, JsonObject, ToolDef } from './types.ts'
 
 type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
 
@@ -21,9 +21,9 @@ interface TaskRecord {
   lastUpdatedAt: string
   ttlMs: number
   pollIntervalMs: number
-  result?: Json
+  result?: JsonObject
   error?: { code: number; message: string; data?: unknown }
-  pending: Map<string, { request: InputRequest; resolve(answer: Json): void }>
+  pending: Map<string, { request: InputRequest; resolve(answer: JsonObject): void }>
   controller: AbortController
   expiry?: ReturnType<typeof setTimeout>
   /** Resolves when the task reaches a terminal status. */
@@ -42,7 +42,7 @@ export function taskSupportOf(tool: ToolDef | undefined): TaskSupport {
   return value === 'optional' || value === 'required' ? value : 'forbidden'
 }
 
-export function hasTasksExtension(clientCapabilities: Json): boolean {
+export function hasTasksExtension(clientCapabilities: JsonObject): boolean {
   const extensions = clientCapabilities.extensions
   return typeof extensions === 'object' && extensions !== null && EXTENSION.TASKS in extensions
 }
@@ -51,7 +51,7 @@ export function hasTasksExtension(clientCapabilities: Json): boolean {
 export type TaskContextExtras = Pick<ContextInit, 'signal' | 'taskAsk' | 'outlet'>
 
 /** Between the owning replica's id and the random part of a task id. */
-export const TASK_OWNER_SEPARATOR = '~'
+const TASK_OWNER_SEPARATOR = '~'
 
 /** The replica a task id names (TaskStore mints them so when replicaId is set), or undefined. */
 export function taskOwner(taskId: unknown): string | undefined {
@@ -63,7 +63,12 @@ export function taskOwner(taskId: unknown): string | undefined {
 export class TaskStore {
   private readonly tasks = new Map<string, TaskRecord>()
   /** Set by the engine: every status change, as the DetailedTask tasks/get would return. */
-  onStatus: (taskId: string, detailedTask: Json) => void = () => {}
+  onStatus: (taskId: string, detailedTask: JsonObject) => void = () => {}
+  /**
+   * Set by an embedder that keeps task records elsewhere too (replicas with Redis,
+   * lib/daemon/shared-state.ts): the DetailedTask at creation and at every status change.
+   */
+  mirror?: (detailedTask: JsonObject) => void
 
   constructor(private readonly settings: Settings) {}
 
@@ -73,7 +78,7 @@ export class TaskStore {
    * the id to give the task (a gateway relaying another server's task keeps that server's id),
    * unless the store already holds it.
    */
-  launchModern(requestSignal: AbortSignal, taskId?: string): { extras: Pick<ContextInit, 'signal' | 'taskAsk'>; run(work: () => Promise<Json>): Promise<Json> } {
+  launchModern(requestSignal: AbortSignal, taskId?: string): { extras: Pick<ContextInit, 'signal' | 'taskAsk'>; run(work: () => Promise<JsonObject>): Promise<JsonObject> } {
     const controller = new AbortController()
     let task: TaskRecord | undefined
     requestSignal.addEventListener('abort', () => task === undefined && controller.abort(requestSignal.reason), { once: true })
@@ -91,7 +96,7 @@ export class TaskStore {
   }
 
   /** A 2025-11-25 client-directed launch (`params.task`): the task exists before the work starts. */
-  launchLegacy(taskParams: Json, work: (extras: Pick<ContextInit, 'signal'>) => Promise<Json>): Json {
+  launchLegacy(taskParams: JsonObject, work: (extras: Pick<ContextInit, 'signal'>) => Promise<JsonObject>): JsonObject {
     const controller = new AbortController()
     const ttlMs = typeof taskParams.ttl === 'number' ? Math.min(taskParams.ttl, this.settings.taskTtlMs) : this.settings.taskTtlMs
     const task = this.create(controller, ttlMs)
@@ -103,7 +108,7 @@ export class TaskStore {
    * launchLegacy for a tool whose handler names the task's id (ToolDef.adoptsTaskId): the task is
    * created once the handler has named it (or has finished without naming one), then follows the work.
    */
-  async launchLegacyAdopting(taskParams: Json, work: (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) => Promise<Json>): Promise<Json> {
+  async launchLegacyAdopting(taskParams: JsonObject, work: (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) => Promise<JsonObject>): Promise<JsonObject> {
     const controller = new AbortController()
     const ttlMs = typeof taskParams.ttl === 'number' ? Math.min(taskParams.ttl, this.settings.taskTtlMs) : this.settings.taskTtlMs
     let named!: (taskId: string | undefined) => void
@@ -127,8 +132,8 @@ export class TaskStore {
   }
 
   /** The DetailedTask view: status plus whatever that status carries (SEP-2663 "Task Status"). */
-  detailed(task: TaskRecord): Json {
-    const out: Json = this.envelope(task)
+  detailed(task: TaskRecord): JsonObject {
+    const out: JsonObject = this.envelope(task)
     if (task.status === 'input_required') out.inputRequests = Object.fromEntries([...task.pending].map(([k, v]) => [k, v.request]))
     if (task.status === 'completed' && task.result) out.result = task.result
     if (task.status === 'failed' && task.error) out.error = task.error
@@ -138,11 +143,11 @@ export class TaskStore {
   /** tasks/update: answer pending keys; unknown keys are ignored (mrtr.mdx). */
   update(task: TaskRecord, inputResponses: unknown): void {
     if (typeof inputResponses !== 'object' || inputResponses === null) throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
-    for (const [key, answer] of Object.entries(inputResponses as Json)) {
+    for (const [key, answer] of Object.entries(inputResponses as JsonObject)) {
       const waiter = task.pending.get(key)
       if (!waiter || typeof answer !== 'object' || answer === null) continue
       task.pending.delete(key)
-      waiter.resolve(answer as Json)
+      waiter.resolve(answer as JsonObject)
     }
     if (task.pending.size === 0 && task.status === 'input_required') this.transition(task, 'working')
   }
@@ -155,14 +160,14 @@ export class TaskStore {
   }
 
   /** 2025-11-25 tasks/result: wait for a terminal status, then the result (or its error). */
-  async result(task: TaskRecord): Promise<Json> {
+  async result(task: TaskRecord): Promise<JsonObject> {
     await task.finished
     if (task.status === 'failed' && task.error) throw new RpcError(task.error.code, task.error.message, task.error.data)
     if (task.status === 'cancelled') throw new RpcError(RPC.INVALID_PARAMS, `Task ${task.taskId} was cancelled`, { taskId: task.taskId })
-    return { ...task.result, _meta: { ...(task.result?._meta as Json | undefined), [META.RELATED_TASK]: { taskId: task.taskId } } }
+    return { ...task.result, _meta: { ...(task.result?._meta as JsonObject | undefined), [META.RELATED_TASK]: { taskId: task.taskId } } }
   }
 
-  list(): Json[] {
+  list(): JsonObject[] {
     return [...this.tasks.values()].map((t) => this.envelope(t))
   }
 
@@ -191,6 +196,7 @@ export class TaskStore {
       controller,
     }
     this.tasks.set(task.taskId, task)
+    this.mirror?.(this.detailed(task))
     return task
   }
 
@@ -206,7 +212,7 @@ export class TaskStore {
     return named(randomUUID())
   }
 
-  private settle(task: TaskRecord, running: Promise<Json>): void {
+  private settle(task: TaskRecord, running: Promise<JsonObject>): void {
     running.then(
       (result) => {
         if (TERMINAL.includes(task.status)) return
@@ -221,8 +227,8 @@ export class TaskStore {
     )
   }
 
-  private park(task: TaskRecord, requests: Record<string, InputRequest>): Promise<Record<string, Json>> {
-    const answers: Record<string, Json> = {}
+  private park(task: TaskRecord, requests: Record<string, InputRequest>): Promise<Record<string, JsonObject>> {
+    const answers: Record<string, JsonObject> = {}
     const waits = Object.entries(requests).map(
       ([key, request]) =>
         new Promise<void>((resolve, reject) => {
@@ -244,10 +250,12 @@ export class TaskStore {
       task.expiry = setTimeout(() => this.tasks.delete(task.taskId), task.ttlMs)
       ;(task.expiry as { unref?: () => void }).unref?.()
     }
-    this.onStatus(task.taskId, this.detailed(task))
+    const detailed = this.detailed(task)
+    this.onStatus(task.taskId, detailed)
+    this.mirror?.(detailed)
   }
 
-  private envelope(task: TaskRecord): Json {
+  private envelope(task: TaskRecord): JsonObject {
     return {
       taskId: task.taskId,
       status: task.status,

@@ -3,9 +3,9 @@
  * completions) and the context a handler receives. Results are written in the newest (2026-07-28)
  * shape; the engine shapes them for older peers at the edge.
  */
-import type { Era, LogLevel, Revision } from '../wire/index.ts'
+import type { Era, JsonObject, LogLevel, Revision } from '../wire/index.ts'
 
-export type Json = Record<string, unknown>
+export type { JsonObject }
 
 export interface Implementation {
   name: string
@@ -17,7 +17,7 @@ export interface Implementation {
 /** A server→client request the handler wants answered (elicitation/create, sampling/createMessage, roots/list). */
 export interface InputRequest {
   method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list'
-  params?: Json
+  params?: JsonObject
 }
 
 /** What every provider handler receives. Works in both eras (see input.ts for how asks are carried). */
@@ -27,20 +27,20 @@ export interface HandlerContext {
   /** Aborted on notifications/cancelled, closed response stream, or server shutdown. */
   readonly signal: AbortSignal
   /** The client's declared capabilities (legacy: from initialize; modern: from this request's _meta). */
-  readonly clientCapabilities: Json
+  readonly clientCapabilities: JsonObject
   readonly clientInfo?: Implementation
   /** The request's `_meta` as sent. */
-  readonly meta: Json
+  readonly meta: JsonObject
   /** notifications/progress when the request carried a progressToken; otherwise a no-op. */
   progress(progress: number, total?: number, message?: string): void
   /** notifications/message on the request's stream, filtered by the negotiated/requested level. */
   log(level: LogLevel, data: unknown, logger?: string): void
   /** Ask the client: legacy sends a real request and awaits it; modern raises input_required. */
-  elicit(params: Json, key?: string): Promise<Json>
-  sample(params: Json, key?: string): Promise<Json>
-  listRoots(key?: string): Promise<Json>
+  elicit(params: JsonObject, key?: string): Promise<JsonObject>
+  sample(params: JsonObject, key?: string): Promise<JsonObject>
+  listRoots(key?: string): Promise<JsonObject>
   /** Several asks at once (modern: one InputRequiredResult carrying all of them). */
-  ask(requests: Record<string, InputRequest>): Promise<Record<string, Json>>
+  ask(requests: Record<string, InputRequest>): Promise<Record<string, JsonObject>>
   /** Handler-owned state carried through MRTR rounds (modern; legacy keeps it in memory). */
   state<T>(): T | undefined
   setState(value: unknown): void
@@ -67,12 +67,12 @@ export interface ToolDef {
   name: string
   title?: string
   description?: string
-  inputSchema?: Json
-  outputSchema?: Json
-  annotations?: Json
-  icons?: Json[]
+  inputSchema?: JsonObject
+  outputSchema?: JsonObject
+  annotations?: JsonObject
+  icons?: JsonObject[]
   /** 2025-11-25 tasks: `{taskSupport: 'forbidden'|'optional'|'required'}`. */
-  execution?: Json
+  execution?: JsonObject
   /**
    * The handler also serves calls made without a task when `execution.taskSupport` is "required"
    * (a gateway that runs the upstream task itself), so the engine does not refuse them.
@@ -86,13 +86,13 @@ export interface ToolDef {
    * host's call goes straight to the handler, which relays the upstream's task (no engine task).
    */
   relaysTasks?: boolean
-  _meta?: Json
-  handler(args: Json, ctx: HandlerContext): Promise<Json> | Json
+  _meta?: JsonObject
+  handler(args: JsonObject, ctx: HandlerContext): Promise<JsonObject> | JsonObject
   /**
    * Replaces the engine's inputSchema check for this tool: the isError result describing why
    * `args` do not fit, or undefined (a gateway checks untrusted upstream schemas its own way).
    */
-  argumentsError?(args: Json): Json | undefined
+  argumentsError?(args: JsonObject): JsonObject | undefined
 }
 
 export interface PromptArgument {
@@ -107,9 +107,9 @@ export interface PromptDef {
   title?: string
   description?: string
   arguments?: PromptArgument[]
-  icons?: Json[]
-  _meta?: Json
-  handler(args: Record<string, string>, ctx: HandlerContext): Promise<Json> | Json
+  icons?: JsonObject[]
+  _meta?: JsonObject
+  handler(args: Record<string, string>, ctx: HandlerContext): Promise<JsonObject> | JsonObject
 }
 
 export interface ResourceDef {
@@ -119,11 +119,11 @@ export interface ResourceDef {
   description?: string
   mimeType?: string
   size?: number
-  annotations?: Json
-  icons?: Json[]
-  _meta?: Json
+  annotations?: JsonObject
+  icons?: JsonObject[]
+  _meta?: JsonObject
   /** Returns `{contents: [...]}`. */
-  read(ctx: HandlerContext): Promise<Json> | Json
+  read(ctx: HandlerContext): Promise<JsonObject> | JsonObject
 }
 
 export interface TemplateDef {
@@ -132,11 +132,11 @@ export interface TemplateDef {
   title?: string
   description?: string
   mimeType?: string
-  annotations?: Json
-  icons?: Json[]
-  _meta?: Json
+  annotations?: JsonObject
+  icons?: JsonObject[]
+  _meta?: JsonObject
   /** Variables matched from an RFC 6570 level-1 template (`{id}` segments). */
-  read(uri: string, vars: Record<string, string>, ctx: HandlerContext): Promise<Json> | Json
+  read(uri: string, vars: Record<string, string>, ctx: HandlerContext): Promise<JsonObject> | JsonObject
 }
 
 export interface CompleteRequest {
@@ -154,7 +154,7 @@ export interface ServerDefinition {
   resources?: ResourceDef[]
   templates?: TemplateDef[]
   /** completion/complete; absent means the completions capability is not declared. */
-  complete?(request: CompleteRequest, ctx: HandlerContext): Promise<Json> | Json
+  complete?(request: CompleteRequest, ctx: HandlerContext): Promise<JsonObject> | JsonObject
   /** Declare list_changed / subscribe capabilities (default true when the provider list is non-empty). */
   listChanged?: boolean
   subscribe?: boolean
@@ -165,13 +165,13 @@ export interface ServerDefinition {
   /** Check tool arguments against inputSchema before the handler (default true; a gateway may leave it to upstreams). */
   validateArguments?: boolean
   /** Extra `extensions` entries for the 2026 capabilities. */
-  extensions?: Json
+  extensions?: JsonObject
   /**
    * Capabilities offered as another server gave them (a gateway's pass-through), instead of the ones
    * derived from the providers; spelled down for each peer's revision at the edge. Tasks still
    * follow `tasks`.
    */
-  capabilities?: Json
+  capabilities?: JsonObject
   /**
    * Tools' MCP Apps links (`_meta.ui`, `_meta["ui/resourceUri"]`) are listed only to clients that
    * declared `io.modelcontextprotocol/ui` (a gateway carrying other servers' apps).

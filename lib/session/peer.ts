@@ -76,7 +76,7 @@ class Pending implements EventListenerObject {
 
 function deadlinePassed(pending: Pending): void {
   // While we are answering the peer (e.g. a person filling an elicitation mid-call), its silence
-  // is our doing: the deadline waits (TR-45).
+  // is our doing: the deadline waits (a timer that ran on would cut a long, legitimate exchange).
   if (pending.hooks.serving()) return pending.rearm()
   const { method, timeoutMs } = pending
   pending.hooks.cancel(pending.id, new McpxError('TIMEOUT', `${method} got no answer within ${timeoutMs} ms`, { method, timeoutMs }), pending.mode, pending.abort)

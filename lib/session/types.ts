@@ -6,9 +6,12 @@ import type { JsonRpcMessage, JsonRpcNotification, RequestId } from '../wire/ind
 
 /** How a request is cancelled when its signal aborts or its deadline passes. */
 export type CancelMode =
-  /** Send `notifications/cancelled` (every legacy transport; 2026 stdio: cancellation.mdx:42-43). */
+  /**
+   * Send `notifications/cancelled` (every legacy transport; 2026 stdio, which has no per-request stream to close:
+   * 2026-07-28 basic/patterns/cancellation.mdx).
+   */
   | 'notify'
-  /** Abort the request's own stream (2026 Streamable HTTP: closing the stream is the cancel, SH:233-240). */
+  /** Abort the request's own stream (2026-07-28 basic/transports/streamable-http.mdx "Cancellation": closing the stream is the cancel). */
   | 'abort'
   /** Neither: e.g. `initialize` (MUST NOT be cancelled) or an era probe to a server not yet initialized. */
   | 'none'
@@ -48,7 +51,7 @@ export interface PeerOptions {
   requestTimeoutMs: number
   /** Default cancel mode for requests (per-request `cancel` overrides). */
   cancelMode?: CancelMode
-  /** Reset a request's deadline whenever progress arrives for it (lifecycle.mdx:246-261 MAY). */
+  /** Reset a request's deadline whenever progress arrives for it (2025-11-25 basic/lifecycle.mdx "Timeouts": MAY). */
   resetTimeoutOnProgress?: boolean
   /** Per-message HTTP headers (era headers, Mcp-Method…); stdio transports ignore them. */
   headersFor?: (message: JsonRpcMessage) => Record<string, string> | undefined
@@ -56,7 +59,7 @@ export interface PeerOptions {
   intercept?: (message: JsonRpcMessage) => boolean
   /**
    * Whether incoming requests get an answer at all (default yes). A 2026 client MUST NOT send
-   * JSON-RPC responses (stdio.mdx:20-21; streamable-http.mdx:80-81), so it drops them instead.
+   * JSON-RPC responses (2026-07-28 basic/transports/stdio.mdx and streamable-http.mdx), so it drops them instead.
    */
   answerRequests?: () => boolean
 }

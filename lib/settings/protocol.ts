@@ -19,6 +19,7 @@ export const PROTOCOL_SETTINGS = defineSettings({
   sessionIdleMs: { default: 30 * 60_000, env: 'MCPX_SESSION_IDLE_MS', doc: 'A legacy HTTP session unused this long expires (then 404)' },
   maxSessions: { default: 10_000, env: 'MCPX_MAX_SESSIONS', doc: 'Most concurrent legacy HTTP sessions; the least recently used is dropped beyond it' },
   sealKeyFile: { default: '', env: 'MCPX_SEAL_KEY_FILE', doc: 'Key ring sealing requestState (one 32-byte key per line, hex or base64; the first seals, all open), shared by replicas; empty = a random key per process' },
+  requestStateSingleUse: { default: false, env: 'MCPX_REQUEST_STATE_SINGLE_USE', doc: 'A requestState opens once: a second retry with the same token is refused (-32602). Replicas need no shared store for it: every retry reaches the replica that minted its token' },
   requestStateTtlMs: { default: 10 * 60_000, env: 'MCPX_REQUEST_STATE_TTL_MS', doc: 'Lifetime of an input_required requestState token' },
   cacheTtlMs: { default: 60_000, env: 'MCPX_CACHE_TTL_MS', doc: 'ttlMs advertised on cacheable 2026 results' },
   taskTtlMs: { default: 10 * 60_000, env: 'MCPX_TASK_TTL_MS', doc: 'How long a finished task and its result are kept' },

@@ -1,6 +1,6 @@
 /**
  * Incoming text (a stdio line, an HTTP JSON body, an SSE `data` payload) → JSON-RPC messages.
- * A 2025-03-26 batch (a JSON array, D2503/basic/transports.mdx:25-27) is split into its members.
+ * A 2025-03-26 batch (a JSON array: 2025-03-26 basic/transports.mdx, "MAY be batched") is split into its members.
  * Failures become PROTOCOL errors naming the source and quoting the start of the text; they never
  * throw, so one bad frame cannot stop a read loop.
  */

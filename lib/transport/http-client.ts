@@ -1,20 +1,22 @@
 /**
- * The client end of Streamable HTTP, both eras (2025-11-25 basic/transports.mdx:52-309; 2026-07-28
+ * The client end of Streamable HTTP, both eras (2025-11-25 basic/transports.mdx "Streamable HTTP"; 2026-07-28
  * basic/transports/streamable-http.mdx): one POST per message, answered with JSON or its own SSE stream.
- * No whole-response timeout (TR-45): the caller's signal is the deadline, and aborting it closes that
- * request's stream. Legacy sessions: id only from a successful initialize (TR-25..27), echoed, DELETEd
- * on close; a 2025-11-25 stream cut before its response resumes with GET + Last-Event-ID (TR-22).
+ * No whole-response timeout (it would also cut every SSE response that outlives it): the caller's signal is the
+ * deadline, and aborting it closes that request's stream. Legacy sessions (2025-11-25 basic/transports.mdx "Session
+ * Management"): the id comes only from the response carrying a successful InitializeResult, is echoed on every later
+ * request and DELETEd on close; a 2025-11-25 stream cut before its response resumes with GET + Last-Event-ID after
+ * the server's `retry` ("Resumability and Redelivery").
  */
 import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
-import { HTTP_STATUS, ACCEPT_POST, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
+import { HTTP_STATUS, POST_ACCEPT_HEADER, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
 import { contentTypeOf, type FetchContext, type FetchFunction, fetchWithAuth, headerValue, httpError, readTextCapped } from './http-fetch.ts'
 import { type SseEvent, readEventStream } from './sse-parser.ts'
 import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './types.ts'
 
-// 2025-11-25 basic/transports.mdx:198-205: visible ASCII only.
+// 2025-11-25 basic/transports.mdx "Session Management": the session id MUST be visible ASCII (0x21-0x7E) only.
 const SESSION_ID_SYNTAX = /^[\x21-\x7e]+$/
 
 export interface HttpTransportParams {
@@ -31,10 +33,12 @@ export interface HttpTransport extends Transport {
   readonly url: string
   /** Legacy session id, set only by a successful initialize response. */
   readonly sessionId: string | undefined
-  /** Forget the session (after a 404 the client re-initializes without one, TR-29). */
+  /** Forget the session (a legacy client that gets 404 for its session id MUST start a new one with initialize). */
   resetSession(): void
   /**
-   * Open the optional standalone GET stream for legacy server-initiated messages (TR-14).
+   * Open the optional standalone GET stream for legacy server-initiated messages (list_changed, resources/updated
+   * and server requests outside any POST arrive only there: 2025-11-25 basic/transports.mdx "Listening for Messages
+   * from the Server").
    * Resolves true once the server answers the GET with a stream (Bun's fetch may surface that only
    * with the first body bytes, so do not await it on a critical path), false on 405 (not offered).
    * Reconnects while open; stops on `signal` abort or close().
@@ -143,7 +147,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       if (idleReconnects > settings.sseMaxReconnects) {
         throw new McpxError('CONNECT', `${describe}: gave up after ${settings.sseMaxReconnects} reconnects without a new event`, { url, lastEventId })
       }
-      // 2025-11-25 basic/transports.mdx:105-116: the client MUST respect `retry` before reconnecting.
+      // 2025-11-25 basic/transports.mdx "Sending Messages to the Server": the client MUST respect `retry` before reconnecting.
       await abortableSleep(retryMs ?? settings.sseRetryMs, signal)
       if (signal.aborted || closed) return
       const next = await getStream(signal, lastEventId || undefined, session)
@@ -211,9 +215,9 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     const method = isRequest(message) ? message.method : 'method' in message ? message.method : 'response'
     const isInitialize = isRequest(message) && message.method === 'initialize'
     const headers = new Headers(params.headers)
-    headers.set('Accept', ACCEPT_POST)
+    headers.set('Accept', POST_ACCEPT_HEADER)
     headers.set('Content-Type', MIME.JSON)
-    // A new initialize starts a new session: never offer the old id (2025-11-25 transports.mdx:211-215).
+    // A new initialize starts a new session: never offer the old id (2025-11-25 basic/transports.mdx "Session Management").
     if (sessionId && !isInitialize) headers.set(HEADER.SESSION_ID, sessionId)
     for (const [name, value] of Object.entries(options?.headers ?? {})) headers.set(name, value)
     const sentSession = headers.has(HEADER.SESSION_ID)
@@ -266,7 +270,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     headers.set(HEADER.SESSION_ID, sessionId)
     if (protocolVersion) headers.set(HEADER.PROTOCOL_VERSION, protocolVersion)
     try {
-      // 2025-11-25 basic/transports.mdx:216-220: SHOULD DELETE; 405 means the server keeps it.
+      // 2025-11-25 basic/transports.mdx "Session Management": the client SHOULD DELETE; 405 means the server keeps it.
       const response = await fetchWithAuth(ctx, { method: 'DELETE', headers, signal: AbortSignal.timeout(settings.httpCloseTimeoutMs) })
       await response.body?.cancel().catch(() => {})
     } catch (error) {

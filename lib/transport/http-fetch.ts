@@ -1,6 +1,6 @@
 /**
  * The one way the client transports do HTTP: Bun's fetch with no idle or whole-response timeout
- * (deadlines come only from the caller's AbortSignal, TR-45), credentials from an optional
+ * (deadlines come only from the caller's AbortSignal: a fetch timeout would also cut long SSE responses), credentials from an optional
  * AuthProvider with bounded re-authorization on 401/403, capped body reads, and the CONNECT error
  * contract (`httpStatus`, `contentType`, `body`, `sessionExpired`, `wwwAuthenticate`, `url`).
  */
@@ -33,7 +33,7 @@ export async function fetchWithAuth(ctx: FetchContext, init: { method: string; h
     const headers = new Headers(init.headers)
     const authorization = ctx.auth ? await ctx.auth.authorization() : undefined
     if (authorization) headers.set('Authorization', authorization)
-    // RFC 9449 §7: a DPoP-bound token needs a fresh proof for every request, retries included.
+    // RFC 9449 section 7: a DPoP-bound token needs a fresh proof for every request, retries included.
     const extra = ctx.auth?.requestHeaders ? await ctx.auth.requestHeaders({ url: ctx.url, method: init.method }) : undefined
     if (extra) for (const [name, value] of Object.entries(extra)) headers.set(name, value)
     let response: Response

@@ -1,8 +1,9 @@
 /**
  * Newline-delimited JSON framing over a byte stream (stdio, and any byte-stream transport:
- * 2026-07-28 basic/transports/stdio.mdx:10-31). Works on bytes, so a UTF-8 sequence split across
+ * 2026-07-28 basic/transports/stdio.mdx: one message per line, no embedded newlines). Works on bytes, so a UTF-8 sequence split across
  * chunks is never mis-decoded (0x0A never occurs inside a multi-byte sequence), and a line longer
- * than `maxFrameBytes` is counted and skipped without ever being held whole (TR-03).
+ * than `maxFrameBytes` is counted and skipped without ever being held whole (no revision sets a maximum message
+ * size, so the limit is ours, and an oversized line must not kill the connection).
  */
 
 /** How much of an oversized line is kept for the error message. */

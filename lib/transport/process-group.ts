@@ -1,7 +1,7 @@
 /**
  * Child processes in their own process group, so a whole upstream tree (a server and anything it
  * spawned) is signalled together and none is orphaned. Escalation follows 2025-11-25
- * basic/lifecycle.mdx:228-239: close stdin, wait, SIGTERM, wait, SIGKILL. Groups still alive when
+ * basic/lifecycle.mdx "Shutdown" (stdio): close stdin, wait, SIGTERM, wait, SIGKILL. Groups still alive when
  * mcpx itself exits are killed from one exit hook.
  */
 import { readdirSync, readFileSync } from 'node:fs'

@@ -1,5 +1,5 @@
 /**
- * The client end of the 2024-11-05 HTTP+SSE transport (D2411/basic/transports.mdx:46-86; TR-10):
+ * The client end of the 2024-11-05 HTTP+SSE transport (2024-11-05 basic/transports.mdx "HTTP with SSE"):
  * GET the SSE endpoint, wait for the `endpoint` event naming where to POST (resolved against the
  * SSE URL, same origin only), POST every message there, and take server messages from `message`
  * events. The stream is the connection: when the server ends it, the transport closes with CONNECT.
@@ -7,7 +7,7 @@
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
-import { ACCEPT_POST, MIME, isResponse, type JsonRpcMessage } from '../wire/index.ts'
+import { POST_ACCEPT_HEADER, MIME, isResponse, type JsonRpcMessage } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
 import { contentTypeOf, type FetchContext, fetchWithAuth, httpError, readTextCapped } from './http-fetch.ts'
 import { readEventStream } from './sse-parser.ts'
@@ -123,7 +123,7 @@ export function createSseTransport(params: SseTransportParams, settings: SseSett
     const signal = options?.signal ? AbortSignal.any([options.signal, lifetime.signal]) : lifetime.signal
     const headers = new Headers(params.headers)
     headers.set('Content-Type', MIME.JSON)
-    headers.set('Accept', ACCEPT_POST)
+    headers.set('Accept', POST_ACCEPT_HEADER)
     for (const [name, value] of Object.entries(options?.headers ?? {})) headers.set(name, value)
     const ctx: FetchContext = { url: endpoint, auth: params.auth, authMaxRetries: settings.authMaxRetries }
     const response = await fetchWithAuth(ctx, { method: 'POST', headers, body: JSON.stringify(message), signal })

@@ -1,7 +1,8 @@
 /**
  * Continuous drain of an upstream's stderr: a chatty server must never stall on a full pipe
- * (TR-02). Keeps only the last `maxBytes` for error messages and hands each line to a logger.
- * stderr is logging, any level, never an error signal (2025-11-25 basic/transports.mdx:29-32).
+ * Keeps only the last `maxBytes` for error messages and hands each line to a logger.
+ * stderr is logging, any level, never an error signal (2025-11-25 basic/transports.mdx "stdio": clients SHOULD NOT
+ * treat it as an error indicator).
  */
 
 /** A single stderr "line" longer than this is logged in pieces rather than buffered. */

@@ -1,7 +1,8 @@
 /**
  * The client end of stdio (2026-07-28 basic/transports/stdio.mdx): spawns the upstream in its own
  * process group, frames stdout with the line framer, drains stderr continuously into a bounded tail
- * that is logged at debug level and quoted in errors, never read as failure (TR-02). Shutdown
+ * that is logged at debug level and quoted in errors, never read as failure (stderr is logging: 2025-11-25
+ * basic/transports.mdx "stdio"). Shutdown
  * escalates stdin close → SIGTERM → SIGKILL over the whole group, so no grandchild is orphaned.
  */
 import { McpxError, RPC } from '../errors/index.ts'
@@ -18,7 +19,7 @@ export interface StdioServerParams {
   command: string
   args?: string[]
   cwd?: string
-  /** Added to (and overriding) `parentEnv` (TR-04). */
+  /** Added to (and overriding) `parentEnv` (how a stdio server is launched is left to the client by the spec). */
   env?: Record<string, string>
   /** Each stderr line as it arrives (the daemon forwards them to its log); always kept in the tail too. */
   onStderrLine?: (line: string) => void

@@ -1,7 +1,7 @@
 /**
  * The server end of stdio: newline-delimited JSON-RPC on stdin/stdout (every revision's
- * basic/transports "stdio"). stdout carries only MCP messages, one per line (TR-01); a bad line
- * (not JSON, not JSON-RPC, over `maxFrameBytes`: TR-03) is answered with the matching JSON-RPC
+ * basic/transports "stdio"). stdout carries only MCP messages, one per line with no embedded newline; a bad line
+ * (not JSON, not JSON-RPC, over `maxFrameBytes`, our own limit since the spec sets none) is answered with the matching JSON-RPC
  * error and reading goes on; stdin EOF reports onClose exactly once, while writes continue until
  * close() so answers to requests already read still reach the client.
  */
@@ -85,7 +85,7 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
       try {
         message = parseMessage(value)
       } catch (error) {
-        // A malformed notification (a method, no id) gets no reply either (JSON-RPC 2.0 §4.1).
+        // A malformed notification (a method, no id) gets no reply either (JSON-RPC 2.0 section 4.1).
         if (isRecord(value) && 'method' in value && !('id' in value)) return log.warn(`stdio: ignored a malformed notification: ${(error as RpcError).message}`)
         return refuse(recoverId(value), error as RpcError)
       }

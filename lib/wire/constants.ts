@@ -18,7 +18,6 @@ export type Era = 'legacy' | 'modern'
 
 export const LATEST_LEGACY: LegacyRevision = '2025-11-25'
 export const LATEST_MODERN: ModernRevision = '2026-07-28'
-export const LATEST_REVISION: Revision = '2026-07-28'
 
 /** 2025-11-25 basic/transports.mdx "Protocol Version Header": assume this when the header is absent. */
 export const HTTP_DEFAULT_LEGACY_REVISION: LegacyRevision = '2025-03-26'
@@ -57,7 +56,7 @@ export const META = {
 /** Extension identifiers (2026-07-28 extensions; SEP-2663). */
 export const EXTENSION = {
   TASKS: 'io.modelcontextprotocol/tasks',
-  /** MCP Apps (SEP-1865, stable 2026-01-26): interactive UIs as `ui://` resources linked from tools. */
+  /** MCP Apps (stable 2026-01-26; spec extensions/overview.mdx): interactive UIs as `ui://` resources linked from tools. */
   UI: 'io.modelcontextprotocol/ui',
 } as const
 
@@ -95,14 +94,16 @@ export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as co
  */
 export const LOOPBACK_HOSTNAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
 /** The same names as a listen address spells them (IPv6 without brackets): `daemonAddress`, Bun.serve's hostname. */
+/** Where a local listener binds unless told otherwise (IPv4 loopback: every host resolves it). */
+export const LOOPBACK_BIND_ADDRESS = '127.0.0.1'
 export const LOOPBACK_ADDRESSES: ReadonlySet<string> = new Set([...LOOPBACK_HOSTNAMES].map((name) => name.replace(/^\[(.*)\]$/, '$1')))
-/** RFC 9110 §8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
+/** RFC 9110 section 8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
 export function isJsonMediaType(contentType: string | null): boolean {
   if (contentType === null) return false
   return contentType.split(';')[0]!.trim().toLowerCase() === MIME.JSON
 }
 /** basic/transports/streamable-http.mdx "Sending Messages to the Server": every POST's Accept lists both. */
-export const ACCEPT_POST = `${MIME.JSON}, ${MIME.SSE}`
+export const POST_ACCEPT_HEADER = `${MIME.JSON}, ${MIME.SSE}`
 
 /**
  * Tool name length limits. 2025-11-25+ server/tools.mdx "Tool Names": SHOULD be 1–128 characters;
@@ -149,10 +150,6 @@ export function isModernRevision(value: unknown): value is ModernRevision {
 }
 export function eraOf(revision: Revision): Era {
   return isModernRevision(revision) ? 'modern' : 'legacy'
-}
-/** Negative, zero or positive like a comparator: revision strings are ISO dates, so they sort lexically. */
-export function compareRevisions(a: Revision, b: Revision): number {
-  return a < b ? -1 : a > b ? 1 : 0
 }
 export function atLeast(revision: Revision, floor: Revision): boolean {
   return revision >= floor

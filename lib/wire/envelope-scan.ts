@@ -3,7 +3,7 @@
  * and `method`, and whether it is a response — without parsing or copying the body. A relay that
  * copies bytes (the `mcpx serve` shim) uses it to know which requests are in flight; the body
  * (params, result) is skipped by matching brackets and quotes, never decoded.
- * JSON-RPC 2.0 §4-§5: a request has `method` and `id`, a notification `method` only, a response
+ * JSON-RPC 2.0 sections 4-5: a request has `method` and `id`, a notification `method` only, a response
  * `id` plus `result` or `error`.
  */
 

@@ -11,7 +11,7 @@ import { headerMismatch } from './rpc-errors.ts'
 /** JavaScript's safe-integer bound; streamable-http.mdx "Schema Extension": integers MUST be within ±(2^53−1). */
 export const MAX_HEADER_INTEGER = Number.MAX_SAFE_INTEGER
 
-// RFC 9110 §5.5 field-value characters: VCHAR (0x21-0x7E), SP and HTAB.
+// RFC 9110 section 5.5 field-value characters: VCHAR (0x21-0x7E), SP and HTAB.
 const FIELD_VALUE_CHARS = /^[\x20\x21-\x7e\t]*$/
 const EDGE_WHITESPACE = /^[ \t]|[ \t]$/
 const BASE64_BODY = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/

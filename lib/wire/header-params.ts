@@ -21,7 +21,7 @@ export type HeaderParamsResult = { ok: HeaderParam[] } | { invalid: string }
 /** The `x-mcp-header` schema keyword. */
 const X_MCP_HEADER = 'x-mcp-header'
 
-// RFC 9110 §5.6.2 token = 1*tchar.
+// RFC 9110 section 5.6.2 token = 1*tchar.
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean'])
 // JSON Schema keywords whose value is one subschema, an array of subschemas, or a map of them.

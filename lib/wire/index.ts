@@ -28,7 +28,7 @@ export {
 export { shapeMeta, MODERN_META_KEYS } from './shape/meta.ts'
 export { legacyTask, modernTask } from './shape/tasks.ts'
 export {
-  PROTOCOL_MATRIX, ERROR_CODES as PROTOCOL_ERROR_CODES, HEADERS_BY_REVISION, HTTP_TRANSPORTS, FEATURES, hasFeature,
+  PROTOCOL_MATRIX, PROTOCOL_ERROR_CODES, HEADERS_BY_REVISION, HTTP_TRANSPORTS, FEATURES, hasFeature,
   type ProtocolMatrix, type ErrorCodeEntry, type FeatureEntry, type FeatureName,
 } from './matrix/protocol.ts'
 export { parseParams, type ParamsByMethod } from './params/parse.ts'

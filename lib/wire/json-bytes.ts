@@ -1,4 +1,4 @@
-/** The JSON structural bytes (RFC 8259 §2) the byte scanners match on without decoding text. */
+/** The JSON structural bytes (RFC 8259 section 2) the byte scanners match on without decoding text. */
 export const QUOTE = 0x22
 export const BACKSLASH = 0x5c
 export const OPEN_BRACE = 0x7b

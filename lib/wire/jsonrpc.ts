@@ -1,7 +1,8 @@
 /**
  * JSON-RPC 2.0 envelope types and the edge parser. Incoming frames are validated here so nothing
  * past the edge sees a malformed message: bad JSON is -32700, a wrong envelope is -32600.
- * Ids may be strings or numbers everywhere (JSON-RPC 2.0 §4; TR-44).
+ * Ids may be strings or numbers everywhere (JSON-RPC 2.0 section 4), server-initiated requests included: an
+ * elicitation/create may arrive with `"id": "abc"`.
  */
 import * as v from 'valibot'
 import { RPC, RpcError } from '../errors/index.ts'
@@ -33,7 +34,7 @@ export interface JsonRpcErrorObject {
 }
 export interface JsonRpcErrorResponse {
   jsonrpc: '2.0'
-  /** null only when the request id could not be determined (JSON-RPC 2.0 §5). */
+  /** null only when the request id could not be determined (JSON-RPC 2.0 section 5). */
   id: RequestId | null
   error: JsonRpcErrorObject
 }
@@ -54,7 +55,12 @@ export function isErrorResponse(m: JsonRpcMessage): m is JsonRpcErrorResponse {
 }
 
 /** A JSON object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
+/** A JSON object as mcpx passes it around (members unchecked until a schema or a shaper reads them); the one name for it. */
+export type JsonObject = Record<string, unknown>
+/** Any JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue }
+
+export function isRecord(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 

@@ -1,6 +1,7 @@
 /**
  * Builders for the JSON-RPC errors whose code, `data` shape or HTTP status depend on the revision.
- * Call sites never pick -32002 vs -32602 or a 2026-only code themselves (STYLE §2.3); they call
+ * Call sites never pick -32002 vs -32602 or a 2026-only code themselves (a code chosen by hand goes stale when the
+ * revision changes); they call
  * these with the peer's revision. Codes come from lib/errors RPC, each cited there.
  */
 import { RPC, RpcError } from '../errors/index.ts'
@@ -26,7 +27,7 @@ export function httpStatusOf(code: number): number | undefined {
 
 /**
  * Resource not found: -32002 up to 2025-11-25 (server/resources.mdx "Error Handling"); 2026-07-28
- * reserves -32002 and uses -32602 (D26/server/resources.mdx "Error Handling"). `data.uri` both ways.
+ * reserves -32002 and uses -32602 (2026-07-28 server/resources.mdx "Error Handling"). `data.uri` both ways.
  */
 export function resourceNotFound(revision: Revision, uri: string): RpcError {
   const code = isModernRevision(revision) ? RPC.INVALID_PARAMS : RPC.RESOURCE_NOT_FOUND_LEGACY
@@ -80,7 +81,7 @@ export function methodNotFound(method: string, revision?: Revision, refusal?: { 
 
 /**
  * -32602. `malformedRequest` marks the 2026 cases that MUST be HTTP 400 (missing required `_meta`
- * keys, D26/basic/index.mdx "Request metadata"); other invalid params carry no prescribed status.
+ * keys, 2026-07-28 basic/index.mdx "`_meta`"); other invalid params carry no prescribed status.
  */
 export function invalidParams(message: string, data?: Record<string, unknown>, malformedRequest = false): RpcError {
   return new RpcError(RPC.INVALID_PARAMS, message, data, malformedRequest ? HTTP_STATUS.BAD_REQUEST : undefined)

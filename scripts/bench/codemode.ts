@@ -108,7 +108,7 @@ export interface ListBytes {
 
 const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8')
 
-/** Compact `JSON.stringify(result.tools)` in UTF-8 (the perf-anchors.md measure), both surfaces. */
+/** Compact `JSON.stringify(result.tools)` in UTF-8 (what a host holds in its context for the list), both surfaces. */
 export async function measureListBytes(codeMode: Client, raw: Client, servers: string[]): Promise<ListBytes> {
   const cm = (await codeMode.listTools()).tools
   const rw = (await raw.listTools()).tools

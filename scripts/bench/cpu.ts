@@ -24,6 +24,13 @@ function readStat(pid: number): ProcStat | null {
   }
 }
 
+/** CPU (µs) of process `pid` alone (its children not counted). */
+export function ownCpuUs(pid: number): number {
+  const stat = readStat(pid)
+  if (stat === null) throw new Error(`process ${pid} is gone`)
+  return stat.ticks * TICK_US
+}
+
 /** Total CPU (µs) of `root` and all its descendants alive now. */
 export function treeCpuUs(root: number): number {
   const all = readdirSync('/proc')
@@ -73,4 +80,31 @@ export async function cpuPerCall(targets: readonly { name: string; serverRoot: n
   }
   const n = rounds * block
   return targets.map((t) => ({ name: t.name, calls: n, clientUs: client.get(t.name)! / n, serverUs: server.get(t.name)! / n }))
+}
+
+export interface OwnCpuPerCall {
+  readonly name: string
+  readonly calls: number
+  /** The server's own process (the gateway or the relay, not its upstream), µs per call. */
+  readonly ownUs: number
+}
+
+/**
+ * CPU of each target's own server process per call, over enough calls that 10 ms ticks do not
+ * matter (10,000 calls of ~50 µs each are ~50 ticks: ±2 % from the tick edges). Interleaved,
+ * rotated blocks, as everywhere in this bench.
+ */
+export async function ownCpuPerCall(targets: readonly { name: string; pid: number; call: () => Promise<void> }[], calls: number, block: number): Promise<OwnCpuPerCall[]> {
+  const used = new Map(targets.map((t) => [t.name, 0]))
+  const rounds = Math.max(1, Math.ceil(calls / block))
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < targets.length; k++) {
+      const target = targets[(k + round) % targets.length]!
+      const before = ownCpuUs(target.pid)
+      for (let i = 0; i < block; i++) await target.call()
+      used.set(target.name, used.get(target.name)! + ownCpuUs(target.pid) - before)
+    }
+  }
+  const n = rounds * block
+  return targets.map((t) => ({ name: t.name, calls: n, ownUs: used.get(t.name)! / n }))
 }

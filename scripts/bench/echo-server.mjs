@@ -1,6 +1,6 @@
 /**
  * The one upstream every latency path in scripts/bench.ts talks to: an SDK 1.x server over stdio
- * with a single `echo {message}` tool, run under node like the servers in perf-anchors.md, so the
+ * with a single `echo {message}` tool, run under node as MCP servers usually are, so the
  * direct, daemon and supergateway paths differ only in what sits between the client and it.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'

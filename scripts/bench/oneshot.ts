@@ -1,6 +1,6 @@
 /**
  * Part 2: whole-process wall time of one CLI call (spawn → exit), A/B pairs run alternately
- * (A B A B …) after warm-ups, as in perf-anchors.md part 3. The ratio is the median of the
+ * (A B A B …) after warm-ups, so machine load hits both sides alike. The ratio is the median of the
  * per-pair ratios, with its min and max; each run's stdout must contain the expected text.
  */
 import { median } from './stats.ts'

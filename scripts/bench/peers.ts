@@ -20,7 +20,7 @@ export const MCPORTER = join(REPO, 'node_modules/mcporter/dist/cli.js')
 const READY_TIMEOUT_MS = 30_000
 const STOP_GRACE_MS = 3_000
 
-/** node runs every upstream and every node peer, as in perf-anchors.md (never process.execPath: bun here). */
+/** node runs every upstream and every node peer, as users run them (never process.execPath: bun here). */
 export const NODE = Bun.which('node') ?? 'node'
 
 /** Environment for every spawned peer: HOME and XDG dirs inside the run's temp dir. */

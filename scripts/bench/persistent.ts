@@ -1,5 +1,5 @@
 /**
- * Part 1: tools/call latency over persistent clients, the perf-anchors.md method. Every target is
+ * Part 1: tools/call latency over persistent clients. Every target is
  * warmed, then timed in blocks of `block` sequential calls, interleaved (A B C …) with the order
  * rotated each round, so machine noise lands on every target alike. Per target: p50/p99 over all
  * samples, and the "paired" ratio = median over rounds of (block p50 / the reference's block p50).

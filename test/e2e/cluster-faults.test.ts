@@ -106,8 +106,9 @@ describe.skipIf(!haproxy)('20 hosts through HAProxy + 3 replicas while one repli
     expect(hosts.map((h) => h.sessionId())).toEqual(sessionsBefore)
     process.stderr.write(`cluster faults: ${total} calls, ${errors.length} errors sent again: ${[...new Set(errors.map((e) => String((e.error as Error).message).slice(0, 120)))].join(' | ')}\n`)
     // Each error on the way is a clear JSON-RPC error (numeric code), an HTTP error (its status), or
-    // the balancer closing the host's connection when the replica serving it died (ECONNRESET):
-    // never a hang, a garbled answer or another call's result.
+    // the balancer closing the host's kept-alive connection when the replica serving its request died
+    // (ECONNRESET; deploy/haproxy.cfg `option httpclose` makes those 502s): never a hang, a garbled
+    // answer or another call's result.
     for (const { host, error } of errors) {
       const { code, message, status, data } = error as { code?: unknown; message?: unknown; status?: unknown; data?: { status?: unknown } }
       // SDK 1.x: McpError / StreamableHTTPError carry the code; SDK 2.x: SdkHttpError carries the HTTP status in data.

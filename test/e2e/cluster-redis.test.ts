@@ -3,7 +3,9 @@
  * loopback port): a legacy session whose replica died is rebuilt by its heir, ended there by the
  * host's DELETE, and stays 404 on every replica — also on the dead owner once it restarts, which
  * alone could not know the session ended (2025-11-25 basic/transports.mdx: a terminated session's
- * id answers 404). Needs haproxy and redis-server (.ci/run); under CI=true missing ones fail the run.
+ * id answers 404). And tasks (SEP-2663): a task whose replica died is still read through any replica
+ * from its shared record — its result if it finished, `failed` if it was still running.
+ * Needs haproxy and redis-server (.ci/run); under CI=true missing ones fail the run.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
@@ -105,5 +107,81 @@ describe.skipIf(!haproxy || !redisServer)('three replicas sharing a Redis', () =
       expect(response.status).toBe(404)
       await response.body?.cancel()
     }
+  })
+})
+
+describe.skipIf(!haproxy || !redisServer)('tasks of a dead replica, read from Redis (pass-through of one shared fixture)', () => {
+  const dir = tempDir('mcpx-cluster-redis-tasks')
+  let cluster: Cluster
+  let redis: ReturnType<typeof Bun.spawn> | undefined
+  let fixture: ReturnType<typeof Bun.spawn> | undefined
+  beforeAll(async () => {
+    const port = await freePort()
+    redis = Bun.spawn([redisServer!, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdout: 'ignore', stderr: 'inherit' })
+    const probe = new RedisClient(`redis://127.0.0.1:${port}`)
+    for (let ok = false; !ok; ) ok = await probe.send('PING', []).then(() => true, async () => (await Bun.sleep(50), false))
+    probe.close()
+    const fixturePort = await freePort()
+    fixture = Bun.spawn([process.execPath, join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--port', String(fixturePort)], { stdout: 'ignore', stderr: 'ignore' })
+    while (!(await fetch(`http://127.0.0.1:${fixturePort}/mcp`).then(() => true, () => false))) await Bun.sleep(50)
+    const config = join(dir.path, 'config.json')
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${fixturePort}/mcp` } } }))
+    cluster = await startCluster({ config, replicas: 3, dir: dir.path, haproxy: haproxy!, sticky: false, env: { MCPX_REDIS_URL: `redis://127.0.0.1:${port}`, MCPX_MCP_PASSTHROUGH: 'everything' } })
+  })
+  afterAll(async () => {
+    await cluster?.close()
+    fixture?.kill()
+    redis?.kill()
+    await Promise.all([fixture?.exited, redis?.exited])
+    dir[Symbol.dispose]()
+  })
+
+  let id = 0
+  const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } }, 'io.modelcontextprotocol/clientInfo': { name: 'task-host', version: '1' } }
+  async function rpc(method: string, params: Record<string, unknown>, name?: string): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
+    for (let attempt = 1; ; attempt++) {
+      // Right after a kill HAProxy may close a kept-alive connection of the host (ECONNRESET) or answer 502
+      // itself until its check marks the replica down; these calls are reads (or made before the kill): sent again.
+      const response = await fetch(cluster.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${cluster.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name && { 'mcp-name': name }) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: META } }),
+      }).catch((error: { code?: string }) => {
+        if (error.code === 'ECONNRESET' && attempt < 3) return undefined
+        throw error
+      })
+      if (response === undefined) continue
+      if (response.status === 502 && attempt < 3 && !(response.headers.get('content-type') ?? '').includes('json')) {
+        await response.body?.cancel()
+        continue
+      }
+      return (await response.json()) as { result?: Record<string, unknown>; error?: { message: string } }
+    }
+  }
+  const ownerIndex = (taskId: string) => cluster.replicas.findIndex((r) => taskId.startsWith(`${r.id}~`))
+
+  test('a finished task keeps its result, a running one ends failed, once its replica is gone', async () => {
+    const done = await rpc('tools/call', { name: 'slow_compute', arguments: { seconds: 0.2, label: 'kept' } }, 'slow_compute')
+    const doneId = String(done.result?.taskId)
+    const running = await rpc('tools/call', { name: 'slow_compute', arguments: { seconds: 30, label: 'lost' } }, 'slow_compute')
+    const runningId = String(running.result?.taskId)
+    expect(ownerIndex(doneId)).toBeGreaterThanOrEqual(0)
+    expect(done.result).toMatchObject({ resultType: 'task', status: 'working' })
+    // The fixture sleeps 0.2 s: polled every 50 ms, it is done well within 100 polls.
+    let polled: Awaited<ReturnType<typeof rpc>> | undefined
+    for (let poll = 0; poll < 100 && polled?.result?.status !== 'completed'; poll++, await Bun.sleep(50)) polled = await rpc('tasks/get', { taskId: doneId }, doneId)
+    expect(polled).toMatchObject({ result: { status: "completed" } })
+    expect((await rpc('tasks/get', { taskId: runningId }, runningId)).result?.status).toBe('working')
+    // Kill the replicas holding them (round-robin put the two calls on different replicas, or the same one).
+    const owners = [...new Set([ownerIndex(doneId), ownerIndex(runningId)])]
+    for (const owner of owners) await cluster.killReplica(owner)
+    const kept = await rpc('tasks/get', { taskId: doneId }, doneId)
+    expect(kept.result).toMatchObject({ taskId: doneId, status: 'completed', result: { content: [{ type: 'text', text: 'Computed kept after 0.2s' }] } })
+    const lost = await rpc('tasks/get', { taskId: runningId }, runningId)
+    expect(lost.result).toMatchObject({ taskId: runningId, status: 'failed', error: { message: expect.stringContaining('stopped while the task ran') } })
+    // Every replica now reads it as failed (the record says so), and cancelling an ended task is a no-op.
+    expect((await rpc('tasks/cancel', { taskId: runningId }, runningId)).result).toEqual({})
+    expect((await rpc('tasks/get', { taskId: runningId }, runningId)).result?.status).toBe('failed')
+    for (const owner of owners) await cluster.restartReplica(owner)
   })
 })

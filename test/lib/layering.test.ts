@@ -96,8 +96,8 @@ describe('lib/ layering', () => {
     ])
     expect(violationsOf(wire, "import type { Pool } from '../daemon/index.ts'\n")).toEqual(['lib/wire/some-file.ts: wire may not import daemon (same or higher layer)'])
     expect(violationsOf(wire, "const m = await import('../server/index.ts')\n")).toEqual(['lib/wire/some-file.ts: wire may not import server (same or higher layer)'])
-    expect(violationsOf(join(REPO_ROOT, 'cli/commands/x.ts'), "export {\n  DaemonClient,\n} from '../../lib/daemon/client.ts'\n")).toEqual([
-      'cli/commands/x.ts reaches past daemon/index.ts: ../../lib/daemon/client.ts',
+    expect(violationsOf(join(REPO_ROOT, 'cli/commands/x.ts'), "export {\n  DaemonClient,\n} from '../../lib/daemon/daemon-client.ts'\n")).toEqual([
+      'cli/commands/x.ts reaches past daemon/index.ts: ../../lib/daemon/daemon-client.ts',
     ])
     // Text that only looks like an import is not one.
     expect(violationsOf(wire, "const s = `import('../daemon/index.ts')` // import '../server/index.ts'\n")).toEqual([])

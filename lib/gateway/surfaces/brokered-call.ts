@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from '../../client/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
-import type { HandlerContext, InputRequest, Json } from '../../server/index.ts'
+import type { HandlerContext, InputRequest } from '../../server/index.ts'
 import { hasFeature, CAPABILITY_OF_ASK, EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord } from '../../wire/index.ts'
 import { ASK_METHOD_OF, type DownstreamAsker, capabilityOfKind } from '../broker.ts'
 import type { UpstreamCallOptions } from '../types.ts'
@@ -14,7 +14,7 @@ import type { ParkingLot } from './parking.ts'
 
 /** The upstream request; `options` carries what the downstream request implies (capabilities, logs, progress). */
 type Run = (asker: DownstreamAsker, signal: AbortSignal, options: UpstreamCallOptions) => Promise<JsonObject>
-type Ask = (request: InputRequest, key?: string) => Promise<Json>
+type Ask = (request: InputRequest, key?: string) => Promise<JsonObject>
 
 
 /** An asker whose members exist only for what the host declared, each delegating to `ask`. */
@@ -58,16 +58,16 @@ const BROKERED_CAPABILITIES = Object.values(CAPABILITY_OF_ASK)
 
 export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean, allExtensions = false): JsonObject {
   const capabilities: JsonObject = {}
-  for (const cap of BROKERED_CAPABILITIES) if (cap in ctx.clientCapabilities) capabilities[cap] = ctx.clientCapabilities[cap] as Json
+  for (const cap of BROKERED_CAPABILITIES) if (cap in ctx.clientCapabilities) capabilities[cap] = ctx.clientCapabilities[cap] as JsonObject
   const hostExtensions = isRecord(ctx.clientCapabilities.extensions) ? (ctx.clientCapabilities.extensions as JsonObject) : {}
   const extensions: JsonObject = {}
   // Pass-through forwards every extension the host declares; the renamed surfaces the ones mcpx
   // carries (MCP Apps: it re-addresses their resources). Tasks only where the caller relays them.
   for (const [id, settings] of Object.entries(hostExtensions)) {
     if (id === EXTENSION.TASKS) continue
-    if (allExtensions || id === EXTENSION.UI) extensions[id] = settings as Json
+    if (allExtensions || id === EXTENSION.UI) extensions[id] = settings as JsonObject
   }
-  if (relayTasks && ctx.era === 'modern' && EXTENSION.TASKS in hostExtensions) extensions[EXTENSION.TASKS] = hostExtensions[EXTENSION.TASKS] as Json
+  if (relayTasks && ctx.era === 'modern' && EXTENSION.TASKS in hostExtensions) extensions[EXTENSION.TASKS] = hostExtensions[EXTENSION.TASKS] as JsonObject
   if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities
 }
@@ -96,7 +96,7 @@ export interface BrokeredCallOptions {
   readonly ssePollAfterMs?: number
 }
 
-export function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, callOptions: BrokeredCallOptions = {}): Promise<Json> {
+export function brokeredCall(ctx: HandlerContext, parking: ParkingLot, run: Run, callOptions: BrokeredCallOptions = {}): Promise<JsonObject> {
   const options = downstreamOptions(ctx, callOptions.relayTasks ?? false, callOptions.allExtensions ?? false)
   if (ctx.era === 'legacy') {
     let asked = 0
@@ -108,7 +108,7 @@ export function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, cal
     // the host resumes it with GET + Last-Event-ID and the result arrives there. A no-op elsewhere.
     const pollMs = callOptions.ssePollAfterMs ?? 0
     const poll = pollMs > 0 && hasFeature(ctx.revision, 'ssePolling') ? setTimeout(() => ctx.closeStream(), pollMs) : undefined
-    let running: Promise<Json>
+    let running: Promise<JsonObject>
     try {
       running = run(askerFor(ctx, ask), ctx.signal, options)
     } catch (error) {
@@ -124,13 +124,13 @@ export function brokeredCall(ctx: HandlerContext, lot: ParkingLot, run: Run, cal
       },
     )
   }
-  return brokeredModern(ctx, lot, run, options)
+  return brokeredModern(ctx, parking, run, options)
 }
 
 /** 2026 hosts: the upstream call runs parked across input_required rounds (parking.ts). */
-async function brokeredModern(ctx: HandlerContext, lot: ParkingLot, run: Run, options: UpstreamCallOptions): Promise<Json> {
+async function brokeredModern(ctx: HandlerContext, parking: ParkingLot, run: Run, options: UpstreamCallOptions): Promise<JsonObject> {
   const prior = ctx.state<ParkState>()
-  const call = prior ? lot.get(prior.park) : lot.create()
+  const call = prior ? parking.get(prior.park) : parking.create()
   if (!prior) call.start((ask, signal) => run(askerFor(ctx, ask), signal, options))
   ctx.setState({ park: call.id } satisfies ParkState)
   const onAbort = () => call.abort.abort(ctx.signal.reason)
@@ -139,11 +139,11 @@ async function brokeredModern(ctx: HandlerContext, lot: ParkingLot, run: Run, op
     for (;;) {
       const event = await call.next()
       if (event.kind === 'done') {
-        lot.release(call)
+        parking.release(call)
         return event.result
       }
       if (event.kind === 'error') {
-        lot.release(call)
+        parking.release(call)
         throw withStatus(event.error, 'modern')
       }
       // Answered in this or an earlier round → resume the upstream; else this throws InputRequired

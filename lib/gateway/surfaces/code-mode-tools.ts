@@ -5,14 +5,14 @@
  */
 import type { AccessView } from '../../access/index.ts'
 import { SandboxError } from '../../codemode/index.ts'
-import type { Json, ToolDef } from '../../server/index.ts'
+import type { JsonObject, ToolDef } from '../../server/index.ts'
 import type { CodeMode } from '../code-mode.ts'
 import { brokeredCall } from './brokered-call.ts'
 import type { ParkingLot } from './parking.ts'
 
 export interface CodeModeToolsOptions {
   readonly codeMode: CodeMode
-  readonly lot: ParkingLot
+  readonly parking: ParkingLot
   /** Reactive surface: names that calls and searches mention join the working set. */
   readonly onNamed?: (qualifiedNames: string[]) => void
   /** The principal this surface serves: search, types and exec see only what it may call. */
@@ -29,7 +29,7 @@ const EXEC_DESCRIPTION = [
 ].join(' ')
 
 export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
-  const { codeMode, lot, view } = options
+  const { codeMode, parking, view } = options
   return [
     {
       name: 'mcpx_exec',
@@ -44,9 +44,9 @@ export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
       annotations: { openWorldHint: true },
       handler: async (args, ctx) => {
         try {
-          const result = await brokeredCall(ctx, lot, async (asker, signal) => {
+          const result = await brokeredCall(ctx, parking, async (asker, signal) => {
             const run = await codeMode.exec(String(args.code), { asker, signal, onCall: (name) => options.onNamed?.([name]), ...(view && { view }) })
-            return { value: run.value, logs: run.logs, stats: run.stats } as Json
+            return { value: run.value, logs: run.logs, stats: run.stats } as JsonObject
           })
           return execResult(result.value, result.logs as string[], false)
         } catch (error) {
@@ -111,7 +111,7 @@ export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
   ]
 }
 
-function execResult(value: unknown, logs: readonly string[], isError: boolean): Json {
+function execResult(value: unknown, logs: readonly string[], isError: boolean): JsonObject {
   const text = [logs.length ? `logs:\n${logs.join('\n')}` : '', `${isError ? 'error' : 'result'}: ${JSON.stringify(value, null, 2)}`].filter(Boolean).join('\n\n')
   return { content: [{ type: 'text', text }], structuredContent: { [isError ? 'error' : 'result']: value ?? null, logs }, ...(isError && { isError: true }) }
 }

@@ -7,12 +7,12 @@ import type { AccessView } from '../../access/index.ts'
 import type { ToolDef } from '../../server/index.ts'
 import { appOf, appResourceUri, isAppResourceUri } from '../apps.ts'
 import { splitQualified } from '../naming.ts'
-import type { UpstreamPool } from '../pool.ts'
+import type { UpstreamPool } from '../upstream-pool.ts'
 import { brokeredCall } from './brokered-call.ts'
 import type { ParkingLot } from './parking.ts'
 import { relayResult } from './upstream-result.ts'
 
-export function callTool(pool: UpstreamPool, lot: ParkingLot, view?: AccessView): ToolDef {
+export function callTool(pool: UpstreamPool, parking: ParkingLot, view?: AccessView): ToolDef {
   return {
     name: 'mcpx_call',
     title: 'Call an upstream tool',
@@ -32,7 +32,7 @@ export function callTool(pool: UpstreamPool, lot: ParkingLot, view?: AccessView)
     handler: async (args, ctx) => {
       const { server, tool } = splitQualified(String(args.tool))
       const toolArgs = (args.arguments ?? {}) as Record<string, unknown>
-      const result = await brokeredCall(ctx, lot, (asker, signal, extra) =>
+      const result = await brokeredCall(ctx, parking, (asker, signal, extra) =>
         pool.call(server, tool, toolArgs, { ...extra, asker, signal, ...(view && { view }) }),
       )
       return relayResult(result)

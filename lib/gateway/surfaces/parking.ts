@@ -1,22 +1,22 @@
 /**
  * Upstream calls kept open across a 2026 downstream's input_required rounds (2026-07-28
- * basic/patterns/mrtr.mdx; spec-digest §3.4): each upstream question ends the host's round, and its
+ * basic/patterns/mrtr.mdx; the bridging is ours, the spec describes one hop): each upstream question ends the host's round, and its
  * retry (inputResponses + the sealed requestState naming this slot) resumes the SAME upstream call.
  * Questions asked together go out together under the upstream's keys, made unique within the call so
  * an earlier round's answer is never reused. Unclaimed slots expire.
  */
 import { randomUUID } from 'node:crypto'
 import { McpxError } from '../../errors/index.ts'
-import type { Json, InputRequest } from '../../server/index.ts'
+import type { JsonObject, InputRequest } from '../../server/index.ts'
 
 export interface Question {
   readonly key: string
   readonly request: InputRequest
-  answer(value: Json): void
+  answer(value: JsonObject): void
   fail(error: Error): void
 }
 
-export type ParkedEvent = { kind: 'questions'; questions: Question[] } | { kind: 'done'; result: Json } | { kind: 'error'; error: unknown }
+export type ParkedEvent = { kind: 'questions'; questions: Question[] } | { kind: 'done'; result: JsonObject } | { kind: 'error'; error: unknown }
 
 class ParkedCall {
   readonly id = randomUUID()
@@ -31,7 +31,7 @@ class ParkedCall {
   constructor(private readonly ttlMs: number, private readonly onExpire: (call: ParkedCall) => void) {}
 
   /** Start the upstream call; `ask` is what it uses to put a question to the downstream host. */
-  start(run: (ask: (request: InputRequest, key?: string) => Promise<Json>, signal: AbortSignal) => Promise<Json>): void {
+  start(run: (ask: (request: InputRequest, key?: string) => Promise<JsonObject>, signal: AbortSignal) => Promise<JsonObject>): void {
     run((request, key) => this.#ask(request, key), this.abort.signal).then(
       (result) => this.#finish({ kind: 'done', result }),
       (error) => this.#finish({ kind: 'error', error }),
@@ -62,8 +62,8 @@ class ParkedCall {
     clearTimeout(this.#expiry)
   }
 
-  #ask(request: InputRequest, upstreamKey?: string): Promise<Json> {
-    return new Promise<Json>((resolve, reject) => {
+  #ask(request: InputRequest, upstreamKey?: string): Promise<JsonObject> {
+    return new Promise<JsonObject>((resolve, reject) => {
       const key = this.#uniqueKey(upstreamKey ?? `upstream-${++this.#asked}`)
       this.#pending.set(key, {
         key,

@@ -13,7 +13,7 @@ import { EXTENSION } from '../../wire/index.ts'
 import { type Engine as EngineType, Engine, type PromptDef, type ServerDefinition, type ResourceDef, type TemplateDef, type ToolDef } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import { splitQualified } from '../naming.ts'
-import type { UpstreamPool } from '../pool.ts'
+import type { UpstreamPool } from '../upstream-pool.ts'
 import type { Catalog } from '../types.ts'
 import type { CodeMode } from '../code-mode.ts'
 import { codeModeTools } from './code-mode-tools.ts'
@@ -51,12 +51,12 @@ const INSTRUCTIONS =
 
 export class GatewaySurface {
   readonly engine: EngineType
-  readonly #lot: ParkingLot
+  readonly #parking: ParkingLot
   readonly #items: ItemOptions
   readonly #workingSet = new Map<string, ToolDef>()
   #catalogs: Catalog[] = []
   #synced?: Promise<void>
-  #landed = false
+  #catalogWaitOver = false
   /** When the surface's one wait for its first catalogs ends (performance.now() time). */
   #waitUntil?: number
   #updates?: { client: McpClient; key: string; stop: () => void; ready: Promise<void> }
@@ -65,11 +65,11 @@ export class GatewaySurface {
   constructor(private readonly options: SurfaceOptions) {
     if (options.mode === 'passthrough' && !options.passthrough) throw new McpxError('USAGE', 'passthrough mode needs the name of one upstream server')
     if (options.passthrough) options.pool.upstream(options.passthrough)
-    this.#lot = new ParkingLot(options.settings.requestStateTtlMs)
+    this.#parking = new ParkingLot(options.settings.requestStateTtlMs)
     const passthrough = options.mode === 'passthrough'
     this.#items = {
       pool: options.pool,
-      lot: this.#lot,
+      parking: this.#parking,
       ownNames: passthrough,
       settings: options.settings,
       ...(passthrough && { tasks: () => this.engine.tasks }),
@@ -105,8 +105,8 @@ export class GatewaySurface {
   }
 
   /** True once hosts need not wait for catalogs any more (the first sync landed, or its wait ran out). */
-  get landed(): boolean {
-    return this.#landed
+  get catalogWaitOver(): boolean {
+    return this.#catalogWaitOver
   }
 
   /**
@@ -116,10 +116,10 @@ export class GatewaySurface {
    * announced with list_changed, so one slow upstream delays only its own tools.
    */
   async ready(): Promise<void> {
-    if (this.#landed) return
+    if (this.#catalogWaitOver) return
     const synced = (this.#synced ??= this.sync().then(
       () => {
-        this.#landed = true
+        this.#catalogWaitOver = true
       },
       (error) => {
         this.#synced = undefined
@@ -129,7 +129,7 @@ export class GatewaySurface {
     this.#waitUntil ??= performance.now() + this.options.settings.surfaceReadyTimeoutMs
     const leftMs = this.#waitUntil - performance.now()
     if (leftMs <= 0) {
-      this.#landed = true
+      this.#catalogWaitOver = true
       return
     }
     let timer: ReturnType<typeof setTimeout> | undefined
@@ -238,7 +238,7 @@ export class GatewaySurface {
   close(): void {
     this.#stop()
     this.#updates?.stop()
-    this.#lot.close()
+    this.#parking.close()
     this.engine.close()
   }
 
@@ -246,10 +246,10 @@ export class GatewaySurface {
     const { mode, pool } = this.options
     if (mode === 'raw' || mode === 'passthrough') return []
     const { view } = this.options
-    const call = callTool(pool, this.#lot, view)
+    const call = callTool(pool, this.#parking, view)
     const tracked: ToolDef = mode === 'reactive' ? { ...call, handler: async (args, ctx) => (this.touch([String(args.tool)]), call.handler(args, ctx)) } : call
     const codeMode = this.options.codeMode
-      ? codeModeTools({ codeMode: this.options.codeMode, lot: this.#lot, ...(mode === 'reactive' && { onNamed: (names: string[]) => this.touch(names) }), ...(view && { view }) })
+      ? codeModeTools({ codeMode: this.options.codeMode, parking: this.#parking, ...(mode === 'reactive' && { onNamed: (names: string[]) => this.touch(names) }), ...(view && { view }) })
       : []
     // The daemon's mcpx_<op> tools describe the whole daemon: for its owner only.
     return [...codeMode, tracked, catalogTool(pool, view), ...(view ? [] : (this.options.gatewayTools ?? []))]

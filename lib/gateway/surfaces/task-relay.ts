@@ -6,13 +6,13 @@
  */
 import type { JsonObject } from '../../client/index.ts'
 import { McpxError, RpcError } from '../../errors/index.ts'
-import type { Engine, HandlerContext, InputRequest, Json } from '../../server/index.ts'
+import type { Engine, HandlerContext, InputRequest } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
-import type { UpstreamPool } from '../pool.ts'
+import type { UpstreamPool } from '../upstream-pool.ts'
 import { isRecord } from '../../wire/index.ts'
 
 type TaskStore = Engine['tasks']
-type Ask = (requests: Record<string, InputRequest>) => Promise<Record<string, Json>>
+type Ask = (requests: Record<string, InputRequest>) => Promise<Record<string, JsonObject>>
 
 export interface TaskRelayOptions {
   readonly pool: UpstreamPool
@@ -33,7 +33,7 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled'])
  * upstream's keys and answered upstream with tasks/update, tasks/cancel upstream when the host
  * cancels. Results and errors come back as the upstream gave them.
  */
-export function relayTask(ctx: HandlerContext, created: JsonObject, options: TaskRelayOptions): Promise<Json> {
+export function relayTask(ctx: HandlerContext, created: JsonObject, options: TaskRelayOptions): Promise<JsonObject> {
   // The host sees the upstream's task id (mapped one to one, not renamed).
   const launch = options.tasks.launchModern(ctx.signal, typeof created.taskId === 'string' ? created.taskId : undefined)
   const ask: Ask = (requests) => {
@@ -44,7 +44,7 @@ export function relayTask(ctx: HandlerContext, created: JsonObject, options: Tas
   return launch.run(() => follow(created, options, ask, launch.extras.signal ?? ctx.signal))
 }
 
-async function follow(created: JsonObject, options: TaskRelayOptions, ask: Ask, signal: AbortSignal): Promise<Json> {
+async function follow(created: JsonObject, options: TaskRelayOptions, ask: Ask, signal: AbortSignal): Promise<JsonObject> {
   const taskId = String(created.taskId)
   const maxPollMs = options.settings.taskPollIntervalMs
   const request = (method: string, params: JsonObject, withSignal: AbortSignal | undefined = signal) =>
@@ -54,7 +54,7 @@ async function follow(created: JsonObject, options: TaskRelayOptions, ask: Ask, 
     for (;;) {
       signal.throwIfAborted()
       const status = String(task.status)
-      if (status === 'completed' && task.result !== undefined) return task.result as Json
+      if (status === 'completed' && task.result !== undefined) return task.result as JsonObject
       if (status === 'failed' && task.error !== undefined) throw RpcError.fromWire(task.error as { code: number; message?: string; data?: unknown })
       if (status === 'cancelled') throw new McpxError('CANCELLED', `upstream task ${taskId} was cancelled`, { taskId })
       if (status === 'input_required' && isRecord(task.inputRequests) && Object.keys(task.inputRequests).length > 0) {

@@ -12,7 +12,7 @@ import type { Catalog } from '../types.ts'
 import { gatewayResourceUri, rawName } from '../naming.ts'
 import { appOf, appResourceUri, isAppResourceUri, rewriteAppMeta, upstreamAppResource } from '../apps.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
-import type { UpstreamPool } from '../pool.ts'
+import type { UpstreamPool } from '../upstream-pool.ts'
 import { brokeredCall, upstreamCapabilities } from './brokered-call.ts'
 import type { ParkingLot } from './parking.ts'
 import { relayTask } from './task-relay.ts'
@@ -20,7 +20,7 @@ import { relayResult } from './upstream-result.ts'
 
 export interface ItemOptions {
   readonly pool: UpstreamPool
-  readonly lot: ParkingLot
+  readonly parking: ParkingLot
   /** true: offer items under their upstream names (pass-through). */
   readonly ownNames: boolean
   /** Pass-through of an upstream serving tasks: the gateway engine's task store (task-relay.ts). */
@@ -51,7 +51,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
       ...(options.tasks && { adoptsTaskId: true }),
       handler: async (args, ctx) => {
         const adopt = options.tasks ? ctx.adoptTaskId : undefined
-        const result = await brokeredCall(ctx, options.lot, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal, argumentsChecked: checked, ...(options.view && { view: options.view }), ...(adopt && { onTaskCreated: adopt }) }), {
+        const result = await brokeredCall(ctx, options.parking, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal, argumentsChecked: checked, ...(options.view && { view: options.view }), ...(adopt && { onTaskCreated: adopt }) }), {
           relayTasks: options.tasks !== undefined,
           allExtensions: options.ownNames,
           ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
@@ -136,7 +136,7 @@ export function forwardUnknown(server: string, options: ItemOptions): UnknownNam
   const upstream = () => options.pool.upstream(server)
   return {
     callTool: async (name, args, ctx) =>
-      relayResult(await brokeredCall(ctx, options.lot, (asker, signal, extra) => upstream().call(name, args, { ...extra, asker, signal }), { allExtensions: true, ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }) })),
+      relayResult(await brokeredCall(ctx, options.parking, (asker, signal, extra) => upstream().call(name, args, { ...extra, asker, signal }), { allExtensions: true, ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }) })),
     getPrompt: async (name, args, ctx) => relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(server, 'prompts/get', { name, arguments: args }, { ...extra, asker, signal }))),
     readResource: (uri, ctx) => readThrough(options, ctx, server, uri, uri),
   }
@@ -167,5 +167,5 @@ async function readThrough(options: ItemOptions, ctx: HandlerContext, server: st
 }
 
 function forward(options: ItemOptions, ctx: HandlerContext, run: Parameters<typeof brokeredCall>[2]): Promise<JsonObject> {
-  return brokeredCall(ctx, options.lot, run, { allExtensions: options.ownNames })
+  return brokeredCall(ctx, options.parking, run, { allExtensions: options.ownNames })
 }

@@ -64,7 +64,7 @@ export async function readJsonBody(request: Request, options: ReadBodyOptions): 
 }
 
 /**
- * Does the request's Accept admit `mime`? RFC 9110 §12.5.1 media ranges: `type/subtype`,
+ * Does the request's Accept admit `mime`? RFC 9110 section 12.5.1 media ranges: `type/subtype`,
  * `type/*` and `*\/*` match; `q=0` excludes. A missing Accept means "anything" (RFC 9110).
  */
 export function accepts(request: Request, mime: string): boolean {

@@ -1,5 +1,6 @@
 /**
- * Which era and revision one HTTP request at a dual-era endpoint belongs to (spec-digest §1.3); pure.
+ * Which era and revision one HTTP request at a dual-era endpoint belongs to (2026-07-28 basic/versioning.mdx
+ * "Backward Compatibility with Initialization-Based Versions"); pure.
  * Order: GET/DELETE → legacy; modern header or `_meta` → modern; array → 2025-03-26 batch; `initialize`
  * → handshake; `Mcp-Session-Id` → that session; legacy header → legacy; no header → 2025-03-26 unless
  * the body carries modern `_meta` (-32020); unknown header value → -32022.
@@ -64,7 +65,8 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   }
 
   if (isStreamMethod) {
-    // GET streams and DELETE are legacy-only mechanisms; a 2026 request has none (SH "Backward Compatibility").
+    // GET streams and DELETE are legacy-only mechanisms; a 2026 request has none (2026-07-28
+    // basic/transports/streamable-http.mdx "Backward Compatibility").
     if (isModernRevision(versionHeader)) return methodNotAllowed('GET, POST, DELETE')
     if (input.method === 'DELETE') return { kind: 'legacy-delete', ...(sessionId && { sessionId }) }
     const lastEventId = headerValue(input.headers, HEADER.LAST_EVENT_ID)
@@ -114,7 +116,7 @@ function classifyBatch(
   if (revision !== '2025-03-26') {
     return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: JSON-RPC batches are not supported in revision ${revision} (only 2025-03-26)`))
   }
-  // JSON-RPC 2.0 §6: an empty array is a single Invalid Request.
+  // JSON-RPC 2.0 section 6: an empty array is a single Invalid Request.
   if (body.length === 0) return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: empty batch'))
   if (input.maxBatchLength !== undefined && body.length > input.maxBatchLength) {
     return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: batch of ${body.length} messages exceeds ${input.maxBatchLength} (maxBatchLength)`))

@@ -1,6 +1,6 @@
 /**
  * Per-session SSE event buffer for legacy resumability (2025-11-25 basic/transports.mdx
- * "Resumability and Redelivery"; TR-21). Event ids are `<streamId>.<seq>`, so an id names its
+ * "Resumability and Redelivery": ids SHOULD encode the originating stream). Event ids are `<streamId>.<seq>`, so an id names its
  * originating stream: a GET with `Last-Event-ID` replays only that stream's later events, never
  * another stream's (MUST NOT). Ids are unique across the session's streams because stream ids are
  * random. The buffer holds at most `sseEventBufferLength` events, oldest dropped first.
@@ -87,7 +87,7 @@ export class EventStore {
 
   /**
    * The events of the stream `lastEventId` belongs to that came after it. Undefined when the id
-   * is malformed or names no stream of this store (the caller answers 400/404, TR-21).
+   * is malformed or names no stream of this store (the caller answers 400/404: there is nothing of that stream to replay).
    */
   replayAfter(lastEventId: string): ReplayResult | undefined {
     const parsed = parseEventId(lastEventId.trim())

@@ -1,13 +1,15 @@
 /**
  * The Streamable HTTP endpoint of a server: `fetch(Request) → Response`, serving both eras on one
- * URL (spec-digest §1.3). It composes the http/ building blocks (Origin/Host, body, classification,
+ * URL (2026-07-28 basic/versioning.mdx "Backward Compatibility with Initialization-Based Versions"). It composes the
+ * http/ building blocks (Origin/Host, body, classification,
  * 2026 header validation, sessions, SSE, event store) around the engine. A request's answer is JSON
  * unless the call emits something first (progress, logs, a legacy server→client request, a listen
  * ack): then the response becomes an SSE stream (2025-11-25: primed and resumable).
  */
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { Settings } from '../../settings/index.ts'
-import { hasFeature,
+import {
+  hasFeature,
   HTTP_STATUS,
   HEADER, META, MIME, isRequest, parseMessage, recoverId, restoreRawIds, type JsonRpcMessage, type LegacyRevision,
 } from '../../wire/index.ts'
@@ -50,7 +52,7 @@ export interface HttpHandlerOptions {
    * MRTR round, params.taskId of a task) — the owner's answer, or undefined to serve it here. Asked
    * only for requests carrying one of those, so other requests pay nothing.
    */
-  readonly forwardModern?: (request: Request, body: string, params: Record<string, unknown>) => Promise<Response | undefined>
+  readonly forwardModern?: (request: Request, body: string, params: Record<string, unknown>, method: string) => Promise<Response | undefined>
   /** Asked on each request of a rebuilt session: true when another replica ended it since (shared revocation list). */
   readonly sessionRevoked?: (id: string) => Promise<boolean>
   /** Told when a legacy session opens (after a successful initialize) and when it ends, for logs. */
@@ -192,7 +194,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     const connection = engine.connect('http')
     const answer = await engine.answer(message, { connection, outlet: { send: () => {} }, era: 'legacy' })
-    // TR-27: a session exists only after a successful handshake.
+    // A session exists only after a successful handshake: the id is assigned in the response carrying the InitializeResult.
     if (!answer.message || 'error' in answer.message || !connection.legacy) {
       engine.disconnect(connection)
       return json(answer.message, answer.httpStatus)
@@ -213,7 +215,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const notAcceptable = checkAccept(request, verdict.revision)
     if (notAcceptable) return notAcceptable
     if (options.forwardModern && params && (params.requestState !== undefined || params.taskId !== undefined)) {
-      const answer = await options.forwardModern(request, restoreRawIds(JSON.stringify(message)), params)
+      const answer = await options.forwardModern(request, restoreRawIds(JSON.stringify(message)), params, String(message.method))
       if (answer) return answer
     }
     if (message.method === 'server/discover' && options.onSession) {
@@ -317,7 +319,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     return json(responses, HTTP_STATUS.OK, headers)
   }
 
-  /** Legacy GET: resume a stream by Last-Event-ID, or open the session's standalone stream (TR-13). */
+  /**
+   * Legacy GET: resume a stream by Last-Event-ID, or open the session's standalone stream (2025-11-25
+   * basic/transports.mdx "Listening for Messages from the Server").
+   */
   function openGet(request: Request, sessionId: string, session: LegacySession, lastEventId: string | undefined): Response {
     const headers = { [HEADER.SESSION_ID]: sessionId }
     if (lastEventId !== undefined) {

@@ -2,7 +2,7 @@
  * 2026-07-28 request metadata headers checked against the body (SEP-2243; streamable-http.mdx
  * "Server Validation"): the body is the truth and every mirrored header must agree, else HTTP 400 +
  * -32020, so a proxy routing on headers and this server never act on different requests. Names are
- * case-insensitive; values are trimmed (RFC 9110 §5.5) and base64-sentinel decoded before comparing.
+ * case-insensitive; values are trimmed (RFC 9110 section 5.5) and base64-sentinel decoded before comparing.
  */
 import { RpcError } from '../../errors/index.ts'
 import {

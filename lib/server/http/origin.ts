@@ -1,5 +1,6 @@
 /**
- * DNS-rebinding protection (TR-41): the Host must name this listener (loopback with its port, or
+ * DNS-rebinding protection (servers MUST validate Origin; a present, invalid one gets 403): the Host must name this
+ * listener (loopback with its port, or
  * allow-listed) and a present Origin must be its own loopback origin or allow-listed; checking Host
  * stops a rebinding page even without an Origin. 2025-11-25 basic/transports.mdx, 2026-07-28
  * streamable-http.mdx "Security Warning": a present but invalid Origin MUST get 403.

@@ -1,8 +1,9 @@
 /**
  * Legacy Streamable HTTP sessions (basic/transports.mdx "Session Management"), generic over what the
- * caller keeps per session. Ids are minted only after a successful `initialize` (TR-26, TR-27); a
+ * caller keeps per session. Ids are minted only in the response carrying a successful InitializeResult (never
+ * for a refused handshake, never for a 2026 request, which has no sessions); a
  * deleted, idle-expired or evicted id is unknown, so the caller answers 404 and the client
- * re-initializes (TR-28). The Map stays in last-use order: idle expiry and the LRU cap walk its front.
+ * re-initializes (a terminated session's id MUST get 404). The Map stays in last-use order: idle expiry and the LRU cap walk its front.
  */
 import { randomBytes } from 'node:crypto'
 

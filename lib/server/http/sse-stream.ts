@@ -2,8 +2,11 @@
  * Server-Sent Events responses. An `SseStream` is one logical stream (a POST's answer or a standalone
  * GET stream) written to at most one HTTP connection at a time. With an EventStore (legacy) events get
  * ids and are buffered, so `closeMidStream()` may drop the connection and a GET with `Last-Event-ID`
- * replays and continues (SEP-1699, TR-21, TR-22). Never a broadcast (TR-20); headers per TR-23, `:`
- * keep-alives per TR-24.
+ * replays and continues (seps/1699-support-sse-polling-via-server-side-disconnect.md; 2025-11-25
+ * basic/transports.mdx "Resumability and Redelivery": a priming event with an id, `retry:` before a
+ * server-side close). Never a broadcast: each message goes out on exactly one stream ("Multiple Connections").
+ * `X-Accel-Buffering: no` so reverse proxies do not buffer, and `:` comment lines as keep-alives (clients
+ * MUST NOT treat them as malformed): 2026-07-28 basic/transports/streamable-http.mdx "Receiving Messages".
  */
 import { McpxError } from '../../errors/index.ts'
 import { HTTP_STATUS, MIME, restoreRawIds, type JsonRpcMessage } from '../../wire/index.ts'
@@ -38,7 +41,7 @@ const SSE_HEADERS = { 'content-type': MIME.SSE, 'cache-control': 'no-cache', 'x-
 const KEEP_ALIVE = ': keep-alive\n\n'
 const OPENING = ': open\n\n'
 const encoder = new TextEncoder()
-// TR-20: which stream each message object went out on.
+// Which stream each message object went out on (a message goes on exactly one stream, never a broadcast).
 const sentOn = new WeakMap<object, SseStream>()
 // Logical streams that can be resumed, per store.
 const resumable = new WeakMap<EventStore, Map<string, SseStream>>()
@@ -160,7 +163,7 @@ export class SseStream {
    */
   send(message: JsonRpcMessage): boolean {
     const owner = sentOn.get(message)
-    if (owner !== undefined && owner !== this) throw new McpxError('INTERNAL', 'a JSON-RPC message was sent on two SSE streams (TR-20: no broadcast)')
+    if (owner !== undefined && owner !== this) throw new McpxError('INTERNAL', 'a JSON-RPC message was sent on two SSE streams (no broadcast: each message goes on exactly one)')
     sentOn.set(message, this)
     return this.sendEvent({ data: restoreRawIds(JSON.stringify(message)) })
   }
@@ -188,7 +191,8 @@ export class SseStream {
 
   /**
    * Close the connection but keep the stream open: `retry:` first so the client waits that long,
-   * then reconnects with GET + Last-Event-ID (2025-11-25 "Sending Messages" 6; TR-22). Without a
+   * then reconnects with GET + Last-Event-ID (2025-11-25 basic/transports.mdx "Sending Messages to the Server",
+   * the client MUST honour `retry`). Without a
    * store nothing could be resumed, so this is then the same as `end()`.
    */
   closeMidStream(): void {

@@ -63,9 +63,10 @@ export const METHODS: Readonly<Record<Revision, RevisionMethods>> = {
       'server/discover', 'resources/list', 'resources/templates/list', 'resources/read', 'subscriptions/listen',
       'prompts/list', 'prompts/get', 'tools/list', 'tools/call', 'completion/complete',
     ],
-    // D26/basic/patterns/index.mdx: servers MUST NOT initiate JSON-RPC requests.
+    // 2026-07-28 basic/patterns/index.mdx: servers MUST NOT initiate JSON-RPC requests.
     serverRequests: [],
-    // T26 ClientNotification is CancelledNotification alone (stdio only; SH "Cancellation").
+    // 2026-07-28 schema/schema.json ClientNotification is CancelledNotification alone (stdio only; over HTTP closing
+    // the stream cancels: basic/transports/streamable-http.mdx "Cancellation").
     clientNotifications: ['notifications/cancelled'],
     serverNotifications: [
       'notifications/cancelled', 'notifications/progress', 'notifications/resources/list_changed', 'notifications/subscriptions/acknowledged',

@@ -1,7 +1,8 @@
 /**
  * PROTOCOL_MATRIX: everything mcpx knows about the five revisions as one JSON-serialisable value
  * (served by the daemon at GET /v1/protocol). Built from methods.ts and fields.ts, which are proven
- * against schema.json, plus transport facts cited from the spec text (spec-digest §1.4, §2, §3).
+ * against schema.json, plus transport facts cited from the spec text (each revision's basic/index.mdx error codes,
+ * basic/transports, and the method pages), each entry naming its source in `cite`.
  */
 import { RPC } from '../../errors/index.ts'
 import { eraOf, HEADER, isModernRevision, LATEST_LEGACY, LATEST_MODERN, REVISIONS, type Era, type Revision } from '../constants.ts'
@@ -16,13 +17,13 @@ export interface ErrorCodeEntry {
   cite: string
 }
 
-/** JSON-RPC error codes per revision (T26 error definitions; D26/basic/index.mdx "Error codes"). */
-export const ERROR_CODES: readonly ErrorCodeEntry[] = [
-  { code: RPC.PARSE_ERROR, name: 'ParseError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1' },
-  { code: RPC.INVALID_REQUEST, name: 'InvalidRequest', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1' },
-  { code: RPC.METHOD_NOT_FOUND, name: 'MethodNotFound', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1; 2026 HTTP 404 (streamable-http.mdx)' },
-  { code: RPC.INVALID_PARAMS, name: 'InvalidParams', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1; 2026 also resource not found' },
-  { code: RPC.INTERNAL_ERROR, name: 'InternalError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 §5.1' },
+/** JSON-RPC error codes per revision (2026-07-28 schema/schema.json error definitions; 2026-07-28 basic/index.mdx "Error Codes"). */
+export const PROTOCOL_ERROR_CODES: readonly ErrorCodeEntry[] = [
+  { code: RPC.PARSE_ERROR, name: 'ParseError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1' },
+  { code: RPC.INVALID_REQUEST, name: 'InvalidRequest', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1' },
+  { code: RPC.METHOD_NOT_FOUND, name: 'MethodNotFound', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1; 2026 HTTP 404 (streamable-http.mdx)' },
+  { code: RPC.INVALID_PARAMS, name: 'InvalidParams', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1; 2026 also resource not found' },
+  { code: RPC.INTERNAL_ERROR, name: 'InternalError', span: ['2024-11-05', '2026-07-28'], cite: 'JSON-RPC 2.0 section 5.1' },
   { code: RPC.RESOURCE_NOT_FOUND_LEGACY, name: 'ResourceNotFound', span: ['2024-11-05', '2025-11-25'], cite: 'server/resources.mdx "Error Handling"; reserved in 2026' },
   { code: RPC.URL_ELICITATION_REQUIRED, name: 'URLElicitationRequired', span: ['2025-11-25', '2025-11-25'], cite: '2025-11-25 client/elicitation.mdx; reserved in 2026' },
   { code: RPC.HEADER_MISMATCH, name: 'HeaderMismatch', span: ['2026-07-28', '2026-07-28'], cite: '2026-07-28 streamable-http.mdx "Server Validation" (HTTP 400)' },
@@ -76,7 +77,7 @@ const FEATURE_TABLE = {
   samplingTools: { span: ['2025-11-25', '2026-07-28'], what: 'sampling tools/toolChoice, tool_use/tool_result', cite: 'SEP-1577' },
   coreTasks: { span: ['2025-11-25', '2025-11-25'], what: 'tasks/*, params.task, Tool.execution, tasks capability', cite: '2025-11-25 basic/utilities/tasks.mdx' },
   tasksExtension: { span: ['2026-07-28', '2026-07-28'], what: 'io.modelcontextprotocol/tasks extension (resultType "task")', cite: 'SEP-2663' },
-  resultType: { span: ['2026-07-28', '2026-07-28'], what: 'Result.resultType (complete | input_required)', cite: 'T26 Result' },
+  resultType: { span: ['2026-07-28', '2026-07-28'], what: 'Result.resultType (complete | input_required)', cite: '2026-07-28 schema/schema.json Result' },
   cacheHints: { span: ['2026-07-28', '2026-07-28'], what: 'ttlMs and cacheScope on discover, lists, read', cite: 'server/utilities/caching.mdx' },
   inputRequired: { span: ['2026-07-28', '2026-07-28'], what: 'MRTR InputRequiredResult on tools/call, resources/read, prompts/get', cite: 'basic/patterns/mrtr.mdx' },
   requestMeta: { span: ['2026-07-28', '2026-07-28'], what: 'per-request _meta protocolVersion/clientCapabilities/clientInfo', cite: 'basic/index.mdx' },
@@ -109,7 +110,7 @@ interface RevisionEntry {
   httpTransports: readonly string[]
   features: string[]
   capabilities: { client: string[]; server: string[] }
-  /** Code of "resource not found" (-32002 legacy, -32602 in 2026: D26/server/resources.mdx). */
+  /** Code of "resource not found" (-32002 legacy, -32602 in 2026: 2026-07-28 server/resources.mdx "Error Handling"). */
   resourceNotFoundCode: number
   /** Fields of each spec type in this revision (types the revision lacks are absent). */
   fields: Record<string, string[]>
@@ -130,7 +131,7 @@ function revisionEntry(revision: Revision): RevisionEntry {
     era: eraOf(revision),
     methods: METHODS[revision],
     removed: [...everMethods].filter((m) => isRemovedIn(revision, m)).sort(),
-    errorCodes: ERROR_CODES.filter((e) => inSpan(revision, e.span)).map((e) => e.code),
+    errorCodes: PROTOCOL_ERROR_CODES.filter((e) => inSpan(revision, e.span)).map((e) => e.code),
     headers: HEADERS_BY_REVISION[revision],
     httpTransports: HTTP_TRANSPORTS[revision],
     features: Object.entries(FEATURES).filter(([, f]) => inSpan(revision, f.span)).map(([name]) => name),
@@ -146,7 +147,7 @@ export const PROTOCOL_MATRIX = {
   latest: { legacy: LATEST_LEGACY, modern: LATEST_MODERN },
   byRevision: Object.fromEntries(REVISIONS.map((r) => [r, revisionEntry(r)])) as Record<Revision, RevisionEntry>,
   extensions: EXTENSION_METHODS,
-  errorCodes: ERROR_CODES,
+  errorCodes: PROTOCOL_ERROR_CODES,
   features: FEATURES,
   types: TYPE_FIELDS,
 }

@@ -80,7 +80,7 @@ export type TaskIdParams = v.InferOutput<typeof TaskIdParamsSchema>
 export const TaskUpdateParamsSchema = v.looseObject({ ...baseParams, taskId: v.string(), inputResponses: v.record(v.string(), v.unknown()) })
 export type TaskUpdateParams = v.InferOutput<typeof TaskUpdateParamsSchema>
 
-/** notifications/cancelled: requestId is optional only in 2025-11-25 (tasks; T2511 CancelledNotificationParams). */
+/** notifications/cancelled: requestId is optional only in 2025-11-25 (tasks; 2025-11-25 schema/schema.json CancelledNotificationParams). */
 export const CancelledParamsSchema = v.looseObject({ ...baseParams, requestId: RequestIdSchema, reason: v.optional(v.string()) })
 export const CancelledParamsOptionalIdSchema = v.looseObject({ ...baseParams, requestId: v.optional(RequestIdSchema), reason: v.optional(v.string()) })
 export type CancelledParams = v.InferOutput<typeof CancelledParamsOptionalIdSchema>

@@ -1,6 +1,6 @@
 /**
  * valibot building blocks shared by the incoming-params schemas. Objects are loose: the spec lets
- * peers extend any object (spec-digest §4 "every Result is open"), so unknown fields are kept,
+ * peers extend any object (schema/schema.json: Result and its kin allow additional properties), so unknown fields are kept,
  * while required fields and the types of known fields are enforced.
  */
 import * as v from 'valibot'
@@ -8,7 +8,6 @@ import { LOG_LEVELS, META } from '../constants.ts'
 
 export const RequestIdSchema = v.union([v.string(), v.pipe(v.number(), v.integer())])
 export const ProgressTokenSchema = v.union([v.string(), v.number()])
-export const MetaSchema = v.record(v.string(), v.unknown())
 export const LogLevelSchema = v.picklist(LOG_LEVELS)
 export const CursorSchema = v.string()
 export const OpenObjectSchema = v.record(v.string(), v.unknown())
@@ -49,7 +48,7 @@ export const ModernRequestMetaSchema = v.looseObject({
 export type ModernRequestMeta = v.InferOutput<typeof ModernRequestMetaSchema>
 
 /** `_meta` on any request: open, with the optional progress token (basic/utilities/progress.mdx). */
-export const RequestMetaSchema = v.looseObject({ [META.PROGRESS_TOKEN]: v.optional(ProgressTokenSchema) })
+const RequestMetaSchema = v.looseObject({ [META.PROGRESS_TOKEN]: v.optional(ProgressTokenSchema) })
 
 /** Base fields of every request's params; the 2026 required keys are checked separately (parse.ts). */
 export const baseParams = { _meta: v.optional(RequestMetaSchema) }

@@ -2,7 +2,7 @@
  * parseParams: the edge check of incoming request and notification params, per revision. A method
  * the revision lacks is -32601 (HTTP 404 for modern); bad params are -32602 naming
  * `<method>: <path>: <problem>`; a 2026 request without the required `_meta` keys is -32602 with
- * HTTP 400 (D26/basic/index.mdx "Request metadata").
+ * HTTP 400 (2026-07-28 basic/index.mdx "`_meta`": a request missing required metadata MUST be 400 over HTTP).
  */
 import * as v from 'valibot'
 import { isModernRevision, type Revision } from '../constants.ts'

@@ -1,24 +1,23 @@
 /**
  * Spell one spec object (tool, resource, prompt, content block, capabilities...) down to a peer's
  * revision. Inputs are newest-shape objects; fields are dropped per matrix/fields.ts and content
- * types the peer cannot parse are rewritten (spec-digest §4 "downgrade table"). Pure: inputs are
+ * types the peer cannot parse are rewritten (the content types each revision's schema/schema.json defines). Pure: inputs are
  * never mutated.
  */
 import { EXTENSION, atLeast, isModernRevision, type Revision } from '../constants.ts'
 import { projectFields, type SpecTypeName } from '../matrix/fields.ts'
 import { withShapedMeta } from './meta.ts'
-import { isRecord } from '../jsonrpc.ts'
+import { isRecord, type JsonObject } from '../jsonrpc.ts'
 
-type Obj = Record<string, unknown>
 
-function shapeObject(revision: Revision, typeName: SpecTypeName, value: Obj): Obj {
+function shapeObject(revision: Revision, typeName: SpecTypeName, value: JsonObject): JsonObject {
   const out = withShapedMeta(revision, projectFields(revision, typeName, { ...value }))
   if (isRecord(out.annotations) && typeName !== 'Tool') out.annotations = projectFields(revision, 'Annotations', out.annotations)
   return out
 }
 
 /** One content block of a tool result or prompt message (`ContentBlock`). */
-export function shapeContentBlock(revision: Revision, block: unknown): Obj {
+export function shapeContentBlock(revision: Revision, block: unknown): JsonObject {
   if (!isRecord(block)) return { type: 'text', text: JSON.stringify(block) }
   switch (block.type) {
     case 'text':
@@ -40,18 +39,18 @@ export function shapeContentBlock(revision: Revision, block: unknown): Obj {
   }
 }
 
-function isBareText(block: Obj): boolean {
+function isBareText(block: JsonObject): boolean {
   for (const key in block) if (key !== 'type' && key !== 'text') return false
   return typeof block.text === 'string'
 }
 
 /** `TextResourceContents` | `BlobResourceContents`. */
-export function shapeResourceContents(revision: Revision, contents: unknown): Obj {
+export function shapeResourceContents(revision: Revision, contents: unknown): JsonObject {
   if (!isRecord(contents)) return { uri: '', text: JSON.stringify(contents) }
   return shapeObject(revision, 'blob' in contents ? 'BlobResourceContents' : 'TextResourceContents', contents)
 }
 
-export function shapeTool(revision: Revision, tool: Obj): Obj {
+export function shapeTool(revision: Revision, tool: JsonObject): JsonObject {
   const out = shapeObject(revision, 'Tool', tool)
   if (isRecord(out.annotations)) {
     const annotations = projectFields(revision, 'ToolAnnotations', { ...out.annotations })
@@ -64,15 +63,15 @@ export function shapeTool(revision: Revision, tool: Obj): Obj {
   return out
 }
 
-export function shapeResource(revision: Revision, resource: Obj): Obj {
+export function shapeResource(revision: Revision, resource: JsonObject): JsonObject {
   return shapeObject(revision, 'Resource', resource)
 }
 
-export function shapeResourceTemplate(revision: Revision, template: Obj): Obj {
+export function shapeResourceTemplate(revision: Revision, template: JsonObject): JsonObject {
   return shapeObject(revision, 'ResourceTemplate', template)
 }
 
-export function shapePrompt(revision: Revision, prompt: Obj): Obj {
+export function shapePrompt(revision: Revision, prompt: JsonObject): JsonObject {
   const out = shapeObject(revision, 'Prompt', prompt)
   if (Array.isArray(out.arguments)) {
     out.arguments = out.arguments.map((arg) => (isRecord(arg) ? projectFields(revision, 'PromptArgument', { ...arg }) : arg))
@@ -80,33 +79,33 @@ export function shapePrompt(revision: Revision, prompt: Obj): Obj {
   return out
 }
 
-export function shapePromptMessage(revision: Revision, message: unknown): Obj {
+export function shapePromptMessage(revision: Revision, message: unknown): JsonObject {
   if (!isRecord(message)) return { role: 'assistant', content: shapeContentBlock(revision, message) }
   return { ...projectFields(revision, 'PromptMessage', { ...message }), content: shapeContentBlock(revision, message.content) }
 }
 
-export function shapeImplementation(revision: Revision, implementation: unknown): Obj {
+export function shapeImplementation(revision: Revision, implementation: unknown): JsonObject {
   return isRecord(implementation) ? projectFields(revision, 'Implementation', { ...implementation }) : { name: 'unknown', version: '0' }
 }
 
-export function shapeServerCapabilities(revision: Revision, capabilities: unknown): Obj {
+export function shapeServerCapabilities(revision: Revision, capabilities: unknown): JsonObject {
   return isRecord(capabilities) ? projectFields(revision, 'ServerCapabilities', { ...capabilities }) : {}
 }
 
-export function shapeClientCapabilities(revision: Revision, capabilities: unknown): Obj {
+export function shapeClientCapabilities(revision: Revision, capabilities: unknown): JsonObject {
   if (!isRecord(capabilities)) return {}
   const out = projectFields(revision, 'ClientCapabilities', { ...capabilities })
-  // The one extension a legacy peer is told of: MCP Apps is defined for every revision (SEP-1865's
-  // own initialize example is 2024-11-05), and servers register their UI tools by it.
+  // The one extension a legacy peer is told of: MCP Apps is defined for every revision (the MCP Apps
+  // specification's own initialize example is 2024-11-05), and servers register their UI tools by it.
   const extensions = capabilities.extensions
   if (out.extensions === undefined && isRecord(extensions) && isRecord(extensions[EXTENSION.UI])) out.extensions = { [EXTENSION.UI]: extensions[EXTENSION.UI] }
-  // Before 2025-11-25 elicitation was `{}` (form only); 2026 dropped roots.listChanged (T26 ClientCapabilities).
+  // Before 2025-11-25 elicitation was `{}` (form only); 2026 dropped roots.listChanged (2026-07-28 schema/schema.json ClientCapabilities).
   if (!atLeast(revision, '2025-11-25') && isRecord(out.elicitation)) out.elicitation = {}
   if (isModernRevision(revision) && isRecord(out.roots)) out.roots = {}
   return out
 }
 
-export function shapeRoot(revision: Revision, root: unknown): Obj {
+export function shapeRoot(revision: Revision, root: unknown): JsonObject {
   return isRecord(root) ? shapeObject(revision, 'Root', root) : { uri: String(root) }
 }
 
@@ -114,12 +113,12 @@ function isObjectSchema(schema: unknown): boolean {
   return isRecord(schema) && schema.type === 'object'
 }
 
-function audioAsText(block: Obj): Obj {
+function audioAsText(block: JsonObject): JsonObject {
   const bytes = typeof block.data === 'string' ? Math.floor((block.data.length * 3) / 4) : 0
   return { type: 'text', text: `[audio ${String(block.mimeType ?? 'unknown type')}, ${bytes} bytes: needs MCP 2025-03-26 or later]` }
 }
 
-function resourceLinkAsText(block: Obj): Obj {
+function resourceLinkAsText(block: JsonObject): JsonObject {
   const label = typeof block.title === 'string' ? block.title : String(block.name ?? block.uri)
   const description = typeof block.description === 'string' ? ` (${block.description})` : ''
   return { type: 'text', text: `${label}: ${String(block.uri)}${description}` }

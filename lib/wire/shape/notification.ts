@@ -8,15 +8,14 @@ import { type Revision } from '../constants.ts'
 import { projectFields } from '../matrix/fields.ts'
 import { isSpecMethod, methodExists } from '../matrix/methods.ts'
 import { shapeMeta } from './meta.ts'
-import { isRecord } from '../jsonrpc.ts'
+import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import { legacyTask } from './tasks.ts'
 
-type Obj = Record<string, unknown>
 /** `T` with its params loosened to a plain record (shaping may drop fields). */
 export type Shaped<T> = Omit<T, 'params'> & { params?: Record<string, unknown> }
 export interface OutgoingNotification {
   method: string
-  params?: Obj
+  params?: JsonObject
   [key: string]: unknown
 }
 
@@ -25,7 +24,7 @@ export function shapeNotification<T extends OutgoingNotification>(revision: Revi
   // Spec notifications the revision lacks are dropped; vendor notifications pass (meta shaped).
   if (isSpecMethod(notification.method) && !methodExists(revision, notification.method, undefined, { extensions: true })) return null
   if (notification.params === undefined) return { ...notification }
-  let params: Obj = { ...notification.params }
+  let params: JsonObject = { ...notification.params }
   const meta = shapeMeta(revision, params._meta)
   if (meta === undefined) delete params._meta
   else params._meta = meta

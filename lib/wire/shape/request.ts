@@ -7,13 +7,12 @@ import { McpxError } from '../../errors/index.ts'
 import { atLeast, isModernRevision, type Revision } from '../constants.ts'
 import { methodExists } from '../matrix/methods.ts'
 import { shapeMeta } from './meta.ts'
-import { isRecord } from '../jsonrpc.ts'
+import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import { shapeContentBlock } from './entities.ts'
 
-type Obj = Record<string, unknown>
 export interface OutgoingRequest {
   method: string
-  params?: Obj
+  params?: JsonObject
   [key: string]: unknown
 }
 
@@ -21,15 +20,15 @@ const SAMPLING_PARAMS_2024 = ['includeContext', 'maxTokens', 'messages', 'metada
 
 /**
  * Shape a request mcpx sends to a client. Under 2026-07-28 the result is an MRTR input request
- * (`{method, params}`, no id, no `_meta`: T26 InputRequest). Throws ERA when the method does not
+ * (`{method, params}`, no id, no `_meta`: 2026-07-28 schema/schema.json InputRequest). Throws ERA when the method does not
  * exist for the peer (e.g. elicitation/create to 2025-03-26, URL elicitation to 2025-06-18).
  */
 export function shapeRequest(revision: Revision, request: OutgoingRequest): OutgoingRequest {
   if (!methodExists(revision, request.method, 'server-to-client')) {
     throw new McpxError('ERA', `${request.method} cannot be sent to a ${revision} client`)
   }
-  const params: Obj = { ...(request.params ?? {}) }
-  const out: Obj = { ...request }
+  const params: JsonObject = { ...(request.params ?? {}) }
+  const out: JsonObject = { ...request }
   if (isModernRevision(revision)) {
     delete out.jsonrpc
     delete out.id
@@ -53,7 +52,7 @@ export function shapeRequest(revision: Revision, request: OutgoingRequest): Outg
   return out as OutgoingRequest
 }
 
-function shapeElicitParams(revision: Revision, params: Obj): Obj {
+function shapeElicitParams(revision: Revision, params: JsonObject): JsonObject {
   const mode = params.mode ?? 'form'
   if (mode === 'url') {
     if (!atLeast(revision, '2025-11-25')) throw new McpxError('ERA', `URL-mode elicitation cannot be sent to a ${revision} client`)
@@ -67,7 +66,7 @@ function shapeElicitParams(revision: Revision, params: Obj): Obj {
     delete params.task
   }
   if (isRecord(params.requestedSchema) && isRecord(params.requestedSchema.properties) && !atLeast(revision, '2025-11-25')) {
-    const properties: Obj = {}
+    const properties: JsonObject = {}
     for (const [name, schema] of Object.entries(params.requestedSchema.properties)) properties[name] = legacyPrimitiveSchema(schema)
     params.requestedSchema = { ...params.requestedSchema, properties }
   }
@@ -81,11 +80,11 @@ function shapeElicitParams(revision: Revision, params: Obj): Obj {
  */
 function legacyPrimitiveSchema(schema: unknown): unknown {
   if (!isRecord(schema)) return schema
-  const base: Obj = {}
+  const base: JsonObject = {}
   for (const key of ['title', 'description']) if (typeof schema[key] === 'string') base[key] = schema[key]
   const options = enumOptions(schema.type === 'array' && isRecord(schema.items) ? schema.items : schema)
   if (options !== undefined) {
-    const out: Obj = { ...base, type: 'string', enum: options.map((o) => o.value) }
+    const out: JsonObject = { ...base, type: 'string', enum: options.map((o) => o.value) }
     if (options.some((o) => o.title !== undefined)) out.enumNames = options.map((o) => o.title ?? o.value)
     return out
   }
@@ -94,7 +93,7 @@ function legacyPrimitiveSchema(schema: unknown): unknown {
   return rest
 }
 
-function enumOptions(schema: Obj): { value: string; title?: string }[] | undefined {
+function enumOptions(schema: JsonObject): { value: string; title?: string }[] | undefined {
   if (Array.isArray(schema.enum)) {
     const names = Array.isArray(schema.enumNames) ? schema.enumNames : []
     return schema.enum.map((value, i) => ({ value: String(value), ...(typeof names[i] === 'string' ? { title: names[i] as string } : {}) }))
@@ -104,7 +103,7 @@ function enumOptions(schema: Obj): { value: string; title?: string }[] | undefin
   return choices.filter(isRecord).map((c) => ({ value: String(c.const), ...(typeof c.title === 'string' ? { title: c.title } : {}) }))
 }
 
-function shapeSamplingParams(revision: Revision, params: Obj): Obj {
+function shapeSamplingParams(revision: Revision, params: JsonObject): JsonObject {
   let out = params
   if (!atLeast(revision, '2025-11-25')) {
     // Sampling with tools (tools, toolChoice, tool_use/tool_result) arrived in 2025-11-25 (SEP-1577).
@@ -113,7 +112,7 @@ function shapeSamplingParams(revision: Revision, params: Obj): Obj {
   if (Array.isArray(out.messages)) {
     out.messages = out.messages.map((message) => {
       if (!isRecord(message)) return message
-      const shaped: Obj = { role: message.role, content: shapeSamplingContent(revision, message.content) }
+      const shaped: JsonObject = { role: message.role, content: shapeSamplingContent(revision, message.content) }
       if (atLeast(revision, '2025-11-25') && message._meta !== undefined) shaped._meta = message._meta
       return shaped
     })
@@ -136,7 +135,7 @@ export function shapeSamplingContent(revision: Revision, content: unknown): unkn
   return { type: 'text', text: blocks.map((b) => (b.type === 'text' ? String(b.text) : JSON.stringify(b))).join('\n') }
 }
 
-function samplingBlock(revision: Revision, block: unknown): Obj {
+function samplingBlock(revision: Revision, block: unknown): JsonObject {
   const shaped = shapeContentBlock(revision, block)
   // Before 2025-11-25 a SamplingMessage holds text, image or (2025-03-26+) audio only.
   return ['text', 'image', 'audio'].includes(String(shaped.type)) ? shaped : { type: 'text', text: JSON.stringify(block) }

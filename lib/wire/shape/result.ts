@@ -1,6 +1,6 @@
 /**
  * Results leave the server in the newest (2026-07-28) shape and are spelled down here for the
- * peer's revision, once, at the edge. Modern: every result carries `resultType` (T26 Result) and
+ * peer's revision, once, at the edge. Modern: every result carries `resultType` (2026-07-28 schema/schema.json Result) and
  * cacheable results carry `ttlMs`/`cacheScope` (server/utilities/caching.mdx). Legacy: those fields
  * go, 2026-only results (`input_required`, discover, listen) cannot be expressed and throw ERA.
  */
@@ -8,7 +8,7 @@ import { McpxError } from '../../errors/index.ts'
 import { CACHE_SCOPE, isModernRevision, META, RESULT_TYPE, type Revision } from '../constants.ts'
 import { isSpecMethod, methodExists } from '../matrix/methods.ts'
 import { withShapedMeta } from './meta.ts'
-import { isRecord } from '../jsonrpc.ts'
+import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import {
   shapeContentBlock, shapeImplementation, shapePrompt, shapePromptMessage, shapeResource, shapeResourceContents,
   shapeResourceTemplate, shapeRoot, shapeServerCapabilities, shapeTool,
@@ -16,7 +16,6 @@ import {
 import { legacyTask } from './tasks.ts'
 import { shapeRequest, shapeSamplingContent, type OutgoingRequest } from './request.ts'
 
-type Obj = Record<string, unknown>
 
 /** 2026-07-28 server/utilities/caching.mdx: `complete` results of these methods carry cache hints. */
 export const CACHEABLE_METHODS: readonly string[] = [
@@ -24,7 +23,10 @@ export const CACHEABLE_METHODS: readonly string[] = [
 ]
 /** 2026-07-28 basic/patterns/mrtr.mdx: the only methods that may answer `input_required`. */
 const INPUT_REQUIRED_METHODS: readonly string[] = ['tools/call', 'resources/read', 'prompts/get']
-/** Results of MRTR input requests are bare shapes in 2026 (no Result base, no `resultType`; T26). */
+/**
+ * Results of MRTR input requests are bare shapes in 2026 (no Result base, no `resultType`; 2026-07-28
+ * schema/schema.json InputResponse).
+ */
 export const BARE_IN_MODERN: readonly string[] = ['sampling/createMessage', 'elicitation/create', 'roots/list']
 
 export type CacheHints = {
@@ -33,12 +35,12 @@ export type CacheHints = {
 }
 
 /** Add 2026 cache hints to a result (negative ttl is clamped to 0, caching.mdx "ttlMs"). */
-export function withCacheHints<T extends Obj>(result: T, hints: CacheHints): T & CacheHints {
+export function withCacheHints<T extends JsonObject>(result: T, hints: CacheHints): T & CacheHints {
   return { ...result, ttlMs: Math.max(0, Math.floor(hints.ttlMs)), cacheScope: hints.cacheScope }
 }
 
 /** Shape a newest-shape `result` of `method` for a peer speaking `revision`. Never mutates the input. */
-export function shapeResult(revision: Revision, method: string, result: Obj): Obj {
+export function shapeResult(revision: Revision, method: string, result: JsonObject): JsonObject {
   // A spec method the revision lacks cannot be answered; vendor methods get the generic treatment.
   if (isSpecMethod(method) && !methodExists(revision, method, undefined, { extensions: true })) {
     throw new McpxError('ERA', `${method} does not exist in ${revision}`)
@@ -58,7 +60,8 @@ export function shapeResult(revision: Revision, method: string, result: Obj): Ob
     const { _meta, ...task } = out
     return withShapedMeta(revision, { ...(_meta === undefined ? {} : { _meta }), task: legacyTask(task) })
   }
-  // InitializeResult requires serverInfo; a newest-shape result may carry it only in `_meta` (T26).
+  // InitializeResult requires serverInfo; a newest-shape result may carry it only in `_meta`, as
+  // `io.modelcontextprotocol/serverInfo` (2026-07-28 schema/schema.json).
   if (method === 'initialize' && out.serverInfo === undefined && isRecord(out._meta) && isRecord(out._meta[META.SERVER_INFO])) {
     out.serverInfo = out._meta[META.SERVER_INFO]
   }
@@ -70,7 +73,7 @@ export function shapeResult(revision: Revision, method: string, result: Obj): Ob
   return shapeBody(revision, method, out)
 }
 
-function shapeModern(revision: Revision, method: string, out: Obj): Obj {
+function shapeModern(revision: Revision, method: string, out: JsonObject): JsonObject {
   if (BARE_IN_MODERN.includes(method)) {
     delete out.resultType
     if (method !== 'sampling/createMessage') delete out._meta
@@ -82,7 +85,7 @@ function shapeModern(revision: Revision, method: string, out: Obj): Obj {
   }
   withShapedMeta(revision, out)
   if (out.resultType === RESULT_TYPE.INPUT_REQUIRED && isRecord(out.inputRequests)) {
-    const inputRequests: Obj = {}
+    const inputRequests: JsonObject = {}
     for (const [key, request] of Object.entries(out.inputRequests)) {
       inputRequests[key] = isRecord(request) && typeof request.method === 'string' ? shapeRequest(revision, request as OutgoingRequest) : request
     }
@@ -97,7 +100,7 @@ function shapeModern(revision: Revision, method: string, out: Obj): Obj {
   return shapeBody(revision, method, out)
 }
 
-function shapeBody(revision: Revision, method: string, out: Obj): Obj {
+function shapeBody(revision: Revision, method: string, out: JsonObject): JsonObject {
   switch (method) {
     case 'initialize':
       if ('capabilities' in out) out.capabilities = shapeServerCapabilities(revision, out.capabilities)
@@ -144,7 +147,7 @@ function shapeBody(revision: Revision, method: string, out: Obj): Obj {
   }
 }
 
-function shapeCallToolResult(revision: Revision, out: Obj): Obj {
+function shapeCallToolResult(revision: Revision, out: JsonObject): JsonObject {
   const content = Array.isArray(out.content) ? out.content.map((block) => shapeContentBlock(revision, block)) : []
   if ('content' in out || !('structuredContent' in out)) out.content = content
   if (!('structuredContent' in out)) return out
@@ -159,7 +162,7 @@ function shapeCallToolResult(revision: Revision, out: Obj): Obj {
   return out
 }
 
-function mapList(out: Obj, key: string, shape: (item: Obj) => Obj): Obj {
+function mapList(out: JsonObject, key: string, shape: (item: JsonObject) => JsonObject): JsonObject {
   const list = out[key]
   if (Array.isArray(list)) out[key] = list.map((item) => (isRecord(item) ? shape(item) : item))
   return out

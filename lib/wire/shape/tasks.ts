@@ -3,14 +3,13 @@
  * and the 2026-07-28 tasks extension shape (SEP-2663 "Tasks": `ttlMs`, `pollIntervalMs`, flat on the
  * result). Only the field names and nesting differ; the status values are the same five.
  */
-import { isRecord } from '../jsonrpc.ts'
+import { isRecord, type JsonObject } from '../jsonrpc.ts'
 
-type Obj = Record<string, unknown>
 
 /** A 2025-11-25 `Task` from either shape (payload fields like `result`/`inputRequests` are dropped). */
-export function legacyTask(task: unknown): Obj {
+export function legacyTask(task: unknown): JsonObject {
   if (!isRecord(task)) return {}
-  const out: Obj = {
+  const out: JsonObject = {
     taskId: task.taskId,
     status: task.status,
     createdAt: task.createdAt,
@@ -24,10 +23,10 @@ export function legacyTask(task: unknown): Obj {
 }
 
 /** A 2026 extension task (flat fields) from either shape; payload fields pass through. */
-export function modernTask(task: unknown): Obj {
+export function modernTask(task: unknown): JsonObject {
   if (!isRecord(task)) return {}
   const { ttl, pollInterval, ...rest } = task
-  const out: Obj = { ...rest }
+  const out: JsonObject = { ...rest }
   if (out.ttlMs === undefined) out.ttlMs = ttl ?? null
   if (out.pollIntervalMs === undefined && typeof pollInterval === 'number') out.pollIntervalMs = pollInterval
   return out

@@ -1,20 +1,19 @@
 /**
  * The client direction: a result received from an upstream speaking an older revision is lifted
  * into the newest (2026-07-28) shape so the rest of mcpx handles one shape. Absent `resultType`
- * means "complete" (D26/basic/index.mdx); absent cache hints mean ttl 0 (server/utilities/caching.mdx).
+ * means "complete" (2026-07-28 basic/index.mdx "ResultType"); absent cache hints mean ttl 0 (server/utilities/caching.mdx).
  */
 import { RPC } from '../../errors/index.ts'
 import { CACHE_SCOPE, EXTENSION, RESULT_TYPE, type Revision } from '../constants.ts'
-import { isRecord } from '../jsonrpc.ts'
+import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import { modernTask } from './tasks.ts'
 import { BARE_IN_MODERN, CACHEABLE_METHODS } from './result.ts'
 
-type Obj = Record<string, unknown>
 
 /** Lift `result` of `method`, received from a `revision` peer, into the newest shape. */
-export function upgradeResult(revision: Revision, method: string, result: Obj): Obj {
+export function upgradeResult(revision: Revision, method: string, result: JsonObject): JsonObject {
   if (BARE_IN_MODERN.includes(method)) return { ...result }
-  let out: Obj = { ...result }
+  let out: JsonObject = { ...result }
   if (revision === '2025-11-25' && method === 'tools/call' && isRecord(out.task) && !('content' in out)) {
     // 2025-11-25 CreateTaskResult `{task}` → the extension's flat `resultType: "task"` (SEP-2663).
     const { task, ...rest } = out
@@ -33,7 +32,7 @@ export function upgradeResult(revision: Revision, method: string, result: Obj): 
 
 /**
  * Is this JSON-RPC error a "resource not found"? -32002 from legacy servers (clients SHOULD still
- * accept it from older servers, D26/server/resources.mdx) or -32602 carrying `data.uri`.
+ * accept it from older servers, 2026-07-28 server/resources.mdx "Error Handling") or -32602 carrying `data.uri`.
  */
 export function isResourceNotFoundError(error: { code: number; data?: unknown }): boolean {
   if (error.code === RPC.RESOURCE_NOT_FOUND_LEGACY) return true
@@ -41,7 +40,7 @@ export function isResourceNotFoundError(error: { code: number; data?: unknown })
 }
 
 /**
- * D26/basic/index.mdx: an unrecognised `resultType` MUST be treated as invalid; extension values
+ * 2026-07-28 basic/index.mdx "ResultType": an unrecognised `resultType` MUST be treated as invalid; extension values
  * ("task", SEP-2663) count only when that extension was negotiated. Absent means "complete".
  */
 export function isKnownResultType(resultType: unknown, negotiatedExtensions: readonly string[] = []): boolean {

@@ -106,7 +106,7 @@ describe('JWT access tokens and a rotating JWKS', () => {
   test('bad settings are CONFIG errors naming the setting', () => {
     expect(() => createResourceServer({ settings: testSettings({ mcpAuthIssuer: 'not a url' }), defaultResource: () => RESOURCE })).toThrow(McpxError)
     expect(() => createResourceServer({ settings: testSettings({ mcpAuthIssuer: issuer, mcpAuthResource: 'https://x.example/mcp#frag' }), defaultResource: () => RESOURCE })).toThrow(
-      'setting mcpAuthResource must not contain a fragment (RFC 8707 §2)',
+      'setting mcpAuthResource must not contain a fragment (RFC 8707 section 2)',
     )
     expect(createResourceServer({ settings: testSettings(), defaultResource: () => RESOURCE })).toBeNull()
   })

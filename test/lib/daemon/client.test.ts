@@ -1,4 +1,4 @@
-/** lib/daemon/client.ts: DaemonClient reaching (and failing to reach) a daemon. */
+/** lib/daemon/daemon-client.ts: DaemonClient reaching (and failing to reach) a daemon. */
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'

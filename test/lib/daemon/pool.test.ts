@@ -1,4 +1,4 @@
-/** lib/daemon/pool.ts: the configured (never-connected) pool. */
+/** lib/daemon/pool-contract.ts: the configured (never-connected) pool. */
 import { describe, expect, test } from 'bun:test'
 import { parseConfig } from '../../../lib/config/index.ts'
 import { createConfiguredPool } from '../../../lib/daemon/index.ts'

@@ -42,7 +42,8 @@ const retry = (requestState: string, headers: Record<string, string> = {}) =>
 /** What the HTTP handler hands forwardModern once it parsed the body. */
 async function modern(forwarder: ReturnType<typeof createReplicaForwarder>, request: Request): Promise<Response | undefined> {
   const body = await request.text()
-  return forwarder!.forwardModern(request, body, (JSON.parse(body) as { params: Record<string, unknown> }).params)
+  const message = JSON.parse(body) as { method: string; params: Record<string, unknown> }
+  return forwarder!.forwardModern(request, body, message.params, message.method)
 }
 
 describe('replica forwarding', () => {

@@ -1,4 +1,4 @@
-/** lib/gateway/pool.ts: UpstreamPool over a spawned upstream fixture. */
+/** lib/gateway/upstream-pool.ts: UpstreamPool over a spawned upstream fixture. */
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { parseConfig } from '../../../lib/config/index.ts'

@@ -48,6 +48,23 @@ describe('seal / open', () => {
     expect(() => b.open('tools/call', { ...params, arguments: { x: 2 } }, token, 'alice')).toThrow('Invalid requestState: bound to a different request')
   })
 
+  test('requestStateSingleUse: a token opens once (the same token again is refused), a fresh one of the same request opens', () => {
+    let now = 1_000
+    const codec = createRequestStateCodec(60_000, undefined, () => now, '', true)
+    const params = { name: 'tool', arguments: {} }
+    const token = codec.seal('tools/call', params, { answers: {}, asked: ['q'] })
+    expect(codec.open('tools/call', params, token).asked).toEqual(['q'])
+    expect(() => codec.open('tools/call', params, token)).toThrow('Invalid requestState: already used')
+    expect(codec.open('tools/call', params, codec.seal('tools/call', params, { answers: {}, asked: ['q'] })).asked).toEqual(['q'])
+    // Without the setting a retry may be sent again (the default: MRTR retries are idempotent unless a server says otherwise).
+    const lenient = createRequestStateCodec(60_000, undefined, () => now)
+    const again = lenient.seal('tools/call', params, { answers: {}, asked: [] })
+    lenient.open('tools/call', params, again)
+    expect(lenient.open('tools/call', params, again).asked).toEqual([])
+    now += 60_001
+    expect(() => codec.open('tools/call', params, token)).toThrow('Invalid requestState: expired')
+  })
+
   test('a bad key file is a CONFIG error naming the line', () => {
     using dir = tempDir('mcpx-seal')
     const file = join(dir.path, 'keys')

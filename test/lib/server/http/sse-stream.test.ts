@@ -113,7 +113,7 @@ describe('SseStream', () => {
     const b = openSseStream({ sseKeepAliveMs: 0 })
     const m = msg(1)
     a.send(m)
-    expect(() => b.send(m)).toThrow('TR-20')
+    expect(() => b.send(m)).toThrow('no broadcast')
     a.end()
     b.end()
   })

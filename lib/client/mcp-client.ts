@@ -1,6 +1,6 @@
 /**
  * A connected MCP client: era-aware requests (modern `_meta` + headers, legacy version header and
- * one single-flight re-initialize on an expired session, TR-29), the typed calls with pagination,
+ * one single-flight re-initialize when a legacy session id draws 404), the typed calls with pagination,
  * 2026 `input_required` rounds answered through the same handlers as legacy server→client
  * requests, and `subscriptions/listen`. Built by connect() (connect.ts).
  */
@@ -38,7 +38,7 @@ export interface Page<T> {
   nextCursor?: string
 }
 
-/** Methods whose result may be `input_required` (2026-07-28 basic/patterns/mrtr.mdx:182-192). */
+/** Methods whose result may be `input_required` (2026-07-28 basic/patterns/mrtr.mdx "Supported Requests"). */
 const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
 
 export class McpClient {
@@ -147,7 +147,7 @@ export class McpClient {
   /**
    * A request that may come back `input_required` (2026) — each round is answered through the
    * handlers and retried with a NEW id, the server's `requestState` echoed byte for byte and never
-   * carried to any other call, at most `maxInputRounds` times (mrtr.mdx:249-257).
+   * carried to any other call, at most `maxInputRounds` times (2026-07-28 basic/patterns/mrtr.mdx "Client Requirements").
    */
   requestWithInput(method: string, params: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
     return this.request(method, params, options).then((result) => this.#afterRound(method, params, options, result, 0))
@@ -335,7 +335,7 @@ export class McpClient {
     for (let pages = 0; pages < this.settings.maxListPages; pages++) {
       const result = await page(cursor)
       items.push(...result.items)
-      // Cursors are opaque; only an absent one ends the list (pagination.mdx:102-107).
+      // Cursors are opaque; only an absent one ends the list (server/utilities/pagination.mdx, every revision).
       if (result.nextCursor === undefined) return items
       cursor = result.nextCursor
     }
@@ -343,7 +343,10 @@ export class McpClient {
     return items
   }
 
-  /** TR-29: one re-initialize shared by every request that saw the same expired session. */
+  /**
+   * A legacy client that gets 404 for its session id MUST re-initialize: once, shared by every request that saw the
+   * same expired session.
+   */
   #reinitialize(): Promise<void> {
     this.#reinit ??= (async () => {
       sessionControl(this.peer.transport)?.resetSession()

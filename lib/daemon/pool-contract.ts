@@ -13,7 +13,8 @@ export type { Catalog, ServerState, ServerStatus } from '../gateway/index.ts'
 /** The status of a configured server before any connection (`mcpx status` shows it without a daemon). */
 export { configuredStatus } from '../gateway/index.ts'
 
-export interface CallOptions {
+/** Options of one call through the daemon's pool (McpClient's per-request options are client's CallOptions). */
+export interface PoolCallOptions {
   readonly signal?: AbortSignal
   readonly timeoutMs?: number
   /** The caller as host, for questions the upstream asks during this call (roots, elicitation, sampling). */
@@ -36,11 +37,11 @@ export interface Pool {
   /** Throws NOT_FOUND for an unknown name. */
   status(name: string): ServerStatus
   /** tools/call on one upstream; resolves to the CallToolResult. */
-  call(name: string, tool: string, args: Record<string, unknown>, options?: CallOptions): Promise<unknown>
+  call(name: string, tool: string, args: Record<string, unknown>, options?: PoolCallOptions): Promise<unknown>
   /** `asker` answers what the upstream asks while connecting (its initial roots/list). */
   catalog(name: string, options?: { asker?: DownstreamAsker }): Promise<Catalog>
   /** Any other upstream request (resources/read, prompts/get, tasks/…); absent without a pool. */
-  request?(name: string, method: string, params: Record<string, unknown>, options?: CallOptions): Promise<unknown>
+  request?(name: string, method: string, params: Record<string, unknown>, options?: PoolCallOptions): Promise<unknown>
   /** Shutdown hook: end every upstream (and its process group). */
   close(): Promise<void>
   /** Follow the pool's events (server.ready, catalog.changed…): the daemon republishes them on /v1/events. */
