@@ -3,6 +3,8 @@
  * naming what is awaited (cleared when it ends), otherwise one plain line. Nothing at all for
  * what answers sooner.
  */
+import { stderrIsTty } from './tty.ts'
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 const FRAME_MS = 100
 
@@ -14,7 +16,7 @@ export interface Notice {
 }
 
 export function slowNotice(label: string, delayMs: number): Notice {
-  const tty = process.stderr.isTTY === true
+  const tty = stderrIsTty()
   let spinner: ReturnType<typeof setInterval> | undefined
   let frame = 0
   const timer = setTimeout(() => {
