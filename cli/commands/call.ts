@@ -96,7 +96,12 @@ function splitTarget(positionals: string[], stdio: string | undefined): { server
   if (stdio !== undefined) return { server: 'stdio', tool: first, tokens: rest }
   if (isUrl(first)) {
     const [tool, ...tokens] = rest
-    if (tool === undefined || tool.includes('=')) throw new McpxError('USAGE', `call ${first}: name the tool after the URL (mcpx call ${first} <tool> [key=value ...])`)
+    if (tool === undefined || tool.includes('=')) {
+      // `URL.tool` (the server.tool habit) reads as one URL: suggest the split, as the URL's last segment suggests it.
+      const dotted = /^(.*\/[^/.]+)\.([^/.]+)$/.exec(first)
+      const example = dotted ? `mcpx call ${dotted[1]} ${dotted[2]}${tool !== undefined ? ` ${[tool, ...tokens].join(' ')}` : ''}` : `mcpx call ${first} <tool> [key=value ...]`
+      throw new McpxError('USAGE', `call ${first}: name the tool after the URL (${example})`, { url: first })
+    }
     return { server: first, tool, tokens }
   }
   const { server, tool } = splitQualified(first.includes('.') ? first : first.replace('/', '.'))

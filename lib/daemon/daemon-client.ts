@@ -94,14 +94,15 @@ export class DaemonClient {
         try {
           // Another starter may have finished between our health check and taking the lock.
           const running = await this.health()
-          if (running) return running
-          return await spawnDaemon({ argv: start.argv, layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) })
+          if (running) return this.#checkConfig(running)
+          // A daemon this run started reports a config it could not load like one already running.
+          return this.#checkConfig(await spawnDaemon({ argv: start.argv, layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) }))
         } catch (error) {
           // The daemon lock is held: another daemon (started by hand, or one still stopping) owns
           // it. Serve from it if it answers; otherwise wait below until it is gone.
           if (!(error instanceof McpxError && error.data?.pid !== undefined)) throw error
           const winner = await this.health()
-          if (winner) return winner
+          if (winner) return this.#checkConfig(winner)
         } finally {
           lock.release()
         }
