@@ -70,7 +70,7 @@ export default defineCommand({
     const session = await openServer(ctx, args, args.stdio !== undefined ? undefined : server, stdin.text)
     try {
       const started = performance.now()
-      const options = { ...(timeoutMs !== undefined && { timeoutMs }), showProgress: args.progress ?? stderrIsTty(), ...(args.task && { task: true }) }
+      const options = { ...(timeoutMs !== undefined && { timeoutMs }), ...(args.progress !== undefined && { showProgress: args.progress }), ...(args.task && { task: true }) }
       const attempt = async (definition: Record<string, unknown>, cached: boolean) => {
         const callArguments = await buildArguments(args.args, tokens, definition, stdin)
         if (args.verbose) process.stderr.write(`mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}${cached ? ' (built against the cached schema)' : ''}\n`)
