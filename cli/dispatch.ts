@@ -8,7 +8,7 @@ import type { CommandDef } from 'citty'
 import { McpxError } from '../lib/errors/index.ts'
 import { suggest } from '../lib/gateway/index.ts'
 import { EXIT, reportError, setExitCode } from './exit.ts'
-import { renderHelp, terminalColumns } from './help.ts'
+import { writeStdout } from './output.ts'
 import { parseCommandLine } from './parse.ts'
 
 const HELP = new Set(['--help', '-h'])
@@ -24,7 +24,6 @@ export function rootCommand(): CommandDef<any> {
 
 export async function dispatch(root: CommandDef<any>, rawArgs: readonly string[], version: string): Promise<void> {
   running = root
-  quietOnBrokenPipe()
   const dashes = rawArgs.indexOf('--')
   const flagsPart = dashes >= 0 ? rawArgs.slice(0, dashes) : rawArgs
   const json = flagsPart.includes('--json')
@@ -37,9 +36,10 @@ export async function dispatch(root: CommandDef<any>, rawArgs: readonly string[]
       if (!subCommands) break
       const token = rawArgs[index]
       if (token === undefined || token.startsWith('-')) {
-        if (path.length === 0 && token !== undefined && VERSION_FLAGS.has(token)) return void process.stdout.write(`${version}\n`)
-        if (token !== undefined && HELP.has(token)) return void process.stdout.write(await renderHelp(command, path))
+        if (path.length === 0 && token !== undefined && VERSION_FLAGS.has(token)) return await writeStdout(`${version}\n`)
+        if (token !== undefined && HELP.has(token)) return await writeStdout(await (await help()).renderHelp(command, path))
         // A command group alone (`mcpx`, `mcpx daemon`) is a usage error: help on stderr, exit 2.
+        const { renderHelp, terminalColumns } = await help()
         process.stderr.write(await renderHelp(command, path, terminalColumns(process.stderr)))
         if (token !== undefined) throw new McpxError('USAGE', `${['mcpx', ...path].join(' ')}: unknown option ${token.split('=')[0]}`)
         return setExitCode(EXIT.USAGE)
@@ -58,7 +58,9 @@ export async function dispatch(root: CommandDef<any>, rawArgs: readonly string[]
     }
     const rest = rawArgs.slice(index)
     const restDashes = rest.indexOf('--')
-    if ((restDashes >= 0 ? rest.slice(0, restDashes) : rest).some((a) => HELP.has(a))) return void process.stdout.write(await renderHelp(command, path))
+    if ((restDashes >= 0 ? rest.slice(0, restDashes) : rest).some((a) => HELP.has(a))) return await writeStdout(await (await help()).renderHelp(command, path))
+    // Only a command that runs may use process.stdout; --version and --help never create it (cli/output.ts).
+    quietOnBrokenPipe()
     const args = parseCommandLine(rest, ((await resolve(command.args)) ?? {}) as Record<string, any>, path.join(' '))
     const context = { rawArgs: [...rest], args, cmd: command, data: undefined }
     await command.setup?.(context as never)
@@ -80,6 +82,9 @@ function quietOnBrokenPipe(): void {
   }
   process.stdout.on('error', onError)
 }
+
+/** The help renderer is loaded only for help: `--version` and commands do without it. */
+const help = () => import('./help.ts')
 
 async function resolve<T>(value: T | (() => T | Promise<T>) | Promise<T> | undefined): Promise<T | undefined> {
   return typeof value === 'function' ? await (value as () => T | Promise<T>)() : await value

@@ -5,11 +5,15 @@
  */
 import type { ArgsDef, CommandDef } from 'citty'
 import { EXAMPLES } from './examples.ts'
+import { stdoutIsTty } from './tty.ts'
 
 const OFF_TTY_COLUMNS = 80
 
-export function terminalColumns(stream: NodeJS.WriteStream = process.stdout): number {
-  return stream.isTTY && stream.columns ? stream.columns : OFF_TTY_COLUMNS
+/** The width of `stream` on a terminal (process.stdout by default, created only when fd 1 is one), else 80. */
+export function terminalColumns(stream?: NodeJS.WriteStream): number {
+  if (stream === undefined && !stdoutIsTty()) return OFF_TTY_COLUMNS
+  const target = stream ?? process.stdout
+  return target.isTTY && target.columns ? target.columns : OFF_TTY_COLUMNS
 }
 
 /** Greedy word wrap; `indent` prefixes every line after the first as well. */

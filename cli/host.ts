@@ -6,7 +6,6 @@
  * one the broker refuses it (-32021). Questions reach the CLI as `call.input` events on the
  * daemon's feed and are answered with POST /v1/answer (lib/daemon/host-questions.ts).
  */
-import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -15,8 +14,8 @@ import { McpxError } from '../lib/errors/index.ts'
 import type { QuestionKind } from '../lib/gateway/index.ts'
 import { missingCapability } from '../lib/wire/index.ts'
 import type { Settings } from '../lib/settings/index.ts'
-import { askForm, askYesNo, interactive } from './elicit-form.ts'
 import { slowNotice } from './progress.ts'
+import { stderrIsTty } from './tty.ts'
 
 type JsonObject = Record<string, unknown>
 
@@ -81,7 +80,8 @@ function readText(path: string): string {
 }
 
 export interface FollowOptions {
-  readonly showProgress: boolean
+  /** Progress lines on stderr; undefined: when stderr is a terminal (asked only once a line comes). */
+  readonly showProgress?: boolean
   readonly host: HostOptions
   readonly settings: Settings
   /** Names the call in progress lines (`server.tool`). */
@@ -93,41 +93,60 @@ export interface FollowOptions {
  * daemon's `call` event for this id arrives (published before the answer) or the feed breaks.
  */
 export function followCall(client: DaemonClient, options: FollowOptions): { id: string; stop(): Promise<void> } {
-  const id = randomUUID()
   const abort = new AbortController()
-  const tty = process.stderr.isTTY === true
+  const follower = callFollower(client, options)
+  const reading = (async () => {
+    for await (const event of client.events({ lastEventId: 0, signal: abort.signal })) {
+      const data = event.data as JsonObject & { progressId?: string }
+      if (data.progressId !== follower.id) continue
+      if (event.type === 'call') return
+      await follower.handle(event.type, data)
+    }
+  })().catch(() => {})
+  return {
+    id: follower.id,
+    async stop() {
+      follower.pause()
+      await Promise.race([reading, new Promise((r) => setTimeout(r, options.settings.cliEventDrainMs).unref?.())])
+      abort.abort()
+      follower.stop()
+    },
+  }
+}
+
+/**
+ * What one call shows and answers while it runs, wherever its events come from: the feed
+ * (followCall) or the call's own streamed answer (`DaemonClient.stream`, one round trip).
+ */
+export function callFollower(client: DaemonClient, options: FollowOptions): { id: string; handle(type: string, data: JsonObject): Promise<void>; pause(): void; stop(): void } {
+  const id = crypto.randomUUID()
   const answers = [...(options.host.answers ?? [])]
   const notice = slowNotice(`waiting for ${options.label}`, options.settings.cliSlowNoticeMs)
   let shown = false
-  const reading = (async () => {
-    for await (const event of client.events({ lastEventId: 0, signal: abort.signal })) {
-      const data = event.data as { progressId?: string; progress?: number; total?: number; message?: string; inputId?: string; kind?: string; params?: JsonObject }
-      if (data.progressId !== id) continue
-      if (event.type === 'call') return
-      if (event.type === 'call.input') {
+  return {
+    id,
+    async handle(type, raw) {
+      const data = raw as { progress?: number; total?: number; message?: string; inputId?: string; kind?: string; params?: JsonObject }
+      if (type === 'call.input') {
         notice.pause()
-        if (tty && shown) process.stderr.write('\r\x1b[K')
+        if (shown && stderrIsTty()) process.stderr.write('\r\x1b[K')
         const reply = await answer(data.kind === 'sample' ? 'sample' : 'elicit', data.params ?? {}, options.host, answers).then(
           (result) => ({ result }),
           (error: unknown) => ({ error: { code: -32603, message: error instanceof Error ? error.message : String(error) } }),
         )
         await client.request('answer', { inputId: data.inputId, ...reply }).catch(() => {})
-        continue
+        return
       }
-      if (event.type !== 'call.progress' || !options.showProgress) continue
+      if (type !== 'call.progress' || !(options.showProgress ?? stderrIsTty())) return
       notice.stop()
       const line = `${options.label}: ${data.progress}${data.total !== undefined ? `/${data.total}` : ''}${data.message ? ` ${data.message}` : ''}`
-      process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
+      process.stderr.write(stderrIsTty() ? `\r\x1b[K${line}` : `${line}\n`)
       shown = true
-    }
-  })().catch(() => {})
-  return {
-    id,
-    async stop() {
+    },
+    pause: () => notice.stop(),
+    stop() {
       notice.stop()
-      await Promise.race([reading, new Promise((r) => setTimeout(r, options.settings.cliEventDrainMs).unref?.())])
-      abort.abort()
-      if (tty && shown) process.stderr.write('\r\x1b[K')
+      if (shown && stderrIsTty()) process.stderr.write('\r\x1b[K')
     },
   }
 }
@@ -139,10 +158,12 @@ export async function answer(kind: 'elicit' | 'sample', params: JsonObject, host
   const url = params.mode === 'url' ? String(params.url ?? '') : undefined
   const given = answers.shift()
   if (given !== undefined) return typeof given.action === 'string' ? given : { action: 'accept', ...(url === undefined && { content: given }) }
-  if (interactive()) {
+  // The form prompt (node:readline) is loaded only when a question comes to a terminal.
+  const form = await import('./elicit-form.ts')
+  if (form.interactive()) {
     process.stderr.write(`${host.label} asks: ${message}\n`)
     if (url !== undefined) return consentToUrl(url, host)
-    return askForm((params.requestedSchema ?? {}) as JsonObject)
+    return form.askForm((params.requestedSchema ?? {}) as JsonObject)
   }
   process.stderr.write(`mcpx: ${host.label} asked${url !== undefined ? ` to open ${url}` : ''}: ${JSON.stringify(message)} — declined (no terminal to ask on; answer with --answers FILE)\n`)
   return { action: 'decline' }
@@ -151,7 +172,7 @@ export async function answer(kind: 'elicit' | 'sample', params: JsonObject, host
 /** 2025-11-25 client/elicitation.mdx (URL mode): show the full URL, open it only after consent. */
 async function consentToUrl(url: string, host: HostOptions): Promise<JsonObject> {
   process.stderr.write(`  URL: ${url}\n`)
-  const yes = await askYesNo(host.open ? 'Open this URL in your browser? [y/N] ' : 'Consent to visit this URL (open it yourself)? [y/N] ')
+  const yes = await (await import('./elicit-form.ts')).askYesNo(host.open ? 'Open this URL in your browser? [y/N] ' : 'Consent to visit this URL (open it yourself)? [y/N] ')
   if (yes === undefined) return { action: 'cancel' }
   if (!yes) return { action: 'decline' }
   if (host.open) {

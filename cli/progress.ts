@@ -3,6 +3,8 @@
  * naming what is awaited (cleared when it ends), otherwise one plain line. Nothing at all for
  * what answers sooner.
  */
+import { stderrIsTty } from './tty.ts'
+
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
 const FRAME_MS = 100
 
@@ -14,11 +16,11 @@ export interface Notice {
 }
 
 export function slowNotice(label: string, delayMs: number): Notice {
-  const tty = process.stderr.isTTY === true
   let spinner: ReturnType<typeof setInterval> | undefined
   let frame = 0
+  // Whether stderr is a terminal is asked only once the notice is due (cli/tty.ts).
   const timer = setTimeout(() => {
-    if (!tty) return void process.stderr.write(`mcpx: ${label}…\n`)
+    if (!stderrIsTty()) return void process.stderr.write(`mcpx: ${label}…\n`)
     spinner = setInterval(() => process.stderr.write(`\r\x1b[K${FRAMES[frame++ % FRAMES.length]} ${label}…`), FRAME_MS)
     spinner.unref?.()
   }, delayMs)

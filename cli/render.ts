@@ -67,10 +67,16 @@ export function toolMarks(tool: JsonObject): string[] {
   return marks
 }
 
-/** An error's first line, for a table cell (the full text belongs to --verbose). */
+/**
+ * An error's first line, for a table cell (the full text belongs to --verbose). A crashed server's
+ * quoted stderr often opens with start-up chatter and names its error further down (a Node or
+ * Python `SomethingError: …` line): that line is kept too, the last one when there are several.
+ */
 export function firstLine(text: string): string {
   const line = text.split('\n')[0]!.trim()
-  return line.length < text.trim().length ? `${line} …` : line
+  if (line.length >= text.trim().length) return line
+  const named = text.split('\n').slice(1).map((l) => l.trim()).findLast((l) => /^[\w.$]*(Error|Exception)\b[^:]*:/.test(l))
+  return named ? `${line} … ${named}` : `${line} …`
 }
 
 export function printJson(value: unknown): void {

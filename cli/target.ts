@@ -5,16 +5,15 @@
  * touching the config or the daemon. Either way the CLI is the host: roots, elicitation and
  * sampling are answered as cli/host.ts says.
  */
-import { createUpstreamAuth } from '../lib/auth/index.ts'
 import type { ServerConfig } from '../lib/config/index.ts'
 import type { Catalog, DaemonClient } from '../lib/daemon/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
-import { type Revision, shapeResult } from '../lib/wire/index.ts'
-import { type DownstreamAsker, type QuestionKind, Upstream } from '../lib/gateway/index.ts'
+import type { DownstreamAsker, QuestionKind } from '../lib/gateway/index.ts'
 import type { ConfiguredContext } from './context.ts'
-import { type HostOptions, answer, followCall, hostParams, hostQuestions, readAnswers, refuseSampling, rootUris } from './host.ts'
-import { slowNotice, withNotice } from './progress.ts'
-import { daemonClient } from './commands/daemon.ts'
+import { type HostOptions, answer, callFollower, followCall, hostParams, hostQuestions, readAnswers, refuseSampling, rootUris } from './host.ts'
+import { cacheTools, cachedTool } from './schema-cache.ts'
+import { withNotice } from './progress.ts'
+import { daemonClient } from './daemon-client.ts'
 
 type JsonObject = Record<string, unknown>
 
@@ -23,8 +22,14 @@ export interface ServerSession {
   readonly label: string
   readonly adHoc: boolean
   catalog(): Promise<Catalog>
-  /** `task`: run a task-optional tool as a task (`mcpx call --task`). */
-  call(tool: string, args: JsonObject, options: { timeoutMs?: number; showProgress: boolean; task?: boolean }): Promise<JsonObject>
+  /** A definition an earlier command cached from this server's catalog (daemon sessions; cli/schema-cache.ts). */
+  cachedTool?(tool: string): JsonObject | undefined
+  /**
+   * `task`: run a task-optional tool as a task (`mcpx call --task`). `inputSchemaHash`: the
+   * arguments were built against a cached schema; a daemon whose schema differs refuses the call
+   * before it runs (McpxError NOT_FOUND with data.staleSchema).
+   */
+  call(tool: string, args: JsonObject, options: { timeoutMs?: number; showProgress?: boolean; task?: boolean; inputSchemaHash?: string }): Promise<JsonObject>
   request(method: string, params: JsonObject, options?: { timeoutMs?: number }): Promise<JsonObject>
   close(): Promise<void>
 }
@@ -71,7 +76,8 @@ export async function openServer(ctx: ConfiguredContext, args: TargetFlags, serv
   const label = adHoc ? adHocLabel(adHoc) : server
   if (label === undefined) throw new McpxError('USAGE', 'name a server (configured), a URL, or --stdio "command"')
   const host = await hostOptions(ctx, args, label, stdinText)
-  if (adHoc) return directSession(ctx, adHoc, host)
+  // Loaded only for ad-hoc targets: the gateway's Upstream and OAuth are not on a daemon call's path.
+  if (adHoc) return (await import('./direct-session.ts')).directSession(ctx, adHoc, host)
   return daemonSession(ctx, daemonClient(ctx, args, true), label, host)
 }
 
@@ -98,15 +104,30 @@ function adHocLabel(config: ServerConfig): string {
 
 function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: string, host: HostOptions): ServerSession {
   const delay = ctx.settings.cliSlowNoticeMs
+  const layout = client.options.layout
   return {
     label: server,
     adHoc: false,
-    catalog: () => withNotice(`connecting to ${server}`, delay, () => client.request<Catalog>('catalog', { name: server, roots: host.roots })),
+    async catalog() {
+      const catalog = await withNotice(`connecting to ${server}`, delay, () => client.request<Catalog>('catalog', { name: server, roots: host.roots }))
+      cacheTools(layout, server, catalog.tools as JsonObject[])
+      return catalog
+    },
+    cachedTool: (tool) => cachedTool(layout, server, tool),
+    // One streamed round trip (lib/daemon/call-stream.ts): the call's progress and questions come on its own answer.
     async call(tool, args, options) {
-      const follow = followCall(client, { showProgress: options.showProgress, host, settings: ctx.settings, label: `${server}.${tool}` })
-      return client
-        .request<JsonObject>('call', { server, tool, arguments: args, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(options.task && { task: true }), progressId: follow.id, host: hostParams(host) })
-        .finally(() => follow.stop())
+      const follower = callFollower(client, { ...(options.showProgress !== undefined && { showProgress: options.showProgress }), host, settings: ctx.settings, label: `${server}.${tool}` })
+      const params = {
+        server,
+        tool,
+        arguments: args,
+        ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+        ...(options.task && { task: true }),
+        ...(options.inputSchemaHash !== undefined && { inputSchemaHash: options.inputSchemaHash }),
+        progressId: follower.id,
+        host: hostParams(host),
+      }
+      return client.stream<JsonObject>('call', params, (line) => (line.type === 'call.progress' || line.type === 'call.input' ? follower.handle(line.type, line.data) : undefined)).finally(() => follower.stop())
     },
     async request(method, params, options = {}) {
       const follow = followCall(client, { showProgress: false, host, settings: ctx.settings, label: `${server} ${method}` })
@@ -116,54 +137,6 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
     },
     close: async () => {},
   }
-}
-
-/** An ad-hoc server: one Upstream of our own (the gateway's connection logic), closed at the end. */
-function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostOptions): ServerSession {
-  const upstream = new Upstream(config, {
-    settings: ctx.settings,
-    emit: () => {},
-    ...cliDeclares(host),
-    connectOptions: (entry) => {
-      const target = entry.target
-      if (target.kind === 'stdio') return { parentEnv: ctx.env }
-      return { auth: createUpstreamAuth({ serverUrl: target.url, settings: ctx.settings, home: ctx.paths.home, interactive: false }) }
-    },
-  })
-  const asker = cliAsker(host)
-  const delay = ctx.settings.cliSlowNoticeMs
-  return {
-    label: host.label,
-    adHoc: true,
-    catalog: () => withNotice(`connecting to ${host.label}`, delay, () => upstream.broker.run(asker, () => upstream.catalog())),
-    async call(tool, args, options) {
-      const notice = slowNotice(`waiting for ${host.label}`, delay)
-      const tty = process.stderr.isTTY === true
-      return upstream
-        .call(tool, args, {
-          asker,
-          ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-          ...(options.task && { runAsTask: true }),
-          ...(options.showProgress && {
-            onProgress: (update) => {
-              notice.stop()
-              const line = `${host.label} ${tool}: ${update.progress}${update.total !== undefined ? `/${update.total}` : ''}${update.message ? ` ${update.message}` : ''}`
-              process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
-            },
-          }),
-        })
-        .then((result) => shapedFor(upstream, 'tools/call', result))
-        .finally(() => notice.stop())
-    },
-    request: async (method, params, options = {}) => shapedFor(upstream, method, await upstream.request(method, params, { asker, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) })),
-    close: () => upstream.close(),
-  }
-}
-
-/** As the spec shapes a result for the revision the upstream speaks (no resultType for legacy ones), like /v1 does. */
-function shapedFor(upstream: Upstream, method: string, result: JsonObject): JsonObject {
-  const revision = upstream.status().revision
-  return revision === undefined ? result : shapeResult(revision as Revision, method, result)
 }
 
 /**

@@ -8,23 +8,24 @@ import { readFileSync, statSync } from 'node:fs'
 import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
 import { type Revision, shapeResult } from '../../lib/wire/index.ts'
-import type { Catalog } from '../../lib/daemon/index.ts'
+import { type Catalog, inputSchemaHash } from '../../lib/daemon/index.ts'
 import { splitQualified, suggest } from '../../lib/gateway/index.ts'
 import { parseCallArguments, parseJsonObject, precheckArguments } from '../tool-arguments.ts'
 import { commonArgs } from '../args.ts'
 import { type ConfiguredContext, loadConfiguredContext } from '../context.ts'
 import { EXIT, setExitCode } from '../exit.ts'
 import { hostArgs } from '../host.ts'
-import { repeatable } from '../parse.ts'
-import { printJson, renderToolResult } from '../render.ts'
+import { repeatable, variadic } from '../parse.ts'
+import { writeStdout } from '../output.ts'
+import { renderToolResult } from '../render.ts'
+import { stderrIsTty } from '../tty.ts'
 import { cliAsker, hostOptions, isUrl, openServer } from '../target.ts'
-import { recordedUpstream } from './record.ts'
 
 export default defineCommand({
   meta: { name: 'call', description: 'Call one tool: mcpx call <server.tool> [key=value ...], or an ad-hoc server: mcpx call <URL> <tool> ... / mcpx call --stdio "CMD" <tool> ...' },
   args: {
     ...commonArgs,
-    target: { type: 'positional', description: 'server.tool (the first dot splits; server/tool also works), or a URL followed by the tool name, or the tool name with --stdio', required: true },
+    target: variadic({ type: 'positional', description: 'server.tool (the first dot splits; server/tool also works), or a URL followed by the tool name, or the tool name with --stdio', required: true }),
     args: { type: 'string', description: 'Arguments as one JSON object', valueHint: 'json' },
     timeout: { type: 'string', description: 'Deadline for this call in milliseconds', valueHint: 'ms' },
     progress: { type: 'boolean', description: 'Show the upstream\'s progress on stderr (default: when stderr is a terminal)' },
@@ -53,14 +54,14 @@ export default defineCommand({
       // The CLI is the host of this connection as of an ad-hoc one (target.ts cliAsker).
       const host = await hostOptions(ctx, args, server, stdin.text)
       const asker = cliAsker(host)
-      const upstream = recordedUpstream(ctx, server, args.record, host)
+      const upstream = (await import('./record.ts')).recordedUpstream(ctx, server, args.record, host)
       try {
         const definition = findTool(ctx, await upstream.broker.run(asker, () => upstream.catalog()), server, tool)
         const callArguments = await buildArguments(args.args, tokens, definition, stdin)
         const result = await upstream.call(tool, callArguments, { asker, ...(timeoutMs !== undefined && { timeoutMs }), ...(args.task && { runAsTask: true }) })
         // As the spec shapes it for the revision this connection speaks (no resultType for legacy ones).
         const revision = upstream.status().revision
-        report(revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result), ctx.json, server, tool)
+        await report(revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result), ctx.json, server, tool)
       } finally {
         await upstream.close()
       }
@@ -69,12 +70,19 @@ export default defineCommand({
     const session = await openServer(ctx, args, args.stdio !== undefined ? undefined : server, stdin.text)
     try {
       const started = performance.now()
-      const definition = findTool(ctx, await session.catalog(), session.label, tool, session.adHoc)
-      const callArguments = await buildArguments(args.args, tokens, definition, stdin)
-      if (args.verbose) process.stderr.write(`mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}\n`)
-      const result = await session.call(tool, callArguments, { ...(timeoutMs !== undefined && { timeoutMs }), showProgress: args.progress ?? process.stderr.isTTY === true, ...(args.task && { task: true }) })
+      const options = { ...(timeoutMs !== undefined && { timeoutMs }), ...(args.progress !== undefined && { showProgress: args.progress }), ...(args.task && { task: true }) }
+      const attempt = async (definition: Record<string, unknown>, cached: boolean) => {
+        const callArguments = await buildArguments(args.args, tokens, definition, stdin)
+        if (args.verbose) process.stderr.write(`mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}${cached ? ' (built against the cached schema)' : ''}\n`)
+        return session.call(tool, callArguments, { ...options, ...(cached && { inputSchemaHash: inputSchemaHash(definition.inputSchema) }) })
+      }
+      // A warm call: the schema cached from an earlier catalog, and the call is the one round trip.
+      // Any doubt about that copy (the daemon says it changed, or the arguments do not fit it) asks for the catalog.
+      const cached = session.cachedTool?.(tool)
+      let result = cached === undefined ? undefined : await attempt(cached, true).catch((error: unknown) => (error instanceof McpxError && (error.data?.staleSchema === true || error.code === 'USAGE') ? undefined : Promise.reject(error)))
+      result ??= await attempt(findTool(ctx, await session.catalog(), session.label, tool, session.adHoc), false)
       if (args.verbose) process.stderr.write(`mcpx: ${session.label} ${tool} answered in ${Math.round(performance.now() - started)} ms${result.isError === true ? ' (isError)' : ''}\n`)
-      report(result, ctx.json, session.label, tool)
+      await report(result, ctx.json, session.label, tool)
     } finally {
       await session.close()
     }
@@ -88,7 +96,12 @@ function splitTarget(positionals: string[], stdio: string | undefined): { server
   if (stdio !== undefined) return { server: 'stdio', tool: first, tokens: rest }
   if (isUrl(first)) {
     const [tool, ...tokens] = rest
-    if (tool === undefined || tool.includes('=')) throw new McpxError('USAGE', `call ${first}: name the tool after the URL (mcpx call ${first} <tool> [key=value ...])`)
+    if (tool === undefined || tool.includes('=')) {
+      // `URL.tool` (the server.tool habit) reads as one URL: suggest the split, as the URL's last segment suggests it.
+      const dotted = /^(.*\/[^/.]+)\.([^/.]+)$/.exec(first)
+      const example = dotted ? `mcpx call ${dotted[1]} ${dotted[2]}${tool !== undefined ? ` ${[tool, ...tokens].join(' ')}` : ''}` : `mcpx call ${first} <tool> [key=value ...]`
+      throw new McpxError('USAGE', `call ${first}: name the tool after the URL (${example})`, { url: first })
+    }
     return { server: first, tool, tokens }
   }
   const { server, tool } = splitQualified(first.includes('.') ? first : first.replace('/', '.'))
@@ -120,16 +133,17 @@ async function buildArguments(json: string | undefined, tokens: string[], defini
 }
 
 /** The result on stdout (human, or --json as the spec shapes it); isError exits 1 with an error line. */
-function report(result: Record<string, unknown>, json: boolean, server: string, tool: string): void {
-  if (json) printJson(result)
+async function report(result: Record<string, unknown>, json: boolean, server: string, tool: string): Promise<void> {
+  // Bun's writer, not process.stdout (cli/output.ts).
+  if (json) await writeStdout(`${JSON.stringify(result, null, 2)}\n`)
   else {
     const text = renderToolResult(result)
-    process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`)
+    await writeStdout(text.endsWith('\n') || text === '' ? text : `${text}\n`)
   }
   if (result.isError === true) {
     const message = `${server}.${tool} returned isError`
     process.stderr.write(`mcpx: ${message}\n`)
-    if (json || !process.stderr.isTTY) process.stderr.write(`${JSON.stringify({ error: { code: 'TOOL', message } })}\n`)
+    if (json || !stderrIsTty()) process.stderr.write(`${JSON.stringify({ error: { code: 'TOOL', message } })}\n`)
     setExitCode(EXIT.TOOL)
   }
 }

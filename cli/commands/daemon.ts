@@ -22,7 +22,7 @@ import {
   runDirIds,
   stateFileOf,
 } from '../../lib/config/index.ts'
-import { ConfigSource, type ConnectRetry, type Daemon, DaemonClient, type DaemonInfo, OPERATIONS, type Operation, announceReady, configProblemLine, isAlive, startGatewayDaemon } from '../../lib/daemon/index.ts'
+import { ConfigSource, type Daemon, type DaemonInfo, OPERATIONS, type Operation, announceReady, isAlive, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { useFileLog } from '../../lib/log.ts'
 import { commonArgs } from '../args.ts'
@@ -30,38 +30,10 @@ import { type CliContext, layoutOf, loadContext, refreshEnvSnapshot } from '../c
 import { VERSION } from '../version.ts'
 import { printJson } from '../render.ts'
 
-type CommonFlags = { json?: boolean; verbose?: boolean; quiet?: boolean; config?: string }
 
-/**
- * The client every daemon-facing command uses, for the daemon of this command's config location;
- * it starts that daemon on demand when `autostart`. Every command but `serve` (`shell: true`) also
- * refreshes the environment snapshot the daemon resolves `${VAR}` in (see refreshEnvSnapshot).
- */
-export function daemonClient(ctx: CliContext, _args: CommonFlags, autostart: boolean, options: { shell?: boolean; layout?: HomeLayout } = {}): DaemonClient {
-  const layout = options.layout ?? layoutOf(ctx)
-  if (options.shell !== false && options.layout === undefined) refreshEnvSnapshot(ctx)
-  return new DaemonClient({
-    layout,
-    healthTimeoutMs: ctx.settings.daemonStartTimeoutMs,
-    connectRetry: connectRetry(ctx.settings),
-    stopTimeoutMs: ctx.settings.daemonStopTimeoutMs,
-    onInfo: (info) => {
-      const line = configProblemLine(info)
-      if (line !== null) process.stderr.write(`${line}\n`)
-    },
-    // The default location is the daemon's own to find (it may not exist yet); an explicit one is passed absolute.
-    ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...(ctx.paths.explicitConfig !== undefined ? ['--config', layout.config] : [])], timeoutMs: ctx.settings.daemonStartTimeoutMs, logMaxBytes: ctx.settings.daemonLogMaxBytes } }),
-  })
-}
-
-/** Connects a busy daemon refused are retried within the request deadline (lib/daemon/connect.ts). */
-export function connectRetry(settings: CliContext['settings']): ConnectRetry {
-  return {
-    deadlineMs: settings.requestTimeoutMs > 0 ? settings.requestTimeoutMs : settings.daemonStartTimeoutMs,
-    backoffMs: settings.daemonConnectBackoffMs,
-    backoffMaxMs: settings.daemonConnectBackoffMaxMs,
-  }
-}
+// The client factory lives in cli/daemon-client.ts, small enough for a call's start-up path.
+export { connectRetry, daemonClient } from '../daemon-client.ts'
+import { daemonClient } from '../daemon-client.ts'
 
 export function describeDaemon(info: DaemonInfo): string {
   return [

@@ -1,13 +1,17 @@
 /**
  * `mcpx doctor`: is this installation healthy? mcpx on PATH, the config valid, the daemon
- * reachable (started if need be), and each enabled server connected (its tools listed) or the
- * reason it is not. Every problem is one line; the exit is non-zero when there is any.
+ * reachable (started if need be), each enabled server connected (its tools listed) or the
+ * reason it is not, and each host config holding an mcpx entry (`mcpx install`) able to start it.
+ * Every problem is one line; the exit is non-zero when there is any.
  */
+import { existsSync } from 'node:fs'
+import { isAbsolute } from 'node:path'
 import { defineCommand } from 'citty'
+import { HOST_IDS, uninstallHost } from '../../lib/config/index.ts'
 import type { Catalog, ServerStatus } from '../../lib/daemon/index.ts'
 import { McpxError, asMcpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
-import { type ConfiguredContext, loadConfiguredContext } from '../context.ts'
+import { type ConfiguredContext, loadConfiguredContext, loadContext } from '../context.ts'
 import { withNotice } from '../progress.ts'
 import { firstLine, printJson } from '../render.ts'
 import { daemonClient } from './daemon.ts'
@@ -49,12 +53,38 @@ export default defineCommand({
         checks.push({ check: 'daemon', ok: false, detail: asMcpxError(error).message })
       }
     }
+    checks.push(...hostChecks(args))
     if (args.json) printJson(checks)
     else for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.check}: ${c.detail}\n`)
     const failed = checks.filter((c) => !c.ok)
     if (failed.length > 0) {
-      const code = failed.some((c) => c.check === 'config') ? 'CONFIG' : 'CONNECT'
+      const code = failed.some((c) => c.check === 'config' || c.check.startsWith('host ')) ? 'CONFIG' : 'CONNECT'
       throw new McpxError(code, `doctor found ${failed.length} problem${failed.length > 1 ? 's' : ''}: ${failed.map((c) => c.check).join(', ')}`, { failed: failed.map((c) => c.check) })
     }
   },
 })
+
+/**
+ * One line per host whose config has an mcpx entry: ok when its command can be found (on PATH,
+ * or an existing file), FAIL when the host could not start it or its config does not read.
+ * Hosts without an entry are not problems; when none has one, one line says how to add it.
+ */
+function hostChecks(args: Parameters<typeof loadContext>[0]): Check[] {
+  const ctx = loadContext(args)
+  const env = { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform, configHome: ctx.paths.configHome }
+  const checks: Check[] = []
+  for (const host of HOST_IDS) {
+    try {
+      // A dry run reads the host's file and reports the entry it would remove; it writes nothing.
+      const found = uninstallHost(host, env, { dryRun: true })
+      if (found.action === 'absent') continue
+      const command = (found.entry as { command?: unknown } | null)?.command
+      const runnable = typeof command === 'string' && (isAbsolute(command) ? existsSync(command) : Bun.which(command) !== null)
+      checks.push({ check: `host ${host}`, ok: runnable, detail: runnable ? `mcpx entry in ${found.file}` : `the mcpx entry in ${found.file} starts ${JSON.stringify(command)}, which is not found (run \`mcpx install ${host}\` again)` })
+    } catch (error) {
+      checks.push({ check: `host ${host}`, ok: false, detail: firstLine(asMcpxError(error).message) })
+    }
+  }
+  if (checks.length === 0) checks.push({ check: 'hosts', ok: true, detail: 'no host config has an mcpx entry yet (see `mcpx install --help`)' })
+  return checks
+}

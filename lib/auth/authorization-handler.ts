@@ -8,7 +8,7 @@
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { FetchLike } from './http.ts'
-import { HTTP_STATUS } from '../wire/index.ts'
+import { LOOPBACK_BIND_ADDRESS, HTTP_STATUS } from '../wire/index.ts'
 
 export interface AuthorizationSession extends AsyncDisposable {
   /** The redirect_uri to register and to send in the authorization and token requests. */
@@ -73,7 +73,7 @@ export interface LoopbackHandlerOptions {
 }
 
 const CALLBACK_PATH = '/callback'
-const LOOPBACK_HOST = '127.0.0.1'
+const LOOPBACK_HOST = LOOPBACK_BIND_ADDRESS
 
 /** Interactive handler: a one-shot listener on 127.0.0.1 receives the authorization response. */
 export function createLoopbackHandler(options: LoopbackHandlerOptions): AuthorizationHandler {

@@ -280,7 +280,9 @@ function scriptError(json: string | undefined, atCompile = false): ScriptFailure
   // QuickJS names its own allocation failure this way; the script cannot forge the engine's state.
   if (name === 'InternalError' && message === 'out of memory') return memoryFailure()
   const reason = name === 'SyntaxError' && atCompile ? 'syntax' : 'runtime'
-  return { reason, name, message: `${name}: ${message}`, ...(stack ? { stack } : {}) }
+  // `require` is what a Node habit reaches for first; say why it is missing, as for `import` (transpile.ts).
+  const hint = name === 'ReferenceError' && message === "'require' is not defined" ? ': there is no module loader in the mcpx sandbox; tools are the global namespace objects (see mcpx types)' : ''
+  return { reason, name, message: `${name}: ${message}${hint}`, ...(stack ? { stack } : {}) }
 }
 
 function memoryFailure(): ScriptFailure {

@@ -12,6 +12,7 @@ import { createSseParser } from '../transport/index.ts'
 import { errorFromBody } from './api-routes.ts'
 import { type ConnectRetry, retryWhileBusy } from './connect.ts'
 import { acquireLock, isAlive, type Lock } from './lock.ts'
+import type { CallStreamLine } from './call-stream.ts'
 import type { DaemonEvent } from './events.ts'
 import { type DaemonInfo, findOperation } from './operations.ts'
 import { spawnDaemon } from './spawn.ts'
@@ -93,14 +94,15 @@ export class DaemonClient {
         try {
           // Another starter may have finished between our health check and taking the lock.
           const running = await this.health()
-          if (running) return running
-          return await spawnDaemon({ argv: start.argv, layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) })
+          if (running) return this.#checkConfig(running)
+          // A daemon this run started reports a config it could not load like one already running.
+          return this.#checkConfig(await spawnDaemon({ argv: start.argv, layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) }))
         } catch (error) {
           // The daemon lock is held: another daemon (started by hand, or one still stopping) owns
           // it. Serve from it if it answers; otherwise wait below until it is gone.
           if (!(error instanceof McpxError && error.data?.pid !== undefined)) throw error
           const winner = await this.health()
-          if (winner) return winner
+          if (winner) return this.#checkConfig(winner)
         } finally {
           lock.release()
         }
@@ -152,6 +154,38 @@ export class DaemonClient {
       await Bun.sleep(STOP_POLL_MS)
     }
     return true
+  }
+
+  /**
+   * A streamed operation (`call` with `stream: true`, call-stream.ts): one request, no health
+   * check first — a daemon that is not running is started (when configured to) and the request
+   * sent again, which is safe because the first one reached nobody. `onLine` sees every line
+   * before the result (progress, questions, the daemon's info when its config did not load).
+   */
+  async stream<T = unknown>(operation: string, params: Record<string, unknown>, onLine: (line: CallStreamLine) => void | Promise<void>): Promise<T> {
+    const { path } = findOperation(operation)
+    const send = async () => {
+      const endpoint = this.#endpoint()
+      const headers = new Headers(endpoint.init.headers)
+      headers.set('Content-Type', 'application/json')
+      return this.#fetch(`${endpoint.base}${path}`, { ...endpoint.init, method: 'POST', headers, body: JSON.stringify({ ...params, stream: true }) })
+    }
+    let response: Response
+    try {
+      response = await send()
+    } catch (error) {
+      if (!(this.options.start && error instanceof McpxError && error.data?.daemon === 'unreachable')) throw error
+      await this.ensureRunning()
+      response = await send()
+    }
+    if (!response.ok || response.body === null) throw errorFromBody(await response.json().catch(() => null), response.status)
+    for await (const line of ndjsonLines(response.body)) {
+      if (line.type === 'result') return line.result as T
+      if (line.type === 'error') throw errorFromBody({ error: line.error }, response.status)
+      if (line.type === 'info') this.#checkConfig(line.info as unknown as DaemonInfo)
+      await onLine(line)
+    }
+    throw new McpxError('CONNECT', `the mcpx daemon closed the ${operation} answer before its result (socket ${this.options.layout.socket})`, { socket: this.options.layout.socket })
   }
 
   /** Follow /v1/events; ends when the daemon stops or `signal` aborts. */
@@ -242,6 +276,21 @@ function readState(layout: HomeLayout): { tcp: { url: string } } | null {
     return JSON.parse(readFileSync(layout.state, 'utf8'))
   } catch {
     return null
+  }
+}
+
+/** One JSON object a line (a streamed operation's answer). */
+async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<CallStreamLine> {
+  const decoder = new TextDecoder()
+  let buffered = ''
+  const reader = body.getReader()
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    buffered += decoder.decode(chunk.value, { stream: true })
+    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+      const text = buffered.slice(0, end)
+      buffered = buffered.slice(end + 1)
+      if (text.trim() !== '') yield JSON.parse(text) as CallStreamLine
+    }
   }
 }
 

@@ -115,7 +115,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
         engine: surface.engine,
         settings,
         // The daemon's guard (security.ts) owns Host, Origin, token and media type for both listeners.
-        origin: false,
+        guarded: true,
         // Binds MRTR requestState to the caller and marks cacheable results private (caching.mdx).
         ...(principal && { principalOf: () => principal.id }),
         // One line per host session opened and closed: who, which revision, over what, which surface (the

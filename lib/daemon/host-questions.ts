@@ -40,8 +40,11 @@ function pendingOf(events: EventFeed): Map<string, Pending> {
   return pending
 }
 
+/** Where a question is put to the CLI: the event feed, or the call's own streamed answer (call-stream.ts). */
+export type AskPublisher = (type: 'call.input', data: JsonObject) => void
+
 /** The asker for one CLI call; undefined when the CLI declared nothing. */
-export function hostAsker(host: HostParams | undefined, callId: string | undefined, events: EventFeed): DownstreamAsker | undefined {
+export function hostAsker(host: HostParams | undefined, callId: string | undefined, events: EventFeed, publish: AskPublisher = (type, data) => events.publish(type, data)): DownstreamAsker | undefined {
   if (host === undefined) return undefined
   const asker: DownstreamAsker = {}
   if (host.roots !== undefined) {
@@ -49,7 +52,7 @@ export function hostAsker(host: HostParams | undefined, callId: string | undefin
     asker.listRoots = async () => ({ roots })
   }
   if (callId !== undefined) {
-    const ask = (kind: 'elicit' | 'sample') => (params: JsonObject, signal?: AbortSignal) => askHost(events, callId, kind, params, signal)
+    const ask = (kind: 'elicit' | 'sample') => (params: JsonObject, signal?: AbortSignal) => askHost(events, publish, callId, kind, params, signal)
     if (host.elicit) asker.elicit = ask('elicit')
     if (host.sample) asker.sample = ask('sample')
     // The CLI said it cannot answer sampling (no samplingCommand): refused naming what is missing.
@@ -58,7 +61,7 @@ export function hostAsker(host: HostParams | undefined, callId: string | undefin
   return asker
 }
 
-function askHost(events: EventFeed, callId: string, kind: 'elicit' | 'sample', params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+function askHost(events: EventFeed, publish: AskPublisher, callId: string, kind: 'elicit' | 'sample', params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
   const inputId = `${process.pid}-${++counter}`
   const pending = pendingOf(events)
   return new Promise<JsonObject>((resolve, reject) => {
@@ -71,7 +74,7 @@ function askHost(events: EventFeed, callId: string, kind: 'elicit' | 'sample', p
     pending.set(inputId, { resolve: (result) => settle(() => resolve(result)), reject: (error) => settle(() => reject(error)) })
     if (signal?.aborted) return onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })
-    events.publish('call.input', { progressId: callId, inputId, kind, params })
+    publish('call.input', { progressId: callId, inputId, kind, params })
   })
 }
 

@@ -8,6 +8,7 @@ import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
 import { type EventFeed, sseResponse } from './events.ts'
+import { type CallStreamLine, checkSchemaHash, streamedCall } from './call-stream.ts'
 import { type HostParams, answerHost, hostAsker } from './host-questions.ts'
 import type { CodeModeOps, Pool } from './pool-contract.ts'
 
@@ -91,6 +92,35 @@ const PASSED_METHODS = new Set([
   'ping',
 ])
 
+/**
+ * One /v1/call. `send` (a streamed call): progress and questions go on the call's own answer
+ * instead of the event feed; the feed still gets the `call` event that says how it ended.
+ */
+async function callTool(params: Record<string, any>, context: OperationContext, send?: (line: CallStreamLine) => void): Promise<unknown> {
+  const started = performance.now()
+  const { server, tool, progressId } = params
+  const publish = send && ((type: 'call.input', data: Record<string, unknown>) => send({ type, data }))
+  const asker = hostAsker(params.host as HostParams | undefined, progressId, context.events, publish)
+  const progress = (update: Record<string, unknown>) => (send ? send({ type: 'call.progress', data: { progressId, server, tool, ...update } }) : context.events.publish('call.progress', { progressId, server, tool, ...update }))
+  try {
+    if (send && context.info().configProblem !== undefined) send({ type: 'info', info: context.info() as unknown as Record<string, unknown> })
+    if (params.inputSchemaHash !== undefined) await checkSchemaHash(context.pool, server, tool, params.inputSchemaHash, asker)
+    const result = await context.pool.call(server, tool, params.arguments ?? {}, {
+      signal: context.signal,
+      ...(asker !== undefined && { asker }),
+      ...(params.timeoutMs !== undefined && { timeoutMs: params.timeoutMs }),
+      ...(params.task === true && { runAsTask: true }),
+      ...((progressId !== undefined || send) && { onProgress: progress }),
+    })
+    context.events.publish('call', { server, tool, ok: true, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
+    return shapedForUpstream(context, server, 'tools/call', result as Record<string, unknown>)
+  } catch (error) {
+    const code = error instanceof McpxError ? error.code : 'INTERNAL'
+    context.events.publish('call', { server, tool, ok: false, error: code, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
+    throw error
+  }
+}
+
 export const OPERATIONS: readonly Operation[] = [
   {
     name: 'operations',
@@ -155,26 +185,12 @@ export const OPERATIONS: readonly Operation[] = [
       progressId: { type: 'string', description: 'Publish the upstream\'s progress as `call.progress` events tagged with this id' },
       task: { type: 'boolean', description: 'Run a task-optional tool as a task the gateway follows to its end (its status arrives as progress)' },
       host: HOST,
+      stream: { type: 'boolean', description: 'Answer NDJSON: this call\'s progress and questions as they happen (no event feed needed), then its result or error (call-stream.ts)' },
+      inputSchemaHash: { type: 'string', description: 'The hash of the inputSchema the arguments were built against; refused (NOT_FOUND, data.staleSchema) when the tool\'s schema is another now' },
     },
-    handler: async (params, context) => {
-      const started = performance.now()
-      const { server, tool, progressId } = params
-      const asker = hostAsker(params.host as HostParams | undefined, progressId, context.events)
-      try {
-        const result = await context.pool.call(server, tool, params.arguments ?? {}, {
-          signal: context.signal,
-          ...(asker !== undefined && { asker }),
-          ...(params.timeoutMs !== undefined && { timeoutMs: params.timeoutMs }),
-          ...(params.task === true && { runAsTask: true }),
-          ...(progressId !== undefined && { onProgress: (update) => context.events.publish('call.progress', { progressId, server, tool, ...update }) }),
-        })
-        context.events.publish('call', { server, tool, ok: true, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
-        return shapedForUpstream(context, server, 'tools/call', result as Record<string, unknown>)
-      } catch (error) {
-        const code = error instanceof McpxError ? error.code : 'INTERNAL'
-        context.events.publish('call', { server, tool, ok: false, error: code, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
-        throw error
-      }
+    handler: (params, context) => {
+      const run = (send?: (line: CallStreamLine) => void) => callTool(params, context, send)
+      return params.stream === true ? streamedCall(run) : run()
     },
   },
   {

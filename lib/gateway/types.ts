@@ -37,6 +37,13 @@ export interface Catalog {
   readonly prompts: readonly JsonObject[]
   readonly resources: readonly JsonObject[]
   readonly resourceTemplates: readonly JsonObject[]
+  /**
+   * The connection this catalog was listed from was a 2026 server with the tasks extension, which
+   * decides per call whether a tools/call becomes a task (extensions/tasks). Kept with the catalog
+   * so a surface rebuilt while the upstream reconnects still lists its tools as task-optional to
+   * 2025-11-25 hosts (upstream-items.ts).
+   */
+  readonly decidesTasksPerCall?: boolean
 }
 
 export interface UpstreamCallOptions {

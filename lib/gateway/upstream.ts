@@ -337,6 +337,8 @@ export class Upstream {
       prompts,
       resources,
       resourceTemplates,
+      // Of the connection these lists came from, not of whichever is live when a surface reads them.
+      decidesTasksPerCall: taskRefusal(client, undefined) === undefined,
     }
   }
 }

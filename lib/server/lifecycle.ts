@@ -45,19 +45,21 @@ export function serverCapabilities(def: ServerDefinition, registry: Registry, re
   }
   if (def.logging ?? true) caps.logging = {}
   if (def.complete && hasFeature(revision, 'completionsCapability')) caps.completions = {}
-  const tasks = def.tasks ?? false
-  if (tasks && hasFeature(revision, 'coreTasks')) caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
-  if (hasFeature(revision, 'extensions')) {
-    const extensions: JsonObject = { ...def.extensions }
-    if (tasks) extensions[EXTENSION.TASKS] = {}
-    if (Object.keys(extensions).length > 0) caps.extensions = extensions
-  }
+  const extensions: JsonObject = { ...def.extensions }
+  spellTasks(caps, extensions, def.tasks ?? false, revision)
+  if (hasFeature(revision, 'extensions') && Object.keys(extensions).length > 0) caps.extensions = extensions
   return caps
+}
+
+/** Served tasks in this revision's spelling: the 2025-11-25 core `tasks` capability or the 2026 extension (SEP-2663). */
+function spellTasks(caps: JsonObject, extensions: JsonObject, served: boolean, revision: Revision): void {
+  if (served && hasFeature(revision, 'coreTasks')) caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  if (served && hasFeature(revision, 'tasksExtension')) extensions[EXTENSION.TASKS] = {}
 }
 
 /**
  * Another server's capabilities as given (def.capabilities), with tasks in the spelling of this
- * revision: the 2025-11-25 core `tasks` or the 2026 extension (SEP-2663), whichever side serves them.
+ * revision (spellTasks), whichever side serves them.
  * Fields a revision never defined are dropped at the edge (shapeServerCapabilities).
  */
 function mirroredCapabilities(def: ServerDefinition, revision: Revision): JsonObject {
@@ -65,10 +67,8 @@ function mirroredCapabilities(def: ServerDefinition, revision: Revision): JsonOb
   const { [EXTENSION.TASKS]: _taskExtension, ...otherExtensions } = isRecord(extensions) ? extensions : {}
   const out: JsonObject = { ...caps }
   if (def.complete === undefined || !hasFeature(revision, 'completionsCapability')) delete out.completions
-  const served = def.tasks ?? false
-  if (served && hasFeature(revision, 'coreTasks')) out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
   const ext: JsonObject = { ...otherExtensions, ...def.extensions }
-  if (served && hasFeature(revision, 'tasksExtension')) ext[EXTENSION.TASKS] = {}
+  spellTasks(out, ext, def.tasks ?? false, revision)
   if (Object.keys(ext).length > 0) out.extensions = ext
   return out
 }

@@ -8,7 +8,7 @@ import type { Engine } from './engine.ts'
 import { createHttpHandler } from './http/handler.ts'
 import type { OriginPolicy } from './http/origin.ts'
 import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
-import { HTTP_STATUS } from '../wire/index.ts'
+import { LOOPBACK_BIND_ADDRESS, HTTP_STATUS } from '../wire/index.ts'
 
 export interface ServeHttpOptions {
   port?: number
@@ -26,7 +26,7 @@ export interface HttpServer extends AsyncDisposable {
 
 export function serveHttp(engine: Engine, settings: Settings, options: ServeHttpOptions = {}): HttpServer {
   const path = options.path ?? '/mcp'
-  const hostname = options.hostname ?? '127.0.0.1'
+  const hostname = options.hostname ?? LOOPBACK_BIND_ADDRESS
   let handler: ReturnType<typeof createHttpHandler> | undefined
   const server = Bun.serve({
     port: options.port ?? 0,

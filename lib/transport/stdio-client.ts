@@ -83,7 +83,9 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
   let stderrMark = 0
   function sent(message: JsonRpcMessage): void {
     if (!('method' in message) || !('id' in message)) return
-    if (unanswered.size === 0) stderrMark = stderr.mark()
+    // The handshake (legacy initialize, 2026 server/discover) keeps what the server wrote since it
+    // started: one that dies before answering it says why at start-up, however fast it wrote it.
+    if (unanswered.size === 0 && !HANDSHAKE_METHODS.has(message.method)) stderrMark = stderr.mark()
     unanswered.add(message.id)
   }
   function answered(message: JsonRpcMessage): void {
@@ -215,7 +217,13 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
         if (flushed instanceof Promise) await abortable(flushed, options?.signal)
       } catch (error) {
         if (error instanceof McpxError) throw error
-        throw new McpxError('CONNECT', withStderr(`stdio upstream ${label}: write failed (${(error as Error).message})`), { command: params.command }, { cause: error })
+        // A broken pipe means the server is gone or going: its exit and last stderr say why, so
+        // wait for them (bounded by shutdownGraceMs) rather than report the broken pipe alone.
+        const child = proc
+        await within(child.exited.then(drained), settings.shutdownGraceMs, undefined)
+        const how = child.signalCode ? `was killed by ${child.signalCode}` : child.exitCode !== null ? `exited with code ${child.exitCode}` : undefined
+        const what = how ? `server ${how} (write failed: ${(error as Error).message})` : `stdio upstream ${label}: write failed (${(error as Error).message})`
+        throw new McpxError('CONNECT', withStderr(what), { command: params.command, ...(how && { exitCode: child.exitCode, signal: child.signalCode ?? null }) }, { cause: error })
       }
     },
 
@@ -239,6 +247,8 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
  * pending grace timer would keep the process alive (a CLI command that closed its upstream would
  * linger for shutdownGraceMs after printing its answer).
  */
+const HANDSHAKE_METHODS = new Set(['initialize', 'server/discover'])
+
 async function within<T, F>(work: Promise<T>, ms: number, fallback: F): Promise<T | F> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const elapsed = new Promise<F>((resolve) => (timer = setTimeout(resolve, ms, fallback)))

@@ -94,6 +94,8 @@ export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as co
  */
 export const LOOPBACK_HOSTNAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]'])
 /** The same names as a listen address spells them (IPv6 without brackets): `daemonAddress`, Bun.serve's hostname. */
+/** Where a local listener binds unless told otherwise (IPv4 loopback: every host resolves it). */
+export const LOOPBACK_BIND_ADDRESS = '127.0.0.1'
 export const LOOPBACK_ADDRESSES: ReadonlySet<string> = new Set([...LOOPBACK_HOSTNAMES].map((name) => name.replace(/^\[(.*)\]$/, '$1')))
 /** RFC 9110 section 8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
 export function isJsonMediaType(contentType: string | null): boolean {

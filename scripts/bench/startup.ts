@@ -9,14 +9,19 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Command, type PairResult, measurePair } from './oneshot.ts'
 
-const HELLO_SOURCE = "process.stdout.write('hello\\n')\n"
+/**
+ * The floor: the one-line hello world, with console.log (Bun's native writer). Writing through
+ * process.stdout instead builds Node's stream objects and costs about as much again as the
+ * whole program, so a hello that did would be a floor mcpx could pass by avoiding that.
+ */
+const HELLO_SOURCE = "console.log('hello')\n"
 
-/** `bun build --compile` of a one-line program, in `dir` (same bun, same flags as scripts/build.ts). */
+/** Plain `bun build --compile` of the hello world, in `dir` (the same bun as mcpx's build). */
 export async function buildHello(dir: string): Promise<string> {
   const source = join(dir, 'hello.ts')
   const outfile = join(dir, 'hello')
   writeFileSync(source, HELLO_SOURCE)
-  const proc = Bun.spawn([process.execPath, 'build', '--compile', '--bytecode', '--format=esm', '--minify-syntax', source, '--outfile', outfile], { cwd: dir, stdout: 'ignore', stderr: 'pipe' })
+  const proc = Bun.spawn([process.execPath, 'build', '--compile', source, '--outfile', outfile], { cwd: dir, stdout: 'ignore', stderr: 'pipe' })
   const code = await proc.exited
   if (code !== 0) throw new Error(`hello build failed (${code}): ${await new Response(proc.stderr).text()}`)
   return outfile

@@ -49,6 +49,24 @@ describe('mcpx call', () => {
     })
   })
 
+  test('a warm call coerces against the schema cached from the catalog; a schema the daemon no longer holds is refused and the catalog fetched again', async () => {
+    const cacheFile = join(layoutForEnv(env, config).runDir, 'tools', 'up.json')
+    expect((await call('up.add', 'a=1', 'b=2')).stdout).toBe('3\n')
+    const cache = JSON.parse(readFileSync(cacheFile, 'utf8')) as { daemon: string; tools: Record<string, { inputSchema: { properties: Record<string, unknown> } }> }
+    expect(Object.keys(cache.tools)).toContain('add')
+    const warm = await call('up.add', 'a=1', 'b=2', '--verbose')
+    expect(warm.stdout).toBe('3\n')
+    expect(warm.stderr).toContain('(built against the cached schema)')
+    // A copy that no longer matches the daemon's: the call is refused before it runs, and the CLI
+    // builds the arguments again from a fresh catalog (which rewrites the copy).
+    cache.tools.add!.inputSchema.properties.a = { type: 'string' }
+    writeFileSync(cacheFile, JSON.stringify(cache))
+    const stale = await call('up.add', 'a=4', 'b=5', '--verbose')
+    expect(stale.stdout).toBe('9\n')
+    expect(stale.stderr).toMatch(/calling up add \(through the daemon\) with \{"a":4,"b":5\}\n/)
+    expect((JSON.parse(readFileSync(cacheFile, 'utf8')) as typeof cache).tools.add!.inputSchema.properties.a).not.toEqual({ type: 'string' })
+  })
+
   test('an argument of the wrong type is named before the round trip', async () => {
     const result = await call('up.add', 'a=x', 'b=2')
     expect(result.exitCode).toBe(2)

@@ -182,6 +182,27 @@ describe('arguments and tool listing', () => {
   })
 })
 
+describe('tasks', () => {
+  test('tasks list and get show a running upstream task; an unknown id is the peer\'s error (exit 5)', async () => {
+    await using running = Bun.spawn([...mcpxCommand(), 'call', 'everything.simulate-research-query', 'topic=wasps'], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    let listed = await run(['tasks', 'list', 'everything', '--json'])
+    for (let i = 0; i < 50 && !listed.stdout.includes('"working"'); i++) {
+      await Bun.sleep(100)
+      listed = await run(['tasks', 'list', 'everything', '--json'])
+    }
+    expect(listed.exitCode).toBe(0)
+    const task = (JSON.parse(listed.stdout) as { tasks: { taskId: string; status: string }[] }).tasks.find((t) => t.status === 'working')!
+    const got = await run(['tasks', 'get', 'everything', task.taskId])
+    expect(got.exitCode).toBe(0)
+    expect(got.stdout).toStartWith(`${task.taskId}  `)
+    expect(await running.exited).toBe(0)
+    const missing = await run(['tasks', 'get', 'everything', 'no-such-task'])
+    expect(missing.exitCode).toBe(5)
+    expect(missing.stdout).toBe('')
+    expect(errorJson(missing.stderr).error.code).toBe('PEER')
+  })
+})
+
 describe('exec', () => {
   test('every tool is reachable by its exact upstream name, and mcpx types shows both spellings', async () => {
     const exact = await run(['exec', '-'], { stdin: 'return await everything["get-sum"]({ a: 2, b: 3 })' })
@@ -218,6 +239,10 @@ describe('exec', () => {
     const imported = await run(['exec', '-'], { stdin: 'import fs from "fs"\nreturn 1' })
     expect(imported.exitCode).toBe(1)
     expect(imported.stderr).toMatch(/import is not available in the mcpx sandbox \(line 1\)/)
+    const required = await run(['exec', '-'], { stdin: 'const fs = require("fs")\nreturn 1' })
+    expect(required.exitCode).toBe(1)
+    expect(required.stdout).toBe('')
+    expect(required.stderr).toMatch(/^mcpx: ReferenceError: 'require' is not defined: there is no module loader in the mcpx sandbox/)
     const thrown = await run(['exec', '-', '--json'], { stdin: 'x.y' })
     expect(errorJson(thrown.stderr).error.data?.stack).toBe('    at <anonymous> (script.js:1:1)\n')
   })

@@ -62,7 +62,10 @@ describe('mcpx record / replay', () => {
       expect(client.getServerVersion()?.name).toBe('mcpx-everything')
       expect(await client.callTool({ name: 'test_simple_text' })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] })
       const miss = await client.callTool({ name: 'test_error_handling' }).catch((error: Error) => error)
-      expect((miss as Error).message).toContain('closest recorded request is #')
+      // The hint cites the #seq the printed timeline gives the closest request.
+      const printed = (await runMcpx(['replay', file])).stdout
+      const seq = /#(\d+) → tools\/call \(id \d+\) \{"name":"test_simple_text"/.exec(printed)?.[1]
+      expect((miss as Error).message).toContain(`closest recorded request is #${seq} tools/call`)
     })
   })
 
@@ -84,6 +87,10 @@ describe('mcpx record / replay', () => {
     const human = await runMcpx(['replay', changed, '--against', server.url])
     expect(human.exitCode).toBe(6)
     expect(human.stdout).toContain('- /result/content/0/text: "Something else"')
+    // One numbering: the divergence cites the #seq the printed timeline gives that request.
+    const seq = /#(\d+) → tools\/call \(id \d+\) \{"name":"test_simple_text"/.exec((await runMcpx(['replay', changed])).stdout)?.[1]
+    expect(seq).toBeDefined()
+    expect(human.stdout).toMatch(new RegExp(`^✗ #${seq} tools/call \\{"name":"test_simple_text"`, 'm'))
   })
 })
 

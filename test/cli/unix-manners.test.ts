@@ -4,7 +4,7 @@
  * `npm test`) as a user would, with the built-in demo server or a small config.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { REPO_ROOT, errorJson, mcpxCommand, runMcpx } from '../harness.ts'
@@ -14,6 +14,11 @@ const user = isolatedUser('mcpx-manners')
 const blockedConfig = join(user.home, 'blocked.json')
 const recordConfig = join(user.home, 'record.json')
 const brokenConfig = join(user.home, 'broken.json')
+// The same broken file, read first by a command that starts its daemon (not by `status`).
+const freshBrokenConfig = join(user.home, 'fresh-broken.json')
+const crashConfig = join(user.home, 'crash.json')
+const hostConfig = join(user.home, 'host.json')
+const binDir = join(user.home, 'bin')
 const ANSI = /\u001b\[/
 const shell = (line: string) => ['bash', '-c', `set -o pipefail; ${line}`]
 const self = mcpxCommand().map((part) => `'${part}'`).join(' ')
@@ -24,9 +29,17 @@ beforeAll(() => {
   writeFileSync(blockedConfig, JSON.stringify({ mcpServers: { demo: { ...demo, blockedTools: ['add'] } } }))
   writeFileSync(recordConfig, JSON.stringify({ mcpServers: { demo: { ...demo, record: join(user.home, 'no-such-dir', 'demo.jsonl') } } }))
   writeFileSync(brokenConfig, '{\n  "mcpServers": {\n    "demo": { "command": "x" }\n    "other": {}\n  }\n}\n')
+  writeFileSync(freshBrokenConfig, '{\n  "mcpServers": {\n    "demo": { "command": "x" }\n    "other": {}\n  }\n}\n')
+  // A server that dies at start-up after some chatter, naming its error on a later stderr line.
+  const crash = { command: 'bash', args: ['-c', 'echo starting >&2; echo "Error: kaboom" >&2; echo "    at main (boom.js:1:1)" >&2; exit 1'] }
+  writeFileSync(crashConfig, JSON.stringify({ mcpServers: { boom: crash, gone: { command: join(user.home, 'no-such-binary') } } }))
+  writeFileSync(hostConfig, JSON.stringify({ mcpServers: { demo } }))
+  // `doctor` looks for mcpx on PATH: a wrapper stands in for an installed binary.
+  mkdirSync(binDir, { recursive: true })
+  writeFileSync(join(binDir, 'mcpx'), `#!/bin/sh\nexec ${self} "$@"\n`, { mode: 0o755 })
 })
 afterAll(async () => {
-  for (const config of [undefined, blockedConfig, recordConfig, brokenConfig]) await run(['daemon', 'stop', ...(config ? ['--config', config] : [])])
+  for (const config of [undefined, blockedConfig, recordConfig, brokenConfig, freshBrokenConfig, crashConfig, hostConfig]) await run(['daemon', 'stop', ...(config ? ['--config', config] : [])])
   user[Symbol.dispose]()
 })
 
@@ -55,6 +68,11 @@ describe('strict parsing', () => {
     ['a repeated key for a string parameter', ['call', 'demo.echo', 'text=a', 'text=b'], 2, 'stderr', /argument "text" given more than once/],
     ['a dotted key into a string is named', ['call', 'demo.echo', 'text.inner=a'], 2, 'stderr', /argument "text" is string, so "text.inner" cannot set a field inside it/],
     ['a string flag without its value', ['call', 'demo.echo', '--timeout'], 2, 'stderr', /--timeout needs a value/],
+    // A word no positional takes is refused, not dropped (only call, prompt get and search take many).
+    ['an extra word on settings', ['settings', 'nope'], 2, 'stderr', /settings: unexpected argument "nope" \(see `mcpx settings --help`\)/],
+    ['a second server on tools', ['tools', 'demo', 'other'], 2, 'stderr', /tools: unexpected argument "other"/],
+    // The server.tool habit on a URL (`URL.tool`) is one URL: the message shows the split.
+    ['an ad-hoc URL with .tool appended', ['call', 'http://127.0.0.1:9/mcp.echo', 'text=a'], 2, 'stderr', /call http:\/\/127\.0\.0\.1:9\/mcp\.echo: name the tool after the URL \(mcpx call http:\/\/127\.0\.0\.1:9\/mcp echo text=a\)/],
     ['types of an unknown tool', ['types', 'demo.nope'], 2, 'stderr', /server "demo" has no tool "nope"/],
     ['search on an unknown server', ['search', 'q', '--server', 'nope'], 2, 'stderr', /no server named "nope"/],
     ['a blocked tool is reported as blocked', ['call', 'demo.add', 'a=1', 'b=2', '--config', blockedConfig], 2, 'stderr', /tool "add" of server "demo" is blocked by the config \(blockedTools\)/],
@@ -150,6 +168,60 @@ describe('streams and exit codes', () => {
     expect(result.exitCode).toBe(0)
     expect(result.stdout).toBe('hi\n')
     expect(result.stderr).toMatch(/^mcpx: connecting to demo…$/m)
+  })
+})
+
+describe('config problems, tables and doctor', () => {
+  test('a config that does not parse is reported by the command that started the daemon, with line and column', async () => {
+    const result = await run(['tools', '--config', freshBrokenConfig])
+    expect(result.stderr).toMatch(/^config .*fresh-broken\.json not loaded: config .*fresh-broken\.json:4:5: not valid JSON: expected "," or "}"/m)
+    expect(result.stdout).toBe('')
+  })
+
+  test('tables: one line per failed server, naming the error its stderr ended with; columns line up', async () => {
+    const tools = await run(['tools', '--config', crashConfig])
+    expect(tools.exitCode).toBe(0)
+    expect(tools.stdout).toMatch(/^boom {2}\(unavailable: .*\(server exited with code 1: starting … Error: kaboom\)$/m)
+    expect(tools.stdout).not.toContain('boom.js')
+    expect(tools.stdout).toMatch(/^gone {2}\(unavailable: .*no-such-binary does not exist or is not executable/m)
+    const servers = await run(['servers', '--config', crashConfig])
+    const rows = servers.stdout.trim().split('\n')
+    expect(rows.length).toBe(2)
+    expect(rows[0]).toMatch(/^boom {2}failed: .* … Error: kaboom {2,}stdio {2}/)
+    expect(rows.map((row) => row.indexOf('  stdio  '))).toEqual([rows[0]!.indexOf('  stdio  '), rows[0]!.indexOf('  stdio  ')])
+    const verbose = await run(['servers', '--config', crashConfig, '--verbose'])
+    expect(verbose.stdout).toContain('    at main (boom.js:1:1)')
+  })
+
+  test('doctor: exit 0 when all is well, 2 for a config or host problem, 3 for a server that does not connect', async () => {
+    const path = { PATH: `${binDir}:${process.env.PATH}` }
+    const healthy = await run(['doctor', '--config', hostConfig], { env: path })
+    expect(healthy.exitCode).toBe(0)
+    expect(healthy.stdout).toMatch(/^ok {4}mcpx on PATH: /m)
+    expect(healthy.stdout).toMatch(/^ok {4}server demo: ready, \d+ tools$/m)
+    expect(healthy.stdout).toMatch(/^ok {4}hosts: no host config has an mcpx entry yet/m)
+    expect(healthy.stderr).toBe('')
+    const broken = await run(['doctor', '--config', brokenConfig], { env: path })
+    expect(broken.exitCode).toBe(2)
+    expect(broken.stdout).toMatch(/^FAIL {2}config: config .*broken\.json:4:5: not valid JSON/m)
+    expect(errorJson(broken.stderr).error).toMatchObject({ code: 'CONFIG', message: 'doctor found 1 problem: config' })
+    const down = await run(['doctor', '--config', crashConfig], { env: path })
+    expect(down.exitCode).toBe(3)
+    expect(down.stdout).toMatch(/^FAIL {2}server boom: .* … Error: kaboom$/m)
+    expect(errorJson(down.stderr).error.message).toBe('doctor found 2 problems: server boom, server gone')
+    const noPath = await run(['doctor', '--config', hostConfig], { env: { PATH: '/nonexistent' } })
+    expect(noPath.exitCode).toBe(3)
+    expect(noPath.stdout).toMatch(/^FAIL {2}mcpx on PATH: not found/m)
+    // A host config whose mcpx entry starts a binary that is gone.
+    const claude = join(user.home, '.claude.json')
+    writeFileSync(claude, JSON.stringify({ mcpServers: { mcpx: { type: 'stdio', command: join(user.home, 'gone', 'mcpx'), args: ['serve'] } } }))
+    try {
+      const host = await run(['doctor', '--config', hostConfig], { env: path })
+      expect(host.exitCode).toBe(2)
+      expect(host.stdout).toMatch(/^FAIL {2}host claude-code: the mcpx entry in .*\.claude\.json starts ".*gone\/mcpx", which is not found/m)
+    } finally {
+      rmSync(claude)
+    }
   })
 })
 

@@ -8,11 +8,14 @@
  * seen on the way carries a JSON-RPC or HTTP status code. Needs Debian's haproxy (.ci/run).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { homeLayout } from '../../lib/config/index.ts'
+import { sessionOwner } from '../../lib/server/index.ts'
+import { loadKeyRing } from '../../lib/server/seal.ts'
 import { type Cluster, startCluster } from '../../scripts/cluster.ts'
 import { REPO_ROOT, tempDir } from '../harness.ts'
 
@@ -104,10 +107,17 @@ describe.skipIf(!haproxy)('20 hosts through HAProxy + 3 replicas while one repli
     for (const [text, answer] of answers) expect(answer).toBe(text)
     // Legacy hosts kept their sessions across the kill (no new initialize: same id to the end).
     expect(hosts.map((h) => h.sessionId())).toEqual(sessionsBefore)
+    // The killed replica's sessions did move: each was rebuilt elsewhere from its sealed id (the daemons log it).
+    const ring = loadKeyRing(join(dir.path, 'seal.keys'))
+    const moved = sessionsBefore.filter((id) => id !== undefined && sessionOwner(ring, id) === cluster.replicas[1]!.id)
+    expect(moved.length).toBeGreaterThan(0)
+    const logs = cluster.replicas.map((r) => homeLayout(r.home, join(dir.path, 'config.json')).daemonLog).filter(existsSync).map((file) => readFileSync(file, 'utf8')).join('\n')
+    for (const id of moved) expect(logs).toContain(`session adopted ${id!.slice(-8)}`)
     process.stderr.write(`cluster faults: ${total} calls, ${errors.length} errors sent again: ${[...new Set(errors.map((e) => String((e.error as Error).message).slice(0, 120)))].join(' | ')}\n`)
     // Each error on the way is a clear JSON-RPC error (numeric code), an HTTP error (its status), or
-    // the balancer closing the host's connection when the replica serving it died (ECONNRESET):
-    // never a hang, a garbled answer or another call's result.
+    // the balancer closing the host's kept-alive connection when the replica serving its request died
+    // (ECONNRESET; deploy/haproxy.cfg `option httpclose` makes those 502s): never a hang, a garbled
+    // answer or another call's result.
     for (const { host, error } of errors) {
       const { code, message, status, data } = error as { code?: unknown; message?: unknown; status?: unknown; data?: { status?: unknown } }
       // SDK 1.x: McpError / StreamableHTTPError carry the code; SDK 2.x: SdkHttpError carries the HTTP status in data.

@@ -16,12 +16,14 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
-import type { UpstreamPool } from '../../lib/gateway/index.ts'
+import { ParkingLot, type UpstreamPool } from '../../lib/gateway/index.ts'
+import { upstreamTools } from '../../lib/gateway/surfaces/upstream-items.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
 const config = parseConfig(JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] } } }), 'legacy-tasks.json', {})
 const dir = tempDir('mcpx-passthrough-legacy-tasks')
+const settings = testSettings({ daemonIdleMs: 0 })
 let daemon: Daemon
 let client: Client
 let pool: UpstreamPool
@@ -29,7 +31,7 @@ let headers: Record<string, string>
 
 beforeAll(async () => {
   const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
-  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout, version: '0.0.0-test' })
+  daemon = await startGatewayDaemon({ settings, config, layout, version: '0.0.0-test' })
   pool = daemon.pool as unknown as UpstreamPool
   client = new Client({ name: 'legacy-tasks-host', version: '1.0.0' }, { capabilities: {} })
   const url = new URL(`${daemon.info().tcp.url}/mcp?passthrough=everything`)
@@ -125,5 +127,21 @@ describe('pass-through, 2025-11-25 host, 2026 upstream with the tasks extension'
   test('without the task hint the call is answered directly, as before', async () => {
     const result = await client.callTool({ name: 'slow_compute', arguments: { seconds: 0.1, label: 'plain' } }, undefined, { timeout: 30_000 })
     expect(textOf(result)).toBe('Computed plain after 0.1s')
+  })
+
+  test('a list rebuilt while the upstream reconnects still offers its tools as task-optional', async () => {
+    const upstream = pool.upstream('everything')
+    const catalog = await pool.catalog('everything')
+    // The connection ends (as in a crash); the restart waits restartBackoffMs, so for that moment
+    // no connection is live, and a surface rebuilding its list then reads the catalog's own answer.
+    await (await upstream.client()).close()
+    expect(upstream.decidesTasksPerCall).toBe(false)
+    const rebuilt = upstreamTools(catalog, { pool, parking: new ParkingLot(settings.requestStateTtlMs), ownNames: true, tasks: () => daemon as never })
+    expect(rebuilt.find((t) => t.name === 'slow_compute')?.execution).toEqual({ taskSupport: 'optional' })
+    // Reconnected, the host still lists them so and a task hint still makes a task.
+    const tools = (await client.listTools()).tools
+    expect(tools.find((t) => t.name === 'slow_compute')?.execution).toEqual({ taskSupport: 'optional' })
+    const created = await asTask('slow_compute', { seconds: 0.1, label: 'after' })
+    expect(textOf(await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema, { timeout: 30_000 }))).toBe('Computed after after 0.1s')
   })
 })

@@ -307,6 +307,7 @@ function visibleTo(view: AccessView | undefined, catalog: Catalog): Catalog {
     prompts: catalog.prompts.filter((p) => view.item(server, String(p.name)).allowed),
     resources: whole ? catalog.resources : [],
     resourceTemplates: whole ? catalog.resourceTemplates : [],
+    ...(catalog.decidesTasksPerCall !== undefined && { decidesTasksPerCall: catalog.decidesTasksPerCall }),
   }
 }
 

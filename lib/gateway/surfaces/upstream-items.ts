@@ -66,7 +66,8 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
     // MCP Apps: the UI resource is re-addressed with the tool (apps.ts); pass-through keeps it.
     if (!options.ownNames && isRecord(tool._meta) && appOf(tool) !== undefined) def._meta = rewriteAppMeta(catalog.server, tool._meta)
-    if (options.tasks && upstream.decidesTasksPerCall && tool.execution === undefined) {
+    // The catalog's own answer: the live connection may be down (a rebuild during a reconnect).
+    if (options.tasks && (catalog.decidesTasksPerCall ?? upstream.decidesTasksPerCall) && tool.execution === undefined) {
       // A 2026 upstream decides per call (extensions/tasks); a 2025-11-25 host asks per tool. The
       // tool is offered as task-optional to such hosts; its `task` hint becomes the extension
       // declared upstream on that call, and the host's task keeps the upstream's id when the

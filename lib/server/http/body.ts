@@ -32,6 +32,8 @@ export interface ReadBodyOptions {
   readonly bodyTimeoutMs?: number
   /** settings.maxJsonDepth: deeper nesting is refused before parsing (0 = unbounded). */
   readonly maxJsonDepth?: number
+  /** The embedder's guard already refused non-JSON bodies (the daemon's security.ts, same isJsonMediaType rule). */
+  readonly mediaTypeChecked?: boolean
 }
 
 export type ReadBodyResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly response: Response }
@@ -42,7 +44,7 @@ export type ReadBodyResult = { readonly ok: true; readonly value: unknown } | { 
  * counted while streaming so it cannot exceed it), 400 + -32700 for invalid UTF-8 or JSON.
  */
 export async function readJsonBody(request: Request, options: ReadBodyOptions): Promise<ReadBodyResult> {
-  if (!isJsonMediaType(request.headers.get('content-type'))) {
+  if (!options.mediaTypeChecked && !isJsonMediaType(request.headers.get('content-type'))) {
     return fail(HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE, RPC.INVALID_REQUEST, `Unsupported Media Type: POST bodies must be Content-Type: ${MIME.JSON}`)
   }
   const read = await readBody(request, options)

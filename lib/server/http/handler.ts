@@ -30,11 +30,14 @@ export interface HttpHandlerOptions {
   readonly settings: Settings
   /**
    * Host/Origin policy against DNS rebinding (2025-11-25 basic/transports.mdx "Security Warning":
-   * servers MUST validate Origin); pass the bound port so loopback Hosts must name it. `false`: the
-   * embedder's own guard already decided Host and Origin (the daemon: lib/daemon/security.ts owns
-   * them for both listeners), so the handler runs no second, different rule.
+   * servers MUST validate Origin); pass the bound port so loopback Hosts must name it.
    */
-  readonly origin?: OriginPolicy | false
+  readonly origin?: OriginPolicy
+  /**
+   * True when the embedder's own guard already decided Host, Origin and the POST media type (the
+   * daemon: lib/daemon/security.ts owns them for both listeners): the handler runs no second rule.
+   */
+  readonly guarded?: boolean
   /**
    * The authenticated caller of a request (e.g. a digest of its verified token), when the embedder
    * authenticates: binds MRTR requestState to it and marks cacheable results private.
@@ -107,7 +110,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   })
 
   async function handle(request: Request): Promise<Response> {
-    if (options.origin !== false) {
+    if (!options.guarded) {
       const forbidden = checkOrigin(request, options.origin)
       if (forbidden) return forbidden
     }
@@ -118,7 +121,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     let body: unknown
     if (request.method === 'POST') {
-      const read = await readJsonBody(request, { maxFrameBytes: settings.maxFrameBytes, bodyTimeoutMs: settings.httpBodyTimeoutMs, maxJsonDepth: settings.maxJsonDepth })
+      const read = await readJsonBody(request, { maxFrameBytes: settings.maxFrameBytes, bodyTimeoutMs: settings.httpBodyTimeoutMs, maxJsonDepth: settings.maxJsonDepth, ...(options.guarded && { mediaTypeChecked: true }) })
       if (!read.ok) return read.response
       body = read.value
     }

@@ -9,78 +9,79 @@ import { isModernRevision, type Revision } from '../constants.ts'
 import { isRequestMethod, methodExists } from '../matrix/methods.ts'
 import { invalidParams, methodNotFound } from '../rpc-errors.ts'
 import { ModernRequestMetaSchema, OpenObjectSchema } from './common.ts'
-import * as c from './client.ts'
-import * as s from './server.ts'
+// Param schemas by the side that sends them: client.ts (client→server requests), server.ts (server→client).
+import * as fromClient from './client.ts'
+import * as fromServer from './server.ts'
 import { isRecord } from '../jsonrpc.ts'
 
 type AnySchema = v.GenericSchema<unknown, unknown>
 
 /** Output type of parseParams per method (the superset over revisions). */
 export interface ParamsByMethod {
-  initialize: c.InitializeParams
-  ping: c.EmptyParams
-  'server/discover': c.EmptyParams
-  'tools/list': c.PaginatedParams
-  'tools/call': c.CallToolParams
-  'resources/list': c.PaginatedParams
-  'resources/templates/list': c.PaginatedParams
-  'resources/read': c.ReadResourceParams
-  'resources/subscribe': c.ResourceUriParams
-  'resources/unsubscribe': c.ResourceUriParams
-  'prompts/list': c.PaginatedParams
-  'prompts/get': c.GetPromptParams
-  'completion/complete': c.CompleteParams
-  'logging/setLevel': c.SetLevelParams
-  'subscriptions/listen': c.ListenParams
-  'tasks/get': c.TaskIdParams
-  'tasks/result': c.TaskIdParams
-  'tasks/cancel': c.TaskIdParams
-  'tasks/list': c.PaginatedParams
-  'tasks/update': c.TaskUpdateParams
-  'notifications/initialized': c.EmptyParams
-  'notifications/cancelled': c.CancelledParams
-  'notifications/progress': c.ProgressParams
-  'notifications/roots/list_changed': c.EmptyParams
-  'notifications/tasks/status': c.TaskStatusParams
-  'sampling/createMessage': s.CreateMessageParams
-  'elicitation/create': s.ElicitParams
-  'roots/list': c.EmptyParams
+  initialize: fromClient.InitializeParams
+  ping: fromClient.EmptyParams
+  'server/discover': fromClient.EmptyParams
+  'tools/list': fromClient.PaginatedParams
+  'tools/call': fromClient.CallToolParams
+  'resources/list': fromClient.PaginatedParams
+  'resources/templates/list': fromClient.PaginatedParams
+  'resources/read': fromClient.ReadResourceParams
+  'resources/subscribe': fromClient.ResourceUriParams
+  'resources/unsubscribe': fromClient.ResourceUriParams
+  'prompts/list': fromClient.PaginatedParams
+  'prompts/get': fromClient.GetPromptParams
+  'completion/complete': fromClient.CompleteParams
+  'logging/setLevel': fromClient.SetLevelParams
+  'subscriptions/listen': fromClient.ListenParams
+  'tasks/get': fromClient.TaskIdParams
+  'tasks/result': fromClient.TaskIdParams
+  'tasks/cancel': fromClient.TaskIdParams
+  'tasks/list': fromClient.PaginatedParams
+  'tasks/update': fromClient.TaskUpdateParams
+  'notifications/initialized': fromClient.EmptyParams
+  'notifications/cancelled': fromClient.CancelledParams
+  'notifications/progress': fromClient.ProgressParams
+  'notifications/roots/list_changed': fromClient.EmptyParams
+  'notifications/tasks/status': fromClient.TaskStatusParams
+  'sampling/createMessage': fromServer.CreateMessageParams
+  'elicitation/create': fromServer.ElicitParams
+  'roots/list': fromClient.EmptyParams
 }
 
 const FIXED: Record<string, AnySchema> = {
-  initialize: c.InitializeParamsSchema,
-  ping: c.EmptyParamsSchema,
-  'server/discover': c.EmptyParamsSchema,
-  'tools/list': c.PaginatedParamsSchema,
-  'tools/call': c.CallToolParamsSchema,
-  'resources/list': c.PaginatedParamsSchema,
-  'resources/templates/list': c.PaginatedParamsSchema,
-  'resources/read': c.ReadResourceParamsSchema,
-  'resources/subscribe': c.ResourceUriParamsSchema,
-  'resources/unsubscribe': c.ResourceUriParamsSchema,
-  'prompts/list': c.PaginatedParamsSchema,
-  'prompts/get': c.GetPromptParamsSchema,
-  'completion/complete': c.CompleteParamsSchema,
-  'logging/setLevel': c.SetLevelParamsSchema,
-  'subscriptions/listen': c.ListenParamsSchema,
-  'tasks/get': c.TaskIdParamsSchema,
-  'tasks/result': c.TaskIdParamsSchema,
-  'tasks/cancel': c.TaskIdParamsSchema,
-  'tasks/list': c.PaginatedParamsSchema,
-  'tasks/update': c.TaskUpdateParamsSchema,
-  'notifications/initialized': c.EmptyParamsSchema,
-  'notifications/progress': c.ProgressParamsSchema,
-  'notifications/roots/list_changed': c.EmptyParamsSchema,
-  'notifications/tasks/status': c.TaskStatusParamsSchema,
-  'sampling/createMessage': s.CreateMessageParamsSchema,
-  'roots/list': c.EmptyParamsSchema,
+  initialize: fromClient.InitializeParamsSchema,
+  ping: fromClient.EmptyParamsSchema,
+  'server/discover': fromClient.EmptyParamsSchema,
+  'tools/list': fromClient.PaginatedParamsSchema,
+  'tools/call': fromClient.CallToolParamsSchema,
+  'resources/list': fromClient.PaginatedParamsSchema,
+  'resources/templates/list': fromClient.PaginatedParamsSchema,
+  'resources/read': fromClient.ReadResourceParamsSchema,
+  'resources/subscribe': fromClient.ResourceUriParamsSchema,
+  'resources/unsubscribe': fromClient.ResourceUriParamsSchema,
+  'prompts/list': fromClient.PaginatedParamsSchema,
+  'prompts/get': fromClient.GetPromptParamsSchema,
+  'completion/complete': fromClient.CompleteParamsSchema,
+  'logging/setLevel': fromClient.SetLevelParamsSchema,
+  'subscriptions/listen': fromClient.ListenParamsSchema,
+  'tasks/get': fromClient.TaskIdParamsSchema,
+  'tasks/result': fromClient.TaskIdParamsSchema,
+  'tasks/cancel': fromClient.TaskIdParamsSchema,
+  'tasks/list': fromClient.PaginatedParamsSchema,
+  'tasks/update': fromClient.TaskUpdateParamsSchema,
+  'notifications/initialized': fromClient.EmptyParamsSchema,
+  'notifications/progress': fromClient.ProgressParamsSchema,
+  'notifications/roots/list_changed': fromClient.EmptyParamsSchema,
+  'notifications/tasks/status': fromClient.TaskStatusParamsSchema,
+  'sampling/createMessage': fromServer.CreateMessageParamsSchema,
+  'roots/list': fromClient.EmptyParamsSchema,
   // Server notifications a client receives.
   'notifications/message': v.looseObject({ level: v.string(), logger: v.optional(v.string()), data: v.unknown() }),
-  'notifications/resources/updated': c.ResourceUriParamsSchema,
-  'notifications/resources/list_changed': c.EmptyParamsSchema,
-  'notifications/tools/list_changed': c.EmptyParamsSchema,
-  'notifications/prompts/list_changed': c.EmptyParamsSchema,
-  'notifications/subscriptions/acknowledged': v.looseObject({ notifications: c.SubscriptionFilterSchema }),
+  'notifications/resources/updated': fromClient.ResourceUriParamsSchema,
+  'notifications/resources/list_changed': fromClient.EmptyParamsSchema,
+  'notifications/tools/list_changed': fromClient.EmptyParamsSchema,
+  'notifications/prompts/list_changed': fromClient.EmptyParamsSchema,
+  'notifications/subscriptions/acknowledged': v.looseObject({ notifications: fromClient.SubscriptionFilterSchema }),
   'notifications/elicitation/complete': v.looseObject({ elicitationId: v.string() }),
   'notifications/tasks': v.looseObject({ taskId: v.string(), status: v.string() }),
 }
@@ -89,12 +90,12 @@ const FIXED: Record<string, AnySchema> = {
 function paramsSchema(revision: Revision, method: string, params?: unknown): AnySchema | undefined {
   switch (method) {
     case 'notifications/cancelled':
-      return revision === '2025-11-25' ? c.CancelledParamsOptionalIdSchema : c.CancelledParamsSchema
+      return revision === '2025-11-25' ? fromClient.CancelledParamsOptionalIdSchema : fromClient.CancelledParamsSchema
     case 'elicitation/create':
       if (isRecord(params) && params.mode === 'url' && revision >= '2025-11-25') {
-        return revision === '2025-11-25' ? s.ElicitUrlParams20251125Schema : s.ElicitUrlParamsSchema
+        return revision === '2025-11-25' ? fromServer.ElicitUrlParams20251125Schema : fromServer.ElicitUrlParamsSchema
       }
-      return s.ElicitFormParamsSchema
+      return fromServer.ElicitFormParamsSchema
     default:
       return FIXED[method]
   }

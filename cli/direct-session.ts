@@ -1,0 +1,65 @@
+/**
+ * An ad-hoc target (a URL, or --stdio "command"): connected directly through the gateway's own
+ * Upstream (era probe, OAuth from stored credentials), without the config or the daemon. Its own
+ * module so a daemon call never loads the gateway or OAuth (cli/target.ts imports it on demand).
+ */
+import { createUpstreamAuth } from '../lib/auth/index.ts'
+import type { ServerConfig } from '../lib/config/index.ts'
+import { Upstream } from '../lib/gateway/index.ts'
+import { type Revision, shapeResult } from '../lib/wire/index.ts'
+import type { ConfiguredContext } from './context.ts'
+import type { HostOptions } from './host.ts'
+import { slowNotice, withNotice } from './progress.ts'
+import { type ServerSession, cliAsker, cliDeclares } from './target.ts'
+import { stderrIsTty } from './tty.ts'
+
+type Json = Record<string, unknown>
+
+/** An ad-hoc server: one Upstream of our own (the gateway's connection logic), closed at the end. */
+export function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostOptions): ServerSession {
+  const upstream = new Upstream(config, {
+    settings: ctx.settings,
+    emit: () => {},
+    ...cliDeclares(host),
+    connectOptions: (entry) => {
+      const target = entry.target
+      if (target.kind === 'stdio') return { parentEnv: ctx.env }
+      return { auth: createUpstreamAuth({ serverUrl: target.url, settings: ctx.settings, home: ctx.paths.home, interactive: false }) }
+    },
+  })
+  const asker = cliAsker(host)
+  const delay = ctx.settings.cliSlowNoticeMs
+  return {
+    label: host.label,
+    adHoc: true,
+    catalog: () => withNotice(`connecting to ${host.label}`, delay, () => upstream.broker.run(asker, () => upstream.catalog())),
+    async call(tool, args, options) {
+      const notice = slowNotice(`waiting for ${host.label}`, delay)
+      const tty = process.stderr.isTTY === true
+      return upstream
+        .call(tool, args, {
+          asker,
+          ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+          ...(options.task && { runAsTask: true }),
+          ...((options.showProgress ?? stderrIsTty()) && {
+            onProgress: (update) => {
+              notice.stop()
+              const line = `${host.label} ${tool}: ${update.progress}${update.total !== undefined ? `/${update.total}` : ''}${update.message ? ` ${update.message}` : ''}`
+              process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
+            },
+          }),
+        })
+        .then((result) => shapedFor(upstream, 'tools/call', result))
+        .finally(() => notice.stop())
+    },
+    request: async (method, params, options = {}) => shapedFor(upstream, method, await upstream.request(method, params, { asker, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) })),
+    close: () => upstream.close(),
+  }
+}
+
+/** As the spec shapes a result for the revision the upstream speaks (no resultType for legacy ones), like /v1 does. */
+function shapedFor(upstream: Upstream, method: string, result: Json): Json {
+  const revision = upstream.status().revision
+  return revision === undefined ? result : shapeResult(revision as Revision, method, result)
+}
+
