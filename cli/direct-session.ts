@@ -11,6 +11,7 @@ import type { ConfiguredContext } from './context.ts'
 import type { HostOptions } from './host.ts'
 import { slowNotice, withNotice } from './progress.ts'
 import { type ServerSession, cliAsker, cliDeclares } from './target.ts'
+import { stderrIsTty } from './tty.ts'
 
 type Json = Record<string, unknown>
 
@@ -40,7 +41,7 @@ export function directSession(ctx: ConfiguredContext, config: ServerConfig, host
           asker,
           ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
           ...(options.task && { runAsTask: true }),
-          ...(options.showProgress && {
+          ...((options.showProgress ?? stderrIsTty()) && {
             onProgress: (update) => {
               notice.stop()
               const line = `${host.label} ${tool}: ${update.progress}${update.total !== undefined ? `/${update.total}` : ''}${update.message ? ` ${update.message}` : ''}`

@@ -80,7 +80,8 @@ function readText(path: string): string {
 }
 
 export interface FollowOptions {
-  readonly showProgress: boolean
+  /** Progress lines on stderr; undefined: when stderr is a terminal (asked only once a line comes). */
+  readonly showProgress?: boolean
   readonly host: HostOptions
   readonly settings: Settings
   /** Names the call in progress lines (`server.tool`). */
@@ -119,7 +120,6 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
  */
 export function callFollower(client: DaemonClient, options: FollowOptions): { id: string; handle(type: string, data: JsonObject): Promise<void>; pause(): void; stop(): void } {
   const id = crypto.randomUUID()
-  const tty = stderrIsTty()
   const answers = [...(options.host.answers ?? [])]
   const notice = slowNotice(`waiting for ${options.label}`, options.settings.cliSlowNoticeMs)
   let shown = false
@@ -129,7 +129,7 @@ export function callFollower(client: DaemonClient, options: FollowOptions): { id
       const data = raw as { progress?: number; total?: number; message?: string; inputId?: string; kind?: string; params?: JsonObject }
       if (type === 'call.input') {
         notice.pause()
-        if (tty && shown) process.stderr.write('\r\x1b[K')
+        if (shown && stderrIsTty()) process.stderr.write('\r\x1b[K')
         const reply = await answer(data.kind === 'sample' ? 'sample' : 'elicit', data.params ?? {}, options.host, answers).then(
           (result) => ({ result }),
           (error: unknown) => ({ error: { code: -32603, message: error instanceof Error ? error.message : String(error) } }),
@@ -137,16 +137,16 @@ export function callFollower(client: DaemonClient, options: FollowOptions): { id
         await client.request('answer', { inputId: data.inputId, ...reply }).catch(() => {})
         return
       }
-      if (type !== 'call.progress' || !options.showProgress) return
+      if (type !== 'call.progress' || !(options.showProgress ?? stderrIsTty())) return
       notice.stop()
       const line = `${options.label}: ${data.progress}${data.total !== undefined ? `/${data.total}` : ''}${data.message ? ` ${data.message}` : ''}`
-      process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
+      process.stderr.write(stderrIsTty() ? `\r\x1b[K${line}` : `${line}\n`)
       shown = true
     },
     pause: () => notice.stop(),
     stop() {
       notice.stop()
-      if (tty && shown) process.stderr.write('\r\x1b[K')
+      if (shown && stderrIsTty()) process.stderr.write('\r\x1b[K')
     },
   }
 }

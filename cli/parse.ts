@@ -2,7 +2,8 @@
  * Strict command-line parsing for every mcpx command (citty's parser ignores unknown flags and
  * reads flags after `--`). Flags come only before `--`; everything after it belongs to the command
  * being wrapped (`replay F --against -- cmd --print`). An unknown flag, a string flag without a
- * value or a repeated flag is a USAGE error (exit 2) naming the flag, with "did you mean".
+ * value, a repeated flag or a word no positional takes is a USAGE error (exit 2) naming it, with
+ * "did you mean" for flags.
  */
 import type { ArgsDef } from 'citty'
 import { McpxError } from '../lib/errors/index.ts'
@@ -14,6 +15,14 @@ const REPEATABLE = new WeakSet<object>()
 /** Mark a string flag repeatable (`--root A --root B`). */
 export function repeatable<T extends object>(def: T): T {
   REPEATABLE.add(def)
+  return def
+}
+
+/** A positional marked here is followed by any number of words (`call T k=v…`); others take one each. */
+const VARIADIC = new WeakSet<object>()
+
+export function variadic<T extends object>(def: T): T {
+  VARIADIC.add(def)
   return def
 }
 
@@ -104,6 +113,10 @@ export function parseCommandLine(rawArgs: readonly string[], argsDef: ArgsDef, c
     if (value !== undefined) out[positional.name] = value
     else if (positional.required) throw new McpxError('USAGE', `${command}: missing ${positional.name.toUpperCase()} (see \`mcpx ${command} --help\`)`, { argument: positional.name })
     else if (positional.def.default !== undefined) out[positional.name] = positional.def.default
+  }
+  // A word no positional takes is a mistake (`mcpx tools a b`, `mcpx settings x`), not something to drop.
+  if (queue.length > 0 && !positionals.some((p) => VARIADIC.has(p.def))) {
+    throw new McpxError('USAGE', `${command}: unexpected argument "${queue[0]}" (see \`mcpx ${command} --help\`)`, { argument: queue[0] })
   }
   return { ...out, _: [...loose, ...rest], rest } as ParsedArgs
 }

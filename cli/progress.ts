@@ -16,11 +16,11 @@ export interface Notice {
 }
 
 export function slowNotice(label: string, delayMs: number): Notice {
-  const tty = stderrIsTty()
   let spinner: ReturnType<typeof setInterval> | undefined
   let frame = 0
+  // Whether stderr is a terminal is asked only once the notice is due (cli/tty.ts).
   const timer = setTimeout(() => {
-    if (!tty) return void process.stderr.write(`mcpx: ${label}…\n`)
+    if (!stderrIsTty()) return void process.stderr.write(`mcpx: ${label}…\n`)
     spinner = setInterval(() => process.stderr.write(`\r\x1b[K${FRAMES[frame++ % FRAMES.length]} ${label}…`), FRAME_MS)
     spinner.unref?.()
   }, delayMs)

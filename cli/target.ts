@@ -29,7 +29,7 @@ export interface ServerSession {
    * arguments were built against a cached schema; a daemon whose schema differs refuses the call
    * before it runs (McpxError NOT_FOUND with data.staleSchema).
    */
-  call(tool: string, args: JsonObject, options: { timeoutMs?: number; showProgress: boolean; task?: boolean; inputSchemaHash?: string }): Promise<JsonObject>
+  call(tool: string, args: JsonObject, options: { timeoutMs?: number; showProgress?: boolean; task?: boolean; inputSchemaHash?: string }): Promise<JsonObject>
   request(method: string, params: JsonObject, options?: { timeoutMs?: number }): Promise<JsonObject>
   close(): Promise<void>
 }
@@ -116,7 +116,7 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
     cachedTool: (tool) => cachedTool(layout, server, tool),
     // One streamed round trip (lib/daemon/call-stream.ts): the call's progress and questions come on its own answer.
     async call(tool, args, options) {
-      const follower = callFollower(client, { showProgress: options.showProgress, host, settings: ctx.settings, label: `${server}.${tool}` })
+      const follower = callFollower(client, { ...(options.showProgress !== undefined && { showProgress: options.showProgress }), host, settings: ctx.settings, label: `${server}.${tool}` })
       const params = {
         server,
         tool,

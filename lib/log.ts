@@ -3,20 +3,43 @@
  * over stdio (stdout belongs to the protocol), so both streams are bound to stderr.
  */
 import { copyFileSync, fstatSync, statSync, truncateSync } from 'node:fs'
-import { formatWithOptions } from 'node:util'
-import { createConsola, type ConsolaInstance } from 'consola'
+import type { ConsolaInstance } from 'consola'
 
-export const log: ConsolaInstance = createConsola({
-  stdout: process.stderr,
-  stderr: process.stderr,
-  // Level comes from the CLI (--verbose/--quiet) via setLogLevel; 3 = info.
-  level: 3,
-  formatOptions: { date: false, colors: false, compact: true },
+let instance: ConsolaInstance | undefined
+let pendingLevel = 3
+
+/**
+ * consola, created on first use: building it (and the process.stderr stream it writes to) costs
+ * a few ms that `mcpx --version` or a warm `mcpx call` would otherwise pay without logging a line
+ * (scripts/bench part 2). require() keeps it out of the start-up chunk (bun build --splitting).
+ */
+function consola(): ConsolaInstance {
+  if (instance === undefined) {
+    const { createConsola } = require('consola') as typeof import('consola')
+    instance = createConsola({
+      stdout: process.stderr,
+      stderr: process.stderr,
+      // Level comes from the CLI (--verbose/--quiet) via setLogLevel; 3 = info.
+      level: pendingLevel,
+      formatOptions: { date: false, colors: false, compact: true },
+    })
+  }
+  return instance
+}
+
+export const log: ConsolaInstance = new Proxy({} as ConsolaInstance, {
+  get(_, key) {
+    const target = consola()
+    const value = Reflect.get(target, key, target)
+    return typeof value === 'function' ? value.bind(target) : value
+  },
+  set: (_, key, value) => Reflect.set(consola(), key, value),
 })
 
 /** 0 silent … 3 info … 5 trace (consola levels). */
 export function setLogLevel(level: number): void {
-  log.level = level
+  if (instance === undefined) pendingLevel = level
+  else instance.level = level
 }
 
 export type Logger = ConsolaInstance
@@ -38,9 +61,10 @@ export interface FileLogOptions {
  */
 export function useFileLog(options: FileLogOptions): void {
   let written = 0
-  log.setReporters([
+  consola().setReporters([
     {
       log(entry) {
+        const { formatWithOptions } = require('node:util') as typeof import('node:util')
         const text = `${entry.date.toISOString()} ${entry.type.padEnd(5)} ${formatWithOptions({ colors: false, breakLength: Number.POSITIVE_INFINITY }, ...entry.args).replace(/\n/g, '\n  ')}\n`
         process.stderr.write(text)
         written += Buffer.byteLength(text)

@@ -15,7 +15,7 @@ import { commonArgs } from '../args.ts'
 import { type ConfiguredContext, loadConfiguredContext } from '../context.ts'
 import { EXIT, setExitCode } from '../exit.ts'
 import { hostArgs } from '../host.ts'
-import { repeatable } from '../parse.ts'
+import { repeatable, variadic } from '../parse.ts'
 import { writeStdout } from '../output.ts'
 import { renderToolResult } from '../render.ts'
 import { stderrIsTty } from '../tty.ts'
@@ -25,7 +25,7 @@ export default defineCommand({
   meta: { name: 'call', description: 'Call one tool: mcpx call <server.tool> [key=value ...], or an ad-hoc server: mcpx call <URL> <tool> ... / mcpx call --stdio "CMD" <tool> ...' },
   args: {
     ...commonArgs,
-    target: { type: 'positional', description: 'server.tool (the first dot splits; server/tool also works), or a URL followed by the tool name, or the tool name with --stdio', required: true },
+    target: variadic({ type: 'positional', description: 'server.tool (the first dot splits; server/tool also works), or a URL followed by the tool name, or the tool name with --stdio', required: true }),
     args: { type: 'string', description: 'Arguments as one JSON object', valueHint: 'json' },
     timeout: { type: 'string', description: 'Deadline for this call in milliseconds', valueHint: 'ms' },
     progress: { type: 'boolean', description: 'Show the upstream\'s progress on stderr (default: when stderr is a terminal)' },
@@ -70,7 +70,7 @@ export default defineCommand({
     const session = await openServer(ctx, args, args.stdio !== undefined ? undefined : server, stdin.text)
     try {
       const started = performance.now()
-      const options = { ...(timeoutMs !== undefined && { timeoutMs }), showProgress: args.progress ?? stderrIsTty(), ...(args.task && { task: true }) }
+      const options = { ...(timeoutMs !== undefined && { timeoutMs }), ...(args.progress !== undefined && { showProgress: args.progress }), ...(args.task && { task: true }) }
       const attempt = async (definition: Record<string, unknown>, cached: boolean) => {
         const callArguments = await buildArguments(args.args, tokens, definition, stdin)
         if (args.verbose) process.stderr.write(`mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}${cached ? ' (built against the cached schema)' : ''}\n`)

@@ -9,7 +9,7 @@ import { splitQualified, suggest } from '../../lib/gateway/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../context.ts'
 import { hostArgs } from '../host.ts'
-import { repeatable } from '../parse.ts'
+import { repeatable, variadic } from '../parse.ts'
 import { printJson } from '../render.ts'
 import { isUrl, openServer } from '../target.ts'
 
@@ -45,7 +45,7 @@ const get = defineCommand({
   meta: { name: 'get', description: 'Get one prompt with arguments: mcpx prompt get <server.prompt> [key=value ...]' },
   args: {
     ...commonArgs,
-    target: { type: 'positional', description: 'server.prompt, or a URL followed by the prompt name, or the name with --stdio', required: true },
+    target: variadic({ type: 'positional', description: 'server.prompt, or a URL followed by the prompt name, or the name with --stdio', required: true }),
     ...targetArgs,
   },
   async run({ args }) {

@@ -3,6 +3,7 @@ import { defineCommand } from 'citty'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../context.ts'
 import { printJson } from '../render.ts'
+import { variadic } from '../parse.ts'
 import { daemonClient } from './daemon.ts'
 
 interface Hit {
@@ -16,7 +17,7 @@ export default defineCommand({
   meta: { name: 'search', description: 'Find upstream tools by what they do: mcpx search <query>' },
   args: {
     ...commonArgs,
-    query: { type: 'positional', description: 'What the tool should do', required: true },
+    query: variadic({ type: 'positional', description: 'What the tool should do', required: true }),
     server: { type: 'string', description: 'Only this server' },
     limit: { type: 'string', description: 'Most hits', valueHint: 'n' },
   },

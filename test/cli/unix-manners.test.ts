@@ -68,6 +68,9 @@ describe('strict parsing', () => {
     ['a repeated key for a string parameter', ['call', 'demo.echo', 'text=a', 'text=b'], 2, 'stderr', /argument "text" given more than once/],
     ['a dotted key into a string is named', ['call', 'demo.echo', 'text.inner=a'], 2, 'stderr', /argument "text" is string, so "text.inner" cannot set a field inside it/],
     ['a string flag without its value', ['call', 'demo.echo', '--timeout'], 2, 'stderr', /--timeout needs a value/],
+    // A word no positional takes is refused, not dropped (only call, prompt get and search take many).
+    ['an extra word on settings', ['settings', 'nope'], 2, 'stderr', /settings: unexpected argument "nope" \(see `mcpx settings --help`\)/],
+    ['a second server on tools', ['tools', 'demo', 'other'], 2, 'stderr', /tools: unexpected argument "other"/],
     // The server.tool habit on a URL (`URL.tool`) is one URL: the message shows the split.
     ['an ad-hoc URL with .tool appended', ['call', 'http://127.0.0.1:9/mcp.echo', 'text=a'], 2, 'stderr', /call http:\/\/127\.0\.0\.1:9\/mcp\.echo: name the tool after the URL \(mcpx call http:\/\/127\.0\.0\.1:9\/mcp echo text=a\)/],
     ['types of an unknown tool', ['types', 'demo.nope'], 2, 'stderr', /server "demo" has no tool "nope"/],
