@@ -31,7 +31,7 @@ import { type ClusterFigures, measureCluster, renderCluster } from './bench/clus
 import { type SealFigures, measureSeal, renderSeal } from './bench/seal.ts'
 import { measureBatch, measureExecOverMcp, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
 import { type CpuPerCall, cpuPerCall, type OwnCpuPerCall, ownCpuPerCall } from './bench/cpu.ts'
-import { type MemoryFigures, type StartupFigures, buildHello, measureDaemonMemory, measureStartup } from './bench/startup.ts'
+import { type MemoryFigures, type StartupFigures, buildHello, measureDaemonMemory, measureFloorMemory, measureStartup } from './bench/startup.ts'
 import { ECHO_SERVER, NODE, REPO, buildBinary, directClient, httpClient, mcporterPeer, startHttpFloor, startRelayFloor, startMcpxDaemon, startSupergateway, type Peer, type McpxDaemon, type Mcporter } from './bench/peers.ts'
 import { type CallTarget, measurePersistent, pairedRatio } from './bench/persistent.ts'
 import { renderMarkdown, renderStartupOnly, renderStdioOnly, type BenchReport, type StartupOnlyReport, type StdioOnlyReport } from './bench/report.ts'
@@ -115,8 +115,18 @@ async function startupAndMemory(binary: string, daemon: McpxDaemon, mcporter: Mc
   )
   const raw = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
   clients.push(raw)
-  const memory = await measureDaemonMemory(daemon.pid, () => raw.callTool({ name: `${NS}_echo`, arguments: { message: 'hello' } }), num('memory-calls'), num('idle-ms'))
-  return { startup, memory }
+  const daemonMemory = await measureDaemonMemory(daemon.pid, () => raw.callTool({ name: `${NS}_echo`, arguments: { message: 'hello' } }), num('memory-calls'), num('idle-ms'))
+  const floor = await measureFloorMemory(
+    dir,
+    ECHO_SERVER,
+    async (url) => {
+      const client = await httpClient(url)
+      return { call: () => client.callTool({ name: 'echo', arguments: { message: 'hello' } }), close: () => client.close() }
+    },
+    num('memory-calls'),
+    num('idle-ms'),
+  )
+  return { startup, memory: { ...daemonMemory, floor } }
 }
 
 /** `--only startup`: part 2 alone, against a daemon that pools just the echo server. */

@@ -80,7 +80,7 @@ function targets(r: BenchReport): string[][] {
   ]
 }
 
-const pair = (p: PairResult) => `${fmt(p.ratio, 3)}× [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}] (${ms(p.aWallMs)} vs ${ms(p.bWallMs)} ms)`
+const pair = (p: PairResult) => `${fmt(p.ratio, 3)}× [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}] (${ms(p.aWallMs)} vs ${ms(p.bWallMs)} ms; CPU ${fmt(p.cpuRatio)}×)`
 
 function startupTargets(r: Pick<BenchReport, 'startup' | 'memory'>): string[][] {
   const { versionVsHello, callVsHello, callVsMcporter } = r.startup
@@ -94,6 +94,7 @@ function startupTargets(r: Pick<BenchReport, 'startup' | 'memory'>): string[][] 
       `${fmt(m.after.totalMb, 1)} MB (anon ${fmt(m.after.anonMb, 1)} + file-backed ${fmt(m.after.fileMb, 1)}; children ${fmt(m.childrenMb, 1)} MB in ${m.childCount})`,
       mark(m.after.totalMb <= 50),
     ],
+    ...(m.floor ? [[`… the same-run floor: a minimal compiled bun relay (relay-floor.ts) after ${m.calls} calls`, `${fmt(m.floor.totalMb, 1)} MB (anon ${fmt(m.floor.anonMb, 1)} + file-backed ${fmt(m.floor.fileMb, 1)}); margin to the target ${fmt(50 - m.floor.totalMb, 1)} MB`, m.floor.totalMb > 50 ? '(floor above target)' : '']] : []),
   ]
 }
 
@@ -104,7 +105,12 @@ function startupSection(r: Pick<BenchReport, 'startup' | 'memory' | 'flags'>): s
   return [
     `### 2. Start-up and memory: one CLI process, whole (wall ms, median of ${r.flags.oneshotRuns} alternated A/B pairs after 2 warm-ups)`,
     '',
-    table(['A', 'B', 'A wall', 'B wall', 'A/B [min..max]'], [versionVsHello, callVsHello, callVsMcporter].map((p) => [p.a, p.b, ms(p.aWallMs), ms(p.bWallMs), `${fmt(p.ratio, 3)} [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}]`])),
+    table(
+      ['A', 'B', 'A wall', 'B wall', 'A/B wall [min..max]', 'A CPU', 'B CPU', 'A/B CPU'],
+      [versionVsHello, callVsHello, callVsMcporter].map((p) => [p.a, p.b, ms(p.aWallMs), ms(p.bWallMs), `${fmt(p.ratio, 3)} [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}]`, ms(p.aCpuMs), ms(p.bCpuMs), fmt(p.cpuRatio)]),
+    ),
+    '',
+    'CPU: user + system time of the one process (its rusage), median; the daemon\'s share of a call is not in it. The targets are the wall ratios.',
     '',
     table(
       ['daemon memory (VmRSS from /proc, after ' + `${m.idleMs} ms idle)`, 'value'],
@@ -112,6 +118,7 @@ function startupSection(r: Pick<BenchReport, 'startup' | 'memory' | 'flags'>): s
         ['daemon process, idle, before the calls', rss(m.before)],
         [`daemon process, idle, after ${m.calls} tools/call on /mcp?codemode=false`, rss(m.after)],
         ['its children (upstreams, sandbox workers), summed', `${fmt(m.childrenMb, 1)} MB in ${m.childCount} processes`],
+        ...(m.floor ? [[`floor: relay-floor.ts compiled with bun build --compile, idle after ${m.calls} calls`, rss(m.floor)]] : []),
       ],
     ),
   ]

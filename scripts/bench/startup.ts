@@ -85,6 +85,38 @@ export function descendants(root: number): number[] {
   return found
 }
 
+/**
+ * The memory floor of any bun daemon doing this job: scripts/bench/relay-floor.ts (a minimal
+ * HTTP→stdio relay, no validation, sessions or auth) compiled like mcpx, idle after the same
+ * number of calls through the SDK client, measured the same way.
+ */
+export async function measureFloorMemory(dir: string, echoServer: string, connect: (url: string) => Promise<{ call(): Promise<unknown>; close(): Promise<void> }>, calls: number, idleMs: number): Promise<Rss> {
+  const outfile = join(dir, 'relay-floor')
+  const build = Bun.spawn([process.execPath, 'build', '--compile', join(import.meta.dir, 'relay-floor.ts'), '--outfile', outfile], { stdout: 'ignore', stderr: 'pipe' })
+  if ((await build.exited) !== 0) throw new Error(`relay floor build failed: ${await new Response(build.stderr).text()}`)
+  const child = Bun.spawn([outfile, echoServer], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  try {
+    const reader = child.stdout.getReader()
+    let text = ''
+    while (!text.includes('\n')) {
+      const { value, done } = await reader.read()
+      if (done) throw new Error('the compiled relay floor exited before announcing its URL')
+      text += new TextDecoder().decode(value)
+    }
+    const { url } = JSON.parse(text.slice(0, text.indexOf('\n'))) as { url: string }
+    const client = await connect(url)
+    for (let i = 0; i < calls; i++) await client.call()
+    await client.close()
+    await Bun.sleep(idleMs)
+    const rss = readRss(child.pid)
+    if (rss === null) throw new Error('the compiled relay floor exited during the calls')
+    return rss
+  } finally {
+    child.stdin.end()
+    await child.exited
+  }
+}
+
 export interface MemoryFigures {
   readonly calls: number
   readonly idleMs: number
@@ -95,6 +127,8 @@ export interface MemoryFigures {
   /** Its children after the calls (upstreams over stdio, sandbox workers), summed VmRSS. */
   readonly childrenMb: number
   readonly childCount: number
+  /** The compiled relay floor after the same calls (measureFloorMemory). */
+  readonly floor?: Rss
 }
 
 /** `calls` sequential calls through `call`, then `idleMs` of idle, then the daemon's RSS. */
