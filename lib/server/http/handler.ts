@@ -17,7 +17,7 @@ import type { Connection, Outlet } from '../connection.ts'
 import type { Channel, Engine } from '../engine.ts'
 import { SUPPORTED_REVISIONS } from '../lifecycle.ts'
 import type { SessionSeed } from '../session-id.ts'
-import { checkAccept, readJsonBody, rpcErrorResponse } from './body.ts'
+import { type AcceptMemo, checkAccept, readJsonBody, rpcErrorResponse } from './body.ts'
 import { classifyHttpRequest, headerValue, rejectResponse, type HttpVerdict } from './classify.ts'
 import { EventStore } from './event-store.ts'
 import { validateModernHeaders } from './modern-headers.ts'
@@ -97,6 +97,7 @@ interface LegacySession {
 
 export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const { engine, settings } = options
+  const acceptMemo: AcceptMemo = {}
   const sessions = new SessionStore<LegacySession>({
     sessionIdleMs: settings.sessionIdleMs,
     maxSessions: settings.maxSessions,
@@ -150,7 +151,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
           sessions.delete(verdict.sessionId)
           return new Response(null, { status: HTTP_STATUS.NO_CONTENT })
         }
-        const notAcceptable = checkAccept(request, session.revision)
+        const notAcceptable = checkAccept(request, session.revision, acceptMemo)
         if (notAcceptable) return notAcceptable
         if (verdict.kind === 'legacy-get') return openGet(request, verdict.sessionId, session, verdict.lastEventId)
         const headers = { [HEADER.SESSION_ID]: verdict.sessionId }
@@ -187,7 +188,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   }
 
   async function initialize(request: Request, raw: Record<string, unknown>): Promise<Response> {
-    const notAcceptable = checkAccept(request, '2025-03-26')
+    const notAcceptable = checkAccept(request, '2025-03-26', acceptMemo)
     if (notAcceptable) return notAcceptable
     let message: JsonRpcMessage
     try {
@@ -215,7 +216,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const toolName = message.method === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined
     const checked = validateModernHeaders(request.headers, message, { toolInputSchema: toolName === undefined ? undefined : engine.registry.tool(toolName)?.inputSchema })
     if (!checked.ok) return rpcErrorResponse(checked.status, checked.error, recoverId(message))
-    const notAcceptable = checkAccept(request, verdict.revision)
+    const notAcceptable = checkAccept(request, verdict.revision, acceptMemo)
     if (notAcceptable) return notAcceptable
     if (options.forwardModern && params && (params.requestState !== undefined || params.taskId !== undefined)) {
       const answer = await options.forwardModern(request, restoreRawIds(JSON.stringify(message)), params, String(message.method))
