@@ -76,34 +76,34 @@ export class McpClient {
    * they came; methods that may need input go through requestWithInput().
    */
   request(method: string, params: JsonObject = {}, options: CallOptions = {}): Promise<JsonObject> {
+    const generation = this.#generation
+    const retry = async (error: unknown): Promise<JsonObject> => {
+      if (!(await this.#readyToRetry(error, generation, method))) throw error
+      return this.#attempt(method, params, options)
+    }
     try {
-      return this.#attempt(method, params, options, false)
+      return this.#attempt(method, params, options).catch(retry)
     } catch (error) {
-      return Promise.reject(error)
+      return retry(error)
     }
   }
 
-  /** One try of request(); the common answer settles through one reaction, not an async frame. */
-  #attempt(method: string, params: JsonObject, options: CallOptions, retried: boolean): Promise<JsonObject> {
-    const generation = this.#generation
+  /** One try of request() under the connection's state now. */
+  #attempt(method: string, params: JsonObject, options: CallOptions): Promise<JsonObject> {
     const revision = this.state.revision ?? this.identity.revision
     let body = this.identity.era === 'modern' ? withModernMeta(this.state, params, revision) : params
     if (options.logLevel && this.identity.era === 'modern') body = { ...body, _meta: { ...(body._meta as JsonObject), [META.LOG_LEVEL]: options.logLevel } }
     if (options.capabilities && this.identity.era === 'modern') body = { ...body, _meta: { ...(body._meta as JsonObject), [META.CLIENT_CAPABILITIES]: options.capabilities } }
-    return this.peer
-      .request(method, body, {
-        signal: options.signal,
-        timeoutMs: options.timeoutMs,
-        onProgress: options.onProgress,
-        ...(options.onId && { onId: options.onId }),
-        // 2026 HTTP: closing the stream is the cancel; everywhere else send notifications/cancelled.
-        cancel: this.identity.era === 'modern' && this.identity.transport !== 'stdio' ? 'abort' : 'notify',
-      })
-      .then(
-        // One shape for the rest of mcpx: the newest (absent resultType = complete, cache hints ttl 0).
-        (result) => upgradeResult(revision, method, this.#knownResultType(method, result)),
-        (error: unknown) => (retried ? Promise.reject(error) : this.#retryAfter(error, generation, method, params, options)),
-      )
+    const answer = this.peer.request(method, body, {
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+      onProgress: options.onProgress,
+      ...(options.onId && { onId: options.onId }),
+      // 2026 HTTP: closing the stream is the cancel; everywhere else send notifications/cancelled.
+      cancel: this.identity.era === 'modern' && this.identity.transport !== 'stdio' ? 'abort' : 'notify',
+    })
+    // One shape for the rest of mcpx: the newest (absent resultType = complete, cache hints ttl 0).
+    return answer.then((result) => upgradeResult(revision, method, this.#knownResultType(method, result)))
   }
 
   /**
@@ -121,27 +121,30 @@ export class McpClient {
     return isRecord(extensions) ? Object.keys(extensions) : []
   }
 
-  /** The one retry a failed request may get (expired session, changed tool headers, another revision). */
-  async #retryAfter(error: unknown, generation: number, method: string, params: JsonObject, options: CallOptions): Promise<JsonObject> {
+  /**
+   * Whether a failed request gets its one retry, after putting right what failed: an expired
+   * session (re-initialized), changed tool headers, another revision.
+   */
+  async #readyToRetry(error: unknown, generation: number, method: string): Promise<boolean> {
     if (this.identity.era === 'legacy' && isSessionExpired(error)) {
       if (this.#generation === generation) await this.#reinitialize()
-      return this.#attempt(method, params, options, true)
+      return true
     }
     // streamable-http.mdx "Client Behavior": on HeaderMismatch the tool's schema may have
     // changed; re-list so Mcp-Param-* follow the current x-mcp-header annotations, retry once.
     if (this.identity.era === 'modern' && method === 'tools/call' && error instanceof RpcError && error.rpcCode === RPC.HEADER_MISMATCH) {
       this.state.tools.clear()
       await this.listAllTools().catch((e) => log.debug(`tools/list after -32020: ${e}`))
-      return this.#attempt(method, params, options, true)
+      return true
     }
     if (this.identity.era === 'modern' && error instanceof RpcError && error.rpcCode === RPC.UNSUPPORTED_PROTOCOL_VERSION) {
       const next = pickModern((error.rpcData as JsonObject | undefined)?.supported)
       if (next) {
         this.state.revision = next
-        return this.#attempt(method, params, options, true)
+        return true
       }
     }
-    throw error
+    return false
   }
 
   /**
@@ -150,27 +153,27 @@ export class McpClient {
    * carried to any other call, at most `maxInputRounds` times (2026-07-28 basic/patterns/mrtr.mdx "Client Requirements").
    */
   requestWithInput(method: string, params: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
-    return this.request(method, params, options).then((result) => this.#afterRound(method, params, options, result, 0))
+    // Most answers are final: only an input_required one enters the rounds.
+    return this.request(method, params, options).then((result) => (isFinal(result, options) ? result : this.#inputRounds(method, params, options, result)))
   }
 
-  #afterRound(method: string, params: JsonObject, options: CallOptions, result: JsonObject, rounds: number): JsonObject | Promise<JsonObject> {
-    const resultType = result.resultType ?? RESULT_TYPE.COMPLETE
-    if (resultType === RESULT_TYPE.COMPLETE || (resultType === RESULT_TYPE.TASK && options.acceptTask)) return result
-    if (resultType !== RESULT_TYPE.INPUT_REQUIRED || !INPUT_METHODS.has(method)) {
-      throw new McpxError('PROTOCOL', `${method} returned resultType ${JSON.stringify(resultType)}, which mcpx did not ask for`, { method, resultType })
+  async #inputRounds(method: string, params: JsonObject, options: CallOptions, first: JsonObject): Promise<JsonObject> {
+    let result = first
+    for (let rounds = 0; ; rounds++) {
+      if (isFinal(result, options)) return result
+      const resultType = result.resultType
+      if (resultType !== RESULT_TYPE.INPUT_REQUIRED || !INPUT_METHODS.has(method)) {
+        throw new McpxError('PROTOCOL', `${method} returned resultType ${JSON.stringify(resultType)}, which mcpx did not ask for`, { method, resultType })
+      }
+      if (rounds >= this.settings.maxInputRounds) {
+        throw new McpxError('PROTOCOL', `${method} still needs input after ${rounds} rounds (maxInputRounds)`, { method, rounds })
+      }
+      const inputResponses = await answerInputRequests(this.state.handlers, result.inputRequests, 'modern', options.signal)
+      const round: JsonObject = { ...params }
+      if (inputResponses !== undefined) round.inputResponses = inputResponses
+      if (typeof result.requestState === 'string') round.requestState = result.requestState
+      result = await this.request(method, round, options)
     }
-    if (rounds >= this.settings.maxInputRounds) {
-      throw new McpxError('PROTOCOL', `${method} still needs input after ${rounds} rounds (maxInputRounds)`, { method, rounds })
-    }
-    return this.#nextRound(method, params, options, result, rounds)
-  }
-
-  async #nextRound(method: string, params: JsonObject, options: CallOptions, result: JsonObject, rounds: number): Promise<JsonObject> {
-    const inputResponses = await answerInputRequests(this.state.handlers, result.inputRequests, 'modern', options.signal)
-    const round: JsonObject = { ...params }
-    if (inputResponses !== undefined) round.inputResponses = inputResponses
-    if (typeof result.requestState === 'string') round.requestState = result.requestState
-    return this.#afterRound(method, params, options, await this.request(method, round, options), rounds + 1)
   }
 
   // ---- typed calls -------------------------------------------------------------------------
@@ -367,4 +370,10 @@ function cursorOf(result: JsonObject): string | undefined {
 
 function isSessionExpired(error: unknown): boolean {
   return error instanceof McpxError && error.code === 'CONNECT' && error.data?.sessionExpired === true
+}
+
+/** A result the caller gets as it is: complete, or a task the caller asked to keep (acceptTask). */
+function isFinal(result: JsonObject, options: CallOptions): boolean {
+  const resultType = result.resultType ?? RESULT_TYPE.COMPLETE
+  return resultType === RESULT_TYPE.COMPLETE || (resultType === RESULT_TYPE.TASK && options.acceptTask === true)
 }

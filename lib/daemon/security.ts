@@ -87,15 +87,8 @@ export function hasToken(request: Request, token: string): boolean {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
   if (!match) return false
   const given = Buffer.from(match[1]!)
-  const expected = tokenBytes(token)
+  const expected = Buffer.from(token)
   return given.length === expected.length && timingSafeEqual(given, expected)
-}
-
-/** The token's bytes, encoded once (every TCP request compares against them). */
-let encodedToken: { token: string; bytes: Buffer } | undefined
-function tokenBytes(token: string): Buffer {
-  if (encodedToken?.token !== token) encodedToken = { token, bytes: Buffer.from(token) }
-  return encodedToken.bytes
 }
 
 /** Split a comma-separated setting into a set of trimmed, non-empty, lower-cased values. */

@@ -5,6 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { ClientHandlers, InputContext, JsonObject } from '../client/index.ts'
+import { settle } from './settle.ts'
 import { CAPABILITY_OF_ASK, type AskMethod, missingCapability } from '../wire/index.ts'
 
 /**
@@ -66,21 +67,7 @@ export class Broker {
       this.#inFlight.splice(this.#inFlight.indexOf(scope), 1)
       if (onLog) this.#logSinks.splice(this.#logSinks.indexOf(onLog), 1)
     }
-    // Settled through one reaction, not an async frame: every upstream call passes here.
-    let running: Promise<T>
-    try {
-      running = this.#scope.run(scope, call)
-    } catch (error) {
-      done()
-      return Promise.reject(error)
-    }
-    return running.then(
-      (value) => (done(), value),
-      (error: unknown) => {
-        done()
-        throw error
-      },
-    )
+    return settle(() => this.#scope.run(scope, call), done)
   }
 
   /** An upstream `notifications/message`: to the most recent call that asked for logs, else dropped. */

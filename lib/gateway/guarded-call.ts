@@ -16,7 +16,7 @@ function accessDenied(view: AccessView, what: string, reason: string, rule?: str
   })
 }
 
-export function guardedCall(view: AccessView, server: string, tool: string, args: Record<string, unknown>, call: () => Promise<JsonObject>): Promise<JsonObject> {
+export async function guardedCall(view: AccessView, server: string, tool: string, args: Record<string, unknown>, call: () => Promise<JsonObject>): Promise<JsonObject> {
   const decision = view.item(server, tool)
   const started = performance.now()
   const audit = (outcome: AuditOutcome, error?: string) =>
@@ -32,15 +32,17 @@ export function guardedCall(view: AccessView, server: string, tool: string, args
     })
   if (!decision.allowed) {
     audit('denied', decision.reason)
-    return Promise.reject(accessDenied(view, `${server}.${tool}`, decision.reason, decision.rule))
+    throw accessDenied(view, `${server}.${tool}`, decision.reason, decision.rule)
   }
-  return call().then(
-    (result) => (audit(result.isError === true ? 'tool_error' : 'ok'), result),
-    (error: unknown) => {
-      audit('error', error instanceof Error ? error.message : String(error))
-      throw error
-    },
-  )
+  let result: JsonObject
+  try {
+    result = await call()
+  } catch (error) {
+    audit('error', error instanceof Error ? error.message : String(error))
+    throw error
+  }
+  audit(result.isError === true ? 'tool_error' : 'ok')
+  return result
 }
 
 /** prompts/get is decided by the prompt's name, resources/* by the server (policy.ts). */

@@ -95,20 +95,16 @@ export class UpstreamPool {
     return options.view ? guardedCall(options.view, name, tool, args, () => this.#call(name, tool, args, options)) : this.#call(name, tool, args, options)
   }
 
-  #call(name: string, tool: string, args: Record<string, unknown>, options: UpstreamCallOptions): Promise<JsonObject> {
-    let upstream: Upstream
+  async #call(name: string, tool: string, args: Record<string, unknown>, options: UpstreamCallOptions): Promise<JsonObject> {
+    const upstream = this.upstream(name)
+    let result: JsonObject
     try {
-      upstream = this.upstream(name)
+      result = await upstream.call(tool, args, options)
     } catch (error) {
-      return Promise.reject(error)
+      throw (await this.#unknownTool(upstream, tool)) ?? error
     }
-    return upstream.call(tool, args, options).then(
-      // Many servers answer an unknown tool with an isError result rather than -32602.
-      (result) => (result.isError === true ? this.#unlessUnknown(upstream, tool, result) : result),
-      async (error: unknown) => {
-        throw (await this.#unknownTool(upstream, tool)) ?? error
-      },
-    )
+    // Many servers answer an unknown tool with an isError result rather than -32602.
+    return result.isError === true ? this.#unlessUnknown(upstream, tool, result) : result
   }
 
   /** An isError result, or NOT_FOUND with suggestions when the tool is not in the catalog. */

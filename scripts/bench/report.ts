@@ -198,7 +198,7 @@ export function renderMarkdown(r: BenchReport): string {
   out.push('', table(['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'], r.persistentRatios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`])))
   out.push('', `CPU per call (µs; ${r.cpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 100, utime+stime from /proc — 10 ms ticks — so it does not depend on the machine's load the way latency does):`, '')
   out.push(table(['target', 'client process', 'server side (gateway + upstream tree)', 'total'], r.cpu.map((c) => [c.name, fmt(c.clientUs, 0), fmt(c.serverUs, 0), fmt(c.clientUs + c.serverUs, 0)])))
-  out.push('', `Own-process CPU per call (µs; part 1a, run first: ${r.daemonCpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 500, the upstream not counted):`, '')
+  out.push('', `Own-process CPU per call (µs; part 1a, run first: ${r.flags.cpuCalls! / 5} warm-up calls, then ${r.daemonCpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 500, the upstream not counted):`, '')
   out.push(table(['target', 'own process µs per call'], r.daemonCpu.map((c) => [c.name, fmt(c.ownUs, 1)])))
   out.push('', ...startupSection(r))
   const s = r.sandbox

@@ -10,6 +10,7 @@ import type { HandlerContext, InputRequest } from '../../server/index.ts'
 import { hasFeature, CAPABILITY_OF_ASK, EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord } from '../../wire/index.ts'
 import { ASK_METHOD_OF, type DownstreamAsker, capabilityOfKind } from '../broker.ts'
 import type { UpstreamCallOptions } from '../types.ts'
+import { settle } from '../settle.ts'
 import type { ParkingLot } from './parking.ts'
 
 /** The upstream request; `options` carries what the downstream request implies (capabilities, logs, progress). */
@@ -67,7 +68,7 @@ export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean, a
     if (id === EXTENSION.TASKS) continue
     if (allExtensions || id === EXTENSION.UI) extensions[id] = settings as JsonObject
   }
-  if (relayTasks && ctx.era === 'modern' && EXTENSION.TASKS in hostExtensions) extensions[EXTENSION.TASKS] = hostExtensions[EXTENSION.TASKS] as JsonObject
+  if (relayTasks && hasFeature(ctx.revision, 'tasksExtension') && EXTENSION.TASKS in hostExtensions) extensions[EXTENSION.TASKS] = hostExtensions[EXTENSION.TASKS] as JsonObject
   if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities
 }
@@ -108,21 +109,12 @@ export function brokeredCall(ctx: HandlerContext, parking: ParkingLot, run: Run,
     // the host resumes it with GET + Last-Event-ID and the result arrives there. A no-op elsewhere.
     const pollMs = callOptions.ssePollAfterMs ?? 0
     const poll = pollMs > 0 && hasFeature(ctx.revision, 'ssePolling') ? setTimeout(() => ctx.closeStream(), pollMs) : undefined
-    let running: Promise<JsonObject>
-    try {
-      running = run(askerFor(ctx, ask), ctx.signal, options)
-    } catch (error) {
-      clearTimeout(poll)
-      return Promise.reject(withStatus(error, 'legacy'))
-    }
-    // One reaction settles it (every legacy host's call passes here).
-    return running.then(
-      (result) => (clearTimeout(poll), result),
-      (error: unknown) => {
-        clearTimeout(poll)
-        throw withStatus(error, 'legacy')
-      },
-    )
+    return settle(
+      () => run(askerFor(ctx, ask), ctx.signal, options),
+      () => clearTimeout(poll),
+    ).catch((error: unknown) => {
+      throw withStatus(error, 'legacy')
+    })
   }
   return brokeredModern(ctx, parking, run, options)
 }

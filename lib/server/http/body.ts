@@ -95,15 +95,15 @@ export function accepts(request: Request, mime: string): boolean {
  * - GET: MUST list `text/event-stream` (2025-11-25 "Listening for Messages").
  * Tolerance follows HTTP: wildcards count and an absent Accept admits everything.
  */
-export function checkAccept(request: Request, revision: Revision): Response | undefined {
+export function checkAccept(request: Request, revision: Revision, memo: AcceptMemo): Response | undefined {
   const rule = request.method === 'GET' ? ACCEPT_GET : hasFeature(revision, 'streamableHttp') ? ACCEPT_POST : undefined
   if (rule === undefined) return undefined
   // A host sends the same Accept on every request: the last value that passed is remembered.
   const header = request.headers.get('accept')
-  if (header !== null && header === rule.lastPassed) return undefined
+  if (header !== null && header === memo[rule.shape]) return undefined
   const missing = rule.needed.filter((mime) => !accepts(request, mime))
   if (missing.length === 0) {
-    if (header !== null) rule.lastPassed = header
+    if (header !== null) memo[rule.shape] = header
     return undefined
   }
   return rpcErrorResponse(
@@ -112,13 +112,16 @@ export function checkAccept(request: Request, revision: Revision): Response | un
   )
 }
 
-/** The media types one request shape must accept, and the last Accept value found to list them. */
+/** The media types one request shape must accept. */
 interface AcceptRule {
+  readonly shape: 'get' | 'post'
   readonly needed: readonly string[]
-  lastPassed?: string
 }
-const ACCEPT_GET: AcceptRule = { needed: [MIME.SSE] }
-const ACCEPT_POST: AcceptRule = { needed: [MIME.JSON, MIME.SSE] }
+const ACCEPT_GET: AcceptRule = { shape: 'get', needed: [MIME.SSE] }
+const ACCEPT_POST: AcceptRule = { shape: 'post', needed: [MIME.JSON, MIME.SSE] }
+
+/** The last Accept value found to pass, per request shape: one per handler (createHttpHandler), never shared. */
+export type AcceptMemo = { get?: string; post?: string }
 
 /**
  * The body's bytes, capped at `maxFrameBytes` and bounded by `bodyTimeoutMs`: 413 past the cap

@@ -92,16 +92,16 @@ describe('Accept', () => {
 
   test('POST needs both types from 2025-03-26 on (both eras); 406 otherwise', async () => {
     for (const revision of ['2025-03-26', '2025-11-25', '2026-07-28'] as const) {
-      expect(checkAccept(withAccept(BOTH), revision)).toBeUndefined()
-      const refused = checkAccept(withAccept('application/json'), revision)
+      expect(checkAccept(withAccept(BOTH), revision, {})).toBeUndefined()
+      const refused = checkAccept(withAccept('application/json'), revision, {})
       expect(refused?.status).toBe(406)
       expect((await refused!.json()).error.message).toContain('text/event-stream')
     }
   })
 
   test('2024-11-05 POST has no Accept rule; GET needs text/event-stream', () => {
-    expect(checkAccept(withAccept('application/json'), '2024-11-05')).toBeUndefined()
-    expect(checkAccept(withAccept('text/event-stream', 'GET'), '2025-11-25')).toBeUndefined()
-    expect(checkAccept(withAccept('application/json', 'GET'), '2025-11-25')?.status).toBe(406)
+    expect(checkAccept(withAccept('application/json'), '2024-11-05', {})).toBeUndefined()
+    expect(checkAccept(withAccept('text/event-stream', 'GET'), '2025-11-25', {})).toBeUndefined()
+    expect(checkAccept(withAccept('application/json', 'GET'), '2025-11-25', {})?.status).toBe(406)
   })
 })
