@@ -19,6 +19,8 @@ async function conversation<T>(run: (ask: (question: string) => Promise<string |
   let cancelled = false
   const waiting = new Set<(line: string | undefined) => void>()
   const cancel = () => {
+    // Ctrl-C or end of input mid-question: end that prompt's line, so what follows starts on its own.
+    if (waiting.size > 0) process.stderr.write('\n')
     cancelled = true
     for (const settle of waiting) settle(undefined)
   }

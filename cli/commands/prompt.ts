@@ -59,7 +59,10 @@ const get = defineCommand({
       if (words[1] === undefined) throw new McpxError('USAGE', `prompt get ${words[0]}: name the prompt after the URL`)
       ;[server, name, tokens] = [words[0], words[1], words.slice(2)]
     } else {
-      const split = splitQualified(words[0]!)
+      const target = words[0]!
+      const dot = target.indexOf('.')
+      if (dot <= 0 || dot === target.length - 1) throw new McpxError('USAGE', `"${target}" is not <server>.<prompt> (the first dot separates the server from the prompt; \`mcpx prompt list ${dot > 0 ? target.slice(0, dot) : target}\` lists them)`, { name: target })
+      const split = splitQualified(target)
       ;[server, name, tokens] = [split.server, split.tool, words.slice(1)]
     }
     const session = await openServer(ctx, args, server, async () => '')

@@ -15,7 +15,7 @@
 import { type CallOptions, type ClientHandlers, type JsonObject, type McpClient, answerInputRequests } from '../client/index.ts'
 import { McpxError, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
-import { EXTENSION, RESULT_TYPE, isRecord } from '../wire/index.ts'
+import { EXTENSION, RESULT_TYPE, hasFeature, isRecord } from '../wire/index.ts'
 
 export interface TaskRunOptions {
   readonly call: CallOptions
@@ -40,7 +40,7 @@ export function canRunAsTask(client: McpClient): boolean {
 export function taskRefusal(client: McpClient, support: unknown): 'server' | 'tool' | undefined {
   const caps = client.serverCapabilities
   if (client.era === 'legacy') {
-    if (!(client.revision === '2025-11-25' && isRecord(caps.tasks))) return 'server'
+    if (!(hasFeature(client.revision, 'coreTasks') && isRecord(caps.tasks))) return 'server'
     return support === 'optional' || support === 'required' ? undefined : 'tool'
   }
   return isRecord(caps.extensions) && EXTENSION.TASKS in caps.extensions ? undefined : 'server'

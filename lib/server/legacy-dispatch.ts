@@ -115,7 +115,7 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
       return { revision, result: await getPrompt(engine.registry, params, makeCtx()) }
     case 'resources/read':
       if (!caps.resources) throw notFound()
-      return { revision, result: await readResource(engine.registry, params, makeCtx(), 'legacy') }
+      return { revision, result: await readResource(engine.registry, params, makeCtx()) }
     case 'completion/complete':
       if (!caps.completions) throw notFound()
       return { revision, result: await complete(engine.def, engine.registry, params, makeCtx()) }

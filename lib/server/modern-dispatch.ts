@@ -87,7 +87,7 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       return { revision, result: await withInput((ctx) => getPrompt(engine.registry, params, ctx)) }
     case 'resources/read':
       if (!caps.resources) throw notFound()
-      return { revision, result: await withInput((ctx) => readResource(engine.registry, params, ctx, 'modern')) }
+      return { revision, result: await withInput((ctx) => readResource(engine.registry, params, ctx)) }
     case 'completion/complete':
       if (!caps.completions) throw notFound()
       return { revision, result: await complete(engine.def, engine.registry, params, makeCtx()) }

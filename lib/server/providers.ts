@@ -9,7 +9,7 @@ import { RPC, RpcError } from '../errors/index.ts'
 import { InputRequired } from './context.ts'
 import { paginate } from './pagination.ts'
 import { describe, type Registry } from './registry.ts'
-import { EXTENSION, MCP_APPS, type Era } from '../wire/index.ts'
+import { EXTENSION, MCP_APPS, resourceNotFound } from '../wire/index.ts'
 import { trustedProblems } from '../schema/index.ts'
 import type { CompleteRequest, HandlerContext, JsonObject, ServerDefinition, ToolDef } from './types.ts'
 
@@ -122,20 +122,14 @@ export const LIST_METHODS = new Map<string, { capability: 'tools' | 'prompts' | 
   ['resources/templates/list', { capability: 'resources', list: listTemplates }],
 ])
 
-export async function readResource(registry: Registry, params: JsonObject, ctx: HandlerContext, era: Era): Promise<JsonObject> {
+export async function readResource(registry: Registry, params: JsonObject, ctx: HandlerContext): Promise<JsonObject> {
   const uri = requireString(params, 'uri')
   const resource = registry.resource(uri)
   if (resource) return resource.read(ctx)
   const match = registry.matchTemplate(uri)
   if (match) return match.template.read(uri, match.vars, ctx)
   if (registry.unknown?.readResource) return registry.unknown.readResource(uri, ctx)
-  throw resourceNotFound(uri, era)
-}
-
-export function resourceNotFound(uri: string, era: Era): RpcError {
-  return era === 'modern'
-    ? new RpcError(RPC.INVALID_PARAMS, `Resource not found: ${uri}`, { uri })
-    : new RpcError(RPC.RESOURCE_NOT_FOUND_LEGACY, `Resource not found: ${uri}`, { uri })
+  throw resourceNotFound(ctx.revision, uri)
 }
 
 export async function complete(def: ServerDefinition, registry: Registry, params: JsonObject, ctx: HandlerContext): Promise<JsonObject> {

@@ -135,6 +135,29 @@ describe('elicitation and sampling', () => {
     expect(text).toContain('Grace')
   })
 
+  test('on a pseudo-terminal Ctrl-C cancels the form, and the next output starts on its own line', async () => {
+    const command = [...mcpxCommand(), 'call', 'everything.trigger-elicitation-request'].map((part) => `'${part}'`).join(' ')
+    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], { cwd: user.project, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    const reader = proc.stdout.getReader()
+    let seen = ''
+    const until = async (text: string) => {
+      while (!seen.includes(text)) {
+        const chunk = await reader.read()
+        if (chunk.done) throw new Error(`ended before "${text}": ${seen}`)
+        seen += new TextDecoder().decode(chunk.value)
+      }
+    }
+    await until('Answer now?')
+    proc.stdin.write('y\n')
+    await until('legal name: ')
+    proc.stdin.write('\x03')
+    await until('"action": "cancel"')
+    // (readline moves the cursor with ESC[nG on a terminal)
+    expect(seen).toMatch(/legal name: (\u001b\[\d+G)?\r?\n[^\n]*User cancelled/)
+    proc.stdin.end()
+    expect(await proc.exited).toBe(0)
+  })
+
   test('sampling is answered only when samplingCommand names a program', async () => {
     const refused = await run(['call', 'everything.trigger-sampling-request', 'prompt=hi'])
     expect(refused.stdout + refused.stderr).toMatch(/-32021|did not declare/)

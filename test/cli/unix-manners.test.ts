@@ -71,6 +71,7 @@ describe('strict parsing', () => {
     // A word no positional takes is refused, not dropped (only call, prompt get and search take many).
     ['an extra word on settings', ['settings', 'nope'], 2, 'stderr', /settings: unexpected argument "nope" \(see `mcpx settings --help`\)/],
     ['a second server on tools', ['tools', 'demo', 'other'], 2, 'stderr', /tools: unexpected argument "other"/],
+    ['prompt get without the prompt name', ['prompt', 'get', 'demo'], 2, 'stderr', /"demo" is not <server>\.<prompt> \(the first dot separates the server from the prompt; `mcpx prompt list demo` lists them\)/],
     // The server.tool habit on a URL (`URL.tool`) is one URL: the message shows the split.
     ['an ad-hoc URL with .tool appended', ['call', 'http://127.0.0.1:9/mcp.echo', 'text=a'], 2, 'stderr', /call http:\/\/127\.0\.0\.1:9\/mcp\.echo: name the tool after the URL \(mcpx call http:\/\/127\.0\.0\.1:9\/mcp echo text=a\)/],
     ['types of an unknown tool', ['types', 'demo.nope'], 2, 'stderr', /server "demo" has no tool "nope"/],

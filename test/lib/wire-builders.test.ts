@@ -1,5 +1,6 @@
 /**
- * -32020 (header mismatch), -32021 (missing client capability) and -32601 (method not found) are
+ * -32020 (header mismatch), -32021 (missing client capability), -32022 (unsupported version), -32002
+ * (a legacy resource not found) and -32601 (method not found) are
  * built only by lib/wire's builders (rpc-errors.ts), which own each code's data shape and HTTP
  * status; a hand-built copy next to them is how a status or a `data` key goes missing. This pins it
  * the way the settings registry pins `process.env`: reading a code (`code === RPC.METHOD_NOT_FOUND`)
@@ -13,7 +14,7 @@ import { REPO_ROOT } from '../harness.ts'
 
 /** The wire room (its builders, and the matrix that lists every code) and the code table itself. */
 const OWNERS = ['lib/wire/', 'lib/errors/']
-const CODES = 'METHOD_NOT_FOUND|HEADER_MISMATCH|MISSING_CLIENT_CAPABILITY'
+const CODES = 'METHOD_NOT_FOUND|HEADER_MISMATCH|MISSING_CLIENT_CAPABILITY|UNSUPPORTED_PROTOCOL_VERSION|RESOURCE_NOT_FOUND_LEGACY'
 /** `new RpcError(RPC.X …` or `{ code: RPC.X …`, by name or number, in code (comments stripped). */
 const HAND_BUILT = new RegExp(`new RpcError\\(\\s*RPC\\.(?:${CODES})\\b|code:\\s*RPC\\.(?:${CODES})\\b|(?:code:\\s*|new RpcError\\(\\s*)-(?:32601|32020|32021)\\b`, 'g')
 /** A JSON-RPC error code written as a number (`code: -32600`, `new RpcError(-32603`): lib/errors' RPC names every one. */

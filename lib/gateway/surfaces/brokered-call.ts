@@ -68,7 +68,7 @@ export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean, a
     if (id === EXTENSION.TASKS) continue
     if (allExtensions || id === EXTENSION.UI) extensions[id] = settings as JsonObject
   }
-  if (relayTasks && ctx.era === 'modern' && EXTENSION.TASKS in hostExtensions) extensions[EXTENSION.TASKS] = hostExtensions[EXTENSION.TASKS] as JsonObject
+  if (relayTasks && hasFeature(ctx.revision, 'tasksExtension') && EXTENSION.TASKS in hostExtensions) extensions[EXTENSION.TASKS] = hostExtensions[EXTENSION.TASKS] as JsonObject
   if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities
 }

@@ -7,11 +7,10 @@ import type { AccessView } from '../../access/index.ts'
 import type { JsonObject } from '../../client/index.ts'
 import type { Engine, HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef, UnknownNames } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
-import { RESULT_TYPE, isRecord } from '../../wire/index.ts'
+import { RESULT_TYPE, isRecord, resourceNotFound } from '../../wire/index.ts'
 import type { Catalog } from '../types.ts'
 import { gatewayResourceUri, rawName } from '../naming.ts'
 import { appOf, appResourceUri, isAppResourceUri, rewriteAppMeta, upstreamAppResource } from '../apps.ts'
-import { RPC, RpcError } from '../../errors/index.ts'
 import type { UpstreamPool } from '../upstream-pool.ts'
 import { brokeredCall, upstreamCapabilities } from './brokered-call.ts'
 import type { ParkingLot } from './parking.ts'
@@ -153,7 +152,7 @@ export function readUnlistedApps(options: ItemOptions): UnknownNames {
     readResource: async (uri, ctx) => {
       const target = upstreamAppResource(uri)
       if (!target || !options.pool.names().includes(target.server)) {
-        throw ctx.era === 'modern' ? new RpcError(RPC.INVALID_PARAMS, `Resource not found: ${uri}`, { uri }) : new RpcError(RPC.RESOURCE_NOT_FOUND_LEGACY, `Resource not found: ${uri}`, { uri })
+        throw resourceNotFound(ctx.revision, uri)
       }
       return readThrough(options, ctx, target.server, target.uri, uri)
     },
