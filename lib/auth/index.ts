@@ -4,13 +4,8 @@
  * the mcpx home, loopback login when interactive); `createOAuthProvider` is the general form. Both
  * give the Streamable HTTP transport an AuthProvider (plus `requestHeaders` for DPoP proofs).
  */
-export {
-  createUpstreamAuth,
-  oauthStoreDir,
-  OAuthUpstreamConfigSchema,
-  type OAuthUpstreamConfig,
-  type UpstreamAuthOptions,
-} from './upstream.ts'
+export { createUpstreamAuth, oauthStoreDir, type UpstreamAuthOptions } from './upstream.ts'
+export { OAuthUpstreamConfigSchema, type OAuthUpstreamConfig } from './upstream-config.ts'
 export { createOAuthProvider, type OAuthProvider, type OAuthProviderOptions } from './oauth-provider.ts'
 export type { JwtBearerGrant } from './grants.ts'
 export { createIdJagAssertion, staticAssertion, type AssertionSource, type AssertionTarget, type IdJagOptions } from './jwt-bearer.ts'

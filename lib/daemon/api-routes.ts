@@ -38,16 +38,6 @@ export function errorResponse(error: unknown): Response {
   return jsonResponse({ error: mcpxError.toJSON() }, STATUS_BY_CODE[mcpxError.code] ?? HTTP_STATUS.INTERNAL_SERVER_ERROR)
 }
 
-/** Rebuild the McpxError a /v1 error body describes (used by the daemon client). */
-export function errorFromBody(body: unknown, status: number): McpxError {
-  const error = (body as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null)?.error
-  if (error && typeof error.code === 'string' && typeof error.message === 'string') {
-    const data = error.data !== null && typeof error.data === 'object' ? (error.data as Record<string, unknown>) : undefined
-    return new McpxError(error.code as ErrorCode, error.message, data)
-  }
-  return new McpxError('INTERNAL', `daemon answered HTTP ${status} without an error body`)
-}
-
 export type ContextFactory = (request: Request) => OperationContext
 
 export function operationRoutes(operations: readonly Operation[], contextFor: ContextFactory): Route[] {

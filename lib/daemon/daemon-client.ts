@@ -5,17 +5,15 @@
  * client at a time starts the daemon (the start lock), the others wait for it to answer.
  */
 import { mkdirSync, readFileSync } from 'node:fs'
-import { type FetchOptions, ofetch } from 'ofetch'
+import type { FetchOptions } from 'ofetch'
 import { ensurePrivateDir, type HomeLayout } from '../config/index.ts'
-import { McpxError } from '../errors/index.ts'
+import { type ErrorCode, McpxError } from '../errors/index.ts'
 import { createSseParser } from '../transport/index.ts'
-import { errorFromBody } from './api-routes.ts'
 import { type ConnectRetry, retryWhileBusy } from './connect.ts'
 import { acquireLock, isAlive, type Lock } from './lock.ts'
 import type { CallStreamLine } from './call-stream.ts'
 import type { DaemonEvent } from './events.ts'
 import { type DaemonInfo, findOperation } from './operations.ts'
-import { spawnDaemon } from './spawn.ts'
 import { readToken } from './token.ts'
 
 export interface DaemonClientOptions {
@@ -96,6 +94,8 @@ export class DaemonClient {
           const running = await this.health()
           if (running) return this.#checkConfig(running)
           // A daemon this run started reports a config it could not load like one already running.
+          // node:child_process and the spawner load only when a daemon must be started.
+          const { spawnDaemon } = await import('./spawn.ts')
           return this.#checkConfig(await spawnDaemon({ argv: start.argv, layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) }))
         } catch (error) {
           // The daemon lock is held: another daemon (started by hand, or one still stopping) owns
@@ -211,6 +211,8 @@ export class DaemonClient {
     const url = `${endpoint.base}${path}`
     const query = operation.method === 'GET' ? Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)])) : undefined
     // ofetch: JSON in and out; no retries (a call is not idempotent) and errors read from the body.
+    // Loaded here, not at start-up: a warm `mcpx call` makes its one request with stream() instead.
+    const { ofetch } = await import('ofetch')
     const response = await this.#guard(signal, () =>
       ofetch.raw(url, {
         ...endpoint.init,
@@ -277,6 +279,16 @@ function readState(layout: HomeLayout): { tcp: { url: string } } | null {
   } catch {
     return null
   }
+}
+
+/** Rebuild the McpxError a /v1 error body describes (api-routes.ts errorResponse writes it). */
+function errorFromBody(body: unknown, status: number): McpxError {
+  const error = (body as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null)?.error
+  if (error && typeof error.code === 'string' && typeof error.message === 'string') {
+    const data = error.data !== null && typeof error.data === 'object' ? (error.data as Record<string, unknown>) : undefined
+    return new McpxError(error.code as ErrorCode, error.message, data)
+  }
+  return new McpxError('INTERNAL', `daemon answered HTTP ${status} without an error body`)
 }
 
 /** One JSON object a line (a streamed operation's answer). */

@@ -129,6 +129,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
         },
         ...(forwarder && { newSessionId: forwarder.newSessionId, adoptSession: forwarder.adoptSession, forwardModern: forwarder.forwardModern }),
         ...(forwarder?.sessionRevoked && { sessionRevoked: forwarder.sessionRevoked }),
+        // With Redis, each legacy session's SSE events too: the replica rebuilding a session replays what its host missed.
+        ...(forwarder && shared && { sharedEvents: shared }),
       })
       // With Redis, every task record is kept there too: readable through any replica if this one stops.
       if (shared) surface.engine.tasks.mirror = (detailed) => void shared.saveTask(detailed as { taskId: string }, typeof detailed.ttlMs === 'number' ? detailed.ttlMs : settings.taskTtlMs)

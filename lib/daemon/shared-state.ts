@@ -6,13 +6,18 @@
  * a digest of the id, never the id, and expire when the id could no longer be rebuilt anyway.
  * And task records: the DetailedTask of every task at each status change, so a task whose replica
  * died can still be read (its result, if it finished) through any replica (SEP-2663 tasks/get).
+ * And each legacy session's SSE event buffer (the last sseEventBufferLength events), so the replica
+ * that rebuilds a session replays what its host missed (2025-11-25 basic/transports.mdx
+ * "Resumability and Redelivery": only events of the stream the Last-Event-ID names).
  */
 import { createHash } from 'node:crypto'
 import { RedisClient } from 'bun'
 import { log } from '../log.ts'
+import type { SharedEvents } from '../server/index.ts'
+import { parseEventId } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
 
-export interface SharedState {
+export interface SharedState extends SharedEvents {
   /** Record that a session ended; `ttlMs`: how long its id could still be presented. */
   revokeSession(id: string, ttlMs: number): Promise<void>
   /** True when some replica ended the session; an unreachable Redis counts as ended (fail closed). */
@@ -28,6 +33,9 @@ export function createSharedState(settings: Settings): SharedState | undefined {
   const url = settings.redisUrl.trim()
   if (url === '') return undefined
   const client = new RedisClient(url)
+  const eventsKey = (sessionId: string) => `${settings.redisKeyPrefix}events:${createHash('sha256').update(sessionId).digest('base64url')}`
+  // An idle session ends after sessionIdleMs, and its buffer with it; a session that never idles lives as long as it can move.
+  const eventsTtlMs = String(settings.sessionIdleMs > 0 ? settings.sessionIdleMs : settings.replicaSessionMaxAgeMs)
   const taskKey = (taskId: string) => `${settings.redisKeyPrefix}task:${taskId}`
   const key = (id: string) => `${settings.redisKeyPrefix}session-ended:${createHash('sha256').update(id).digest('base64url')}`
   return {
@@ -62,6 +70,30 @@ export function createSharedState(settings: Settings): SharedState | undefined {
       } catch (error) {
         log.warn(`redis: could not read task ${taskId} (${(error as Error).message})`)
         return undefined
+      }
+    },
+    append(sessionId, event) {
+      const key = eventsKey(sessionId)
+      // Fire and forget, in order (Bun pipelines the commands of one client): RPUSH, trim to the newest, refresh the expiry.
+      const failed = (error: Error) => log.warn(`redis: could not copy an SSE event (${error.message}); another replica cannot replay it`)
+      client.send('RPUSH', [key, JSON.stringify(event)]).catch(failed)
+      client.send('LTRIM', [key, String(-Math.max(1, settings.sseEventBufferLength)), '-1']).catch(failed)
+      client.send('PEXPIRE', [key, eventsTtlMs]).catch(failed)
+    },
+    async after(sessionId, lastEventId) {
+      const last = parseEventId(lastEventId.trim())
+      if (last === undefined) return []
+      try {
+        const items = (await client.send('LRANGE', [eventsKey(sessionId), '0', '-1'])) as string[]
+        return items
+          .map((item) => JSON.parse(item) as { id: string; data: string })
+          .filter((event) => {
+            const at = parseEventId(event.id)
+            return at !== undefined && at.streamId === last.streamId && at.seq > last.seq
+          })
+      } catch (error) {
+        log.warn(`redis: could not read the SSE events of a session (${(error as Error).message})`)
+        return []
       }
     },
     close: () => client.close(),

@@ -7,7 +7,7 @@
  */
 import { RPC, RpcError } from '../errors/index.ts'
 import {
-  hasFeature,
+  shapeServerCapabilities,
   HTTP_STATUS,
   EXTENSION,
   LATEST_LEGACY,
@@ -34,8 +34,16 @@ export function negotiateLegacy(requested: unknown): LegacyRevision {
   return isLegacyRevision(requested) ? requested : LATEST_LEGACY
 }
 
+/**
+ * The capabilities this engine serves at `revision`: built once in the newest (2026-07-28) shape,
+ * spelled for the revision by wire's shapeServerCapabilities (fields it lacks dropped, tasks as the
+ * 2025-11-25 core capability or the 2026 extension).
+ */
 export function serverCapabilities(def: ServerDefinition, registry: Registry, revision: Revision): JsonObject {
-  if (def.capabilities) return mirroredCapabilities(def, revision)
+  return shapeServerCapabilities(revision, def.capabilities ? mirroredCapabilities(def) : ownCapabilities(def, registry))
+}
+
+function ownCapabilities(def: ServerDefinition, registry: Registry): JsonObject {
   const caps: JsonObject = {}
   const listChanged = def.listChanged ?? true
   if (registry.toolCount > 0 || def.tools) caps.tools = { listChanged }
@@ -44,31 +52,24 @@ export function serverCapabilities(def: ServerDefinition, registry: Registry, re
     caps.resources = { listChanged, subscribe: def.subscribe ?? true }
   }
   if (def.logging ?? true) caps.logging = {}
-  if (def.complete && hasFeature(revision, 'completionsCapability')) caps.completions = {}
+  if (def.complete) caps.completions = {}
   const extensions: JsonObject = { ...def.extensions }
-  spellTasks(caps, extensions, def.tasks ?? false, revision)
-  if (hasFeature(revision, 'extensions') && Object.keys(extensions).length > 0) caps.extensions = extensions
+  if (def.tasks) extensions[EXTENSION.TASKS] = {}
+  if (Object.keys(extensions).length > 0) caps.extensions = extensions
   return caps
 }
 
-/** Served tasks in this revision's spelling: the 2025-11-25 core `tasks` capability or the 2026 extension (SEP-2663). */
-function spellTasks(caps: JsonObject, extensions: JsonObject, served: boolean, revision: Revision): void {
-  if (served && hasFeature(revision, 'coreTasks')) caps.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
-  if (served && hasFeature(revision, 'tasksExtension')) extensions[EXTENSION.TASKS] = {}
-}
-
 /**
- * Another server's capabilities as given (def.capabilities), with tasks in the spelling of this
- * revision (spellTasks), whichever side serves them.
- * Fields a revision never defined are dropped at the edge (shapeServerCapabilities).
+ * Another server's capabilities as given (def.capabilities), newest shape, with tasks only where
+ * this engine serves them (def.tasks) and completions only with a completion handler.
  */
-function mirroredCapabilities(def: ServerDefinition, revision: Revision): JsonObject {
+function mirroredCapabilities(def: ServerDefinition): JsonObject {
   const { tasks: _tasks, extensions, ...caps } = def.capabilities as JsonObject
   const { [EXTENSION.TASKS]: _taskExtension, ...otherExtensions } = isRecord(extensions) ? extensions : {}
   const out: JsonObject = { ...caps }
-  if (def.complete === undefined || !hasFeature(revision, 'completionsCapability')) delete out.completions
+  if (def.complete === undefined) delete out.completions
   const ext: JsonObject = { ...otherExtensions, ...def.extensions }
-  spellTasks(out, ext, def.tasks ?? false, revision)
+  if (def.tasks) ext[EXTENSION.TASKS] = {}
   if (Object.keys(ext).length > 0) out.extensions = ext
   return out
 }

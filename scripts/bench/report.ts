@@ -91,7 +91,7 @@ function startupTargets(r: Pick<BenchReport, 'startup' | 'memory'>): string[][] 
     ['warm `mcpx call` ≤ 0.1× warm `mcporter call`', pair(callVsMcporter), mark(callVsMcporter.ratio <= 0.1)],
     [
       `idle daemon process RSS after ${m.calls} calls ≤ 50 MB`,
-      `${fmt(m.after.totalMb, 1)} MB (anon ${fmt(m.after.anonMb, 1)} + file-backed ${fmt(m.after.fileMb, 1)}; children ${fmt(m.childrenMb, 1)} MB in ${m.childCount})`,
+      `${fmt(m.after.totalMb, 1)} MB (anon ${fmt(m.after.anonMb, 1)} + file-backed ${fmt(m.after.fileMb, 1)}; children apart: ${fmt(m.childrenMb, 1)} MB in ${m.childCount}, of which sandboxes ${fmt(m.sandboxMb, 1)} MB in ${m.sandboxCount})`,
       mark(m.after.totalMb <= 50),
     ],
     ...(m.floor ? [[`… the same-run floor: a minimal compiled bun relay (relay-floor.ts) after ${m.calls} calls`, `${fmt(m.floor.totalMb, 1)} MB (anon ${fmt(m.floor.anonMb, 1)} + file-backed ${fmt(m.floor.fileMb, 1)}); margin to the target ${fmt(50 - m.floor.totalMb, 1)} MB`, m.floor.totalMb > 50 ? '(floor above target)' : '']] : []),
@@ -117,7 +117,7 @@ function startupSection(r: Pick<BenchReport, 'startup' | 'memory' | 'flags'>): s
       [
         ['daemon process, idle, before the calls', rss(m.before)],
         [`daemon process, idle, after ${m.calls} tools/call on /mcp?codemode=false`, rss(m.after)],
-        ['its children (upstreams, sandbox workers), summed', `${fmt(m.childrenMb, 1)} MB in ${m.childCount} processes`],
+        ['its children (upstreams, sandbox workers), summed', `${fmt(m.childrenMb, 1)} MB in ${m.childCount} processes, of which code-mode sandboxes ${fmt(m.sandboxMb, 1)} MB in ${m.sandboxCount}`],
         ...(m.floor ? [[`floor: relay-floor.ts compiled with bun build --compile, idle after ${m.calls} calls`, rss(m.floor)]] : []),
       ],
     ),

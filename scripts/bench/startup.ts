@@ -127,6 +127,9 @@ export interface MemoryFigures {
   /** Its children after the calls (upstreams over stdio, sandbox workers), summed VmRSS. */
   readonly childrenMb: number
   readonly childCount: number
+  /** Of those, the code-mode sandbox processes (`mcpx sandbox-child`, the pool keeps them warm). */
+  readonly sandboxMb: number
+  readonly sandboxCount: number
   /** The compiled relay floor after the same calls (measureFloorMemory). */
   readonly floor?: Rss
 }
@@ -141,6 +144,15 @@ export async function measureDaemonMemory(pid: number, call: () => Promise<unkno
   const after = readRss(pid)
   if (after === null) throw new Error(`daemon ${pid} exited during the calls`)
   const children = descendants(pid)
-  const childrenMb = Math.round(children.reduce((sum, child) => sum + (readRss(child)?.totalMb ?? 0), 0) * 10) / 10
-  return { calls, idleMs, before, after, childrenMb, childCount: children.length }
+  const sum = (pids: number[]) => Math.round(pids.reduce((total, child) => total + (readRss(child)?.totalMb ?? 0), 0) * 10) / 10
+  const sandboxes = children.filter((child) => commandLine(child).includes('sandbox-child'))
+  return { calls, idleMs, before, after, childrenMb: sum(children), childCount: children.length, sandboxMb: sum(sandboxes), sandboxCount: sandboxes.length }
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')
+  } catch {
+    return ''
+  }
 }

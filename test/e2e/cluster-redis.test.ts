@@ -3,11 +3,13 @@
  * loopback port): a legacy session whose replica died is rebuilt by its heir, ended there by the
  * host's DELETE, and stays 404 on every replica — also on the dead owner once it restarts, which
  * alone could not know the session ended (2025-11-25 basic/transports.mdx: a terminated session's
- * id answers 404). And tasks (SEP-2663): a task whose replica died is still read through any replica
+ * id answers 404); a GET stream of a dead replica resumes on the heir with the events the host missed
+ * (copied to Redis). And tasks (SEP-2663): a task whose replica died is still read through any replica
  * from its shared record — its result if it finished, `failed` if it was still running.
  * Needs haproxy and redis-server (.ci/run); under CI=true missing ones fail the run.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -108,7 +110,64 @@ describe.skipIf(!haproxy || !redisServer)('three replicas sharing a Redis', () =
       await response.body?.cancel()
     }
   })
+
+  test('a GET stream of a dead replica resumes on the heir: what the host missed is replayed from Redis', async () => {
+    const url = `${cluster.url}?codemode=false`
+    const base = { ...headers(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    const init = await fetch(url, { method: 'POST', headers: base, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stream-host', version: '1' } } }) })
+    const session = init.headers.get('mcp-session-id')!
+    await init.text()
+    const inSession = { ...base, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
+    await (await fetch(url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text()
+    // The standalone GET stream (on the session's replica, whichever replica the balancer picked): primed with an id.
+    const get = await fetch(url, { headers: { ...inSession, accept: 'text/event-stream' } })
+    const [primed] = await readEvents(get.body!, (events) => events.length >= 1)
+    // An upstream tool list change is sent to the host on that stream (and copied to Redis: the priming event, then it)…
+    await (await fetch(url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'up_touch', arguments: {} } }) })).text()
+    const shared = new RedisClient(redisUrl)
+    const key = `mcpx:events:${createHash('sha256').update(session).digest('base64url')}`
+    while (Number(await shared.send('LLEN', [key])) < 2) await Bun.sleep(20)
+    shared.close()
+    // …but the host never read it: the replica died first, and the stream with it.
+    const owner = cluster.replicas.findIndex((r) => r.id === sessionOwner(loadKeyRing(join(dir.path, 'seal.keys')), session))
+    await cluster.killReplica(owner)
+    await get.body!.cancel().catch(() => {})
+    try {
+      const resumed = await callRetried(async () => {
+        const response = await fetch(url, { headers: { ...inSession, accept: 'text/event-stream', 'last-event-id': primed!.id } })
+        if (response.status === 502) throw new Error(`502 ${await response.text()}`)
+        return response
+      })
+      expect(resumed.status).toBe(200)
+      // The heir rebuilt the session and replays the missed event of that stream (then closes the stream).
+      const replayed = await readEvents(resumed.body!, (events) => events.some((e) => e.data.includes('list_changed')))
+      expect(replayed.map((e) => JSON.parse(e.data).method)).toEqual(['notifications/tools/list_changed'])
+      expect(replayed[0]!.id.startsWith(primed!.id.slice(0, primed!.id.lastIndexOf('.')))).toBe(true)
+    } finally {
+      await cluster.restartReplica(owner)
+    }
+  })
 })
+
+/** Reads an SSE body until `done` holds for the events so far (each `{ id, data }`); leaves the stream open. */
+async function readEvents(body: ReadableStream<Uint8Array>, done: (events: { id: string; data: string }[]) => boolean): Promise<{ id: string; data: string }[]> {
+  const reader = body.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  const parse = () =>
+    text
+      .split('\n\n')
+      .slice(0, -1)
+      .map((block) => ({ id: /^id: ?(.*)$/m.exec(block)?.[1] ?? '', data: [...block.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join('\n') }))
+      .filter((event) => event.id !== '')
+  for (let events = parse(); !done(events); events = parse()) {
+    const next = await reader.read()
+    if (next.done) return events
+    text += decoder.decode(next.value, { stream: true })
+  }
+  reader.releaseLock()
+  return parse()
+}
 
 describe.skipIf(!haproxy || !redisServer)('tasks of a dead replica, read from Redis (pass-through of one shared fixture)', () => {
   const dir = tempDir('mcpx-cluster-redis-tasks')

@@ -54,6 +54,8 @@ export class EventStore {
   readonly #max: number
   readonly #streams = new Map<string, StreamState>()
   #buffer: Buffered[] = []
+  /** Told every event appended (replicas copy the buffer to Redis so an heir can replay it). */
+  onAppend?: (event: StoredEvent) => void
 
   constructor(options: EventStoreOptions) {
     this.#max = Math.max(1, options.sseEventBufferLength)
@@ -82,7 +84,9 @@ export class EventStore {
       const owner = this.#streams.get(dropped.streamId)
       if (owner !== undefined) owner.droppedUpTo = Math.max(owner.droppedUpTo, dropped.seq)
     }
-    return `${streamId}${SEPARATOR}${seq}`
+    const id = `${streamId}${SEPARATOR}${seq}`
+    this.onAppend?.({ id, data })
+    return id
   }
 
   /**

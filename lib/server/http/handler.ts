@@ -19,11 +19,11 @@ import { SUPPORTED_REVISIONS } from '../lifecycle.ts'
 import type { SessionSeed } from '../session-id.ts'
 import { type AcceptMemo, checkAccept, readJsonBody, rpcErrorResponse } from './body.ts'
 import { classifyHttpRequest, headerValue, rejectResponse, type HttpVerdict } from './classify.ts'
-import { EventStore } from './event-store.ts'
+import { EventStore, type StoredEvent } from './event-store.ts'
 import { validateModernHeaders } from './modern-headers.ts'
 import { checkOrigin, type OriginPolicy } from './origin.ts'
 import { type SessionEndReason, SessionStore } from './sessions.ts'
-import { openSseStream, resumeSseStream, type SseStream } from './sse-stream.ts'
+import { openSseStream, replayClosedStream, resumeSseStream, type SseStream } from './sse-stream.ts'
 
 export interface HttpHandlerOptions {
   readonly engine: Engine
@@ -56,10 +56,21 @@ export interface HttpHandlerOptions {
    * only for requests carrying one of those, so other requests pay nothing.
    */
   readonly forwardModern?: (request: Request, body: string, params: Record<string, unknown>, method: string) => Promise<Response | undefined>
+  /**
+   * Replicas with Redis: a copy of every legacy session's SSE event buffer, so a GET with a
+   * Last-Event-ID this replica never issued (the session's replica died) still replays what was missed.
+   */
+  readonly sharedEvents?: SharedEvents
   /** Asked on each request of a rebuilt session: true when another replica ended it since (shared revocation list). */
   readonly sessionRevoked?: (id: string) => Promise<boolean>
   /** Told when a legacy session opens (after a successful initialize) and when it ends, for logs. */
   readonly onSession?: (event: SessionEvent) => void
+}
+
+export interface SharedEvents {
+  append(sessionId: string, event: StoredEvent): void
+  /** The events of `lastEventId`'s stream after it, oldest first (none when unknown). */
+  after(sessionId: string, lastEventId: string): Promise<StoredEvent[]>
 }
 
 export interface SessionEvent {
@@ -153,12 +164,17 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
         }
         const notAcceptable = checkAccept(request, session.revision, acceptMemo)
         if (notAcceptable) return notAcceptable
-        if (verdict.kind === 'legacy-get') return openGet(request, verdict.sessionId, session, verdict.lastEventId)
+        if (verdict.kind === 'legacy-get') return await openGet(request, verdict.sessionId, session, verdict.lastEventId)
         const headers = { [HEADER.SESSION_ID]: verdict.sessionId }
         if (verdict.kind === 'legacy-batch') return batch(verdict.messages, session, headers)
         return await single(request, verdict.message, session.connection, { era: 'legacy', headers, session })
       }
     }
+  }
+
+  function mirrorEvents(id: string, events: EventStore): void {
+    const shared = options.sharedEvents
+    if (shared) events.onAppend = (event) => shared.append(id, event)
   }
 
   /**
@@ -183,6 +199,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       engine.disconnect(connection)
       return sessions.get(id)
     }
+    mirrorEvents(id, session.events)
     options.onSession?.({ state: 'adopted', id, revision: seed.revision, request, ...clientOf(connection) })
     return session
   }
@@ -206,6 +223,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const revision = connection.legacy.revision
     const principal = options.principalOf?.(request)
     const id = sessions.create({ connection, revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }), ...(principal !== undefined && { principal }) })
+    mirrorEvents(id, sessions.peek(id)!.events)
     options.onSession?.({ state: 'opened', id, revision, request, ...clientOf(connection) })
     return json(answer.message, HTTP_STATUS.OK, { [HEADER.SESSION_ID]: id })
   }
@@ -327,11 +345,14 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
    * Legacy GET: resume a stream by Last-Event-ID, or open the session's standalone stream (2025-11-25
    * basic/transports.mdx "Listening for Messages from the Server").
    */
-  function openGet(request: Request, sessionId: string, session: LegacySession, lastEventId: string | undefined): Response {
+  async function openGet(request: Request, sessionId: string, session: LegacySession, lastEventId: string | undefined): Promise<Response> {
     const headers = { [HEADER.SESSION_ID]: sessionId }
     if (lastEventId !== undefined) {
       const resumed = resumeSseStream(session.events, lastEventId, { headers, signal: request.signal, sseKeepAliveMs: settings.sseKeepAliveMs })
       if (resumed) return resumed.response
+      // A stream of another replica (this one rebuilt the session): replay its events from the shared copy.
+      const missed = session.adopted && options.sharedEvents ? await options.sharedEvents.after(sessionId, lastEventId) : []
+      if (missed.length > 0) return replayClosedStream(missed, { headers, signal: request.signal, sseKeepAliveMs: settings.sseKeepAliveMs })
     }
     session.standalone?.end()
     const stream = openSseStream({

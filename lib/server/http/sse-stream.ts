@@ -247,6 +247,14 @@ export function resumeSseStream(store: EventStore, lastEventId: string, options:
   return { response: connection.response, streamId: replay.streamId, complete: replay.complete }
 }
 
+/** A closed stream that replays `events` (from elsewhere: another replica's buffer, shared through Redis). */
+export function replayClosedStream(events: readonly { id: string; data: string }[], options: ResumeOptions): Response {
+  const connection = new SseConnection({ ...options }, () => options.onAbort?.())
+  for (const event of events) connection.write(formatSseEvent(event))
+  connection.close()
+  return connection.response
+}
+
 function formatRetry(retryMs: number): string {
   return `retry: ${Math.round(retryMs)}\n\n`
 }

@@ -5,7 +5,7 @@
  * never mutated.
  */
 import { EXTENSION, atLeast, isModernRevision, type Revision } from '../constants.ts'
-import { projectFields, type SpecTypeName } from '../matrix/fields.ts'
+import { hasField, projectFields, type SpecTypeName } from '../matrix/fields.ts'
 import { withShapedMeta } from './meta.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 
@@ -88,8 +88,19 @@ export function shapeImplementation(revision: Revision, implementation: unknown)
   return isRecord(implementation) ? projectFields(revision, 'Implementation', { ...implementation }) : { name: 'unknown', version: '0' }
 }
 
+/**
+ * Server capabilities written in the newest shape, spelled for `revision`: fields it never defined
+ * are dropped, and served tasks (the 2026 extension, SEP-2663) become the 2025-11-25 core `tasks`
+ * capability (2025-11-25 basic/utilities/tasks.mdx "Capabilities").
+ */
 export function shapeServerCapabilities(revision: Revision, capabilities: unknown): JsonObject {
-  return isRecord(capabilities) ? projectFields(revision, 'ServerCapabilities', { ...capabilities }) : {}
+  if (!isRecord(capabilities)) return {}
+  const out = projectFields(revision, 'ServerCapabilities', { ...capabilities })
+  const extensions = capabilities.extensions
+  if (out.tasks === undefined && hasField(revision, 'ServerCapabilities', 'tasks') && isRecord(extensions) && isRecord(extensions[EXTENSION.TASKS])) {
+    out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+  }
+  return out
 }
 
 export function shapeClientCapabilities(revision: Revision, capabilities: unknown): JsonObject {
