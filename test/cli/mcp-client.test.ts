@@ -340,6 +340,25 @@ describe('completion', () => {
   })
 })
 
+describe('completion (fish)', () => {
+  test('fish: `mcpx call ev<TAB>` completes to the server name, also from a binary whose path has a space', async () => {
+    const file = join(user.project, 'completion.fish')
+    writeFileSync(file, (await run(['completion', 'fish'])).stdout)
+    await using proc = Bun.spawn(['fish', '--no-config', '-c', `source '${file}'; complete -C 'mcpx call ev'; complete -C 'mcpx call everything.ec'`], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    expect((await new Response(proc.stdout).text()).trim().split('\n')).toEqual(['everything.', 'everything.echo'])
+    expect(await proc.exited).toBe(0)
+    // The script names the binary as it runs (ctx.self): a path with a space stays one word.
+    const spaced = join(user.project, 'with space.fish')
+    const script = (await run(['completion', 'fish'])).stdout
+    expect(script).toMatch(/^function __mcpx_complete\n {2}'[^\n]+' completion names -- /)
+    writeFileSync(spaced, script.replace(/^( {2})'[^']*'/m, `$1'${join(user.project, 'dir with space', 'mcpx')}'`))
+    mkdirSync(join(user.project, 'dir with space'), { recursive: true })
+    writeFileSync(join(user.project, 'dir with space', 'mcpx'), `#!/bin/sh\nexec ${mcpxCommand().map((part) => `'${part}'`).join(' ')} "$@"\n`, { mode: 0o755 })
+    await using fish = Bun.spawn(['fish', '--no-config', '-c', `source '${spaced}'; complete -C 'mcpx call ev'`], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    expect((await new Response(fish.stdout).text()).trim()).toBe('everything.')
+  })
+})
+
 /** A port nobody listens on right now (server-everything takes a fixed PORT, not 0). */
 async function freePort(): Promise<number> {
   const { createServer } = await import('node:net')
