@@ -17,7 +17,7 @@
  *     mode (sealed ids) vs a plain one, and through HAProxy + 3 replicas vs one direct, in paired
  *     blocks, with the daemons' CPU per call (bench/cluster.ts; needs haproxy).
  * Usage: bun scripts/bench.ts [--only all|stdio|startup|cluster] [--calls 1000] [--block 50] [--warmup 100] [--cpu-calls 10000]
- *        [--daemon-warmup 10000] [--oneshot-runs 15]
+ *        [--daemon-warmup 20000] [--oneshot-runs 15]
  *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--memory-calls 1000] [--idle-ms 2000]
  *        [--seal-ops 20000] [--cluster-calls 2000] [--json] [--out file.json]
  * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (both with only the echo server configured), `--only cluster` part 5.
@@ -46,7 +46,7 @@ const { values: flags } = parseArgs({
     block: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '100' },
     'cpu-calls': { type: 'string', default: '10000' },
-    'daemon-warmup': { type: 'string', default: '10000' },
+    'daemon-warmup': { type: 'string', default: '20000' },
     'oneshot-runs': { type: 'string', default: '15' },
     'batch-calls': { type: 'string', default: '1000' },
     'batch-reps': { type: 'string', default: '3' },
