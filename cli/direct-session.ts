@@ -36,9 +36,11 @@ export function directSession(ctx: ConfiguredContext, config: ServerConfig, host
     async call(tool, args, options) {
       const notice = slowNotice(`waiting for ${host.label}`, delay)
       const tty = process.stderr.isTTY === true
+      // A question put to the user (a form, a URL consent) must not be drawn over by the spinner.
+      const asking: typeof asker = { ...asker, elicit: (params, signal, key) => (notice.pause(), asker.elicit!(params, signal, key)) }
       return upstream
         .call(tool, args, {
-          asker,
+          asker: asking,
           ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
           ...(options.task && { runAsTask: true }),
           ...((options.showProgress ?? stderrIsTty()) && {

@@ -24,7 +24,9 @@ export default defineCommand({
     const self = ctx.self.map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ')
     if (args.shell === 'names') return void process.stdout.write((await candidates(ctx, args, (args._ as string[]).slice(1))).map((c) => `${c}\n`).join(''))
     if (!(SHELLS as readonly string[]).includes(args.shell)) throw new McpxError('USAGE', `completion: unknown shell "${args.shell}" (bash, zsh or fish)`)
-    process.stdout.write(script(args.shell as (typeof SHELLS)[number], self))
+    // fish quotes differently: inside '…' only \\ and \' are escapes.
+    const fishSelf = ctx.self.map((part) => `'${part.replace(/[\\']/g, '\\$&')}'`).join(' ')
+    process.stdout.write(script(args.shell as (typeof SHELLS)[number], args.shell === 'fish' ? fishSelf : self))
   },
 })
 
@@ -39,7 +41,8 @@ complete -o default -F _mcpx mcpx
 `
   if (shell === 'bash') return bash
   if (shell === 'zsh') return `autoload -U +X bashcompinit && bashcompinit\n${bash}`
-  return `complete -c mcpx -f -a '(${self} completion names -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null)'\n`
+  // A function, so the binary's path keeps its own quoting (a path with spaces or quotes still works).
+  return `function __mcpx_complete\n  ${self} completion names -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null\nend\ncomplete -c mcpx -f -a '(__mcpx_complete)'\n`
 }
 
 /** Candidates for the last word, given the words after `mcpx` (the last one being typed). */

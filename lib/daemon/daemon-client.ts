@@ -82,8 +82,15 @@ export class DaemonClient {
   /** One starter at a time: the holder of the start lock spawns, everyone else waits for it to answer. */
   async #start(start: NonNullable<DaemonClientOptions['start']>): Promise<DaemonInfo> {
     const { layout } = this.options
-    mkdirSync(layout.home, { recursive: true, mode: 0o700 })
-    ensurePrivateDir(layout.runDir)
+    try {
+      mkdirSync(layout.home, { recursive: true, mode: 0o700 })
+      ensurePrivateDir(layout.runDir)
+    } catch (error) {
+      if (error instanceof McpxError) throw error
+      // A home that is a file, or not ours to write: the user's setup, not a bug in mcpx.
+      const { code, message } = error as NodeJS.ErrnoException
+      throw new McpxError('CONFIG', `cannot use ${layout.home} as the mcpx home (MCPX_HOME): ${code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way of its directories' : message}`, { home: layout.home, errno: code })
+    }
     const deadline = performance.now() + start.timeoutMs
     let wait = this.options.connectRetry?.backoffMs ?? START_POLL_MS
     for (;;) {

@@ -3,7 +3,6 @@
  * parameter spec, description and handler; routes (api-routes.ts), the daemon client, the
  * `mcpx daemon <op>` commands and (later) the MCP `mcpx_<op>` tools are all derived from it.
  */
-import { heapStats } from 'bun:jsc'
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
@@ -358,6 +357,8 @@ function shapedForUpstream(context: OperationContext, server: string, method: st
 /** Collect first (synchronously, a full collection), then measure, so only what is still referenced counts. */
 function memoryReport(types: number) {
   Bun.gc(true)
+  // bun:jsc loads here, not with the operation table (which the CLI's daemon client imports).
+  const { heapStats } = require('bun:jsc') as typeof import('bun:jsc')
   const stats = heapStats()
   const top = Object.entries(stats.objectTypeCounts)
     .sort((a, b) => b[1] - a[1])

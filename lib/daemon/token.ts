@@ -2,7 +2,6 @@
  * The bearer token of the TCP listener: 32 random bytes, hex, in a 0600 file in the mcpx home.
  * Local clients read it automatically; a file others can read is replaced, never trusted.
  */
-import { randomBytes } from 'node:crypto'
 import { chmodSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 
 const TOKEN_BYTES = 32
@@ -12,7 +11,8 @@ const OWNER_ONLY = 0o600
 export function ensureToken(path: string): string {
   const existing = readToken(path)
   if (existing !== null) return existing
-  const token = randomBytes(TOKEN_BYTES).toString('hex')
+  // Web Crypto, not node:crypto (whose load every CLI start-up would pay: this module is on the client's path).
+  const token = Buffer.from(crypto.getRandomValues(new Uint8Array(TOKEN_BYTES))).toString('hex')
   const temp = `${path}.${process.pid}.tmp`
   writeFileSync(temp, `${token}\n`, { mode: OWNER_ONLY })
   chmodSync(temp, OWNER_ONLY)

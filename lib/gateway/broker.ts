@@ -79,7 +79,9 @@ export class Broker {
   handlers(): ClientHandlers {
     const has = (kind: Kind) => this.questions.includes(kind)
     return {
-      ...(has('elicit') && { onElicit: (params, context) => this.#ask('elicit', params, context) }),
+      // Both modes are declared: a host that made the call and declared only form mode is refused
+      // a URL-mode question by the surface that asks it (brokered-call.ts), the CLI answers both.
+      ...(has('elicit') && { onElicit: (params, context) => this.#ask('elicit', params, context), elicitUrl: true }),
       ...(has('sample') && { onSample: (params, context) => this.#ask('sample', params, context) }),
       ...(has('listRoots') && { onListRoots: (params, context) => this.#ask('listRoots', params, context) }),
     }

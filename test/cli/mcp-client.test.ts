@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { REPO_ROOT, errorJson, mcpxCommand, runMcpx } from '../harness.ts'
 import { isolatedUser } from './cli-env.ts'
 import { layoutForEnv } from '../support/layout.ts'
+import { SIGN_IN_URL } from '../fixtures/peers/url-elicit-fixture-url.ts'
 
 const user = isolatedUser('mcpx-client')
 const bin = (name: string) => join(REPO_ROOT, 'node_modules/@modelcontextprotocol', name, 'dist/index.js')
@@ -18,6 +19,8 @@ const servers = {
   // No directory argument: server-filesystem takes its allowed directories from the client's roots.
   fs: { command: 'node', args: [bin('server-filesystem')] },
   memory: { command: 'node', args: [bin('server-memory')], env: { MEMORY_FILE_PATH: join(user.home, 'memory.jsonl') } },
+  // Asks for a URL-mode elicitation (SDK 1.x; it asks only a client that declared URL mode).
+  url: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/url-elicit-fixture.ts')] },
 }
 const env = { ...user.env }
 const run = (argv: string[], options: { stdin?: string; env?: Record<string, string> } = {}) =>
@@ -155,6 +158,35 @@ describe('elicitation and sampling', () => {
     // (readline moves the cursor with ESC[nG on a terminal)
     expect(seen).toMatch(/legal name: (\u001b\[\d+G)?\r?\n[^\n]*User cancelled/)
     proc.stdin.end()
+    expect(await proc.exited).toBe(0)
+  })
+
+  test('URL mode: --answers accepts; off a terminal it is declined naming the URL; on a terminal the full URL and a consent prompt', async () => {
+    const answers = join(user.project, 'accept.json')
+    writeFileSync(answers, JSON.stringify({ action: 'accept' }))
+    const accepted = await run(['call', 'url.sign_in', '--answers', answers])
+    expect(accepted).toMatchObject({ exitCode: 0, stdout: 'action: accept\n' })
+    const declined = await run(['call', 'url.sign_in'])
+    expect(declined).toMatchObject({ exitCode: 0, stdout: 'action: decline\n' })
+    expect(declined.stderr).toContain(`mcpx: url asked to open ${SIGN_IN_URL}: "Sign in to continue" — declined (no terminal to ask on; answer with --answers FILE)`)
+    const command = [...mcpxCommand(), 'call', 'url.sign_in'].map((part) => `'${part}'`).join(' ')
+    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], { cwd: user.project, env: { ...process.env, ...env, MCPX_CLI_SLOW_NOTICE_MS: '0' }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    const reader = proc.stdout.getReader()
+    let seen = ''
+    while (!seen.includes('[y/N]')) {
+      const chunk = await reader.read()
+      if (chunk.done) throw new Error(`ended before the consent prompt: ${seen}`)
+      seen += new TextDecoder().decode(chunk.value)
+    }
+    expect(seen).toContain(`  URL: ${SIGN_IN_URL}`)
+    // The spinner (shown at once here) stopped for the question and does not come back after it.
+    const prompt = 'Consent to visit this URL (open it yourself)? [y/N] '
+    await Bun.sleep(300)
+    proc.stdin.write('y\n')
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) seen += new TextDecoder().decode(chunk.value)
+    expect(seen).toContain(prompt)
+    expect(seen.slice(seen.indexOf(prompt))).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/)
+    expect(seen).toContain('action: accept')
     expect(await proc.exited).toBe(0)
   })
 
@@ -305,6 +337,25 @@ describe('completion', () => {
     const tools = `source '${file}'; COMP_WORDS=(mcpx call everything.ec); COMP_CWORD=2; _mcpx; printf '%s\\n' "\${COMPREPLY[@]}"`
     await using proc2 = Bun.spawn(['bash', '-c', tools], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
     expect((await new Response(proc2.stdout).text()).trim()).toBe('everything.echo')
+  })
+})
+
+describe('completion (fish)', () => {
+  test('fish: `mcpx call ev<TAB>` completes to the server name, also from a binary whose path has a space', async () => {
+    const file = join(user.project, 'completion.fish')
+    writeFileSync(file, (await run(['completion', 'fish'])).stdout)
+    await using proc = Bun.spawn(['fish', '--no-config', '-c', `source '${file}'; complete -C 'mcpx call ev'; complete -C 'mcpx call everything.ec'`], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    expect((await new Response(proc.stdout).text()).trim().split('\n')).toEqual(['everything.', 'everything.echo'])
+    expect(await proc.exited).toBe(0)
+    // The script names the binary as it runs (ctx.self): a path with a space stays one word.
+    const spaced = join(user.project, 'with space.fish')
+    const script = (await run(['completion', 'fish'])).stdout
+    expect(script).toMatch(/^function __mcpx_complete\n {2}'[^\n]+' completion names -- /)
+    writeFileSync(spaced, script.replace(/^( {2})'[^']*'/m, `$1'${join(user.project, 'dir with space', 'mcpx')}'`))
+    mkdirSync(join(user.project, 'dir with space'), { recursive: true })
+    writeFileSync(join(user.project, 'dir with space', 'mcpx'), `#!/bin/sh\nexec ${mcpxCommand().map((part) => `'${part}'`).join(' ')} "$@"\n`, { mode: 0o755 })
+    await using fish = Bun.spawn(['fish', '--no-config', '-c', `source '${spaced}'; complete -C 'mcpx call ev'`], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    expect((await new Response(fish.stdout).text()).trim()).toBe('everything.')
   })
 })
 

@@ -173,6 +173,16 @@ describe('streams and exit codes', () => {
 })
 
 describe('config problems, tables and doctor', () => {
+  test('an mcpx home that is a file is a CONFIG error (exit 2), not a bug', async () => {
+    const file = join(user.home, 'home-is-a-file')
+    writeFileSync(file, '')
+    const result = await run(['tools'], { env: { MCPX_HOME: file } })
+    expect(result.exitCode).toBe(2)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toStartWith(`mcpx: cannot use ${file} as the mcpx home (MCPX_HOME): a file is in the way of its directories\n`)
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+  })
+
   test('a config that does not parse is reported by the command that started the daemon, with line and column', async () => {
     const result = await run(['tools', '--config', freshBrokenConfig])
     expect(result.stderr).toMatch(/^config .*fresh-broken\.json not loaded: config .*fresh-broken\.json:4:5: not valid JSON: expected "," or "}"/m)

@@ -7,7 +7,7 @@
 import type { JsonObject } from '../../client/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { HandlerContext, InputRequest } from '../../server/index.ts'
-import { hasFeature, CAPABILITY_OF_ASK, EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord } from '../../wire/index.ts'
+import { hasFeature, CAPABILITY_OF_ASK, EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord, missingCapability } from '../../wire/index.ts'
 import { ASK_METHOD_OF, type DownstreamAsker, capabilityOfKind } from '../broker.ts'
 import type { UpstreamCallOptions } from '../types.ts'
 import { settle } from '../settle.ts'
@@ -24,7 +24,19 @@ function askerFor(ctx: HandlerContext, ask: Ask): DownstreamAsker {
   for (const kind of ['elicit', 'sample', 'listRoots'] as const) {
     if (capabilityOfKind(kind) in ctx.clientCapabilities) asker[kind] = (params: JsonObject, _signal?: AbortSignal, key?: string) => ask({ method: ASK_METHOD_OF[kind], params }, key)
   }
+  const elicit = asker.elicit
+  if (elicit && !declaresUrlElicitation(ctx)) {
+    // 2025-11-25 client/elicitation.mdx "Capabilities": URL mode only to a client that declared
+    // `elicitation.url` (an empty `elicitation` is form only); mcpx declares it upstream for all.
+    asker.elicit = (params, signal, key) =>
+      params.mode === 'url' ? Promise.reject(missingCapability({ elicitation: { url: {} } }, 'the upstream asked for URL-mode elicitation, but the host that made the call declared form mode only')) : elicit(params, signal, key)
+  }
   return asker
+}
+
+function declaresUrlElicitation(ctx: HandlerContext): boolean {
+  const declared = ctx.clientCapabilities.elicitation
+  return isRecord(declared) && 'url' in declared
 }
 
 /**

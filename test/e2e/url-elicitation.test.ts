@@ -1,0 +1,71 @@
+/**
+ * URL-mode elicitation through the gateway (2025-11-25 client/elicitation.mdx "URL Mode"): mcpx
+ * declares both modes to upstreams, so a server may ask for a URL; the question reaches a host
+ * that declared `elicitation.url`, and one that declared form mode only is refused (-32021), the
+ * upstream seeing an error rather than a host asked what it cannot answer. The upstream is an SDK
+ * 1.x server (test/fixtures/peers/url-elicit-fixture.ts), which itself refuses to ask a client
+ * that did not declare URL mode; the hosts are SDK 1.x clients speaking 2025-11-25.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { homeLayout, parseConfig } from '../../lib/config/index.ts'
+import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
+import { SIGN_IN_URL } from '../fixtures/peers/url-elicit-fixture-url.ts'
+import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
+
+const config = parseConfig(JSON.stringify({ mcpServers: { u: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/url-elicit-fixture.ts')] } } }), 'url-elicitation.json', {})
+const dir = tempDir('mcpx-url-elicitation')
+let daemon: Daemon
+let headers: Record<string, string>
+
+beforeAll(async () => {
+  const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
+  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout, version: '0.0.0-test' })
+  headers = { Authorization: `Bearer ${readToken(layout.token)}` }
+})
+afterAll(async () => {
+  await daemon?.shutdown('test done')
+  dir[Symbol.dispose]()
+})
+
+async function host(elicitation: Record<string, unknown>, asked: unknown[]): Promise<Client> {
+  const client = new Client({ name: 'url-host', version: '1.0.0' }, { capabilities: { elicitation } })
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params)
+    return { action: 'accept' }
+  })
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${daemon.info().tcp.url}/mcp?passthrough=u`), { requestInit: { headers } }))
+  return client
+}
+
+const textOf = (result: unknown) => ((result as { content: { text: string }[] }).content).map((c) => c.text).join('\n')
+
+describe('URL-mode elicitation through the gateway', () => {
+  test('a host that declared elicitation.url is asked, with the full URL, and its answer goes upstream', async () => {
+    const asked: unknown[] = []
+    const client = await host({ form: {}, url: {} }, asked)
+    try {
+      const result = await client.callTool({ name: 'sign_in', arguments: {} })
+      expect(textOf(result)).toBe('action: accept')
+      expect(asked).toMatchObject([{ mode: 'url', url: SIGN_IN_URL, message: 'Sign in to continue' }])
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('a host that declared form mode only is never asked; the upstream gets -32021', async () => {
+    const asked: unknown[] = []
+    const client = await host({}, asked)
+    try {
+      const result = await client.callTool({ name: 'sign_in', arguments: {} })
+      expect(result.isError).toBe(true)
+      expect(textOf(result)).toMatch(/elicitation failed: .*URL-mode elicitation, but the host that made the call declared form mode only/)
+      expect(asked).toEqual([])
+    } finally {
+      await client.close()
+    }
+  })
+})
