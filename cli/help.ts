@@ -5,6 +5,7 @@
  */
 import type { ArgsDef, CommandDef } from 'citty'
 import { EXAMPLES } from './examples.ts'
+import { SUMMARIES } from './summaries.ts'
 import { stdoutIsTty } from './tty.ts'
 
 const OFF_TTY_COLUMNS = 80
@@ -75,6 +76,12 @@ export async function renderHelp(command: CommandDef<any>, path: readonly string
     const rows: [string, string][] = []
     for (const [sub, def] of Object.entries(subCommands)) {
       if (sub === 'sandbox-child' || sub === 'demo-server') continue
+      // The root's list comes from cli/summaries.ts: `mcpx --help` loads no command module.
+      const summary = path.length === 0 ? SUMMARIES[sub] : undefined
+      if (summary !== undefined) {
+        rows.push([sub, summary])
+        continue
+      }
       const loaded = (await resolve(def as CommandDef<any>)) as CommandDef<any>
       const subMeta = (await resolve(loaded.meta)) ?? {}
       if ((subMeta as { hidden?: boolean }).hidden) continue

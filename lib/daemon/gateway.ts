@@ -86,6 +86,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     pool: daemon.pool,
     codeMode,
     events: daemon.events,
+    questions: daemon.questions,
     settings,
     info: daemon.info,
     shutdown: (reason) => daemon.shutdown(reason),
