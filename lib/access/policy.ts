@@ -7,6 +7,7 @@
  * subject to rules.
  */
 import * as v from 'valibot'
+import { globRegExps } from './caches.ts'
 import type { Principal } from './principal.ts'
 
 const Globs = v.array(v.pipe(v.string(), v.minLength(1, 'must not be empty')))
@@ -35,14 +36,12 @@ export type Decision =
   | { readonly allowed: true; readonly rule?: string }
   | { readonly allowed: false; readonly rule?: string; readonly pattern?: string; readonly reason: string }
 
-const compiled = new Map<string, RegExp>()
-
 /** `*` any run of characters, `?` one; everything else literal. Compiled once per pattern. */
 export function globMatch(pattern: string, value: string): boolean {
-  let re = compiled.get(pattern)
+  let re = globRegExps.get(pattern)
   if (re === undefined) {
     re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 's')
-    compiled.set(pattern, re)
+    globRegExps.set(pattern, re)
   }
   return re.test(value)
 }

@@ -8,6 +8,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { log } from '../log.ts'
+import { eraVerdicts } from './caches.ts'
 import type { TransportKind } from '../transport/index.ts'
 import { type Era, type Revision, isRevision } from '../wire/index.ts'
 import { type Target, isHttpTarget } from './types.ts'
@@ -22,7 +23,6 @@ export interface Verdict {
 const FILE = 'era-verdicts.json'
 const PRIVATE_DIR = 0o700
 const PRIVATE_FILE = 0o600
-const memory = new Map<string, Verdict>()
 
 /** One key per configuration: the command line and cwd (stdio) or the endpoint URL and pinned transport (HTTP). */
 export function verdictKey(target: Target): string {
@@ -31,10 +31,10 @@ export function verdictKey(target: Target): string {
 }
 
 export function readVerdict(key: string, ttlMs: number, cacheDir?: string): Verdict | undefined {
-  let verdict = memory.get(key)
+  let verdict = eraVerdicts.get(key)
   if (!verdict && cacheDir) {
     verdict = loadFile(cacheDir)[key]
-    if (verdict) memory.set(key, verdict)
+    if (verdict) eraVerdicts.set(key, verdict)
   }
   if (!verdict || !isRevision(verdict.revision)) return undefined
   if (ttlMs > 0 && Date.now() - verdict.savedAtMs > ttlMs) return undefined
@@ -43,7 +43,7 @@ export function readVerdict(key: string, ttlMs: number, cacheDir?: string): Verd
 
 export function writeVerdict(key: string, verdict: Omit<Verdict, 'savedAtMs'>, cacheDir?: string): void {
   const entry = { ...verdict, savedAtMs: Date.now() }
-  memory.set(key, entry)
+  eraVerdicts.set(key, entry)
   if (!cacheDir) return
   try {
     // Private whatever the umask: the cache names the user's servers (commands, URLs).
@@ -63,7 +63,7 @@ export function writeVerdict(key: string, verdict: Omit<Verdict, 'savedAtMs'>, c
 
 /** Drop the in-memory verdicts (tests). */
 export function clearVerdictMemory(): void {
-  memory.clear()
+  eraVerdicts.clear()
 }
 
 function loadFile(cacheDir: string): Record<string, Verdict> {

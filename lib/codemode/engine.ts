@@ -9,19 +9,19 @@
 import wasmPath from '@jitl/quickjs-wasmfile-release-sync/wasm' with { type: 'file' }
 import RELEASE_SYNC from '@jitl/quickjs-wasmfile-release-sync'
 import { type QuickJSWASMModule, newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core'
+import { compiledQuickjs } from './caches.ts'
 import { type PreparedContext, prepareContext } from './prepared-context.ts'
 
 const WASM_PAGE_BYTES = 64 * 1024
 /** The emscripten build asks for 16 MiB initially (its INITIAL_MEMORY); the cap cannot be below it. */
 const INITIAL_MEMORY_BYTES = 16 * 1024 * 1024
 
-let compiled: Promise<WebAssembly.Module> | undefined
-
 function compileOnce(): Promise<WebAssembly.Module> {
-  compiled ??= Bun.file(wasmPath)
-    .arrayBuffer()
-    .then((bytes) => WebAssembly.compile(bytes))
-  return compiled
+  return compiledQuickjs(() =>
+    Bun.file(wasmPath)
+      .arrayBuffer()
+      .then((bytes) => WebAssembly.compile(bytes)),
+  )
 }
 
 /** A new QuickJS instance whose whole heap (wasm memory) can never exceed `memoryMb`. */

@@ -5,6 +5,7 @@
  * code). Plain JavaScript is run as written so runtime error lines match the script; only code that
  * does not parse as JavaScript goes through Bun's TypeScript transpiler.
  */
+import { scriptTranspiler } from './caches.ts'
 import type { ScriptFailure } from './protocol.ts'
 
 /** Guest function the wrapped script hands its promise to (defined by the prelude). */
@@ -13,9 +14,6 @@ const PREFIX = `${RUN_HOOK}((async function () {`
 const SUFFIX = '\n}).call(globalThis));'
 /** Characters the wrapper adds before the script on its line 1 (error columns there are shifted by it). */
 export const WRAPPER_PREFIX_CHARS = PREFIX.length
-
-let jsTranspiler: Bun.Transpiler | undefined
-let tsTranspiler: Bun.Transpiler | undefined
 
 export type PreparedScript = { ok: true; source: string; typescript: boolean } | { ok: false; failure: ScriptFailure }
 
@@ -30,16 +28,14 @@ export function prepareScript(code: string): PreparedScript {
   }
   // Same line as the prefix: line N of the script is line N of the wrapped source.
   const wrapped = `${PREFIX}${code}${SUFFIX}`
-  jsTranspiler ??= new Bun.Transpiler({ loader: 'js', target: 'browser', deadCodeElimination: false })
   try {
-    jsTranspiler.scan(wrapped)
+    scriptTranspiler('js').scan(wrapped)
     return { ok: true, source: wrapped, typescript: false }
   } catch {
     // Not plain JavaScript: maybe TypeScript; that transpile decides whether it is a syntax error.
   }
-  tsTranspiler ??= new Bun.Transpiler({ loader: 'ts', target: 'browser', deadCodeElimination: false, trimUnusedImports: false })
   try {
-    return { ok: true, source: tsTranspiler.transformSync(wrapped), typescript: true }
+    return { ok: true, source: scriptTranspiler('ts').transformSync(wrapped), typescript: true }
   } catch (error) {
     return { ok: false, failure: syntaxFailure(error, code.split('\n').length) }
   }

@@ -13,6 +13,7 @@ import type { Settings } from '../settings/index.ts'
 import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import { errorResponse, jsonResponse, operationRoutes, validateParams } from './api-routes.ts'
 import { EventFeed } from './events.ts'
+import { HostQuestions } from './host-questions.ts'
 import type { ConfigSource } from './config-source.ts'
 import { acquireLock } from './lock.ts'
 import { API_VERSION, type DaemonInfo, OPERATIONS, type OperationContext, findOperation } from './operations.ts'
@@ -47,6 +48,8 @@ export interface Daemon {
   info(): DaemonInfo
   readonly pool: Pool
   readonly events: EventFeed
+  /** Questions to the CLIs, shared by /v1 and the in-process `mcpx_<op>` tools so /v1/answer reaches either. */
+  readonly questions: HostQuestions
   /** Add a route (e.g. the gateway's /mcp handler) behind the same guard as /v1. */
   mount(route: Route): void
   /**
@@ -103,6 +106,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   rmSync(layout.socket, { force: true })
   const token = ensureToken(layout.token)
   const events = new EventFeed(settings.daemonEventBufferLength)
+  const questions = new HostQuestions(events)
   const pool = options.pool ?? createConfiguredPool(config)
   pool.on?.((type, data) => events.publish(type, data))
   const codeMode = options.codeMode
@@ -183,6 +187,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     pool,
     ...(codeMode && { codeMode }),
     events,
+    questions,
     settings,
     info,
     shutdown: (reason) => daemon.shutdown(reason),
@@ -260,6 +265,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     info,
     pool,
     events,
+    questions,
     mount(route) {
       routes.push(route)
     },

@@ -31,58 +31,60 @@ interface Pending {
   reject(error: unknown): void
 }
 
-const BY_FEED = new WeakMap<EventFeed, Map<string, Pending>>()
-let counter = 0
-
-function pendingOf(events: EventFeed): Map<string, Pending> {
-  let pending = BY_FEED.get(events)
-  if (pending === undefined) BY_FEED.set(events, (pending = new Map()))
-  return pending
-}
-
 /** Where a question is put to the CLI: the event feed, or the call's own streamed answer (call-stream.ts). */
 export type AskPublisher = (type: 'call.input', data: JsonObject) => void
 
-/** The asker for one CLI call; undefined when the CLI declared nothing. */
-export function hostAsker(host: HostParams | undefined, callId: string | undefined, events: EventFeed, publish: AskPublisher = (type, data) => events.publish(type, data)): DownstreamAsker | undefined {
-  if (host === undefined) return undefined
-  const asker: DownstreamAsker = {}
-  if (host.roots !== undefined) {
-    const roots = host.roots.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') }))
-    asker.listRoots = async () => ({ roots })
-  }
-  if (callId !== undefined) {
-    const ask = (kind: 'elicit' | 'sample') => (params: JsonObject, signal?: AbortSignal) => askHost(events, publish, callId, kind, params, signal)
-    if (host.elicit) asker.elicit = ask('elicit')
-    if (host.sample) asker.sample = ask('sample')
-    // The CLI said it cannot answer sampling (no samplingCommand): refused naming what is missing.
-    else if (host.sample === false) asker.sample = () => Promise.reject(missingCapability({ sampling: {} }, CLI_SAMPLING_REFUSAL))
-  }
-  return asker
-}
+/**
+ * The daemon's open questions to its CLIs: one per daemon (daemon.ts builds it beside the event
+ * feed), so two daemons in one process, as in tests, never answer each other's questions.
+ */
+export class HostQuestions {
+  readonly #pending = new Map<string, Pending>()
+  #asked = 0
 
-function askHost(events: EventFeed, publish: AskPublisher, callId: string, kind: 'elicit' | 'sample', params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
-  const inputId = `${process.pid}-${++counter}`
-  const pending = pendingOf(events)
-  return new Promise<JsonObject>((resolve, reject) => {
-    const onAbort = () => settle(() => reject(signal?.reason ?? new McpxError('CANCELLED', 'the call ended before the CLI answered')))
-    const settle = (fn: () => void) => {
-      pending.delete(inputId)
-      signal?.removeEventListener('abort', onAbort)
-      fn()
+  constructor(private readonly events: EventFeed) {}
+
+  /** The asker for one CLI call; undefined when the CLI declared nothing. */
+  asker(host: HostParams | undefined, callId: string | undefined, publish: AskPublisher = (type, data) => this.events.publish(type, data)): DownstreamAsker | undefined {
+    if (host === undefined) return undefined
+    const asker: DownstreamAsker = {}
+    if (host.roots !== undefined) {
+      const roots = host.roots.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') }))
+      asker.listRoots = async () => ({ roots })
     }
-    pending.set(inputId, { resolve: (result) => settle(() => resolve(result)), reject: (error) => settle(() => reject(error)) })
-    if (signal?.aborted) return onAbort()
-    signal?.addEventListener('abort', onAbort, { once: true })
-    publish('call.input', { progressId: callId, inputId, kind, params })
-  })
-}
+    if (callId !== undefined) {
+      const ask = (kind: 'elicit' | 'sample') => (params: JsonObject, signal?: AbortSignal) => this.#ask(publish, callId, kind, params, signal)
+      if (host.elicit) asker.elicit = ask('elicit')
+      if (host.sample) asker.sample = ask('sample')
+      // The CLI said it cannot answer sampling (no samplingCommand): refused naming what is missing.
+      else if (host.sample === false) asker.sample = () => Promise.reject(missingCapability({ sampling: {} }, CLI_SAMPLING_REFUSAL))
+    }
+    return asker
+  }
 
-/** POST /v1/answer: the CLI's answer (a result object) or refusal (a JSON-RPC error) to one question. */
-export function answerHost(events: EventFeed, inputId: string, result: JsonObject | undefined, error: { code?: number; message?: string } | undefined): { answered: true } {
-  const pending = pendingOf(events).get(inputId)
-  if (pending === undefined) throw new McpxError('NOT_FOUND', `no open question "${inputId}" (answered already, or its call ended)`, { inputId })
-  if (error !== undefined) pending.reject(new RpcError(typeof error.code === 'number' ? error.code : RPC.INTERNAL_ERROR, error.message ?? 'the CLI refused the request'))
-  else pending.resolve(result ?? {})
-  return { answered: true }
+  #ask(publish: AskPublisher, callId: string, kind: 'elicit' | 'sample', params: JsonObject, signal?: AbortSignal): Promise<JsonObject> {
+    const inputId = `${process.pid}-${++this.#asked}`
+    const pending = this.#pending
+    return new Promise<JsonObject>((resolve, reject) => {
+      const onAbort = () => settle(() => reject(signal?.reason ?? new McpxError('CANCELLED', 'the call ended before the CLI answered')))
+      const settle = (fn: () => void) => {
+        pending.delete(inputId)
+        signal?.removeEventListener('abort', onAbort)
+        fn()
+      }
+      pending.set(inputId, { resolve: (result) => settle(() => resolve(result)), reject: (error) => settle(() => reject(error)) })
+      if (signal?.aborted) return onAbort()
+      signal?.addEventListener('abort', onAbort, { once: true })
+      publish('call.input', { progressId: callId, inputId, kind, params })
+    })
+  }
+
+  /** POST /v1/answer: the CLI's answer (a result object) or refusal (a JSON-RPC error) to one question. */
+  answer(inputId: string, result: JsonObject | undefined, error: { code?: number; message?: string } | undefined): { answered: true } {
+    const pending = this.#pending.get(inputId)
+    if (pending === undefined) throw new McpxError('NOT_FOUND', `no open question "${inputId}" (answered already, or its call ended)`, { inputId })
+    if (error !== undefined) pending.reject(new RpcError(typeof error.code === 'number' ? error.code : RPC.INTERNAL_ERROR, error.message ?? 'the CLI refused the request'))
+    else pending.resolve(result ?? {})
+    return { answered: true }
+  }
 }

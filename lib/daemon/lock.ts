@@ -6,6 +6,7 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { McpxError } from '../errors/index.ts'
+import { procIsMounted } from './caches.ts'
 
 export interface Lock {
   release(): void
@@ -99,17 +100,15 @@ function procStat(pid: number): { state: string; startTime: string } | null | un
   return { state: fields[0] ?? '', startTime: fields[19] ?? '' }
 }
 
-let procMounted: boolean | undefined
 function hasProc(): boolean {
-  if (procMounted === undefined) {
+  return procIsMounted(() => {
     try {
       readFileSync('/proc/self/stat')
-      procMounted = true
+      return true
     } catch {
-      procMounted = false
+      return false
     }
-  }
-  return procMounted
+  })
 }
 
 function releaseIfOwned(path: string, pid: number): void {

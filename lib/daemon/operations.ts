@@ -8,7 +8,7 @@ import type { Settings } from '../settings/index.ts'
 import { PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
 import { type EventFeed, sseResponse } from './events.ts'
 import { CALL_PATH, type CallStreamLine, checkSchemaHash, streamedCall } from './call-stream.ts'
-import { type HostParams, answerHost, hostAsker } from './host-questions.ts'
+import type { HostParams, HostQuestions } from './host-questions.ts'
 import type { CodeModeOps, Pool } from './pool-contract.ts'
 
 export const API_VERSION = 1
@@ -51,6 +51,8 @@ export interface OperationContext {
   /** Code mode over the pool (search, types, exec), when the daemon runs it (gateway.ts). */
   readonly codeMode?: CodeModeOps
   readonly events: EventFeed
+  /** The daemon's open questions to the CLIs that made calls (host-questions.ts). */
+  readonly questions: HostQuestions
   readonly settings: Settings
   readonly info: () => DaemonInfo
   /** Stop the daemon: pool closed, socket and lock removed, before the answer is sent. */
@@ -99,7 +101,7 @@ async function callTool(params: Record<string, any>, context: OperationContext, 
   const started = performance.now()
   const { server, tool, progressId } = params
   const publish = send && ((type: 'call.input', data: Record<string, unknown>) => send({ type, data }))
-  const asker = hostAsker(params.host as HostParams | undefined, progressId, context.events, publish)
+  const asker = context.questions.asker(params.host as HostParams | undefined, progressId, publish)
   const progress = (update: Record<string, unknown>) => (send ? send({ type: 'call.progress', data: { progressId, server, tool, ...update } }) : context.events.publish('call.progress', { progressId, server, tool, ...update }))
   try {
     if (send && context.info().configProblem !== undefined) send({ type: 'info', info: context.info() as unknown as Record<string, unknown> })
@@ -168,7 +170,7 @@ export const OPERATIONS: readonly Operation[] = [
         roots = undefined
       }
       if (!Array.isArray(roots) || !roots.every((r) => typeof r === 'string')) throw new McpxError('USAGE', 'catalog: parameter "roots" must be a JSON array of URIs')
-      return context.pool.catalog(params.name, { asker: hostAsker({ roots }, undefined, context.events) })
+      return context.pool.catalog(params.name, { asker: context.questions.asker({ roots }, undefined) })
     },
   },
   {
@@ -208,7 +210,7 @@ export const OPERATIONS: readonly Operation[] = [
     handler: (params, context) => {
       if (!PASSED_METHODS.has(params.method)) throw new McpxError('USAGE', `request: method "${params.method}" is not passed on (one of: ${[...PASSED_METHODS].join(', ')}; tools/call is /v1/call)`, { method: params.method })
       if (context.pool.request === undefined) throw new McpxError('USAGE', 'this daemon runs without an upstream pool')
-      const asker = hostAsker(params.host as HostParams | undefined, params.progressId, context.events)
+      const asker = context.questions.asker(params.host as HostParams | undefined, params.progressId)
       const progressId = params.progressId as string | undefined
       const settled = (ok: boolean) => progressId !== undefined && context.events.publish('call', { server: params.server, method: params.method, ok, progressId })
       return context.pool
@@ -237,7 +239,7 @@ export const OPERATIONS: readonly Operation[] = [
       result: { type: 'object', description: 'The answer (ElicitResult, CreateMessageResult)' },
       error: { type: 'object', description: 'A refusal instead: `{code, message}` (JSON-RPC error)' },
     },
-    handler: (params, context) => answerHost(context.events, params.inputId, params.result, params.error),
+    handler: (params, context) => context.questions.answer(params.inputId, params.result, params.error),
   },
   {
     name: 'search',

@@ -4,6 +4,7 @@
  * response), lower-case, drop stop words, then a light suffix stemmer so `issues`, `issue` and
  * `issued` meet. Deliberately small: tool names and descriptions are short, English-ish text.
  */
+import { termCache } from './caches.ts'
 
 const STOP_WORDS = new Set(
   ('a an and are as at be been but by can could do does for from has have how i if in into is it its me my of on or our ' +
@@ -44,8 +45,7 @@ function undouble(w: string): string {
   return w
 }
 
-/** word → term ('' = dropped). Tool vocabularies are small, so most words are seen before. */
-const termCache = new Map<string, string>()
+/** Bound on caches.ts termCache: tool vocabularies are small, so most words are seen before; cleared when full. */
 const TERM_CACHE_SIZE = 50_000
 
 function termOf(word: string): string {

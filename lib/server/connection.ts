@@ -24,8 +24,6 @@ export interface LegacyState {
   subscriptions: Set<string>
 }
 
-let connectionCount = 0
-
 /**
  * Why a request still running when its server stops is answered with an error (not left silent,
  * not a bare 202): every request gets exactly one answer, and the caller learns the outcome is
@@ -38,7 +36,6 @@ export class ShutdownError extends RpcError {
 }
 
 export class Connection {
-  readonly id = ++connectionCount
   legacy?: LegacyState
   /** Unsolicited legacy messages (list_changed, resources/updated): stdout, or the session's GET stream. */
   unsolicited?: Outlet
@@ -47,7 +44,11 @@ export class Connection {
   private nextId = 0
   private closed = false
 
-  constructor(readonly kind: 'stdio' | 'http') {}
+  /** `id` numbers the connection within its engine (engine.ts): server→client request ids carry it. */
+  constructor(
+    readonly kind: 'stdio' | 'http',
+    readonly id: number,
+  ) {}
 
   /** Send a server→client request on `outlet` and await the client's response (legacy era only). */
   request(method: string, params: JsonObject | undefined, outlet: Outlet, signal: AbortSignal): Promise<JsonObject> {

@@ -80,6 +80,8 @@ export class Engine implements EngineCore {
   readonly tasks: TaskStore
   readonly notify: ServerNotifier
   private readonly connections = new Set<Connection>()
+  /** Numbers this engine's connections, so its server→client request ids never repeat across them. */
+  #connected = 0
   /** Every request being answered, on any connection (modern HTTP ones are not tracked connections). */
   private readonly running = new Set<AbortController>()
   #draining = false
@@ -105,7 +107,7 @@ export class Engine implements EngineCore {
 
   /** A new downstream connection (stdio process, legacy HTTP session, or one modern HTTP request). */
   connect(kind: 'stdio' | 'http', track = true): Connection {
-    const connection = new Connection(kind)
+    const connection = new Connection(kind, ++this.#connected)
     if (track) this.connections.add(connection)
     return connection
   }

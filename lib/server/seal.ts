@@ -9,6 +9,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { McpxError } from '../errors/index.ts'
+import { keyRings } from './caches.ts'
 
 const KEY_BYTES = 32
 /** NIST SP 800-38D section 8.2: a 96-bit random IV per message. */
@@ -101,9 +102,8 @@ function canonical(text: string): Buffer | undefined {
 }
 
 /** The ring a setting names, read once per process per path ('' = a random per-process key). */
-const rings = new Map<string, KeyRing>()
 export function keyRingFor(path: string): KeyRing {
-  let ring = rings.get(path)
-  if (!ring) rings.set(path, (ring = path === '' ? randomKeyRing() : loadKeyRing(path)))
+  let ring = keyRings.get(path)
+  if (!ring) keyRings.set(path, (ring = path === '' ? randomKeyRing() : loadKeyRing(path)))
   return ring
 }

@@ -5,25 +5,18 @@
  * mcpx itself exits are killed from one exit hook.
  */
 import { readdirSync, readFileSync } from 'node:fs'
+import { forgetGroup, rememberGroup } from './caches.ts'
 
 /** Polling cadence while waiting for the rest of a group to disappear (no wait() exists for it). */
 const GROUP_POLL_MS = 25
 
-const liveGroups = new Set<number>()
-let exitHookInstalled = false
-
-/** Remember a group so it is killed if mcpx exits before closing it. */
+/** Remember a group so it is killed if mcpx exits before closing it (the registry is caches.ts's). */
 export function trackGroup(pgid: number): void {
-  liveGroups.add(pgid)
-  if (exitHookInstalled) return
-  exitHookInstalled = true
-  process.on('exit', () => {
-    for (const group of liveGroups) signalGroup(group, 'SIGKILL')
-  })
+  rememberGroup(pgid, (group) => signalGroup(group, 'SIGKILL'))
 }
 
 export function untrackGroup(pgid: number): void {
-  liveGroups.delete(pgid)
+  forgetGroup(pgid)
 }
 
 /** Send a signal to every process in the group; false when the group no longer exists. */

@@ -4,6 +4,7 @@
  * schema.json (test/lib/wire/matrix.test.ts proves it both ways). 2026-07-28 adds the MRTR input
  * requests (objects inside InputRequiredResult, never JSON-RPC requests) and extension methods.
  */
+import { methodIndexes } from '../caches.ts'
 import { EXTENSION, REVISIONS, type Revision } from '../constants.ts'
 
 export type Direction = 'client-to-server' | 'server-to-client'
@@ -114,18 +115,17 @@ export function isRequestMethod(revision: Revision, method: string, direction: D
 }
 
 /** The lists above as sets, per revision with and without extensions: every message asks these. */
-interface MethodIndex {
+export interface MethodIndex {
   clientToServer: Set<string>
   serverToClient: Set<string>
   clientRequests: Set<string>
   serverRequests: Set<string>
 }
-/** Per revision: [core only, core + extensions]. */
-const METHOD_INDEX = new Map<Revision, [MethodIndex?, MethodIndex?]>()
+/** Built once per revision and extensions flag; kept in ../caches.ts methodIndexes. */
 
 function methodIndex(revision: Revision, extensions: boolean): MethodIndex {
-  let pair = METHOD_INDEX.get(revision)
-  if (pair === undefined) METHOD_INDEX.set(revision, (pair = [undefined, undefined]))
+  let pair = methodIndexes.get(revision)
+  if (pair === undefined) methodIndexes.set(revision, (pair = [undefined, undefined]))
   const slot = extensions ? 1 : 0
   let index = pair[slot]
   if (index === undefined) {
