@@ -27,6 +27,10 @@ export interface ClusterOptions {
   readonly dir?: string
   /** Extra environment for the daemons (MCPX_* settings). */
   readonly env?: Record<string, string>
+  /** Per replica (by index): its own config file instead of `config` (replicas on several machines, each with its copy). */
+  readonly configs?: readonly string[]
+  /** Per replica (by index): environment on top of `env`. */
+  readonly replicaEnv?: readonly Record<string, string>[]
   /** argv of mcpx (default: MCPX_EXE, else `bun cli/main.ts`). */
   readonly mcpx?: string[]
   /** The HAProxy binary (default: `haproxy` on PATH). */
@@ -37,6 +41,8 @@ export interface ClusterOptions {
 
 export interface Replica {
   readonly id: string
+  /** Its place in the cluster (replicaEnv, configs). */
+  readonly index: number
   readonly home: string
   readonly port: number
   readonly pid: number
@@ -88,12 +94,13 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const argv = mcpxArgv(options)
   const port = options.port || (await freePort())
   const specs = await Promise.all(
-    Array.from({ length: options.replicas }, async (_, i) => ({ id: `replica-${i + 1}`, home: join(dir, `replica-${i + 1}`), port: await freePort() })),
+    Array.from({ length: options.replicas }, async (_, i) => ({ id: `replica-${i + 1}`, home: join(dir, `replica-${i + 1}`), port: await freePort(), index: i })),
   )
-  const envFor = (spec: { id: string; home: string; port: number }) => ({
+  const configOf = (index: number) => options.configs?.[index] ?? options.config
+  const envFor = (spec: { id: string; home: string; port: number; index: number }) => ({
     ...process.env,
     MCPX_HOME: spec.home,
-    MCPX_CONFIG: options.config,
+    MCPX_CONFIG: configOf(spec.index),
     MCPX_DAEMON_PORT: String(spec.port),
     MCPX_SEAL_KEY_FILE: keyFile,
     MCPX_DAEMON_IDLE_MS: '0',
@@ -103,10 +110,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     // Pages are served from the balancer's origin, not the replica's own port (security.ts same-origin check).
     MCPX_DAEMON_ALLOWED_ORIGINS: `http://127.0.0.1:${port},http://localhost:${port}`,
     ...options.env,
+    ...options.replicaEnv?.[spec.index],
   })
-  const start = async (spec: { id: string; home: string; port: number }): Promise<Replica> => {
+  const start = async (spec: { id: string; home: string; port: number; index: number }): Promise<Replica> => {
     // Each replica is the daemon of the shared config in its own home (lib/config/home.ts layout).
-    const layout = homeLayout(spec.home, resolve(options.config))
+    const layout = homeLayout(spec.home, resolve(configOf(spec.index)))
     mkdirSync(spec.home, { recursive: true, mode: 0o700 })
     ensurePrivateDir(layout.runDir)
     // The shared local token: a host holding it reaches every replica.

@@ -22,6 +22,9 @@ export interface ConfigProblem {
   readonly servingSince: string | null
 }
 
+/** `local`: this daemon saw its files change; `notice`: another replica announced a change. */
+export type ReloadCause = 'local' | 'notice'
+
 export interface ConfigSourceOptions {
   /** Files whose change means "re-read": config candidates, envFile, environment snapshot. */
   readonly watched: () => readonly string[]
@@ -41,6 +44,7 @@ export class ConfigSource {
   #fingerprint: string
   #apply: (config: McpxConfig) => Promise<unknown> = async () => {}
   #reloading: Promise<void> | undefined
+  #loaded: (config: McpxConfig, cause: ReloadCause) => void = () => {}
 
   constructor(private readonly options: ConfigSourceOptions) {
     this.#fingerprint = this.#currentFingerprint()
@@ -69,17 +73,30 @@ export class ConfigSource {
     this.#apply = apply
   }
 
+  /** Told after each config (re)loaded and applied, with what made it re-read (config-notices.ts). */
+  onLoaded(listener: (config: McpxConfig, cause: ReloadCause) => void): void {
+    this.#loaded = listener
+  }
+
   /** Re-read when anything watched changed since the last read; resolves once applied. */
   check(): Promise<void> {
     if (this.#reloading) return this.#reloading
     const fingerprint = this.#currentFingerprint()
     if (fingerprint === this.#fingerprint) return Promise.resolve()
     this.#fingerprint = fingerprint
-    this.#reloading = this.#reload().finally(() => (this.#reloading = undefined))
+    this.#reloading = this.#reload('local').finally(() => (this.#reloading = undefined))
     return this.#reloading
   }
 
-  async #reload(): Promise<void> {
+  /** Re-read now whether or not the files look changed (another replica's notice); resolves once applied. */
+  async reread(): Promise<void> {
+    await this.#reloading
+    this.#fingerprint = this.#currentFingerprint()
+    this.#reloading = this.#reload('notice').finally(() => (this.#reloading = undefined))
+    return this.#reloading
+  }
+
+  async #reload(cause: ReloadCause): Promise<void> {
     let config: McpxConfig
     try {
       config = this.options.load()
@@ -102,6 +119,7 @@ export class ConfigSource {
     if (summary.length > 0) log.info(`config ${file} reloaded: ${summary.join('; ')}`)
     else log.debug(`config ${file} re-read: no server changed`)
     this.options.emit('config.reloaded', { file, changes })
+    this.#loaded(config, cause)
   }
 
   #problemFrom(error: unknown): ConfigProblem {

@@ -19,6 +19,7 @@ import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import { createMcpAuth } from './mcp-auth.ts'
 import { createReplicaForwarder } from './replica-forward.ts'
 import { createSharedState } from './shared-state.ts'
+import { followConfigNotices } from './config-notices.ts'
 import { readToken } from './token.ts'
 import { operationTools } from './mcp-tools.ts'
 import { upstreamConnectOptions } from './upstream-auth.ts'
@@ -223,6 +224,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     return upstreams.reconfigure(config)
   })
   const stopWatching = source ? source.watch() : () => {}
+  // Optional Redis: a changed config announced to the other replicas, theirs re-read on their notices.
+  const stopNotices = source && followConfigNotices(settings, source)
   // One line per upstream (re)connect, with what it negotiated.
   upstreams.on((type, data) => {
     const event = data as { server?: string; era?: string; revision?: string }
@@ -232,6 +235,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     channel.close()
     shared?.close()
     stopWatching()
+    stopNotices?.()
     // Every request in flight on /mcp (both eras, every surface) gets its answer or an error.
     await Promise.all([...surfaces.values()].map(({ surface }) => surface.engine.drain(settings.shutdownGraceMs, 'the mcpx daemon is stopping')))
     for (const { surface, http } of surfaces.values()) {
