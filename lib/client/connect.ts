@@ -13,7 +13,7 @@ import { McpClient } from './mcp-client.ts'
 import { discoverModern, initializeLegacy, isModernError, pickModern } from './handshake.ts'
 import { serveServerRequests } from './input.ts'
 import { type StdioLaunch, type TransportFactory, defaultTransports } from './open-transport.ts'
-import { type ConnectOptions, type HttpTarget, type ServerIdentity, type StdioTarget, type Target, type TimingStep, isHttpTarget } from './types.ts'
+import { type ConnectOptions, type HttpTarget, type ServerIdentity, type StdioTarget, type Target, type TimingStep, isHttpTarget } from './connect-options.ts'
 import { readVerdict, verdictKey, writeVerdict } from './verdict-cache.ts'
 import { type WireState, headersFor } from './wire-state.ts'
 

@@ -16,7 +16,7 @@ import {
   isLegacyRevision,
   isModernRevision,
 } from '../wire/index.ts'
-import type { Implementation, JsonObject, ServerIdentity } from './types.ts'
+import type { Implementation, JsonObject, ServerIdentity } from './connect-options.ts'
 import { type WireState, clientCapabilities, withModernMeta } from './wire-state.ts'
 
 /** JSON-RPC errors only a modern server sends: seeing one means "modern, fix the request". */

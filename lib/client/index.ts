@@ -22,4 +22,4 @@ export {
   type StdioTarget,
   type Target,
   type TimingStep,
-} from './types.ts'
+} from './connect-options.ts'

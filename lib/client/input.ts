@@ -7,7 +7,7 @@
 import { McpxError } from '../errors/index.ts'
 import type { Peer } from '../session/index.ts'
 import { type Era, methodNotFound } from '../wire/index.ts'
-import type { ClientHandlers, InputContext, JsonObject } from './types.ts'
+import type { ClientHandlers, InputContext, JsonObject } from './connect-options.ts'
 
 const METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const
 

@@ -12,7 +12,7 @@ import { type LogLevel, META, RESULT_TYPE, type RequestId, type Revision, findHe
 import { initializeLegacy, pickModern } from './handshake.ts'
 import { answerInputRequests } from './input.ts'
 import { sessionControl } from './open-transport.ts'
-import type { FollowFilter, Following, JsonObject, ServerIdentity, TimingStep } from './types.ts'
+import type { FollowFilter, Following, JsonObject, ServerIdentity, TimingStep } from './connect-options.ts'
 import { type WireState, withModernMeta } from './wire-state.ts'
 
 export interface CallOptions {

@@ -5,7 +5,7 @@
  */
 import type { Settings } from '../settings/index.ts'
 import { type AuthProvider, type Transport, type TransportKind, createHttpTransport, createSseTransport, createStdioTransport } from '../transport/index.ts'
-import type { HttpTarget, StdioTarget } from './types.ts'
+import type { HttpTarget, StdioTarget } from './connect-options.ts'
 
 /**
  * The HTTP end's session controls (legacy Streamable HTTP only: after a 404 the client re-initializes without the id;

@@ -11,7 +11,7 @@ import { log } from '../log.ts'
 import { eraVerdicts } from './caches.ts'
 import type { TransportKind } from '../transport/index.ts'
 import { type Era, type Revision, isRevision } from '../wire/index.ts'
-import { type Target, isHttpTarget } from './types.ts'
+import { type Target, isHttpTarget } from './connect-options.ts'
 
 export interface Verdict {
   era: Era

@@ -5,7 +5,7 @@
  */
 import type { TransportKind } from '../transport/index.ts'
 import { hasFeature, type Era, HEADER, type HeaderTool, type JsonRpcMessage, META, type Revision, isRequest, requestHeaders } from '../wire/index.ts'
-import type { ClientHandlers, Implementation, JsonObject } from './types.ts'
+import type { ClientHandlers, Implementation, JsonObject } from './connect-options.ts'
 
 export interface WireState {
   era?: Era

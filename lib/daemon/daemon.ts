@@ -17,7 +17,7 @@ import { HostQuestions } from './host-questions.ts'
 import type { ConfigSource } from './config-source.ts'
 import { acquireLock } from './lock.ts'
 import { API_VERSION, type DaemonInfo, OPERATIONS, type OperationContext, findOperation } from './operations.ts'
-import { type CodeModeOps, type Pool, createConfiguredPool } from './pool-contract.ts'
+import type { CodeModeOps, Pool } from './pool-contract.ts'
 import { type Route, matchRoute } from './routes.ts'
 import { type ListenerKind, type Rejection, checkRequest, listSetting } from './security.ts'
 import { ensureToken } from './token.ts'
@@ -28,8 +28,8 @@ export interface DaemonOptions {
   readonly config: McpxConfig
   readonly layout: HomeLayout
   readonly version: string
-  /** The upstream pool, built by the caller (gateway.ts); defaults to the configured, unconnected servers. */
-  readonly pool?: Pool
+  /** The upstream pool, built by the caller (gateway.ts builds the gateway's; a test builds one over its own servers). */
+  readonly pool: Pool
   /** Code mode over that pool (mcpx search|types|exec), when the caller runs it; closed at shutdown after the pool. */
   readonly codeMode?: CodeModeOps & { close?(): Promise<void> }
   /** Install SIGTERM/SIGINT/SIGHUP handlers that shut the daemon down (the foreground `run`). */
@@ -107,7 +107,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   const token = ensureToken(layout.token)
   const events = new EventFeed(settings.daemonEventBufferLength)
   const questions = new HostQuestions(events)
-  const pool = options.pool ?? createConfiguredPool(config)
+  const pool = options.pool
   pool.on?.((type, data) => events.publish(type, data))
   const codeMode = options.codeMode
   const hooks: ShutdownHook[] = [() => Promise.all([codeMode?.close?.(), pool.close()]).then(() => {})]

@@ -1,6 +1,6 @@
 /**
- * The daemon as mcpx runs it: the listeners and /v1 of startDaemon, the gateway's connecting pool in
- * place of the configured-only pool, and /mcp (Streamable HTTP, every era) on the same listeners
+ * The daemon as mcpx runs it: the listeners and /v1 of startDaemon, the gateway's connecting pool (the
+ * one the daemon serves), and /mcp (Streamable HTTP, every era) on the same listeners
  * behind the same guard. /mcp serves the default surface; `?codemode=false` the raw surface and
  * `?passthrough=<server>` one upstream as itself — read per request, so one host can use both.
  */

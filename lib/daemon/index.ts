@@ -23,7 +23,6 @@ export {
 export { validateParams } from './api-routes.ts'
 export {
   configuredStatus,
-  createConfiguredPool,
   type PoolCallOptions,
   type Catalog,
   type Pool,

@@ -1,12 +1,9 @@
 /**
  * The `Pool` contract the daemon serves /v1 and /mcp from (the gateway's UpstreamPool implements
- * it; gateway.ts constructs it, and code mode over it, before the daemon starts), and a pool of
- * configured, never-connected servers: startDaemon's default, for a daemon without upstream
- * connections. Status objects never carry env values or headers.
+ * it; gateway.ts constructs it, and code mode over it, before the daemon starts). Status objects
+ * never carry env values or headers.
  */
-import type { McpxConfig, ServerConfig } from '../config/index.ts'
-import { McpxError } from '../errors/index.ts'
-import { configuredStatus, type Catalog, type DownstreamAsker, type ServerStatus } from '../gateway/index.ts'
+import type { Catalog, DownstreamAsker, ServerStatus } from '../gateway/index.ts'
 
 /** The status and catalog shapes are the gateway's (the pool that fills them lives there). */
 export type { Catalog, ServerState, ServerStatus } from '../gateway/index.ts'
@@ -46,35 +43,4 @@ export interface Pool {
   close(): Promise<void>
   /** Follow the pool's events (server.ready, catalog.changed…): the daemon republishes them on /v1/events. */
   on?(listener: (type: string, data: unknown) => void): () => void
-}
-
-/**
- * A pool that knows the configured servers and connects none of them: status and listing are
- * real; call and catalog fail with CONNECT naming the server and its state.
- */
-export function createConfiguredPool(config: McpxConfig): Pool {
-  const servers = config.servers
-  const lookup = (name: string): ServerConfig => {
-    const server = servers[name]
-    if (server === undefined) {
-      throw new McpxError('NOT_FOUND', `no server named "${name}" (configured: ${Object.keys(servers).join(', ') || 'none'})`, { server: name })
-    }
-    return server
-  }
-  const notConnected = (name: string): McpxError => {
-    const status = configuredStatus(lookup(name))
-    const why = status.state === 'disabled' ? 'it is disabled in the config' : 'this daemon runs without an upstream pool'
-    return new McpxError('CONNECT', `server "${name}" is not connected: ${why}`, { server: name, state: status.state })
-  }
-  return {
-    servers: () => Object.values(servers).map(configuredStatus),
-    status: (name) => configuredStatus(lookup(name)),
-    call: async (name) => {
-      throw notConnected(name)
-    },
-    catalog: async (name) => {
-      throw notConnected(name)
-    },
-    close: async () => {},
-  }
 }

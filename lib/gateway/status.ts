@@ -4,7 +4,7 @@
  * values, headers or URL credentials.
  */
 import type { ServerConfig } from '../config/index.ts'
-import type { ServerStatus } from './types.ts'
+import type { ServerStatus } from './pool-shapes.ts'
 
 export function configuredStatus(server: ServerConfig): ServerStatus {
   const target = server.target

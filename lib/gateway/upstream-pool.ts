@@ -10,7 +10,7 @@ import type { Settings } from '../settings/index.ts'
 import type { DownstreamAsker } from './broker.ts'
 import { checkRequest, guardedCall } from './guarded-call.ts'
 import { suggest } from './naming.ts'
-import type { Catalog, ServerStatus, UpstreamCallOptions } from './types.ts'
+import type { Catalog, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
 import { Upstream, type UpstreamContext } from './upstream.ts'
 
 export interface UpstreamPoolOptions {

@@ -16,7 +16,7 @@ import { EXTENSION } from '../wire/index.ts'
 import { UI_EXTENSION_SETTINGS } from './apps.ts'
 import { Broker, type QuestionKind } from './broker.ts'
 import { callAsTask, canRunAsTask, taskRefusal } from './task-runner.ts'
-import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './types.ts'
+import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
 import { configuredStatus, redactUrl } from './status.ts'
 
 /** Notifications that invalidate a catalog part (2025-11-25 server/tools.mdx etc.; 2026 listen filter keys). */

@@ -7,7 +7,7 @@
 import { RPC, RpcError } from '../errors/index.ts'
 import type { JsonRpcMessage, JsonRpcResponse, LegacyRevision, LogLevel, RequestId } from '../wire/index.ts'
 import { makeRequest } from '../wire/index.ts'
-import type { Implementation, JsonObject } from './types.ts'
+import type { Implementation, JsonObject } from './server-definition.ts'
 
 /** Where the messages of one stream go (stdout, a POST's SSE response, a GET stream, a listen stream). */
 export interface Outlet {

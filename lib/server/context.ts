@@ -9,7 +9,7 @@ import { McpxError } from '../errors/index.ts'
 import { CAPABILITY_OF_ASK, LOG_LEVELS, missingCapability, shapeNotification, shapeRequest, type Era, type JsonRpcMessage, type LogLevel, type OutgoingNotification, type Revision } from '../wire/index.ts'
 import type { Connection, Outlet } from './connection.ts'
 import type { RequestStatePayload } from './request-state.ts'
-import type { HandlerContext, Implementation, InputRequest, JsonObject, ServerNotifier } from './types.ts'
+import type { HandlerContext, Implementation, InputRequest, JsonObject, ServerNotifier } from './server-definition.ts'
 
 /** Thrown inside a modern handler when asks are unanswered; the engine turns it into input_required. */
 export class InputRequired extends Error {

@@ -4,7 +4,7 @@
  */
 import { McpxError } from '../errors/index.ts'
 import { TOOL_NAME_MAX_CHARS } from '../wire/index.ts'
-import type { PromptDef, ResourceDef, ServerDefinition, TemplateDef, ToolDef } from './types.ts'
+import type { PromptDef, ResourceDef, ServerDefinition, TemplateDef, ToolDef } from './server-definition.ts'
 
 /** 2025-11-25+ server/tools.mdx: SHOULD be 1–128 chars of [A-Za-z0-9_.-]. */
 const TOOL_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${TOOL_NAME_MAX_CHARS}}$`)

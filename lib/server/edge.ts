@@ -5,7 +5,7 @@
  * lib/wire's shapeResult does the per-revision spelling.
  */
 import { CACHE_SCOPE, CACHEABLE_METHODS, META, RESULT_TYPE, isModernRevision, shapeResult, type Revision } from '../wire/index.ts'
-import type { Implementation, JsonObject } from './types.ts'
+import type { Implementation, JsonObject } from './server-definition.ts'
 
 export interface EdgeOptions {
   serverInfo: Implementation

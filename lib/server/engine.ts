@@ -30,7 +30,7 @@ import { Registry } from './registry.ts'
 import { createRequestStateCodec, type RequestStateCodec } from './request-state.ts'
 import { keyRingFor } from './seal.ts'
 import { TaskStore } from './tasks.ts'
-import type { JsonObject, ServerDefinition, ServerNotifier } from './types.ts'
+import type { JsonObject, ServerDefinition, ServerNotifier } from './server-definition.ts'
 
 /** Where one incoming message came from and where its call's stream goes. */
 export interface Channel {

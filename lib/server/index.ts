@@ -19,4 +19,4 @@ export { taskOwner } from './tasks.ts'
 export type {
   HandlerContext, Implementation, InputRequest, JsonObject, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,
   TemplateDef, ToolDef, CompleteRequest,
-} from './types.ts'
+} from './server-definition.ts'

@@ -11,7 +11,7 @@ import { initializeResult, negotiateLegacy, serverCapabilities } from './lifecyc
 import { LIST_METHODS, callTool, complete, getPrompt, readResource, rendersApps } from './providers.ts'
 import { listen } from './modern-dispatch.ts'
 import { taskSupportOf } from './tasks.ts'
-import type { HandlerContext, Implementation, JsonObject } from './types.ts'
+import type { HandlerContext, Implementation, JsonObject } from './server-definition.ts'
 
 /** A connection that skipped initialize (a ping on stdio, or HTTP without a session): 2025-03-26 defaults. */
 const FALLBACK_REVISION: LegacyRevision = '2025-03-26'

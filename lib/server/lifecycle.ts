@@ -24,7 +24,7 @@ import {
   unsupportedVersion,
 } from '../wire/index.ts'
 import type { Registry } from './registry.ts'
-import type { Implementation, JsonObject, ServerDefinition } from './types.ts'
+import type { Implementation, JsonObject, ServerDefinition } from './server-definition.ts'
 
 /** Every revision this engine serves, newest first (the -32022 `supported` list). */
 export const SUPPORTED_REVISIONS: Revision[] = [...REVISIONS].reverse()

@@ -5,7 +5,7 @@
  */
 import { META, type RequestId } from '../wire/index.ts'
 import type { Connection, Outlet } from './connection.ts'
-import type { JsonObject } from './types.ts'
+import type { JsonObject } from './server-definition.ts'
 
 export interface ListenFilter {
   toolsListChanged?: boolean

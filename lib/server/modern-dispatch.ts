@@ -13,7 +13,7 @@ import { discoverResult, serverCapabilities, validateModernMeta, type ModernMeta
 import { LIST_METHODS, callTool, complete, getPrompt, readResource, rendersApps } from './providers.ts'
 import type { RequestStatePayload } from './request-state.ts'
 import { TaskStore, hasTasksExtension, taskSupportOf, type TaskContextExtras } from './tasks.ts'
-import type { HandlerContext, JsonObject } from './types.ts'
+import type { HandlerContext, JsonObject } from './server-definition.ts'
 
 export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, channel: Channel, signal: AbortSignal): Promise<DispatchResult> {
   const raw: JsonObject = req.params ?? {}

@@ -4,7 +4,7 @@
  * offset into the (deterministically ordered) list.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import type { JsonObject } from './types.ts'
+import type { JsonObject } from './server-definition.ts'
 
 export function paginate(items: JsonObject[], key: string, params: JsonObject, pageSize: number): JsonObject {
   const start = params.cursor === undefined ? 0 : decodeCursor(params.cursor)

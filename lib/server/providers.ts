@@ -11,7 +11,7 @@ import { paginate } from './pagination.ts'
 import { describe, type Registry } from './registry.ts'
 import { EXTENSION, MCP_APPS, resourceNotFound } from '../wire/index.ts'
 import { trustedProblems } from '../schema/index.ts'
-import type { CompleteRequest, HandlerContext, JsonObject, ServerDefinition, ToolDef } from './types.ts'
+import type { CompleteRequest, HandlerContext, JsonObject, ServerDefinition, ToolDef } from './server-definition.ts'
 
 function requireString(params: JsonObject, key: string): string {
   const value = params[key]

@@ -4,7 +4,7 @@
  * through the engine's notifier, so a gateway can swap upstream-backed providers at run time.
  */
 import { McpxError } from '../errors/index.ts'
-import type { HandlerContext, JsonObject, PromptDef, ResourceDef, ServerDefinition, TemplateDef, ToolDef } from './types.ts'
+import type { HandlerContext, JsonObject, PromptDef, ResourceDef, ServerDefinition, TemplateDef, ToolDef } from './server-definition.ts'
 
 type Kind = 'tools' | 'prompts' | 'resources'
 

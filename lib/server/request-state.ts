@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto'
 import { RPC, RpcError } from '../errors/index.ts'
 import { type KeyRing, open as openSealed, randomKeyRing, seal as sealText } from './seal.ts'
-import type { JsonObject } from './types.ts'
+import type { JsonObject } from './server-definition.ts'
 
 /** What a token carries between rounds. */
 export interface RequestStatePayload {

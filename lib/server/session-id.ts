@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto'
 import type { LegacyRevision } from '../wire/index.ts'
 import { type KeyRing, open, seal } from './seal.ts'
-import type { Implementation, JsonObject } from './types.ts'
+import type { Implementation, JsonObject } from './server-definition.ts'
 
 const PURPOSE = 'mcpx session v2'
 const NONCE_BYTES = 18

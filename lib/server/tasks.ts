@@ -10,7 +10,7 @@ import { RPC, RpcError, toRpcError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { EXTENSION, META, RESULT_TYPE, missingCapability } from '../wire/index.ts'
 import type { ContextInit } from './context.ts'
-import type { InputRequest, JsonObject, ToolDef } from './types.ts'
+import type { InputRequest, JsonObject, ToolDef } from './server-definition.ts'
 
 type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
 

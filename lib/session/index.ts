@@ -8,4 +8,4 @@ export type {
   ProgressUpdate,
   RequestHandler,
   RequestOptions,
-} from './types.ts'
+} from './peer-options.ts'

@@ -25,7 +25,7 @@ import {
   makeResult,
   methodNotFound,
 } from '../wire/index.ts'
-import type { CancelMode, IncomingRequestContext, NotificationListener, PeerOptions, ProgressUpdate, RequestHandler, RequestOptions } from './types.ts'
+import type { CancelMode, IncomingRequestContext, NotificationListener, PeerOptions, ProgressUpdate, RequestHandler, RequestOptions } from './peer-options.ts'
 
 /** What a pending request needs from its Peer (one object per Peer, not per request). */
 interface PeerHooks {

@@ -14,7 +14,7 @@ import { HTTP_STATUS, POST_ACCEPT_HEADER, HEADER, MIME, type JsonRpcMessage, typ
 import { decodeMessages, quote } from './decode-messages.ts'
 import { contentTypeOf, type FetchContext, type FetchFunction, fetchWithAuth, headerValue, httpError, readTextCapped } from './http-fetch.ts'
 import { type SseEvent, readEventStream } from './sse-parser.ts'
-import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './types.ts'
+import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './contract.ts'
 
 // 2025-11-25 basic/transports.mdx "Session Management": the session id MUST be visible ASCII (0x21-0x7E) only.
 const SESSION_ID_SYNTAX = /^[\x21-\x7e]+$/

@@ -6,7 +6,7 @@
  */
 import { McpxError } from '../errors/index.ts'
 import { quote } from './decode-messages.ts'
-import type { AuthProvider } from './types.ts'
+import type { AuthProvider } from './contract.ts'
 import { HTTP_STATUS } from '../wire/index.ts'
 
 /** How much of an unexpected response body an error quotes (`data.body`). */

@@ -11,7 +11,7 @@ import { POST_ACCEPT_HEADER, MIME, isResponse, type JsonRpcMessage } from '../wi
 import { decodeMessages, quote } from './decode-messages.ts'
 import { contentTypeOf, type FetchContext, fetchWithAuth, httpError, readTextCapped } from './http-fetch.ts'
 import { readEventStream } from './sse-parser.ts'
-import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './types.ts'
+import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './contract.ts'
 
 export interface SseTransportParams {
   /** The SSE (GET) endpoint. */

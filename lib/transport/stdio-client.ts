@@ -13,7 +13,7 @@ import { decodeMessages, quote } from './decode-messages.ts'
 import { createLineFramer, encodeFrame, leadingId } from './line-framer.ts'
 import { terminateGroup, trackGroup, untrackGroup } from './process-group.ts'
 import { createStderrTail } from './stderr-tail.ts'
-import type { SendOptions, Transport, TransportHandlers } from './types.ts'
+import type { SendOptions, Transport, TransportHandlers } from './contract.ts'
 
 export interface StdioServerParams {
   command: string

@@ -10,7 +10,7 @@ import { RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { JSONRPC_VERSION, isRecord, keepRawIds, makeError, restoreRawIds, parseJson, parseMessage, recoverId, type JsonRpcMessage } from '../wire/index.ts'
 import { createLineFramer, encodeFrame } from './line-framer.ts'
-import type { SendOptions, Transport, TransportHandlers } from './types.ts'
+import type { SendOptions, Transport, TransportHandlers } from './contract.ts'
 
 /**
  * Bytes pushed by their producer (a socket's data callback) instead of pulled from a stream: no

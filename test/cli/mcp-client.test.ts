@@ -216,6 +216,11 @@ describe('arguments and tool listing', () => {
     expect(result.stdout).toMatch(/everything\.simulate-research-query\(.*\)  \[task-only\]/)
     const fs = await run(['tools', 'fs'])
     expect(fs.stdout).toMatch(/fs\.read_multiple_files\(paths: string\[\]\)/)
+    // An MCP Apps tool only its app may call (_meta.ui.visibility ["app"]) is marked app-only.
+    const apps = await run(['tools', '--stdio', `${process.execPath} ${join(REPO_ROOT, 'test/fixtures/peers/app-only-fixture.ts')}`])
+    expect(apps.exitCode).toBe(0)
+    expect(apps.stdout).toMatch(/^ {2}refresh\(\) {2}\[app-only\] {2}Refresh the board/m)
+    expect(apps.stdout).toMatch(/^ {2}show\(\) {2}Show the board$/m)
   })
 
   test('simulate-research-query (task-required) completes through mcpx call, with progress lines on stderr', async () => {

@@ -9,7 +9,7 @@ import { RPC, RpcError } from '../../errors/index.ts'
 import type { HandlerContext, InputRequest } from '../../server/index.ts'
 import { hasFeature, CAPABILITY_OF_ASK, EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord, missingCapability } from '../../wire/index.ts'
 import { ASK_METHOD_OF, type DownstreamAsker, capabilityOfKind } from '../broker.ts'
-import type { UpstreamCallOptions } from '../types.ts'
+import type { UpstreamCallOptions } from '../pool-shapes.ts'
 import { settle } from '../settle.ts'
 import type { ParkingLot } from './parking.ts'
 

@@ -14,7 +14,7 @@ import { type Engine as EngineType, Engine, type PromptDef, type ServerDefinitio
 import type { Settings } from '../../settings/index.ts'
 import { splitQualified } from '../naming.ts'
 import type { UpstreamPool } from '../upstream-pool.ts'
-import type { Catalog } from '../types.ts'
+import type { Catalog } from '../pool-shapes.ts'
 import type { CodeMode } from '../code-mode.ts'
 import { codeModeTools } from './code-mode-tools.ts'
 import { callTool, catalogTool } from './direct-tools.ts'

@@ -3,14 +3,18 @@ import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { homeLayout, parseConfig } from '../../../lib/config/index.ts'
 import { startDaemon } from '../../../lib/daemon/index.ts'
+import { UpstreamPool } from '../../../lib/gateway/index.ts'
 import { tempDir, testSettings } from '../../harness.ts'
 
 describe('Daemon.invoke', () => {
   test('runs /v1 operations in-process with the same validation; streams are HTTP-only', async () => {
     using dir = tempDir('mcpx-invoke')
+    const settings = testSettings({ daemonIdleMs: 0 })
+    const config = parseConfig('{"mcpServers": {"files": {"command": "server-files"}}}', 'config.json', {})
     const daemon = await startDaemon({
-      settings: testSettings({ daemonIdleMs: 0 }),
-      config: parseConfig('{"mcpServers": {"files": {"command": "server-files"}}}', 'config.json', {}),
+      settings,
+      config,
+      pool: new UpstreamPool({ config, settings }),
       layout: homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json')),
       version: 'test',
     })

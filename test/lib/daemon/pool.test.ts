@@ -1,11 +1,11 @@
-/** lib/daemon/pool-contract.ts: the configured (never-connected) pool. */
+/** lib/daemon/pool-contract.ts: the Pool the daemon serves, as the gateway's real pool fills it before any connection. */
 import { describe, expect, test } from 'bun:test'
 import { parseConfig } from '../../../lib/config/index.ts'
-import { createConfiguredPool } from '../../../lib/daemon/index.ts'
-import { McpxError } from '../../../lib/errors/index.ts'
+import { UpstreamPool } from '../../../lib/gateway/index.ts'
+import type { Pool } from '../../../lib/daemon/index.ts'
 import { testSettings } from '../../harness.ts'
 
-describe('createConfiguredPool', () => {
+describe('the daemon Pool before any connection', () => {
   const config = parseConfig(
     JSON.stringify({
       mcpServers: {
@@ -16,7 +16,7 @@ describe('createConfiguredPool', () => {
     'config.json',
     {},
   )
-  const pool = createConfiguredPool(config)
+  const pool: Pool = new UpstreamPool({ config, settings: testSettings() })
 
   test('lists configured servers with their state and no secrets', () => {
     expect(pool.servers()).toEqual([
@@ -26,9 +26,9 @@ describe('createConfiguredPool', () => {
     expect(JSON.stringify(pool.servers())).not.toContain('s3cret')
   })
 
-  test('unknown names are NOT_FOUND; calls and catalogs say CONNECT with the state', async () => {
-    expect(() => pool.status('nope')).toThrow(new McpxError('NOT_FOUND', 'no server named "nope" (configured: files, web)'))
-    await expect(pool.call('files', 'read', {})).rejects.toMatchObject({ code: 'CONNECT', data: { server: 'files', state: 'configured' } })
-    await expect(pool.catalog('web')).rejects.toMatchObject({ code: 'CONNECT', message: 'server "web" is not connected: it is disabled in the config' })
+  test('unknown names are NOT_FOUND naming what is configured; a disabled server is not connected', async () => {
+    expect(() => pool.status('nope')).toThrow(/no server named "nope".*configured: files, web/)
+    await expect(pool.call('web', 'read', {})).rejects.toMatchObject({ code: 'CONNECT', message: 'server "web" is disabled in the config', data: { server: 'web' } })
+    await pool.close()
   })
 })
