@@ -127,7 +127,7 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
         progressId: follower.id,
         host: hostParams(host),
       }
-      return client.stream<JsonObject>('call', params, (line) => (line.type === 'call.progress' || line.type === 'call.input' ? follower.handle(line.type, line.data) : undefined)).finally(() => follower.stop())
+      return client.callStream<JsonObject>(params, (line) => (line.type === 'call.progress' || line.type === 'call.input' ? follower.handle(line.type, line.data) : undefined)).finally(() => follower.stop())
     },
     async request(method, params, options = {}) {
       const follow = followCall(client, { showProgress: false, host, settings: ctx.settings, label: `${server} ${method}` })

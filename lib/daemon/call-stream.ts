@@ -14,6 +14,9 @@ import type { DownstreamAsker } from '../gateway/index.ts'
 
 type Json = Record<string, unknown>
 
+/** The path of the `call` operation (operations.ts), which the CLI's client posts to without loading the table. */
+export const CALL_PATH = '/v1/call'
+
 /** The line types of a streamed call, in the order they can come. */
 export type CallStreamLine =
   | { readonly type: 'info'; readonly info: Json }

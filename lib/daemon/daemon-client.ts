@@ -11,9 +11,9 @@ import { type ErrorCode, McpxError } from '../errors/index.ts'
 import { createSseParser } from '../transport/index.ts'
 import { type ConnectRetry, retryWhileBusy } from './connect.ts'
 import { acquireLock, isAlive, type Lock } from './lock.ts'
-import type { CallStreamLine } from './call-stream.ts'
 import type { DaemonEvent } from './events.ts'
-import { type DaemonInfo, findOperation } from './operations.ts'
+import { CALL_PATH, type CallStreamLine as StreamLine } from './call-stream.ts'
+import type { DaemonInfo } from './operations.ts'
 import { readToken } from './token.ts'
 
 export interface DaemonClientOptions {
@@ -169,8 +169,9 @@ export class DaemonClient {
    * sent again, which is safe because the first one reached nobody. `onLine` sees every line
    * before the result (progress, questions, the daemon's info when its config did not load).
    */
-  async stream<T = unknown>(operation: string, params: Record<string, unknown>, onLine: (line: CallStreamLine) => void | Promise<void>): Promise<T> {
-    const { path } = findOperation(operation)
+  async callStream<T = unknown>(params: Record<string, unknown>, onLine: (line: StreamLine) => void | Promise<void>): Promise<T> {
+    const path = CALL_PATH
+    const operation = 'call'
     const send = async () => {
       const endpoint = this.#endpoint()
       const headers = new Headers(endpoint.init.headers)
@@ -206,7 +207,8 @@ export class DaemonClient {
   }
 
   async #call<T>(name: string, params: Record<string, unknown>, signal?: AbortSignal): Promise<T> {
-    const operation = findOperation(name)
+    // The operation table (and what its handlers import) loads with the first plain request, not at start-up.
+    const operation = (await import('./operations.ts')).findOperation(name)
     const endpoint = this.#endpoint()
     const rest = { ...params }
     const path = operation.path.replace(/:([A-Za-z]+)/g, (_, key: string) => {
@@ -299,7 +301,7 @@ function errorFromBody(body: unknown, status: number): McpxError {
 }
 
 /** One JSON object a line (a streamed operation's answer). */
-async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<CallStreamLine> {
+async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamLine> {
   const decoder = new TextDecoder()
   let buffered = ''
   const reader = body.getReader()
@@ -308,7 +310,7 @@ async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<Ca
     for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
       const text = buffered.slice(0, end)
       buffered = buffered.slice(end + 1)
-      if (text.trim() !== '') yield JSON.parse(text) as CallStreamLine
+      if (text.trim() !== '') yield JSON.parse(text) as StreamLine
     }
   }
 }

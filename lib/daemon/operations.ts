@@ -7,7 +7,7 @@ import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
 import { type EventFeed, sseResponse } from './events.ts'
-import { type CallStreamLine, checkSchemaHash, streamedCall } from './call-stream.ts'
+import { CALL_PATH, type CallStreamLine, checkSchemaHash, streamedCall } from './call-stream.ts'
 import type { HostParams, HostQuestions } from './host-questions.ts'
 import type { CodeModeOps, Pool } from './pool-contract.ts'
 
@@ -176,7 +176,7 @@ export const OPERATIONS: readonly Operation[] = [
   {
     name: 'call',
     method: 'POST',
-    path: '/v1/call',
+    path: CALL_PATH,
     description: 'Call one tool on one upstream server; returns the CallToolResult',
     params: {
       server: NAME,
