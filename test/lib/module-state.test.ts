@@ -9,7 +9,7 @@
  * Read with TypeScript's parser, so text inside strings (the sandbox prelude is source text) is not
  * code. Flagged at the top level of a module: any `let` or `var`; a `const` Map, Set, array or
  * object literal that the same file mutates (a mutating method, an assignment or `delete` through
- * it, `Object.assign` into it). Allowed: `lib/<room>/caches.ts`; lib/log.ts (the process's one
+ * it, `Object.assign` into it), in its own file or in one that imports it. Allowed: `lib/<room>/caches.ts`; lib/log.ts (the process's one
  * stderr logger and its level, set by the CLI's flags before anything logs); a WeakMap or WeakSet,
  * which is a side table keyed by its owner object — that owner's state, freed with it.
  */
@@ -100,10 +100,42 @@ function violationsOf(name: string, source: string): string[] {
   return out
 }
 
+/** Exported top-level consts holding a mutable value, by name → the file that declares them. */
+function exportedTables(name: string, source: string): [string, string][] {
+  if (DECLARED(name)) return []
+  const sf = ts.createSourceFile(name, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
+  return sf.statements.flatMap((statement) => {
+    if (!ts.isVariableStatement(statement) || !statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return []
+    if ((statement.declarationList.flags & ts.NodeFlags.Const) === 0) return []
+    return statement.declarationList.declarations.filter((d) => ts.isIdentifier(d.name) && isMutableValue(d.initializer)).map((d) => [d.name.getText(sf), name] as [string, string])
+  })
+}
+
+/** Every violation among these files (repository-relative name → source): each file's own, and a table exported by one module and mutated by a module that imports it. */
+function violationsIn(sources: Record<string, string>): string[] {
+  const tables = new Map(Object.entries(sources).flatMap(([name, source]) => exportedTables(name, source)))
+  const out = Object.entries(sources).flatMap(([name, source]) => violationsOf(name, source))
+  for (const [name, source] of Object.entries(sources)) {
+    if (DECLARED(name)) continue
+    const sf = ts.createSourceFile(name, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
+    const mutated = mutatedNames(sf)
+    for (const statement of sf.statements) {
+      const bindings = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : undefined
+      if (!bindings || !ts.isNamedImports(bindings)) continue
+      for (const element of bindings.elements) {
+        const imported = (element.propertyName ?? element.name).text
+        const owner = tables.get(imported)
+        if (owner !== undefined && owner !== name && mutated.has(element.name.text)) out.push(`${name} mutates ${imported}, a module-level table of ${owner}`)
+      }
+    }
+  }
+  return out
+}
+
 describe('module-level mutable state in lib/', () => {
   test('only the declared caches modules hold it', () => {
-    const found = files(join(REPO_ROOT, 'lib')).flatMap((file) => violationsOf(relative(REPO_ROOT, file), readFileSync(file, 'utf8')))
-    expect(found).toEqual([])
+    const sources = Object.fromEntries(files(join(REPO_ROOT, 'lib')).map((file) => [relative(REPO_ROOT, file), readFileSync(file, 'utf8')]))
+    expect(violationsIn(sources)).toEqual([])
   })
 
   test('a planted violation is seen; text that only looks like state is not', () => {
@@ -118,5 +150,10 @@ describe('module-level mutable state in lib/', () => {
     expect(violationsOf(file, 'export function f() {\n  let n = 0\n  const m = new Map()\n  m.set(1, ++n)\n}\n')).toEqual([])
     expect(violationsOf(file, 'export const PRELUDE = String.raw`let config = 0;`\n')).toEqual([])
     expect(violationsOf('lib/codemode/caches.ts', 'let compiled: Promise<unknown> | undefined\n')).toEqual([])
+    // A table exported by one module and mutated by another that imports it (through a door, renamed or not).
+    const rules = { 'lib/server/rules.ts': 'export const RULES = { list: [] as string[] }\n', 'lib/gateway/widen.ts': "import { RULES as R } from '../server/index.ts'\nexport const add = (s: string) => R.list.push(s)\n" }
+    expect(violationsIn(rules)).toEqual(['lib/gateway/widen.ts mutates RULES, a module-level table of lib/server/rules.ts'])
+    // A declared cache is mutated by its users, as it must be.
+    expect(violationsIn({ 'lib/search/caches.ts': 'export const termCache = new Map<string, string>()\n', 'lib/search/tokenize.ts': "import { termCache } from './caches.ts'\nexport const put = (w: string) => termCache.set(w, w)\n" })).toEqual([])
   })
 })
