@@ -4,7 +4,7 @@
  * directory with its replica id, logs) but shares the config, the local token and the seal key
  * ring, so a host's token and a 2026 requestState work on every replica; each knows the others
  * (replicaPeers) so a 2026 retry reaches the replica that holds its call.
- * Usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR] [--no-sticky]
+ * Usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR] [--no-sticky] [--httpclose]
  * Prints the load balancer's /mcp URL and the token on stdout; Ctrl-C stops everything.
  */
 import { randomBytes } from 'node:crypto'
@@ -37,6 +37,8 @@ export interface ClusterOptions {
   readonly haproxy?: string
   /** false: plain round-robin, no learned stickiness (legacy sessions then reach their owner by the replica hop). */
   readonly sticky?: boolean
+  /** true: turn on deploy/haproxy.cfg's `option httpclose` (a request cut by a dying replica is a 502, never a closed kept-alive connection; one connection per request). */
+  readonly httpclose?: boolean
 }
 
 export interface Replica {
@@ -67,7 +69,7 @@ function mcpxArgv(options: ClusterOptions): string[] {
   return [process.execPath, join(REPO, 'cli/main.ts')]
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)
@@ -78,11 +80,15 @@ async function freePort(): Promise<number> {
   })
 }
 
-export function haproxyConfig(port: number, replicas: readonly { id: string; port: number }[], sticky = true): string {
+const HTTPCLOSE_OFF = /^    # option httpclose$/m
+
+export function haproxyConfig(port: number, replicas: readonly { id: string; port: number }[], sticky = true, httpclose = false): string {
   const template = readFileSync(join(REPO, 'deploy/haproxy.cfg'), 'utf8')
   const servers = replicas.map((r) => `    server ${r.id} 127.0.0.1:${r.port} check`).join('\n')
   const config = template.replace(/^    bind .*$/m, `    bind 127.0.0.1:${port}`).replace(/(^    server .*\n?)+/m, `${servers}\n`)
-  return sticky ? config : config.replace(/^    stick.*\n/gm, '')
+  const closing = httpclose ? config.replace(HTTPCLOSE_OFF, '    option httpclose') : config
+  if (httpclose && closing === config) throw new Error('deploy/haproxy.cfg has no `    # option httpclose` line to turn on')
+  return sticky ? closing : closing.replace(/^    stick.*\n/gm, '')
 }
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
@@ -136,7 +142,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let haproxy: ReturnType<typeof Bun.spawn> | undefined
   try {
     for (const spec of specs) replicas.push(await start(spec))
-    const haproxyConfigText = haproxyConfig(port, replicas, options.sticky ?? true)
+    const haproxyConfigText = haproxyConfig(port, replicas, options.sticky ?? true, options.httpclose ?? false)
     const cfg = join(dir, 'haproxy.cfg')
     writeFileSync(cfg, haproxyConfigText)
     haproxy = Bun.spawn([options.haproxy ?? 'haproxy', '-db', '-f', cfg], { stdout: 'ignore', stderr: 'pipe' })
@@ -170,7 +176,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 }
 
 /** HAProxy is ready when its port accepts a connection (it logs nothing by then with -db). */
-async function waitListening(port: number, proc: ReturnType<typeof Bun.spawn>): Promise<void> {
+export async function waitListening(port: number, proc: ReturnType<typeof Bun.spawn>): Promise<void> {
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`haproxy exited (${proc.exitCode}): ${await new Response(proc.stderr as ReadableStream).text()}`)
     const ok = await fetch(`http://127.0.0.1:${port}/`).then(
@@ -184,10 +190,10 @@ async function waitListening(port: number, proc: ReturnType<typeof Bun.spawn>): 
 
 if (import.meta.main) {
   const { values } = parseArgs({
-    options: { config: { type: 'string' }, replicas: { type: 'string', default: '3' }, port: { type: 'string', default: '0' }, dir: { type: 'string' }, 'no-sticky': { type: 'boolean', default: false } },
+    options: { config: { type: 'string' }, replicas: { type: 'string', default: '3' }, port: { type: 'string', default: '0' }, dir: { type: 'string' }, 'no-sticky': { type: 'boolean', default: false }, httpclose: { type: 'boolean', default: false } },
   })
   if (!values.config) {
-    process.stderr.write('usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR] [--no-sticky]\n')
+    process.stderr.write('usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR] [--no-sticky] [--httpclose]\n')
     process.exit(2)
   }
   const cluster = await startCluster({
@@ -195,6 +201,7 @@ if (import.meta.main) {
     replicas: Number(values.replicas),
     port: Number(values.port),
     sticky: !values['no-sticky'],
+    httpclose: values.httpclose,
     ...(values.dir && { dir: values.dir }),
   })
   process.stdout.write(`${cluster.url}\ntoken ${cluster.token}\n`)

@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { type Cluster, startCluster } from '../cluster.ts'
+import { type Cluster, freePort, haproxyConfig, startCluster, waitListening } from '../cluster.ts'
 import { fmt, median, quantile, ratio } from './stats.ts'
 
 const REPO = new URL('../..', import.meta.url).pathname.replace(/\/$/, '')
@@ -40,6 +40,8 @@ export interface ClusterFigures {
   readonly sealingLegacy: Pair
   readonly sealingModern: Pair
   readonly balanced: Pair
+  /** The same replicas behind HAProxy with `option httpclose` (a connection per request) vs the shipped keep-alive config. */
+  readonly httpclose: Pair
   /** Daemon CPU (all replicas) per call of the balanced comparison, ms. */
   readonly cpuMsPerCall: number
 }
@@ -124,6 +126,7 @@ export async function measureCluster(options: { calls: number; block: number; mc
   writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }))
   let cluster: Cluster | undefined
   let plain: Cluster | undefined
+  let closing: ReturnType<typeof Bun.spawn> | undefined
   try {
     const mcpx = options.mcpx && { mcpx: options.mcpx }
     cluster = await startCluster({ config, replicas: 3, dir: join(dir, 'cluster'), sticky: false, ...mcpx })
@@ -146,8 +149,18 @@ export async function measureCluster(options: { calls: number; block: number; mc
     const balanced = await paired(modernCall(`${cluster.url}?codemode=false`, cluster.token), modernCall(sealedUrl, cluster.token), calls, block)
     // Both sides' calls (and their warm-up of 100 each) ran on the replicas.
     const cpuMsPerCall = pids.map(cpuMs).reduce((sum, ms, i) => sum + ms - before[i]!, 0) / (2 * (calls + 100))
-    return { calls, block, sealingLegacy, sealingModern, balanced, cpuMsPerCall }
+    progress(`cluster: HAProxy with option httpclose vs keep-alive (deploy/haproxy.cfg), ${calls} calls per side`)
+    // What turning a cut request into a 502 costs (deploy/haproxy.cfg: on a kept-alive connection HAProxy closes it instead).
+    const closingPort = await freePort()
+    const closingConfig = join(dir, 'haproxy-httpclose.cfg')
+    writeFileSync(closingConfig, haproxyConfig(closingPort, cluster.replicas, false, true))
+    closing = Bun.spawn(['haproxy', '-db', '-f', closingConfig], { stdout: 'ignore', stderr: 'pipe' })
+    await waitListening(closingPort, closing)
+    const httpclose = await paired(modernCall(`http://127.0.0.1:${closingPort}/mcp?codemode=false`, cluster.token), modernCall(`${cluster.url}?codemode=false`, cluster.token), calls, block)
+    return { calls, block, sealingLegacy, sealingModern, balanced, httpclose, cpuMsPerCall }
   } finally {
+    closing?.kill()
+    await closing?.exited
     await cluster?.close()
     await plain?.close()
     rmSync(dir, { recursive: true, force: true })
@@ -166,6 +179,7 @@ export function renderCluster(f: ClusterFigures): string {
     row('sealing, legacy session: (a) 2 daemons in replica mode, sealed id opened per request vs (b) 2 plain daemons', f.sealingLegacy, SEALING_TARGET),
     row('sealing, 2026-07-28: (a) 2 daemons in replica mode vs (b) 2 plain daemons', f.sealingModern, SEALING_TARGET),
     row('(a) HAProxy + 3 replicas round-robin vs (b) one replica direct, 2026-07-28', f.balanced),
+    row('(a) HAProxy `option httpclose` (a connection per request) vs (b) the shipped keep-alive config, 3 replicas, 2026-07-28', f.httpclose),
     '',
     `Daemon CPU per call (all replicas, balanced comparison): ${fmt(f.cpuMsPerCall, 3)} ms ⇒ about ${fmt(1000 / f.cpuMsPerCall, 0)} calls/s per core for the daemons alone (HAProxy and the upstream not counted). This machine has 2 cores shared by three replicas, HAProxy, the upstreams and the client: the balanced ratio measures the load balancer's overhead, not scaling.`,
   ].join('\n')
