@@ -1,7 +1,7 @@
 /**
  * The whole test run, as CI does it (`npm test`):
  *   1. build the single executable (dist/mcpx) so CLI tests run against the binary;
- *   2. `tsc --noEmit` over everything, then `bun test` over test/ with MCPX_EXE pointing at that binary;
+ *   2. `tsc --noEmit` over everything, Biome's format and lint check (`biome ci`), then `bun test` over test/ with MCPX_EXE pointing at that binary;
  *   3. the official conformance suite via ../shared/conformance/run: the fixture server (both
  *      requirement sets, scored, then strict), the gateway's pass-through surface in front of that
  *      fixture (the same two runs) and in front of the official server-everything (every scenario it
@@ -69,6 +69,15 @@ if (!onlyConformance) {
   const typeErrors = (typecheck.match(/error TS\d+/g) ?? []).length
   console.error(`== typecheck: ${typeErrors} errors`)
   if (!/EXIT 0$/.test(typecheck)) failed += Math.max(1, typeErrors)
+}
+
+if (!onlyConformance) {
+  // Biome: formatting and lint over lib/, cli/, scripts/ and test/ (biome.json); `npm run lint` is the same check,
+  // `npm run format` rewrites. Warnings are shown, errors (and any unformatted file) fail.
+  const lint = await step('lint', [join(root, 'node_modules/.bin/biome'), 'ci', '--colors=off', root])
+  const lintErrors = Number(lint.match(/Found (\d+) errors?/)?.[1] ?? 0)
+  console.error(`== lint: ${lintErrors} errors`)
+  if (!/EXIT 0$/.test(lint)) failed += Math.max(1, lintErrors)
 }
 
 if (!onlyConformance) {

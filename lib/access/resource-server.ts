@@ -7,11 +7,11 @@
  * naming the metadata URL. The token itself never leaves this module: nothing upstream sees it.
  */
 import { readFileSync } from 'node:fs'
-import { errors as joseErrors, jwtVerify } from 'jose'
+import { errors as joseErrors, type JWTVerifyGetKey, jwtVerify } from 'jose'
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { bearerChallenge, type ChallengeError } from './challenge.ts'
-import { introspect, type IntrospectionOptions } from './introspection.ts'
+import { type Introspected, introspect, type IntrospectionOptions } from './introspection.ts'
 import { IssuerKeys } from './issuer-keys.ts'
 import { checkResourceUrl, resourceMetadata, resourceMetadataPaths, resourceMetadataUrl, type ResourceMetadata } from './metadata.ts'
 import { oauthPrincipal, type Principal } from './principal.ts'
@@ -81,7 +81,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
 
   async function claimsOf(token: string): Promise<{ claims: Record<string, unknown> } | { refused: AuthOutcome }> {
     if (COMPACT_JWS.test(token)) {
-      let getKey
+      let getKey: JWTVerifyGetKey
       try {
         getKey = await keys.keys()
       } catch (error) {
@@ -102,7 +102,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       }
     }
     if (!introspection) return refuse('the access token is not a JWT and no introspection endpoint is configured')
-    let result
+    let result: Introspected
     try {
       result = await introspect(token, introspection)
     } catch (error) {

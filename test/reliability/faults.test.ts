@@ -62,7 +62,7 @@ describe('upstream faults, with a never-initializing upstream beside healthy one
 
   test('the raw surface lists and calls the healthy upstreams while one never initializes; its state is visible', async () => {
     const listed = await host.request(nextId(), 'tools/list')
-    const names = ((listed.messages[0]?.result as { tools: { name: string }[] }).tools ?? []).map((t) => t.name)
+    const names = ((listed.messages[0]!.result as { tools: { name: string }[] }).tools ?? []).map((t) => t.name)
     expect(names).toContain('up_echo')
     expect(names).toContain('other_echo')
     expect(names.some((n) => n.startsWith('stuck_'))).toBe(false)

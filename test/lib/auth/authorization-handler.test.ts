@@ -24,7 +24,7 @@ describe('loopback authorization handler', () => {
     expect(opened.length).toBe(1)
     const redirect = new URL(opened[0]!).searchParams.get('redirect_uri')!
     expect(redirect).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/)
-    expect((as.of('/register')[0]?.body as { redirect_uris: string[] }).redirect_uris).toEqual([redirect])
+    expect((as.of('/register')[0]!.body as { redirect_uris: string[] }).redirect_uris).toEqual([redirect])
     // The listener is gone after the flow.
     await expect(fetch(redirect)).rejects.toThrow()
   })
