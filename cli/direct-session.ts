@@ -15,18 +15,30 @@ import { stderrIsTty } from './tty.ts'
 
 type Json = Record<string, unknown>
 
-/** An ad-hoc server: one Upstream of our own (the gateway's connection logic), closed at the end. */
-export function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostOptions): ServerSession {
-  const upstream = new Upstream(config, {
+/**
+ * The gateway's Upstream for a connection the CLI makes itself (an ad-hoc target, `call --record`): the CLI's
+ * declarations, `${VAR}`s from this command's environment, and stored OAuth unless the config sends its own
+ * Authorization header.
+ */
+export function cliUpstream(ctx: ConfiguredContext, config: ServerConfig, host: HostOptions): Upstream {
+  return new Upstream(config, {
     settings: ctx.settings,
     emit: () => {},
     ...cliDeclares(host),
     connectOptions: (entry) => {
       const target = entry.target
       if (target.kind === 'stdio') return { parentEnv: ctx.env }
-      return { auth: createUpstreamAuth({ serverUrl: target.url, settings: ctx.settings, home: ctx.paths.home, interactive: false }) }
+      if (!target.oauth && Object.keys(target.headers).some((name) => name.toLowerCase() === 'authorization')) return {}
+      return {
+        auth: createUpstreamAuth({ serverUrl: target.url, settings: ctx.settings, home: ctx.paths.home, ...(target.oauth !== undefined && { config: target.oauth }), interactive: false }),
+      }
     },
   })
+}
+
+/** An ad-hoc server: one Upstream of our own (the gateway's connection logic), closed at the end. */
+export function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostOptions): ServerSession {
+  const upstream = cliUpstream(ctx, config, host)
   const asker = cliAsker(host)
   const delay = ctx.settings.cliSlowNoticeMs
   return {

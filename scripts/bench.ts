@@ -130,26 +130,27 @@ async function startupAndMemory(binary: string, daemon: McpxDaemon, mcporter: Mc
   return { startup, memory: { ...daemonMemory, floor } }
 }
 
-/** `--only startup`: part 2 alone, against a daemon that pools just the echo server. */
-async function mainStartup(): Promise<StartupOnlyReport> {
+/** The binary, a daemon that pools just the echo server, and mcporter's keep-alive peer: the set-up of a part run alone. */
+async function echoOnly() {
   progress(`temp dir ${dir}; building the binary`)
   const binary = await buildBinary(dir)
   const daemon = await startMcpxDaemon(binary, dir, { [NS]: { command: NODE, args: [ECHO_SERVER] } })
   cleanups.push(() => daemon.stop())
   const mcporter = mcporterPeer(dir)
   cleanups.push(() => mcporter.stop())
+  return { binary, daemon, mcporter }
+}
+
+/** `--only startup`: part 2 alone, against a daemon that pools just the echo server. */
+async function mainStartup(): Promise<StartupOnlyReport> {
+  const { binary, daemon, mcporter } = await echoOnly()
   const { startup, memory } = await startupAndMemory(binary, daemon, mcporter)
   return { when: new Date().toISOString(), machine: await machine(), flags: { oneshotRuns: num('oneshot-runs'), memoryCalls: num('memory-calls'), idleMs: num('idle-ms') }, startup, memory }
 }
 
 /** `--only stdio`: part 4 alone, against a daemon that pools just the echo server. */
 async function mainStdio(): Promise<StdioOnlyReport> {
-  progress(`temp dir ${dir}; building the binary`)
-  const binary = await buildBinary(dir)
-  const daemon = await startMcpxDaemon(binary, dir, { [NS]: { command: NODE, args: [ECHO_SERVER] } })
-  cleanups.push(() => daemon.stop())
-  const mcporter = mcporterPeer(dir)
-  cleanups.push(() => mcporter.stop())
+  const { daemon, mcporter } = await echoOnly()
   const stdio = await stdioPaths(daemon, mcporter)
   return { when: new Date().toISOString(), machine: await machine(), flags: { calls: num('calls'), block: num('block'), warmup: num('warmup'), daemonWarmup: num('daemon-warmup') }, stdio }
 }

@@ -9,11 +9,13 @@
  */
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ensurePrivateDir, homeLayout } from '../lib/config/index.ts'
+import { freePort } from './free-port.ts'
+
+export { freePort }
 
 const REPO = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
 const OWNER_ONLY = 0o600
@@ -67,17 +69,6 @@ function mcpxArgv(options: ClusterOptions): string[] {
   if (options.mcpx) return options.mcpx
   if (process.env.MCPX_EXE) return [process.env.MCPX_EXE]
   return [process.execPath, join(REPO, 'cli/main.ts')]
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 const HTTPCLOSE_OFF = /^    # option httpclose$/m

@@ -9,10 +9,10 @@
  *   bun scripts/conformance-cluster.ts [TARGET (default 2026-07-28)] [--sticky] [--no-direct]
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startCluster } from './cluster.ts'
+import { freePort } from './free-port.ts'
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
 const argv = process.argv.slice(2)
@@ -20,16 +20,6 @@ const sticky = argv.includes('--sticky')
 const direct = !argv.includes('--no-direct')
 const target = argv.filter((a) => !a.startsWith('--'))[0] ?? '2026-07-28'
 const conformanceRun = process.env.MCPX_CONFORMANCE_RUN ?? join(root, '../shared/conformance/run')
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer()
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-conf-cluster-'))
 const fixturePort = await freePort()

@@ -12,9 +12,9 @@
  * Environment (CONF_STRICT, CONF_DETAILS...) passes through to ../shared/conformance/run.
  */
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from './free-port.ts'
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
 const bun = process.execPath
@@ -26,18 +26,6 @@ const upstreamKind = upstreamFlag === -1 ? 'stdio' : argv.splice(upstreamFlag, 2
 if (upstreamKind !== 'stdio' && upstreamKind !== 'http' && upstreamKind !== 'server-everything') throw new Error(`--upstream must be stdio, http or server-everything, not ${upstreamKind}`)
 const target = argv[0] ?? 'both'
 const conformanceRun = process.env.MCPX_CONFORMANCE_RUN ?? join(root, '../shared/conformance/run')
-
-/** A port the kernel just handed out and released: free for the daemon a moment later. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /**
  * Scenarios (as `<requirement set>/<name>`) whose checks.json under a run's CONF_OUT has a SUCCESS

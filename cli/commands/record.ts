@@ -7,7 +7,6 @@
  * answers that host's discover from it (lib/replay/serve.ts).
  */
 import { defineCommand } from 'citty'
-import { createUpstreamAuth } from '../../lib/auth/index.ts'
 import { log } from '../../lib/log.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { Upstream } from '../../lib/gateway/index.ts'
@@ -15,8 +14,8 @@ import { Recorder, fileSink, recordProxy, recordTransport, recordingFetch, redac
 import { createHttpTransport, createStdioServerTransport, createStdioTransport, type Transport } from '../../lib/transport/index.ts'
 import { commonArgs } from '../args.ts'
 import { type ConfiguredContext, loadContext } from '../context.ts'
+import { cliUpstream } from '../direct-session.ts'
 import type { HostOptions } from '../host.ts'
-import { cliDeclares } from '../target.ts'
 import { VERSION } from '../version.ts'
 
 export default defineCommand({
@@ -82,15 +81,5 @@ export function recordedUpstream(ctx: ConfiguredContext, server: string, file: s
   }
   // A direct connection: its `${VAR}`s were resolved in this command's environment, not the daemon's.
   log.debug(`${server}: connecting directly; variables resolved in this command's environment (${Object.keys(ctx.config.variables ?? {}).join(', ') || 'none referenced'})`)
-  return new Upstream({ ...config, record: file }, {
-    settings: ctx.settings,
-    emit: () => {},
-    ...cliDeclares(host),
-    connectOptions: (entry) => {
-      const target = entry.target
-      if (target.kind === 'stdio') return { parentEnv: ctx.env }
-      if (!target.oauth && Object.keys(target.headers).some((name) => name.toLowerCase() === 'authorization')) return {}
-      return { auth: createUpstreamAuth({ serverUrl: target.url, settings: ctx.settings, home: ctx.paths.home, ...(target.oauth !== undefined && { config: target.oauth }), interactive: false }) }
-    },
-  })
+  return cliUpstream(ctx, { ...config, record: file }, host)
 }

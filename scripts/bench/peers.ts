@@ -11,6 +11,9 @@ import { dirname, join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { freePort } from '../free-port.ts'
+
+export { freePort }
 
 export const REPO = new URL('../..', import.meta.url).pathname.replace(/\/$/, '')
 export const ECHO_SERVER = join(REPO, 'scripts/bench/echo-server.mjs')
@@ -45,13 +48,6 @@ export async function buildBinary(dir: string): Promise<string> {
   const code = await proc.exited
   if (code !== 0) throw new Error(`build failed (${code}): ${await new Response(proc.stderr).text()}`)
   return outfile
-}
-
-export async function freePort(): Promise<number> {
-  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = server.port!
-  await server.stop(true)
-  return port
 }
 
 async function waitForPort(port: number, child: { exitCode: number | null }): Promise<void> {

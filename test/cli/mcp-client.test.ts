@@ -11,6 +11,7 @@ import { REPO_ROOT, errorJson, mcpxCommand, runMcpx } from '../harness.ts'
 import { isolatedUser } from './cli-env.ts'
 import { layoutForEnv } from '../support/layout.ts'
 import { SIGN_IN_URL } from '../fixtures/peers/url-elicit-fixture-url.ts'
+import { freePort } from '../../scripts/free-port.ts'
 
 const user = isolatedUser('mcpx-client')
 const bin = (name: string) => join(REPO_ROOT, 'node_modules/@modelcontextprotocol', name, 'dist/index.js')
@@ -363,16 +364,6 @@ describe('completion (fish)', () => {
     expect((await new Response(fish.stdout).text()).trim()).toBe('everything.')
   })
 })
-
-/** A port nobody listens on right now (server-everything takes a fixed PORT, not 0). */
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net')
-  const holder = createServer()
-  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
-  const port = (holder.address() as { port: number }).port
-  await new Promise((resolve) => holder.close(resolve))
-  return port
-}
 
 /** server-everything says "listening on port N" on stderr once it accepts connections. */
 async function untilListening(stderr: ReadableStream<Uint8Array>): Promise<void> {

@@ -10,12 +10,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { RedisClient } from 'bun'
 import { homeLayout } from '../../lib/config/index.ts'
 import { type Cluster, startCluster } from '../../scripts/cluster.ts'
 import { REPO_ROOT, tempDir } from '../harness.ts'
+import { freePort } from '../../scripts/free-port.ts'
 
 const SBIN = { PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` }
 const haproxy = Bun.which('haproxy', SBIN)
@@ -25,17 +25,6 @@ if ((!haproxy || !redisServer) && process.env.CI === 'true') throw new Error('ha
 const SLOW_WATCH_MS = '600000'
 /** How long the notice may take to reach replica 2's catalog (far below SLOW_WATCH_MS). */
 const PROMPT_MS = 10_000
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 const fixture = join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')
 const before = JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [fixture] } } })

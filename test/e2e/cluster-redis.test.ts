@@ -11,7 +11,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { RedisClient } from 'bun'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
@@ -20,22 +19,12 @@ import { loadKeyRing } from '../../lib/server/seal.ts'
 import { sessionOwner } from '../../lib/server/index.ts'
 import { type Cluster, startCluster } from '../../scripts/cluster.ts'
 import { REPO_ROOT, tempDir } from '../harness.ts'
+import { freePort } from '../../scripts/free-port.ts'
 
 const SBIN = { PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` }
 const haproxy = Bun.which('haproxy', SBIN)
 const redisServer = Bun.which('redis-server', SBIN)
 if ((!haproxy || !redisServer) && process.env.CI === 'true') throw new Error('haproxy and redis-server must be installed: .ci/run must `apt-get install -y haproxy redis-server`')
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 /**
  * Right after the kill, HAProxy may still hand a request to the dead replica on a kept-alive
