@@ -22,7 +22,7 @@ import {
   runDirIds,
   stateFileOf,
 } from '../../lib/config/index.ts'
-import { ConfigSource, type Daemon, type DaemonInfo, OPERATIONS, type Operation, announceReady, isAlive, startGatewayDaemon } from '../../lib/daemon/index.ts'
+import { ConfigSource, type Daemon, type DaemonInfo, OPERATIONS, type Operation, announceReady, isAlive, otherBuildLine, startGatewayDaemon, thisBuild } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { useFileLog } from '../../lib/log.ts'
 import { commonArgs } from '../args.ts'
@@ -41,7 +41,13 @@ export function describeDaemon(info: DaemonInfo): string {
     `socket   ${info.socket}`,
     `tcp      ${info.tcp.url} (bearer token in ${tokenFileOf(info)}; MCP at ${info.tcp.url}/mcp)`,
     `config   ${info.config ?? `built-in default (until ${info.location} exists)`}`,
+    ...(isOtherBuild(info) ? [`build    ${otherBuildLine(info.build?.program)}`] : []),
   ].join('\n')
+}
+
+/** Whether the daemon was started by another mcpx binary than this one (or one too old to say). */
+export function isOtherBuild(info: DaemonInfo): boolean {
+  return info.build?.id !== thisBuild().id
 }
 
 function tokenFileOf(info: DaemonInfo): string {
@@ -141,7 +147,7 @@ const start = defineCommand({
   args: commonArgs,
   async run({ args }) {
     const ctx = loadContext(args)
-    const client = daemonClient(ctx, args, true)
+    const client = daemonClient(ctx, args, true, { reportBuild: false })
     const before = await client.health()
     const info = before ?? (await client.ensureRunning())
     if (ctx.json) printJson(info)
@@ -165,7 +171,7 @@ function runningLayouts(ctx: CliContext): HomeLayout[] {
 
 /** /v1/health of every daemon running under this home. */
 export async function allDaemons(ctx: CliContext): Promise<DaemonInfo[]> {
-  const infos = await Promise.all(runningLayouts(ctx).map((layout) => daemonClient(ctx, {}, false, { layout }).health().catch(() => null)))
+  const infos = await Promise.all(runningLayouts(ctx).map((layout) => daemonClient(ctx, {}, false, { layout, reportBuild: false }).health().catch(() => null)))
   return infos.filter((info): info is DaemonInfo => info !== null)
 }
 
@@ -176,13 +182,13 @@ const stop = defineCommand({
     const ctx = loadContext(args)
     if (args.all) {
       const layouts = runningLayouts(ctx)
-      const stopped = await Promise.all(layouts.map((layout) => daemonClient(ctx, args, false, { layout }).stop()))
+      const stopped = await Promise.all(layouts.map((layout) => daemonClient(ctx, args, false, { layout, reportBuild: false }).stop()))
       const configs = layouts.filter((_, i) => stopped[i]).map((layout) => layout.config)
       if (ctx.json) printJson({ stopped: configs })
       else process.stdout.write(configs.length === 0 ? 'none running\n' : `${configs.map((config) => `stopped  ${config}`).join('\n')}\n`)
       return
     }
-    const stopped = await daemonClient(ctx, args, false).stop()
+    const stopped = await daemonClient(ctx, args, false, { reportBuild: false }).stop()
     if (ctx.json) printJson({ stopped })
     else process.stdout.write(stopped ? 'stopped\n' : 'not running\n')
   },
@@ -193,11 +199,11 @@ const restart = defineCommand({
   args: commonArgs,
   async run({ args }) {
     const ctx = loadContext(args)
-    const client = daemonClient(ctx, args, true)
+    const client = daemonClient(ctx, args, true, { reportBuild: false })
     await client.stop()
     // A restart takes this shell's view of the variables as the whole snapshot.
     refreshEnvSnapshot(ctx, { replace: true })
-    const info = await daemonClient(ctx, args, true).ensureRunning()
+    const info = await daemonClient(ctx, args, true, { reportBuild: false }).ensureRunning()
     if (ctx.json) printJson(info)
     else process.stdout.write(`${describeDaemon(info)}\n`)
   },
@@ -208,7 +214,7 @@ const status = defineCommand({
   args: commonArgs,
   async run({ args }) {
     const ctx = loadContext(args)
-    const client = daemonClient(ctx, args, false)
+    const client = daemonClient(ctx, args, false, { reportBuild: false })
     const info = await client.health()
     if (info === null) throw new McpxError('CONNECT', `the mcpx daemon for ${configLocation(ctx.paths)} is not running`, { daemon: 'unreachable', home: ctx.paths.home })
     if (ctx.json) printJson(info)

@@ -8,13 +8,13 @@ import { existsSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
 import { defineCommand } from 'citty'
 import { HOST_IDS, uninstallHost } from '../../lib/config/index.ts'
-import type { Catalog, ServerStatus } from '../../lib/daemon/index.ts'
+import { type Catalog, type ServerStatus, otherBuildLine } from '../../lib/daemon/index.ts'
 import { McpxError, asMcpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { type ConfiguredContext, loadConfiguredContext, loadContext } from '../context.ts'
 import { withNotice } from '../progress.ts'
 import { firstLine, printJson } from '../render.ts'
-import { daemonClient } from './daemon.ts'
+import { daemonClient, isOtherBuild } from './daemon.ts'
 
 interface Check {
   readonly check: string
@@ -37,10 +37,13 @@ export default defineCommand({
       checks.push({ check: 'config', ok: false, detail: asMcpxError(error).message })
     }
     if (ctx !== undefined) {
-      const client = daemonClient(ctx, args, true)
+      const client = daemonClient(ctx, args, true, { reportBuild: false })
       try {
         const servers = await client.request<ServerStatus[]>('servers')
         checks.push({ check: 'daemon', ok: true, detail: 'reachable' })
+        // A daemon started by another mcpx binary (an upgrade or rebuild since) is a problem the user fixes by restarting it.
+        const info = await client.health()
+        checks.push(info !== null && isOtherBuild(info) ? { check: 'daemon build', ok: false, detail: otherBuildLine(info.build?.program) } : { check: 'daemon build', ok: true, detail: 'the same mcpx build as this one' })
         const enabled = servers.filter((s) => s.state !== 'disabled')
         const results = await withNotice(`connecting to ${enabled.length} servers`, ctx.settings.cliSlowNoticeMs, () => Promise.allSettled(enabled.map((s) => client.request<Catalog>('catalog', { name: s.name }))))
         results.forEach((r, i) => {

@@ -10,7 +10,7 @@ import { type DaemonInfo, type ServerStatus, configProblemLine, configuredStatus
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../context.ts'
-import { allDaemons, daemonClient, describeDaemon, describeEnvironment } from './daemon.ts'
+import { allDaemons, daemonClient, describeDaemon, describeEnvironment, isOtherBuild } from './daemon.ts'
 import { printJson, stateText } from '../render.ts'
 
 export default defineCommand({
@@ -25,11 +25,11 @@ export default defineCommand({
       process.stdout.write(daemons.length === 0 ? `no daemon running (home ${ctx.paths.home})\n` : `${lines.join('\n')}\n`)
       return
     }
-    const client = daemonClient(ctx, args, false)
+    const client = daemonClient(ctx, args, false, { reportBuild: false })
     const daemon: DaemonInfo | null = await client.health()
     const servers: ServerStatus[] = daemon ? await client.request<ServerStatus[]>('servers') : Object.values(ctx.config.servers).map(configuredStatus)
     const problem = daemon ? configProblemLine(daemon) : ctx.configError ? `${ctx.configError.message}; no daemon running` : null
-    if (ctx.json) printJson({ daemon, config: daemon ? daemon.config : ctx.config.source, servers, ...(problem !== null && { configProblem: problem }) })
+    if (ctx.json) printJson({ daemon, config: daemon ? daemon.config : ctx.config.source, servers, ...(daemon && { otherBuild: isOtherBuild(daemon) }), ...(problem !== null && { configProblem: problem }) })
     else {
       const head = daemon ? describeDaemon(daemon) : `daemon   not running (home ${ctx.paths.home})\nconfig   ${ctx.config.source ?? 'built-in default'}`
       const width = Math.max(6, ...servers.map((server) => server.name.length))

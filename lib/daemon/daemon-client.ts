@@ -15,6 +15,7 @@ import type { DaemonEvent } from './events.ts'
 import { CALL_PATH, type CallStreamLine as StreamLine } from './call-stream.ts'
 import type { DaemonInfo } from './operations.ts'
 import { readToken } from './token.ts'
+import { BUILD_HEADER, otherBuildLine } from './build.ts'
 
 export interface DaemonClientOptions {
   readonly layout: HomeLayout
@@ -30,6 +31,11 @@ export interface DaemonClientOptions {
   readonly onInfo?: (info: DaemonInfo) => void
   /** Retry connects a busy daemon refused; without it a refused connect fails at once. */
   readonly connectRetry?: ConnectRetry
+  /**
+   * This CLI's build id (build.ts): each /v1 answer's Mcpx-Build header is compared with it, and
+   * `onOtherBuild` called once when the daemon runs another build (or one too old to say).
+   */
+  readonly build?: { readonly id: string; readonly onOtherBuild?: () => void }
 }
 
 /** How often stop() looks whether the daemon's process is gone. */
@@ -123,6 +129,23 @@ export class DaemonClient {
   }
 
   #reported = false
+  /** Whether the daemon's answers named another build than `options.build.id`; undefined before the first answer. */
+  #otherBuild: boolean | undefined
+
+  /** Compare an answer's build with ours (once per client); a USAGE error from another build says what likely caused it. */
+  #noteBuild(headers: Headers): void {
+    const mine = this.options.build
+    if (mine === undefined || this.#otherBuild !== undefined) return
+    this.#otherBuild = headers.get(BUILD_HEADER) !== mine.id
+    if (this.#otherBuild) mine.onOtherBuild?.()
+  }
+
+  #errorFrom(body: unknown, status: number): McpxError {
+    const error = errorFromBody(body, status)
+    // A daemon from an older build rejects what it does not know yet (a new parameter, an operation) as USAGE.
+    if (!this.#otherBuild || error.code !== 'USAGE') return error
+    return new McpxError(error.code, `${error.message} (${otherBuildLine()})`, { ...error.data, otherBuild: true })
+  }
 
   #checkConfig(info: DaemonInfo): DaemonInfo {
     if (!this.#reported) {
@@ -186,10 +209,11 @@ export class DaemonClient {
       await this.ensureRunning()
       response = await send()
     }
-    if (!response.ok || response.body === null) throw errorFromBody(await response.json().catch(() => null), response.status)
+    this.#noteBuild(response.headers)
+    if (!response.ok || response.body === null) throw this.#errorFrom(await response.json().catch(() => null), response.status)
     for await (const line of ndjsonLines(response.body)) {
       if (line.type === 'result') return line.result as T
-      if (line.type === 'error') throw errorFromBody({ error: line.error }, response.status)
+      if (line.type === 'error') throw this.#errorFrom({ error: line.error }, response.status)
       if (line.type === 'info') this.#checkConfig(line.info as unknown as DaemonInfo)
       await onLine(line)
     }
@@ -202,6 +226,7 @@ export class DaemonClient {
     const headers = new Headers(endpoint.init.headers)
     if (options.lastEventId !== undefined) headers.set('Last-Event-ID', String(options.lastEventId))
     const response = await this.#fetch(`${endpoint.base}/v1/events`, { ...endpoint.init, headers, ...(options.signal && { signal: options.signal }) })
+    this.#noteBuild(response.headers)
     if (!response.ok || response.body === null) throw errorFromBody(await response.json().catch(() => null), response.status)
     yield* parseEvents(response.body)
   }
@@ -234,7 +259,8 @@ export class DaemonClient {
         responseType: 'json',
       } as FetchOptions<'json'>),
     )
-    if (!response.ok) throw errorFromBody(response._data ?? null, response.status)
+    this.#noteBuild(response.headers)
+    if (!response.ok) throw this.#errorFrom(response._data ?? null, response.status)
     return response._data as T
   }
 

@@ -22,6 +22,7 @@ import { type Route, matchRoute } from './routes.ts'
 import { type ListenerKind, type Rejection, checkRequest, listSetting } from './security.ts'
 import { ensureToken } from './token.ts'
 import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from '../server/index.ts'
+import { BUILD_HEADER, thisBuild } from './build.ts'
 
 export interface DaemonOptions {
   readonly settings: Settings
@@ -113,6 +114,8 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   const hooks: ShutdownHook[] = [() => Promise.all([codeMode?.close?.(), pool.close()]).then(() => {})]
   const stopping = new AbortController()
   const startedAt = new Date()
+  // Taken now: a binary replaced on disk later is another build than the one running here.
+  const build = thisBuild()
   let tcpPort = 0
   let busy = 0
   let lastActive = performance.now()
@@ -181,6 +184,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     ...(options.environment && { environment: options.environment() }),
     idleMs: settings.daemonIdleMs,
     servers: pool.servers().length,
+    build,
   })
 
   const contextWith = (signal: AbortSignal, lastEventId: string | null): OperationContext => ({
@@ -198,6 +202,16 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   const contextFor = (request: Request): OperationContext => contextWith(request.signal, request.headers.get('last-event-id'))
   const routes: Route[] = operationRoutes(OPERATIONS, contextFor)
 
+  // Every /v1 answer a caller got past the guard with names this daemon's build, so a CLI from
+  // another binary notices on the answer it already gets (build.ts).
+  const stamped = (response: Response): Response => {
+    try {
+      response.headers.set(BUILD_HEADER, build.id)
+    } catch {
+      // A relayed answer's headers are immutable; it names no build and the CLI does not read it.
+    }
+    return response
+  }
   const handle = async (request: Request, listener: ListenerKind): Promise<Response> => {
     const release = hold()
     try {
@@ -222,9 +236,10 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
       }
       // /v1 answers reflect the config on disk as of now (an edit just made is applied first).
       if (options.configSource && url.pathname.startsWith('/v1/')) await options.configSource.check()
-      return await match.route.handle(request, { listener, params: match.params, url })
+      const response = await match.route.handle(request, { listener, params: match.params, url })
+      return isApiPath(url.pathname) ? stamped(response) : response
     } catch (error) {
-      return errorResponse(error)
+      return stamped(errorResponse(error))
     } finally {
       release()
     }
@@ -377,5 +392,5 @@ function writePrivate(path: string, text: string): void {
 
 /** daemon.json: where a running daemon listens, for clients that need TCP and for `status --all`. */
 function writeState(layout: HomeLayout, info: DaemonInfo): void {
-  writePrivate(layout.state, `${JSON.stringify({ pid: info.pid, socket: info.socket, tcp: info.tcp, startedAt: info.startedAt, version: info.version, location: info.location, id: info.id })}\n`)
+  writePrivate(layout.state, `${JSON.stringify({ pid: info.pid, socket: info.socket, tcp: info.tcp, startedAt: info.startedAt, version: info.version, location: info.location, id: info.id, build: info.build })}\n`)
 }

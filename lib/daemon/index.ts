@@ -6,6 +6,7 @@
 export { startDaemon, type Daemon, type DaemonOptions, type ShutdownHook } from './daemon.ts'
 export { MCP_PATH, parseMode as parseSurfaceMode, startGatewayDaemon, type GatewayDaemonOptions } from './gateway.ts'
 export { DaemonClient, configProblemLine, type DaemonClientOptions } from './daemon-client.ts'
+export { BUILD_HEADER, otherBuildLine, thisBuild, type BuildIdentity } from './build.ts'
 export { inputSchemaHash, type CallStreamLine } from './call-stream.ts'
 export { ConfigSource, type ConfigProblem, type ConfigSourceOptions } from './config-source.ts'
 export { announceReady, spawnDaemon, type SpawnOptions } from './spawn.ts'

@@ -10,6 +10,7 @@ import { type EventFeed, sseResponse } from './events.ts'
 import { CALL_PATH, type CallStreamLine, checkSchemaHash, streamedCall } from './call-stream.ts'
 import type { HostParams, HostQuestions } from './host-questions.ts'
 import type { CodeModeOps, Pool } from './pool-contract.ts'
+import type { BuildIdentity } from './build.ts'
 
 export const API_VERSION = 1
 
@@ -44,6 +45,8 @@ export interface DaemonInfo {
   readonly environment?: { readonly source: string; readonly variables: Readonly<Record<string, string>> }
   readonly idleMs: number
   readonly servers: number
+  /** The program file this daemon was started from (build.ts); absent from daemons older than it. */
+  readonly build?: BuildIdentity
 }
 
 export interface OperationContext {
