@@ -7,6 +7,7 @@
  * the warm `mcpx call` compares it with the daemon's `Mcpx-Build` answer header at no extra request.
  */
 import { statSync } from 'node:fs'
+import { processBuild } from './caches.ts'
 
 /** The /v1 answer header carrying the daemon's build id. */
 export const BUILD_HEADER = 'Mcpx-Build'
@@ -18,11 +19,9 @@ export interface BuildIdentity {
   readonly program: string
 }
 
-let mine: BuildIdentity | undefined
-
 /** This process's build identity (memoised: the daemon's is the one it started with). */
 export function thisBuild(): BuildIdentity {
-  return (mine ??= identify())
+  return processBuild(identify)
 }
 
 function identify(): BuildIdentity {

@@ -9,3 +9,13 @@ let procMounted: boolean | undefined
 export function procIsMounted(probe: () => boolean): boolean {
   return (procMounted ??= probe())
 }
+
+/**
+ * This process's build identity (build.ts): taken once, when first asked, so a daemon keeps the identity of the
+ * binary it started from even after the file is replaced on disk (that difference is what the CLI reports).
+ */
+let buildIdentity: { readonly id: string; readonly program: string } | undefined
+
+export function processBuild<T extends { readonly id: string; readonly program: string }>(identify: () => T): T {
+  return (buildIdentity ??= identify()) as T
+}
