@@ -57,7 +57,11 @@ export function loadContext(args: Flags, overrides: SettingOverrides = {}): CliC
  * `tolerant` (commands the daemon serves): a file that does not parse does not stop the command —
  * the daemon keeps serving its previous version and says so.
  */
-export function loadConfiguredContext(args: Flags, overrides: SettingOverrides = {}, options: { tolerant?: boolean } = {}): ConfiguredContext {
+export function loadConfiguredContext(
+  args: Flags,
+  overrides: SettingOverrides = {},
+  options: { tolerant?: boolean } = {},
+): ConfiguredContext {
   const base = loadContext(args, overrides)
   const demoCommand = [...base.self, 'demo-server']
   try {
@@ -95,7 +99,8 @@ export function refreshEnvSnapshot(ctx: CliContext, options: { replace?: boolean
   try {
     ensurePrivateDir(layout.home)
     ensurePrivateDir(layout.runDir)
-    if (writeEnvSnapshot(layout.envSnapshot, pickVariables(ctx.env, names), { merge: !options.replace })) log.debug(`environment snapshot ${layout.envSnapshot} updated (${names.length} referenced variables)`)
+    if (writeEnvSnapshot(layout.envSnapshot, pickVariables(ctx.env, names), { merge: !options.replace }))
+      log.debug(`environment snapshot ${layout.envSnapshot} updated (${names.length} referenced variables)`)
   } catch (error) {
     log.debug(`environment snapshot not written: ${(error as Error).message}`)
   }

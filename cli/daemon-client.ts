@@ -16,21 +16,35 @@ type CommonFlags = { json?: boolean; verbose?: boolean; quiet?: boolean; config?
  * (commands that say it in their output, or that stop the daemon anyway). Never restarted for the
  * user: other hosts may be connected to it.
  */
-export function daemonClient(ctx: CliContext, _args: CommonFlags, autostart: boolean, options: { shell?: boolean; layout?: HomeLayout; reportBuild?: boolean } = {}): DaemonClient {
+export function daemonClient(
+  ctx: CliContext,
+  _args: CommonFlags,
+  autostart: boolean,
+  options: { shell?: boolean; layout?: HomeLayout; reportBuild?: boolean } = {},
+): DaemonClient {
   const layout = options.layout ?? layoutOf(ctx)
   if (options.shell !== false && options.layout === undefined) refreshEnvSnapshot(ctx)
   return new DaemonClient({
     layout,
     healthTimeoutMs: ctx.settings.daemonStartTimeoutMs,
     connectRetry: connectRetry(ctx.settings),
-    build: { id: thisBuild().id, ...(options.reportBuild !== false && { onOtherBuild: () => process.stderr.write(`${otherBuildLine()}\n`) }) },
+    build: {
+      id: thisBuild().id,
+      ...(options.reportBuild !== false && { onOtherBuild: () => process.stderr.write(`${otherBuildLine()}\n`) }),
+    },
     stopTimeoutMs: ctx.settings.daemonStopTimeoutMs,
     onInfo: (info) => {
       const line = configProblemLine(info)
       if (line !== null) process.stderr.write(`${line}\n`)
     },
     // The default location is the daemon's own to find (it may not exist yet); an explicit one is passed absolute.
-    ...(autostart && { start: { argv: [...ctx.self, 'daemon', 'run', ...(ctx.paths.explicitConfig !== undefined ? ['--config', layout.config] : [])], timeoutMs: ctx.settings.daemonStartTimeoutMs, logMaxBytes: ctx.settings.daemonLogMaxBytes } }),
+    ...(autostart && {
+      start: {
+        argv: [...ctx.self, 'daemon', 'run', ...(ctx.paths.explicitConfig !== undefined ? ['--config', layout.config] : [])],
+        timeoutMs: ctx.settings.daemonStartTimeoutMs,
+        logMaxBytes: ctx.settings.daemonLogMaxBytes,
+      },
+    }),
   })
 }
 
@@ -42,4 +56,3 @@ export function connectRetry(settings: CliContext['settings']): ConnectRetry {
     backoffMaxMs: settings.daemonConnectBackoffMaxMs,
   }
 }
-

@@ -30,7 +30,13 @@ export function cliUpstream(ctx: ConfiguredContext, config: ServerConfig, host: 
       if (target.kind === 'stdio') return { parentEnv: ctx.env }
       if (!target.oauth && Object.keys(target.headers).some((name) => name.toLowerCase() === 'authorization')) return {}
       return {
-        auth: createUpstreamAuth({ serverUrl: target.url, settings: ctx.settings, home: ctx.paths.home, ...(target.oauth !== undefined && { config: target.oauth }), interactive: false }),
+        auth: createUpstreamAuth({
+          serverUrl: target.url,
+          settings: ctx.settings,
+          home: ctx.paths.home,
+          ...(target.oauth !== undefined && { config: target.oauth }),
+          interactive: false,
+        }),
       }
     },
   })
@@ -66,7 +72,12 @@ export function directSession(ctx: ConfiguredContext, config: ServerConfig, host
         .then((result) => shapedFor(upstream, 'tools/call', result))
         .finally(() => notice.stop())
     },
-    request: async (method, params, options = {}) => shapedFor(upstream, method, await upstream.request(method, params, { asker, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) })),
+    request: async (method, params, options = {}) =>
+      shapedFor(
+        upstream,
+        method,
+        await upstream.request(method, params, { asker, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) }),
+      ),
     close: () => upstream.close(),
   }
 }
@@ -76,4 +87,3 @@ function shapedFor(upstream: Upstream, method: string, result: Json): Json {
   const revision = upstream.status().revision
   return revision === undefined ? result : shapeResult(revision as Revision, method, result)
 }
-

@@ -46,11 +46,18 @@ export async function dispatch(root: CommandDef<any>, rawArgs: readonly string[]
       }
       const next = subCommands[token]
       if (next === undefined) {
-        const hint = suggest(token, Object.keys(subCommands).filter((n) => n !== 'sandbox-child'))
-        throw new McpxError('USAGE', `unknown command "${[...path, token].join(' ')}"${hint.length ? ` (did you mean ${hint.map((h) => [...path, h].join(' ')).join(', ')}?)` : ''}; see \`mcpx ${path.join(' ')}${path.length ? ' ' : ''}--help\``, {
-          command: token,
-          suggestions: hint,
-        })
+        const hint = suggest(
+          token,
+          Object.keys(subCommands).filter((n) => n !== 'sandbox-child'),
+        )
+        throw new McpxError(
+          'USAGE',
+          `unknown command "${[...path, token].join(' ')}"${hint.length ? ` (did you mean ${hint.map((h) => [...path, h].join(' ')).join(', ')}?)` : ''}; see \`mcpx ${path.join(' ')}${path.length ? ' ' : ''}--help\``,
+          {
+            command: token,
+            suggestions: hint,
+          },
+        )
       }
       command = (await resolve(next as CommandDef<any>)) as CommandDef<any>
       path.push(token)
@@ -58,7 +65,8 @@ export async function dispatch(root: CommandDef<any>, rawArgs: readonly string[]
     }
     const rest = rawArgs.slice(index)
     const restDashes = rest.indexOf('--')
-    if ((restDashes >= 0 ? rest.slice(0, restDashes) : rest).some((a) => HELP.has(a))) return await writeStdout(await (await help()).renderHelp(command, path))
+    if ((restDashes >= 0 ? rest.slice(0, restDashes) : rest).some((a) => HELP.has(a)))
+      return await writeStdout(await (await help()).renderHelp(command, path))
     // Only a command that runs may use process.stdout; --version and --help never create it (cli/output.ts).
     quietOnBrokenPipe()
     const args = parseCommandLine(rest, ((await resolve(command.args)) ?? {}) as Record<string, any>, path.join(' '))

@@ -90,7 +90,8 @@ function choices(field: JsonObject): { value: unknown; title: string }[] | undef
     return (items.enum as unknown[]).map((value, i) => ({ value, title: names[i] ?? String(value) }))
   }
   const variants = (items.oneOf ?? items.anyOf) as JsonObject[] | undefined
-  if (Array.isArray(variants) && variants.every((v) => 'const' in v)) return variants.map((v) => ({ value: v.const, title: String(v.title ?? v.const) }))
+  if (Array.isArray(variants) && variants.every((v) => 'const' in v))
+    return variants.map((v) => ({ value: v.const, title: String(v.title ?? v.const) }))
   return undefined
 }
 
@@ -124,12 +125,16 @@ function parseField(text: string, field: JsonObject): Parsed {
     case 'integer':
     case 'number': {
       const n = Number(text)
-      if (!Number.isFinite(n) || (field.type === 'integer' && !Number.isInteger(n))) return { ok: false, problem: `a${field.type === 'integer' ? 'n integer' : ' number'}, please` }
+      if (!Number.isFinite(n) || (field.type === 'integer' && !Number.isInteger(n)))
+        return { ok: false, problem: `a${field.type === 'integer' ? 'n integer' : ' number'}, please` }
       return { ok: true, value: n }
     }
     case 'array': {
       const values: unknown[] = []
-      for (const word of text.split(',').map((w) => w.trim()).filter(Boolean)) {
+      for (const word of text
+        .split(',')
+        .map((w) => w.trim())
+        .filter(Boolean)) {
         const one = pick(word)
         if (!one.ok) return one
         values.push(one.value)

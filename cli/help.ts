@@ -52,22 +52,42 @@ export async function renderHelp(command: CommandDef<any>, path: readonly string
   const extra = EXAMPLES[path.join(' ')]
   const positionals = Object.entries(args).filter(([, def]) => def.type === 'positional')
   const options = Object.entries(args).filter(([, def]) => def.type !== 'positional')
-  const usage = extra?.usage ?? [
-    name,
-    subCommands ? '<command>' : '',
-    ...positionals.map(([n, def]) => ((def as { required?: boolean }).required === false ? `[${n.toUpperCase()}]` : `<${n.toUpperCase()}>`)),
-    options.length ? '[options]' : '',
-  ].filter(Boolean).join(' ')
+  const usage =
+    extra?.usage ??
+    [
+      name,
+      subCommands ? '<command>' : '',
+      ...positionals.map(([n, def]) =>
+        (def as { required?: boolean }).required === false ? `[${n.toUpperCase()}]` : `<${n.toUpperCase()}>`,
+      ),
+      options.length ? '[options]' : '',
+    ]
+      .filter(Boolean)
+      .join(' ')
   const out: string[] = [wrap(`Usage: ${usage}`, width, '  ').replace(/^ {2}/, '')]
   if (meta.description) out.push('', wrap(meta.description, width))
   if (extra?.notes) out.push('', ...extra.notes.map((note) => wrap(note, width)))
-  if (positionals.length) out.push('', 'Arguments:', table(positionals.map(([n, def]) => [n.toUpperCase(), String(def.description ?? '')]), width))
+  if (positionals.length)
+    out.push(
+      '',
+      'Arguments:',
+      table(
+        positionals.map(([n, def]) => [n.toUpperCase(), String(def.description ?? '')]),
+        width,
+      ),
+    )
   if (options.length) {
     const rows = options.map(([n, def]): [string, string] => {
       const d = def as { type?: string; valueHint?: string; description?: string; alias?: string | string[]; default?: unknown }
-      const aliases = [d.alias].flat().filter((a): a is string => typeof a === 'string').map((a) => (a.length === 1 ? `-${a}` : `--${a}`))
+      const aliases = [d.alias]
+        .flat()
+        .filter((a): a is string => typeof a === 'string')
+        .map((a) => (a.length === 1 ? `-${a}` : `--${a}`))
       const value = d.type === 'boolean' ? '' : ` <${d.valueHint ?? 'value'}>`
-      return [[...aliases, `--${n}${value}`].join(', '), `${d.description ?? ''}${d.default !== undefined && d.type !== 'boolean' ? ` (default: ${String(d.default)})` : ''}`]
+      return [
+        [...aliases, `--${n}${value}`].join(', '),
+        `${d.description ?? ''}${d.default !== undefined && d.type !== 'boolean' ? ` (default: ${String(d.default)})` : ''}`,
+      ]
     })
     rows.push(['-h, --help', 'Show this help'])
     out.push('', 'Options:', table(rows, width))
@@ -90,7 +110,8 @@ export async function renderHelp(command: CommandDef<any>, path: readonly string
     out.push('', 'Commands:', table(rows, width))
     out.push('', wrap(`Run \`${name} <command> --help\` for a command's own options.`, width))
   }
-  if (extra?.examples?.length) out.push('', 'Examples:', ...extra.examples.map((example) => wrap(example, width, '    ').replace(/^ {4}/, '  ')))
+  if (extra?.examples?.length)
+    out.push('', 'Examples:', ...extra.examples.map((example) => wrap(example, width, '    ').replace(/^ {4}/, '  ')))
   return `${out.join('\n')}\n`
 }
 

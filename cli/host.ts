@@ -30,8 +30,16 @@ export interface HostOptions {
 }
 
 export const hostArgs = {
-  root: { type: 'string', description: 'Also grant this directory as a root (repeatable; the working directory always is)', valueHint: 'dir' },
-  answers: { type: 'string', description: 'Answers to elicitation requests as JSON (a file, or - for stdin): an object, or an array used in order', valueHint: 'file' },
+  root: {
+    type: 'string',
+    description: 'Also grant this directory as a root (repeatable; the working directory always is)',
+    valueHint: 'dir',
+  },
+  answers: {
+    type: 'string',
+    description: 'Answers to elicitation requests as JSON (a file, or - for stdin): an object, or an array used in order',
+    valueHint: 'file',
+  },
   open: { type: 'boolean', description: 'URL-mode elicitation: open the URL in a browser after you consent' },
 } as const
 
@@ -66,7 +74,8 @@ export function readAnswers(source: string | undefined, stdinText: () => Promise
       throw new McpxError('USAGE', `--answers ${source} is not valid JSON: ${(error as Error).message}`)
     }
     const list = Array.isArray(value) ? value : [value]
-    if (!list.every((entry) => entry !== null && typeof entry === 'object' && !Array.isArray(entry))) throw new McpxError('USAGE', `--answers ${source} must be a JSON object or an array of objects`)
+    if (!list.every((entry) => entry !== null && typeof entry === 'object' && !Array.isArray(entry)))
+      throw new McpxError('USAGE', `--answers ${source} must be a JSON object or an array of objects`)
     return list as JsonObject[]
   })
 }
@@ -118,7 +127,10 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
  * What one call shows and answers while it runs, wherever its events come from: the feed
  * (followCall) or the call's own streamed answer (`DaemonClient.stream`, one round trip).
  */
-export function callFollower(client: DaemonClient, options: FollowOptions): { id: string; handle(type: string, data: JsonObject): Promise<void>; pause(): void; stop(): void } {
+export function callFollower(
+  client: DaemonClient,
+  options: FollowOptions,
+): { id: string; handle(type: string, data: JsonObject): Promise<void>; pause(): void; stop(): void } {
   const id = crypto.randomUUID()
   const answers = [...(options.host.answers ?? [])]
   const notice = slowNotice(`waiting for ${options.label}`, options.settings.cliSlowNoticeMs)
@@ -157,7 +169,8 @@ export async function answer(kind: 'elicit' | 'sample', params: JsonObject, host
   const message = String(params.message ?? '')
   const url = params.mode === 'url' ? String(params.url ?? '') : undefined
   const given = answers.shift()
-  if (given !== undefined) return typeof given.action === 'string' ? given : { action: 'accept', ...(url === undefined && { content: given }) }
+  if (given !== undefined)
+    return typeof given.action === 'string' ? given : { action: 'accept', ...(url === undefined && { content: given }) }
   // The form prompt (node:readline) is loaded only when a question comes to a terminal.
   const form = await import('./elicit-form.ts')
   if (form.interactive()) {
@@ -165,14 +178,18 @@ export async function answer(kind: 'elicit' | 'sample', params: JsonObject, host
     if (url !== undefined) return consentToUrl(url, host)
     return form.askForm((params.requestedSchema ?? {}) as JsonObject)
   }
-  process.stderr.write(`mcpx: ${host.label} asked${url !== undefined ? ` to open ${url}` : ''}: ${JSON.stringify(message)} — declined (no terminal to ask on; answer with --answers FILE)\n`)
+  process.stderr.write(
+    `mcpx: ${host.label} asked${url !== undefined ? ` to open ${url}` : ''}: ${JSON.stringify(message)} — declined (no terminal to ask on; answer with --answers FILE)\n`,
+  )
   return { action: 'decline' }
 }
 
 /** 2025-11-25 client/elicitation.mdx (URL mode): show the full URL, open it only after consent. */
 async function consentToUrl(url: string, host: HostOptions): Promise<JsonObject> {
   process.stderr.write(`  URL: ${url}\n`)
-  const yes = await (await import('./elicit-form.ts')).askYesNo(host.open ? 'Open this URL in your browser? [y/N] ' : 'Consent to visit this URL (open it yourself)? [y/N] ')
+  const yes = await (await import('./elicit-form.ts')).askYesNo(
+    host.open ? 'Open this URL in your browser? [y/N] ' : 'Consent to visit this URL (open it yourself)? [y/N] ',
+  )
   if (yes === undefined) return { action: 'cancel' }
   if (!yes) return { action: 'decline' }
   if (host.open) {
@@ -187,7 +204,11 @@ async function consentToUrl(url: string, host: HostOptions): Promise<JsonObject>
 }
 
 async function sample(params: JsonObject, host: HostOptions): Promise<JsonObject> {
-  const proc = Bun.spawn(['sh', '-c', host.samplingCommand], { stdin: new Blob([JSON.stringify(params)]), stdout: 'pipe', stderr: 'inherit' })
+  const proc = Bun.spawn(['sh', '-c', host.samplingCommand], {
+    stdin: new Blob([JSON.stringify(params)]),
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
   const [text, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
   if (code !== 0) throw new Error(`samplingCommand exited ${code}`)
   try {

@@ -86,10 +86,12 @@ export function parseCommandLine(rawArgs: readonly string[], argsDef: ArgsDef, c
       negated = true
     }
     if (flag === undefined) throw unknownFlag(token, spelled, [...new Set([...flags.values()].map((f) => f.name))], command)
-    if (seen.has(flag.name) && !flag.many) throw new McpxError('USAGE', `${command}: --${flag.name} given more than once`, { flag: flag.name })
+    if (seen.has(flag.name) && !flag.many)
+      throw new McpxError('USAGE', `${command}: --${flag.name} given more than once`, { flag: flag.name })
     seen.add(flag.name)
     if (flag.type === 'boolean') {
-      if (inline !== undefined && inline !== 'true' && inline !== 'false') throw new McpxError('USAGE', `${command}: --${flag.name} is a switch; it takes no value (got "${inline}")`, { flag: flag.name })
+      if (inline !== undefined && inline !== 'true' && inline !== 'false')
+        throw new McpxError('USAGE', `${command}: --${flag.name} is a switch; it takes no value (got "${inline}")`, { flag: flag.name })
       out[flag.name] = negated ? false : inline !== 'false'
       continue
     }
@@ -105,13 +107,18 @@ export function parseCommandLine(rawArgs: readonly string[], argsDef: ArgsDef, c
       inline = next
       i++
     }
-    out[flag.name] = flag.many ? [...((seen.has(flag.name) && Array.isArray(out[flag.name]) ? out[flag.name] : []) as string[]), inline] : inline
+    out[flag.name] = flag.many
+      ? [...((seen.has(flag.name) && Array.isArray(out[flag.name]) ? out[flag.name] : []) as string[]), inline]
+      : inline
   }
   const queue = [...loose]
   for (const positional of positionals) {
     const value = queue.shift()
     if (value !== undefined) out[positional.name] = value
-    else if (positional.required) throw new McpxError('USAGE', `${command}: missing ${positional.name.toUpperCase()} (see \`mcpx ${command} --help\`)`, { argument: positional.name })
+    else if (positional.required)
+      throw new McpxError('USAGE', `${command}: missing ${positional.name.toUpperCase()} (see \`mcpx ${command} --help\`)`, {
+        argument: positional.name,
+      })
     else if (positional.def.default !== undefined) out[positional.name] = positional.def.default
   }
   // A word no positional takes is a mistake (`mcpx tools a b`, `mcpx settings x`), not something to drop.
@@ -128,8 +135,12 @@ function isFlag(token: string): boolean {
 
 function unknownFlag(token: string, spelled: string, names: string[], command: string): McpxError {
   const hint = suggest(spelled, names)
-  return new McpxError('USAGE', `${command}: unknown option ${token.split('=')[0]}${hint.length ? ` (did you mean ${hint.map((h) => `--${h}`).join(', ')}?)` : ''}`, {
-    flag: spelled,
-    suggestions: hint.map((h) => `--${h}`),
-  })
+  return new McpxError(
+    'USAGE',
+    `${command}: unknown option ${token.split('=')[0]}${hint.length ? ` (did you mean ${hint.map((h) => `--${h}`).join(', ')}?)` : ''}`,
+    {
+      flag: spelled,
+      suggestions: hint.map((h) => `--${h}`),
+    },
+  )
 }

@@ -27,7 +27,9 @@ function renderContent(block: JsonObject): string {
       return `[${block.type} ${String(block.mimeType ?? '')}, ${base64Bytes(String(block.data ?? ''))} bytes]`
     case 'resource': {
       const resource = (block.resource ?? {}) as JsonObject
-      return typeof resource.text === 'string' ? `[resource ${String(resource.uri)}]\n${resource.text}` : `[resource ${String(resource.uri)}, ${String(resource.mimeType ?? 'binary')}]`
+      return typeof resource.text === 'string'
+        ? `[resource ${String(resource.uri)}]\n${resource.text}`
+        : `[resource ${String(resource.uri)}, ${String(resource.mimeType ?? 'binary')}]`
     }
     case 'resource_link':
       return `[link ${String(block.uri)}${block.name ? ` ${String(block.name)}` : ''}]`
@@ -75,7 +77,11 @@ export function toolMarks(tool: JsonObject): string[] {
 export function firstLine(text: string): string {
   const line = text.split('\n')[0]!.trim()
   if (line.length >= text.trim().length) return line
-  const named = text.split('\n').slice(1).map((l) => l.trim()).findLast((l) => /^[\w.$]*(Error|Exception)\b[^:]*:/.test(l))
+  const named = text
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim())
+    .findLast((l) => /^[\w.$]*(Error|Exception)\b[^:]*:/.test(l))
   return named ? `${line} … ${named}` : `${line} …`
 }
 

@@ -10,7 +10,17 @@ import type { Catalog, DaemonClient } from '../lib/daemon/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
 import type { DownstreamAsker, QuestionKind } from '../lib/gateway/index.ts'
 import type { ConfiguredContext } from './context.ts'
-import { type HostOptions, answer, callFollower, followCall, hostParams, hostQuestions, readAnswers, refuseSampling, rootUris } from './host.ts'
+import {
+  type HostOptions,
+  answer,
+  callFollower,
+  followCall,
+  hostParams,
+  hostQuestions,
+  readAnswers,
+  refuseSampling,
+  rootUris,
+} from './host.ts'
 import { cacheTools, cachedTool } from './schema-cache.ts'
 import { withNotice } from './progress.ts'
 import { daemonClient } from './daemon-client.ts'
@@ -29,7 +39,11 @@ export interface ServerSession {
    * arguments were built against a cached schema; a daemon whose schema differs refuses the call
    * before it runs (McpxError NOT_FOUND with data.staleSchema).
    */
-  call(tool: string, args: JsonObject, options: { timeoutMs?: number; showProgress?: boolean; task?: boolean; inputSchemaHash?: string }): Promise<JsonObject>
+  call(
+    tool: string,
+    args: JsonObject,
+    options: { timeoutMs?: number; showProgress?: boolean; task?: boolean; inputSchemaHash?: string },
+  ): Promise<JsonObject>
   request(method: string, params: JsonObject, options?: { timeoutMs?: number }): Promise<JsonObject>
   close(): Promise<void>
 }
@@ -55,11 +69,17 @@ export function splitCommand(text: string): string[] {
   const words: string[] = []
   const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g
   for (const match of text.matchAll(pattern)) words.push(match[1] ?? match[2] ?? match[3]!)
-  if (words.length === 0) throw new McpxError('USAGE', '--stdio needs a command, e.g. --stdio "npx -y @modelcontextprotocol/server-everything"')
+  if (words.length === 0)
+    throw new McpxError('USAGE', '--stdio needs a command, e.g. --stdio "npx -y @modelcontextprotocol/server-everything"')
   return words
 }
 
-export async function hostOptions(ctx: ConfiguredContext, args: TargetFlags, label: string, stdinText: () => Promise<string>): Promise<HostOptions> {
+export async function hostOptions(
+  ctx: ConfiguredContext,
+  args: TargetFlags,
+  label: string,
+  stdinText: () => Promise<string>,
+): Promise<HostOptions> {
   const answers = await readAnswers(args.answers, stdinText)
   return {
     roots: rootUris(process.cwd(), args.root),
@@ -71,7 +91,12 @@ export async function hostOptions(ctx: ConfiguredContext, args: TargetFlags, lab
 }
 
 /** `server` is a configured name or a URL; `args.stdio` (a command line) overrides it. */
-export async function openServer(ctx: ConfiguredContext, args: TargetFlags, server: string | undefined, stdinText: () => Promise<string>): Promise<ServerSession> {
+export async function openServer(
+  ctx: ConfiguredContext,
+  args: TargetFlags,
+  server: string | undefined,
+  stdinText: () => Promise<string>,
+): Promise<ServerSession> {
   const adHoc = adHocConfig(args, server)
   const label = adHoc ? adHocLabel(adHoc) : server
   if (label === undefined) throw new McpxError('USAGE', 'name a server (configured), a URL, or --stdio "command"')
@@ -109,14 +134,21 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
     label: server,
     adHoc: false,
     async catalog() {
-      const catalog = await withNotice(`connecting to ${server}`, delay, () => client.request<Catalog>('catalog', { name: server, roots: host.roots }))
+      const catalog = await withNotice(`connecting to ${server}`, delay, () =>
+        client.request<Catalog>('catalog', { name: server, roots: host.roots }),
+      )
       cacheTools(layout, server, catalog.tools as JsonObject[])
       return catalog
     },
     cachedTool: (tool) => cachedTool(layout, server, tool),
     // One streamed round trip (lib/daemon/call-stream.ts): the call's progress and questions come on its own answer.
     async call(tool, args, options) {
-      const follower = callFollower(client, { ...(options.showProgress !== undefined && { showProgress: options.showProgress }), host, settings: ctx.settings, label: `${server}.${tool}` })
+      const follower = callFollower(client, {
+        ...(options.showProgress !== undefined && { showProgress: options.showProgress }),
+        host,
+        settings: ctx.settings,
+        label: `${server}.${tool}`,
+      })
       const params = {
         server,
         tool,
@@ -127,12 +159,23 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
         progressId: follower.id,
         host: hostParams(host),
       }
-      return client.callStream<JsonObject>(params, (line) => (line.type === 'call.progress' || line.type === 'call.input' ? follower.handle(line.type, line.data) : undefined)).finally(() => follower.stop())
+      return client
+        .callStream<JsonObject>(params, (line) =>
+          line.type === 'call.progress' || line.type === 'call.input' ? follower.handle(line.type, line.data) : undefined,
+        )
+        .finally(() => follower.stop())
     },
     async request(method, params, options = {}) {
       const follow = followCall(client, { showProgress: false, host, settings: ctx.settings, label: `${server} ${method}` })
       return client
-        .request<JsonObject>('request', { server, method, params, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), progressId: follow.id, host: hostParams(host) })
+        .request<JsonObject>('request', {
+          server,
+          method,
+          params,
+          ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+          progressId: follow.id,
+          host: hostParams(host),
+        })
         .finally(() => follow.stop())
     },
     close: async () => {},

@@ -17,7 +17,11 @@ export interface ParsedArguments {
   readonly arguments: Record<string, unknown>
 }
 
-export function parseCallArguments(tokens: readonly string[], inputSchema: unknown, options: { readFile: ReadFile; base?: Record<string, unknown> } = { readFile: () => '' }): Record<string, unknown> {
+export function parseCallArguments(
+  tokens: readonly string[],
+  inputSchema: unknown,
+  options: { readFile: ReadFile; base?: Record<string, unknown> } = { readFile: () => '' },
+): Record<string, unknown> {
   const schema = isRecord(inputSchema) ? inputSchema : {}
   const properties = isRecord(schema.properties) ? (schema.properties as Record<string, Schema>) : {}
   const out: Record<string, unknown> = { ...options.base }
@@ -41,12 +45,17 @@ export function parseCallArguments(tokens: readonly string[], inputSchema: unkno
     // `a.b=1` and `items.0.name=x` address inside objects and arrays, unless the whole key is a property.
     const path = key in properties || !key.includes('.') ? [key] : key.split('.')
     const top = path[0]!
-    if (top === '' || path.some((segment) => segment === '')) throw new McpxError('USAGE', `argument "${key}" has an empty segment`, { field: key })
+    if (top === '' || path.some((segment) => segment === ''))
+      throw new McpxError('USAGE', `argument "${key}" has an empty segment`, { field: key })
     if (properties[top] === undefined && schema.additionalProperties === false) {
       const hint = suggest(top, Object.keys(properties))
-      throw new McpxError('USAGE', `unknown argument "${top}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}; the tool takes: ${Object.keys(properties).join(', ') || 'no arguments'}`, {
-        field: top,
-      })
+      throw new McpxError(
+        'USAGE',
+        `unknown argument "${top}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}; the tool takes: ${Object.keys(properties).join(', ') || 'no arguments'}`,
+        {
+          field: top,
+        },
+      )
     }
     let container: Record<string, unknown> | unknown[] = out
     let property: Schema | undefined = properties[top]
@@ -56,11 +65,14 @@ export function parseCallArguments(tokens: readonly string[], inputSchema: unkno
       const here = path.slice(0, i + 1).join('.')
       const types = typesOf(property)
       if (types.length > 0 && !types.includes('object') && !types.includes('array')) {
-        throw new McpxError('USAGE', `argument "${here}" is ${types.join(' or ')}, so "${key}" cannot set a field inside it`, { field: key })
+        throw new McpxError('USAGE', `argument "${here}" is ${types.join(' or ')}, so "${key}" cannot set a field inside it`, {
+          field: key,
+        })
       }
       const slot = (container as Record<string, unknown>)[segment]
       if (slot === undefined) (container as Record<string, unknown>)[segment] = /^\d+$/.test(next) ? [] : {}
-      else if (typeof slot !== 'object' || slot === null) throw new McpxError('USAGE', `argument "${here}" already has a value, so "${key}" cannot set a field inside it`, { field: key })
+      else if (typeof slot !== 'object' || slot === null)
+        throw new McpxError('USAGE', `argument "${here}" already has a value, so "${key}" cannot set a field inside it`, { field: key })
       container = (container as Record<string, unknown>)[segment] as Record<string, unknown> | unknown[]
       property = childSchema(property, next)
     }
@@ -75,7 +87,8 @@ export function parseCallArguments(tokens: readonly string[], inputSchema: unkno
       const previous = seen.has(key) && Array.isArray(target[leaf]) ? (target[leaf] as unknown[]) : []
       target[leaf] = [...previous, ...elements]
     } else {
-      if (seen.has(key)) throw new McpxError('USAGE', `argument "${key}" given more than once (only array parameters take several values)`, { field: key })
+      if (seen.has(key))
+        throw new McpxError('USAGE', `argument "${key}" given more than once (only array parameters take several values)`, { field: key })
       target[leaf] = coerce(key, raw, property, fromFile)
     }
     seen.add(key)
@@ -93,11 +106,15 @@ export function precheckArguments(args: Record<string, unknown>, inputSchema: un
   const properties = isRecord(inputSchema.properties) ? (inputSchema.properties as Record<string, Schema>) : {}
   const required = Array.isArray(inputSchema.required) ? (inputSchema.required as string[]) : []
   const missing = required.filter((key) => args[key] === undefined)
-  if (missing.length) throw new McpxError('USAGE', `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, { fields: missing })
+  if (missing.length)
+    throw new McpxError('USAGE', `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, { fields: missing })
   for (const [key, value] of Object.entries(args)) {
     const types = typesOf(properties[key])
     if (types.length && !types.some((type) => matchesType(value, type))) {
-      throw new McpxError('USAGE', `argument "${key}" must be ${types.join(' or ')}, got ${JSON.stringify(value)}`, { field: key, expected: types })
+      throw new McpxError('USAGE', `argument "${key}" must be ${types.join(' or ')}, got ${JSON.stringify(value)}`, {
+        field: key,
+        expected: types,
+      })
     }
   }
 }
@@ -173,7 +190,8 @@ function typesOf(property: Schema | undefined): string[] {
   if (Array.isArray(property.type)) return property.type.filter((t): t is string => typeof t === 'string')
   const variants = (property.anyOf ?? property.oneOf) as unknown
   if (Array.isArray(variants)) return [...new Set(variants.flatMap((v) => typesOf(v as Schema)))]
-  if (Array.isArray(property.enum)) return [...new Set(property.enum.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)))]
+  if (Array.isArray(property.enum))
+    return [...new Set(property.enum.map((v) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)))]
   return []
 }
 

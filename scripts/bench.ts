@@ -32,10 +32,39 @@ import { type ClusterFigures, measureCluster, renderCluster } from './bench/clus
 import { type SealFigures, measureSeal, renderSeal } from './bench/seal.ts'
 import { measureBatch, measureExecOverMcp, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
 import { type CpuPerCall, cpuPerCall, type OwnCpuPerCall, ownCpuPerCall } from './bench/cpu.ts'
-import { type MemoryFigures, type StartupFigures, buildHello, measureDaemonMemory, measureFloorMemory, measureStartup } from './bench/startup.ts'
-import { ECHO_SERVER, NODE, REPO, buildBinary, directClient, httpClient, mcporterPeer, startHttpFloor, startRelayFloor, startMcpxDaemon, startSupergateway, type Peer, type McpxDaemon, type Mcporter } from './bench/peers.ts'
+import {
+  type MemoryFigures,
+  type StartupFigures,
+  buildHello,
+  measureDaemonMemory,
+  measureFloorMemory,
+  measureStartup,
+} from './bench/startup.ts'
+import {
+  ECHO_SERVER,
+  NODE,
+  REPO,
+  buildBinary,
+  directClient,
+  httpClient,
+  mcporterPeer,
+  startHttpFloor,
+  startRelayFloor,
+  startMcpxDaemon,
+  startSupergateway,
+  type Peer,
+  type McpxDaemon,
+  type Mcporter,
+} from './bench/peers.ts'
 import { type CallTarget, measurePersistent, pairedRatio } from './bench/persistent.ts'
-import { renderMarkdown, renderStartupOnly, renderStdioOnly, type BenchReport, type StartupOnlyReport, type StdioOnlyReport } from './bench/report.ts'
+import {
+  renderMarkdown,
+  renderStartupOnly,
+  renderStdioOnly,
+  type BenchReport,
+  type StartupOnlyReport,
+  type StdioOnlyReport,
+} from './bench/report.ts'
 import { type StdioFigures, measureStdioPaths } from './bench/stdio.ts'
 import { ratio } from './bench/stats.ts'
 
@@ -72,9 +101,14 @@ const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-'))
 const cleanups: Array<() => Promise<unknown> | unknown> = []
 const clients: Client[] = []
 
-const machine = async () => ({ loadAverage: (await import('node:os')).loadavg().map((l) => Math.round(l * 100) / 100), bun: Bun.version, node: Bun.spawnSync([NODE, '--version']).stdout.toString().trim() })
+const machine = async () => ({
+  loadAverage: (await import('node:os')).loadavg().map((l) => Math.round(l * 100) / 100),
+  bun: Bun.version,
+  node: Bun.spawnSync([NODE, '--version']).stdout.toString().trim(),
+})
 
-if (!['all', 'stdio', 'startup', 'cluster'].includes(flags.only!)) throw new Error(`--only must be all, stdio, startup or cluster, got ${flags.only}`)
+if (!['all', 'stdio', 'startup', 'cluster'].includes(flags.only!))
+  throw new Error(`--only must be all, stdio, startup or cluster, got ${flags.only}`)
 
 interface ReplicaFigures {
   readonly seal: SealFigures
@@ -97,26 +131,54 @@ function renderReplicas(figures: ReplicaFigures): string {
 
 function stdioPaths(daemon: McpxDaemon, mcporter: Mcporter): Promise<StdioFigures> {
   progress(`part 4: stdio hosts (SDK 1.x under node), ${num('calls')} calls per path, blocks of ${num('block')}`)
-  return measureStdioPaths({ dir, daemon, mcporter, ns: NS, calls: num('calls'), block: num('block'), warmup: num('warmup'), daemonWarmup: num('daemon-warmup') })
+  return measureStdioPaths({
+    dir,
+    daemon,
+    mcporter,
+    ns: NS,
+    calls: num('calls'),
+    block: num('block'),
+    warmup: num('warmup'),
+    daemonWarmup: num('daemon-warmup'),
+  })
 }
 
 /** Part 2: one-shot pairs against the hello binary and mcporter, then the daemon's idle RSS. */
-async function startupAndMemory(binary: string, daemon: McpxDaemon, mcporter: Mcporter): Promise<{ startup: StartupFigures; memory: MemoryFigures }> {
+async function startupAndMemory(
+  binary: string,
+  daemon: McpxDaemon,
+  mcporter: Mcporter,
+): Promise<{ startup: StartupFigures; memory: MemoryFigures }> {
   const runs = num('oneshot-runs')
   const hello = await buildHello(dir)
   progress(`part 2: one-shot pairs, ${runs} runs per side; then the daemon's RSS around ${num('memory-calls')} calls`)
   const startup = await measureStartup(
     {
       version: { name: 'mcpx --version', argv: [binary, '--version'], env: daemon.env, expect: '.' },
-      call: { name: `mcpx call ${NS}.echo (warm daemon)`, argv: [binary, 'call', `${NS}.echo`, 'message=hello'], env: daemon.env, expect: 'Echo: hello' },
-      mcporterCall: { name: 'mcporter call echo-ka.echo (keep-alive daemon)', argv: mcporter.argv('echo-ka', 'echo'), env: mcporter.env, expect: 'Echo: hello' },
+      call: {
+        name: `mcpx call ${NS}.echo (warm daemon)`,
+        argv: [binary, 'call', `${NS}.echo`, 'message=hello'],
+        env: daemon.env,
+        expect: 'Echo: hello',
+      },
+      mcporterCall: {
+        name: 'mcporter call echo-ka.echo (keep-alive daemon)',
+        argv: mcporter.argv('echo-ka', 'echo'),
+        env: mcporter.env,
+        expect: 'Echo: hello',
+      },
       hello: { name: 'bun-compiled hello', argv: [hello], env: daemon.env, expect: 'hello' },
     },
     runs,
   )
   const raw = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
   clients.push(raw)
-  const daemonMemory = await measureDaemonMemory(daemon.pid, () => raw.callTool({ name: `${NS}_echo`, arguments: { message: 'hello' } }), num('memory-calls'), num('idle-ms'))
+  const daemonMemory = await measureDaemonMemory(
+    daemon.pid,
+    () => raw.callTool({ name: `${NS}_echo`, arguments: { message: 'hello' } }),
+    num('memory-calls'),
+    num('idle-ms'),
+  )
   const floor = await measureFloorMemory(
     dir,
     ECHO_SERVER,
@@ -145,14 +207,25 @@ async function echoOnly() {
 async function mainStartup(): Promise<StartupOnlyReport> {
   const { binary, daemon, mcporter } = await echoOnly()
   const { startup, memory } = await startupAndMemory(binary, daemon, mcporter)
-  return { when: new Date().toISOString(), machine: await machine(), flags: { oneshotRuns: num('oneshot-runs'), memoryCalls: num('memory-calls'), idleMs: num('idle-ms') }, startup, memory }
+  return {
+    when: new Date().toISOString(),
+    machine: await machine(),
+    flags: { oneshotRuns: num('oneshot-runs'), memoryCalls: num('memory-calls'), idleMs: num('idle-ms') },
+    startup,
+    memory,
+  }
 }
 
 /** `--only stdio`: part 4 alone, against a daemon that pools just the echo server. */
 async function mainStdio(): Promise<StdioOnlyReport> {
   const { daemon, mcporter } = await echoOnly()
   const stdio = await stdioPaths(daemon, mcporter)
-  return { when: new Date().toISOString(), machine: await machine(), flags: { calls: num('calls'), block: num('block'), warmup: num('warmup'), daemonWarmup: num('daemon-warmup') }, stdio }
+  return {
+    when: new Date().toISOString(),
+    machine: await machine(),
+    flags: { calls: num('calls'), block: num('block'), warmup: num('warmup'), daemonWarmup: num('daemon-warmup') },
+    stdio,
+  }
 }
 
 async function main(): Promise<BenchReport> {
@@ -185,9 +258,18 @@ async function main(): Promise<BenchReport> {
   const floorSdk = await httpClient(floor.url)
   const relaySdk = await httpClient(relay.url)
   clients.push(direct, raw, codeMode, sg, floorSdk, relaySdk)
-  const floorBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hello' } } })
+  const floorBody = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { message: 'hello' } },
+  })
   const floorFetch = async () => {
-    const response = await fetch(floor.url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: floorBody })
+    const response = await fetch(floor.url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: floorBody,
+    })
     if (!response.ok) throw new Error(`http floor answered ${response.status}`)
     await response.json()
   }
@@ -198,17 +280,39 @@ async function main(): Promise<BenchReport> {
   }
   const targets: CallTarget[] = [
     { name: 'direct', describe: 'SDK client → echo upstream over stdio', call: call(direct, 'echo', { message: 'hello' }) },
-    { name: 'mcpx-raw', describe: `SDK client → daemon /mcp?codemode=false \`${NS}_echo\` → stdio upstream`, call: call(raw, `${NS}_echo`, { message: 'hello' }) },
-    { name: 'mcpx-call', describe: `SDK client → daemon /mcp \`mcpx_call\` {tool: "${NS}.echo"} → stdio upstream`, call: call(codeMode, 'mcpx_call', { tool: `${NS}.echo`, arguments: { message: 'hello' } }) },
-    { name: 'supergateway', describe: 'SDK client → supergateway --stateful (Streamable HTTP) → stdio upstream', call: call(sg, 'echo', { message: 'hello' }) },
-    { name: 'http-floor-sdk', describe: 'SDK client → canned-JSON bun HTTP server, no upstream (SDK HTTP client + loopback floor)', call: call(floorSdk, 'echo', { message: 'hello' }) },
+    {
+      name: 'mcpx-raw',
+      describe: `SDK client → daemon /mcp?codemode=false \`${NS}_echo\` → stdio upstream`,
+      call: call(raw, `${NS}_echo`, { message: 'hello' }),
+    },
+    {
+      name: 'mcpx-call',
+      describe: `SDK client → daemon /mcp \`mcpx_call\` {tool: "${NS}.echo"} → stdio upstream`,
+      call: call(codeMode, 'mcpx_call', { tool: `${NS}.echo`, arguments: { message: 'hello' } }),
+    },
+    {
+      name: 'supergateway',
+      describe: 'SDK client → supergateway --stateful (Streamable HTTP) → stdio upstream',
+      call: call(sg, 'echo', { message: 'hello' }),
+    },
+    {
+      name: 'http-floor-sdk',
+      describe: 'SDK client → canned-JSON bun HTTP server, no upstream (SDK HTTP client + loopback floor)',
+      call: call(floorSdk, 'echo', { message: 'hello' }),
+    },
     { name: 'http-floor-fetch', describe: 'bare fetch POST → the same canned-JSON server (loopback HTTP floor)', call: floorFetch },
-    { name: 'relay-floor', describe: 'SDK client → minimal bun HTTP→stdio relay (no validation, sessions or auth) → stdio upstream', call: call(relaySdk, 'echo', { message: 'hello' }) },
+    {
+      name: 'relay-floor',
+      describe: 'SDK client → minimal bun HTTP→stdio relay (no validation, sessions or auth) → stdio upstream',
+      call: call(relaySdk, 'echo', { message: 'hello' }),
+    },
   ]
   const cpuOwnCalls = num('cpu-calls')
   const byTarget = Object.fromEntries(targets.map((t) => [t.name, t]))
   const cpuWarmup = Math.ceil(cpuOwnCalls / 5)
-  progress(`part 1a: CPU of the daemon's own process vs the relay floor's, ${cpuWarmup} warm-up then ${cpuOwnCalls} calls each in interleaved blocks of 500`)
+  progress(
+    `part 1a: CPU of the daemon's own process vs the relay floor's, ${cpuWarmup} warm-up then ${cpuOwnCalls} calls each in interleaved blocks of 500`,
+  )
   const cpuTargets = [
     { name: 'mcpx-raw', pid: daemon.pid, call: byTarget['mcpx-raw']!.call },
     { name: 'relay-floor', pid: relay.pid, call: byTarget['relay-floor']!.call },
@@ -230,9 +334,32 @@ async function main(): Promise<BenchReport> {
   })
   const cpuCalls = Math.max(200, Math.min(calls, 1000))
   progress(`part 1b: CPU per call, ${cpuCalls} calls per target in interleaved blocks of 100`)
-  const serverRoot: Record<string, number> = { direct: directPid, 'mcpx-raw': daemon.pid, 'mcpx-call': daemon.pid, supergateway: supergateway.pid, 'http-floor-sdk': floor.pid, 'http-floor-fetch': floor.pid, 'relay-floor': relay.pid }
-  const cpu: CpuPerCall[] = await cpuPerCall(targets.map((t) => ({ name: t.name, serverRoot: serverRoot[t.name]!, call: t.call })), cpuCalls, 100)
-  const persistentRatios = [ratios('mcpx-raw', 'direct'), ratios('mcpx-call', 'direct'), ratios('mcpx-raw', 'supergateway'), ratios('mcpx-call', 'supergateway'), ratios('supergateway', 'direct'), ratios('http-floor-sdk', 'direct'), ratios('http-floor-fetch', 'direct'), ratios('relay-floor', 'direct'), ratios('mcpx-raw', 'relay-floor'), ratios('mcpx-raw', 'http-floor-sdk')]
+  const serverRoot: Record<string, number> = {
+    direct: directPid,
+    'mcpx-raw': daemon.pid,
+    'mcpx-call': daemon.pid,
+    supergateway: supergateway.pid,
+    'http-floor-sdk': floor.pid,
+    'http-floor-fetch': floor.pid,
+    'relay-floor': relay.pid,
+  }
+  const cpu: CpuPerCall[] = await cpuPerCall(
+    targets.map((t) => ({ name: t.name, serverRoot: serverRoot[t.name]!, call: t.call })),
+    cpuCalls,
+    100,
+  )
+  const persistentRatios = [
+    ratios('mcpx-raw', 'direct'),
+    ratios('mcpx-call', 'direct'),
+    ratios('mcpx-raw', 'supergateway'),
+    ratios('mcpx-call', 'supergateway'),
+    ratios('supergateway', 'direct'),
+    ratios('http-floor-sdk', 'direct'),
+    ratios('http-floor-fetch', 'direct'),
+    ratios('relay-floor', 'direct'),
+    ratios('mcpx-raw', 'relay-floor'),
+    ratios('mcpx-raw', 'http-floor-sdk'),
+  ]
 
   const { startup, memory } = await startupAndMemory(binary, daemon, mcporter)
 
@@ -247,7 +374,19 @@ async function main(): Promise<BenchReport> {
   return {
     when: new Date().toISOString(),
     machine: await machine(),
-    flags: { calls, block: num('block'), warmup: num('warmup'), cpuCalls: cpuOwnCalls, daemonWarmup: num('daemon-warmup'), oneshotRuns: num('oneshot-runs'), memoryCalls: num('memory-calls'), idleMs: num('idle-ms'), batchCalls: num('batch-calls'), batchReps: num('batch-reps'), searchTools: num('search-tools') },
+    flags: {
+      calls,
+      block: num('block'),
+      warmup: num('warmup'),
+      cpuCalls: cpuOwnCalls,
+      daemonWarmup: num('daemon-warmup'),
+      oneshotRuns: num('oneshot-runs'),
+      memoryCalls: num('memory-calls'),
+      idleMs: num('idle-ms'),
+      batchCalls: num('batch-calls'),
+      batchReps: num('batch-reps'),
+      searchTools: num('search-tools'),
+    },
     persistent,
     persistentRatios,
     cpu,
@@ -306,6 +445,11 @@ try {
 await cleanup()
 if (flags.out) writeFileSync(flags.out, `${JSON.stringify(report, null, 2)}\n`)
 const markdown = () =>
-  (flags.only === 'cluster' ? '' : flags.only === 'stdio' ? renderStdioOnly(report as StdioOnlyReport) : flags.only === 'startup' ? renderStartupOnly(report as StartupOnlyReport) : renderMarkdown(report as BenchReport)) +
-  (replicaFigures ? renderReplicas(replicaFigures) : '')
+  (flags.only === 'cluster'
+    ? ''
+    : flags.only === 'stdio'
+      ? renderStdioOnly(report as StdioOnlyReport)
+      : flags.only === 'startup'
+        ? renderStartupOnly(report as StartupOnlyReport)
+        : renderMarkdown(report as BenchReport)) + (replicaFigures ? renderReplicas(replicaFigures) : '')
 process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : markdown())

@@ -19,7 +19,15 @@ const STARTUP_JIT_POLICY = 100
 // --splitting: each command module (and what only it imports) is its own chunk in the binary, loaded
 // only when that command runs; with package.json "sideEffects": false the rooms' index re-exports a
 // command does not use are dropped, so `--version` and `call` do not load the gateway or code mode.
-const flags = ['--compile', '--splitting', '--bytecode', '--format=esm', '--minify-syntax', '--sourcemap=inline', `--compile-jit-policy=${STARTUP_JIT_POLICY}`]
+const flags = [
+  '--compile',
+  '--splitting',
+  '--bytecode',
+  '--format=esm',
+  '--minify-syntax',
+  '--sourcemap=inline',
+  `--compile-jit-policy=${STARTUP_JIT_POLICY}`,
+]
 const proc = Bun.spawn([process.execPath, 'build', ...flags, 'cli/main.ts', '--outfile', values.outfile!], {
   cwd: root,
   stdout: 'inherit',

@@ -91,7 +91,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const argv = mcpxArgv(options)
   const port = options.port || (await freePort())
   const specs = await Promise.all(
-    Array.from({ length: options.replicas }, async (_, i) => ({ id: `replica-${i + 1}`, home: join(dir, `replica-${i + 1}`), port: await freePort(), index: i })),
+    Array.from({ length: options.replicas }, async (_, i) => ({
+      id: `replica-${i + 1}`,
+      home: join(dir, `replica-${i + 1}`),
+      port: await freePort(),
+      index: i,
+    })),
   )
   const configOf = (index: number) => options.configs?.[index] ?? options.config
   const envFor = (spec: { id: string; home: string; port: number; index: number }) => ({
@@ -103,7 +108,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     MCPX_DAEMON_IDLE_MS: '0',
     // A 2026 retry that lands on another replica is forwarded to the one holding the call (replica-forward.ts).
     MCPX_REPLICA_ID: spec.id,
-    MCPX_REPLICA_PEERS: specs.filter((other) => other.id !== spec.id).map((other) => `${other.id}=http://127.0.0.1:${other.port}`).join(','),
+    MCPX_REPLICA_PEERS: specs
+      .filter((other) => other.id !== spec.id)
+      .map((other) => `${other.id}=http://127.0.0.1:${other.port}`)
+      .join(','),
     // Pages are served from the balancer's origin, not the replica's own port (security.ts same-origin check).
     MCPX_DAEMON_ALLOWED_ORIGINS: `http://127.0.0.1:${port},http://localhost:${port}`,
     ...options.env,
@@ -169,7 +177,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 /** HAProxy is ready when its port accepts a connection (it logs nothing by then with -db). */
 export async function waitListening(port: number, proc: ReturnType<typeof Bun.spawn>): Promise<void> {
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`haproxy exited (${proc.exitCode}): ${await new Response(proc.stderr as ReadableStream).text()}`)
+    if (proc.exitCode !== null)
+      throw new Error(`haproxy exited (${proc.exitCode}): ${await new Response(proc.stderr as ReadableStream).text()}`)
     const ok = await fetch(`http://127.0.0.1:${port}/`).then(
       () => true,
       () => false,
@@ -181,7 +190,14 @@ export async function waitListening(port: number, proc: ReturnType<typeof Bun.sp
 
 if (import.meta.main) {
   const { values } = parseArgs({
-    options: { config: { type: 'string' }, replicas: { type: 'string', default: '3' }, port: { type: 'string', default: '0' }, dir: { type: 'string' }, 'no-sticky': { type: 'boolean', default: false }, httpclose: { type: 'boolean', default: false } },
+    options: {
+      config: { type: 'string' },
+      replicas: { type: 'string', default: '3' },
+      port: { type: 'string', default: '0' },
+      dir: { type: 'string' },
+      'no-sticky': { type: 'boolean', default: false },
+      httpclose: { type: 'boolean', default: false },
+    },
   })
   if (!values.config) {
     process.stderr.write('usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR] [--no-sticky] [--httpclose]\n')
@@ -196,7 +212,9 @@ if (import.meta.main) {
     ...(values.dir && { dir: values.dir }),
   })
   process.stdout.write(`${cluster.url}\ntoken ${cluster.token}\n`)
-  process.stderr.write(`replicas: ${cluster.replicas.map((r) => `${r.id} :${r.port}`).join(', ')}; HAProxy config ${cluster.haproxyConfig}\n`)
+  process.stderr.write(
+    `replicas: ${cluster.replicas.map((r) => `${r.id} :${r.port}`).join(', ')}; HAProxy config ${cluster.haproxyConfig}\n`,
+  )
   const stop = () => void cluster.close().then(() => process.exit(0))
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)

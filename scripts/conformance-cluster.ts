@@ -23,11 +23,20 @@ const conformanceRun = process.env.MCPX_CONFORMANCE_RUN ?? join(root, '../shared
 
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-conf-cluster-'))
 const fixturePort = await freePort()
-const fixture = Bun.spawn([process.execPath, join(root, 'test/fixtures/everything/main.ts'), '--port', String(fixturePort)], { stdout: 'ignore', stderr: 'ignore' })
+const fixture = Bun.spawn([process.execPath, join(root, 'test/fixtures/everything/main.ts'), '--port', String(fixturePort)], {
+  stdout: 'ignore',
+  stderr: 'ignore',
+})
 let code = 2
 try {
   for (;;) {
-    if (await fetch(`http://127.0.0.1:${fixturePort}/mcp`).then(() => true, () => false)) break
+    if (
+      await fetch(`http://127.0.0.1:${fixturePort}/mcp`).then(
+        () => true,
+        () => false,
+      )
+    )
+      break
     await Bun.sleep(100)
   }
   const config = join(dir, 'config.json')

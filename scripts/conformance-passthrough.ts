@@ -23,7 +23,8 @@ const dash = argv.indexOf('--')
 const extra = dash === -1 ? [] : argv.splice(dash).slice(1)
 const upstreamFlag = argv.indexOf('--upstream')
 const upstreamKind = upstreamFlag === -1 ? 'stdio' : argv.splice(upstreamFlag, 2)[1]
-if (upstreamKind !== 'stdio' && upstreamKind !== 'http' && upstreamKind !== 'server-everything') throw new Error(`--upstream must be stdio, http or server-everything, not ${upstreamKind}`)
+if (upstreamKind !== 'stdio' && upstreamKind !== 'http' && upstreamKind !== 'server-everything')
+  throw new Error(`--upstream must be stdio, http or server-everything, not ${upstreamKind}`)
 const target = argv[0] ?? 'both'
 const conformanceRun = process.env.MCPX_CONFORMANCE_RUN ?? join(root, '../shared/conformance/run')
 
@@ -52,7 +53,10 @@ async function waitFor(url: string, proc: { exitCode: number | null }): Promise<
   const deadline = Date.now() + 30_000
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`process for ${url} exited with ${proc.exitCode}`)
-    const ok = await fetch(url, { method: 'GET' }).then(() => true, () => false)
+    const ok = await fetch(url, { method: 'GET' }).then(
+      () => true,
+      () => false,
+    )
     if (ok) return
     if (Date.now() > deadline) throw new Error(`${url} did not answer within 30 s`)
     await Bun.sleep(100)
@@ -70,7 +74,11 @@ try {
     // `streamableHttp` entry listens on $PORT at /mcp (its dist/index.js and README).
     const everythingPort = await freePort()
     const entry = join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')
-    const proc = Bun.spawn(['node', entry, 'streamableHttp'], { env: { ...process.env, PORT: String(everythingPort) }, stdout: 'ignore', stderr: 'ignore' })
+    const proc = Bun.spawn(['node', entry, 'streamableHttp'], {
+      env: { ...process.env, PORT: String(everythingPort) },
+      stdout: 'ignore',
+      stderr: 'ignore',
+    })
     children.push(proc)
     await waitFor(`http://127.0.0.1:${everythingPort}/mcp`, proc)
     upstream = { url: `http://127.0.0.1:${everythingPort}/mcp` }
@@ -98,7 +106,11 @@ try {
     // calls still running after 200 ms get their 2025-11-25 SSE stream closed and resumed.
     MCPX_SSE_POLL_AFTER_MS: process.env.MCPX_SSE_POLL_AFTER_MS ?? '200',
   }
-  const daemon = Bun.spawn([bun, join(root, 'cli/main.ts'), 'daemon', 'run', '--config', configPath], { env, stdout: 'inherit', stderr: 'inherit' })
+  const daemon = Bun.spawn([bun, join(root, 'cli/main.ts'), 'daemon', 'run', '--config', configPath], {
+    env,
+    stdout: 'inherit',
+    stderr: 'inherit',
+  })
   children.push(daemon)
   const url = `http://127.0.0.1:${port}/mcp`
   await waitFor(url, daemon)
@@ -119,7 +131,9 @@ try {
     for (const s of lost) console.error(`  LOST ${s}: passes against server-everything alone, fails through mcpx`)
     const gained = [...passedThrough].filter((s) => !passedAlone.has(s))
     console.error(`== also passing through mcpx only: ${gained.join(' ') || 'none'}`)
-    console.log(`conformance parity: ${passedAlone.size - lost.length} passed, ${lost.length + (passedAlone.size === 0 ? 1 : 0)} failed (scenarios server-everything passes alone, through the pass-through surface; ${passedThrough.size} pass through it in all)`)
+    console.log(
+      `conformance parity: ${passedAlone.size - lost.length} passed, ${lost.length + (passedAlone.size === 0 ? 1 : 0)} failed (scenarios server-everything passes alone, through the pass-through surface; ${passedThrough.size} pass through it in all)`,
+    )
     code = lost.length === 0 && passedAlone.size > 0 ? 0 : 1
   } else {
     console.error(`== conformance through the pass-through surface (${upstreamKind} upstream): ${url}`)

@@ -27,7 +27,12 @@ const PKG_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')
 const TOOL_ARGUMENTS: Record<string, JsonObject> = {
   test_sampling: { prompt: 'Say hi' },
   test_elicitation: { message: 'Who are you?' },
-  json_schema_2020_12_tool: { name: 'Ada', contactMethod: 'email', email: 'ada@example.com', address: { street: '1 Loop', city: 'Analytical' } },
+  json_schema_2020_12_tool: {
+    name: 'Ada',
+    contactMethod: 'email',
+    email: 'ada@example.com',
+    address: { street: '1 Loop', city: 'Analytical' },
+  },
   test_custom_header: { region: 'eu-west' },
   greet: { name: 'Ada' },
   slow_compute: { seconds: 0, label: 'zero' },
@@ -51,7 +56,10 @@ function answerSchema(schema: JsonObject | undefined): JsonObject {
     if (raw.default !== undefined) out[key] = raw.default
     else if (Array.isArray(raw.enum)) out[key] = raw.enum[0]
     else if (Array.isArray(raw.oneOf)) out[key] = (raw.oneOf[0] as JsonObject).const
-    else if (raw.type === 'array') out[key] = [((raw.items as JsonObject).enum as unknown[] | undefined)?.[0] ?? ((raw.items as JsonObject).anyOf as JsonObject[])[0]!.const]
+    else if (raw.type === 'array')
+      out[key] = [
+        ((raw.items as JsonObject).enum as unknown[] | undefined)?.[0] ?? ((raw.items as JsonObject).anyOf as JsonObject[])[0]!.const,
+      ]
     else if (raw.type === 'boolean') out[key] = true
     else if (raw.type === 'number' || raw.type === 'integer') out[key] = 1
     else out[key] = key === 'email' ? 'ada@example.com' : key === 'color' ? 'green' : 'ada'
@@ -63,10 +71,24 @@ function answerSchema(schema: JsonObject | undefined): JsonObject {
 export async function recordSurface(era: keyof typeof RECORDINGS, file: string): Promise<Record<string, number>> {
   const settings = defaultSettings({ requestTimeoutMs: 30_000 })
   await using server = serveHttp(new Engine(everythingServer, settings), settings)
-  const recorder = new Recorder({ sink: fileSink(file), mcpxVersion: PKG_VERSION, role: 'client', transport: 'streamable-http', peer: { url: 'http://127.0.0.1/mcp' } })
-  const client = await connect({ url: server.url }, {
-    settings, revision: REVISIONS[era], noCache: true, serverStream: false, handlers: HANDLERS, transports: recordingTransports(defaultTransports, recorder),
+  const recorder = new Recorder({
+    sink: fileSink(file),
+    mcpxVersion: PKG_VERSION,
+    role: 'client',
+    transport: 'streamable-http',
+    peer: { url: 'http://127.0.0.1/mcp' },
   })
+  const client = await connect(
+    { url: server.url },
+    {
+      settings,
+      revision: REVISIONS[era],
+      noCache: true,
+      serverStream: false,
+      handlers: HANDLERS,
+      transports: recordingTransports(defaultTransports, recorder),
+    },
+  )
   const counts = { tools: 0, prompts: 0, resources: 0, templates: 0 }
   // Failures (a tool that needs a task the client did not negotiate, an error result) are part of
   // the surface: the recording keeps the error and the replay compares its code and data.
@@ -85,7 +107,12 @@ export async function recordSurface(era: keyof typeof RECORDINGS, file: string):
     // The completions capability, asked for each prompt argument.
     for (const prompt of await client.listAllPrompts()) {
       for (const argument of (prompt.arguments ?? []) as JsonObject[]) {
-        await attempt(client.request('completion/complete', { ref: { type: 'ref/prompt', name: String(prompt.name) }, argument: { name: String(argument.name), value: '' } }))
+        await attempt(
+          client.request('completion/complete', {
+            ref: { type: 'ref/prompt', name: String(prompt.name) },
+            argument: { name: String(argument.name), value: '' },
+          }),
+        )
       }
     }
     for (const resource of await client.listAllResources()) {
@@ -112,7 +139,9 @@ if (import.meta.main) {
       const file = join(dir, RECORDINGS[era])
       const counts = await recordSurface(era, file)
       const recording = readRecording(file)
-      process.stderr.write(`${file}: ${recording.era} ${recording.revision}, ${recording.messages.length} messages; ${JSON.stringify(counts)}\n`)
+      process.stderr.write(
+        `${file}: ${recording.era} ${recording.revision}, ${recording.messages.length} messages; ${JSON.stringify(counts)}\n`,
+      )
     }
   } finally {
     if (check) rmSync(dir, { recursive: true, force: true })

@@ -102,22 +102,49 @@ if (!noConformance) {
     // hard-codes tasks-status-notifications as SKIPPED (its harness is being rewritten), which strict
     // mode would count as a vacuous failure; vacuous scenarios are allowed here only because the
     // run above already refused them among the scored ones.
-    const strict = await step('conformance server (strict)', ['bash', conformanceRun, 'server', url, 'both'], { ...fixture, CONF_STRICT: '1', CONF_ALLOW_VACUOUS: '1' })
+    const strict = await step('conformance server (strict)', ['bash', conformanceRun, 'server', url, 'both'], {
+      ...fixture,
+      CONF_STRICT: '1',
+      CONF_ALLOW_VACUOUS: '1',
+    })
     count(strict, 'conformance server (strict)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
     // The gateway's pass-through surface in front of the same fixture must score what the fixture scores.
     const passthrough = await step('conformance passthrough (scored)', [bun, join(root, 'scripts/conformance-passthrough.ts'), 'both'])
     count(passthrough, 'conformance passthrough (scored)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
-    const passthroughStrict = await step('conformance passthrough (strict)', [bun, join(root, 'scripts/conformance-passthrough.ts'), 'both'], { CONF_STRICT: '1', CONF_ALLOW_VACUOUS: '1' })
+    const passthroughStrict = await step(
+      'conformance passthrough (strict)',
+      [bun, join(root, 'scripts/conformance-passthrough.ts'), 'both'],
+      { CONF_STRICT: '1', CONF_ALLOW_VACUOUS: '1' },
+    )
     count(passthroughStrict, 'conformance passthrough (strict)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
     // In front of the official server-everything: every scenario it passes alone passes through.
-    const parity = await step('conformance passthrough (server-everything parity)', [bun, join(root, 'scripts/conformance-passthrough.ts'), '--upstream', 'server-everything', 'both'])
-    count(parity, 'conformance passthrough (server-everything parity)', /conformance parity: (\d+) passed/, /conformance parity: \d+ passed, (\d+) failed/)
+    const parity = await step('conformance passthrough (server-everything parity)', [
+      bun,
+      join(root, 'scripts/conformance-passthrough.ts'),
+      '--upstream',
+      'server-everything',
+      'both',
+    ])
+    count(
+      parity,
+      'conformance passthrough (server-everything parity)',
+      /conformance parity: (\d+) passed/,
+      /conformance parity: \d+ passed, (\d+) failed/,
+    )
     // Three replicas behind HAProxy, round-robin with no stickiness, each the pass-through surface
     // of one shared fixture over Streamable HTTP: every scenario (both sets, scored and not) passes
     // as it does through one daemon above (legacy sessions and tasks reach the replica that owns them).
-    const cluster = await step('conformance cluster (strict)', [bun, join(root, 'scripts/conformance-cluster.ts'), 'both', '--no-direct'], { ...(existsSync(exe) && { MCPX_EXE: exe }), CONF_STRICT: '1', CONF_ALLOW_VACUOUS: '1' })
+    const cluster = await step('conformance cluster (strict)', [bun, join(root, 'scripts/conformance-cluster.ts'), 'both', '--no-direct'], {
+      ...(existsSync(exe) && { MCPX_EXE: exe }),
+      CONF_STRICT: '1',
+      CONF_ALLOW_VACUOUS: '1',
+    })
     count(cluster, 'conformance cluster (strict)', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
-    const client = await step('conformance client', ['bash', conformanceRun, 'client', `${bun} ${join(root, 'test/fixtures/conformance-client/main.ts')}`, 'both'], { CONF_STRICT: '1' })
+    const client = await step(
+      'conformance client',
+      ['bash', conformanceRun, 'client', `${bun} ${join(root, 'test/fixtures/conformance-client/main.ts')}`, 'both'],
+      { CONF_STRICT: '1' },
+    )
     count(client, 'conformance client', /conformance: (\d+) passed/, /conformance: \d+ passed, (\d+) failed/)
   }
 }

@@ -26,13 +26,20 @@ export interface CliResult {
  * stderr is not a terminal or with --json).
  */
 export function errorJson(stderr: string): { error: { code: string; message: string; data?: Record<string, unknown> } } {
-  const line = stderr.trim().split('\n').reverse().find((l) => l.startsWith('{"error"'))
+  const line = stderr
+    .trim()
+    .split('\n')
+    .reverse()
+    .find((l) => l.startsWith('{"error"'))
   if (line === undefined) throw new Error(`no JSON error line on stderr: ${JSON.stringify(stderr)}`)
   return JSON.parse(line)
 }
 
 /** Run the CLI to completion and collect stdout, stderr and the exit code. */
-export async function runMcpx(args: string[], options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<CliResult> {
+export async function runMcpx(
+  args: string[],
+  options: { env?: Record<string, string>; stdin?: string; cwd?: string } = {},
+): Promise<CliResult> {
   await using proc = Bun.spawn([...mcpxCommand(), ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     // The "still waiting…" notice depends on how fast this machine is; tests that want it set it low.

@@ -17,10 +17,17 @@ type HttpServer = ServerConfig & { target: Extract<ServerConfig['target'], { kin
 const serverArg = { type: 'positional', required: true, description: 'Name of an HTTP server in the config', valueHint: 'server' } as const
 
 const login = defineCommand({
-  meta: { name: 'login', description: 'Authorize mcpx at the server\'s authorization server (opens a browser on a terminal) and store the tokens' },
+  meta: {
+    name: 'login',
+    description: "Authorize mcpx at the server's authorization server (opens a browser on a terminal) and store the tokens",
+  },
   args: {
     server: serverArg,
-    browser: { type: 'boolean', default: true, description: 'Open the authorization URL in a browser when on a terminal (--no-browser: only print it)' },
+    browser: {
+      type: 'boolean',
+      default: true,
+      description: 'Open the authorization URL in a browser when on a terminal (--no-browser: only print it)',
+    },
     ...commonArgs,
   },
   async run({ args }) {
@@ -55,8 +62,14 @@ const logout = defineCommand({
 })
 
 const status = defineCommand({
-  meta: { name: 'status', description: 'Whether credentials are stored for a server (or every HTTP server): issuer and expiry, never the tokens' },
-  args: { server: { ...serverArg, required: false, description: 'Name of an HTTP server (default: every HTTP server in the config)' }, ...commonArgs },
+  meta: {
+    name: 'status',
+    description: 'Whether credentials are stored for a server (or every HTTP server): issuer and expiry, never the tokens',
+  },
+  args: {
+    server: { ...serverArg, required: false, description: 'Name of an HTTP server (default: every HTTP server in the config)' },
+    ...commonArgs,
+  },
   async run({ args }) {
     const ctx = loadConfiguredContext(args)
     const servers = args.server ? [httpServer(ctx, args.server)] : Object.values(ctx.config.servers).filter(isHttp)
@@ -65,7 +78,9 @@ const status = defineCommand({
     if (ctx.json) return printJson(args.server ? statuses[0] : statuses)
     if (statuses.length === 0) process.stdout.write('no HTTP servers in the config\n')
     for (const s of statuses) {
-      process.stdout.write(s.loggedIn ? `${s.server}: logged in at ${s.issuer}${expiryText(s)}\n` : `${s.server}: not logged in (${s.url})\n`)
+      process.stdout.write(
+        s.loggedIn ? `${s.server}: logged in at ${s.issuer}${expiryText(s)}\n` : `${s.server}: not logged in (${s.url})\n`,
+      )
     }
   },
 })
@@ -120,8 +135,12 @@ function isHttp(server: ServerConfig): server is HttpServer {
 function httpServer(ctx: ConfiguredContext, name: string): HttpServer {
   const server = ctx.config.servers[name]
   if (!server) {
-    const known = Object.values(ctx.config.servers).filter(isHttp).map((s) => s.name)
-    throw new McpxError('NOT_FOUND', `no server "${name}" in the config${known.length ? ` (HTTP servers: ${known.join(', ')})` : ''}`, { server: name })
+    const known = Object.values(ctx.config.servers)
+      .filter(isHttp)
+      .map((s) => s.name)
+    throw new McpxError('NOT_FOUND', `no server "${name}" in the config${known.length ? ` (HTTP servers: ${known.join(', ')})` : ''}`, {
+      server: name,
+    })
   }
   if (!isHttp(server)) throw new McpxError('USAGE', `server "${name}" runs over stdio; OAuth is for HTTP servers`, { server: name })
   return server

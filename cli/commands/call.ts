@@ -22,22 +22,36 @@ import { stderrIsTty } from '../tty.ts'
 import { cliAsker, hostOptions, isUrl, openServer } from '../target.ts'
 
 export default defineCommand({
-  meta: { name: 'call', description: 'Call one tool: mcpx call <server.tool> [key=value ...], or an ad-hoc server: mcpx call <URL> <tool> ... / mcpx call --stdio "CMD" <tool> ...' },
+  meta: {
+    name: 'call',
+    description:
+      'Call one tool: mcpx call <server.tool> [key=value ...], or an ad-hoc server: mcpx call <URL> <tool> ... / mcpx call --stdio "CMD" <tool> ...',
+  },
   args: {
     ...commonArgs,
-    target: variadic({ type: 'positional', description: 'server.tool (the first dot splits; server/tool also works), or a URL followed by the tool name, or the tool name with --stdio', required: true }),
+    target: variadic({
+      type: 'positional',
+      description:
+        'server.tool (the first dot splits; server/tool also works), or a URL followed by the tool name, or the tool name with --stdio',
+      required: true,
+    }),
     args: { type: 'string', description: 'Arguments as one JSON object', valueHint: 'json' },
     timeout: { type: 'string', description: 'Deadline for this call in milliseconds', valueHint: 'ms' },
-    progress: { type: 'boolean', description: 'Show the upstream\'s progress on stderr (default: when stderr is a terminal)' },
+    progress: { type: 'boolean', description: "Show the upstream's progress on stderr (default: when stderr is a terminal)" },
     task: { type: 'boolean', description: 'Run a task-optional tool as a task (mcpx follows it to its end; its status shows as progress)' },
-    stdio: { type: 'string', description: 'Ad-hoc stdio server: this command line is started for the call (no config needed)', valueHint: 'command' },
+    stdio: {
+      type: 'string',
+      description: 'Ad-hoc stdio server: this command line is started for the call (no config needed)',
+      valueHint: 'command',
+    },
     root: repeatable({ ...hostArgs.root }),
     answers: hostArgs.answers,
     open: hostArgs.open,
     record: {
       type: 'string',
       valueHint: 'file',
-      description: 'Record the call for `mcpx replay`: it then runs directly, not through the daemon, on one fresh connection to the server, recorded whole (handshake, catalog lists, the call, close)',
+      description:
+        'Record the call for `mcpx replay`: it then runs directly, not through the daemon, on one fresh connection to the server, recorded whole (handshake, catalog lists, the call, close)',
     },
   },
   async run({ args }) {
@@ -46,10 +60,12 @@ export default defineCommand({
     const { server, tool, tokens } = splitTarget(positionals, args.stdio)
     const timeoutMs = args.timeout === undefined ? undefined : parseTimeout(args.timeout)
     const stdin = onceStdin()
-    if (args.answers === '-' && tokens.includes('-')) throw new McpxError('USAGE', 'stdin can carry the arguments (-) or the answers (--answers -), not both')
+    if (args.answers === '-' && tokens.includes('-'))
+      throw new McpxError('USAGE', 'stdin can carry the arguments (-) or the answers (--answers -), not both')
     if (args.record !== undefined) {
       if (ctx.configError) throw ctx.configError
-      if (args.stdio !== undefined || isUrl(server)) throw new McpxError('USAGE', '--record records a configured server; use `mcpx record FILE -- CMD` or `--url URL` for others')
+      if (args.stdio !== undefined || isUrl(server))
+        throw new McpxError('USAGE', '--record records a configured server; use `mcpx record FILE -- CMD` or `--url URL` for others')
       // A pooled daemon connection cannot be recorded whole (record.ts recordedUpstream).
       // The CLI is the host of this connection as of an ad-hoc one (target.ts cliAsker).
       const host = await hostOptions(ctx, args, server, stdin.text)
@@ -58,7 +74,11 @@ export default defineCommand({
       try {
         const definition = findTool(ctx, await upstream.broker.run(asker, () => upstream.catalog()), server, tool)
         const callArguments = await buildArguments(args.args, tokens, definition, stdin)
-        const result = await upstream.call(tool, callArguments, { asker, ...(timeoutMs !== undefined && { timeoutMs }), ...(args.task && { runAsTask: true }) })
+        const result = await upstream.call(tool, callArguments, {
+          asker,
+          ...(timeoutMs !== undefined && { timeoutMs }),
+          ...(args.task && { runAsTask: true }),
+        })
         // As the spec shapes it for the revision this connection speaks (no resultType for legacy ones).
         const revision = upstream.status().revision
         await report(revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result), ctx.json, server, tool)
@@ -70,18 +90,38 @@ export default defineCommand({
     const session = await openServer(ctx, args, args.stdio !== undefined ? undefined : server, stdin.text)
     try {
       const started = performance.now()
-      const options = { ...(timeoutMs !== undefined && { timeoutMs }), ...(args.progress !== undefined && { showProgress: args.progress }), ...(args.task && { task: true }) }
+      const options = {
+        ...(timeoutMs !== undefined && { timeoutMs }),
+        ...(args.progress !== undefined && { showProgress: args.progress }),
+        ...(args.task && { task: true }),
+      }
       const attempt = async (definition: Record<string, unknown>, cached: boolean) => {
         const callArguments = await buildArguments(args.args, tokens, definition, stdin)
-        if (args.verbose) process.stderr.write(`mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}${cached ? ' (built against the cached schema)' : ''}\n`)
-        return session.call(tool, callArguments, { ...options, ...(cached && { inputSchemaHash: inputSchemaHash(definition.inputSchema) }) })
+        if (args.verbose)
+          process.stderr.write(
+            `mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}${cached ? ' (built against the cached schema)' : ''}\n`,
+          )
+        return session.call(tool, callArguments, {
+          ...options,
+          ...(cached && { inputSchemaHash: inputSchemaHash(definition.inputSchema) }),
+        })
       }
       // A warm call: the schema cached from an earlier catalog, and the call is the one round trip.
       // Any doubt about that copy (the daemon says it changed, or the arguments do not fit it) asks for the catalog.
       const cached = session.cachedTool?.(tool)
-      let result = cached === undefined ? undefined : await attempt(cached, true).catch((error: unknown) => (error instanceof McpxError && (error.data?.staleSchema === true || error.code === 'USAGE') ? undefined : Promise.reject(error)))
+      let result =
+        cached === undefined
+          ? undefined
+          : await attempt(cached, true).catch((error: unknown) =>
+              error instanceof McpxError && (error.data?.staleSchema === true || error.code === 'USAGE')
+                ? undefined
+                : Promise.reject(error),
+            )
       result ??= await attempt(findTool(ctx, await session.catalog(), session.label, tool, session.adHoc), false)
-      if (args.verbose) process.stderr.write(`mcpx: ${session.label} ${tool} answered in ${Math.round(performance.now() - started)} ms${result.isError === true ? ' (isError)' : ''}\n`)
+      if (args.verbose)
+        process.stderr.write(
+          `mcpx: ${session.label} ${tool} answered in ${Math.round(performance.now() - started)} ms${result.isError === true ? ' (isError)' : ''}\n`,
+        )
       await report(result, ctx.json, session.label, tool)
     } finally {
       await session.close()
@@ -99,7 +139,9 @@ function splitTarget(positionals: string[], stdio: string | undefined): { server
     if (tool === undefined || tool.includes('=')) {
       // `URL.tool` (the server.tool habit) reads as one URL: suggest the split, as the URL's last segment suggests it.
       const dotted = /^(.*\/[^/.]+)\.([^/.]+)$/.exec(first)
-      const example = dotted ? `mcpx call ${dotted[1]} ${dotted[2]}${tool !== undefined ? ` ${[tool, ...tokens].join(' ')}` : ''}` : `mcpx call ${first} <tool> [key=value ...]`
+      const example = dotted
+        ? `mcpx call ${dotted[1]} ${dotted[2]}${tool !== undefined ? ` ${[tool, ...tokens].join(' ')}` : ''}`
+        : `mcpx call ${first} <tool> [key=value ...]`
       throw new McpxError('USAGE', `call ${first}: name the tool after the URL (${example})`, { url: first })
     }
     return { server: first, tool, tokens }
@@ -108,26 +150,52 @@ function splitTarget(positionals: string[], stdio: string | undefined): { server
   return { server, tool, tokens: rest }
 }
 
-function findTool(ctx: ConfiguredContext, catalog: Pick<Catalog, 'tools'>, server: string, tool: string, adHoc = false): Record<string, unknown> {
+function findTool(
+  ctx: ConfiguredContext,
+  catalog: Pick<Catalog, 'tools'>,
+  server: string,
+  tool: string,
+  adHoc = false,
+): Record<string, unknown> {
   const definition = (catalog.tools as Record<string, unknown>[]).find((t) => t.name === tool)
   if (definition) return definition
   const config = adHoc ? undefined : ctx.config.servers[server]
   if (config && (config.blockedTools?.includes(tool) || (config.allowedTools !== undefined && !config.allowedTools.includes(tool)))) {
     const list = config.blockedTools?.includes(tool) ? 'blockedTools' : 'allowedTools'
-    throw new McpxError('NOT_FOUND', `tool "${tool}" of server "${server}" is blocked by the config (${list})`, { server, tool, blocked: true })
+    throw new McpxError('NOT_FOUND', `tool "${tool}" of server "${server}" is blocked by the config (${list})`, {
+      server,
+      tool,
+      blocked: true,
+    })
   }
-  const hint = suggest(tool, catalog.tools.map((t) => String((t as { name: unknown }).name)))
-  const qualified = (name: string) => (adHoc ? name : `${server}.${name}`)
-  throw new McpxError('NOT_FOUND', `server "${server}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map(qualified).join(', ')}?)` : ''}`, {
-    server,
+  const hint = suggest(
     tool,
-    suggestions: hint,
-  })
+    catalog.tools.map((t) => String((t as { name: unknown }).name)),
+  )
+  const qualified = (name: string) => (adHoc ? name : `${server}.${name}`)
+  throw new McpxError(
+    'NOT_FOUND',
+    `server "${server}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map(qualified).join(', ')}?)` : ''}`,
+    {
+      server,
+      tool,
+      suggestions: hint,
+    },
+  )
 }
 
-async function buildArguments(json: string | undefined, tokens: string[], definition: Record<string, unknown>, stdin: Stdin): Promise<Record<string, unknown>> {
+async function buildArguments(
+  json: string | undefined,
+  tokens: string[],
+  definition: Record<string, unknown>,
+  stdin: Stdin,
+): Promise<Record<string, unknown>> {
   const base = await baseArguments(json, tokens, definition, stdin)
-  const callArguments = parseCallArguments(tokens.filter((t) => t !== '-'), definition.inputSchema, { readFile: readArgumentFile, base })
+  const callArguments = parseCallArguments(
+    tokens.filter((t) => t !== '-'),
+    definition.inputSchema,
+    { readFile: readArgumentFile, base },
+  )
   precheckArguments(callArguments, definition.inputSchema)
   return callArguments
 }
@@ -163,7 +231,12 @@ function onceStdin(): Stdin {
  * required parameters while stdin is a pipe or file. A tool without required parameters never
  * waits on an open stdin (a CI runner or parent process may leave it open).
  */
-async function baseArguments(json: string | undefined, tokens: string[], definition: Record<string, unknown>, stdin: Stdin): Promise<Record<string, unknown>> {
+async function baseArguments(
+  json: string | undefined,
+  tokens: string[],
+  definition: Record<string, unknown>,
+  stdin: Stdin,
+): Promise<Record<string, unknown>> {
   if (json !== undefined) return parseJsonObject(json, '--args')
   const schema = (definition.inputSchema ?? {}) as { required?: unknown }
   const needsSome = Array.isArray(schema.required) && schema.required.length > 0

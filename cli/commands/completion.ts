@@ -22,8 +22,10 @@ export default defineCommand({
   async run({ args }) {
     const ctx = loadConfiguredContext({ ...args, quiet: true })
     const self = ctx.self.map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ')
-    if (args.shell === 'names') return void process.stdout.write((await candidates(ctx, args, (args._ as string[]).slice(1))).map((c) => `${c}\n`).join(''))
-    if (!(SHELLS as readonly string[]).includes(args.shell)) throw new McpxError('USAGE', `completion: unknown shell "${args.shell}" (bash, zsh or fish)`)
+    if (args.shell === 'names')
+      return void process.stdout.write((await candidates(ctx, args, (args._ as string[]).slice(1))).map((c) => `${c}\n`).join(''))
+    if (!(SHELLS as readonly string[]).includes(args.shell))
+      throw new McpxError('USAGE', `completion: unknown shell "${args.shell}" (bash, zsh or fish)`)
     // fish quotes differently: inside '…' only \\ and \' are escapes.
     const fishSelf = ctx.self.map((part) => `'${part.replace(/[\\']/g, '\\$&')}'`).join(' ')
     process.stdout.write(script(args.shell as (typeof SHELLS)[number], args.shell === 'fish' ? fishSelf : self))
@@ -50,7 +52,9 @@ async function candidates(ctx: ReturnType<typeof loadConfiguredContext>, args: {
   const current = words.at(-1) ?? ''
   const before = words.slice(0, -1)
   // Not an import of main.ts: its top-level await is still running this command.
-  const commands = Object.keys(rootCommand().subCommands as Record<string, unknown>).filter((name) => name !== 'sandbox-child' && name !== 'demo-server')
+  const commands = Object.keys(rootCommand().subCommands as Record<string, unknown>).filter(
+    (name) => name !== 'sandbox-child' && name !== 'demo-server',
+  )
   if (before.length === 0) return commands.filter((c) => c.startsWith(current))
   const command = before[0]!
   const servers = Object.keys(ctx.config.servers)
@@ -59,7 +63,9 @@ async function candidates(ctx: ReturnType<typeof loadConfiguredContext>, args: {
     if (dot < 0) return servers.map((s) => `${s}.`).filter((s) => s.startsWith(current))
     const server = current.slice(0, dot)
     if (!servers.includes(server)) return []
-    const catalog = await daemonClient(ctx, args, true).request<Catalog>('catalog', { name: server }).catch(() => undefined)
+    const catalog = await daemonClient(ctx, args, true)
+      .request<Catalog>('catalog', { name: server })
+      .catch(() => undefined)
     return (catalog?.tools ?? []).map((t) => `${server}.${String(t.name)}`).filter((name) => name.startsWith(current))
   }
   if (SERVER_ARG.has(command)) return servers.filter((s) => s.startsWith(current))

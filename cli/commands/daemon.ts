@@ -22,14 +22,24 @@ import {
   runDirIds,
   stateFileOf,
 } from '../../lib/config/index.ts'
-import { ConfigSource, type Daemon, type DaemonInfo, OPERATIONS, type Operation, announceReady, isAlive, otherBuildLine, startGatewayDaemon, thisBuild } from '../../lib/daemon/index.ts'
+import {
+  ConfigSource,
+  type Daemon,
+  type DaemonInfo,
+  OPERATIONS,
+  type Operation,
+  announceReady,
+  isAlive,
+  otherBuildLine,
+  startGatewayDaemon,
+  thisBuild,
+} from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { useFileLog } from '../../lib/log.ts'
 import { commonArgs } from '../args.ts'
 import { type CliContext, layoutOf, loadContext, refreshEnvSnapshot } from '../context.ts'
 import { VERSION } from '../version.ts'
 import { printJson } from '../render.ts'
-
 
 // The client factory lives in cli/daemon-client.ts, small enough for a call's start-up path.
 export { connectRetry, daemonClient } from '../daemon-client.ts'
@@ -74,7 +84,8 @@ const run = defineCommand({
       const ctx = loadContext(args)
       const layout = layoutOf(ctx)
       // Started in the background, stderr is the log file: timestamped lines, rotated while running.
-      if (readyFd !== undefined) useFileLog({ path: layout.daemonLog, maxBytes: ctx.settings.daemonLogMaxBytes, checkBytes: ctx.settings.daemonLogCheckBytes })
+      if (readyFd !== undefined)
+        useFileLog({ path: layout.daemonLog, maxBytes: ctx.settings.daemonLogMaxBytes, checkBytes: ctx.settings.daemonLogCheckBytes })
       const environment = daemonEnvironment(ctx, layout)
       const demoCommand = [...ctx.self, 'demo-server']
       const explicit = ctx.paths.explicitConfig !== undefined
@@ -82,7 +93,11 @@ const run = defineCommand({
       source = new ConfigSource({
         watched: (): string[] => {
           const current: McpxConfig | undefined = source?.config
-          return [...(explicit ? [layout.config] : ctx.paths.configCandidates), layout.envSnapshot, ...(current?.envFile ? [current.envFile] : [])]
+          return [
+            ...(explicit ? [layout.config] : ctx.paths.configCandidates),
+            layout.envSnapshot,
+            ...(current?.envFile ? [current.envFile] : []),
+          ]
         },
         load: () => loadConfig({ paths: ctx.paths, env: environment.values(), envSource: environment.source(), demoCommand, check: true }),
         empty: { ...defaultConfig(demoCommand), servers: {}, source: findConfigFile(ctx.paths) },
@@ -136,7 +151,10 @@ function daemonEnvironment(ctx: CliContext, layout: HomeLayout): { values: () =>
   }
   return {
     values: () => ({ ...(readEnvSnapshot(layout.envSnapshot)?.variables ?? own()) }),
-    source: () => (readEnvSnapshot(layout.envSnapshot) ? `the environment snapshot ${layout.envSnapshot} (the last shell command)` : "the daemon's own environment (no snapshot yet)"),
+    source: () =>
+      readEnvSnapshot(layout.envSnapshot)
+        ? `the environment snapshot ${layout.envSnapshot} (the last shell command)`
+        : "the daemon's own environment (no snapshot yet)",
   }
 }
 
@@ -161,7 +179,8 @@ function runningLayouts(ctx: CliContext): HomeLayout[] {
   for (const id of runDirIds(ctx.paths.home)) {
     try {
       const state = JSON.parse(readFileSync(stateFileOf(ctx.paths.home, id), 'utf8')) as { location?: string; pid?: number }
-      if (typeof state.location === 'string' && typeof state.pid === 'number' && isAlive(state.pid)) layouts.push(homeLayout(ctx.paths.home, state.location))
+      if (typeof state.location === 'string' && typeof state.pid === 'number' && isAlive(state.pid))
+        layouts.push(homeLayout(ctx.paths.home, state.location))
     } catch {
       // No state file: nothing runs there.
     }
@@ -171,7 +190,13 @@ function runningLayouts(ctx: CliContext): HomeLayout[] {
 
 /** /v1/health of every daemon running under this home. */
 export async function allDaemons(ctx: CliContext): Promise<DaemonInfo[]> {
-  const infos = await Promise.all(runningLayouts(ctx).map((layout) => daemonClient(ctx, {}, false, { layout, reportBuild: false }).health().catch(() => null)))
+  const infos = await Promise.all(
+    runningLayouts(ctx).map((layout) =>
+      daemonClient(ctx, {}, false, { layout, reportBuild: false })
+        .health()
+        .catch(() => null),
+    ),
+  )
   return infos.filter((info): info is DaemonInfo => info !== null)
 }
 
@@ -195,7 +220,10 @@ const stop = defineCommand({
 })
 
 const restart = defineCommand({
-  meta: { name: 'restart', description: 'Stop the daemon of this config, then start it again (same port when free; environment snapshot refreshed)' },
+  meta: {
+    name: 'restart',
+    description: 'Stop the daemon of this config, then start it again (same port when free; environment snapshot refreshed)',
+  },
   args: commonArgs,
   async run({ args }) {
     const ctx = loadContext(args)
@@ -216,7 +244,11 @@ const status = defineCommand({
     const ctx = loadContext(args)
     const client = daemonClient(ctx, args, false, { reportBuild: false })
     const info = await client.health()
-    if (info === null) throw new McpxError('CONNECT', `the mcpx daemon for ${configLocation(ctx.paths)} is not running`, { daemon: 'unreachable', home: ctx.paths.home })
+    if (info === null)
+      throw new McpxError('CONNECT', `the mcpx daemon for ${configLocation(ctx.paths)} is not running`, {
+        daemon: 'unreachable',
+        home: ctx.paths.home,
+      })
     if (ctx.json) printJson(info)
     else process.stdout.write(`${describeDaemon(info)}\n`)
   },
@@ -246,7 +278,9 @@ function operationCommand(operation: Operation): CommandDef<any> {
       }
       if (operation.stream) {
         await client.ensureRunning()
-        for await (const event of client.events({ ...(values.lastEventId !== undefined && { lastEventId: values.lastEventId as number }) })) {
+        for await (const event of client.events({
+          ...(values.lastEventId !== undefined && { lastEventId: values.lastEventId as number }),
+        })) {
           process.stdout.write(`${JSON.stringify(event)}\n`)
         }
         return
@@ -264,7 +298,9 @@ function parseJsonFlag(name: string, raw: string): unknown {
   }
 }
 
-const derived = Object.fromEntries(OPERATIONS.filter((operation) => operation.name !== 'shutdown').map((operation) => [operation.name, operationCommand(operation)]))
+const derived = Object.fromEntries(
+  OPERATIONS.filter((operation) => operation.name !== 'shutdown').map((operation) => [operation.name, operationCommand(operation)]),
+)
 
 export default defineCommand({
   meta: { name: 'daemon', description: 'Manage the mcpx daemon of a config (start, stop, restart, status, run) and call its /v1 API' },

@@ -62,7 +62,9 @@ const demoServer = defineServer({
       name: 'greet',
       description: 'A greeting for someone',
       arguments: [{ name: 'name', description: 'Who to greet', required: true }],
-      handler: (args) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${args.name ?? 'someone'} in one friendly sentence.` } }] }),
+      handler: (args) => ({
+        messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${args.name ?? 'someone'} in one friendly sentence.` } }],
+      }),
     },
   ],
   resources: [

@@ -28,11 +28,19 @@ export default defineCommand({
   async run({ args }) {
     const checks: Check[] = []
     const onPath = Bun.which('mcpx')
-    checks.push({ check: 'mcpx on PATH', ok: onPath !== null, detail: onPath ?? 'not found (add the directory holding the mcpx binary to PATH)' })
+    checks.push({
+      check: 'mcpx on PATH',
+      ok: onPath !== null,
+      detail: onPath ?? 'not found (add the directory holding the mcpx binary to PATH)',
+    })
     let ctx: ConfiguredContext | undefined
     try {
       ctx = loadConfiguredContext(args)
-      checks.push({ check: 'config', ok: true, detail: `${ctx.config.source ?? 'built-in default'} (${Object.keys(ctx.config.servers).length} servers)` })
+      checks.push({
+        check: 'config',
+        ok: true,
+        detail: `${ctx.config.source ?? 'built-in default'} (${Object.keys(ctx.config.servers).length} servers)`,
+      })
     } catch (error) {
       checks.push({ check: 'config', ok: false, detail: asMcpxError(error).message })
     }
@@ -43,15 +51,27 @@ export default defineCommand({
         checks.push({ check: 'daemon', ok: true, detail: 'reachable' })
         // A daemon started by another mcpx binary (an upgrade or rebuild since) is a problem the user fixes by restarting it.
         const info = await client.health()
-        checks.push(info !== null && isOtherBuild(info) ? { check: 'daemon build', ok: false, detail: otherBuildLine(info.build?.program) } : { check: 'daemon build', ok: true, detail: 'the same mcpx build as this one' })
+        checks.push(
+          info !== null && isOtherBuild(info)
+            ? { check: 'daemon build', ok: false, detail: otherBuildLine(info.build?.program) }
+            : { check: 'daemon build', ok: true, detail: 'the same mcpx build as this one' },
+        )
         const enabled = servers.filter((s) => s.state !== 'disabled')
-        const results = await withNotice(`connecting to ${enabled.length} servers`, ctx.settings.cliSlowNoticeMs, () => Promise.allSettled(enabled.map((s) => client.request<Catalog>('catalog', { name: s.name }))))
+        const results = await withNotice(`connecting to ${enabled.length} servers`, ctx.settings.cliSlowNoticeMs, () =>
+          Promise.allSettled(enabled.map((s) => client.request<Catalog>('catalog', { name: s.name }))),
+        )
         results.forEach((r, i) => {
           const name = enabled[i]!.name
           if (r.status === 'fulfilled') checks.push({ check: `server ${name}`, ok: true, detail: `ready, ${r.value.tools.length} tools` })
-          else checks.push({ check: `server ${name}`, ok: false, detail: args.verbose ? asMcpxError(r.reason).message : firstLine(asMcpxError(r.reason).message) })
+          else
+            checks.push({
+              check: `server ${name}`,
+              ok: false,
+              detail: args.verbose ? asMcpxError(r.reason).message : firstLine(asMcpxError(r.reason).message),
+            })
         })
-        for (const s of servers.filter((s) => s.state === 'disabled')) checks.push({ check: `server ${s.name}`, ok: true, detail: 'disabled in the config' })
+        for (const s of servers.filter((s) => s.state === 'disabled'))
+          checks.push({ check: `server ${s.name}`, ok: true, detail: 'disabled in the config' })
       } catch (error) {
         checks.push({ check: 'daemon', ok: false, detail: asMcpxError(error).message })
       }
@@ -62,7 +82,11 @@ export default defineCommand({
     const failed = checks.filter((c) => !c.ok)
     if (failed.length > 0) {
       const code = failed.some((c) => c.check === 'config' || c.check.startsWith('host ')) ? 'CONFIG' : 'CONNECT'
-      throw new McpxError(code, `doctor found ${failed.length} problem${failed.length > 1 ? 's' : ''}: ${failed.map((c) => c.check).join(', ')}`, { failed: failed.map((c) => c.check) })
+      throw new McpxError(
+        code,
+        `doctor found ${failed.length} problem${failed.length > 1 ? 's' : ''}: ${failed.map((c) => c.check).join(', ')}`,
+        { failed: failed.map((c) => c.check) },
+      )
     }
   },
 })
@@ -83,11 +107,18 @@ function hostChecks(args: Parameters<typeof loadContext>[0]): Check[] {
       if (found.action === 'absent') continue
       const command = (found.entry as { command?: unknown } | null)?.command
       const runnable = typeof command === 'string' && (isAbsolute(command) ? existsSync(command) : Bun.which(command) !== null)
-      checks.push({ check: `host ${host}`, ok: runnable, detail: runnable ? `mcpx entry in ${found.file}` : `the mcpx entry in ${found.file} starts ${JSON.stringify(command)}, which is not found (run \`mcpx install ${host}\` again)` })
+      checks.push({
+        check: `host ${host}`,
+        ok: runnable,
+        detail: runnable
+          ? `mcpx entry in ${found.file}`
+          : `the mcpx entry in ${found.file} starts ${JSON.stringify(command)}, which is not found (run \`mcpx install ${host}\` again)`,
+      })
     } catch (error) {
       checks.push({ check: `host ${host}`, ok: false, detail: firstLine(asMcpxError(error).message) })
     }
   }
-  if (checks.length === 0) checks.push({ check: 'hosts', ok: true, detail: 'no host config has an mcpx entry yet (see `mcpx install --help`)' })
+  if (checks.length === 0)
+    checks.push({ check: 'hosts', ok: true, detail: 'no host config has an mcpx entry yet (see `mcpx install --help`)' })
   return checks
 }

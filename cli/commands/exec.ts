@@ -25,7 +25,10 @@ export default defineCommand({
     const streamed = ctx.json ? undefined : streamLogs(client, ctx.settings.cliEventDrainMs)
     let run: { value: unknown; logs: string[]; stats: unknown }
     try {
-      run = await client.request<{ value: unknown; logs: string[]; stats: unknown }>('exec', { code, ...(streamed && { progressId: streamed.id }) })
+      run = await client.request<{ value: unknown; logs: string[]; stats: unknown }>('exec', {
+        code,
+        ...(streamed && { progressId: streamed.id }),
+      })
     } finally {
       await streamed?.stop()
     }

@@ -24,34 +24,59 @@ export default defineCommand({
   },
   run({ args }) {
     const ctx = loadContext(args)
-    if (args.host !== undefined && !isHostId(args.host)) throw new McpxError('USAGE', `unknown host "${args.host}" (one of ${HOST_IDS.join(', ')})`)
+    if (args.host !== undefined && !isHostId(args.host))
+      throw new McpxError('USAGE', `unknown host "${args.host}" (one of ${HOST_IDS.join(', ')})`)
     const hosts: readonly HostId[] = args.host === undefined ? HOST_IDS : [args.host as HostId]
     const file = findConfigFile(ctx.paths) ?? ctx.paths.defaultConfig
     const explicit = ctx.paths.explicitConfig !== undefined
-    const plan = planImport(hosts, { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform, configHome: ctx.paths.configHome }, existingNames(file), {
-      runsMcpx: runsMcpx(ctx),
-      includeProject: explicit,
-      variables: ctx.env,
-    })
+    const plan = planImport(
+      hosts,
+      { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform, configHome: ctx.paths.configHome },
+      existingNames(file),
+      {
+        runsMcpx: runsMcpx(ctx),
+        includeProject: explicit,
+        variables: ctx.env,
+      },
+    )
     const dryRun = Boolean(args['dry-run'])
     const backup = !dryRun && plan.imported.length > 0 ? writeImport(file, plan.imported) : null
     if (ctx.json) {
-      printJson({ config: file, dryRun, written: !dryRun && plan.imported.length > 0, backup, read: plan.read, imported: plan.imported, skipped: plan.skipped, projectOnly: plan.projectOnly })
+      printJson({
+        config: file,
+        dryRun,
+        written: !dryRun && plan.imported.length > 0,
+        backup,
+        read: plan.read,
+        imported: plan.imported,
+        skipped: plan.skipped,
+        projectOnly: plan.projectOnly,
+      })
       return
     }
     const lines = [`${dryRun ? 'would import into' : 'import into'} ${file}`]
     if (plan.read.length === 0) lines.push(`  no host config found for ${hosts.join(', ')}`)
     for (const server of plan.imported) {
       lines.push(`  + ${server.name}  (${server.host}, ${server.file}): ${describe(server.entry)}`)
-      if (server.renamedFrom !== undefined) lines.push(`      renamed from "${server.renamedFrom}" (server names hold only letters, digits, "-" and "_")`)
-      if (server.unsetVariables) lines.push(`      warning: ${server.unsetVariables.map((v) => `\${${v}}`).join(', ')} not set now; the server is unavailable until the daemon sees ${server.unsetVariables.length === 1 ? 'it' : 'them'} (envFile, or set and \`mcpx daemon restart\`)`)
+      if (server.renamedFrom !== undefined)
+        lines.push(`      renamed from "${server.renamedFrom}" (server names hold only letters, digits, "-" and "_")`)
+      if (server.unsetVariables)
+        lines.push(
+          `      warning: ${server.unsetVariables.map((v) => `\${${v}}`).join(', ')} not set now; the server is unavailable until the daemon sees ${server.unsetVariables.length === 1 ? 'it' : 'them'} (envFile, or set and \`mcpx daemon restart\`)`,
+        )
     }
     for (const server of plan.skipped) lines.push(`  - ${server.name}  (${server.host}, ${server.file}): ${server.reason}`)
     for (const server of plan.projectOnly) {
-      lines.push(`  · ${server.name}  (${server.host}, ${server.file}): project-scoped, not copied into the user config; \`mcpx import ${server.host} --config <project config>\` imports it there (its own daemon)`)
+      lines.push(
+        `  · ${server.name}  (${server.host}, ${server.file}): project-scoped, not copied into the user config; \`mcpx import ${server.host} --config <project config>\` imports it there (its own daemon)`,
+      )
     }
     const count = `${plan.imported.length} server${plan.imported.length === 1 ? '' : 's'}`
-    lines.push(dryRun ? `dry run: ${count} would be imported, nothing written` : `imported ${count}${backup ? ` (previous config saved as ${backup})` : ''}`)
+    lines.push(
+      dryRun
+        ? `dry run: ${count} would be imported, nothing written`
+        : `imported ${count}${backup ? ` (previous config saved as ${backup})` : ''}`,
+    )
     process.stdout.write(`${lines.join('\n')}\n`)
   },
 })

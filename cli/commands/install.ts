@@ -21,12 +21,18 @@ export default defineCommand({
   run({ args }) {
     const ctx = loadContext(args)
     if (!isHostId(args.host)) throw new McpxError('USAGE', `unknown host "${args.host}" (one of ${HOST_IDS.join(', ')})`)
-    const result = installHost(args.host as HostId, { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform, configHome: ctx.paths.configHome, mcpx: mcpxLaunch(ctx) }, { dryRun: Boolean(args['dry-run']) })
+    const result = installHost(
+      args.host as HostId,
+      { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform, configHome: ctx.paths.configHome, mcpx: mcpxLaunch(ctx) },
+      { dryRun: Boolean(args['dry-run']) },
+    )
     if (ctx.json) {
       printJson({ ...result, dryRun: Boolean(args['dry-run']) })
       return
     }
-    const verb = { created: 'created', added: 'added mcpx to', updated: 'updated the mcpx entry in', unchanged: 'mcpx is already in' }[result.action]
+    const verb = { created: 'created', added: 'added mcpx to', updated: 'updated the mcpx entry in', unchanged: 'mcpx is already in' }[
+      result.action
+    ]
     const lines = [`${args['dry-run'] && result.action !== 'unchanged' ? `dry run: would have ${verb}` : verb} ${result.file}`]
     lines.push(`entry "mcpx": ${JSON.stringify(result.entry)}`)
     if (result.backup) lines.push(`previous file saved as ${result.backup}`)

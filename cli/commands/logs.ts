@@ -17,7 +17,10 @@ export default defineCommand({
   async run({ args }) {
     const ctx = loadContext(args)
     const file = layoutOf(ctx).daemonLog
-    if (!existsSync(file) && !args.follow) throw new McpxError('NOT_FOUND', `no daemon log yet at ${file} (the daemon of this config has not run in the background)`, { log: file })
+    if (!existsSync(file) && !args.follow)
+      throw new McpxError('NOT_FOUND', `no daemon log yet at ${file} (the daemon of this config has not run in the background)`, {
+        log: file,
+      })
     let offset = printFrom(file, 0)
     if (!args.follow) return
     for (;;) {

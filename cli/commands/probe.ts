@@ -20,7 +20,12 @@ export default defineCommand({
       'Exit 0 = an era answered; 3 = nothing listening, not MCP, or the command exits at once; 4 = authorization required; 5 = no era/revision in common',
   },
   args: {
-    target: { type: 'positional', required: false, description: 'Server URL (http/https), or `-- <command> [args]` for stdio', valueHint: 'url' },
+    target: {
+      type: 'positional',
+      required: false,
+      description: 'Server URL (http/https), or `-- <command> [args]` for stdio',
+      valueHint: 'url',
+    },
     header: { type: 'string', description: 'Extra HTTP header `Name: value` (one)', valueHint: 'header' },
     json: commonArgs.json,
     verbose: commonArgs.verbose,
@@ -50,7 +55,8 @@ function parseTarget(positional: string | undefined, rawArgs: string[], header: 
   } catch {
     throw new McpxError('USAGE', `${positional} is not a URL; use \`mcpx probe -- ${positional}\` to probe a command over stdio`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new McpxError('USAGE', `mcpx probe speaks http(s) URLs, not ${url.protocol}`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new McpxError('USAGE', `mcpx probe speaks http(s) URLs, not ${url.protocol}`)
   const headers: Record<string, string> = {}
   if (header) {
     const colon = header.indexOf(':')
@@ -80,13 +86,24 @@ function human(result: ProbeResult): string {
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(13)}${value}`)
   const eraText = result.era === 'dual' ? 'dual (modern and legacy)' : result.era === 'none' ? 'none (no MCP era answered)' : result.era
   row('era', eraText)
-  row('transport', result.transport ? [result.transport, ...result.transports.filter((t) => t !== result.transport).map((t) => `also ${t}`)].join(', ') : '-')
+  row(
+    'transport',
+    result.transport
+      ? [result.transport, ...result.transports.filter((t) => t !== result.transport).map((t) => `also ${t}`)].join(', ')
+      : '-',
+  )
   row('versions', result.protocolVersions.join(', ') || '-')
   row('server', result.server ? `${result.server.name} ${result.server.version}`.trim() : '-')
   row('capabilities', Object.keys(result.capabilities).join(', ') || '-')
-  row('auth', result.auth.required ? `required${result.auth.resourceMetadata ? ` (metadata: ${result.auth.resourceMetadata})` : ''}` : 'not required')
+  row(
+    'auth',
+    result.auth.required ? `required${result.auth.resourceMetadata ? ` (metadata: ${result.auth.resourceMetadata})` : ''}` : 'not required',
+  )
   lines.push('  timings')
-  for (const step of result.timings) lines.push(`    ${step.ok ? 'ok  ' : 'fail'} ${String(step.ms).padStart(6)} ms  ${step.step}${step.ok || !step.detail ? '' : ` — ${stepDetail(step.detail)}`}`)
+  for (const step of result.timings)
+    lines.push(
+      `    ${step.ok ? 'ok  ' : 'fail'} ${String(step.ms).padStart(6)} ms  ${step.step}${step.ok || !step.detail ? '' : ` — ${stepDetail(step.detail)}`}`,
+    )
   return `${lines.join('\n')}\n`
 }
 

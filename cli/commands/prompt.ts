@@ -45,7 +45,11 @@ const get = defineCommand({
   meta: { name: 'get', description: 'Get one prompt with arguments: mcpx prompt get <server.prompt> [key=value ...]' },
   args: {
     ...commonArgs,
-    target: variadic({ type: 'positional', description: 'server.prompt, or a URL followed by the prompt name, or the name with --stdio', required: true }),
+    target: variadic({
+      type: 'positional',
+      description: 'server.prompt, or a URL followed by the prompt name, or the name with --stdio',
+      required: true,
+    }),
     ...targetArgs,
   },
   async run({ args }) {
@@ -61,7 +65,12 @@ const get = defineCommand({
     } else {
       const target = words[0]!
       const dot = target.indexOf('.')
-      if (dot <= 0 || dot === target.length - 1) throw new McpxError('USAGE', `"${target}" is not <server>.<prompt> (the first dot separates the server from the prompt; \`mcpx prompt list ${dot > 0 ? target.slice(0, dot) : target}\` lists them)`, { name: target })
+      if (dot <= 0 || dot === target.length - 1)
+        throw new McpxError(
+          'USAGE',
+          `"${target}" is not <server>.<prompt> (the first dot separates the server from the prompt; \`mcpx prompt list ${dot > 0 ? target.slice(0, dot) : target}\` lists them)`,
+          { name: target },
+        )
       const split = splitQualified(target)
       ;[server, name, tokens] = [split.server, split.tool, words.slice(1)]
     }
@@ -70,8 +79,15 @@ const get = defineCommand({
       const { prompts } = await session.catalog()
       const prompt = prompts.find((p) => p.name === name)
       if (prompt === undefined) {
-        const hint = suggest(name, prompts.map((p) => String(p.name)))
-        throw new McpxError('NOT_FOUND', `${session.label} has no prompt "${name}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}`, { prompt: name, suggestions: hint })
+        const hint = suggest(
+          name,
+          prompts.map((p) => String(p.name)),
+        )
+        throw new McpxError(
+          'NOT_FOUND',
+          `${session.label} has no prompt "${name}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}`,
+          { prompt: name, suggestions: hint },
+        )
       }
       const declared = (prompt.arguments ?? []) as JsonObject[]
       const values: Record<string, string> = {}
@@ -80,20 +96,35 @@ const get = defineCommand({
         if (eq <= 0) throw new McpxError('USAGE', `argument "${token}" is not key=value`, { token })
         const key = token.slice(0, eq)
         if (!declared.some((a) => a.name === key)) {
-          const hint = suggest(key, declared.map((a) => String(a.name)))
-          throw new McpxError('USAGE', `prompt "${name}" has no argument "${key}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}; it takes: ${declared.map((a) => a.name).join(', ') || 'none'}`, { field: key })
+          const hint = suggest(
+            key,
+            declared.map((a) => String(a.name)),
+          )
+          throw new McpxError(
+            'USAGE',
+            `prompt "${name}" has no argument "${key}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}; it takes: ${declared.map((a) => a.name).join(', ') || 'none'}`,
+            { field: key },
+          )
         }
         if (key in values) throw new McpxError('USAGE', `argument "${key}" given more than once`, { field: key })
         values[key] = token.slice(eq + 1)
       }
       const missing = declared.filter((a) => a.required && !(String(a.name) in values)).map((a) => String(a.name))
-      if (missing.length) throw new McpxError('USAGE', `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, { fields: missing })
+      if (missing.length)
+        throw new McpxError('USAGE', `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, {
+          fields: missing,
+        })
       const result = await session.request('prompts/get', { name, arguments: values })
       if (ctx.json) return printJson(result)
       if (typeof result.description === 'string') process.stderr.write(`${result.description}\n`)
       for (const message of (result.messages ?? []) as JsonObject[]) {
         const content = (message.content ?? {}) as JsonObject
-        const body = content.type === 'text' ? String(content.text) : content.type === 'resource' ? `[resource ${String((content.resource as JsonObject)?.uri)}]\n${String((content.resource as JsonObject)?.text ?? '')}` : `[${String(content.type)}]`
+        const body =
+          content.type === 'text'
+            ? String(content.text)
+            : content.type === 'resource'
+              ? `[resource ${String((content.resource as JsonObject)?.uri)}]\n${String((content.resource as JsonObject)?.text ?? '')}`
+              : `[${String(content.type)}]`
         process.stdout.write(`${String(message.role)}: ${body}\n`)
       }
     } finally {

@@ -9,7 +9,7 @@
 import { defineCommand } from 'citty'
 import { log } from '../../lib/log.ts'
 import { McpxError } from '../../lib/errors/index.ts'
-import { Upstream } from '../../lib/gateway/index.ts'
+import type { Upstream } from '../../lib/gateway/index.ts'
 import { Recorder, fileSink, recordProxy, recordTransport, recordingFetch, redactionRules } from '../../lib/replay/index.ts'
 import { createHttpTransport, createStdioServerTransport, createStdioTransport, type Transport } from '../../lib/transport/index.ts'
 import { commonArgs } from '../args.ts'
@@ -23,9 +23,17 @@ export default defineCommand({
   args: {
     file: { type: 'positional', required: true, description: 'Recording to write (replaced if it exists)', valueHint: 'file' },
     url: { type: 'string', description: 'Record a Streamable HTTP server at this URL instead of a command', valueHint: 'url' },
-    header: { type: 'string', description: 'Extra HTTP header `Name: value` for --url (recorded redacted if secret-like)', valueHint: 'header' },
+    header: {
+      type: 'string',
+      description: 'Extra HTTP header `Name: value` for --url (recorded redacted if secret-like)',
+      valueHint: 'header',
+    },
     'redact-header': { type: 'string', description: 'More header names to redact, comma-separated', valueHint: 'names' },
-    'redact-field': { type: 'string', description: 'More message fields to redact, comma-separated (key, or dotted path with *)', valueHint: 'fields' },
+    'redact-field': {
+      type: 'string',
+      description: 'More message fields to redact, comma-separated (key, or dotted path with *)',
+      valueHint: 'fields',
+    },
     verbose: commonArgs.verbose,
     quiet: commonArgs.quiet,
   },
@@ -33,7 +41,8 @@ export default defineCommand({
     const ctx = loadContext(args)
     const dashes = rawArgs.indexOf('--')
     const command = dashes >= 0 ? rawArgs.slice(dashes + 1) : []
-    if ((command.length === 0) === (args.url === undefined)) throw new McpxError('USAGE', 'mcpx record FILE needs exactly one of `--url <url>` or `-- <command> [args]`')
+    if ((command.length === 0) === (args.url === undefined))
+      throw new McpxError('USAGE', 'mcpx record FILE needs exactly one of `--url <url>` or `-- <command> [args]`')
     const recorder = new Recorder({
       sink: fileSink(args.file),
       mcpxVersion: VERSION,
@@ -44,9 +53,14 @@ export default defineCommand({
     })
     // HTTP is recorded at the fetch level (status, headers, SSE ids and retry of what arrives);
     // stdio at the transport, where every line is one message.
-    const upstream: Transport = args.url !== undefined
-      ? createHttpTransport({ url: args.url, headers: parseHeader(args.header), fetch: recordingFetch(recorder) }, ctx.settings)
-      : recordTransport(createStdioTransport({ command: command[0]!, args: command.slice(1), parentEnv: ctx.env }, ctx.settings), recorder, 'client')
+    const upstream: Transport =
+      args.url !== undefined
+        ? createHttpTransport({ url: args.url, headers: parseHeader(args.header), fetch: recordingFetch(recorder) }, ctx.settings)
+        : recordTransport(
+            createStdioTransport({ command: command[0]!, args: command.slice(1), parentEnv: ctx.env }, ctx.settings),
+            recorder,
+            'client',
+          )
     const downstream = createStdioServerTransport({ maxFrameBytes: ctx.settings.maxFrameBytes })
     const reason = await recordProxy({ downstream, upstream })
     recorder.close(reason?.message)
@@ -55,7 +69,12 @@ export default defineCommand({
 })
 
 function list(value: string | undefined): string[] {
-  return value === undefined ? [] : value.split(',').map((s) => s.trim()).filter(Boolean)
+  return value === undefined
+    ? []
+    : value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
 }
 
 function parseHeader(header: string | undefined): Record<string, string> | undefined {
@@ -77,9 +96,14 @@ export function recordedUpstream(ctx: ConfiguredContext, server: string, file: s
   const config = ctx.config.servers[server]
   if (config === undefined) {
     const names = Object.keys(ctx.config.servers)
-    throw new McpxError('NOT_FOUND', `no server "${server}" in the config${names.length > 0 ? ` (configured: ${names.join(', ')})` : ''}`, { server, servers: names })
+    throw new McpxError('NOT_FOUND', `no server "${server}" in the config${names.length > 0 ? ` (configured: ${names.join(', ')})` : ''}`, {
+      server,
+      servers: names,
+    })
   }
   // A direct connection: its `${VAR}`s were resolved in this command's environment, not the daemon's.
-  log.debug(`${server}: connecting directly; variables resolved in this command's environment (${Object.keys(ctx.config.variables ?? {}).join(', ') || 'none referenced'})`)
+  log.debug(
+    `${server}: connecting directly; variables resolved in this command's environment (${Object.keys(ctx.config.variables ?? {}).join(', ') || 'none referenced'})`,
+  )
   return cliUpstream(ctx, { ...config, record: file }, host)
 }

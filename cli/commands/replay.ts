@@ -6,7 +6,14 @@
  */
 import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
-import { formatAgainstReport, formatTimeline, readRecording, replayAgainst, serveRecordingHttp, serveRecordingStdio } from '../../lib/replay/index.ts'
+import {
+  formatAgainstReport,
+  formatTimeline,
+  readRecording,
+  replayAgainst,
+  serveRecordingHttp,
+  serveRecordingStdio,
+} from '../../lib/replay/index.ts'
 import { createHttpTransport, createStdioTransport, type Transport } from '../../lib/transport/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadContext } from '../context.ts'
@@ -21,8 +28,16 @@ export default defineCommand({
     serve: { type: 'boolean', description: 'Become the recorded server' },
     stdio: { type: 'boolean', description: 'With --serve: on stdin/stdout (the default)' },
     port: { type: 'string', description: 'With --serve: Streamable HTTP on 127.0.0.1:PORT/mcp (0 = any free port)', valueHint: 'port' },
-    against: orCommandAfterDashes({ type: 'string', description: 'Replay the client side to this URL, or `--against -- <command> [args]`', valueHint: 'url' }),
-    volatile: { type: 'string', description: 'More volatile fields, comma-separated JSON Pointers (`[method:]/result/x`)', valueHint: 'pointers' },
+    against: orCommandAfterDashes({
+      type: 'string',
+      description: 'Replay the client side to this URL, or `--against -- <command> [args]`',
+      valueHint: 'url',
+    }),
+    volatile: {
+      type: 'string',
+      description: 'More volatile fields, comma-separated JSON Pointers (`[method:]/result/x`)',
+      valueHint: 'pointers',
+    },
     json: commonArgs.json,
     verbose: commonArgs.verbose,
     quiet: commonArgs.quiet,
@@ -30,7 +45,13 @@ export default defineCommand({
   async run({ args, rawArgs }) {
     const ctx = loadContext(args)
     const recording = readRecording(args.file)
-    const volatile = args.volatile === undefined ? [] : args.volatile.split(',').map((s) => s.trim()).filter(Boolean)
+    const volatile =
+      args.volatile === undefined
+        ? []
+        : args.volatile
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
     const against = againstTarget(args.against, rawArgs)
     const modes = [args.serve === true, against !== undefined, args.print === true].filter(Boolean).length
     if (modes > 1) throw new McpxError('USAGE', 'choose one of --print, --serve or --against')
@@ -42,7 +63,8 @@ export default defineCommand({
         return
       }
       const port = Number(args.port)
-      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new McpxError('USAGE', `--port must be a TCP port, got ${JSON.stringify(args.port)}`)
+      if (!Number.isInteger(port) || port < 0 || port > 65_535)
+        throw new McpxError('USAGE', `--port must be a TCP port, got ${JSON.stringify(args.port)}`)
       const server = listenOrExplain(() => serveRecordingHttp(recording, ctx.settings, { volatile, port }), port)
       process.stdout.write(`${server.url}\n`)
       await new Promise<void>((resolve) => {
@@ -54,9 +76,10 @@ export default defineCommand({
     }
 
     if (against !== undefined) {
-      const transport: Transport = 'url' in against
-        ? createHttpTransport({ url: against.url }, ctx.settings)
-        : createStdioTransport({ command: against.command[0]!, args: against.command.slice(1), parentEnv: ctx.env }, ctx.settings)
+      const transport: Transport =
+        'url' in against
+          ? createHttpTransport({ url: against.url }, ctx.settings)
+          : createStdioTransport({ command: against.command[0]!, args: against.command.slice(1), parentEnv: ctx.env }, ctx.settings)
       const report = await replayAgainst(recording, transport, { settings: ctx.settings, volatile })
       const label = 'url' in against ? against.url : against.command.join(' ')
       process.stdout.write(ctx.json ? `${JSON.stringify(report)}\n` : formatAgainstReport(report, label))
@@ -64,7 +87,9 @@ export default defineCommand({
       return
     }
 
-    process.stdout.write(ctx.json ? `${JSON.stringify({ header: recording.header, entries: recording.entries })}\n` : formatTimeline(recording))
+    process.stdout.write(
+      ctx.json ? `${JSON.stringify({ header: recording.header, entries: recording.entries })}\n` : formatTimeline(recording),
+    )
   },
 })
 
@@ -84,7 +109,8 @@ function againstTarget(value: string | undefined, rawArgs: string[]): { url: str
   } catch {
     throw new McpxError('USAGE', `--against ${JSON.stringify(value)} is not a URL; use \`--against -- <command>\` for a stdio server`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new McpxError('USAGE', `--against speaks http(s) URLs, not ${url.protocol}`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new McpxError('USAGE', `--against speaks http(s) URLs, not ${url.protocol}`)
   return { url: url.href }
 }
 
@@ -95,7 +121,11 @@ function listenOrExplain<T>(listen: () => T, port: number): T {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE' || code === 'EACCES' || /in use|EADDRINUSE/i.test(String((error as Error).message))) {
-      throw new McpxError('CONNECT', `cannot listen on 127.0.0.1:${port}: ${code === 'EACCES' ? 'permission denied' : 'the port is in use'} (choose another --port, or 0 for any free one)`, { address: '127.0.0.1', port })
+      throw new McpxError(
+        'CONNECT',
+        `cannot listen on 127.0.0.1:${port}: ${code === 'EACCES' ? 'permission denied' : 'the port is in use'} (choose another --port, or 0 for any free one)`,
+        { address: '127.0.0.1', port },
+      )
     }
     throw error
   }

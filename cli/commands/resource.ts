@@ -72,7 +72,10 @@ const read = defineCommand({
           writeOut(args.out, blob)
           wrote = true
           process.stderr.write(`wrote ${blob.length} bytes (${String(content.mimeType ?? 'binary')}) to ${args.out}\n`)
-        } else process.stdout.write(`[blob ${String(content.uri ?? uri)}, ${String(content.mimeType ?? 'binary')}, ${blob.length} bytes; --out FILE writes it]\n`)
+        } else
+          process.stdout.write(
+            `[blob ${String(content.uri ?? uri)}, ${String(content.mimeType ?? 'binary')}, ${blob.length} bytes; --out FILE writes it]\n`,
+          )
       }
     } finally {
       await session.close()

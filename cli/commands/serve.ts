@@ -20,7 +20,7 @@ export default defineCommand({
     ...commonArgs,
     passthrough: { type: 'string', description: 'Offer this one upstream server as itself', valueHint: 'server' },
     mode: { type: 'string', description: 'Surface: code-mode, raw or reactive (default: setting mcpMode)', valueHint: 'mode' },
-    transport: { type: 'string', description: 'stdio (the only one: HTTP hosts use the daemon\'s /mcp)', default: 'stdio' },
+    transport: { type: 'string', description: "stdio (the only one: HTTP hosts use the daemon's /mcp)", default: 'stdio' },
   },
   async run({ args }) {
     const ctx = loadConfiguredContext(args, {}, { tolerant: true })
@@ -28,20 +28,29 @@ export default defineCommand({
     const client = daemonClient(ctx, args, true, { shell: false })
     if (args.transport !== 'stdio') {
       const info = await client.ensureRunning()
-      throw new McpxError('USAGE', `serve speaks stdio only; Streamable HTTP is served by the daemon at ${info.tcp.url}${MCP_PATH} (bearer token in ${layoutOf(ctx).token}) and on its Unix socket ${info.socket}`, {
-        url: `${info.tcp.url}${MCP_PATH}`,
-        socket: info.socket,
-      })
+      throw new McpxError(
+        'USAGE',
+        `serve speaks stdio only; Streamable HTTP is served by the daemon at ${info.tcp.url}${MCP_PATH} (bearer token in ${layoutOf(ctx).token}) and on its Unix socket ${info.socket}`,
+        {
+          url: `${info.tcp.url}${MCP_PATH}`,
+          socket: info.socket,
+        },
+      )
     }
     if (args.mode !== undefined) parseSurfaceMode(args.mode, '--mode')
     if (args.passthrough !== undefined && !(args.passthrough in ctx.config.servers)) {
       const hint = suggest(args.passthrough, Object.keys(ctx.config.servers))
-      throw new McpxError('NOT_FOUND', `no server named "${args.passthrough}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}`, { server: args.passthrough })
+      throw new McpxError('NOT_FOUND', `no server named "${args.passthrough}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}`, {
+        server: args.passthrough,
+      })
     }
     const shim = await runServeShim({
       settings: ctx.settings,
       layout: layoutOf(ctx),
-      surface: { ...(args.passthrough !== undefined && { passthrough: args.passthrough }), ...(args.mode !== undefined && { mode: args.mode }) },
+      surface: {
+        ...(args.passthrough !== undefined && { passthrough: args.passthrough }),
+        ...(args.mode !== undefined && { mode: args.mode }),
+      },
       ensureDaemon: () => client.ensureRunning(),
       connectRetry: connectRetry(ctx.settings),
     })

@@ -19,7 +19,9 @@ export default defineCommand({
     const stateWidth = Math.max(10, ...states.filter((state) => !state.includes('\n')).map((state) => state.length))
     servers.forEach((s, i) => {
       const era = s.revision ? `${s.era} ${s.revision}` : ''
-      process.stdout.write(`${s.name.padEnd(width)}  ${states[i]!.padEnd(stateWidth)}  ${s.transport.padEnd(5)}  ${era.padEnd(17)}  ${s.endpoint}${s.error && s.reason === undefined ? `  (${args.verbose ? s.error.message : firstLine(s.error.message)})` : ''}\n`)
+      process.stdout.write(
+        `${s.name.padEnd(width)}  ${states[i]!.padEnd(stateWidth)}  ${s.transport.padEnd(5)}  ${era.padEnd(17)}  ${s.endpoint}${s.error && s.reason === undefined ? `  (${args.verbose ? s.error.message : firstLine(s.error.message)})` : ''}\n`,
+      )
     })
   },
 })

@@ -21,21 +21,39 @@ export default defineCommand({
     if (args.all) {
       const daemons = await allDaemons(ctx)
       if (ctx.json) return printJson(daemons)
-      const lines = daemons.map((info) => `pid ${String(info.pid).padEnd(8)} ${info.tcp.url.padEnd(24)} ${info.config ?? `built-in default (${info.location})`}${info.configProblem ? '  (config not loaded)' : ''}`)
+      const lines = daemons.map(
+        (info) =>
+          `pid ${String(info.pid).padEnd(8)} ${info.tcp.url.padEnd(24)} ${info.config ?? `built-in default (${info.location})`}${info.configProblem ? '  (config not loaded)' : ''}`,
+      )
       process.stdout.write(daemons.length === 0 ? `no daemon running (home ${ctx.paths.home})\n` : `${lines.join('\n')}\n`)
       return
     }
     const client = daemonClient(ctx, args, false, { reportBuild: false })
     const daemon: DaemonInfo | null = await client.health()
-    const servers: ServerStatus[] = daemon ? await client.request<ServerStatus[]>('servers') : Object.values(ctx.config.servers).map(configuredStatus)
+    const servers: ServerStatus[] = daemon
+      ? await client.request<ServerStatus[]>('servers')
+      : Object.values(ctx.config.servers).map(configuredStatus)
     const problem = daemon ? configProblemLine(daemon) : ctx.configError ? `${ctx.configError.message}; no daemon running` : null
-    if (ctx.json) printJson({ daemon, config: daemon ? daemon.config : ctx.config.source, servers, ...(daemon && { otherBuild: isOtherBuild(daemon) }), ...(problem !== null && { configProblem: problem }) })
+    if (ctx.json)
+      printJson({
+        daemon,
+        config: daemon ? daemon.config : ctx.config.source,
+        servers,
+        ...(daemon && { otherBuild: isOtherBuild(daemon) }),
+        ...(problem !== null && { configProblem: problem }),
+      })
     else {
-      const head = daemon ? describeDaemon(daemon) : `daemon   not running (home ${ctx.paths.home})\nconfig   ${ctx.config.source ?? 'built-in default'}`
+      const head = daemon
+        ? describeDaemon(daemon)
+        : `daemon   not running (home ${ctx.paths.home})\nconfig   ${ctx.config.source ?? 'built-in default'}`
       const width = Math.max(6, ...servers.map((server) => server.name.length))
-      const rows = servers.map((server) => `  ${server.name.padEnd(width)}  ${stateText(server).padEnd(10)}  ${server.transport.padEnd(5)}  ${server.endpoint}`)
+      const rows = servers.map(
+        (server) => `  ${server.name.padEnd(width)}  ${stateText(server).padEnd(10)}  ${server.transport.padEnd(5)}  ${server.endpoint}`,
+      )
       const environment = args.verbose && daemon ? describeEnvironment(daemon) : ''
-      process.stdout.write(`${head}\n${environment}servers${servers.length === 0 ? '  (none)' : ''}\n${rows.join('\n')}${rows.length ? '\n' : ''}`)
+      process.stdout.write(
+        `${head}\n${environment}servers${servers.length === 0 ? '  (none)' : ''}\n${rows.join('\n')}${rows.length ? '\n' : ''}`,
+      )
     }
     if (problem !== null) throw new McpxError('CONFIG', problem, { configProblem: true })
   },

@@ -5,7 +5,7 @@
  */
 import { defineCommand } from 'citty'
 import type { Catalog, ServerStatus } from '../../lib/daemon/index.ts'
-import { McpxError } from '../../lib/errors/index.ts'
+import type { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../context.ts'
 import { hostArgs, rootUris } from '../host.ts'
@@ -16,7 +16,10 @@ import { openServer } from '../target.ts'
 import { daemonClient } from './daemon.ts'
 
 export default defineCommand({
-  meta: { name: 'tools', description: 'List upstream tools: mcpx tools [server], or an ad-hoc server: mcpx tools --url URL / --stdio "CMD"' },
+  meta: {
+    name: 'tools',
+    description: 'List upstream tools: mcpx tools [server], or an ad-hoc server: mcpx tools --url URL / --stdio "CMD"',
+  },
   args: {
     ...commonArgs,
     server: { type: 'positional', description: 'Only this server (a configured name, or a URL)', required: false },
@@ -40,15 +43,23 @@ export default defineCommand({
       return
     }
     const client = daemonClient(ctx, args, true)
-    const names = args.server ? [args.server] : (await client.request<ServerStatus[]>('servers')).filter((s) => s.state !== 'disabled').map((s) => s.name)
+    const names = args.server
+      ? [args.server]
+      : (await client.request<ServerStatus[]>('servers')).filter((s) => s.state !== 'disabled').map((s) => s.name)
     const roots = rootUris(process.cwd(), args.root)
-    const results = await withNotice(`connecting to ${names.length === 1 ? names[0] : `${names.length} servers (${names.join(', ')})`}`, ctx.settings.cliSlowNoticeMs, () =>
-      Promise.allSettled(names.map((name) => client.request<Catalog>('catalog', { name, roots }))),
+    const results = await withNotice(
+      `connecting to ${names.length === 1 ? names[0] : `${names.length} servers (${names.join(', ')})`}`,
+      ctx.settings.cliSlowNoticeMs,
+      () => Promise.allSettled(names.map((name) => client.request<Catalog>('catalog', { name, roots }))),
     )
     if (args.server && results[0]?.status === 'rejected') throw results[0].reason
     if (ctx.json) {
       return printJson(
-        results.map((r, i) => (r.status === 'fulfilled' ? { server: names[i], tools: r.value.tools } : { server: names[i], error: (r.reason as McpxError).toJSON?.() ?? String(r.reason) })),
+        results.map((r, i) =>
+          r.status === 'fulfilled'
+            ? { server: names[i], tools: r.value.tools }
+            : { server: names[i], error: (r.reason as McpxError).toJSON?.() ?? String(r.reason) },
+        ),
       )
     }
     results.forEach((r, i) => {

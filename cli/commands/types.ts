@@ -13,8 +13,15 @@ async function mustExist(client: DaemonClient, target: string): Promise<void> {
   const { server, tool } = target.includes('.') ? splitQualified(target) : { server: target, tool: undefined }
   const catalog = await client.request<Catalog>('catalog', { name: server })
   if (tool === undefined || catalog.tools.some((t) => t.name === tool)) return
-  const hint = suggest(tool, catalog.tools.map((t) => String(t.name)))
-  throw new McpxError('NOT_FOUND', `server "${server}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map((h) => `${server}.${h}`).join(', ')}?)` : ''}`, { server, tool, suggestions: hint })
+  const hint = suggest(
+    tool,
+    catalog.tools.map((t) => String(t.name)),
+  )
+  throw new McpxError(
+    'NOT_FOUND',
+    `server "${server}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map((h) => `${server}.${h}`).join(', ')}?)` : ''}`,
+    { server, tool, suggestions: hint },
+  )
 }
 
 export default defineCommand({

@@ -17,9 +17,17 @@ export default defineCommand({
     const ctx = loadContext(args)
     if (!isHostId(args.host)) throw new McpxError('USAGE', `unknown host "${args.host}" (one of ${HOST_IDS.join(', ')})`)
     const dryRun = Boolean(args['dry-run'])
-    const result = uninstallHost(args.host as HostId, { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform, configHome: ctx.paths.configHome }, { dryRun })
+    const result = uninstallHost(
+      args.host as HostId,
+      { home: ctx.paths.userHome, cwd: process.cwd(), platform: process.platform, configHome: ctx.paths.configHome },
+      { dryRun },
+    )
     if (ctx.json) return printJson({ ...result, dryRun })
-    const lines = [result.action === 'absent' ? `mcpx is not in ${result.file}` : `${dryRun ? 'dry run: would remove' : 'removed'} mcpx from ${result.file}`]
+    const lines = [
+      result.action === 'absent'
+        ? `mcpx is not in ${result.file}`
+        : `${dryRun ? 'dry run: would remove' : 'removed'} mcpx from ${result.file}`,
+    ]
     if (result.backup) lines.push(`previous file saved as ${result.backup}`)
     process.stdout.write(`${lines.join('\n')}\n`)
   },

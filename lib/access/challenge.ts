@@ -14,7 +14,10 @@ export interface ChallengeInput {
 
 /** RFC 9110 section 5.6.4 quoted-string: backslash-escape `"` and `\`; drop what a header cannot hold. */
 function quoted(value: string): string {
-  return `"${value.replace(/[\r\n]+/g, ' ').replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, '\\$&')}"`
+  return `"${value
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/[^\x20-\x7e]/g, '?')
+    .replace(/["\\]/g, '\\$&')}"`
 }
 
 export function bearerChallenge(input: ChallengeInput): string {

@@ -11,7 +11,9 @@ export interface IntrospectionOptions {
   readonly fetch?: typeof fetch
 }
 
-export type Introspected = { readonly active: true; readonly claims: Record<string, unknown> } | { readonly active: false; readonly reason: string }
+export type Introspected =
+  | { readonly active: true; readonly claims: Record<string, unknown> }
+  | { readonly active: false; readonly reason: string }
 
 export async function introspect(token: string, options: IntrospectionOptions): Promise<Introspected> {
   const doFetch = options.fetch ?? fetch

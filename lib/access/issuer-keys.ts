@@ -85,7 +85,8 @@ async function discoverIssuer(options: Pick<IssuerKeysOptions, 'issuer' | 'reque
       continue
     }
     // RFC 8414 section 3.3: a document naming another issuer MUST NOT be used.
-    if (body.issuer !== options.issuer) throw new Error(`${url} names issuer ${JSON.stringify(body.issuer)}, not the configured ${options.issuer}`)
+    if (body.issuer !== options.issuer)
+      throw new Error(`${url} names issuer ${JSON.stringify(body.issuer)}, not the configured ${options.issuer}`)
     return body
   }
   throw new Error(`no authorization server metadata for ${options.issuer} (${problems.join('; ')})`)

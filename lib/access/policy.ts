@@ -40,7 +40,13 @@ export type Decision =
 export function globMatch(pattern: string, value: string): boolean {
   let re = globRegExps.get(pattern)
   if (re === undefined) {
-    re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 's')
+    re = new RegExp(
+      `^${pattern
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+      's',
+    )
     globRegExps.set(pattern, re)
   }
   return re.test(value)
@@ -97,7 +103,8 @@ export class PolicyEvaluator {
    */
   server(server: string): boolean {
     if (this.owner) return true
-    for (const rule of this.#rules) if (rule.deny?.some((p) => splitPattern(p).item === '*' && globMatch(splitPattern(p).server, server))) return false
+    for (const rule of this.#rules)
+      if (rule.deny?.some((p) => splitPattern(p).item === '*' && globMatch(splitPattern(p).server, server))) return false
     if (this.#rules.some((rule) => rule.allow?.some((p) => globMatch(splitPattern(p).server, server)))) return true
     return this.policy.default === 'allow'
   }

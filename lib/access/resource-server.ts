@@ -19,7 +19,12 @@ import { HTTP_STATUS } from '../wire/index.ts'
 
 export type AuthOutcome =
   | { readonly ok: true; readonly principal: Principal }
-  | { readonly ok: false; readonly status: typeof HTTP_STATUS.UNAUTHORIZED | typeof HTTP_STATUS.FORBIDDEN | typeof HTTP_STATUS.SERVICE_UNAVAILABLE; readonly message: string; readonly challenge?: string }
+  | {
+      readonly ok: false
+      readonly status: typeof HTTP_STATUS.UNAUTHORIZED | typeof HTTP_STATUS.FORBIDDEN | typeof HTTP_STATUS.SERVICE_UNAVAILABLE
+      readonly message: string
+      readonly challenge?: string
+    }
 
 export interface ResourceServer {
   readonly issuer: string
@@ -74,8 +79,18 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   })
   const resource = () => configured || options.defaultResource()
   const challenge = (error?: ChallengeError, description?: string) =>
-    bearerChallenge({ resourceMetadata: resourceMetadataUrl(resource()), scopes: required, ...(error && { error }), ...(description && { description }) })
-  const invalid = (description: string): AuthOutcome => ({ ok: false, status: HTTP_STATUS.UNAUTHORIZED, message: description, challenge: challenge('invalid_token', description) })
+    bearerChallenge({
+      resourceMetadata: resourceMetadataUrl(resource()),
+      scopes: required,
+      ...(error && { error }),
+      ...(description && { description }),
+    })
+  const invalid = (description: string): AuthOutcome => ({
+    ok: false,
+    status: HTTP_STATUS.UNAUTHORIZED,
+    message: description,
+    challenge: challenge('invalid_token', description),
+  })
   const refuse = (description: string) => ({ refused: invalid(description) })
   const unavailable = (message: string) => ({ refused: { ok: false, status: HTTP_STATUS.SERVICE_UNAVAILABLE, message } as AuthOutcome })
 
@@ -97,7 +112,8 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
         return { claims: payload as Record<string, unknown> }
       } catch (error) {
         // Not a verdict on the token: the key set could not be fetched.
-        if (!(error instanceof joseErrors.JOSEError) || error instanceof joseErrors.JWKSTimeout) return unavailable(`cannot verify the token: ${(error as Error).message}`)
+        if (!(error instanceof joseErrors.JOSEError) || error instanceof joseErrors.JWKSTimeout)
+          return unavailable(`cannot verify the token: ${(error as Error).message}`)
         return refuse(jwtProblem(error as InstanceType<typeof joseErrors.JOSEError>, resource()))
       }
     }
@@ -125,7 +141,13 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     challenge,
     async authenticate(request) {
       const header = request.headers.get('authorization')
-      if (header === null) return { ok: false, status: HTTP_STATUS.UNAUTHORIZED, message: 'this endpoint needs an OAuth access token (see the resource metadata)', challenge: challenge() }
+      if (header === null)
+        return {
+          ok: false,
+          status: HTTP_STATUS.UNAUTHORIZED,
+          message: 'this endpoint needs an OAuth access token (see the resource metadata)',
+          challenge: challenge(),
+        }
       const match = BEARER.exec(header)
       if (!match) return invalid('the Authorization header is not a Bearer token')
       const checked = await claimsOf(match[1]!)
@@ -151,10 +173,18 @@ function introspectionOptions(settings: Settings, doFetch?: typeof fetch): Intro
     try {
       clientSecret = readFileSync(file, 'utf8').trim()
     } catch (error) {
-      throw new McpxError('CONFIG', `setting mcpAuthIntrospectionSecretFile: cannot read ${file}: ${(error as Error).message}`, { setting: 'mcpAuthIntrospectionSecretFile' })
+      throw new McpxError('CONFIG', `setting mcpAuthIntrospectionSecretFile: cannot read ${file}: ${(error as Error).message}`, {
+        setting: 'mcpAuthIntrospectionSecretFile',
+      })
     }
   }
-  return { endpoint, clientId: settings.mcpAuthIntrospectionClientId, clientSecret, requestTimeoutMs: settings.authRequestTimeoutMs, ...(doFetch && { fetch: doFetch }) }
+  return {
+    endpoint,
+    clientId: settings.mcpAuthIntrospectionClientId,
+    clientSecret,
+    requestTimeoutMs: settings.authRequestTimeoutMs,
+    ...(doFetch && { fetch: doFetch }),
+  }
 }
 
 /** One sentence for the challenge's error_description: which check the token failed. */
@@ -166,7 +196,8 @@ function jwtProblem(error: InstanceType<typeof joseErrors.JOSEError>, resource: 
     if (error.claim === 'nbf') return 'the access token is not valid yet'
     return `the access token's ${error.claim} claim is invalid`
   }
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'the access token is signed with a key the authorization server does not publish'
+  if (error instanceof joseErrors.JWKSNoMatchingKey)
+    return 'the access token is signed with a key the authorization server does not publish'
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'the access token signature is invalid'
   return `the access token is invalid (${error.code})`
 }

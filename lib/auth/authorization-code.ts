@@ -35,7 +35,11 @@ export async function runAuthorizationCodeGrant(req: AuthorizationCodeRequest): 
 
   const response = await req.session.authorize(url)
   const code = validateAuthorizationResponse(response.searchParams, { expectedIssuer, state, metadata: req.metadata })
-  const tokens = await requestToken(req, { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, redirect_uri: req.session.redirectUri }, undefined)
+  const tokens = await requestToken(
+    req,
+    { grant_type: 'authorization_code', code, code_verifier: pkce.verifier, redirect_uri: req.session.redirectUri },
+    undefined,
+  )
   if (req.scope) tokens.scope = req.scope
   else delete tokens.scope
   return tokens
@@ -59,9 +63,13 @@ export function validateAuthorizationResponse(
     })
   }
   if (iss === null && expect.metadata.authorization_response_iss_parameter_supported === true) {
-    throw new McpxError('AUTH', `authorization response lacks the iss parameter that ${expect.expectedIssuer} advertises; refused (RFC 9207)`, {
-      expectedIssuer: expect.expectedIssuer,
-    })
+    throw new McpxError(
+      'AUTH',
+      `authorization response lacks the iss parameter that ${expect.expectedIssuer} advertises; refused (RFC 9207)`,
+      {
+        expectedIssuer: expect.expectedIssuer,
+      },
+    )
   }
   if (params.get('state') !== expect.state) {
     throw new McpxError('AUTH', 'authorization response state does not match the request; refused', {})

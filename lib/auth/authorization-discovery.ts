@@ -30,7 +30,12 @@ export interface Discovered {
  * PRM (from the challenge or well-known), its resource check, then the AS metadata.
  * `currentIssuer`: the AS we already hold state for, kept when the PRM still lists it.
  */
-export async function discoverAuthorization(http: HttpContext, serverUrl: string, challenge: BearerChallenge, currentIssuer?: string): Promise<Discovered> {
+export async function discoverAuthorization(
+  http: HttpContext,
+  serverUrl: string,
+  challenge: BearerChallenge,
+  currentIssuer?: string,
+): Promise<Discovered> {
   const prm = await fetchProtectedResourceMetadata(http, serverUrl, challenge.resourceMetadata)
   if (prm) {
     // RFC 9728 section 3.3 / RFC 8707: a PRM naming another resource must not steer our tokens.
@@ -43,7 +48,8 @@ export async function discoverAuthorization(http: HttpContext, serverUrl: string
     // RFC 9728 section 7.6: the choice among several is ours; stay with the one we hold state for.
     const servers = prm.authorization_servers ?? []
     const issuer = currentIssuer !== undefined && servers.includes(currentIssuer) ? currentIssuer : servers[0]
-    if (!issuer) throw new McpxError('AUTH', `protected resource metadata of ${serverUrl} names no authorization server`, { resource: prm.resource })
+    if (!issuer)
+      throw new McpxError('AUTH', `protected resource metadata of ${serverUrl} names no authorization server`, { resource: prm.resource })
     const metadata = await fetchAuthorizationServerMetadata(http, issuer)
     if (!metadata) throw new McpxError('AUTH', `authorization server ${issuer} publishes no OAuth or OpenID metadata`, { issuer })
     const discovered: Discovered = { resource: prm.resource, metadata, fromDocument: true }
@@ -90,6 +96,8 @@ function canonicalResource(serverUrl: string): string {
 /** 2026-07-28 security-considerations.mdx: no S256 in the metadata means no PKCE, so refuse. */
 export function requirePkce(metadata: AuthorizationServerMetadata): void {
   if (!metadata.code_challenge_methods_supported?.includes('S256')) {
-    throw new McpxError('AUTH', `authorization server ${metadata.issuer} does not advertise PKCE S256; refused`, { issuer: metadata.issuer })
+    throw new McpxError('AUTH', `authorization server ${metadata.issuer} does not advertise PKCE S256; refused`, {
+      issuer: metadata.issuer,
+    })
   }
 }

@@ -29,7 +29,9 @@ const DEFAULT_MAX_REDIRECTS = 5
  * `Location` that points at `redirectUri`. Hops elsewhere (e.g. an IdP's own redirects) are
  * followed up to `maxRedirects`. No listener is opened; the redirect URI is never contacted.
  */
-export function createRedirectFollowingHandler(options: { redirectUri?: string; fetch?: FetchLike; maxRedirects?: number } = {}): AuthorizationHandler {
+export function createRedirectFollowingHandler(
+  options: { redirectUri?: string; fetch?: FetchLike; maxRedirects?: number } = {},
+): AuthorizationHandler {
   const redirectUri = options.redirectUri ?? 'http://127.0.0.1/callback'
   const fetchFn = options.fetch ?? fetch
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS
@@ -44,7 +46,9 @@ export function createRedirectFollowingHandler(options: { redirectUri?: string; 
             await response.body?.cancel()
             const location = response.headers.get('location')
             if (response.status < 300 || response.status >= 400 || !location) {
-              throw new McpxError('AUTH', `authorization endpoint answered HTTP ${response.status} without redirecting back`, { status: response.status })
+              throw new McpxError('AUTH', `authorization endpoint answered HTTP ${response.status} without redirecting back`, {
+                status: response.status,
+              })
             }
             const next = new URL(location, url)
             if (isRedirectTo(next, redirectUri)) return next
@@ -91,7 +95,9 @@ export function createLoopbackHandler(options: LoopbackHandlerOptions): Authoriz
         const url = new URL(req.url)
         if (url.pathname !== CALLBACK_PATH) return new Response('not found', { status: HTTP_STATUS.NOT_FOUND })
         if (expectedState === null || url.searchParams.get('state') !== expectedState) {
-          return new Response('mcpx: this authorization response does not belong to the pending login.', { status: HTTP_STATUS.BAD_REQUEST })
+          return new Response('mcpx: this authorization response does not belong to the pending login.', {
+            status: HTTP_STATUS.BAD_REQUEST,
+          })
         }
         resolveCallback(url)
         return new Response('<!doctype html><p>mcpx: authorization received. You can close this window.</p>', {
@@ -103,7 +109,8 @@ export function createLoopbackHandler(options: LoopbackHandlerOptions): Authoriz
       try {
         server = Bun.serve({ hostname: LOOPBACK_HOST, port: preferredPort, fetch: fetchHandler })
       } catch (error) {
-        if (preferredPort === 0) throw new McpxError('CONNECT', `cannot listen on ${LOOPBACK_HOST} for the OAuth redirect`, undefined, { cause: error })
+        if (preferredPort === 0)
+          throw new McpxError('CONNECT', `cannot listen on ${LOOPBACK_HOST} for the OAuth redirect`, undefined, { cause: error })
         server = Bun.serve({ hostname: LOOPBACK_HOST, port: 0, fetch: fetchHandler })
       }
       const redirectUri = `http://${LOOPBACK_HOST}:${server.port}${CALLBACK_PATH}`
@@ -115,7 +122,10 @@ export function createLoopbackHandler(options: LoopbackHandlerOptions): Authoriz
           let timer: ReturnType<typeof setTimeout> | undefined
           const timeout = new Promise<never>((_, reject) => {
             timer = setTimeout(
-              () => reject(new McpxError('TIMEOUT', `no authorization response within ${options.timeoutMs} ms`, { timeoutMs: options.timeoutMs })),
+              () =>
+                reject(
+                  new McpxError('TIMEOUT', `no authorization response within ${options.timeoutMs} ms`, { timeoutMs: options.timeoutMs }),
+                ),
               options.timeoutMs,
             )
           })

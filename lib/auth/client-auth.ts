@@ -84,6 +84,13 @@ async function signClientAssertion(client: ClientCredentials, audience: string):
   if (!/^(ES|RS|PS)(256|384|512)$/.test(alg)) throw new McpxError('CONFIG', `unsupported client assertion algorithm ${alg}`)
   const key = await importPKCS8(client.privateKeyPem!, alg)
   const now = Math.floor(Date.now() / 1000)
-  const claims = { iss: client.clientId, sub: client.clientId, aud: audience, iat: now, exp: now + ASSERTION_LIFETIME_S, jti: randomToken(16) }
+  const claims = {
+    iss: client.clientId,
+    sub: client.clientId,
+    aud: audience,
+    iat: now,
+    exp: now + ASSERTION_LIFETIME_S,
+    jti: randomToken(16),
+  }
   return new SignJWT(claims).setProtectedHeader({ alg, typ: 'JWT' }).sign(key)
 }

@@ -44,10 +44,14 @@ export function staticClientFor(
   if (preRegistered) {
     // client-registration.mdx "Authorization Server Binding": surface an error, don't guess.
     if (preRegistered.issuer !== undefined && preRegistered.issuer !== metadata.issuer) {
-      throw new McpxError('AUTH', `pre-registered client ${preRegistered.clientId} belongs to ${preRegistered.issuer}, but the server now uses ${metadata.issuer}`, {
-        issuer: metadata.issuer,
-        registeredIssuer: preRegistered.issuer,
-      })
+      throw new McpxError(
+        'AUTH',
+        `pre-registered client ${preRegistered.clientId} belongs to ${preRegistered.issuer}, but the server now uses ${metadata.issuer}`,
+        {
+          issuer: metadata.issuer,
+          registeredIssuer: preRegistered.issuer,
+        },
+      )
     }
     const client: RegisteredClient = { kind: 'pre-registered', clientId: preRegistered.clientId }
     if (preRegistered.clientSecret !== undefined) client.clientSecret = preRegistered.clientSecret
@@ -73,16 +77,30 @@ function isClientMetadataUrl(value: string): boolean {
 }
 
 /** Register dynamically (RFC 7591 section 3.1). Fails with AUTH when the AS offers no registration. */
-export async function registerClient(http: HttpContext, metadata: AuthorizationServerMetadata, options: RegistrationOptions): Promise<RegisteredClient> {
+export async function registerClient(
+  http: HttpContext,
+  metadata: AuthorizationServerMetadata,
+  options: RegistrationOptions,
+): Promise<RegisteredClient> {
   const endpoint = metadata.registration_endpoint
   if (!endpoint) {
-    throw new McpxError('AUTH', `authorization server ${metadata.issuer} supports neither dynamic registration nor client metadata documents; configure a client_id`, {
-      issuer: metadata.issuer,
-    })
+    throw new McpxError(
+      'AUTH',
+      `authorization server ${metadata.issuer} supports neither dynamic registration nor client metadata documents; configure a client_id`,
+      {
+        issuer: metadata.issuer,
+      },
+    )
   }
   const supported = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic']
   // A public client (PKCE, no secret) when the AS allows it; else ask for a secret it accepts.
-  const authMethod = supported.includes('none') ? 'none' : supported.includes('client_secret_basic') ? 'client_secret_basic' : supported.includes('client_secret_post') ? 'client_secret_post' : 'none'
+  const authMethod = supported.includes('none')
+    ? 'none'
+    : supported.includes('client_secret_basic')
+      ? 'client_secret_basic'
+      : supported.includes('client_secret_post')
+        ? 'client_secret_post'
+        : 'none'
   const body: Record<string, unknown> = {
     client_name: options.clientName,
     redirect_uris: [options.redirectUri],
@@ -103,7 +121,9 @@ export async function registerClient(http: HttpContext, metadata: AuthorizationS
   const info = await readJson(response, ClientInformationSchema, 'client registration response')
   const client: RegisteredClient = { kind: 'dynamic', clientId: info.client_id, redirectUris: info.redirect_uris ?? [options.redirectUri] }
   if (info.client_secret !== undefined) client.clientSecret = info.client_secret
-  client.authMethod = info.token_endpoint_auth_method ?? (info.client_secret === undefined ? 'none' : authMethod === 'none' ? 'client_secret_basic' : authMethod)
+  client.authMethod =
+    info.token_endpoint_auth_method ??
+    (info.client_secret === undefined ? 'none' : authMethod === 'none' ? 'client_secret_basic' : authMethod)
   if (info.client_secret_expires_at) client.secretExpiresAt = info.client_secret_expires_at * 1000
   return client
 }

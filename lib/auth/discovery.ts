@@ -43,7 +43,10 @@ export async function fetchProtectedResourceMetadata(
     if (response.ok) return readJson(response, ProtectedResourceMetadataSchema, 'protected resource metadata')
     await response.body?.cancel()
     if (resourceMetadataUrl) {
-      throw new McpxError('AUTH', `protected resource metadata at ${url} answered HTTP ${response.status}`, { url, status: response.status })
+      throw new McpxError('AUTH', `protected resource metadata at ${url} answered HTTP ${response.status}`, {
+        url,
+        status: response.status,
+      })
     }
   }
   return undefined
@@ -117,10 +120,16 @@ export function requireSecureEndpoints(metadata: AuthorizationServerMetadata): v
     try {
       url = new URL(value)
     } catch {
-      throw new McpxError('AUTH', `authorization server ${metadata.issuer} publishes an invalid ${key}: ${value}`, { issuer: metadata.issuer, [key]: value })
+      throw new McpxError('AUTH', `authorization server ${metadata.issuer} publishes an invalid ${key}: ${value}`, {
+        issuer: metadata.issuer,
+        [key]: value,
+      })
     }
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
-      throw new McpxError('AUTH', `authorization server ${metadata.issuer} publishes a non-HTTPS ${key} (${value}); refused`, { issuer: metadata.issuer, [key]: value })
+      throw new McpxError('AUTH', `authorization server ${metadata.issuer} publishes a non-HTTPS ${key} (${value}); refused`, {
+        issuer: metadata.issuer,
+        [key]: value,
+      })
     }
   }
 }

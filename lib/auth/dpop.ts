@@ -43,7 +43,12 @@ export async function createDpopProof(key: DpopKey, target: ProofTarget): Promis
   const htu = new URL(target.url)
   htu.search = ''
   htu.hash = ''
-  const claims: Record<string, unknown> = { jti: randomToken(16), htm: target.method.toUpperCase(), htu: htu.toString(), iat: Math.floor(Date.now() / 1000) }
+  const claims: Record<string, unknown> = {
+    jti: randomToken(16),
+    htm: target.method.toUpperCase(),
+    htu: htu.toString(),
+    iat: Math.floor(Date.now() / 1000),
+  }
   if (target.accessToken !== undefined) {
     const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(target.accessToken))
     claims.ath = base64Url(new Uint8Array(digest))

@@ -56,7 +56,10 @@ export async function runGrant(req: GrantRequest): Promise<{ tokens: StoredToken
   if (discovered.fromDocument) requirePkce(metadata)
   const handler = req.authorizationHandler
   if (!handler) {
-    throw new McpxError('AUTH', `${req.serverUrl} needs an OAuth login; run \`mcpx auth login\` for it`, { serverUrl: req.serverUrl, issuer })
+    throw new McpxError('AUTH', `${req.serverUrl} needs an OAuth login; run \`mcpx auth login\` for it`, {
+      serverUrl: req.serverUrl,
+      issuer,
+    })
   }
   await using session = await handler.begin(client?.redirectUris?.[0] ? { preferredRedirectUri: client.redirectUris[0] } : {})
   if (!client || (client.kind === 'dynamic' && !client.redirectUris?.includes(session.redirectUri))) {
@@ -67,7 +70,15 @@ export async function runGrant(req: GrantRequest): Promise<{ tokens: StoredToken
     })
   }
   await req.saveClient(client)
-  const tokens = await runAuthorizationCodeGrant({ http, metadata, client, session, ...resourceOf(discovered), ...(scope ? { scope } : {}), ...(dpop ? { dpop } : {}) })
+  const tokens = await runAuthorizationCodeGrant({
+    http,
+    metadata,
+    client,
+    session,
+    ...resourceOf(discovered),
+    ...(scope ? { scope } : {}),
+    ...(dpop ? { dpop } : {}),
+  })
   return { tokens, client }
 }
 

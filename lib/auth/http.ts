@@ -39,7 +39,9 @@ export async function readJson<S extends v.GenericSchema>(response: Response, sc
   if (!parsed.success) {
     const issue = parsed.issues[0]
     const path = issue?.path?.map((p) => String(p.key)).join('.') ?? ''
-    throw new McpxError('AUTH', `${what} is malformed${path ? ` at ${path}` : ''}: ${issue?.message ?? 'invalid'}`, { status: response.status })
+    throw new McpxError('AUTH', `${what} is malformed${path ? ` at ${path}` : ''}: ${issue?.message ?? 'invalid'}`, {
+      status: response.status,
+    })
   }
   return parsed.output
 }

@@ -28,5 +28,10 @@ export type { PreRegisteredClient, RegisteredClient } from './client-registratio
 export type { StoredTokens } from './token-endpoint.ts'
 export type { FetchLike } from './http.ts'
 export { parseBearerChallenge, type BearerChallenge } from './www-authenticate.ts'
-export { authorizationServerMetadataUrls, protectedResourceMetadataUrls, requireSecureEndpoints, resourceMatchesServer } from './discovery.ts'
+export {
+  authorizationServerMetadataUrls,
+  protectedResourceMetadataUrls,
+  requireSecureEndpoints,
+  resourceMatchesServer,
+} from './discovery.ts'
 export { validateAuthorizationResponse } from './authorization-code.ts'

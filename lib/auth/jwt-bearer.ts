@@ -60,7 +60,9 @@ export function createIdJagAssertion(options: IdJagOptions): AssertionSource {
     if (!response.ok) throw await oauthFailure(response, 'identity assertion token exchange')
     const exchanged = await readJson(response, TokenExchangeResponseSchema, 'token exchange response')
     if (exchanged.issued_token_type !== undefined && exchanged.issued_token_type !== ID_JAG_TYPE) {
-      throw new McpxError('AUTH', `IdP issued a ${exchanged.issued_token_type}, not an ID-JAG`, { issuedTokenType: exchanged.issued_token_type })
+      throw new McpxError('AUTH', `IdP issued a ${exchanged.issued_token_type}, not an ID-JAG`, {
+        issuedTokenType: exchanged.issued_token_type,
+      })
     }
     return exchanged.access_token
   }

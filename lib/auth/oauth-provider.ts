@@ -110,7 +110,11 @@ class OAuthProviderImpl implements OAuthProvider {
     const tokens = (await this.currentState())?.tokens
     if (tokens?.tokenType !== 'DPoP' || !tokens.dpopJwk) return {}
     const key = await this.keyFor(tokens.dpopJwk)
-    const proof = await createDpopProof(key, { ...request, accessToken: tokens.accessToken, ...(this.rsNonce ? { nonce: this.rsNonce } : {}) })
+    const proof = await createDpopProof(key, {
+      ...request,
+      accessToken: tokens.accessToken,
+      ...(this.rsNonce ? { nonce: this.rsNonce } : {}),
+    })
     return { DPoP: proof }
   }
 
@@ -130,7 +134,9 @@ class OAuthProviderImpl implements OAuthProvider {
       return 'retry'
     }
     if (this.streak >= this.options.settings.authMaxRetries) {
-      throw new McpxError('AUTH', `${this.options.serverUrl} still refuses access after ${this.streak} re-authorizations`, { status: response.status })
+      throw new McpxError('AUTH', `${this.options.serverUrl} still refuses access after ${this.streak} re-authorizations`, {
+        status: response.status,
+      })
     }
     this.streak++
     await this.singleFlight(() => (response.status === HTTP_STATUS.FORBIDDEN ? this.stepUp(challenge) : this.reauthorize(challenge)))
@@ -162,10 +168,12 @@ class OAuthProviderImpl implements OAuthProvider {
    * Pre-registered credentials bind to the first issuer they were used with when the config names
    * none (client-registration.mdx "Authorization Server Binding": never carry them to another AS).
    */
-  private preRegisteredFor(issuer: string, record: CredentialRecord | undefined): PreRegisteredClient | undefined {
+  private preRegisteredFor(_issuer: string, record: CredentialRecord | undefined): PreRegisteredClient | undefined {
     const pre = this.options.preRegistered
     if (!pre || pre.issuer !== undefined) return pre
-    const boundTo = Object.entries(record?.issuers ?? {}).find(([, s]) => s.client?.kind === 'pre-registered' && s.client.clientId === pre.clientId)?.[0]
+    const boundTo = Object.entries(record?.issuers ?? {}).find(
+      ([, s]) => s.client?.kind === 'pre-registered' && s.client.clientId === pre.clientId,
+    )?.[0]
     return boundTo === undefined ? pre : { ...pre, issuer: boundTo }
   }
 
@@ -254,9 +262,13 @@ class OAuthProviderImpl implements OAuthProvider {
     const union = [...new Set([...current, ...needed])]
     if (needed.length === 0 || union.length === current.length) {
       // The token already carries every challenged scope: another grant cannot help.
-      throw new McpxError('AUTH', `${this.options.serverUrl} requires scope "${challenge.scope ?? ''}" which the current token already has; giving up`, {
-        scope: challenge.scope,
-      })
+      throw new McpxError(
+        'AUTH',
+        `${this.options.serverUrl} requires scope "${challenge.scope ?? ''}" which the current token already has; giving up`,
+        {
+          scope: challenge.scope,
+        },
+      )
     }
     await this.obtain(discovered, union)
   }
@@ -269,7 +281,12 @@ class OAuthProviderImpl implements OAuthProvider {
     const grant = this.options.grant ?? 'authorization_code'
     // 2026-07-28 basic/authorization/index.mdx: a client MAY add offline_access when the AS lists it in
     // scopes_supported; we do so only for user-delegated grants.
-    if (grant === 'authorization_code' && this.options.requestOfflineAccess !== false && metadata.scopes_supported?.includes(OFFLINE_ACCESS) && wanted.length > 0) {
+    if (
+      grant === 'authorization_code' &&
+      this.options.requestOfflineAccess !== false &&
+      metadata.scopes_supported?.includes(OFFLINE_ACCESS) &&
+      wanted.length > 0
+    ) {
       if (!wanted.includes(OFFLINE_ACCESS)) wanted.push(OFFLINE_ACCESS)
     }
     const scope = wanted.length > 0 ? wanted.join(' ') : undefined
@@ -279,7 +296,9 @@ class OAuthProviderImpl implements OAuthProvider {
     const clientMetadataUrl = this.options.clientMetadataUrl ?? (this.options.settings.authClientMetadataUrl || undefined)
     client ??= staticClientFor(metadata, this.preRegisteredFor(issuer, record), clientMetadataUrl)
 
-    const dpop = this.wantsDpop(metadata) ? { key: (this.dpopKey ??= await createDpopKey()), ...(this.asNonce ? { nonce: this.asNonce } : {}) } : undefined
+    const dpop = this.wantsDpop(metadata)
+      ? { key: (this.dpopKey ??= await createDpopKey()), ...(this.asNonce ? { nonce: this.asNonce } : {}) }
+      : undefined
     const { tokens, client: finalClient } = await runGrant({
       http: this.http,
       discovered,
@@ -317,7 +336,13 @@ class OAuthProviderImpl implements OAuthProvider {
     const dpop = old.dpopJwk ? { key: await this.keyFor(old.dpopJwk), ...(this.asNonce ? { nonce: this.asNonce } : {}) } : undefined
     try {
       const tokens = await requestToken(
-        { http: this.http, metadata, client, ...(record.resource !== undefined ? { resource: record.resource } : {}), ...(dpop ? { dpop } : {}) },
+        {
+          http: this.http,
+          metadata,
+          client,
+          ...(record.resource !== undefined ? { resource: record.resource } : {}),
+          ...(dpop ? { dpop } : {}),
+        },
         { grant_type: 'refresh_token', refresh_token: old.refreshToken! },
         undefined,
       )

@@ -59,7 +59,9 @@ export async function requestToken(ctx: TokenRequestContext, grant: Grant, scope
   const tokens = await readJson(response, TokenResponseSchema, 'token response')
   const tokenType = tokens.token_type.toLowerCase()
   if (tokenType !== 'bearer' && !(tokenType === 'dpop' && ctx.dpop)) {
-    throw new McpxError('AUTH', `token endpoint issued a ${tokens.token_type} token, which mcpx did not ask for`, { tokenType: tokens.token_type })
+    throw new McpxError('AUTH', `token endpoint issued a ${tokens.token_type} token, which mcpx did not ask for`, {
+      tokenType: tokens.token_type,
+    })
   }
   const granted: StoredTokens = { accessToken: tokens.access_token, tokenType: tokenType === 'dpop' ? 'DPoP' : 'Bearer' }
   if (granted.tokenType === 'DPoP') granted.dpopJwk = ctx.dpop!.key.privateJwk
@@ -70,9 +72,15 @@ export async function requestToken(ctx: TokenRequestContext, grant: Grant, scope
   return granted
 }
 
-async function postToken(ctx: TokenRequestContext, endpoint: string, headers: Record<string, string>, body: URLSearchParams): Promise<Response> {
+async function postToken(
+  ctx: TokenRequestContext,
+  endpoint: string,
+  headers: Record<string, string>,
+  body: URLSearchParams,
+): Promise<Response> {
   const sent = { ...headers }
-  if (ctx.dpop) sent.dpop = await createDpopProof(ctx.dpop.key, { method: 'POST', url: endpoint, ...(ctx.dpop.nonce ? { nonce: ctx.dpop.nonce } : {}) })
+  if (ctx.dpop)
+    sent.dpop = await createDpopProof(ctx.dpop.key, { method: 'POST', url: endpoint, ...(ctx.dpop.nonce ? { nonce: ctx.dpop.nonce } : {}) })
   return request(ctx.http, endpoint, { method: 'POST', headers: sent, body: body.toString() })
 }
 

@@ -13,7 +13,15 @@ import { McpClient } from './mcp-client.ts'
 import { discoverModern, initializeLegacy, isModernError, pickModern } from './handshake.ts'
 import { serveServerRequests } from './input.ts'
 import { type StdioLaunch, type TransportFactory, defaultTransports } from './open-transport.ts'
-import { type ConnectOptions, type HttpTarget, type ServerIdentity, type StdioTarget, type Target, type TimingStep, isHttpTarget } from './connect-options.ts'
+import {
+  type ConnectOptions,
+  type HttpTarget,
+  type ServerIdentity,
+  type StdioTarget,
+  type Target,
+  type TimingStep,
+  isHttpTarget,
+} from './connect-options.ts'
 import { readVerdict, verdictKey, writeVerdict } from './verdict-cache.ts'
 import { type WireState, headersFor } from './wire-state.ts'
 
@@ -61,16 +69,20 @@ class ConnectRun {
     try {
       const pinned = this.options.revision
       if (pinned) return this.#done(peer, state, await this.#step(`${eraOf(pinned)} handshake`, () => this.#handshake(peer, state, pinned)))
-      if (this.options.era === 'legacy') return this.#done(peer, state, await this.#step('initialize', () => initializeLegacy(peer, state, this.#offer())))
-      if (this.options.era === 'modern') return this.#done(peer, state, await this.#step('server/discover', () => discoverModern(peer, state)))
+      if (this.options.era === 'legacy')
+        return this.#done(peer, state, await this.#step('initialize', () => initializeLegacy(peer, state, this.#offer())))
+      if (this.options.era === 'modern')
+        return this.#done(peer, state, await this.#step('server/discover', () => discoverModern(peer, state)))
       const cached = this.#cached()
       if (cached?.era === 'legacy') {
         const legacy = await this.#try('initialize (cached verdict)', () => initializeLegacy(peer, state, this.#offer()))
         if (legacy) return this.#done(peer, state, legacy)
       }
       // A recognised modern error means "modern, but we cannot agree": never fall back on it.
-      const modern = await this.#try('server/discover', () => discoverModern(peer, state, { timeoutMs: this.settings.probeTimeoutMs }), (error) =>
-        isModernError(error) || (error instanceof McpxError && error.code === 'ERA'),
+      const modern = await this.#try(
+        'server/discover',
+        () => discoverModern(peer, state, { timeoutMs: this.settings.probeTimeoutMs }),
+        (error) => isModernError(error) || (error instanceof McpxError && error.code === 'ERA'),
       )
       if (modern) return this.#done(peer, state, modern)
       if (!peer.closed) {
@@ -80,8 +92,13 @@ class ConnectRun {
           // A modern-only server that was merely slow to answer the probe names its versions in the
           // initialize error (2026-07-28 basic/versioning.mdx "Backward Compatibility with Initialization-Based
           // Versions"): it is modern after all.
-          if (!pickModern((error instanceof RpcError ? (error.rpcData as Record<string, unknown> | undefined) : undefined)?.supported)) throw error
-          return await this.#done(peer, state, await this.#step('server/discover (named by initialize error)', () => discoverModern(peer, state)))
+          if (!pickModern((error instanceof RpcError ? (error.rpcData as Record<string, unknown> | undefined) : undefined)?.supported))
+            throw error
+          return await this.#done(
+            peer,
+            state,
+            await this.#step('server/discover (named by initialize error)', () => discoverModern(peer, state)),
+          )
         }
       }
     } catch (error) {
@@ -93,7 +110,11 @@ class ConnectRun {
     // probe's failure mode open).
     const again = await this.#open('stdio', () => this.factory.stdio(this.#launch(), this.settings))
     try {
-      return await this.#done(again.peer, again.state, await this.#step('initialize (restarted)', () => initializeLegacy(again.peer, again.state, this.#offer())))
+      return await this.#done(
+        again.peer,
+        again.state,
+        await this.#step('initialize (restarted)', () => initializeLegacy(again.peer, again.state, this.#offer())),
+      )
     } catch (error) {
       await again.peer.close().catch(() => {})
       throw this.#explain(error, again.peer)
@@ -111,26 +132,43 @@ class ConnectRun {
     if (target.transport === 'http+sse' || (pinned === '2024-11-05' && target.transport !== 'streamable-http')) return this.#sse(target)
     const cached = this.#cached()
     if (cached?.transport === 'http+sse' && target.transport === undefined) return this.#sse(target)
-    const { state, peer } = await this.#open('streamable-http', () => this.factory.http('streamable-http', target, this.settings, this.options.auth))
+    const { state, peer } = await this.#open('streamable-http', () =>
+      this.factory.http('streamable-http', target, this.settings, this.options.auth),
+    )
     try {
-      if ((pinned && isModernRevision(pinned)) || this.options.era === 'modern') return this.#done(peer, state, await this.#step('server/discover', () => discoverModern(peer, state, { pinned: pinned && isModernRevision(pinned) ? pinned : undefined })))
+      if ((pinned && isModernRevision(pinned)) || this.options.era === 'modern')
+        return this.#done(
+          peer,
+          state,
+          await this.#step('server/discover', () =>
+            discoverModern(peer, state, { pinned: pinned && isModernRevision(pinned) ? pinned : undefined }),
+          ),
+        )
       const probeModern = !pinned && this.options.era !== 'legacy'
-      const modern = () => this.#try('server/discover', () => discoverModern(peer, state), (error) => !isLegacyAnswer(error))
+      const modern = () =>
+        this.#try(
+          'server/discover',
+          () => discoverModern(peer, state),
+          (error) => !isLegacyAnswer(error),
+        )
       if (probeModern && cached?.era !== 'legacy') {
         const identity = await modern()
         if (identity) return this.#done(peer, state, identity)
       }
       // HTTP+SSE only when the POST itself is refused (400/404/405: 2026-07-28 basic/transports/streamable-http.mdx
       // "HTTP+SSE Transport"); a JSON-RPC error to initialize is the server's answer and is reported as such.
-      const legacy = await this.#try('initialize', () => initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(pinned) }), (error) =>
-        target.transport === 'streamable-http' && !(probeModern && cached?.era === 'legacy') ? true : !isRefusedPost(error),
+      const legacy = await this.#try(
+        'initialize',
+        () => initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(pinned) }),
+        (error) => (target.transport === 'streamable-http' && !(probeModern && cached?.era === 'legacy') ? true : !isRefusedPost(error)),
       )
       if (legacy) return this.#done(peer, state, legacy)
       // A cached "legacy" that no longer holds: re-probe modern before trying the older transport.
       if (probeModern && cached?.era === 'legacy') {
         const identity = await modern()
         if (identity) return this.#done(peer, state, identity)
-        if (target.transport === 'streamable-http') throw new McpxError('CONNECT', `${target.url} answered neither server/discover nor initialize`, { url: target.url })
+        if (target.transport === 'streamable-http')
+          throw new McpxError('CONNECT', `${target.url} answered neither server/discover nor initialize`, { url: target.url })
       }
     } catch (error) {
       await peer.close().catch(() => {})
@@ -143,7 +181,13 @@ class ConnectRun {
   async #sse(target: HttpTarget): Promise<McpClient> {
     const { state, peer } = await this.#open('http+sse', () => this.factory.http('http+sse', target, this.settings, this.options.auth))
     try {
-      return this.#done(peer, state, await this.#step('initialize (http+sse)', () => initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(this.options.revision) })))
+      return this.#done(
+        peer,
+        state,
+        await this.#step('initialize (http+sse)', () =>
+          initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(this.options.revision) }),
+        ),
+      )
     } catch (error) {
       await peer.close().catch(() => {})
       throw this.#explain(error, peer)
@@ -194,7 +238,12 @@ class ConnectRun {
     // standalone GET stream (2025-11-25 basic/transports.mdx "Listening for Messages from the Server"); without it an
     // unrelated elicitation/create is never seen.
     const stream = peer.transport as Partial<{ openListenStream(): Promise<boolean> }>
-    if (identity.era === 'legacy' && identity.transport === 'streamable-http' && this.options.serverStream !== false && stream.openListenStream) {
+    if (
+      identity.era === 'legacy' &&
+      identity.transport === 'streamable-http' &&
+      this.options.serverStream !== false &&
+      stream.openListenStream
+    ) {
       // Some servers send the GET response headers only with the first event, so the wait is
       // bounded; the stream keeps opening in the background either way.
       const opening = stream.openListenStream().catch((error: unknown) => asMcpxError(error))
@@ -205,7 +254,8 @@ class ConnectRun {
       clearTimeout(timer)
       const failed = outcome instanceof McpxError
       if (failed) log.debug(`no standalone GET stream: ${outcome.message}`)
-      const detail = outcome === 'waiting' ? 'still opening' : outcome === false ? 'not offered (405)' : failed ? outcome.message : undefined
+      const detail =
+        outcome === 'waiting' ? 'still opening' : outcome === false ? 'not offered (405)' : failed ? outcome.message : undefined
       this.timings.push({ step: 'open GET stream', ms: Math.round(performance.now() - started), ok: !failed, detail })
     }
     return new McpClient(peer, state, identity, this.settings, this.timings, this.warn)

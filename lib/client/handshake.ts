@@ -20,7 +20,11 @@ import type { Implementation, JsonObject, ServerIdentity } from './connect-optio
 import { type WireState, clientCapabilities, withModernMeta } from './wire-state.ts'
 
 /** JSON-RPC errors only a modern server sends: seeing one means "modern, fix the request". */
-const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([RPC.UNSUPPORTED_PROTOCOL_VERSION, RPC.MISSING_CLIENT_CAPABILITY, RPC.HEADER_MISMATCH])
+const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
+  RPC.UNSUPPORTED_PROTOCOL_VERSION,
+  RPC.MISSING_CLIENT_CAPABILITY,
+  RPC.HEADER_MISMATCH,
+])
 
 export function isModernError(error: unknown): error is RpcError {
   return error instanceof RpcError && MODERN_ERROR_CODES.has(error.rpcCode)
@@ -33,7 +37,12 @@ export function pickModern(supported: unknown, pinned?: Revision): Revision | un
   return ours.find((rev) => supported.includes(rev) && isModernRevision(rev))
 }
 
-export async function initializeLegacy(peer: Peer, state: WireState, offer: Revision, options: { pinned?: boolean; timeoutMs?: number } = {}): Promise<ServerIdentity> {
+export async function initializeLegacy(
+  peer: Peer,
+  state: WireState,
+  offer: Revision,
+  options: { pinned?: boolean; timeoutMs?: number } = {},
+): Promise<ServerIdentity> {
   let offered: Revision = isLegacyRevision(offer) ? offer : LATEST_LEGACY
   state.era = undefined
   state.revision = undefined
@@ -51,7 +60,10 @@ export async function initializeLegacy(peer: Peer, state: WireState, offer: Revi
     // Some servers refuse an unknown version with an error naming `data.supported` instead of
     // counter-offering (2025-11-25 basic/lifecycle.mdx "Error Handling"): offer the newest one we share, once.
     const supported = error instanceof RpcError ? (error.rpcData as JsonObject | undefined)?.supported : undefined
-    const shared = Array.isArray(supported) && !options.pinned ? [...LEGACY_REVISIONS].reverse().find((rev) => rev !== offered && supported.includes(rev)) : undefined
+    const shared =
+      Array.isArray(supported) && !options.pinned
+        ? [...LEGACY_REVISIONS].reverse().find((rev) => rev !== offered && supported.includes(rev))
+        : undefined
     if (!shared) throw error
     offered = shared
     result = await ask()
@@ -59,10 +71,14 @@ export async function initializeLegacy(peer: Peer, state: WireState, offer: Revi
   const version = result.protocolVersion
   // Any legacy revision from 2024-11-05 up is fine; a pinned offer must be echoed.
   if (!isLegacyRevision(version) || (options.pinned && version !== offered)) {
-    throw new McpxError('ERA', `server answered initialize with protocol version ${JSON.stringify(version)}, which mcpx does not speak${options.pinned ? ` (pinned ${offered})` : ''}`, {
-      offered,
-      answered: version,
-    })
+    throw new McpxError(
+      'ERA',
+      `server answered initialize with protocol version ${JSON.stringify(version)}, which mcpx does not speak${options.pinned ? ` (pinned ${offered})` : ''}`,
+      {
+        offered,
+        answered: version,
+      },
+    )
   }
   state.era = 'legacy'
   state.revision = version
@@ -83,7 +99,11 @@ export async function initializeLegacy(peer: Peer, state: WireState, offer: Revi
  * we speak is retried once under it. Throws the peer's error otherwise (the caller decides
  * whether that means legacy).
  */
-export async function discoverModern(peer: Peer, state: WireState, options: { pinned?: Revision; timeoutMs?: number } = {}): Promise<ServerIdentity> {
+export async function discoverModern(
+  peer: Peer,
+  state: WireState,
+  options: { pinned?: Revision; timeoutMs?: number } = {},
+): Promise<ServerIdentity> {
   let revision: Revision = options.pinned ?? LATEST_MODERN
   for (let attempt = 0; ; attempt++) {
     state.era = 'modern'
@@ -120,10 +140,14 @@ export async function discoverModern(peer: Peer, state: WireState, options: { pi
           revision = next
           continue
         }
-        throw new McpxError('ERA', `server supports none of mcpx's modern revisions (it named ${JSON.stringify((error.rpcData as JsonObject | undefined)?.supported)})`, {
-          supported: (error.rpcData as JsonObject | undefined)?.supported,
-          legacyOnly: true,
-        })
+        throw new McpxError(
+          'ERA',
+          `server supports none of mcpx's modern revisions (it named ${JSON.stringify((error.rpcData as JsonObject | undefined)?.supported)})`,
+          {
+            supported: (error.rpcData as JsonObject | undefined)?.supported,
+            legacyOnly: true,
+          },
+        )
       }
       state.era = undefined
       state.revision = undefined

@@ -26,7 +26,12 @@ async function answerInput(handlers: ClientHandlers, method: string, params: Jso
 }
 
 /** Build `inputResponses` for one InputRequiredResult (undefined when it asked for nothing). */
-export async function answerInputRequests(handlers: ClientHandlers, inputRequests: unknown, era: Era, signal?: AbortSignal): Promise<JsonObject | undefined> {
+export async function answerInputRequests(
+  handlers: ClientHandlers,
+  inputRequests: unknown,
+  era: Era,
+  signal?: AbortSignal,
+): Promise<JsonObject | undefined> {
   if (inputRequests === undefined) return undefined
   if (typeof inputRequests !== 'object' || inputRequests === null || Array.isArray(inputRequests)) {
     throw new McpxError('PROTOCOL', 'input_required result has an inputRequests member that is not an object')
@@ -37,7 +42,10 @@ export async function answerInputRequests(handlers: ClientHandlers, inputRequest
       const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown }
       if (typeof method !== 'string') throw new McpxError('PROTOCOL', `inputRequests.${key} has no method`)
       if (!handlerFor(handlers, method)) {
-        throw new McpxError('PROTOCOL', `server asked for ${method} (inputRequests.${key}), which this client did not declare`, { method, key })
+        throw new McpxError('PROTOCOL', `server asked for ${method} (inputRequests.${key}), which this client did not declare`, {
+          method,
+          key,
+        })
       }
       const answer = await answerInput(handlers, method, (params ?? {}) as JsonObject, { era, via: 'input_required', key, signal })
       return [key, answer] as const
@@ -49,7 +57,9 @@ export async function answerInputRequests(handlers: ClientHandlers, inputRequest
 /** Legacy: serve the server's requests on the peer through the same handlers, plus ping. */
 export function serveServerRequests(peer: Peer, handlers: ClientHandlers, era: () => Era): void {
   for (const method of METHODS) {
-    peer.handle(method, (params, context) => answerInput(handlers, method, params, { era: era(), via: 'request', key: context.id, signal: context.signal }))
+    peer.handle(method, (params, context) =>
+      answerInput(handlers, method, params, { era: era(), via: 'request', key: context.id, signal: context.signal }),
+    )
   }
   peer.handle('ping', () => ({}))
 }

@@ -8,7 +8,17 @@ import { McpxError, RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { NotificationListener, Peer, ProgressUpdate } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
-import { type LogLevel, META, RESULT_TYPE, type RequestId, type Revision, findHeaderParams, isKnownResultType, isRecord, upgradeResult } from '../wire/index.ts'
+import {
+  type LogLevel,
+  META,
+  RESULT_TYPE,
+  type RequestId,
+  type Revision,
+  findHeaderParams,
+  isKnownResultType,
+  isRecord,
+  upgradeResult,
+} from '../wire/index.ts'
 import { initializeLegacy, pickModern } from './handshake.ts'
 import { answerInputRequests } from './input.ts'
 import { sessionControl } from './open-transport.ts'
@@ -92,8 +102,10 @@ export class McpClient {
   #attempt(method: string, params: JsonObject, options: CallOptions): Promise<JsonObject> {
     const revision = this.state.revision ?? this.identity.revision
     let body = this.identity.era === 'modern' ? withModernMeta(this.state, params, revision) : params
-    if (options.logLevel && this.identity.era === 'modern') body = { ...body, _meta: { ...(body._meta as JsonObject), [META.LOG_LEVEL]: options.logLevel } }
-    if (options.capabilities && this.identity.era === 'modern') body = { ...body, _meta: { ...(body._meta as JsonObject), [META.CLIENT_CAPABILITIES]: options.capabilities } }
+    if (options.logLevel && this.identity.era === 'modern')
+      body = { ...body, _meta: { ...(body._meta as JsonObject), [META.LOG_LEVEL]: options.logLevel } }
+    if (options.capabilities && this.identity.era === 'modern')
+      body = { ...body, _meta: { ...(body._meta as JsonObject), [META.CLIENT_CAPABILITIES]: options.capabilities } }
     const answer = this.peer.request(method, body, {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
@@ -113,7 +125,11 @@ export class McpClient {
    */
   #knownResultType(method: string, result: JsonObject): JsonObject {
     if (this.identity.era !== 'modern' || isKnownResultType(result.resultType, this.#advertisedExtensions())) return result
-    throw new McpxError('PROTOCOL', `${method}: the server answered with resultType ${JSON.stringify(result.resultType)}, which this client does not recognise (2026-07-28 basic/index.mdx: invalid)`, { method, resultType: result.resultType })
+    throw new McpxError(
+      'PROTOCOL',
+      `${method}: the server answered with resultType ${JSON.stringify(result.resultType)}, which this client does not recognise (2026-07-28 basic/index.mdx: invalid)`,
+      { method, resultType: result.resultType },
+    )
   }
 
   #advertisedExtensions(): string[] {
@@ -154,7 +170,9 @@ export class McpClient {
    */
   requestWithInput(method: string, params: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
     // Most answers are final: only an input_required one enters the rounds.
-    return this.request(method, params, options).then((result) => (isFinal(result, options) ? result : this.#inputRounds(method, params, options, result)))
+    return this.request(method, params, options).then((result) =>
+      isFinal(result, options) ? result : this.#inputRounds(method, params, options, result),
+    )
   }
 
   async #inputRounds(method: string, params: JsonObject, options: CallOptions, first: JsonObject): Promise<JsonObject> {
@@ -163,7 +181,10 @@ export class McpClient {
       if (isFinal(result, options)) return result
       const resultType = result.resultType
       if (resultType !== RESULT_TYPE.INPUT_REQUIRED || !INPUT_METHODS.has(method)) {
-        throw new McpxError('PROTOCOL', `${method} returned resultType ${JSON.stringify(resultType)}, which mcpx did not ask for`, { method, resultType })
+        throw new McpxError('PROTOCOL', `${method} returned resultType ${JSON.stringify(resultType)}, which mcpx did not ask for`, {
+          method,
+          resultType,
+        })
       }
       if (rounds >= this.settings.maxInputRounds) {
         throw new McpxError('PROTOCOL', `${method} still needs input after ${rounds} rounds (maxInputRounds)`, { method, rounds })
@@ -215,7 +236,10 @@ export class McpClient {
   }
   async listResourceTemplates(cursor?: string, options: CallOptions = {}): Promise<Page<JsonObject>> {
     const result = await this.request('resources/templates/list', cursor === undefined ? {} : { cursor }, options)
-    return { items: Array.isArray(result.resourceTemplates) ? (result.resourceTemplates as JsonObject[]) : [], nextCursor: cursorOf(result) }
+    return {
+      items: Array.isArray(result.resourceTemplates) ? (result.resourceTemplates as JsonObject[]) : [],
+      nextCursor: cursorOf(result),
+    }
   }
   listAllResourceTemplates(options: CallOptions = {}): Promise<JsonObject[]> {
     return this.#all((cursor) => this.listResourceTemplates(cursor, options))
@@ -223,7 +247,12 @@ export class McpClient {
   readResource(uri: string, options: CallOptions = {}): Promise<JsonObject> {
     return this.requestWithInput('resources/read', { uri }, options)
   }
-  complete(ref: JsonObject, argument: { name: string; value: string }, context?: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
+  complete(
+    ref: JsonObject,
+    argument: { name: string; value: string },
+    context?: JsonObject,
+    options: CallOptions = {},
+  ): Promise<JsonObject> {
     return this.request('completion/complete', context === undefined ? { ref, argument } : { ref, argument, context }, options)
   }
   /** Legacy only (2026 removed ping). */
@@ -258,7 +287,10 @@ export class McpClient {
    * subscription's id go to `onNotification`; `acknowledged` resolves with the honoured filter.
    * Legacy servers push change events unasked: use on() instead.
    */
-  listen(filter: JsonObject, onNotification: (method: string, params: JsonObject) => void): { acknowledged: Promise<JsonObject>; done: Promise<JsonObject>; close(): void } {
+  listen(
+    filter: JsonObject,
+    onNotification: (method: string, params: JsonObject) => void,
+  ): { acknowledged: Promise<JsonObject>; done: Promise<JsonObject>; close(): void } {
     this.#requireEra('modern', 'subscriptions/listen')
     const abort = new AbortController()
     // The subscription id is this listen's own JSON-RPC id (subscriptions.mdx), known before it is
@@ -272,7 +304,11 @@ export class McpClient {
       if (notification.method === 'notifications/subscriptions/acknowledged') ack((params.notifications as JsonObject | undefined) ?? {})
       else onNotification(notification.method, params)
     })
-    const done = this.request('subscriptions/listen', { notifications: filter }, { signal: abort.signal, timeoutMs: 0, onId: (id) => (subscriptionId = id) }).finally(off)
+    const done = this.request(
+      'subscriptions/listen',
+      { notifications: filter },
+      { signal: abort.signal, timeoutMs: 0, onId: (id) => (subscriptionId = id) },
+    ).finally(off)
     done.catch(() => {})
     return { acknowledged, done, close: () => abort.abort(new McpxError('CANCELLED', 'subscription closed')) }
   }
@@ -286,7 +322,10 @@ export class McpClient {
    */
   follow(filter: FollowFilter, onNotification: (method: string, params: JsonObject) => void): Following {
     if (this.identity.era === 'modern') {
-      const listener = this.listen({ ...filter, ...(filter.resourceSubscriptions && { resourceSubscriptions: [...filter.resourceSubscriptions] }) }, onNotification)
+      const listener = this.listen(
+        { ...filter, ...(filter.resourceSubscriptions && { resourceSubscriptions: [...filter.resourceSubscriptions] }) },
+        onNotification,
+      )
       const ended = listener.done.then(
         () => {},
         (error) => log.debug(`listen stream ended: ${error}`),
@@ -301,7 +340,9 @@ export class McpClient {
       ...(filter.resourceSubscriptions?.length ? ['notifications/resources/updated'] : []),
     ]
     const offs = methods.map((method) => this.on(method, (params) => onNotification(method, params)))
-    const subscribed = (filter.resourceSubscriptions ?? []).map((uri) => this.subscribeResource(uri).catch((error) => log.debug(`resources/subscribe ${uri}: ${error}`)))
+    const subscribed = (filter.resourceSubscriptions ?? []).map((uri) =>
+      this.subscribeResource(uri).catch((error) => log.debug(`resources/subscribe ${uri}: ${error}`)),
+    )
     return { ready: Promise.all(subscribed).then(() => {}), stop: () => offs.forEach((off) => off()) }
   }
 
@@ -313,7 +354,10 @@ export class McpClient {
   }
 
   #requireEra(era: 'legacy' | 'modern', method: string): void {
-    if (this.identity.era !== era) throw new McpxError('ERA', `${method} exists only for ${era} servers; this one is ${this.identity.era} (${this.revision})`, { method })
+    if (this.identity.era !== era)
+      throw new McpxError('ERA', `${method} exists only for ${era} servers; this one is ${this.identity.era} (${this.revision})`, {
+        method,
+      })
   }
 
   /** 2026 HTTP: drop tools whose x-mcp-header annotations are invalid (server/tools.mdx), remember the rest. */

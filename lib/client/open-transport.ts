@@ -4,7 +4,14 @@
  * 2024-11-05 HTTP+SSE end (legacy fallback, 2026-07-28 basic/transports/streamable-http.mdx "HTTP+SSE Transport").
  */
 import type { Settings } from '../settings/index.ts'
-import { type AuthProvider, type Transport, type TransportKind, createHttpTransport, createSseTransport, createStdioTransport } from '../transport/index.ts'
+import {
+  type AuthProvider,
+  type Transport,
+  type TransportKind,
+  createHttpTransport,
+  createSseTransport,
+  createStdioTransport,
+} from '../transport/index.ts'
 import type { HttpTarget, StdioTarget } from './connect-options.ts'
 
 /**

@@ -4,7 +4,17 @@
  * shared by the Peer's header hook and the client, so a renegotiation changes every later message.
  */
 import type { TransportKind } from '../transport/index.ts'
-import { hasFeature, type Era, HEADER, type HeaderTool, type JsonRpcMessage, META, type Revision, isRequest, requestHeaders } from '../wire/index.ts'
+import {
+  hasFeature,
+  type Era,
+  HEADER,
+  type HeaderTool,
+  type JsonRpcMessage,
+  META,
+  type Revision,
+  isRequest,
+  requestHeaders,
+} from '../wire/index.ts'
 import type { ClientHandlers, Implementation, JsonObject } from './connect-options.ts'
 
 export interface WireState {
@@ -53,11 +63,14 @@ export function headersFor(state: WireState, message: JsonRpcMessage): Record<st
   if (state.transport === 'stdio' || !state.revision) return undefined
   if ('method' in message) {
     const params = message.params
-    const tool = isRequest(message) && message.method === 'tools/call' && typeof params?.name === 'string' ? state.tools.get(params.name) : undefined
+    const tool =
+      isRequest(message) && message.method === 'tools/call' && typeof params?.name === 'string' ? state.tools.get(params.name) : undefined
     // Legacy 2025-06-18+: MCP-Protocol-Version, the negotiated version, on everything after initialize
     // (2025-11-25 basic/transports.mdx "Protocol Version Header"); 2026: + Mcp-Method/Name/Param-*.
     return requestHeaders(state.revision, message.method, params, tool)
   }
   // A response POSTed back to a legacy server still carries the negotiated version.
-  return state.revision !== undefined && hasFeature(state.revision, 'protocolVersionHeader') ? { [HEADER.PROTOCOL_VERSION]: state.revision } : undefined
+  return state.revision !== undefined && hasFeature(state.revision, 'protocolVersionHeader')
+    ? { [HEADER.PROTOCOL_VERSION]: state.revision }
+    : undefined
 }

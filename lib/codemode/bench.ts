@@ -37,7 +37,10 @@ export async function measureExecStart(pool: SandboxPool, runs = 50, warmup = 10
 }
 
 /** One script making `calls` sequential awaits, then one making them all at once (Promise.all). */
-export async function measureToolCalls(pool: SandboxPool, calls = 1000): Promise<{ sequentialMs: number; parallelMs: number; calls: number }> {
+export async function measureToolCalls(
+  pool: SandboxPool,
+  calls = 1000,
+): Promise<{ sequentialMs: number; parallelMs: number; calls: number }> {
   const bridge = echoBridge()
   await pool.warm()
   let start = performance.now()

@@ -54,11 +54,16 @@ export async function runSandboxChild(): Promise<void> {
             stats: { durationMs: 0, toolCalls: 0, searches: 0, logLines: 0, logsDropped: 0, resultBytes: 0 },
           })
         void engines.take().then((engine) => {
-          const run = startScript(engine, message, (kind, name, argsJson) => {
-            const callId = ++nextCallId
-            post({ t: 'call', id, callId, kind, name, argsJson })
-            return new Promise<string>((resolve) => pendingCalls.set(`${id}:${callId}`, resolve))
-          }, (line) => post({ t: 'log', id, line }))
+          const run = startScript(
+            engine,
+            message,
+            (kind, name, argsJson) => {
+              const callId = ++nextCallId
+              post({ t: 'call', id, callId, kind, name, argsJson })
+              return new Promise<string>((resolve) => pendingCalls.set(`${id}:${callId}`, resolve))
+            },
+            (line) => post({ t: 'log', id, line }),
+          )
           runs.set(id, run)
           if (cancelledEarly.delete(id)) run.cancel()
           void run.outcome.then((outcome) => {

@@ -7,7 +7,13 @@ import type { Settings } from '../settings/index.ts'
 
 type DescribeSettings = Pick<
   Settings,
-  'codemodeTimeoutMs' | 'codemodeCpuSliceMs' | 'codemodeMemoryMb' | 'codemodeMaxToolCalls' | 'codemodeMaxConcurrentCalls' | 'codemodeMaxResultBytes' | 'codemodeMaxLogLines'
+  | 'codemodeTimeoutMs'
+  | 'codemodeCpuSliceMs'
+  | 'codemodeMemoryMb'
+  | 'codemodeMaxToolCalls'
+  | 'codemodeMaxConcurrentCalls'
+  | 'codemodeMaxResultBytes'
+  | 'codemodeMaxLogLines'
 >
 
 /** Markdown describing the sandbox a script runs in, with the current limits. */

@@ -7,21 +7,23 @@
 
 /** Words that cannot be bare identifiers (ES2023 reserved words plus strict-mode ones). */
 const RESERVED_WORDS = new Set(
-  ('break case catch class const continue debugger default delete do else enum export extends false finally for function if ' +
+  (
+    'break case catch class const continue debugger default delete do else enum export extends false finally for function if ' +
     'import in instanceof new null return super switch this throw true try typeof var void while with yield let static ' +
-    'implements interface package private protected public await arguments eval undefined NaN Infinity')
-    .split(' '),
+    'implements interface package private protected public await arguments eval undefined NaN Infinity'
+  ).split(' '),
 )
 
 /** Globals a server alias must not shadow inside the sandbox (the script still needs them). */
 const SANDBOX_GLOBALS = new Set(
-  ('mcpx console globalThis Object Function Array Number Boolean String Symbol BigInt Math JSON Date RegExp Error ' +
+  (
+    'mcpx console globalThis Object Function Array Number Boolean String Symbol BigInt Math JSON Date RegExp Error ' +
     'TypeError RangeError SyntaxError ReferenceError EvalError URIError AggregateError InternalError Promise Proxy Reflect ' +
     'Map Set WeakMap WeakSet WeakRef FinalizationRegistry ArrayBuffer SharedArrayBuffer DataView Atomics Int8Array ' +
     'Uint8Array Uint8ClampedArray Int16Array Uint16Array Int32Array Uint32Array Float32Array Float64Array BigInt64Array ' +
     'BigUint64Array Iterator parseInt parseFloat isNaN isFinite encodeURI decodeURI encodeURIComponent decodeURIComponent ' +
-    'escape unescape ToolError __mcpx_run __mcpx_host')
-    .split(' '),
+    'escape unescape ToolError __mcpx_run __mcpx_host'
+  ).split(' '),
 )
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/

@@ -5,7 +5,14 @@
  */
 
 /** The exec engine: `createSandboxPool(settings).exec(code, bridge, {signal}) → {value, logs, stats}`. */
-export { type ExecBridge, type ExecResult, type SandboxPool, type SandboxPoolOptions, type SandboxPoolStats, createSandboxPool } from './sandbox-pool.ts'
+export {
+  type ExecBridge,
+  type ExecResult,
+  type SandboxPool,
+  type SandboxPoolOptions,
+  type SandboxPoolStats,
+  createSandboxPool,
+} from './sandbox-pool.ts'
 /** How an exec fails: `reason` (syntax, runtime, deadline, cpu, memory, stalled, limit, crash, cancelled), logs, stats. */
 export { SandboxError } from './errors.ts'
 export type { ExecLimits, ExecStats, SandboxFailureReason } from './protocol.ts'

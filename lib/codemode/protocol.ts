@@ -67,7 +67,14 @@ export type ChildMessage =
   | { readonly t: 'ready' }
   /** One console line as the script writes it (also kept for the result's `logs`). */
   | { readonly t: 'log'; readonly id: number; readonly line: string }
-  | { readonly t: 'call'; readonly id: number; readonly callId: number; readonly kind: 'call' | 'search'; readonly name: string; readonly argsJson: string }
+  | {
+      readonly t: 'call'
+      readonly id: number
+      readonly callId: number
+      readonly kind: 'call' | 'search'
+      readonly name: string
+      readonly argsJson: string
+    }
   | {
       readonly t: 'done'
       readonly id: number

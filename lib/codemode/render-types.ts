@@ -34,7 +34,8 @@ export interface RenderTypesOptions {
 
 /** Declarations for `servers` (server → tools). */
 export function renderToolDeclarations(servers: Readonly<Record<string, readonly ToolTypeSource[]>>, options: RenderTypesOptions): string {
-  const namespaces = options.namespaces ?? Object.fromEntries(Object.entries(servers).map(([server, tools]) => [server, tools.map((t) => t.name)]))
+  const namespaces =
+    options.namespaces ?? Object.fromEntries(Object.entries(servers).map(([server, tools]) => [server, tools.map((t) => t.name)]))
   const aliases = new Map(aliasNamespaces(namespaces).map((ns) => [ns.server, ns]))
   const blocks: string[] = options.withGlobals === false ? [] : [GLOBALS]
   for (const [server, tools] of Object.entries(servers)) {
@@ -53,7 +54,10 @@ export function renderToolDeclarations(servers: Readonly<Record<string, readonly
 }
 
 /** Declarations for a list of `{server, tool}` pairs (e.g. the tools behind search hits), grouped by server. */
-export function renderDeclarationsFor(entries: ReadonlyArray<{ server: string; tool: ToolTypeSource }>, options: RenderTypesOptions): string {
+export function renderDeclarationsFor(
+  entries: ReadonlyArray<{ server: string; tool: ToolTypeSource }>,
+  options: RenderTypesOptions,
+): string {
   const servers: Record<string, ToolTypeSource[]> = {}
   for (const { server, tool } of entries) (servers[server] ??= []).push(tool)
   return renderToolDeclarations(servers, options)
@@ -61,14 +65,21 @@ export function renderDeclarationsFor(entries: ReadonlyArray<{ server: string; t
 
 function renderTool(server: string, tool: ToolTypeSource, alias: string, taken: Set<string>, options: RenderTypesOptions): string {
   const named = new Map<string, string>()
-  const context = (prefix: string, root: unknown) => ({ prefix, root: fits(root, options.maxSchemaBytes) ? root : true, maxDepth: options.maxDepth, named, taken })
+  const context = (prefix: string, root: unknown) => ({
+    prefix,
+    root: fits(root, options.maxSchemaBytes) ? root : true,
+    maxDepth: options.maxDepth,
+    named,
+    taken,
+  })
   const input = renderRootType(context(`${alias}_Input`, tool.inputSchema ?? { type: 'object' }))
   const output = tool.outputSchema === undefined ? 'unknown' : renderRootType(context(`${alias}_Output`, tool.outputSchema))
   const notes: string[] = []
   if (tool.title) notes.push(tool.title)
   if (tool.description) notes.push(tool.description.trim())
   // The sandbox also answers to the exact name (prelude.ts): both spellings are shown.
-  if (alias !== tool.name) notes.push(`(MCP name: ${server}.${tool.name}; also callable as ["${tool.name}"](args) or .call("${tool.name}", args))`)
+  if (alias !== tool.name)
+    notes.push(`(MCP name: ${server}.${tool.name}; also callable as ["${tool.name}"](args) or .call("${tool.name}", args))`)
   notes.push(`@see mcpx.call(${JSON.stringify(`${server}.${tool.name}`)}, args)`)
   const types = [...named].map(([name, type]) => `  type ${name} = ${type};`)
   const argsOptional = !hasRequired(tool.inputSchema) ? '?' : ''
@@ -77,7 +88,12 @@ function renderTool(server: string, tool: ToolTypeSource, alias: string, taken: 
 }
 
 function hasRequired(schema: unknown): boolean {
-  return typeof schema === 'object' && schema !== null && Array.isArray((schema as { required?: unknown }).required) && (schema as { required: unknown[] }).required.length > 0
+  return (
+    typeof schema === 'object' &&
+    schema !== null &&
+    Array.isArray((schema as { required?: unknown }).required) &&
+    (schema as { required: unknown[] }).required.length > 0
+  )
 }
 
 function fits(schema: unknown, maxBytes: number): boolean {

@@ -190,7 +190,8 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
     } else {
       try {
         const args = JSON.parse(argsJson) as Record<string, unknown>
-        const value = kind === 'search' ? await exec.bridge.search(name, args) : await exec.bridge.call(name, args, { signal: exec.calls.signal })
+        const value =
+          kind === 'search' ? await exec.bridge.search(name, args) : await exec.bridge.call(name, args, { signal: exec.calls.signal })
         json = `{"ok":true,"value":${JSON.stringify(value ?? null) ?? 'null'}}`
         if (Buffer.byteLength(json, 'utf8') > settings.codemodeMaxCallResultBytes) {
           json = errorReply(
@@ -212,7 +213,10 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
     if (closed) throw new SandboxError({ reason: 'crash', message: 'sandbox pool is closed' })
     if (signal?.aborted) throw new SandboxError({ reason: 'cancelled', message: 'exec was cancelled before it started' })
     if (code.length > settings.codemodeMaxCodeBytes) {
-      throw new SandboxError({ reason: 'limit', message: `script is ${code.length} bytes, over the ${settings.codemodeMaxCodeBytes} byte limit` })
+      throw new SandboxError({
+        reason: 'limit',
+        message: `script is ${code.length} bytes, over the ${settings.codemodeMaxCodeBytes} byte limit`,
+      })
     }
     await acquireSlot(signal)
     try {
@@ -224,7 +228,10 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
         log.debug(`sandbox child failed to start, retrying: ${String(error)}`)
         child = spawn()
         await child.ready.catch((e: unknown) => {
-          throw new SandboxError({ reason: 'crash', message: `sandbox process failed to start: ${e instanceof Error ? e.message : String(e)}` })
+          throw new SandboxError({
+            reason: 'crash',
+            message: `sandbox process failed to start: ${e instanceof Error ? e.message : String(e)}`,
+          })
         })
       }
       return await runOn(child, code, bridge, signal)

@@ -45,7 +45,9 @@ export class SandboxProcess {
         // Let the stderr drain finish first so the tail names the cause.
         void this.#drained.then(() => {
           const signal = signalCode === null || signalCode === undefined ? null : String(signalCode)
-          failReady(new Error(`sandbox process exited (code ${exitCode}, signal ${signal}) before it was ready: ${this.#stderrTail.trim()}`))
+          failReady(
+            new Error(`sandbox process exited (code ${exitCode}, signal ${signal}) before it was ready: ${this.#stderrTail.trim()}`),
+          )
           handlers.onExit({ exitCode, signal, stderrTail: this.#stderrTail })
         })
       },

@@ -38,8 +38,16 @@ export function renderRootType(ctx: TypeRenderContext): string {
  * `mcpx tools`; `$ref`s resolve against `root`'s `$defs`/`definitions`, named types stay unknown.
  */
 export function inlineTypeText(schema: unknown, root: unknown, maxDepth = 3): string {
-  const defs = isRecord(root) ? { ...(root.$defs !== undefined && { $defs: root.$defs }), ...(root.definitions !== undefined && { definitions: root.definitions }) } : {}
-  const ctx: TypeRenderContext = { prefix: 'T', root: isRecord(schema) ? { ...defs, ...schema } : schema, maxDepth, named: new Map(), taken: new Set() }
+  const defs = isRecord(root)
+    ? { ...(root.$defs !== undefined && { $defs: root.$defs }), ...(root.definitions !== undefined && { definitions: root.definitions }) }
+    : {}
+  const ctx: TypeRenderContext = {
+    prefix: 'T',
+    root: isRecord(schema) ? { ...defs, ...schema } : schema,
+    maxDepth,
+    named: new Map(),
+    taken: new Set(),
+  }
   return render(ctx.root, 0, ctx, { inline: new Set(), pointerNames: new Map([['#', 'T']]) })
 }
 
@@ -80,7 +88,11 @@ function render(schema: unknown, depth: number, ctx: TypeRenderContext, state: R
 }
 
 function renderByType(s: Schema, depth: number, ctx: TypeRenderContext, state: RenderState): string | undefined {
-  const types = Array.isArray(s.type) ? s.type.filter((t): t is string => typeof t === 'string') : typeof s.type === 'string' ? [s.type] : []
+  const types = Array.isArray(s.type)
+    ? s.type.filter((t): t is string => typeof t === 'string')
+    : typeof s.type === 'string'
+      ? [s.type]
+      : []
   if (types.length === 0) {
     if (s.properties || s.additionalProperties !== undefined || s.required) return renderObject(s, depth, ctx, state)
     if (s.items !== undefined || s.prefixItems !== undefined) return renderArray(s, depth, ctx, state)
@@ -192,7 +204,16 @@ export function jsDoc(schema: unknown, indent: string, extra: string[] = []): st
     if (typeof schema.description === 'string' && schema.description.trim()) notes.push(schema.description.trim())
     if (schema.type === 'integer') notes.push('integer')
     if (typeof schema.format === 'string') notes.push(`format: ${schema.format}`)
-    for (const key of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems'] as const) {
+    for (const key of [
+      'minimum',
+      'maximum',
+      'exclusiveMinimum',
+      'exclusiveMaximum',
+      'minLength',
+      'maxLength',
+      'minItems',
+      'maxItems',
+    ] as const) {
       if (typeof schema[key] === 'number') notes.push(`${key}: ${schema[key]}`)
     }
     if (typeof schema.pattern === 'string') notes.push(`pattern: ${schema.pattern}`)
@@ -238,7 +259,9 @@ function uniqueName(base: string, taken: Set<string>): string {
 }
 
 function hasTypeKeywords(s: Schema): boolean {
-  return ['type', 'properties', 'items', 'prefixItems', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'additionalProperties'].some((k) => k in s)
+  return ['type', 'properties', 'items', 'prefixItems', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'additionalProperties'].some(
+    (k) => k in s,
+  )
 }
 
 function isDraft07(root: unknown): boolean {

@@ -39,7 +39,12 @@ const MAX_NAME_CHARS = 4 * 1024
 const MAX_ERROR_MESSAGE_CHARS = 4 * 1024
 const MAX_ERROR_STACK_CHARS = 8 * 1024
 
-export function startScript(sandbox: PreparedContext, request: ScriptRequest, hostCall: HostCall, onLog?: (line: string) => void): ScriptRun {
+export function startScript(
+  sandbox: PreparedContext,
+  request: ScriptRequest,
+  hostCall: HostCall,
+  onLog?: (line: string) => void,
+): ScriptRun {
   const { engine, runtime, ctx, hostObject, hooks } = sandbox
   const { limits } = request
   const startedAt = performance.now()
@@ -70,7 +75,14 @@ export function startScript(sandbox: PreparedContext, request: ScriptRequest, ho
     waiting.length = 0
     logsDropped += collectDropped()
     const resultBytes = valueJson === undefined ? 0 : utf8Bytes(valueJson)
-    const stats: ExecStats = { durationMs: performance.now() - startedAt, toolCalls, searches, logLines: logs.length, logsDropped, resultBytes }
+    const stats: ExecStats = {
+      durationMs: performance.now() - startedAt,
+      toolCalls,
+      searches,
+      logLines: logs.length,
+      logsDropped,
+      resultBytes,
+    }
     if (logsDropped > 0) logs.push(`… ${logsDropped} more console line(s) dropped (limit ${limits.maxLogLines})`)
     resolveOutcome(failure ? { failure, logs, stats } : { valueJson: valueJson ?? 'null', logs, stats })
   }
@@ -238,7 +250,17 @@ export function startScript(sandbox: PreparedContext, request: ScriptRequest, ho
     if (failure || valueJson !== undefined) finish()
   }
 
-  enter(evalStep(renderInstall({ namespaces: request.namespaces, aliases: aliasNamespaces(request.namespaces), maxLogLineBytes: limits.maxLogLineBytes, maxLogLines: limits.maxLogLines }), 'mcpx-install.js'))
+  enter(
+    evalStep(
+      renderInstall({
+        namespaces: request.namespaces,
+        aliases: aliasNamespaces(request.namespaces),
+        maxLogLineBytes: limits.maxLogLineBytes,
+        maxLogLines: limits.maxLogLines,
+      }),
+      'mcpx-install.js',
+    ),
+  )
   if (!finished) {
     scriptStarted = true
     enter(evalStep(prepared.source, SCRIPT_FILE))
@@ -262,7 +284,12 @@ function scriptStack(stack: string): string {
   return stack
     .split('\n')
     .filter((line) => !/\(native\)|<eval>/.test(line))
-    .map((line) => line.replace(new RegExp(`${SCRIPT_FILE.replace('.', '\\.')}:1:(\\d+)`), (_, col: string) => `${SCRIPT_FILE}:1:${Math.max(1, Number(col) - WRAPPER_PREFIX_CHARS)}`))
+    .map((line) =>
+      line.replace(
+        new RegExp(`${SCRIPT_FILE.replace('.', '\\.')}:1:(\\d+)`),
+        (_, col: string) => `${SCRIPT_FILE}:1:${Math.max(1, Number(col) - WRAPPER_PREFIX_CHARS)}`,
+      ),
+    )
     .join('\n')
 }
 
@@ -276,12 +303,16 @@ function scriptError(json: string | undefined, atCompile = false): ScriptFailure
   }
   const name = typeof parsed.name === 'string' ? parsed.name.slice(0, MAX_NAME_CHARS) : 'Error'
   const message = typeof parsed.message === 'string' ? parsed.message.slice(0, MAX_ERROR_MESSAGE_CHARS) : 'script failed'
-  const stack = typeof parsed.stack === 'string' && parsed.stack !== '' ? scriptStack(parsed.stack).slice(0, MAX_ERROR_STACK_CHARS) : undefined
+  const stack =
+    typeof parsed.stack === 'string' && parsed.stack !== '' ? scriptStack(parsed.stack).slice(0, MAX_ERROR_STACK_CHARS) : undefined
   // QuickJS names its own allocation failure this way; the script cannot forge the engine's state.
   if (name === 'InternalError' && message === 'out of memory') return memoryFailure()
   const reason = name === 'SyntaxError' && atCompile ? 'syntax' : 'runtime'
   // `require` is what a Node habit reaches for first; say why it is missing, as for `import` (transpile.ts).
-  const hint = name === 'ReferenceError' && message === "'require' is not defined" ? ': there is no module loader in the mcpx sandbox; tools are the global namespace objects (see mcpx types)' : ''
+  const hint =
+    name === 'ReferenceError' && message === "'require' is not defined"
+      ? ': there is no module loader in the mcpx sandbox; tools are the global namespace objects (see mcpx types)'
+      : ''
   return { reason, name, message: `${name}: ${message}${hint}`, ...(stack ? { stack } : {}) }
 }
 

@@ -23,7 +23,12 @@ export function prepareScript(code: string): PreparedScript {
   if (imported !== undefined) {
     return {
       ok: false,
-      failure: { reason: 'syntax', name: 'SyntaxError', message: `import is not available in the mcpx sandbox (line ${imported}): tools are the global namespace objects (see mcpx types); there is no module loader, filesystem or network`, line: imported },
+      failure: {
+        reason: 'syntax',
+        name: 'SyntaxError',
+        message: `import is not available in the mcpx sandbox (line ${imported}): tools are the global namespace objects (see mcpx types); there is no module loader, filesystem or network`,
+        line: imported,
+      },
     }
   }
   // Same line as the prefix: line N of the script is line N of the wrapped source.
@@ -62,8 +67,20 @@ function syntaxFailure(error: unknown, scriptLines: number): ScriptFailure {
   const column = first?.position?.column
   if (typeof line !== 'number') return { reason: 'syntax', name: 'SyntaxError', message }
   // Past the last line means the wrapper's closing brace: the script ended too early.
-  if (line > scriptLines) return { reason: 'syntax', name: 'SyntaxError', message: `${message} (unexpected end of script, line ${scriptLines})`, line: scriptLines }
+  if (line > scriptLines)
+    return {
+      reason: 'syntax',
+      name: 'SyntaxError',
+      message: `${message} (unexpected end of script, line ${scriptLines})`,
+      line: scriptLines,
+    }
   // Column on line 1 includes the wrapper prefix.
   const col = typeof column === 'number' ? (line === 1 ? Math.max(0, column - PREFIX.length) : column) : undefined
-  return { reason: 'syntax', name: 'SyntaxError', message: `${message} (line ${line})`, line, ...(col === undefined ? {} : { column: col }) }
+  return {
+    reason: 'syntax',
+    name: 'SyntaxError',
+    message: `${message} (line ${line})`,
+    line,
+    ...(col === undefined ? {} : { column: col }),
+  }
 }

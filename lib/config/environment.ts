@@ -15,7 +15,19 @@ import { PRIVATE_FILE_MODE } from './home.ts'
 type Env = Readonly<Record<string, string | undefined>>
 
 /** What every upstream process inherits (when set): enough to find programs, the user and a locale. */
-export const BASELINE_VARIABLES = ['HOME', 'PATH', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'TERM'] as const
+export const BASELINE_VARIABLES = [
+  'HOME',
+  'PATH',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'TZ',
+  'TMPDIR',
+  'TERM',
+] as const
 
 export interface EnvSnapshot {
   readonly savedAt: string

@@ -103,17 +103,41 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
     label: 'Claude Code',
     // Precedence local > project > user (Claude Code docs, "MCP installation scopes").
     sources: (env) => [
-      { host: 'claude-code', file: join(env.home, '.claude.json'), scope: 'local', format: 'json', servers: (doc) => at(doc, 'projects', env.cwd, 'mcpServers') },
+      {
+        host: 'claude-code',
+        file: join(env.home, '.claude.json'),
+        scope: 'local',
+        format: 'json',
+        servers: (doc) => at(doc, 'projects', env.cwd, 'mcpServers'),
+      },
       { host: 'claude-code', file: join(env.cwd, '.mcp.json'), scope: 'project', format: 'json', servers: mcpServers },
       { host: 'claude-code', file: join(env.home, '.claude.json'), scope: 'user', format: 'json', servers: mcpServers },
     ],
-    install: (env) => ({ file: join(env.home, '.claude.json'), format: 'json', entry: { type: 'stdio', ...stdioEntry(env), env: { ...(env.mcpx ?? DEFAULT_LAUNCH).env } }, container: (doc) => child(doc, 'mcpServers') }),
+    install: (env) => ({
+      file: join(env.home, '.claude.json'),
+      format: 'json',
+      entry: { type: 'stdio', ...stdioEntry(env), env: { ...(env.mcpx ?? DEFAULT_LAUNCH).env } },
+      container: (doc) => child(doc, 'mcpServers'),
+    }),
   },
   'claude-desktop': {
     id: 'claude-desktop',
     label: 'Claude Desktop',
-    sources: (env) => [{ host: 'claude-desktop', file: join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'), scope: 'user', format: 'json', servers: mcpServers }],
-    install: (env) => ({ file: join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'), format: 'json', entry: stdioEntry(env), container: (doc) => child(doc, 'mcpServers') }),
+    sources: (env) => [
+      {
+        host: 'claude-desktop',
+        file: join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'),
+        scope: 'user',
+        format: 'json',
+        servers: mcpServers,
+      },
+    ],
+    install: (env) => ({
+      file: join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'),
+      format: 'json',
+      entry: stdioEntry(env),
+      container: (doc) => child(doc, 'mcpServers'),
+    }),
   },
   cursor: {
     id: 'cursor',
@@ -122,22 +146,57 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       { host: 'cursor', file: join(env.cwd, '.cursor', 'mcp.json'), scope: 'project', format: 'json', servers: mcpServers },
       { host: 'cursor', file: join(env.home, '.cursor', 'mcp.json'), scope: 'user', format: 'json', servers: mcpServers },
     ],
-    install: (env) => ({ file: join(env.home, '.cursor', 'mcp.json'), format: 'json', entry: stdioEntry(env), container: (doc) => child(doc, 'mcpServers') }),
+    install: (env) => ({
+      file: join(env.home, '.cursor', 'mcp.json'),
+      format: 'json',
+      entry: stdioEntry(env),
+      container: (doc) => child(doc, 'mcpServers'),
+    }),
   },
   vscode: {
     id: 'vscode',
     label: 'VS Code',
     sources: (env) => [
-      { host: 'vscode', file: join(env.cwd, '.vscode', 'mcp.json'), scope: 'project', format: 'jsonc', servers: (doc) => at(doc, 'servers') },
-      { host: 'vscode', file: join(appConfigDir(env), 'Code', 'User', 'mcp.json'), scope: 'user', format: 'jsonc', servers: (doc) => at(doc, 'servers') },
+      {
+        host: 'vscode',
+        file: join(env.cwd, '.vscode', 'mcp.json'),
+        scope: 'project',
+        format: 'jsonc',
+        servers: (doc) => at(doc, 'servers'),
+      },
+      {
+        host: 'vscode',
+        file: join(appConfigDir(env), 'Code', 'User', 'mcp.json'),
+        scope: 'user',
+        format: 'jsonc',
+        servers: (doc) => at(doc, 'servers'),
+      },
     ],
-    install: (env) => ({ file: join(appConfigDir(env), 'Code', 'User', 'mcp.json'), format: 'jsonc', entry: { type: 'stdio', ...stdioEntry(env) }, container: (doc) => child(doc, 'servers') }),
+    install: (env) => ({
+      file: join(appConfigDir(env), 'Code', 'User', 'mcp.json'),
+      format: 'jsonc',
+      entry: { type: 'stdio', ...stdioEntry(env) },
+      container: (doc) => child(doc, 'servers'),
+    }),
   },
   windsurf: {
     id: 'windsurf',
     label: 'Windsurf',
-    sources: (env) => [{ host: 'windsurf', file: join(env.home, '.codeium', 'windsurf', 'mcp_config.json'), scope: 'user', format: 'json', servers: mcpServers }],
-    install: (env) => ({ file: join(env.home, '.codeium', 'windsurf', 'mcp_config.json'), format: 'json', entry: stdioEntry(env), container: (doc) => child(doc, 'mcpServers') }),
+    sources: (env) => [
+      {
+        host: 'windsurf',
+        file: join(env.home, '.codeium', 'windsurf', 'mcp_config.json'),
+        scope: 'user',
+        format: 'json',
+        servers: mcpServers,
+      },
+    ],
+    install: (env) => ({
+      file: join(env.home, '.codeium', 'windsurf', 'mcp_config.json'),
+      format: 'json',
+      entry: stdioEntry(env),
+      container: (doc) => child(doc, 'mcpServers'),
+    }),
   },
   gemini: {
     id: 'gemini',
@@ -146,31 +205,67 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       { host: 'gemini', file: join(env.cwd, '.gemini', 'settings.json'), scope: 'project', format: 'jsonc', servers: mcpServers },
       { host: 'gemini', file: join(env.home, '.gemini', 'settings.json'), scope: 'user', format: 'jsonc', servers: mcpServers },
     ],
-    install: (env) => ({ file: join(env.home, '.gemini', 'settings.json'), format: 'jsonc', entry: stdioEntry(env), container: (doc) => child(doc, 'mcpServers') }),
+    install: (env) => ({
+      file: join(env.home, '.gemini', 'settings.json'),
+      format: 'jsonc',
+      entry: stdioEntry(env),
+      container: (doc) => child(doc, 'mcpServers'),
+    }),
   },
   codex: {
     id: 'codex',
     label: 'Codex',
     sources: (env) => [
-      { host: 'codex', file: join(env.cwd, '.codex', 'config.toml'), scope: 'project', format: 'toml', servers: (doc) => at(doc, 'mcp_servers') },
-      { host: 'codex', file: join(env.home, '.codex', 'config.toml'), scope: 'user', format: 'toml', servers: (doc) => at(doc, 'mcp_servers') },
+      {
+        host: 'codex',
+        file: join(env.cwd, '.codex', 'config.toml'),
+        scope: 'project',
+        format: 'toml',
+        servers: (doc) => at(doc, 'mcp_servers'),
+      },
+      {
+        host: 'codex',
+        file: join(env.home, '.codex', 'config.toml'),
+        scope: 'user',
+        format: 'toml',
+        servers: (doc) => at(doc, 'mcp_servers'),
+      },
     ],
-    install: (env) => ({ file: join(env.home, '.codex', 'config.toml'), format: 'toml', entry: stdioEntry(env), container: (doc) => child(doc, 'mcp_servers') }),
+    install: (env) => ({
+      file: join(env.home, '.codex', 'config.toml'),
+      format: 'toml',
+      entry: stdioEntry(env),
+      container: (doc) => child(doc, 'mcp_servers'),
+    }),
   },
   opencode: {
     id: 'opencode',
     label: 'opencode',
     // V1 puts servers directly under `mcp`; V2 under `mcp.servers`.
     sources: (env) =>
-      [join(env.cwd, 'opencode.json'), join(env.cwd, 'opencode.jsonc'), join(xdgConfig(env), 'opencode', 'opencode.json'), join(xdgConfig(env), 'opencode', 'opencode.jsonc')].map(
-        (file, index) => ({ host: 'opencode' as const, file, scope: index < 2 ? ('project' as const) : ('user' as const), format: 'jsonc' as const, servers: opencodeServers }),
-      ),
+      [
+        join(env.cwd, 'opencode.json'),
+        join(env.cwd, 'opencode.jsonc'),
+        join(xdgConfig(env), 'opencode', 'opencode.json'),
+        join(xdgConfig(env), 'opencode', 'opencode.jsonc'),
+      ].map((file, index) => ({
+        host: 'opencode' as const,
+        file,
+        scope: index < 2 ? ('project' as const) : ('user' as const),
+        format: 'jsonc' as const,
+        servers: opencodeServers,
+      })),
     install: (env) => ({
       file: join(xdgConfig(env), 'opencode', 'opencode.json'),
       format: 'jsonc',
       entry: (() => {
         const launch = env.mcpx ?? DEFAULT_LAUNCH
-        return { type: 'local', command: [launch.command, ...launch.args], enabled: true, ...(Object.keys(launch.env).length > 0 && { environment: { ...launch.env } }) }
+        return {
+          type: 'local',
+          command: [launch.command, ...launch.args],
+          enabled: true,
+          ...(Object.keys(launch.env).length > 0 && { environment: { ...launch.env } }),
+        }
       })(),
       container: (doc) => (at(doc, 'mcp', 'servers') !== undefined ? child(doc, 'mcp', 'servers') : child(doc, 'mcp')),
     }),

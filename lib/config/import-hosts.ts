@@ -57,7 +57,12 @@ export interface ImportOptions {
 }
 
 /** Collect what importing `hosts` would add next to the names already in the mcpx config. */
-export function planImport(hosts: readonly HostId[], env: HostEnv, existingNames: readonly string[], options: ImportOptions = {}): ImportPlan {
+export function planImport(
+  hosts: readonly HostId[],
+  env: HostEnv,
+  existingNames: readonly string[],
+  options: ImportOptions = {},
+): ImportPlan {
   const imported: ImportedServer[] = []
   const skipped: SkippedServer[] = []
   const projectOnly: ImportedServer[] = []
@@ -91,7 +96,10 @@ export function planImport(hosts: readonly HostId[], env: HostEnv, existingNames
           skip(`"${name}" is already defined by ${owner}`)
           continue
         }
-        const outcome = normaliseEntry(host, raw, { home: env.home, projectDir: source.scope === 'user' ? undefined : projectDirOf(source) })
+        const outcome = normaliseEntry(host, raw, {
+          home: env.home,
+          projectDir: source.scope === 'user' ? undefined : projectDirOf(source),
+        })
         if ('skip' in outcome) {
           skip(outcome.skip)
           continue
@@ -101,7 +109,8 @@ export function planImport(hosts: readonly HostId[], env: HostEnv, existingNames
           skip(`runs mcpx itself (${self}); the gateway would pool itself`)
           continue
         }
-        const unset = options.variables === undefined ? [] : referencedVariables(JSON.stringify(outcome.entry)).filter((v) => !options.variables![v])
+        const unset =
+          options.variables === undefined ? [] : referencedVariables(JSON.stringify(outcome.entry)).filter((v) => !options.variables![v])
         const server: ImportedServer = {
           name,
           host,
@@ -150,7 +159,11 @@ const REMOTE_TYPES: Record<string, 'streamable-http' | 'sse' | undefined> = {
 }
 
 /** Turn one host entry into an mcpx entry, or say why it cannot be imported. */
-function normaliseEntry(host: HostId, raw: unknown, context: { home: string; projectDir: string | undefined }): { entry: Raw } | { skip: string } {
+function normaliseEntry(
+  host: HostId,
+  raw: unknown,
+  context: { home: string; projectDir: string | undefined },
+): { entry: Raw } | { skip: string } {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { skip: 'the entry is not an object' }
   const input = raw as Raw
   if (input.enabled === false || input.disabled === true) return { skip: `disabled in ${HOSTS[host].label}` }
@@ -170,7 +183,8 @@ function normaliseEntry(host: HostId, raw: unknown, context: { home: string; pro
     if (args.length > 0) entry.args = args
     const envVars = e.env ?? e.environment
     const env: Record<string, string> = {}
-    if (envVars !== null && typeof envVars === 'object' && !Array.isArray(envVars)) for (const [k, v] of Object.entries(envVars)) env[k] = String(v)
+    if (envVars !== null && typeof envVars === 'object' && !Array.isArray(envVars))
+      for (const [k, v] of Object.entries(envVars)) env[k] = String(v)
     // Codex `env_vars`: names passed through from mcpx's environment.
     if (Array.isArray(e.env_vars)) for (const name of e.env_vars) env[String(name)] = `\${${String(name)}}`
     if (Object.keys(env).length > 0) entry.env = env
@@ -178,13 +192,16 @@ function normaliseEntry(host: HostId, raw: unknown, context: { home: string; pro
   } else if (typeof remoteUrl === 'string') {
     entry.url = remoteUrl
     // Gemini CLI: `httpUrl` is Streamable HTTP, `url` is SSE.
-    const transport = host === 'gemini' ? (e.httpUrl !== undefined ? 'streamable-http' : 'sse') : type === undefined ? undefined : REMOTE_TYPES[type]
+    const transport =
+      host === 'gemini' ? (e.httpUrl !== undefined ? 'streamable-http' : 'sse') : type === undefined ? undefined : REMOTE_TYPES[type]
     if (transport !== undefined) entry.transport = transport
     const headers: Record<string, string> = {}
     const given = e.headers ?? e.http_headers
-    if (given !== null && typeof given === 'object' && !Array.isArray(given)) for (const [k, v] of Object.entries(given)) headers[k] = String(v)
+    if (given !== null && typeof given === 'object' && !Array.isArray(given))
+      for (const [k, v] of Object.entries(given)) headers[k] = String(v)
     // Codex indirection: header values and the bearer token come from environment variables.
-    if (e.env_http_headers !== null && typeof e.env_http_headers === 'object') for (const [k, v] of Object.entries(e.env_http_headers as Raw)) headers[k] = `\${${String(v)}}`
+    if (e.env_http_headers !== null && typeof e.env_http_headers === 'object')
+      for (const [k, v] of Object.entries(e.env_http_headers as Raw)) headers[k] = `\${${String(v)}}`
     if (typeof e.bearer_token_env_var === 'string') headers.Authorization = `Bearer \${${e.bearer_token_env_var}}`
     if (Object.keys(headers).length > 0) entry.headers = headers
   } else {
@@ -258,10 +275,13 @@ export function writeImport(file: string, imported: readonly ImportedServer[]): 
   let doc: Record<string, unknown> = {}
   if (existsSync(file)) {
     const parsed = parseJsonc(readFileSync(file, 'utf8'), file)
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new McpxError('CONFIG', `config ${file}: expected an object at the top level`, { file })
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new McpxError('CONFIG', `config ${file}: expected an object at the top level`, { file })
     doc = parsed as Record<string, unknown>
   }
-  const servers = (doc.mcpServers !== null && typeof doc.mcpServers === 'object' && !Array.isArray(doc.mcpServers) ? doc.mcpServers : {}) as Record<string, unknown>
+  const servers = (
+    doc.mcpServers !== null && typeof doc.mcpServers === 'object' && !Array.isArray(doc.mcpServers) ? doc.mcpServers : {}
+  ) as Record<string, unknown>
   for (const server of imported) servers[server.name] = server.entry
   doc.mcpServers = servers
   return writeWithBackup(file, `${JSON.stringify(doc, null, 2)}\n`)

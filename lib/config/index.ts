@@ -12,10 +12,39 @@ export {
   type ServerConfig,
   type ServerTarget,
 } from './schema.ts'
-export { configLocation, defaultConfig, findConfigFile, loadConfig, parseConfig, parseServerEntry, resolveConfiguredSettings, type LoadConfigOptions, type ParseOptions } from './load.ts'
-export { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, daemonId, ensurePrivateDir, homeLayout, runDirIds, stateFileOf, type HomeLayout } from './home.ts'
+export {
+  configLocation,
+  defaultConfig,
+  findConfigFile,
+  loadConfig,
+  parseConfig,
+  parseServerEntry,
+  resolveConfiguredSettings,
+  type LoadConfigOptions,
+  type ParseOptions,
+} from './load.ts'
+export {
+  PRIVATE_DIR_MODE,
+  PRIVATE_FILE_MODE,
+  daemonId,
+  ensurePrivateDir,
+  homeLayout,
+  runDirIds,
+  stateFileOf,
+  type HomeLayout,
+} from './home.ts'
 export { BASELINE_VARIABLES, parseDotenv, pickVariables, readEnvSnapshot, writeEnvSnapshot, type EnvSnapshot } from './environment.ts'
-export { HOST_IDS, HOSTS, MCPX_ENTRY_NAME, isHostId, type HostDef, type HostEnv, type HostId, type HostSource, type McpxLaunch } from './hosts.ts'
+export {
+  HOST_IDS,
+  HOSTS,
+  MCPX_ENTRY_NAME,
+  isHostId,
+  type HostDef,
+  type HostEnv,
+  type HostId,
+  type HostSource,
+  type McpxLaunch,
+} from './hosts.ts'
 export { planImport, writeImport, type ImportOptions, type ImportPlan, type ImportedServer, type SkippedServer } from './import-hosts.ts'
 export { installHost, uninstallHost, type InstallResult, type UninstallResult } from './install-host.ts'
 export { parseToml } from './toml.ts'

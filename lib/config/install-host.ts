@@ -25,7 +25,8 @@ export function installHost(host: HostId, env: HostEnv, options: { dryRun?: bool
   const exists = existsSync(target.file)
   const text = exists ? readFileSync(target.file, 'utf8') : ''
   const doc = exists && text.trim() !== '' ? (target.format === 'toml' ? parseToml(text, target.file) : parseJsonc(text, target.file)) : {}
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new McpxError('CONFIG', `${target.file}: expected an object at the top level`, { file: target.file })
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new McpxError('CONFIG', `${target.file}: expected an object at the top level`, { file: target.file })
   const container = target.container(doc as Record<string, unknown>)
   const previous = container[MCPX_ENTRY_NAME]
   const action = !exists ? 'created' : previous === undefined ? 'added' : sameJson(previous, target.entry) ? 'unchanged' : 'updated'
@@ -52,7 +53,8 @@ export function uninstallHost(host: HostId, env: HostEnv, options: { dryRun?: bo
   if (!existsSync(target.file)) return { host, file: target.file, action: 'absent', entry: undefined, backup: null }
   const text = readFileSync(target.file, 'utf8')
   const doc = text.trim() === '' ? {} : target.format === 'toml' ? parseToml(text, target.file) : parseJsonc(text, target.file)
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new McpxError('CONFIG', `${target.file}: expected an object at the top level`, { file: target.file })
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new McpxError('CONFIG', `${target.file}: expected an object at the top level`, { file: target.file })
   const container = target.container(doc as Record<string, unknown>)
   const previous = container[MCPX_ENTRY_NAME]
   if (previous === undefined) return { host, file: target.file, action: 'absent', entry: undefined, backup: null }
@@ -79,12 +81,21 @@ function withoutMcpxTable(text: string): string {
 /** Drop any [mcp_servers.mcpx] table (and its sub-tables), append the new one, and re-read it. */
 function rewriteToml(text: string, file: string, entry: TomlEntry): string {
   const body = withoutMcpxTable(text)
-  const envLine = entry.env && Object.keys(entry.env).length > 0 ? `env = { ${Object.entries(entry.env).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(', ')} }\n` : ''
+  const envLine =
+    entry.env && Object.keys(entry.env).length > 0
+      ? `env = { ${Object.entries(entry.env)
+          .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+          .join(', ')} }\n`
+      : ''
   const section = `[mcp_servers.${MCPX_ENTRY_NAME}]\ncommand = ${JSON.stringify(entry.command)}\nargs = [${entry.args.map((arg) => JSON.stringify(arg)).join(', ')}]\n${envLine}`
   const next = body === '' ? section : `${body}\n\n${section}`
   const check = parseToml(next, file) as { mcp_servers?: Record<string, unknown> }
   if (!sameJson(check.mcp_servers?.[MCPX_ENTRY_NAME], entry)) {
-    throw new McpxError('CONFIG', `${file}: could not place [mcp_servers.${MCPX_ENTRY_NAME}] (it is defined in a form mcpx does not rewrite); edit the file by hand`, { file })
+    throw new McpxError(
+      'CONFIG',
+      `${file}: could not place [mcp_servers.${MCPX_ENTRY_NAME}] (it is defined in a form mcpx does not rewrite); edit the file by hand`,
+      { file },
+    )
   }
   return next
 }
@@ -95,6 +106,11 @@ function sameJson(a: unknown, b: unknown): boolean {
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys)
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]))
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, sortKeys(v)]),
+    )
   return value
 }

@@ -19,7 +19,12 @@ export type DocPath = readonly (string | number)[]
 export type OnUnset = (name: string, where: { file: string; path: DocPath }) => string
 
 export function formatPath(path: DocPath): string {
-  return path.length === 0 ? '(root)' : path.map((part) => (typeof part === 'number' ? `[${part}]` : part)).join('.').replace(/\.\[/g, '[')
+  return path.length === 0
+    ? '(root)'
+    : path
+        .map((part) => (typeof part === 'number' ? `[${part}]` : part))
+        .join('.')
+        .replace(/\.\[/g, '[')
 }
 
 /** The names every `${VAR}` in `text` refers to (the variables a config needs), in order of first use. */
@@ -30,14 +35,18 @@ export function referencedVariables(text: string): string[] {
 }
 
 const throwUnset: OnUnset = (name, where) => {
-  throw configError(where, `environment variable ${name} is not set (referenced as \${${name}}; write \${${name}:-default} for a fallback)`, { variable: name })
+  throw configError(
+    where,
+    `environment variable ${name} is not set (referenced as \${${name}}; write \${${name}:-default} for a fallback)`,
+    { variable: name },
+  )
 }
 
 /** Interpolate one string; `where` names the file and path for the error message. */
 function interpolateString(value: string, env: Env, where: { file: string; path: DocPath }, onUnset: OnUnset): string {
   const stripped = value.replace(/\$\$\{/g, '')
   if (MALFORMED.test(stripped)) {
-    throw configError(where, `malformed reference in ${JSON.stringify(value)} (use \${NAME} or \${NAME:-default}; \$\${ for a literal)`)
+    throw configError(where, `malformed reference in ${JSON.stringify(value)} (use \${NAME} or \${NAME:-default}; $\${ for a literal)`)
   }
   return value.replace(REFERENCE, (match, name: string | undefined, fallback: string | undefined) => {
     if (match === '$${') return '${'

@@ -62,7 +62,10 @@ export function loadConfig(options: LoadConfigOptions): McpxConfig {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message
     throw new McpxError('CONFIG', `config ${file}: ${reason}`, { file }, { cause: error })
   }
-  return parseConfig(text, file, options.env, { ...(options.envSource !== undefined && { envSource: options.envSource }), ...(options.check !== undefined && { check: options.check }) })
+  return parseConfig(text, file, options.env, {
+    ...(options.envSource !== undefined && { envSource: options.envSource }),
+    ...(options.check !== undefined && { check: options.check }),
+  })
 }
 
 /** The config used when no file exists: the built-in demo server only. */
@@ -85,15 +88,25 @@ export function parseConfig(text: string, file: string, env: Env, options: Parse
     raw = JSON.parse(text)
   } catch (error) {
     const at = locateJsonError(text)
-    if (at !== undefined) throw new McpxError('CONFIG', `config ${file}:${at.line}:${at.column}: not valid JSON: ${at.message}`, { file, line: at.line, column: at.column }, { cause: error })
+    if (at !== undefined)
+      throw new McpxError(
+        'CONFIG',
+        `config ${file}:${at.line}:${at.column}: not valid JSON: ${at.message}`,
+        { file, line: at.line, column: at.column },
+        { cause: error },
+      )
     throw new McpxError('CONFIG', `config ${file}: not valid JSON: ${(error as Error).message}`, { file }, { cause: error })
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw configError({ file, path: [] }, 'expected an object at the top level')
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw configError({ file, path: [] }, 'expected an object at the top level')
   const { mcpServers: rawServers, ...rest } = raw as Record<string, unknown>
   const envFile = typeof rest.envFile === 'string' && rest.envFile !== '' ? resolve(dirname(file), rest.envFile) : undefined
   const fromFile = envFile === undefined ? {} : readEnvFile(envFile, file)
   const values: Env = { ...env, ...fromFile }
-  const top = v.safeParse(ConfigFileSchema, { ...(interpolateDocument(rest, values, file) as Record<string, unknown>), mcpServers: rawServers ?? {} })
+  const top = v.safeParse(ConfigFileSchema, {
+    ...(interpolateDocument(rest, values, file) as Record<string, unknown>),
+    mcpServers: rawServers ?? {},
+  })
   if (!top.success) throw issueError(file, [], top.issues[0], ConfigFileSchema)
   const servers: Record<string, ServerConfig> = {}
   for (const [name, entry] of Object.entries(top.output.mcpServers)) {
@@ -110,9 +123,21 @@ export function parseConfig(text: string, file: string, env: Env, options: Parse
   const settings = Object.fromEntries(Object.entries(top.output.settings).filter(([, value]) => value !== undefined)) as SettingOverrides
   const variables: Record<string, string> = {}
   for (const name of referencedVariables(text)) {
-    variables[name] = name in fromFile ? `envFile ${envFile}` : env[name] !== undefined && env[name] !== '' ? (options.envSource ?? 'environment') : 'not set'
+    variables[name] =
+      name in fromFile
+        ? `envFile ${envFile}`
+        : env[name] !== undefined && env[name] !== ''
+          ? (options.envSource ?? 'environment')
+          : 'not set'
   }
-  return { source: file, servers, settings, variables, ...(envFile !== undefined && { envFile }), ...(top.output.access && { access: top.output.access }) }
+  return {
+    source: file,
+    servers,
+    settings,
+    variables,
+    ...(envFile !== undefined && { envFile }),
+    ...(top.output.access && { access: top.output.access }),
+  }
 }
 
 function readEnvFile(path: string, file: string): Record<string, string> {
@@ -134,11 +159,13 @@ function readEnvFile(path: string, file: string): Record<string, string> {
 /** Why a stdio server cannot be started as configured (a missing command, cwd or record directory). */
 function startProblem(server: ServerConfig, env: Env): string | undefined {
   const at = `mcpServers.${server.name}`
-  if (server.record !== undefined && !isDirectory(dirname(server.record))) return `directory ${dirname(server.record)} does not exist (${at}.record)`
+  if (server.record !== undefined && !isDirectory(dirname(server.record)))
+    return `directory ${dirname(server.record)} does not exist (${at}.record)`
   const target = server.target
   if (target.kind !== 'stdio') return undefined
   if (target.cwd !== undefined && !isDirectory(target.cwd)) return `directory ${target.cwd} does not exist (${at}.cwd)`
-  if (target.command.includes('/')) return isExecutable(target.command) ? undefined : `command ${target.command} does not exist or is not executable (${at}.command)`
+  if (target.command.includes('/'))
+    return isExecutable(target.command) ? undefined : `command ${target.command} does not exist or is not executable (${at}.command)`
   const path = target.env.PATH ?? env.PATH ?? ''
   const found = path.split(delimiter).some((dir) => dir !== '' && isExecutable(join(dir, target.command)))
   return found ? undefined : `command "${target.command}" is not on PATH (${at}.command)`
@@ -166,7 +193,12 @@ function isExecutable(path: string): boolean {
  * `args` that start with `./` or `../` resolve against the config file's directory (other args are
  * passed as written; a bare command is looked up on PATH); with no `cwd` the server runs there.
  */
-function resolveEntryPaths(dir: string, command: string, args: readonly string[], cwd: string | undefined): { command: string; args: string[]; cwd: string } {
+function resolveEntryPaths(
+  dir: string,
+  command: string,
+  args: readonly string[],
+  cwd: string | undefined,
+): { command: string; args: string[]; cwd: string } {
   return {
     command: command.includes('/') && !isAbsolute(command) ? resolve(dir, command) : command,
     args: args.map((arg) => (arg.startsWith('./') || arg.startsWith('../') ? resolve(dir, arg) : arg)),
@@ -177,11 +209,17 @@ function resolveEntryPaths(dir: string, command: string, args: readonly string[]
 /** Validate and normalise one `mcpServers` entry (already interpolated). */
 export function parseServerEntry(name: string, entry: unknown, file: string): ServerConfig {
   const at: DocPath = ['mcpServers', name]
-  if (!SERVER_NAME.test(name)) throw configError({ file, path: at }, 'server names may hold only letters, digits, "-" and "_" (a "." would break server.tool names)')
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw configError({ file, path: at }, 'must be an object with "command" (stdio) or "url" (remote)')
+  if (!SERVER_NAME.test(name))
+    throw configError({ file, path: at }, 'server names may hold only letters, digits, "-" and "_" (a "." would break server.tool names)')
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+    throw configError({ file, path: at }, 'must be an object with "command" (stdio) or "url" (remote)')
   const hasCommand = 'command' in entry
   const hasUrl = 'url' in entry
-  if (hasCommand === hasUrl) throw configError({ file, path: at }, hasCommand ? 'has both "command" and "url"; pick one' : 'needs "command" (stdio) or "url" (remote)')
+  if (hasCommand === hasUrl)
+    throw configError(
+      { file, path: at },
+      hasCommand ? 'has both "command" and "url"; pick one' : 'needs "command" (stdio) or "url" (remote)',
+    )
   const options = (e: v.InferOutput<typeof StdioEntrySchema> | v.InferOutput<typeof RemoteEntrySchema>) => ({
     name,
     ...(e.description !== undefined && { description: e.description }),
@@ -205,7 +243,10 @@ export function parseServerEntry(name: string, entry: unknown, file: string): Se
   if (!parsed.success) throw issueError(file, at, parsed.issues[0], RemoteEntrySchema)
   const e = parsed.output
   const transport = e.transport ?? (e.type === 'sse' ? 'sse' : e.type === undefined ? 'auto' : 'streamable-http')
-  return { ...options(e), target: { kind: 'http', url: e.url, headers: e.headers ?? {}, transport, ...(e.oauth !== undefined && { oauth: e.oauth }) } }
+  return {
+    ...options(e),
+    target: { kind: 'http', url: e.url, headers: e.headers ?? {}, transport, ...(e.oauth !== undefined && { oauth: e.oauth }) },
+  }
 }
 
 function issueError(file: string, base: DocPath, issue: v.BaseIssue<unknown>, schema: { entries: Record<string, unknown> }): McpxError {

@@ -71,7 +71,10 @@ function settingSchema(name: SettingName): v.GenericSchema {
 }
 
 const SettingsSectionSchema = v.strictObject(
-  Object.fromEntries((Object.keys(SETTINGS) as SettingName[]).map((name) => [name, v.optional(settingSchema(name))])) as Record<SettingName, v.OptionalSchema<v.GenericSchema, undefined>>,
+  Object.fromEntries((Object.keys(SETTINGS) as SettingName[]).map((name) => [name, v.optional(settingSchema(name))])) as Record<
+    SettingName,
+    v.OptionalSchema<v.GenericSchema, undefined>
+  >,
 )
 
 /** Top level: servers are validated entry by entry (see load.ts) so each error names its entry. */
@@ -87,7 +90,13 @@ export const ConfigFileSchema = v.strictObject({
 
 /** How mcpx reaches one upstream server. */
 export type ServerTarget =
-  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd?: string }
+  | {
+      readonly kind: 'stdio'
+      readonly command: string
+      readonly args: readonly string[]
+      readonly env: Readonly<Record<string, string>>
+      readonly cwd?: string
+    }
   | {
       readonly kind: 'http'
       readonly url: string

@@ -63,9 +63,17 @@ export function operationRoutes(operations: readonly Operation[], contextFor: Co
   }))
 }
 
-async function readJsonObject(request: Request, settings: Pick<Settings, 'maxFrameBytes' | 'httpBodyTimeoutMs'>): Promise<Record<string, unknown>> {
+async function readJsonObject(
+  request: Request,
+  settings: Pick<Settings, 'maxFrameBytes' | 'httpBodyTimeoutMs'>,
+): Promise<Record<string, unknown>> {
   const read = await readBody(request, { maxFrameBytes: settings.maxFrameBytes, bodyTimeoutMs: settings.httpBodyTimeoutMs })
-  if (!read.ok) throw new McpxError('USAGE', `request body refused: ${((await read.response.json()) as { error: { message: string } }).error.message}`, { status: read.response.status })
+  if (!read.ok)
+    throw new McpxError(
+      'USAGE',
+      `request body refused: ${((await read.response.json()) as { error: { message: string } }).error.message}`,
+      { status: read.response.status },
+    )
   const text = new TextDecoder().decode(read.value)
   if (text.trim() === '') return {}
   let body: unknown
@@ -82,12 +90,14 @@ async function readJsonObject(request: Request, settings: Pick<Settings, 'maxFra
 export function validateParams(operation: Operation, raw: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const key of Object.keys(raw)) {
-    if (!(key in operation.params)) throw new McpxError('USAGE', `${operation.name}: unknown parameter "${key}"`, { operation: operation.name, param: key })
+    if (!(key in operation.params))
+      throw new McpxError('USAGE', `${operation.name}: unknown parameter "${key}"`, { operation: operation.name, param: key })
   }
   for (const [name, spec] of Object.entries(operation.params)) {
     const value = raw[name]
     if (value === undefined) {
-      if (spec.required) throw new McpxError('USAGE', `${operation.name}: parameter "${name}" is required`, { operation: operation.name, param: name })
+      if (spec.required)
+        throw new McpxError('USAGE', `${operation.name}: parameter "${name}" is required`, { operation: operation.name, param: name })
       continue
     }
     out[name] = coerce(operation.name, name, spec, value)
@@ -96,7 +106,11 @@ export function validateParams(operation: Operation, raw: Record<string, unknown
 }
 
 function coerce(operation: string, name: string, spec: ParamSpec, value: unknown): unknown {
-  const fail = () => new McpxError('USAGE', `${operation}: parameter "${name}" must be ${spec.type === 'object' ? 'a JSON object' : `a ${spec.type}`}`, { operation, param: name })
+  const fail = () =>
+    new McpxError('USAGE', `${operation}: parameter "${name}" must be ${spec.type === 'object' ? 'a JSON object' : `a ${spec.type}`}`, {
+      operation,
+      param: name,
+    })
   switch (spec.type) {
     case 'string':
       if (typeof value !== 'string') throw fail()

@@ -31,11 +31,21 @@ export function inputSchemaHash(schema: unknown): string {
 }
 
 /** Refuse the call when the CLI coerced its arguments against another version of the schema. */
-export async function checkSchemaHash(pool: Pool, server: string, tool: string, hash: string, asker: DownstreamAsker | undefined): Promise<void> {
+export async function checkSchemaHash(
+  pool: Pool,
+  server: string,
+  tool: string,
+  hash: string,
+  asker: DownstreamAsker | undefined,
+): Promise<void> {
   const catalog: Catalog = await pool.catalog(server, asker ? { asker } : {})
   const definition = (catalog.tools as Json[]).find((t) => t.name === tool)
   if (definition !== undefined && inputSchemaHash(definition.inputSchema) === hash) return
-  throw new McpxError('NOT_FOUND', `the tool "${tool}" of server "${server}" ${definition ? 'changed its inputSchema' : 'is gone'} since the CLI cached it`, { server, tool, staleSchema: true })
+  throw new McpxError(
+    'NOT_FOUND',
+    `the tool "${tool}" of server "${server}" ${definition ? 'changed its inputSchema' : 'is gone'} since the CLI cached it`,
+    { server, tool, staleSchema: true },
+  )
 }
 
 const encoder = new TextEncoder()
@@ -59,22 +69,24 @@ export function streamedCall(call: (send: (line: CallStreamLine) => void) => Pro
   const body = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c
-      call(send).then(
-        (result) => send({ type: 'result', result }),
-        (error: unknown) => {
-          const mcpxError = asMcpxError(error)
-          if (mcpxError.code === 'INTERNAL') log.error(mcpxError.cause ?? mcpxError)
-          send({ type: 'error', error: mcpxError.toJSON() as unknown as Json })
-        },
-      ).finally(() => {
-        if (!open) return
-        open = false
-        try {
-          controller.close()
-        } catch {
-          // The reader cancelled.
-        }
-      })
+      call(send)
+        .then(
+          (result) => send({ type: 'result', result }),
+          (error: unknown) => {
+            const mcpxError = asMcpxError(error)
+            if (mcpxError.code === 'INTERNAL') log.error(mcpxError.cause ?? mcpxError)
+            send({ type: 'error', error: mcpxError.toJSON() as unknown as Json })
+          },
+        )
+        .finally(() => {
+          if (!open) return
+          open = false
+          try {
+            controller.close()
+          } catch {
+            // The reader cancelled.
+          }
+        })
     },
     cancel() {
       open = false

@@ -35,7 +35,9 @@ export interface ChannelOpening {
 }
 
 /** The daemon's answer to the opening line. */
-export type ChannelAnswer = { readonly ok: true; readonly pid: number; readonly config: string | null } | { readonly error: { code: string; message: string; data?: Record<string, unknown> } }
+export type ChannelAnswer =
+  | { readonly ok: true; readonly pid: number; readonly config: string | null }
+  | { readonly error: { code: string; message: string; data?: Record<string, unknown> } }
 
 export interface ChannelOptions {
   readonly path: string
@@ -80,7 +82,15 @@ export function listenChannel(options: ChannelOptions): ChannelListener {
     socket: {
       binaryType: 'uint8array',
       open(socket) {
-        socket.data = { opening: [], openingBytes: 0, early: [], ended: false, closed: false, writer: new SocketWriter(socket), release: options.hold() }
+        socket.data = {
+          opening: [],
+          openingBytes: 0,
+          early: [],
+          ended: false,
+          closed: false,
+          writer: new SocketWriter(socket),
+          release: options.hold(),
+        }
       },
       data(socket, chunk) {
         const conn = socket.data
@@ -95,7 +105,8 @@ export function listenChannel(options: ChannelOptions): ChannelListener {
         if (newline < 0) {
           conn.opening.push(bytes)
           conn.openingBytes += bytes.length
-          if (conn.openingBytes > options.settings.maxFrameBytes) refuse(conn, new McpxError('USAGE', 'channel opening line exceeds maxFrameBytes'))
+          if (conn.openingBytes > options.settings.maxFrameBytes)
+            refuse(conn, new McpxError('USAGE', 'channel opening line exceeds maxFrameBytes'))
           return
         }
         conn.opening.push(bytes.subarray(0, newline))
@@ -136,7 +147,10 @@ export function listenChannel(options: ChannelOptions): ChannelListener {
     try {
       opening = JSON.parse(line) as ChannelOpening
       if (opening === null || typeof opening !== 'object' || opening.channel !== CHANNEL_VERSION) {
-        throw new McpxError('USAGE', `not an mcpx channel opening line (expected {"channel":${CHANNEL_VERSION},…}); is this shim from another mcpx version?`)
+        throw new McpxError(
+          'USAGE',
+          `not an mcpx channel opening line (expected {"channel":${CHANNEL_VERSION},…}); is this shim from another mcpx version?`,
+        )
       }
       engine = await options.open(opening)
     } catch (error) {
@@ -153,7 +167,12 @@ export function listenChannel(options: ChannelOptions): ChannelListener {
       },
     }
     const onSession = options.onSession
-    conn.server = serveStdio(engine, options.settings, { input, output: conn.writer }, onSession ? { onSession: (event) => onSession(opening, event) } : {})
+    conn.server = serveStdio(
+      engine,
+      options.settings,
+      { input, output: conn.writer },
+      onSession ? { onSession: (event) => onSession(opening, event) } : {},
+    )
     // The engine answered what it had read: end our side once those answers are flushed.
     void conn.server.closed.then(() => conn.writer.end())
   }

@@ -51,7 +51,8 @@ export function followConfigNotices(settings: Settings, source: ConfigSource): (
     const notice: ConfigNotice = { replica: me, hash: next }
     publisher.publish(channel, JSON.stringify(notice)).then(
       (receivers) => log.info(`config change announced to ${Math.max(0, receivers - 1)} other replica(s) (content ${short(next)})`),
-      (error: Error) => log.warn(`redis: could not announce the config change (${error.message}); other replicas wait for their own file watchers`),
+      (error: Error) =>
+        log.warn(`redis: could not announce the config change (${error.message}); other replicas wait for their own file watchers`),
     )
   })
   subscriber
@@ -66,11 +67,17 @@ export function followConfigNotices(settings: Settings, source: ConfigSource): (
       void source.reread().then(() => {
         const mine = configHash(source.config.source)
         const file = source.config.source ?? 'the built-in default'
-        if (mine === notice.hash) log.info(`config ${file} re-read on the notice of replica ${notice.replica}: same content (${short(mine)})`)
-        else log.warn(`config ${file} differs from the one replica ${notice.replica} announced (${short(mine)} here, ${short(notice.hash)} there); this replica serves its own file`)
+        if (mine === notice.hash)
+          log.info(`config ${file} re-read on the notice of replica ${notice.replica}: same content (${short(mine)})`)
+        else
+          log.warn(
+            `config ${file} differs from the one replica ${notice.replica} announced (${short(mine)} here, ${short(notice.hash)} there); this replica serves its own file`,
+          )
       })
     })
-    .catch((error: Error) => log.warn(`redis: cannot follow config notices (${error.message}); config changes are seen by this replica's file watcher only`))
+    .catch((error: Error) =>
+      log.warn(`redis: cannot follow config notices (${error.message}); config changes are seen by this replica's file watcher only`),
+    )
   return () => {
     publisher.close()
     subscriber.close()

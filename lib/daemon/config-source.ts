@@ -131,7 +131,10 @@ export class ConfigSource {
   }
 
   #currentFingerprint(): string {
-    return this.options.watched().map((path) => `${path}=${fileStamp(path)}`).join('\n')
+    return this.options
+      .watched()
+      .map((path) => `${path}=${fileStamp(path)}`)
+      .join('\n')
   }
 
   /** Follow the watched files until the returned function is called. */
@@ -149,7 +152,10 @@ export class ConfigSource {
         if (watchers.has(dir) || !existsSync(dir)) continue
         try {
           const names = () => new Set(this.options.watched().map((p) => basename(p)))
-          watchers.set(dir, watch(dir, (_event, name) => (name === null || names().has(name)) && soon()))
+          watchers.set(
+            dir,
+            watch(dir, (_event, name) => (name === null || names().has(name)) && soon()),
+          )
         } catch (error) {
           log.debug(`cannot watch ${dir}: ${(error as Error).message}`)
         }

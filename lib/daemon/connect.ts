@@ -42,7 +42,13 @@ export function connectFailure(error: unknown, layout: HomeLayout, socket: strin
 }
 
 /** Run `attempt` (one connect and what follows it), retrying while the daemon is busy. */
-export async function retryWhileBusy<T>(attempt: () => Promise<T>, layout: HomeLayout, socket: string, retry: ConnectRetry, signal?: AbortSignal): Promise<T> {
+export async function retryWhileBusy<T>(
+  attempt: () => Promise<T>,
+  layout: HomeLayout,
+  socket: string,
+  retry: ConnectRetry,
+  signal?: AbortSignal,
+): Promise<T> {
   const deadline = performance.now() + retry.deadlineMs
   let wait = retry.backoffMs
   for (;;) {

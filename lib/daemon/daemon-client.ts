@@ -22,7 +22,12 @@ export interface DaemonClientOptions {
   /** 'unix' (default) uses the socket; 'tcp' the loopback port and the bearer token. */
   readonly via?: 'unix' | 'tcp'
   /** How to start the daemon on demand; without it, a stopped daemon is a CONNECT error. */
-  readonly start?: { readonly argv: readonly string[]; readonly timeoutMs: number; readonly logMaxBytes: number; readonly env?: Readonly<Record<string, string | undefined>> }
+  readonly start?: {
+    readonly argv: readonly string[]
+    readonly timeoutMs: number
+    readonly logMaxBytes: number
+    readonly env?: Readonly<Record<string, string | undefined>>
+  }
   /** How long stop() waits for the daemon's process to be gone (setting daemonStopTimeoutMs). */
   readonly stopTimeoutMs?: number
   /** Bound on the health probe, so a wedged daemon fails the command instead of hanging it. */
@@ -69,7 +74,11 @@ export class DaemonClient {
       return await this.#call<DaemonInfo>('health', {}, limit ? AbortSignal.timeout(limit) : undefined)
     } catch (error) {
       if (error instanceof DOMException && error.name === 'TimeoutError') {
-        throw new McpxError('TIMEOUT', `the mcpx daemon did not answer /v1/health within ${this.options.healthTimeoutMs} ms (socket ${this.options.layout.socket})`, { socket: this.options.layout.socket })
+        throw new McpxError(
+          'TIMEOUT',
+          `the mcpx daemon did not answer /v1/health within ${this.options.healthTimeoutMs} ms (socket ${this.options.layout.socket})`,
+          { socket: this.options.layout.socket },
+        )
       }
       if (error instanceof McpxError && error.code === 'CONNECT' && error.data?.daemon === 'unreachable') return null
       throw error
@@ -95,7 +104,11 @@ export class DaemonClient {
       if (error instanceof McpxError) throw error
       // A home that is a file, or not ours to write: the user's setup, not a bug in mcpx.
       const { code, message } = error as NodeJS.ErrnoException
-      throw new McpxError('CONFIG', `cannot use ${layout.home} as the mcpx home (MCPX_HOME): ${code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way of its directories' : message}`, { home: layout.home, errno: code })
+      throw new McpxError(
+        'CONFIG',
+        `cannot use ${layout.home} as the mcpx home (MCPX_HOME): ${code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way of its directories' : message}`,
+        { home: layout.home, errno: code },
+      )
     }
     const deadline = performance.now() + start.timeoutMs
     let wait = this.options.connectRetry?.backoffMs ?? START_POLL_MS
@@ -109,7 +122,15 @@ export class DaemonClient {
           // A daemon this run started reports a config it could not load like one already running.
           // node:child_process and the spawner load only when a daemon must be started.
           const { spawnDaemon } = await import('./spawn.ts')
-          return this.#checkConfig(await spawnDaemon({ argv: start.argv, layout, timeoutMs: start.timeoutMs, logMaxBytes: start.logMaxBytes, ...(start.env && { env: start.env }) }))
+          return this.#checkConfig(
+            await spawnDaemon({
+              argv: start.argv,
+              layout,
+              timeoutMs: start.timeoutMs,
+              logMaxBytes: start.logMaxBytes,
+              ...(start.env && { env: start.env }),
+            }),
+          )
         } catch (error) {
           // The daemon lock is held: another daemon (started by hand, or one still stopping) owns
           // it. Serve from it if it answers; otherwise wait below until it is gone.
@@ -124,7 +145,12 @@ export class DaemonClient {
       wait = Math.min(wait * 2, this.options.connectRetry?.backoffMaxMs ?? START_POLL_MS)
       const started = await this.health()
       if (started) return this.#checkConfig(started)
-      if (performance.now() > deadline) throw new McpxError('TIMEOUT', `another mcpx client was starting the daemon and it did not answer within ${start.timeoutMs} ms (lock ${layout.startLock}, log ${layout.daemonLog})`, { lock: layout.startLock })
+      if (performance.now() > deadline)
+        throw new McpxError(
+          'TIMEOUT',
+          `another mcpx client was starting the daemon and it did not answer within ${start.timeoutMs} ms (lock ${layout.startLock}, log ${layout.daemonLog})`,
+          { lock: layout.startLock },
+        )
     }
   }
 
@@ -158,10 +184,11 @@ export class DaemonClient {
   /** Call a /v1 operation by name; starts the daemon on demand when configured to. */
   async request<T = unknown>(operation: string, params: Record<string, unknown> = {}): Promise<T> {
     // One health check per client (a CLI run), not per request: later requests go straight out.
-    if (this.options.start) await (this.#running ??= this.ensureRunning().catch((error) => {
-      this.#running = undefined
-      throw error
-    }))
+    if (this.options.start)
+      await (this.#running ??= this.ensureRunning().catch((error) => {
+        this.#running = undefined
+        throw error
+      }))
     return this.#call<T>(operation, params)
   }
 
@@ -179,7 +206,11 @@ export class DaemonClient {
     const deadline = performance.now() + timeoutMs
     while (isAlive(info.pid)) {
       if (performance.now() >= deadline) {
-        throw new McpxError('TIMEOUT', `the mcpx daemon (pid ${info.pid}) stopped serving but is still running after ${timeoutMs} ms (daemonStopTimeoutMs)`, { pid: info.pid, setting: 'daemonStopTimeoutMs' })
+        throw new McpxError(
+          'TIMEOUT',
+          `the mcpx daemon (pid ${info.pid}) stopped serving but is still running after ${timeoutMs} ms (daemonStopTimeoutMs)`,
+          { pid: info.pid, setting: 'daemonStopTimeoutMs' },
+        )
       }
       await Bun.sleep(STOP_POLL_MS)
     }
@@ -199,7 +230,12 @@ export class DaemonClient {
       const endpoint = this.#endpoint()
       const headers = new Headers(endpoint.init.headers)
       headers.set('Content-Type', 'application/json')
-      return this.#fetch(`${endpoint.base}${path}`, { ...endpoint.init, method: 'POST', headers, body: JSON.stringify({ ...params, stream: true }) })
+      return this.#fetch(`${endpoint.base}${path}`, {
+        ...endpoint.init,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ ...params, stream: true }),
+      })
     }
     let response: Response
     try {
@@ -217,7 +253,11 @@ export class DaemonClient {
       if (line.type === 'info') this.#checkConfig(line.info as unknown as DaemonInfo)
       await onLine(line)
     }
-    throw new McpxError('CONNECT', `the mcpx daemon closed the ${operation} answer before its result (socket ${this.options.layout.socket})`, { socket: this.options.layout.socket })
+    throw new McpxError(
+      'CONNECT',
+      `the mcpx daemon closed the ${operation} answer before its result (socket ${this.options.layout.socket})`,
+      { socket: this.options.layout.socket },
+    )
   }
 
   /** Follow /v1/events; ends when the daemon stops or `signal` aborts. */
@@ -225,7 +265,11 @@ export class DaemonClient {
     const endpoint = this.#endpoint()
     const headers = new Headers(endpoint.init.headers)
     if (options.lastEventId !== undefined) headers.set('Last-Event-ID', String(options.lastEventId))
-    const response = await this.#fetch(`${endpoint.base}/v1/events`, { ...endpoint.init, headers, ...(options.signal && { signal: options.signal }) })
+    const response = await this.#fetch(`${endpoint.base}/v1/events`, {
+      ...endpoint.init,
+      headers,
+      ...(options.signal && { signal: options.signal }),
+    })
     this.#noteBuild(response.headers)
     if (!response.ok || response.body === null) throw errorFromBody(await response.json().catch(() => null), response.status)
     yield* parseEvents(response.body)
@@ -243,7 +287,14 @@ export class DaemonClient {
       return encodeURIComponent(String(value))
     })
     const url = `${endpoint.base}${path}`
-    const query = operation.method === 'GET' ? Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)])) : undefined
+    const query =
+      operation.method === 'GET'
+        ? Object.fromEntries(
+            Object.entries(rest)
+              .filter(([, v]) => v !== undefined)
+              .map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]),
+          )
+        : undefined
     // ofetch: JSON in and out; no retries (a call is not idempotent) and errors read from the body.
     // Loaded here, not at start-up: a warm `mcpx call` makes its one request with stream() instead.
     const { ofetch } = await import('ofetch')
@@ -305,7 +356,12 @@ function tryLock(path: string): Lock | undefined {
 }
 
 function unreachable(layout: HomeLayout, cause?: unknown): McpxError {
-  return new McpxError('CONNECT', `the mcpx daemon is not running (no answer on ${layout.socket}); start it with \`mcpx daemon start\``, { daemon: 'unreachable', socket: layout.socket }, { cause })
+  return new McpxError(
+    'CONNECT',
+    `the mcpx daemon is not running (no answer on ${layout.socket}); start it with \`mcpx daemon start\``,
+    { daemon: 'unreachable', socket: layout.socket },
+    { cause },
+  )
 }
 
 function readState(layout: HomeLayout): { tcp: { url: string } } | null {

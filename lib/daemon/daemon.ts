@@ -76,7 +76,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { layout } = options
   checkTokenSetting(options.settings)
   if (Buffer.byteLength(layout.socket) > MAX_SOCKET_PATH_BYTES) {
-    throw new McpxError('CONFIG', `socket path ${layout.socket} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; set MCPX_HOME to a shorter directory`, { socket: layout.socket })
+    throw new McpxError(
+      'CONFIG',
+      `socket path ${layout.socket} is longer than ${MAX_SOCKET_PATH_BYTES} bytes; set MCPX_HOME to a shorter directory`,
+      { socket: layout.socket },
+    )
   }
   // The home and everything mcpx creates in it are 0700 whatever the umask; the run directory's
   // mode is the Unix socket's access control.
@@ -128,15 +132,22 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
 
   const address = settings.daemonAddress
   if (!LOOPBACK_ADDRESSES.has(address)) {
-    log.warn(`daemon TCP listener bound to ${address} (not loopback): ${options.authenticatesItself ? 'it serves /mcp to OAuth access tokens only' : 'every request needs the bearer token'}`)
+    log.warn(
+      `daemon TCP listener bound to ${address} (not loopback): ${options.authenticatesItself ? 'it serves /mcp to OAuth access tokens only' : 'every request needs the bearer token'}`,
+    )
   }
   const oauth = options.authenticatesItself !== undefined
   // The host hosts reach /mcp by (mcpAuthResource) is a name this daemon answers to.
-  const resourceHost = settings.mcpAuthResource.trim() === '' ? [] : [new URL(settings.mcpAuthResource).host.replace(/:\d+$/, '').toLowerCase()]
+  const resourceHost =
+    settings.mcpAuthResource.trim() === '' ? [] : [new URL(settings.mcpAuthResource).host.replace(/:\d+$/, '').toLowerCase()]
   const policy = {
     token,
     requireToken: settings.daemonRequireToken,
-    allowedHosts: new Set([...listSetting(settings.daemonAllowedHosts), ...resourceHost, ...(LOOPBACK_ADDRESSES.has(address) ? [] : [address.includes(':') ? `[${address}]` : address])]),
+    allowedHosts: new Set([
+      ...listSetting(settings.daemonAllowedHosts),
+      ...resourceHost,
+      ...(LOOPBACK_ADDRESSES.has(address) ? [] : [address.includes(':') ? `[${address}]` : address]),
+    ]),
     allowedOrigins: listSetting(settings.daemonAllowedOrigins, false),
     port: () => tcpPort,
     // A listener reachable from the network takes OAuth tokens only (lib/access); the local token
@@ -218,18 +229,33 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
       const url = new URL(request.url)
       const rejection = checkRequest(request, listener, policy, url.pathname)
       // Discovery paths answer without a token: 404 unless a route (OAuth on /mcp) serves them.
-      if (rejection && !(rejection.status === HTTP_STATUS.UNAUTHORIZED && isDiscoveryPath(url.pathname))) return rejectionResponse(rejection, url.pathname, layout.token)
-      if (shutdownPromise !== undefined) return rejectionResponse({ status: HTTP_STATUS.SERVICE_UNAVAILABLE, code: 'CONNECT', message: 'the mcpx daemon is stopping' }, url.pathname, layout.token)
+      if (rejection && !(rejection.status === HTTP_STATUS.UNAUTHORIZED && isDiscoveryPath(url.pathname)))
+        return rejectionResponse(rejection, url.pathname, layout.token)
+      if (shutdownPromise !== undefined)
+        return rejectionResponse(
+          { status: HTTP_STATUS.SERVICE_UNAVAILABLE, code: 'CONNECT', message: 'the mcpx daemon is stopping' },
+          url.pathname,
+          layout.token,
+        )
       const match = matchRoute(routes, request.method, url.pathname)
       if ('status' in match) {
         const allow: Record<string, string> = match.allow ? { Allow: match.allow } : {}
         // MCP endpoints (/mcp) answer in JSON-RPC, whatever the method: an id-less -32600.
         if (!isApiPath(url.pathname)) {
-          const message = match.status === HTTP_STATUS.NOT_FOUND ? `no route ${url.pathname}` : `Method Not Allowed: ${request.method} is not served on ${url.pathname}${match.allow ? ` (allowed: ${match.allow})` : ''}`
+          const message =
+            match.status === HTTP_STATUS.NOT_FOUND
+              ? `no route ${url.pathname}`
+              : `Method Not Allowed: ${request.method} is not served on ${url.pathname}${match.allow ? ` (allowed: ${match.allow})` : ''}`
           return jsonResponse({ jsonrpc: '2.0', error: { code: RPC.INVALID_REQUEST, message } }, match.status, allow)
         }
         return jsonResponse(
-          { error: { code: 'NOT_FOUND', message: match.status === HTTP_STATUS.NOT_FOUND ? `no route ${url.pathname}` : `${request.method} not allowed on ${url.pathname}` } },
+          {
+            error: {
+              code: 'NOT_FOUND',
+              message:
+                match.status === HTTP_STATUS.NOT_FOUND ? `no route ${url.pathname}` : `${request.method} not allowed on ${url.pathname}`,
+            },
+          },
           match.status,
           match.allow ? { Allow: match.allow } : {},
         )
@@ -249,10 +275,16 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   // streams are exempt (server/http/timeouts.ts). bun-types declare idleTimeout for TCP only; the
   // runtime honours it for Unix sockets too.
   const idle: object = { idleTimeout: idleTimeoutSeconds(settings), ...BODY_LIMIT_ENFORCED_BY_MCPX }
-  const unixServer = Bun.serve({ unix: layout.socket, fetch: withIdleTimeouts(settings, (request) => handle(request, 'unix')), ...idle, ...PRODUCTION })
+  const unixServer = Bun.serve({
+    unix: layout.socket,
+    fetch: withIdleTimeouts(settings, (request) => handle(request, 'unix')),
+    ...idle,
+    ...PRODUCTION,
+  })
   chmodSync(layout.socket, 0o600)
   let tcpServer: ReturnType<typeof Bun.serve>
-  const serveTcp = (port: number) => Bun.serve({ hostname: address, port, fetch: withIdleTimeouts(settings, (request) => handle(request, 'tcp')), ...idle, ...PRODUCTION })
+  const serveTcp = (port: number) =>
+    Bun.serve({ hostname: address, port, fetch: withIdleTimeouts(settings, (request) => handle(request, 'tcp')), ...idle, ...PRODUCTION })
   // A set daemonPort wins; else the port kept from the last start, when it is still free; else any.
   const kept = settings.daemonPort === 0 ? keptPort(layout) : null
   try {
@@ -266,7 +298,12 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   } catch (error) {
     void unixServer.stop(true)
     rmSync(layout.socket, { force: true })
-    throw new McpxError('CONNECT', `daemon could not listen on ${address}:${settings.daemonPort}: ${(error as Error).message}`, { address, port: settings.daemonPort }, { cause: error })
+    throw new McpxError(
+      'CONNECT',
+      `daemon could not listen on ${address}:${settings.daemonPort}: ${(error as Error).message}`,
+      { address, port: settings.daemonPort },
+      { cause: error },
+    )
   }
   tcpPort = tcpServer.port ?? 0
   if (settings.daemonPort === 0) writePrivate(layout.port, `${tcpPort}\n`)
@@ -287,7 +324,8 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     hold,
     async invoke(name, params = {}, signal = new AbortController().signal) {
       const operation = findOperation(name)
-      if (operation.stream) throw new McpxError('USAGE', `${name} is a stream; read it over HTTP (${operation.method} ${operation.path})`, { operation: name })
+      if (operation.stream)
+        throw new McpxError('USAGE', `${name} is a stream; read it over HTTP (${operation.method} ${operation.path})`, { operation: name })
       const release = hold()
       try {
         return await operation.handler(validateParams(operation, params), contextWith(signal, null))
@@ -358,18 +396,43 @@ function isApiPath(pathname: string): boolean {
  * how to send it (no `resource_metadata`: there is no OAuth here). The body of a refused request is
  * never read, so the connection is closed with the answer.
  */
-function rejectionResponse(rejection: Rejection | { readonly status: typeof HTTP_STATUS.SERVICE_UNAVAILABLE; readonly code: 'CONNECT'; readonly message: string }, pathname: string, tokenFile: string): Response {
-  const message = rejection.status === HTTP_STATUS.UNAUTHORIZED ? `${rejection.message}: send the header "Authorization: Bearer <token>" with the token from ${tokenFile}` : rejection.message
+function rejectionResponse(
+  rejection: Rejection | { readonly status: typeof HTTP_STATUS.SERVICE_UNAVAILABLE; readonly code: 'CONNECT'; readonly message: string },
+  pathname: string,
+  tokenFile: string,
+): Response {
+  const message =
+    rejection.status === HTTP_STATUS.UNAUTHORIZED
+      ? `${rejection.message}: send the header "Authorization: Bearer <token>" with the token from ${tokenFile}`
+      : rejection.message
   const headers: Record<string, string> =
     rejection.status === HTTP_STATUS.UNAUTHORIZED
-      ? { 'WWW-Authenticate': `Bearer realm="mcpx", error="invalid_token", error_description="send the bearer token from ${tokenFile}"`, Connection: 'close' }
+      ? {
+          'WWW-Authenticate': `Bearer realm="mcpx", error="invalid_token", error_description="send the bearer token from ${tokenFile}"`,
+          Connection: 'close',
+        }
       : { Connection: 'close' }
   if (isApiPath(pathname)) {
-    return jsonResponse({ error: { code: rejection.code, message, ...(rejection.status === HTTP_STATUS.UNAUTHORIZED && { tokenFile }) } }, rejection.status, headers)
+    return jsonResponse(
+      { error: { code: rejection.code, message, ...(rejection.status === HTTP_STATUS.UNAUTHORIZED && { tokenFile }) } },
+      rejection.status,
+      headers,
+    )
   }
   // -32600 with no id member: 2025-11-25 and 2026-07-28 schema.json make JSONRPCErrorResponse's id
   // optional for errors that cannot name a request (the SDKs refuse "id": null).
-  return jsonResponse({ jsonrpc: '2.0', error: { code: RPC.INVALID_REQUEST, message, ...(rejection.status === HTTP_STATUS.UNAUTHORIZED && { data: { tokenFile, header: 'Authorization: Bearer <token>' } }) } }, rejection.status, headers)
+  return jsonResponse(
+    {
+      jsonrpc: '2.0',
+      error: {
+        code: RPC.INVALID_REQUEST,
+        message,
+        ...(rejection.status === HTTP_STATUS.UNAUTHORIZED && { data: { tokenFile, header: 'Authorization: Bearer <token>' } }),
+      },
+    },
+    rejection.status,
+    headers,
+  )
 }
 
 /** The port this daemon chose at its last start, or null. */
@@ -392,5 +455,8 @@ function writePrivate(path: string, text: string): void {
 
 /** daemon.json: where a running daemon listens, for clients that need TCP and for `status --all`. */
 function writeState(layout: HomeLayout, info: DaemonInfo): void {
-  writePrivate(layout.state, `${JSON.stringify({ pid: info.pid, socket: info.socket, tcp: info.tcp, startedAt: info.startedAt, version: info.version, location: info.location, id: info.id, build: info.build })}\n`)
+  writePrivate(
+    layout.state,
+    `${JSON.stringify({ pid: info.pid, socket: info.socket, tcp: info.tcp, startedAt: info.startedAt, version: info.version, location: info.location, id: info.id, build: info.build })}\n`,
+  )
 }

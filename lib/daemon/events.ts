@@ -69,7 +69,8 @@ export function sseResponse(feed: EventFeed, options: SseOptions): Response {
       for (const event of feed.since(options.lastEventId)) controller.enqueue(frame(event))
       const unsubscribe = feed.subscribe((event) => controller.enqueue(frame(event)))
       // SSE comment lines keep idle proxies and sockets from closing a quiet stream.
-      const keepAlive = options.keepAliveMs > 0 ? setInterval(() => controller.enqueue(encoder.encode(': keep-alive\n\n')), options.keepAliveMs) : undefined
+      const keepAlive =
+        options.keepAliveMs > 0 ? setInterval(() => controller.enqueue(encoder.encode(': keep-alive\n\n')), options.keepAliveMs) : undefined
       let closed = false
       cleanup = () => {
         if (closed) return

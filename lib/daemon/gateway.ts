@@ -5,13 +5,20 @@
  * `?passthrough=<server>` one upstream as itself — read per request, so one host can use both.
  */
 import { join } from 'node:path'
-import { type AccessPolicy, type AuditLog, OPEN_POLICY, type Principal, createAccessView, createAuditLog, createResourceServer } from '../access/index.ts'
+import {
+  type AccessPolicy,
+  type AuditLog,
+  OPEN_POLICY,
+  type Principal,
+  createAccessView,
+  createAuditLog,
+  createResourceServer,
+} from '../access/index.ts'
 import { createSchemaValidator } from '../schema/index.ts'
 import { CodeMode, GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
 import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
-import type { McpxConfig } from '../config/index.ts'
 import { listenChannel } from './channel.ts'
 import { jsonResponse } from './api-routes.ts'
 import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
@@ -48,7 +55,10 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   // Setting mcpPassthrough: /mcp itself is the pass-through surface (clients that drop the query string).
   const passthroughSetting = options.settings.mcpPassthrough.trim() || undefined
   if (passthroughSetting && !(passthroughSetting in options.config.servers)) {
-    throw new McpxError('CONFIG', `setting mcpPassthrough names "${passthroughSetting}", which is not a configured server`, { setting: 'mcpPassthrough', server: passthroughSetting })
+    throw new McpxError('CONFIG', `setting mcpPassthrough names "${passthroughSetting}", which is not a configured server`, {
+      setting: 'mcpPassthrough',
+      server: passthroughSetting,
+    })
   }
   const source = options.configSource
   // The pool and code mode over it are built here, side by side; the daemon serves them.
@@ -57,7 +67,11 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     settings: options.settings,
     cacheDir: options.layout.cacheDir,
     validator: createSchemaValidator(options.settings),
-    connectOptions: upstreamConnectOptions({ settings: options.settings, home: options.layout.home, ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }) }),
+    connectOptions: upstreamConnectOptions({
+      settings: options.settings,
+      home: options.layout.home,
+      ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }),
+    }),
   })
   const codeMode = new CodeMode(upstreams, options.settings, options.sandboxCommand ? { sandboxCommand: options.sandboxCommand } : {})
   let daemon!: Daemon
@@ -111,7 +125,16 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     let entry = surfaces.get(key)
     if (!entry) {
       const view = principal && createAccessView(principal, accessPolicy, audit)
-      const surface = new GatewaySurface({ pool: upstreams, settings, mode, ...(passthrough && { passthrough }), codeMode, gatewayTools, version: options.version, ...(view && { view }) })
+      const surface = new GatewaySurface({
+        pool: upstreams,
+        settings,
+        mode,
+        ...(passthrough && { passthrough }),
+        codeMode,
+        gatewayTools,
+        version: options.version,
+        ...(view && { view }),
+      })
       const surfaceName = passthrough ? `passthrough ${passthrough}` : mode
       const http = createHttpHandler({
         engine: surface.engine,
@@ -125,17 +148,24 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
         onSession: (event) => {
           const client = event.client ? `${event.client.name} ${event.client.version}` : 'an unnamed client'
           const via = event.request ? ` over ${listenerOf.get(event.request) ?? 'streamable-http'}` : ''
-          const what = event.state === 'discovered' ? 'stateless client discovered the server' : `session ${event.state} ${event.id.slice(-8)}`
+          const what =
+            event.state === 'discovered' ? 'stateless client discovered the server' : `session ${event.state} ${event.id.slice(-8)}`
           log.info(`${what}: ${client}, revision ${event.revision}${via}, surface ${surfaceName}`)
           if (event.state === 'closed' && event.reason !== 'closed') forwarder?.sessionEnded(event.id)
         },
-        ...(forwarder && { newSessionId: forwarder.newSessionId, adoptSession: forwarder.adoptSession, forwardModern: forwarder.forwardModern }),
+        ...(forwarder && {
+          newSessionId: forwarder.newSessionId,
+          adoptSession: forwarder.adoptSession,
+          forwardModern: forwarder.forwardModern,
+        }),
         ...(forwarder?.sessionRevoked && { sessionRevoked: forwarder.sessionRevoked }),
         // With Redis, each legacy session's SSE events too: the replica rebuilding a session replays what its host missed.
         ...(forwarder && shared && { sharedEvents: shared }),
       })
       // With Redis, every task record is kept there too: readable through any replica if this one stops.
-      if (shared) surface.engine.tasks.mirror = (detailed) => void shared.saveTask(detailed as { taskId: string }, typeof detailed.ttlMs === 'number' ? detailed.ttlMs : settings.taskTtlMs)
+      if (shared)
+        surface.engine.tasks.mirror = (detailed) =>
+          void shared.saveTask(detailed as { taskId: string }, typeof detailed.ttlMs === 'number' ? detailed.ttlMs : settings.taskTtlMs)
       entry = { surface, http }
       surfaces.set(key, entry)
       if (principal) {
@@ -181,20 +211,37 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   })
   function route(request: Request, url: URL, listener: ListenerKind): Response | Promise<Response> {
     if (!mcpAuth) return serveMcp(request, url)
-    return mcpAuth.principalFor(request, listener).then((principal) => (principal instanceof Response ? principal : serveMcp(request, url, principal.kind === 'owner' ? undefined : principal)))
+    return mcpAuth
+      .principalFor(request, listener)
+      .then((principal) =>
+        principal instanceof Response ? principal : serveMcp(request, url, principal.kind === 'owner' ? undefined : principal),
+      )
   }
   if (mcpAuth) for (const route of mcpAuth.routes) daemon.mount(route)
   function serveMcp(request: Request, url: URL, principal?: Principal): Response | Promise<Response> {
-    const asked = { passthrough: url.searchParams.get('passthrough'), codemode: url.searchParams.get('codemode'), mode: url.searchParams.get('mode') }
+    const asked = {
+      passthrough: url.searchParams.get('passthrough'),
+      codemode: url.searchParams.get('codemode'),
+      mode: url.searchParams.get('mode'),
+    }
     const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
     // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
     if (principal && passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {
-      return jsonResponse({ jsonrpc: '2.0', error: { code: RPC.INVALID_REQUEST, message: `access denied: ${principal.subject} may not use server ${passthrough}` } }, HTTP_STATUS.FORBIDDEN)
+      return jsonResponse(
+        {
+          jsonrpc: '2.0',
+          error: { code: RPC.INVALID_REQUEST, message: `access denied: ${principal.subject} may not use server ${passthrough}` },
+        },
+        HTTP_STATUS.FORBIDDEN,
+      )
     }
     const { surface, http } = chooseSurface(asked, principal)
     // Hot path: once the first sync landed, straight to the handler (no extra await per request).
     if (surface.catalogWaitOver) return http.fetch(request)
-    return surface.ready().catch(() => {}).then(() => http.fetch(request))
+    return surface
+      .ready()
+      .catch(() => {})
+      .then(() => http.fetch(request))
   }
   // `mcpx serve` hosts (the machine's owner): the same surfaces, served by the stdio engine over the stream channel.
   const channel = listenChannel({
@@ -203,14 +250,20 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     hold: daemon.hold,
     answer: () => ({ pid: process.pid, config: options.config.source }),
     async open(opening) {
-      const { surface } = chooseSurface({ ...(opening.passthrough !== undefined && { passthrough: opening.passthrough }), ...(opening.mode !== undefined && { mode: opening.mode }) })
+      const { surface } = chooseSurface({
+        ...(opening.passthrough !== undefined && { passthrough: opening.passthrough }),
+        ...(opening.mode !== undefined && { mode: opening.mode }),
+      })
       await surface.ready().catch(() => {})
       return surface.engine
     },
     onSession(opening, event) {
       const client = event.client ? `${event.client.name} ${event.client.version}` : 'an unnamed client'
       const what = event.state === 'discovered' ? 'stateless client discovered the server' : `session ${event.state}`
-      const surfaceName = opening.passthrough !== undefined ? `passthrough ${opening.passthrough}` : (opening.mode ?? (defaultMode === 'passthrough' ? `passthrough ${defaultPassthrough}` : defaultMode))
+      const surfaceName =
+        opening.passthrough !== undefined
+          ? `passthrough ${opening.passthrough}`
+          : (opening.mode ?? (defaultMode === 'passthrough' ? `passthrough ${defaultPassthrough}` : defaultMode))
       log.info(`${what}: ${client}, revision ${event.revision} over the stdio channel (mcpx serve), surface ${surfaceName}`)
     },
   })
@@ -237,7 +290,9 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     stopWatching()
     stopNotices?.()
     // Every request in flight on /mcp (both eras, every surface) gets its answer or an error.
-    await Promise.all([...surfaces.values()].map(({ surface }) => surface.engine.drain(settings.shutdownGraceMs, 'the mcpx daemon is stopping')))
+    await Promise.all(
+      [...surfaces.values()].map(({ surface }) => surface.engine.drain(settings.shutdownGraceMs, 'the mcpx daemon is stopping')),
+    )
     for (const { surface, http } of surfaces.values()) {
       http.close()
       surface.close()

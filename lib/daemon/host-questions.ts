@@ -12,7 +12,6 @@ import { missingCapability } from '../wire/index.ts'
 import type { EventFeed } from './events.ts'
 import type { JsonObject } from '../wire/index.ts'
 
-
 /** What a CLI call says about itself (the `host` parameter of /v1 call, request and catalog). */
 export interface HostParams {
   /** Root URIs (file://…) the CLI grants: its working directory and each --root. */
@@ -24,7 +23,8 @@ export interface HostParams {
 }
 
 /** Why a CLI call refuses sampling (the README's Brokering section). */
-export const CLI_SAMPLING_REFUSAL = 'the mcpx CLI that made the call answers sampling/createMessage only when setting samplingCommand (MCPX_SAMPLING_COMMAND) names a program, and it is not set'
+export const CLI_SAMPLING_REFUSAL =
+  'the mcpx CLI that made the call answers sampling/createMessage only when setting samplingCommand (MCPX_SAMPLING_COMMAND) names a program, and it is not set'
 
 interface Pending {
   resolve(result: JsonObject): void
@@ -45,7 +45,11 @@ export class HostQuestions {
   constructor(private readonly events: EventFeed) {}
 
   /** The asker for one CLI call; undefined when the CLI declared nothing. */
-  asker(host: HostParams | undefined, callId: string | undefined, publish: AskPublisher = (type, data) => this.events.publish(type, data)): DownstreamAsker | undefined {
+  asker(
+    host: HostParams | undefined,
+    callId: string | undefined,
+    publish: AskPublisher = (type, data) => this.events.publish(type, data),
+  ): DownstreamAsker | undefined {
     if (host === undefined) return undefined
     const asker: DownstreamAsker = {}
     if (host.roots !== undefined) {
@@ -53,7 +57,8 @@ export class HostQuestions {
       asker.listRoots = async () => ({ roots })
     }
     if (callId !== undefined) {
-      const ask = (kind: 'elicit' | 'sample') => (params: JsonObject, signal?: AbortSignal) => this.#ask(publish, callId, kind, params, signal)
+      const ask = (kind: 'elicit' | 'sample') => (params: JsonObject, signal?: AbortSignal) =>
+        this.#ask(publish, callId, kind, params, signal)
       if (host.elicit) asker.elicit = ask('elicit')
       if (host.sample) asker.sample = ask('sample')
       // The CLI said it cannot answer sampling (no samplingCommand): refused naming what is missing.
@@ -82,8 +87,12 @@ export class HostQuestions {
   /** POST /v1/answer: the CLI's answer (a result object) or refusal (a JSON-RPC error) to one question. */
   answer(inputId: string, result: JsonObject | undefined, error: { code?: number; message?: string } | undefined): { answered: true } {
     const pending = this.#pending.get(inputId)
-    if (pending === undefined) throw new McpxError('NOT_FOUND', `no open question "${inputId}" (answered already, or its call ended)`, { inputId })
-    if (error !== undefined) pending.reject(new RpcError(typeof error.code === 'number' ? error.code : RPC.INTERNAL_ERROR, error.message ?? 'the CLI refused the request'))
+    if (pending === undefined)
+      throw new McpxError('NOT_FOUND', `no open question "${inputId}" (answered already, or its call ended)`, { inputId })
+    if (error !== undefined)
+      pending.reject(
+        new RpcError(typeof error.code === 'number' ? error.code : RPC.INTERNAL_ERROR, error.message ?? 'the CLI refused the request'),
+      )
     else pending.resolve(result ?? {})
     return { answered: true }
   }

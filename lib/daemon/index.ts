@@ -37,5 +37,12 @@ export { matchRoute, type Route, type RouteContext } from './routes.ts'
 export { acquireLock, isAlive, liveOwner, type Lock } from './lock.ts'
 export { ensureToken, readToken } from './token.ts'
 export { runServeShim, type ServeShim, type ServeShimOptions } from './serve-shim.ts'
-export { CHANNEL_VERSION, listenChannel, type ChannelAnswer, type ChannelListener, type ChannelOpening, type ChannelOptions } from './channel.ts'
+export {
+  CHANNEL_VERSION,
+  listenChannel,
+  type ChannelAnswer,
+  type ChannelListener,
+  type ChannelOpening,
+  type ChannelOptions,
+} from './channel.ts'
 export { connectFailure, retryWhileBusy, type ConnectFailure, type ConnectRetry } from './connect.ts'

@@ -23,7 +23,8 @@ function toolFor(operation: Operation, context: (signal: AbortSignal) => Operati
     annotations: { readOnlyHint: operation.method === 'GET' },
     handler: async (args, ctx) => {
       const value = await operation.handler(args, context(ctx.signal))
-      const structured = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value }
+      const structured =
+        value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value }
       return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: structured }
     },
   }

@@ -80,7 +80,8 @@ export interface Operation {
 const NAME: ParamSpec = { type: 'string', required: true, description: 'Configured server name' }
 const HOST: ParamSpec = {
   type: 'object',
-  description: 'The caller as host: `{roots: [uri…], elicit: bool, sample: bool}`; questions it answers arrive as `call.input` events tagged with progressId, answered by POST /v1/answer',
+  description:
+    'The caller as host: `{roots: [uri…], elicit: bool, sample: bool}`; questions it answers arrive as `call.input` events tagged with progressId, answered by POST /v1/answer',
 }
 
 /** Upstream requests /v1/request passes on (tools/call has its own operation). */
@@ -105,9 +106,13 @@ async function callTool(params: Record<string, any>, context: OperationContext, 
   const { server, tool, progressId } = params
   const publish = send && ((type: 'call.input', data: Record<string, unknown>) => send({ type, data }))
   const asker = context.questions.asker(params.host as HostParams | undefined, progressId, publish)
-  const progress = (update: Record<string, unknown>) => (send ? send({ type: 'call.progress', data: { progressId, server, tool, ...update } }) : context.events.publish('call.progress', { progressId, server, tool, ...update }))
+  const progress = (update: Record<string, unknown>) =>
+    send
+      ? send({ type: 'call.progress', data: { progressId, server, tool, ...update } })
+      : context.events.publish('call.progress', { progressId, server, tool, ...update })
   try {
-    if (send && context.info().configProblem !== undefined) send({ type: 'info', info: context.info() as unknown as Record<string, unknown> })
+    if (send && context.info().configProblem !== undefined)
+      send({ type: 'info', info: context.info() as unknown as Record<string, unknown> })
     if (params.inputSchemaHash !== undefined) await checkSchemaHash(context.pool, server, tool, params.inputSchemaHash, asker)
     const result = await context.pool.call(server, tool, params.arguments ?? {}, {
       signal: context.signal,
@@ -116,11 +121,24 @@ async function callTool(params: Record<string, any>, context: OperationContext, 
       ...(params.task === true && { runAsTask: true }),
       ...((progressId !== undefined || send) && { onProgress: progress }),
     })
-    context.events.publish('call', { server, tool, ok: true, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
+    context.events.publish('call', {
+      server,
+      tool,
+      ok: true,
+      durationMs: Math.round(performance.now() - started),
+      ...(progressId !== undefined && { progressId }),
+    })
     return shapedForUpstream(context, server, 'tools/call', result as Record<string, unknown>)
   } catch (error) {
     const code = error instanceof McpxError ? error.code : 'INTERNAL'
-    context.events.publish('call', { server, tool, ok: false, error: code, durationMs: Math.round(performance.now() - started), ...(progressId !== undefined && { progressId }) })
+    context.events.publish('call', {
+      server,
+      tool,
+      ok: false,
+      error: code,
+      durationMs: Math.round(performance.now() - started),
+      ...(progressId !== undefined && { progressId }),
+    })
     throw error
   }
 }
@@ -163,7 +181,10 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'GET',
     path: '/v1/servers/:name/catalog',
     description: "One upstream server's tools, prompts, resources and resource templates",
-    params: { name: NAME, roots: { type: 'string', description: 'JSON array of root URIs answered to the upstream\'s roots/list while it connects' } },
+    params: {
+      name: NAME,
+      roots: { type: 'string', description: "JSON array of root URIs answered to the upstream's roots/list while it connects" },
+    },
     handler: (params, context) => {
       if (params.roots === undefined) return context.pool.catalog(params.name)
       let roots: unknown
@@ -172,7 +193,8 @@ export const OPERATIONS: readonly Operation[] = [
       } catch {
         roots = undefined
       }
-      if (!Array.isArray(roots) || !roots.every((r) => typeof r === 'string')) throw new McpxError('USAGE', 'catalog: parameter "roots" must be a JSON array of URIs')
+      if (!Array.isArray(roots) || !roots.every((r) => typeof r === 'string'))
+        throw new McpxError('USAGE', 'catalog: parameter "roots" must be a JSON array of URIs')
       return context.pool.catalog(params.name, { asker: context.questions.asker({ roots }, undefined) })
     },
   },
@@ -186,11 +208,22 @@ export const OPERATIONS: readonly Operation[] = [
       tool: { type: 'string', required: true, description: 'Tool name on that server' },
       arguments: { type: 'object', description: 'Tool arguments (a JSON object)' },
       timeoutMs: { type: 'integer', description: 'Deadline for this call in milliseconds' },
-      progressId: { type: 'string', description: 'Publish the upstream\'s progress as `call.progress` events tagged with this id' },
-      task: { type: 'boolean', description: 'Run a task-optional tool as a task the gateway follows to its end (its status arrives as progress)' },
+      progressId: { type: 'string', description: "Publish the upstream's progress as `call.progress` events tagged with this id" },
+      task: {
+        type: 'boolean',
+        description: 'Run a task-optional tool as a task the gateway follows to its end (its status arrives as progress)',
+      },
       host: HOST,
-      stream: { type: 'boolean', description: 'Answer NDJSON: this call\'s progress and questions as they happen (no event feed needed), then its result or error (call-stream.ts)' },
-      inputSchemaHash: { type: 'string', description: 'The hash of the inputSchema the arguments were built against; refused (NOT_FOUND, data.staleSchema) when the tool\'s schema is another now' },
+      stream: {
+        type: 'boolean',
+        description:
+          "Answer NDJSON: this call's progress and questions as they happen (no event feed needed), then its result or error (call-stream.ts)",
+      },
+      inputSchemaHash: {
+        type: 'string',
+        description:
+          "The hash of the inputSchema the arguments were built against; refused (NOT_FOUND, data.staleSchema) when the tool's schema is another now",
+      },
     },
     handler: (params, context) => {
       const run = (send?: (line: CallStreamLine) => void) => callTool(params, context, send)
@@ -207,21 +240,29 @@ export const OPERATIONS: readonly Operation[] = [
       method: { type: 'string', required: true, description: 'The MCP method' },
       params: { type: 'object', description: 'Its params (a JSON object)' },
       timeoutMs: { type: 'integer', description: 'Deadline in milliseconds' },
-      progressId: { type: 'string', description: 'Tag for this request\'s `call.progress` and `call.input` events' },
+      progressId: { type: 'string', description: "Tag for this request's `call.progress` and `call.input` events" },
       host: HOST,
     },
     handler: (params, context) => {
-      if (!PASSED_METHODS.has(params.method)) throw new McpxError('USAGE', `request: method "${params.method}" is not passed on (one of: ${[...PASSED_METHODS].join(', ')}; tools/call is /v1/call)`, { method: params.method })
+      if (!PASSED_METHODS.has(params.method))
+        throw new McpxError(
+          'USAGE',
+          `request: method "${params.method}" is not passed on (one of: ${[...PASSED_METHODS].join(', ')}; tools/call is /v1/call)`,
+          { method: params.method },
+        )
       if (context.pool.request === undefined) throw new McpxError('USAGE', 'this daemon runs without an upstream pool')
       const asker = context.questions.asker(params.host as HostParams | undefined, params.progressId)
       const progressId = params.progressId as string | undefined
-      const settled = (ok: boolean) => progressId !== undefined && context.events.publish('call', { server: params.server, method: params.method, ok, progressId })
+      const settled = (ok: boolean) =>
+        progressId !== undefined && context.events.publish('call', { server: params.server, method: params.method, ok, progressId })
       return context.pool
         .request(params.server, params.method, params.params ?? {}, {
           signal: context.signal,
           ...(asker !== undefined && { asker }),
           ...(params.timeoutMs !== undefined && { timeoutMs: params.timeoutMs }),
-          ...(progressId !== undefined && { onProgress: (update) => context.events.publish('call.progress', { progressId, server: params.server, ...update }) }),
+          ...(progressId !== undefined && {
+            onProgress: (update) => context.events.publish('call.progress', { progressId, server: params.server, ...update }),
+          }),
         })
         .then(
           (result) => (settled(true), shapedForUpstream(context, params.server, params.method, result as Record<string, unknown>)),
@@ -254,7 +295,11 @@ export const OPERATIONS: readonly Operation[] = [
       server: { type: 'string', description: 'Only this server' },
       limit: { type: 'integer', description: 'Most hits to return' },
     },
-    handler: (params, context) => codeModeOf(context).search(params.query, { ...(params.server !== undefined && { server: params.server }), ...(params.limit !== undefined && { limit: params.limit }) }),
+    handler: (params, context) =>
+      codeModeOf(context).search(params.query, {
+        ...(params.server !== undefined && { server: params.server }),
+        ...(params.limit !== undefined && { limit: params.limit }),
+      }),
   },
   {
     name: 'types',
@@ -312,7 +357,8 @@ export const OPERATIONS: readonly Operation[] = [
     name: 'memory',
     method: 'POST',
     path: '/v1/memory',
-    description: "The daemon process's memory after a full garbage collection: RSS, JS heap size and live object count (with the most numerous object types); a leak is what survives the collection",
+    description:
+      "The daemon process's memory after a full garbage collection: RSS, JS heap size and live object count (with the most numerous object types); a leak is what survives the collection",
     params: { types: { type: 'integer', description: 'How many of the most numerous live object types to list (default none)' } },
     handler: (params) => memoryReport(params.types ?? 0),
   },
@@ -352,7 +398,12 @@ export const OPERATIONS: readonly Operation[] = [
 ]
 
 /** A result as the spec shapes it for the revision the upstream speaks (no resultType for legacy ones). */
-function shapedForUpstream(context: OperationContext, server: string, method: string, result: Record<string, unknown>): Record<string, unknown> {
+function shapedForUpstream(
+  context: OperationContext,
+  server: string,
+  method: string,
+  result: Record<string, unknown>,
+): Record<string, unknown> {
   const revision = context.pool.status(server).revision
   return revision === undefined ? result : shapeResult(revision as Revision, method, result)
 }
@@ -366,7 +417,12 @@ function memoryReport(types: number) {
   const top = Object.entries(stats.objectTypeCounts)
     .sort((a, b) => b[1] - a[1])
     .slice(0, Math.max(0, types))
-  return { rssBytes: process.memoryUsage().rss, heapBytes: stats.heapSize, objects: stats.objectCount, ...(top.length > 0 && { objectTypes: Object.fromEntries(top) }) }
+  return {
+    rssBytes: process.memoryUsage().rss,
+    heapBytes: stats.heapSize,
+    objects: stats.objectCount,
+    ...(top.length > 0 && { objectTypes: Object.fromEntries(top) }),
+  }
 }
 
 function codeModeOf(context: OperationContext) {
@@ -385,7 +441,9 @@ export function paramsJsonSchema(operation: Operation): Record<string, unknown> 
   const properties = Object.fromEntries(
     Object.entries(operation.params).map(([name, spec]) => [name, { type: spec.type, description: spec.description }]),
   )
-  const required = Object.entries(operation.params).filter(([, spec]) => spec.required).map(([name]) => name)
+  const required = Object.entries(operation.params)
+    .filter(([, spec]) => spec.required)
+    .map(([name]) => name)
   return { type: 'object', properties, ...(required.length > 0 && { required }), additionalProperties: false }
 }
 

@@ -26,7 +26,10 @@ export interface PoolCallOptions {
 export interface CodeModeOps {
   search(query: string, options?: { server?: string; limit?: number }): Promise<unknown>
   types(query: { server?: string; tools?: readonly string[]; query?: string }): Promise<string>
-  exec(code: string, options?: { signal?: AbortSignal; onLog?: (line: string) => void }): Promise<{ value: unknown; logs: readonly string[]; stats: unknown }>
+  exec(
+    code: string,
+    options?: { signal?: AbortSignal; onLog?: (line: string) => void },
+  ): Promise<{ value: unknown; logs: readonly string[]; stats: unknown }>
 }
 
 export interface Pool {

@@ -47,7 +47,13 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled'])
  * replica went away has lost its work, so it ends now — cancelled when that is what was asked,
  * failed otherwise — and the record says so for every replica after.
  */
-async function taskFromRecord(shared: SharedState, owner: string, method: string, taskId: string, id: unknown): Promise<Response | undefined> {
+async function taskFromRecord(
+  shared: SharedState,
+  owner: string,
+  method: string,
+  taskId: string,
+  id: unknown,
+): Promise<Response | undefined> {
   const record = await shared.loadTask(taskId)
   if (record === undefined) return undefined
   let current = record
@@ -57,12 +63,24 @@ async function taskFromRecord(shared: SharedState, owner: string, method: string
     current =
       method === 'tasks/cancel'
         ? { ...rest, status: 'cancelled', lastUpdatedAt }
-        : { ...rest, status: 'failed', lastUpdatedAt, error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} stopped while the task ran; its work is lost` } }
+        : {
+            ...rest,
+            status: 'failed',
+            lastUpdatedAt,
+            error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} stopped while the task ran; its work is lost` },
+          }
     await shared.saveTask(current as { taskId: string }, typeof record.ttlMs === 'number' ? record.ttlMs : 0)
   }
   if (method === 'tasks/get') return jsonResponse({ jsonrpc: '2.0', id, result: current }, HTTP_STATUS.OK)
   if (method === 'tasks/cancel') return jsonResponse({ jsonrpc: '2.0', id, result: {} }, HTTP_STATUS.OK)
-  return jsonResponse({ jsonrpc: '2.0', id, error: { code: RPC.INVALID_PARAMS, message: `task ${taskId} is ${String(current.status)}: it takes no more input` } }, HTTP_STATUS.OK)
+  return jsonResponse(
+    {
+      jsonrpc: '2.0',
+      id,
+      error: { code: RPC.INVALID_PARAMS, message: `task ${taskId} is ${String(current.status)}: it takes no more input` },
+    },
+    HTTP_STATUS.OK,
+  )
 }
 
 function idOf(body: string | undefined): unknown {
@@ -78,11 +96,15 @@ const REFUSED = 'ECONNREFUSED'
 
 export function parsePeers(value: string): Map<string, string> {
   const peers = new Map<string, string>()
-  for (const item of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const eq = item.indexOf('=')
     const id = item.slice(0, eq).trim()
     const url = item.slice(eq + 1).trim()
-    if (eq <= 0 || !/^https?:\/\/[^/]+$/.test(url)) throw new McpxError('CONFIG', `setting replicaPeers: "${item}" is not id=http://host:port`, { setting: 'replicaPeers' })
+    if (eq <= 0 || !/^https?:\/\/[^/]+$/.test(url))
+      throw new McpxError('CONFIG', `setting replicaPeers: "${item}" is not id=http://host:port`, { setting: 'replicaPeers' })
     peers.set(id, url)
   }
   return peers
@@ -106,7 +128,12 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
     headers.delete('content-length')
     headers.set(FORWARDED, self)
     try {
-      return await fetch(`${peer}${url.pathname}${url.search}`, { method: request.method, headers, ...(body !== undefined && { body }), signal: request.signal })
+      return await fetch(`${peer}${url.pathname}${url.search}`, {
+        method: request.method,
+        headers,
+        ...(body !== undefined && { body }),
+        signal: request.signal,
+      })
     } catch (error) {
       if ((error as { code?: unknown }).code === REFUSED) return 'refused'
       throw error
@@ -114,7 +141,14 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
   }
   /** A request the peer took but never answered (it died meanwhile): JSON-RPC 2.0 error, the request's id when it has one. */
   const cut = (owner: string, error: unknown, body: string | undefined, message: string): Response => {
-    return jsonResponse({ jsonrpc: '2.0', id: idOf(body), error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} stopped while answering (${(error as Error).message}): ${message}` } }, HTTP_STATUS.BAD_GATEWAY)
+    return jsonResponse(
+      {
+        jsonrpc: '2.0',
+        id: idOf(body),
+        error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} stopped while answering (${(error as Error).message}): ${message}` },
+      },
+      HTTP_STATUS.BAD_GATEWAY,
+    )
   }
   // Every request of a session asks whose it is: the answer of one AES-GCM open is kept per id
   // (an id always names the same replica), at most maxSessions of them.
@@ -181,7 +215,10 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
           if (fromRecord) return fromRecord
         }
         // JSON-RPC 2.0: the request was not answered; the host sends the call again from the start.
-        return jsonResponse({ jsonrpc: '2.0', id: idOf(text), error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} is unreachable: ${lost}` } }, HTTP_STATUS.BAD_GATEWAY)
+        return jsonResponse(
+          { jsonrpc: '2.0', id: idOf(text), error: { code: RPC.INTERNAL_ERROR, message: `replica ${owner} is unreachable: ${lost}` } },
+          HTTP_STATUS.BAD_GATEWAY,
+        )
       } catch (error) {
         return cut(owner, error, text, lost)
       }

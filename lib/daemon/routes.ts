@@ -22,7 +22,9 @@ export interface Route {
   handle(request: Request, context: RouteContext): Response | Promise<Response>
 }
 
-export type RouteMatch = { readonly route: Route; readonly params: Record<string, string> } | { readonly status: typeof HTTP_STATUS.NOT_FOUND | typeof HTTP_STATUS.METHOD_NOT_ALLOWED; readonly allow?: string }
+export type RouteMatch =
+  | { readonly route: Route; readonly params: Record<string, string> }
+  | { readonly status: typeof HTTP_STATUS.NOT_FOUND | typeof HTTP_STATUS.METHOD_NOT_ALLOWED; readonly allow?: string }
 
 export function matchRoute(routes: readonly Route[], method: string, pathname: string): RouteMatch {
   const got = pathname.replace(/\/+$/, '').split('/')
@@ -33,7 +35,9 @@ export function matchRoute(routes: readonly Route[], method: string, pathname: s
     if (route.methods.includes(method)) return { route, params }
     allowed.push(...route.methods)
   }
-  return allowed.length > 0 ? { status: HTTP_STATUS.METHOD_NOT_ALLOWED, allow: [...new Set(allowed)].join(', ') } : { status: HTTP_STATUS.NOT_FOUND }
+  return allowed.length > 0
+    ? { status: HTTP_STATUS.METHOD_NOT_ALLOWED, allow: [...new Set(allowed)].join(', ') }
+    : { status: HTTP_STATUS.NOT_FOUND }
 }
 
 /** Each route's path split once: every request is matched against the whole table. */

@@ -32,7 +32,11 @@ export interface GuardPolicy {
 }
 
 export interface Rejection {
-  readonly status: typeof HTTP_STATUS.BAD_REQUEST | typeof HTTP_STATUS.UNAUTHORIZED | typeof HTTP_STATUS.FORBIDDEN | typeof HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE
+  readonly status:
+    | typeof HTTP_STATUS.BAD_REQUEST
+    | typeof HTTP_STATUS.UNAUTHORIZED
+    | typeof HTTP_STATUS.FORBIDDEN
+    | typeof HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE
   readonly code: 'AUTH' | 'USAGE'
   readonly message: string
 }
@@ -40,12 +44,21 @@ export interface Rejection {
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
 /** null = allowed; otherwise the status and message to answer with. */
-export function checkRequest(request: Request, listener: ListenerKind, policy: GuardPolicy, pathname = new URL(request.url).pathname): Rejection | null {
+export function checkRequest(
+  request: Request,
+  listener: ListenerKind,
+  policy: GuardPolicy,
+  pathname = new URL(request.url).pathname,
+): Rejection | null {
   const host = request.headers.get('host')
   if (host !== null || listener === 'tcp') {
     const hostname = host === null ? '' : hostnameOf(host)
     if (!LOOPBACK_HOSTNAMES.has(hostname) && !policy.allowedHosts.has(hostname)) {
-      return { status: HTTP_STATUS.FORBIDDEN, code: 'AUTH', message: `Host ${JSON.stringify(host)} is not allowed (DNS rebinding protection)` }
+      return {
+        status: HTTP_STATUS.FORBIDDEN,
+        code: 'AUTH',
+        message: `Host ${JSON.stringify(host)} is not allowed (DNS rebinding protection)`,
+      }
     }
   }
   const origin = request.headers.get('origin')
@@ -53,8 +66,18 @@ export function checkRequest(request: Request, listener: ListenerKind, policy: G
     return { status: HTTP_STATUS.FORBIDDEN, code: 'AUTH', message: `Origin ${JSON.stringify(origin)} is not allowed` }
   }
   if (listener === 'tcp' && policy.requireToken !== false && !policy.authenticatesItself?.(pathname)) {
-    if (policy.localTokenOnTcp === false) return { status: HTTP_STATUS.FORBIDDEN, code: 'AUTH', message: 'this listener is not on loopback and serves only /mcp with OAuth access tokens' }
-    if (!hasToken(request, policy.token)) return { status: HTTP_STATUS.UNAUTHORIZED, code: 'AUTH', message: 'missing or wrong bearer token (local clients read it from the token file in the mcpx home)' }
+    if (policy.localTokenOnTcp === false)
+      return {
+        status: HTTP_STATUS.FORBIDDEN,
+        code: 'AUTH',
+        message: 'this listener is not on loopback and serves only /mcp with OAuth access tokens',
+      }
+    if (!hasToken(request, policy.token))
+      return {
+        status: HTTP_STATUS.UNAUTHORIZED,
+        code: 'AUTH',
+        message: 'missing or wrong bearer token (local clients read it from the token file in the mcpx home)',
+      }
   }
   if (BODY_METHODS.has(request.method) && !isJsonMediaType(request.headers.get('content-type'))) {
     return { status: HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE, code: 'USAGE', message: 'request bodies must be Content-Type: application/json' }
@@ -78,7 +101,12 @@ function isAllowedOrigin(origin: string, policy: GuardPolicy): boolean {
   } catch {
     return false
   }
-  return parsed.protocol === 'http:' && LOOPBACK_HOSTNAMES.has(parsed.hostname) && Number(parsed.port) === policy.port() && parsed.origin === origin
+  return (
+    parsed.protocol === 'http:' &&
+    LOOPBACK_HOSTNAMES.has(parsed.hostname) &&
+    Number(parsed.port) === policy.port() &&
+    parsed.origin === origin
+  )
 }
 
 /** The request's bearer token is the daemon's local token (constant-time comparison). */
@@ -93,5 +121,10 @@ export function hasToken(request: Request, token: string): boolean {
 
 /** Split a comma-separated setting into a set of trimmed, non-empty, lower-cased values. */
 export function listSetting(value: string, lowerCase = true): Set<string> {
-  return new Set(value.split(',').map((item) => (lowerCase ? item.trim().toLowerCase() : item.trim())).filter((item) => item !== ''))
+  return new Set(
+    value
+      .split(',')
+      .map((item) => (lowerCase ? item.trim().toLowerCase() : item.trim()))
+      .filter((item) => item !== ''),
+  )
 }

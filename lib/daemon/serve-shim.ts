@@ -239,7 +239,13 @@ export async function runServeShim(options: ServeShimOptions): Promise<ServeShim
     chan.lost = true
     if (chan !== channel) return
     for (const id of inflight) {
-      writeHost(errorLine(id, 'the mcpx daemon went away while this request was in flight: it may or may not have run, and mcpx did not send it again', { inFlight: true }))
+      writeHost(
+        errorLine(
+          id,
+          'the mcpx daemon went away while this request was in flight: it may or may not have run, and mcpx did not send it again',
+          { inFlight: true },
+        ),
+      )
     }
     inflight.clear()
     pendingState.clear()
@@ -266,7 +272,12 @@ export async function runServeShim(options: ServeShimOptions): Promise<ServeShim
         chan = await connect()
       } catch (again) {
         if (connectFailure(again, layout, layout.channelSocket) !== 'absent') throw again
-        throw new McpxError('CONNECT', `the mcpx daemon answers on ${layout.socket} but not on its channel ${layout.channelSocket} (an older mcpx?); \`mcpx daemon stop\` and retry`, { socket: layout.channelSocket }, { cause: again })
+        throw new McpxError(
+          'CONNECT',
+          `the mcpx daemon answers on ${layout.socket} but not on its channel ${layout.channelSocket} (an older mcpx?); \`mcpx daemon stop\` and retry`,
+          { socket: layout.channelSocket },
+          { cause: again },
+        )
       }
     }
     const answered = new Promise<string>((resolve, reject) => {
@@ -364,7 +375,8 @@ export async function runServeShim(options: ServeShimOptions): Promise<ServeShim
         const reason = (error as Error).message
         log.warn(`serve: could not reach the mcpx daemon: ${reason}`)
         for (const { envelope } of lines) {
-          if (envelope?.id !== undefined && envelope.method !== undefined) writeHost(errorLine(envelope.id, `mcpx daemon unreachable (the request was not sent): ${reason}`, { sent: false }))
+          if (envelope?.id !== undefined && envelope.method !== undefined)
+            writeHost(errorLine(envelope.id, `mcpx daemon unreachable (the request was not sent): ${reason}`, { sent: false }))
         }
         if (hostEnded) finish()
       }

@@ -60,7 +60,9 @@ export function createSharedState(settings: Settings): SharedState | undefined {
       try {
         await client.send('SET', [taskKey(detailed.taskId), JSON.stringify(detailed), 'PX', String(Math.ceil(ttlMs))])
       } catch (error) {
-        log.warn(`redis: could not record task ${detailed.taskId} (${(error as Error).message}); other replicas cannot read it if this one stops`)
+        log.warn(
+          `redis: could not record task ${detailed.taskId} (${(error as Error).message}); other replicas cannot read it if this one stops`,
+        )
       }
     },
     async loadTask(taskId) {

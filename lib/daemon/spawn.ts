@@ -41,7 +41,11 @@ export async function spawnDaemon(options: SpawnOptions): Promise<DaemonInfo> {
     text += String(chunk)
   })
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const spawnError = new Promise<never>((_, reject) => child.once('error', (error) => reject(new McpxError('CONNECT', `could not start the daemon (${command}): ${error.message}`, undefined, { cause: error }))))
+  const spawnError = new Promise<never>((_, reject) =>
+    child.once('error', (error) =>
+      reject(new McpxError('CONNECT', `could not start the daemon (${command}): ${error.message}`, undefined, { cause: error })),
+    ),
+  )
   let timer: ReturnType<typeof setTimeout> | undefined
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), options.timeoutMs)
@@ -51,12 +55,18 @@ export async function spawnDaemon(options: SpawnOptions): Promise<DaemonInfo> {
     const outcome = await Promise.race([ended, timeout, spawnError])
     if (outcome === 'timeout') {
       child.kill('SIGTERM')
-      throw new McpxError('TIMEOUT', `the daemon did not start within ${options.timeoutMs} ms (log: ${options.layout.daemonLog})`, { log: options.layout.daemonLog })
+      throw new McpxError('TIMEOUT', `the daemon did not start within ${options.timeoutMs} ms (log: ${options.layout.daemonLog})`, {
+        log: options.layout.daemonLog,
+      })
     }
     const line = text.trim()
     if (line === '') {
       await exited
-      throw new McpxError('CONNECT', `the daemon exited before listening (code ${child.exitCode}); log tail:\n${logTail(options.layout.daemonLog)}`, { log: options.layout.daemonLog })
+      throw new McpxError(
+        'CONNECT',
+        `the daemon exited before listening (code ${child.exitCode}); log tail:\n${logTail(options.layout.daemonLog)}`,
+        { log: options.layout.daemonLog },
+      )
     }
     const message = JSON.parse(line) as { info?: DaemonInfo; error?: { code: ErrorCode; message: string; data?: Record<string, unknown> } }
     if (message.error) throw new McpxError(message.error.code, message.error.message, message.error.data)

@@ -22,7 +22,9 @@ export class McpxError extends Error {
   }
 
   toJSON(): { code: ErrorCode; message: string; data?: Record<string, unknown> } {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data }
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data }
   }
 }
 
@@ -40,7 +42,9 @@ export class RpcError extends McpxError {
 
   /** The JSON-RPC `error` member for this error. */
   toRpc(): { code: number; message: string; data?: unknown } {
-    return this.rpcData === undefined ? { code: this.rpcCode, message: this.message } : { code: this.rpcCode, message: this.message, data: this.rpcData }
+    return this.rpcData === undefined
+      ? { code: this.rpcCode, message: this.message }
+      : { code: this.rpcCode, message: this.message, data: this.rpcData }
   }
 
   /** Rebuild from a received JSON-RPC error object (by shape, never by message text). */
@@ -48,7 +52,6 @@ export class RpcError extends McpxError {
     return new RpcError(error.code, error.message ?? `JSON-RPC error ${error.code}`, error.data)
   }
 }
-
 
 /**
  * Map any thrown value to the JSON-RPC error mcpx answers with when acting as a server.

@@ -26,7 +26,11 @@ type Kind = QuestionKind
 /** Every kind of question mcpx can broker to some caller (what a daemon declares upstream). */
 export const ALL_QUESTIONS: readonly QuestionKind[] = ['elicit', 'sample', 'listRoots']
 /** The request each kind of ask sends downstream; its capability is wire's CAPABILITY_OF_ASK. */
-export const ASK_METHOD_OF = { elicit: 'elicitation/create', sample: 'sampling/createMessage', listRoots: 'roots/list' } as const satisfies Record<Kind, AskMethod>
+export const ASK_METHOD_OF = {
+  elicit: 'elicitation/create',
+  sample: 'sampling/createMessage',
+  listRoots: 'roots/list',
+} as const satisfies Record<Kind, AskMethod>
 export const capabilityOfKind = (kind: Kind): string => CAPABILITY_OF_ASK[ASK_METHOD_OF[kind]]
 
 /**
@@ -94,7 +98,13 @@ export class Broker {
     const scoped = stored !== undefined && this.#inFlight.includes(stored) ? stored : undefined
     const asker = scoped ?? (this.#inFlight.length === 1 ? this.#inFlight[0] : undefined)
     const answer = asker?.[kind]
-    if (answer) return answer.call(asker, params, context.signal, context.via === 'input_required' && typeof context.key === 'string' ? context.key : undefined)
+    if (answer)
+      return answer.call(
+        asker,
+        params,
+        context.signal,
+        context.via === 'input_required' && typeof context.key === 'string' ? context.key : undefined,
+      )
     if (kind === 'listRoots' && this.roots !== undefined) return { roots: this.roots.map((uri) => ({ uri })) }
     const why =
       asker !== undefined

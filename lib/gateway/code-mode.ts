@@ -75,7 +75,8 @@ export class CodeMode {
       const catalog = await this.pool.catalog(server)
       for (const tool of catalog.tools) {
         const name = String(tool.name)
-        if ((!names || names.includes(name)) && (!view || view.item(server, name).allowed)) entries.push({ server, tool: tool as unknown as ToolTypeSource })
+        if ((!names || names.includes(name)) && (!view || view.item(server, name).allowed))
+          entries.push({ server, tool: tool as unknown as ToolTypeSource })
       }
     }
     if (query.tools?.length) {
@@ -92,14 +93,30 @@ export class CodeMode {
       for (const [server, names] of byServer) await add(server, names)
     } else if (query.server !== undefined) await add(query.server)
     else for (const server of Object.keys(namespaces)) await add(server)
-    return renderDeclarationsFor(entries, { maxDepth: this.settings.typesMaxDepth, maxSchemaBytes: this.settings.schemaMaxBytes, namespaces })
+    return renderDeclarationsFor(entries, {
+      maxDepth: this.settings.typesMaxDepth,
+      maxSchemaBytes: this.settings.schemaMaxBytes,
+      namespaces,
+    })
   }
 
   /** Run agent code; `asker` receives the questions upstreams ask during its calls. */
-  async exec(code: string, options: { asker?: DownstreamAsker; signal?: AbortSignal; onCall?: (qualifiedName: string) => void; onLog?: (line: string) => void; view?: AccessView } = {}): Promise<ExecResult> {
+  async exec(
+    code: string,
+    options: {
+      asker?: DownstreamAsker
+      signal?: AbortSignal
+      onCall?: (qualifiedName: string) => void
+      onLog?: (line: string) => void
+      view?: AccessView
+    } = {},
+  ): Promise<ExecResult> {
     const { view } = options
     const namespaces = await this.namespaces(view)
-    const sandbox = (this.#sandbox ??= createSandboxPool(this.settings, this.options.sandboxCommand ? { command: this.options.sandboxCommand } : {}))
+    const sandbox = (this.#sandbox ??= createSandboxPool(
+      this.settings,
+      this.options.sandboxCommand ? { command: this.options.sandboxCommand } : {},
+    ))
     return sandbox.exec(
       code,
       {
@@ -109,11 +126,16 @@ export class CodeMode {
           const { server, tool } = splitQualified(qualifiedName)
           options.onCall?.(qualifiedName)
           const signal = callOptions?.signal ?? options.signal
-          const result = await this.pool.call(server, tool, args, { ...(options.asker && { asker: options.asker }), ...(signal && { signal }), ...(view && { view }) })
+          const result = await this.pool.call(server, tool, args, {
+            ...(options.asker && { asker: options.asker }),
+            ...(signal && { signal }),
+            ...(view && { view }),
+          })
           if (result.isError === true) throw new McpxError('TOOL', toolErrorText(result), { server, tool, result })
           return result.structuredContent ?? unwrapContent(result)
         },
-        search: async (query, searchOptions) => this.search(query, { ...((searchOptions ?? {}) as { server?: string; limit?: number }), ...(view && { view }) }),
+        search: async (query, searchOptions) =>
+          this.search(query, { ...((searchOptions ?? {}) as { server?: string; limit?: number }), ...(view && { view }) }),
       },
       options.signal ? { signal: options.signal } : {},
     )
@@ -122,13 +144,18 @@ export class CodeMode {
   /** server → allowed tool names (for `view`, what its policy allows), for the sandbox's namespace objects and the declarations. */
   async namespaces(view?: AccessView): Promise<Record<string, string[]>> {
     const { catalogs } = await this.pool.catalogs()
-    const entries = catalogs.map((c) => [c.server, c.tools.map((t) => String(t.name)).filter((name) => !view || view.item(c.server, name).allowed)] as const)
+    const entries = catalogs.map(
+      (c) => [c.server, c.tools.map((t) => String(t.name)).filter((name) => !view || view.item(c.server, name).allowed)] as const,
+    )
     return Object.fromEntries(view ? entries.filter(([, names]) => names.length > 0) : entries)
   }
 
   /** Start the sandbox processes now (the daemon does this at start so the first exec is warm). */
   async warm(): Promise<void> {
-    await (this.#sandbox ??= createSandboxPool(this.settings, this.options.sandboxCommand ? { command: this.options.sandboxCommand } : {})).warm()
+    await (this.#sandbox ??= createSandboxPool(
+      this.settings,
+      this.options.sandboxCommand ? { command: this.options.sandboxCommand } : {},
+    )).warm()
   }
 
   async close(): Promise<void> {

@@ -16,7 +16,13 @@ function accessDenied(view: AccessView, what: string, reason: string, rule?: str
   })
 }
 
-export async function guardedCall(view: AccessView, server: string, tool: string, args: Record<string, unknown>, call: () => Promise<JsonObject>): Promise<JsonObject> {
+export async function guardedCall(
+  view: AccessView,
+  server: string,
+  tool: string,
+  args: Record<string, unknown>,
+  call: () => Promise<JsonObject>,
+): Promise<JsonObject> {
   const decision = view.item(server, tool)
   const started = performance.now()
   const audit = (outcome: AuditOutcome, error?: string) =>

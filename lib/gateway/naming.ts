@@ -22,7 +22,7 @@ export function splitQualified(name: string): QualifiedName {
 
 /** SEP-986 tool names: 1–64 chars of [A-Za-z0-9_./-]; anything else becomes `_`. */
 export function rawName(server: string, item: string): string {
-  return `${server}_${item}`.replace(/[^A-Za-z0-9_.\/-]/g, '_').slice(0, PORTABLE_TOOL_NAME_MAX_CHARS)
+  return `${server}_${item}`.replace(/[^A-Za-z0-9_./-]/g, '_').slice(0, PORTABLE_TOOL_NAME_MAX_CHARS)
 }
 
 const RESOURCE_SCHEME = 'mcpx://'

@@ -52,7 +52,10 @@ export function callAsTask(client: McpClient, tool: string, args: JsonObject, op
 
 async function runLegacy(client: McpClient, tool: string, args: JsonObject, options: TaskRunOptions): Promise<JsonObject> {
   const { signal, timeoutMs } = options.call
-  const created = await announced(client.request('tools/call', { name: tool, arguments: args, task: {} }, { ...options.call, acceptTask: true }), options)
+  const created = await announced(
+    client.request('tools/call', { name: tool, arguments: args, task: {} }, { ...options.call, acceptTask: true }),
+    options,
+  )
   if (created.resultType !== RESULT_TYPE.TASK) return created
   const taskId = String(created.taskId)
   const progress = progressReporter(options.call)
@@ -85,12 +88,16 @@ async function runLegacy(client: McpClient, tool: string, args: JsonObject, opti
 async function runModern(client: McpClient, tool: string, args: JsonObject, options: TaskRunOptions): Promise<JsonObject> {
   const { signal } = options.call
   const declared = options.call.capabilities ?? {}
-  const capabilities: JsonObject = { ...declared, extensions: { ...(isRecord(declared.extensions) ? declared.extensions : {}), [EXTENSION.TASKS]: {} } }
+  const capabilities: JsonObject = {
+    ...declared,
+    extensions: { ...(isRecord(declared.extensions) ? declared.extensions : {}), [EXTENSION.TASKS]: {} },
+  }
   const created = await announced(client.callTool(tool, args, { ...options.call, capabilities, acceptTask: true }), options)
   if (created.resultType !== RESULT_TYPE.TASK) return created
   const taskId = String(created.taskId)
   const progress = progressReporter(options.call)
-  const request = (method: string, params: JsonObject, withSignal = signal) => client.request(method, { taskId, ...params }, { capabilities, ...(withSignal && { signal: withSignal }) })
+  const request = (method: string, params: JsonObject, withSignal = signal) =>
+    client.request(method, { taskId, ...params }, { capabilities, ...(withSignal && { signal: withSignal }) })
   let task: JsonObject = created
   try {
     for (;;) {

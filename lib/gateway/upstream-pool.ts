@@ -30,7 +30,7 @@ export class UpstreamPool {
   readonly #listeners = new Set<PoolListener>()
   readonly #context: UpstreamContext
 
-  constructor(private readonly options: UpstreamPoolOptions) {
+  constructor(readonly options: UpstreamPoolOptions) {
     const context: UpstreamContext = (this.#context = {
       settings: options.settings,
       emit: (type, data) => {
@@ -53,7 +53,9 @@ export class UpstreamPool {
     const next = config.servers
     const added = Object.keys(next).filter((name) => !this.#upstreams.has(name))
     const removed = [...this.#upstreams.keys()].filter((name) => !(name in next))
-    const changed = [...this.#upstreams.keys()].filter((name) => name in next && JSON.stringify(this.#upstreams.get(name)!.config) !== JSON.stringify(next[name]))
+    const changed = [...this.#upstreams.keys()].filter(
+      (name) => name in next && JSON.stringify(this.#upstreams.get(name)!.config) !== JSON.stringify(next[name]),
+    )
     const retired = [...removed, ...changed].map((name) => this.#upstreams.get(name)!)
     for (const name of removed) this.#upstreams.delete(name)
     for (const name of [...added, ...changed]) this.#upstreams.set(name, new Upstream(next[name]!, this.#context))
@@ -77,10 +79,14 @@ export class UpstreamPool {
     if (upstream) return upstream
     const known = this.names()
     const hint = suggest(name, known)
-    throw new McpxError('NOT_FOUND', `no server named "${name}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}; configured: ${known.join(', ') || 'none'}`, {
-      server: name,
-      suggestions: hint,
-    })
+    throw new McpxError(
+      'NOT_FOUND',
+      `no server named "${name}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}; configured: ${known.join(', ') || 'none'}`,
+      {
+        server: name,
+        suggestions: hint,
+      },
+    )
   }
 
   servers(): ServerStatus[] {
@@ -92,7 +98,9 @@ export class UpstreamPool {
   }
 
   call(name: string, tool: string, args: Record<string, unknown>, options: UpstreamCallOptions = {}): Promise<JsonObject> {
-    return options.view ? guardedCall(options.view, name, tool, args, () => this.#call(name, tool, args, options)) : this.#call(name, tool, args, options)
+    return options.view
+      ? guardedCall(options.view, name, tool, args, () => this.#call(name, tool, args, options))
+      : this.#call(name, tool, args, options)
   }
 
   async #call(name: string, tool: string, args: Record<string, unknown>, options: UpstreamCallOptions): Promise<JsonObject> {
@@ -134,7 +142,11 @@ export class UpstreamPool {
     const failures: { server: string; error: McpxError }[] = []
     settled.forEach((s, i) => {
       if (s.status === 'fulfilled') catalogs.push(s.value)
-      else failures.push({ server: enabled[i]!.name, error: s.reason instanceof McpxError ? s.reason : new McpxError('CONNECT', String(s.reason)) })
+      else
+        failures.push({
+          server: enabled[i]!.name,
+          error: s.reason instanceof McpxError ? s.reason : new McpxError('CONNECT', String(s.reason)),
+        })
     })
     return { catalogs, failures }
   }
@@ -150,10 +162,14 @@ export class UpstreamPool {
     const names = catalog.tools.map((t) => String(t.name))
     if (names.includes(tool)) return undefined
     const hint = suggest(tool, names)
-    return new McpxError('NOT_FOUND', `server "${upstream.name}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}`, {
-      server: upstream.name,
-      tool,
-      suggestions: hint,
-    })
+    return new McpxError(
+      'NOT_FOUND',
+      `server "${upstream.name}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}`,
+      {
+        server: upstream.name,
+        tool,
+        suggestions: hint,
+      },
+    )
   }
 }

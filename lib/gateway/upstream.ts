@@ -4,7 +4,16 @@
  * restarted with exponential backoff after a crash, and every call bounded by a deadline and
  * brokered back to its caller for any question the upstream asks mid-call.
  */
-import { type CallOptions, type ConnectOptions, type JsonObject, type McpClient, MCPX_CLIENT_INFO, type Target, connect, defaultTransports } from '../client/index.ts'
+import {
+  type CallOptions,
+  type ConnectOptions,
+  type JsonObject,
+  type McpClient,
+  MCPX_CLIENT_INFO,
+  type Target,
+  connect,
+  defaultTransports,
+} from '../client/index.ts'
 import { type ServerConfig, transportKindOf } from '../config/index.ts'
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
@@ -74,7 +83,11 @@ export class Upstream {
       ...configuredStatus(this.config),
       state: this.#state,
       ...(client && { revision: client.revision, era: client.era }),
-      ...(this.#lastError && this.#state === 'failed' && { reason: this.#lastError.message, error: { code: this.#lastError.code, message: this.#lastError.message } }),
+      ...(this.#lastError &&
+        this.#state === 'failed' && {
+          reason: this.#lastError.message,
+          error: { code: this.#lastError.code, message: this.#lastError.message },
+        }),
     }
   }
 
@@ -82,7 +95,12 @@ export class Upstream {
   async client(): Promise<McpClient> {
     if (this.#closed) throw new McpxError('CONNECT', `server "${this.name}" is shut down`, { server: this.name })
     if (this.config.disabled) throw new McpxError('CONNECT', `server "${this.name}" is disabled in the config`, { server: this.name })
-    if (this.config.unavailable !== undefined) throw new McpxError('CONFIG', `server "${this.name}" is unavailable: ${this.config.unavailable}`, { server: this.name, state: 'unavailable', reason: this.config.unavailable })
+    if (this.config.unavailable !== undefined)
+      throw new McpxError('CONFIG', `server "${this.name}" is unavailable: ${this.config.unavailable}`, {
+        server: this.name,
+        state: 'unavailable',
+        reason: this.config.unavailable,
+      })
     if (this.#client && !this.#client.peer.closed) return this.#client
     if (this.#connecting) return this.#connecting
     if (this.#lastError && Date.now() < this.#holdUntil) throw this.#lastError
@@ -108,14 +126,25 @@ export class Upstream {
     // extension is declared on this call and the server may answer with a task or directly).
     const support = taskSupport(definition)
     const keepsId = options.onTaskCreated !== undefined && taskRefusal(client, support) === undefined
-    const asTask = !options.acceptTask && (options.runAsTask ? runnableAsTask(this.name, tool, definition, client) : (support === 'required' || keepsId) && canRunAsTask(client))
+    const asTask =
+      !options.acceptTask &&
+      (options.runAsTask
+        ? runnableAsTask(this.name, tool, definition, client)
+        : (support === 'required' || keepsId) && canRunAsTask(client))
     if (!asTask) options.onTaskCreated?.(undefined)
     const run = asTask
-      ? () => callAsTask(client, tool, args, { call, handlers: this.broker.handlers(), defaultPollMs: this.context.settings.taskPollIntervalMs, ...(options.onTaskCreated && { onCreated: options.onTaskCreated }) })
+      ? () =>
+          callAsTask(client, tool, args, {
+            call,
+            handlers: this.broker.handlers(),
+            defaultPollMs: this.context.settings.taskPollIntervalMs,
+            ...(options.onTaskCreated && { onCreated: options.onTaskCreated }),
+          })
       : () => client.callTool(tool, args, call)
     const result = await this.broker.run(options.asker, run, options.onLog)
     // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema.
-    if (definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
+    if (definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined)
+      this.#validate('output', definition, result.structuredContent)
     return result
   }
 
@@ -163,8 +192,17 @@ export class Upstream {
     if (verdict.ok) return undefined
     const issues = verdict.errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')
     const name = `${this.name}.${String(tool.name)}`
-    if (direction === 'input') return new McpxError('USAGE', `arguments for ${name} do not match its inputSchema: ${issues}`, { server: this.name, tool: tool.name, errors: verdict.errors })
-    return new McpxError('PROTOCOL', `${name} returned structuredContent that does not match its outputSchema: ${issues}`, { server: this.name, tool: tool.name, errors: verdict.errors })
+    if (direction === 'input')
+      return new McpxError('USAGE', `arguments for ${name} do not match its inputSchema: ${issues}`, {
+        server: this.name,
+        tool: tool.name,
+        errors: verdict.errors,
+      })
+    return new McpxError('PROTOCOL', `${name} returned structuredContent that does not match its outputSchema: ${issues}`, {
+      server: this.name,
+      tool: tool.name,
+      errors: verdict.errors,
+    })
   }
 
   /** Any other request (prompts/get, resources/read, completion/complete…), brokered like a call. */
@@ -176,7 +214,9 @@ export class Upstream {
     }
     // A read the upstream lost with its connection is asked once more of the restarted one; any
     // other request is failed as "may or may not have run", never re-sent (at most once).
-    return attempt().catch((error: unknown) => (isLostInFlight(error) && resendable(method) && !this.#closed ? attempt() : Promise.reject(error)))
+    return attempt().catch((error: unknown) =>
+      isLostInFlight(error) && resendable(method) && !this.#closed ? attempt() : Promise.reject(error),
+    )
   }
 
   /** The cached catalog (the same promise until it is invalidated), loading it when there is none. */
@@ -210,7 +250,10 @@ export class Upstream {
 
   #checkToolAllowed(tool: string): void {
     if (!this.isToolAllowed(tool)) {
-      throw new McpxError('NOT_FOUND', `tool "${tool}" of server "${this.name}" is not allowed by the config (allowedTools/blockedTools)`, { server: this.name, tool })
+      throw new McpxError('NOT_FOUND', `tool "${tool}" of server "${this.name}" is not allowed by the config (allowedTools/blockedTools)`, {
+        server: this.name,
+        tool,
+      })
     }
   }
 
@@ -225,7 +268,13 @@ export class Upstream {
         settings: this.context.settings,
         handlers: this.broker.handlers(),
         // The union of what mcpx can carry to some host: the questions (from handlers) and MCP Apps.
-        capabilities: this.context.apps === false ? { ...extra?.capabilities } : { ...extra?.capabilities, extensions: { ...(extra?.capabilities?.extensions as JsonObject | undefined), [EXTENSION.UI]: UI_EXTENSION_SETTINGS } },
+        capabilities:
+          this.context.apps === false
+            ? { ...extra?.capabilities }
+            : {
+                ...extra?.capabilities,
+                extensions: { ...(extra?.capabilities?.extensions as JsonObject | undefined), [EXTENSION.UI]: UI_EXTENSION_SETTINGS },
+              },
         ...(this.config.protocol !== undefined && { revision: this.config.protocol }),
         ...(this.context.cacheDir !== undefined && { cacheDir: this.context.cacheDir }),
         onWarning: (message) => log.warn(`[${this.name}] ${message}`),
@@ -269,7 +318,12 @@ export class Upstream {
     if (path === undefined) return undefined
     this.#recordings += 1
     const dot = path.lastIndexOf('.')
-    const file = this.#recordings === 1 ? path : dot > path.lastIndexOf('/') ? `${path.slice(0, dot)}.${this.#recordings}${path.slice(dot)}` : `${path}.${this.#recordings}`
+    const file =
+      this.#recordings === 1
+        ? path
+        : dot > path.lastIndexOf('/')
+          ? `${path.slice(0, dot)}.${this.#recordings}${path.slice(dot)}`
+          : `${path}.${this.#recordings}`
     const target = this.config.target
     return new Recorder({
       sink: fileSink(file),
@@ -357,8 +411,18 @@ function withoutCapabilities(options: Partial<ConnectOptions>): Partial<ConnectO
 function runnableAsTask(server: string, tool: string, definition: JsonObject | undefined, client: McpClient): true {
   const support = taskSupport(definition)
   const refusal = taskRefusal(client, support)
-  if (refusal === 'server') throw new McpxError('USAGE', `${server} (${client.revision}) declares no task support mcpx can follow, so ${tool} cannot run as a task`, { server, tool })
-  if (refusal === 'tool') throw new McpxError('USAGE', `${server}.${tool} cannot run as a task (its execution.taskSupport is ${JSON.stringify(support ?? 'forbidden')})`, { server, tool })
+  if (refusal === 'server')
+    throw new McpxError(
+      'USAGE',
+      `${server} (${client.revision}) declares no task support mcpx can follow, so ${tool} cannot run as a task`,
+      { server, tool },
+    )
+  if (refusal === 'tool')
+    throw new McpxError(
+      'USAGE',
+      `${server}.${tool} cannot run as a task (its execution.taskSupport is ${JSON.stringify(support ?? 'forbidden')})`,
+      { server, tool },
+    )
   return true
 }
 

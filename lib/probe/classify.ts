@@ -35,7 +35,6 @@ export interface ProbeReport {
   failure?: { code: ErrorCode; diagnosis: string }
 }
 
-
 const PREFERENCE: readonly [Era, TransportKind][] = [
   ['modern', 'stdio'],
   ['modern', 'streamable-http'],
@@ -48,7 +47,9 @@ export function classify(observations: readonly Observation[], target = 'the ser
   const good = observations.filter((o) => o.ok)
   const modern = good.some((o) => o.era === 'modern')
   const legacy = good.some((o) => o.era === 'legacy')
-  const best = PREFERENCE.map(([era, transport]) => good.find((o) => o.era === era && o.transport === transport)).find((o) => o !== undefined)
+  const best = PREFERENCE.map(([era, transport]) => good.find((o) => o.era === era && o.transport === transport)).find(
+    (o) => o !== undefined,
+  )
   const versions = new Set<string>()
   for (const o of good) {
     if (o.revision) versions.add(o.revision)
@@ -81,15 +82,22 @@ function diagnose(observations: readonly Observation[], target: string): { code:
     if (exited) return { code: 'CONNECT', diagnosis: `${target} did not stay up to answer: ${exited.message}` }
     // No answer to server/discover and "method not found" for initialize (`cat` echoes our own
     // request back): nothing MCP is there — the CONNECT case of the probe's exit codes.
-    if (errors.every((e) => e.code === 'TIMEOUT' || e.rpcCode === RPC.METHOD_NOT_FOUND)) return { code: 'CONNECT', diagnosis: `${target} is not an MCP server (it answered neither server/discover nor initialize)` }
+    if (errors.every((e) => e.code === 'TIMEOUT' || e.rpcCode === RPC.METHOD_NOT_FOUND))
+      return { code: 'CONNECT', diagnosis: `${target} is not an MCP server (it answered neither server/discover nor initialize)` }
   } else if (http.length === 0 && errors.every((e) => e.code === 'CONNECT' || e.code === 'TIMEOUT')) {
     return { code: 'CONNECT', diagnosis: `nothing answers at ${target}: ${errors[0]!.message}` }
-  } else if (http.length > 0 && errors.every((e) => e.code === 'CONNECT' || e.code === 'PROTOCOL' || e.code === 'TIMEOUT' || e.code === 'PEER')) {
+  } else if (
+    http.length > 0 &&
+    errors.every((e) => e.code === 'CONNECT' || e.code === 'PROTOCOL' || e.code === 'TIMEOUT' || e.code === 'PEER')
+  ) {
     return { code: 'CONNECT', diagnosis: `${target} is not an MCP endpoint (HTTP ${[...new Set(http)].join(', ')} to every MCP request)` }
   }
   const era = errors.find((e) => e.code === 'ERA')
   if (era) return { code: 'ERA', diagnosis: era.message }
   if (errors.every((e) => e.code === 'TIMEOUT')) return { code: 'CONNECT', diagnosis: `${target} never answered (${errors[0]!.message})` }
   const first = errors.find((e) => e.code !== 'TIMEOUT') ?? errors[0]!
-  return { code: first.code === 'TIMEOUT' ? 'CONNECT' : first.code, diagnosis: `${target} does not speak MCP as mcpx knows it: ${first.message}` }
+  return {
+    code: first.code === 'TIMEOUT' ? 'CONNECT' : first.code,
+    diagnosis: `${target} does not speak MCP as mcpx knows it: ${first.message}`,
+  }
 }

@@ -62,16 +62,34 @@ function isFinal(observation: Observation): boolean {
   return error.code === 'CONNECT' && error.data?.httpStatus === undefined
 }
 
-async function observe(target: Target, era: Era, transport: TransportKind, options: ProbeOptions, timings: TimingStep[]): Promise<Observation> {
+async function observe(
+  target: Target,
+  era: Era,
+  transport: TransportKind,
+  options: ProbeOptions,
+  timings: TimingStep[],
+): Promise<Observation> {
   const label = `${era}/${transport}`
   const started = performance.now()
   // stdio silence after the modern probe is the answer "legacy", so it gets the probe deadline.
   // Every other step has its own probe deadline, so `probe -- sleep 30` ends in seconds.
-  const stepMs = era === 'modern' && transport === 'stdio' ? options.settings.probeTimeoutMs : Math.min(options.settings.requestTimeoutMs, options.settings.probeStepTimeoutMs)
+  const stepMs =
+    era === 'modern' && transport === 'stdio'
+      ? options.settings.probeTimeoutMs
+      : Math.min(options.settings.requestTimeoutMs, options.settings.probeStepTimeoutMs)
   const settings = { ...options.settings, requestTimeoutMs: stepMs }
   const pinnedTarget: Target = isHttpTarget(target) ? { ...target, transport: transport === 'stdio' ? undefined : transport } : target
   try {
-    const client = await connect(pinnedTarget, { settings, era, auth: options.auth, ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }), noCache: true, serverStream: false, transports: options.transports, onWarning: () => {} })
+    const client = await connect(pinnedTarget, {
+      settings,
+      era,
+      auth: options.auth,
+      ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }),
+      noCache: true,
+      serverStream: false,
+      transports: options.transports,
+      onWarning: () => {},
+    })
     for (const step of client.timings) timings.push({ ...step, step: `${label}: ${step.step}` })
     const server = client.server
     await client.close().catch(() => {})
@@ -89,7 +107,13 @@ async function observe(target: Target, era: Era, transport: TransportKind, optio
     const mcpx = asMcpxError(error, 'CONNECT')
     const ms = Math.round(performance.now() - started)
     timings.push({ step: `${label}: connect`, ms, ok: false, detail: mcpx.message })
-    return { era, transport, ok: false, error: { code: mcpx.code, message: mcpx.message, data: mcpx.data, ...(mcpx instanceof RpcError && { rpcCode: mcpx.rpcCode }) }, ms }
+    return {
+      era,
+      transport,
+      ok: false,
+      error: { code: mcpx.code, message: mcpx.message, data: mcpx.data, ...(mcpx instanceof RpcError && { rpcCode: mcpx.rpcCode }) },
+      ms,
+    }
   }
 }
 

@@ -7,7 +7,16 @@
  */
 import type { Settings } from '../settings/index.ts'
 import type { Transport } from '../transport/index.ts'
-import { isRequest, isResponse, makeError, makeResult, methodNotFound, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse } from '../wire/index.ts'
+import {
+  isRequest,
+  isResponse,
+  makeError,
+  makeResult,
+  methodNotFound,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+} from '../wire/index.ts'
 import { diffValues, formatDifferences, type Difference } from './diff.ts'
 import { REDACTED, type Recording } from './format.ts'
 import { HeaderMirror } from './header-mirror.ts'
@@ -107,7 +116,8 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
       if (JSON.stringify(entry.message.params ?? {}).includes(JSON.stringify(REDACTED))) redactedInputs.push(entry.seq)
       const answered = new Promise<JsonRpcResponse | undefined>((resolve) => {
         const key = JSON.stringify(request.id)
-        const timer = options.settings.requestTimeoutMs > 0 ? setTimeout(() => resolve(undefined), options.settings.requestTimeoutMs) : undefined
+        const timer =
+          options.settings.requestTimeoutMs > 0 ? setTimeout(() => resolve(undefined), options.settings.requestTimeoutMs) : undefined
         waiters.set(key, (message) => {
           if (timer !== undefined) clearTimeout(timer)
           waiters.delete(key)
@@ -124,7 +134,10 @@ export async function replayAgainst(recording: Recording, transport: Transport, 
         continue
       }
       learnCarried(recordedResponse, live, carried)
-      const differences = [...asides, ...diffValues(comparable(recordedResponse, exchange.method, fields), comparable(live, exchange.method, fields))]
+      const differences = [
+        ...asides,
+        ...diffValues(comparable(recordedResponse, exchange.method, fields), comparable(live, exchange.method, fields)),
+      ]
       if (differences.length > 0) divergences.push({ ...base, kind: 'response', differences })
     }
   } finally {
@@ -141,8 +154,12 @@ export function formatAgainstReport(report: AgainstReport, target: string): stri
     lines.push(`✗ #${d.seq} ${d.method} ${JSON.stringify(d.params)}${what}`)
     for (const line of formatDifferences(d.differences)) lines.push(`    ${line}`)
   }
-  if (report.unanswered.length > 0) lines.push(`note: requests ${report.unanswered.map((s) => `#${s}`).join(', ')} were still open when the recording ended (sent, not compared)`)
-  if (report.redactedInputs.length > 0) lines.push(`note: requests ${report.redactedInputs.map((s) => `#${s}`).join(', ')} were sent with redacted ("${REDACTED}") values`)
+  if (report.unanswered.length > 0)
+    lines.push(
+      `note: requests ${report.unanswered.map((s) => `#${s}`).join(', ')} were still open when the recording ended (sent, not compared)`,
+    )
+  if (report.redactedInputs.length > 0)
+    lines.push(`note: requests ${report.redactedInputs.map((s) => `#${s}`).join(', ')} were sent with redacted ("${REDACTED}") values`)
   return `${lines.join('\n')}\n`
 }
 
@@ -152,7 +169,8 @@ function learnCarried(recorded: Record<string, unknown> | undefined, live: JsonR
   const before = recorded?.result as Record<string, unknown> | undefined
   const now = 'result' in live ? (live.result as Record<string, unknown>) : undefined
   if (before === undefined || now === undefined) return
-  const task = (r: Record<string, unknown>) => (typeof r.task === 'object' && r.task !== null ? (r.task as Record<string, unknown>).taskId : undefined)
+  const task = (r: Record<string, unknown>) =>
+    typeof r.task === 'object' && r.task !== null ? (r.task as Record<string, unknown>).taskId : undefined
   for (const field of CARRIED_FIELDS) {
     const old = field === 'taskId' ? (before.taskId ?? task(before)) : before[field]
     const fresh = field === 'taskId' ? (now.taskId ?? task(now)) : now[field]
@@ -179,15 +197,31 @@ function comparable(message: unknown, method: string, fields: ReturnType<typeof 
 
 // A live server→client request: answer as the recorded client did (same method, in order), else
 // -32601. Its params are compared with the recorded request's; paths read `<method>/params/...`.
-function replyTo(request: JsonRpcRequest, exchange: Exchange | undefined, used: Set<object>, fields: readonly VolatileField[]): { message: JsonRpcMessage; differences: Difference[] } {
+function replyTo(
+  request: JsonRpcRequest,
+  exchange: Exchange | undefined,
+  used: Set<object>,
+  fields: readonly VolatileField[],
+): { message: JsonRpcMessage; differences: Difference[] } {
   // A keep-alive ping is not part of what was recorded (2025-11-25 basic/utilities/ping.mdx).
   if (request.method === 'ping') return { message: makeResult(request.id, {}), differences: [] }
   const recorded = exchange?.answer.find((a) => a.message.method === request.method && 'id' in a.message && !used.has(a))
   if (recorded !== undefined) used.add(recorded)
-  const differences = recorded === undefined
-    ? [{ path: `<${request.method}>`, observed: request.params ?? {}, kind: 'added' as const }]
-    : diffValues(normalize({ params: recorded.message.params ?? {} }, request.method, fields), normalize({ params: request.params ?? {} }, request.method, fields)).map((d) => ({ ...d, path: `<${request.method}>${d.path}` }))
+  const differences =
+    recorded === undefined
+      ? [{ path: `<${request.method}>`, observed: request.params ?? {}, kind: 'added' as const }]
+      : diffValues(
+          normalize({ params: recorded.message.params ?? {} }, request.method, fields),
+          normalize({ params: request.params ?? {} }, request.method, fields),
+        ).map((d) => ({ ...d, path: `<${request.method}>${d.path}` }))
   const reply = recorded === undefined ? undefined : exchange?.clientReplies.get(JSON.stringify(recorded.message.id))
-  if (reply === undefined) return { message: makeError(request.id, methodNotFound(request.method, undefined, { message: `the recording has no client answer to ${request.method}` }).toRpc()), differences }
+  if (reply === undefined)
+    return {
+      message: makeError(
+        request.id,
+        methodNotFound(request.method, undefined, { message: `the recording has no client answer to ${request.method}` }).toRpc(),
+      ),
+      differences,
+    }
   return { message: { ...(reply.message as Record<string, unknown>), id: request.id } as unknown as JsonRpcMessage, differences }
 }

@@ -23,7 +23,12 @@ export interface RecordTransportOptions {
 }
 
 /** Wrap `inner` so all its traffic is recorded; closing it writes the recording's close line. */
-export function recordTransport(inner: Transport, recorder: Recorder, role: 'client' | 'server', options: RecordTransportOptions = {}): RecordingTransport {
+export function recordTransport(
+  inner: Transport,
+  recorder: Recorder,
+  role: 'client' | 'server',
+  options: RecordTransportOptions = {},
+): RecordingTransport {
   const outgoing: Direction = role === 'client' ? 'to-server' : 'to-client'
   const incoming: Direction = role === 'client' ? 'to-client' : 'to-server'
   const http = inner.kind !== 'stdio'
@@ -46,7 +51,11 @@ export function recordTransport(inner: Transport, recorder: Recorder, role: 'cli
     },
     send(message: JsonRpcMessage, options?: SendOptions) {
       const headers = options?.headers
-      recorder.message(outgoing, message, http && role === 'client' ? { method: 'POST', ...(headers !== undefined && { headers }) } : undefined)
+      recorder.message(
+        outgoing,
+        message,
+        http && role === 'client' ? { method: 'POST', ...(headers !== undefined && { headers }) } : undefined,
+      )
       return inner.send(message, options)
     },
     close() {

@@ -4,7 +4,17 @@
  * handshake (2025-06-18+), and in 2026 `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` for the tools it
  * has seen listed (2026-07-28 basic/transports/streamable-http.mdx "Request Metadata").
  */
-import { META, isModernRevision, isRequest, isResponse, isRevision, requestHeaders, type HeaderTool, type JsonRpcMessage, type Revision } from '../wire/index.ts'
+import {
+  META,
+  isModernRevision,
+  isRequest,
+  isResponse,
+  isRevision,
+  requestHeaders,
+  type HeaderTool,
+  type JsonRpcMessage,
+  type Revision,
+} from '../wire/index.ts'
 
 export class HeaderMirror {
   readonly #tools = new Map<string, HeaderTool>()

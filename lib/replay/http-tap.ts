@@ -10,7 +10,17 @@ import { MIME } from '../wire/index.ts'
 import type { HttpFraming } from './format.ts'
 import type { Recorder } from './writer.ts'
 
-const REQUEST_HEADERS = ['mcp-protocol-version', 'mcp-session-id', 'mcp-method', 'mcp-name', 'last-event-id', 'content-type', 'accept', 'authorization', 'cookie']
+const REQUEST_HEADERS = [
+  'mcp-protocol-version',
+  'mcp-session-id',
+  'mcp-method',
+  'mcp-name',
+  'last-event-id',
+  'content-type',
+  'accept',
+  'authorization',
+  'cookie',
+]
 const RESPONSE_HEADERS = ['content-type', 'mcp-session-id', 'allow', 'www-authenticate', 'retry-after', 'set-cookie']
 
 type Fetch = (input: string | URL | Request, init?: BunFetchRequestInit) => Promise<Response>
@@ -48,7 +58,11 @@ function eventTap(recorder: Recorder, status: number | undefined): TransformStre
   const parser = createSseParser({
     onRetry: (ms) => void (retry = ms),
     onEvent(event) {
-      const sse = { ...(event.id !== '' && { id: event.id }), ...(event.event !== 'message' && { event: event.event }), ...(retry !== undefined && { retry }) }
+      const sse = {
+        ...(event.id !== '' && { id: event.id }),
+        ...(event.event !== 'message' && { event: event.event }),
+        ...(retry !== undefined && { retry }),
+      }
       retry = undefined
       const framing: HttpFraming = { ...(status !== undefined && { status }), sse }
       const messages = messagesIn(event.data)

@@ -1,7 +1,21 @@
 /** The replay room: record MCP traffic to a versioned JSONL file, print it, serve it back, replay it against a live server. */
 export {
-  FORMAT_NAME, FORMAT_VERSION, REDACTED, RecordingHeaderSchema, EntrySchema, MessageEntrySchema,
-  type Recording, type RecordingHeader, type Entry, type MessageEntry, type HttpEntry, type NegotiatedEntry, type CloseEntry, type Direction, type HttpFraming, type Peer,
+  FORMAT_NAME,
+  FORMAT_VERSION,
+  REDACTED,
+  RecordingHeaderSchema,
+  EntrySchema,
+  MessageEntrySchema,
+  type Recording,
+  type RecordingHeader,
+  type Entry,
+  type MessageEntry,
+  type HttpEntry,
+  type NegotiatedEntry,
+  type CloseEntry,
+  type Direction,
+  type HttpFraming,
+  type Peer,
 } from './format.ts'
 export { parseRecording, readRecording } from './reader.ts'
 export { Recorder, fileSink, memorySink, type RecorderOptions, type RecordingSink } from './writer.ts'

@@ -24,7 +24,13 @@ export type MatchResult =
 
 /** Group a recording's messages into exchanges (the latest unanswered request owns what follows). */
 export function buildExchanges(recording: Pick<Recording, 'messages'>): Exchange[] {
-  const exchanges: { request: MessageEntry; answer: MessageEntry[]; clientReplies: Map<string, MessageEntry>; method: string; done: boolean }[] = []
+  const exchanges: {
+    request: MessageEntry
+    answer: MessageEntry[]
+    clientReplies: Map<string, MessageEntry>
+    method: string
+    done: boolean
+  }[] = []
   const byId = new Map<string, (typeof exchanges)[number]>()
   const open = (): (typeof exchanges)[number] | undefined => [...exchanges].reverse().find((e) => !e.done)
   for (const entry of recording.messages) {

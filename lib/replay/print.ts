@@ -10,7 +10,10 @@ const MAX_SUMMARY = 100
 
 export function formatTimeline(recording: Recording): string {
   const h = recording.header
-  const peer = recording.peer === undefined ? '' : ` peer ${[recording.peer.name, recording.peer.version].filter(Boolean).join(' ') || recording.peer.url || (recording.peer.command ?? []).join(' ')}`
+  const peer =
+    recording.peer === undefined
+      ? ''
+      : ` peer ${[recording.peer.name, recording.peer.version].filter(Boolean).join(' ') || recording.peer.url || (recording.peer.command ?? []).join(' ')}`
   const lines = [
     `mcpx recording v${h.formatVersion} (mcpx ${h.mcpxVersion}) ${h.createdAt} role ${h.role} over ${h.transport}, ${recording.era ?? 'era unknown'} ${recording.revision ?? ''}${peer}`.trimEnd(),
     `redacting headers [${h.redaction.headers.join(', ')}] fields [${h.redaction.fields.join(', ')}]`,
@@ -27,7 +30,13 @@ export function formatEntry(entry: Entry): string {
   }
   if (entry.type === 'http') {
     const h = entry.http
-    const what = [h.method, h.status === undefined ? undefined : `HTTP ${h.status}`, h.headers?.['last-event-id'] === undefined ? undefined : `Last-Event-ID ${h.headers['last-event-id']}`].filter(Boolean).join(' ')
+    const what = [
+      h.method,
+      h.status === undefined ? undefined : `HTTP ${h.status}`,
+      h.headers?.['last-event-id'] === undefined ? undefined : `Last-Event-ID ${h.headers['last-event-id']}`,
+    ]
+      .filter(Boolean)
+      .join(' ')
     return `${time} ${entry.direction === 'to-server' ? '→' : '←'} (http) ${what}`
   }
   if (entry.type === 'close') return `${time}   closed${entry.reason === undefined ? '' : `: ${entry.reason}`}`

@@ -7,7 +7,16 @@ import { readFileSync } from 'node:fs'
 import * as v from 'valibot'
 import { McpxError } from '../errors/index.ts'
 import { describeIssues } from '../wire/index.ts'
-import { EntrySchema, FORMAT_NAME, FORMAT_VERSION, RecordingHeaderSchema, type Entry, type MessageEntry, type Peer, type Recording } from './format.ts'
+import {
+  EntrySchema,
+  FORMAT_NAME,
+  FORMAT_VERSION,
+  RecordingHeaderSchema,
+  type Entry,
+  type MessageEntry,
+  type Peer,
+  type Recording,
+} from './format.ts'
 
 /** Read and parse a recording file. */
 export function readRecording(path: string): Recording {

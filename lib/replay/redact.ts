@@ -19,7 +19,19 @@ const TOKEN_LIKE_HEADER = /token|secret|password|passwd|api-?key|auth|cookie|ses
 
 export const DEFAULT_REDACTION: RedactionRules = {
   headers: ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'mcp-session-id', 'x-api-key'],
-  fields: ['password', 'passwd', 'secret', 'client_secret', 'access_token', 'refresh_token', 'id_token', 'api_key', 'apiKey', 'token', 'authorization'],
+  fields: [
+    'password',
+    'passwd',
+    'secret',
+    'client_secret',
+    'access_token',
+    'refresh_token',
+    'id_token',
+    'api_key',
+    'apiKey',
+    'token',
+    'authorization',
+  ],
 }
 
 /** The default rules plus configured extras (`--redact-header`, `--redact-field`, config). */
@@ -41,7 +53,10 @@ export function isSecretHeader(name: string, rules: RedactionRules): boolean {
 }
 
 /** Copy of `headers` with secret values replaced; `redacted` lists `headers.<name>` paths. */
-export function redactHeaders(headers: Record<string, string>, rules: RedactionRules): { headers: Record<string, string>; redacted: string[] } {
+export function redactHeaders(
+  headers: Record<string, string>,
+  rules: RedactionRules,
+): { headers: Record<string, string>; redacted: string[] } {
   const out: Record<string, string> = {}
   const redacted: string[] = []
   for (const [name, value] of Object.entries(headers)) {

@@ -11,7 +11,16 @@ import { Engine, serveHttp, serveStdio, type Answer, type Channel, type HttpServ
 import type { Settings } from '../settings/index.ts'
 import {
   HTTP_STATUS,
-  META, httpStatusOf, isRequest, isResponse, makeError, methodNotFound, unsupportedVersion, type Era, type JsonRpcMessage, type JsonRpcRequest,
+  META,
+  httpStatusOf,
+  isRequest,
+  isResponse,
+  makeError,
+  methodNotFound,
+  unsupportedVersion,
+  type Era,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
   type JsonRpcResponse,
 } from '../wire/index.ts'
 import { formatDifferences } from './diff.ts'
@@ -23,7 +32,6 @@ export interface ReplayServeOptions {
   /** Extra volatile fields (`--volatile`), added to volatile.ts's declaration. */
   readonly volatile?: readonly string[]
 }
-
 
 export class ReplayEngine extends Engine {
   readonly #recording: Recording
@@ -68,7 +76,10 @@ export class ReplayEngine extends Engine {
     }
     if (recorded === 'legacy' && era === 'modern') {
       // Not a recognised 2026 error: a dual-era client falls back to initialize (streamable-http.mdx).
-      const error = new RpcError(RPC.INVALID_REQUEST, `this recording is of a legacy server (${revision ?? 'unknown revision'}); start with initialize`)
+      const error = new RpcError(
+        RPC.INVALID_REQUEST,
+        `this recording is of a legacy server (${revision ?? 'unknown revision'}); start with initialize`,
+      )
       return { message: makeError(message.id, error.toRpc()), httpStatus: HTTP_STATUS.BAD_REQUEST }
     }
     return undefined
@@ -93,7 +104,11 @@ export class ReplayEngine extends Engine {
       await this.#hold(message, channel)
       return { httpStatus: HTTP_STATUS.OK }
     }
-    const error = new RpcError(RPC.INTERNAL_ERROR, `the recording ends before the response to ${exchange.method} (recorded seq ${exchange.request.seq})`, { mcpxCode: 'NOT_FOUND', seq: exchange.request.seq })
+    const error = new RpcError(
+      RPC.INTERNAL_ERROR,
+      `the recording ends before the response to ${exchange.method} (recorded seq ${exchange.request.seq})`,
+      { mcpxCode: 'NOT_FOUND', seq: exchange.request.seq },
+    )
     return { message: makeError(message.id, error.toRpc()), httpStatus: HTTP_STATUS.OK }
   }
 
@@ -142,7 +157,8 @@ export class ReplayEngine extends Engine {
   #discover(message: JsonRpcRequest): Answer {
     const methods = new Set(this.#matcher.exchanges.map((e) => e.method.split('/')[0]))
     const capabilities: Record<string, object> = {}
-    for (const area of ['tools', 'prompts', 'resources', 'completion', 'logging'] as const) if (methods.has(area)) capabilities[area === 'completion' ? 'completions' : area] = {}
+    for (const area of ['tools', 'prompts', 'resources', 'completion', 'logging'] as const)
+      if (methods.has(area)) capabilities[area === 'completion' ? 'completions' : area] = {}
     const peer = this.#recording.peer
     const result = {
       resultType: 'complete',
@@ -153,18 +169,28 @@ export class ReplayEngine extends Engine {
     return { message: { jsonrpc: '2.0', id: message.id, result } as JsonRpcResponse, httpStatus: HTTP_STATUS.OK }
   }
 
-  #unmatched(message: JsonRpcRequest, era: Era, closest: Exchange | undefined, differences: Parameters<typeof formatDifferences>[0]): Answer {
+  #unmatched(
+    message: JsonRpcRequest,
+    era: Era,
+    closest: Exchange | undefined,
+    differences: Parameters<typeof formatDifferences>[0],
+  ): Answer {
     const known = this.#matcher.exchanges.some((e) => e.method === message.method)
-    const where = closest === undefined
-      ? 'the recording has no requests'
-      : `closest recorded request is #${closest.request.seq} ${closest.method} ${JSON.stringify(closest.request.message.params ?? {})}${differences.length > 0 ? ` (${formatDifferences(differences.slice(0, 3)).join('; ')})` : ''}`
+    const where =
+      closest === undefined
+        ? 'the recording has no requests'
+        : `closest recorded request is #${closest.request.seq} ${closest.method} ${JSON.stringify(closest.request.message.params ?? {})}${differences.length > 0 ? ` (${formatDifferences(differences.slice(0, 3)).join('; ')})` : ''}`
     const data = {
       mcpxCode: 'NOT_FOUND',
-      ...(closest !== undefined && { closest: { seq: closest.request.seq, method: closest.method, params: closest.request.message.params ?? {} } }),
+      ...(closest !== undefined && {
+        closest: { seq: closest.request.seq, method: closest.method, params: closest.request.message.params ?? {} },
+      }),
       differences,
     }
     const text = `no recorded ${message.method} request matches this one; ${where}`
-    const error = known ? new RpcError(RPC.INVALID_PARAMS, text, data) : methodNotFound(message.method, era === 'modern' ? '2026-07-28' : '2025-11-25', { message: text, data })
+    const error = known
+      ? new RpcError(RPC.INVALID_PARAMS, text, data)
+      : methodNotFound(message.method, era === 'modern' ? '2026-07-28' : '2025-11-25', { message: text, data })
     return { message: makeError(message.id, error.toRpc()), httpStatus: error.httpStatus ?? HTTP_STATUS.OK }
   }
 }
@@ -175,7 +201,11 @@ export function serveRecordingStdio(recording: Recording, settings: Settings, op
 }
 
 /** Serve a recording over Streamable HTTP on 127.0.0.1:`port` (0 = any free port) at /mcp. */
-export function serveRecordingHttp(recording: Recording, settings: Settings, options: ReplayServeOptions & { port?: number } = {}): HttpServer {
+export function serveRecordingHttp(
+  recording: Recording,
+  settings: Settings,
+  options: ReplayServeOptions & { port?: number } = {},
+): HttpServer {
   return serveHttp(new ReplayEngine(recording, settings, options), settings, { port: options.port ?? 0 })
 }
 

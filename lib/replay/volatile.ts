@@ -43,9 +43,15 @@ export function parseVolatile(spec: string): VolatileField {
   const scoped = spec.startsWith('/') ? -1 : spec.indexOf(':/')
   const pointerText = scoped === -1 ? spec : spec.slice(scoped + 1)
   if (!pointerText.startsWith('/') || (scoped === -1 && !spec.startsWith('/'))) {
-    throw new McpxError('USAGE', `volatile field ${JSON.stringify(spec)} must be a JSON Pointer like /result/timestamp, optionally scoped as method:/pointer`)
+    throw new McpxError(
+      'USAGE',
+      `volatile field ${JSON.stringify(spec)} must be a JSON Pointer like /result/timestamp, optionally scoped as method:/pointer`,
+    )
   }
-  const pointer = pointerText.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+  const pointer = pointerText
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
   return scoped === -1 ? { pointer } : { method: spec.slice(0, scoped), pointer }
 }
 

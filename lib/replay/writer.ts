@@ -39,7 +39,12 @@ export function fileSink(path: string): RecordingSink {
     fd = openSync(path, 'w')
   } catch (error) {
     // A recording path is the user's (config `record`, --record, `mcpx record FILE`): a usage problem.
-    throw new McpxError('CONFIG', `cannot write the recording ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : (error as Error).message}`, { path }, { cause: error })
+    throw new McpxError(
+      'CONFIG',
+      `cannot write the recording ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'its directory does not exist' : (error as Error).message}`,
+      { path },
+      { cause: error },
+    )
   }
   let open = true
   return {
@@ -175,7 +180,8 @@ export class Recorder {
     if (direction === 'to-client' && 'id' in message && this.#initializeIds.has(message.id) && isRecord(message.result)) {
       const result = message.result
       const info = this.#options.role === 'client' ? result.serverInfo : undefined
-      if (typeof result.protocolVersion === 'string') this.negotiated('legacy', result.protocolVersion, isRecord(info) ? peerOf(info) : undefined)
+      if (typeof result.protocolVersion === 'string')
+        this.negotiated('legacy', result.protocolVersion, isRecord(info) ? peerOf(info) : undefined)
     }
     if (direction === 'to-client' && this.#options.role === 'client' && isRecord(message.result)) {
       const meta = message.result._meta

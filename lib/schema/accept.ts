@@ -15,7 +15,18 @@ import { isRecord } from '../wire/index.ts'
 export type Accept = (value: unknown) => boolean
 
 /** Keywords that never affect validity (2020-12 meta-data and content vocabularies, comments). */
-const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'title', 'description', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly'])
+const ANNOTATIONS = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+])
 const TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'])
 
 /** Compile `schema` to an accept-check, or undefined when it uses more than this file understands. */
@@ -72,7 +83,9 @@ function keywordCheck(keyword: string, value: unknown, node: Record<string, unkn
     case 'maxLength':
       if (!isCount(value)) return undefined
       // JSON Schema counts code points, not UTF-16 units.
-      return keyword === 'minLength' ? (v) => typeof v !== 'string' || codePoints(v) >= value : (v) => typeof v !== 'string' || codePoints(v) <= value
+      return keyword === 'minLength'
+        ? (v) => typeof v !== 'string' || codePoints(v) >= value
+        : (v) => typeof v !== 'string' || codePoints(v) <= value
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':

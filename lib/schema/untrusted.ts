@@ -17,7 +17,9 @@ export interface ValidationIssue {
 
 export type SkipReason = 'no-schema' | 'too-large' | 'too-deep' | 'invalid-schema'
 
-export type ValidationResult = { readonly ok: true; readonly skipped?: SkipReason } | { readonly ok: false; readonly errors: readonly ValidationIssue[] }
+export type ValidationResult =
+  | { readonly ok: true; readonly skipped?: SkipReason }
+  | { readonly ok: false; readonly errors: readonly ValidationIssue[] }
 
 export interface SchemaValidator {
   /** Check tool arguments against `tool.inputSchema`. */
@@ -26,7 +28,10 @@ export interface SchemaValidator {
   validateOutput(tool: { readonly outputSchema?: unknown }, structuredContent: unknown): ValidationResult
 }
 
-type SchemaSettings = Pick<Settings, 'schemaMaxBytes' | 'schemaMaxDepth' | 'schemaMaxPatternLength' | 'schemaMaxValidatedStringLength' | 'schemaCacheSize'>
+type SchemaSettings = Pick<
+  Settings,
+  'schemaMaxBytes' | 'schemaMaxDepth' | 'schemaMaxPatternLength' | 'schemaMaxValidatedStringLength' | 'schemaCacheSize'
+>
 
 /**
  * A compiled schema, or why there is none. Two validators: with patterns, and without (for long
@@ -87,7 +92,9 @@ export function createSchemaValidator(settings: SchemaSettings): SchemaValidator
     if ('skipped' in compiled) return { ok: true, skipped: compiled.skipped }
     if (compiled.broken) return { ok: true, skipped: 'invalid-schema' }
     if (compiled.accept?.(value)) return VALID
-    const validator = hasLongString(value, settings.schemaMaxValidatedStringLength, settings.schemaMaxDepth) ? compiled.noPatterns : compiled.full
+    const validator = hasLongString(value, settings.schemaMaxValidatedStringLength, settings.schemaMaxDepth)
+      ? compiled.noPatterns
+      : compiled.full
     let result: ReturnType<Validator['validate']>
     try {
       result = validator.validate(value)
@@ -182,14 +189,18 @@ function hasLongString(value: unknown, maxLength: number, maxDepth: number, dept
 function issues(errors: ReadonlyArray<{ instanceLocation: string; keyword: string; error: string }>): ValidationIssue[] {
   const out: ValidationIssue[] = []
   // additionalProperties/unevaluatedProperties report at the object; their `false` child names the property.
-  const closed = new Set(errors.filter((e) => e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties').map((e) => e.instanceLocation))
+  const closed = new Set(
+    errors.filter((e) => e.keyword === 'additionalProperties' || e.keyword === 'unevaluatedProperties').map((e) => e.instanceLocation),
+  )
   for (const error of errors) {
     if (SUMMARY_KEYWORDS.has(error.keyword)) continue
     const path = error.instanceLocation.replace(/^#/, '')
     let message = error.error
     if (error.keyword === 'false') {
       const parent = error.instanceLocation.replace(/\/[^/]*$/, '')
-      const name = decodeURIComponent(error.instanceLocation.slice(parent.length + 1)).replace(/~1/g, '/').replace(/~0/g, '~')
+      const name = decodeURIComponent(error.instanceLocation.slice(parent.length + 1))
+        .replace(/~1/g, '/')
+        .replace(/~0/g, '~')
       message = closed.has(parent) ? `unexpected property ${JSON.stringify(name)}` : 'no value is allowed here'
     }
     out.push({ path, message })

@@ -5,10 +5,13 @@
  */
 import type { ToolDoc } from './tool-index.ts'
 
-const SERVERS = ('github gitlab jira linear slack discord notion confluence postgres mysql redis mongo s3 gcs azure-blob k8s docker ' +
+const SERVERS = (
+  'github gitlab jira linear slack discord notion confluence postgres mysql redis mongo s3 gcs azure-blob k8s docker ' +
   'terraform datadog grafana sentry pagerduty stripe shopify salesforce hubspot zendesk intercom gmail calendar drive dropbox ' +
-  'figma airtable asana trello twilio sendgrid openweather').split(' ')
-const ENTITIES = 'issue pull_request repository user team project comment label milestone file folder bucket object record table ' +
+  'figma airtable asana trello twilio sendgrid openweather'
+).split(' ')
+const ENTITIES =
+  'issue pull_request repository user team project comment label milestone file folder bucket object record table ' +
   'query dashboard alert incident invoice customer order product message channel event document page ticket deployment pod ' +
   'secret webhook report'
 const VERBS = ['list', 'get', 'create', 'update', 'delete', 'search', 'archive', 'export']

@@ -7,10 +7,11 @@
 import { termCache } from './caches.ts'
 
 const STOP_WORDS = new Set(
-  ('a an and are as at be been but by can could do does for from has have how i if in into is it its me my of on or our ' +
+  (
+    'a an and are as at be been but by can could do does for from has have how i if in into is it its me my of on or our ' +
     'please should so some than that the their them then there these this those to too us was we were what when where which ' +
-    'who will with would you your')
-    .split(' '),
+    'who will with would you your'
+  ).split(' '),
 )
 
 /** camelCase humps and ACRONYMS followed by a word each become a piece; digits stick to their letters (s3, ec2, k8s, 2fa). */

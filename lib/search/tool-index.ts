@@ -155,7 +155,8 @@ export class ToolIndex {
   /** Best matches first; ties broken by server then name so results are stable. */
   search(query: string, options: SearchOptions = {}): SearchHit[] {
     const limit = Math.max(0, Math.min(this.#maxLimit, Math.floor(options.limit ?? this.#defaultLimit)))
-    const servers = options.server === undefined ? undefined : new Set(typeof options.server === 'string' ? [options.server] : options.server)
+    const servers =
+      options.server === undefined ? undefined : new Set(typeof options.server === 'string' ? [options.server] : options.server)
     const weights = this.#queryTerms(query)
     if (limit === 0 || weights.size === 0 || this.#docs.size === 0) return []
     const n = this.#docs.size
@@ -243,7 +244,8 @@ function withinOneEdit(a: string, b: string): boolean {
   if (Math.abs(a.length - b.length) > 1) return false
   let i = 0
   while (i < a.length && i < b.length && a[i] === b[i]) i++
-  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2))
+  if (a.length === b.length)
+    return a.slice(i + 1) === b.slice(i + 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2))
   return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1)
 }
 

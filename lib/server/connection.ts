@@ -31,7 +31,10 @@ export interface LegacyState {
  */
 export class ShutdownError extends RpcError {
   constructor(why: string) {
-    super(RPC.INTERNAL_ERROR, `${why}: the request was stopped before it finished and may or may not have run`, { mcpxCode: 'CONNECT', shutdown: true })
+    super(RPC.INTERNAL_ERROR, `${why}: the request was stopped before it finished and may or may not have run`, {
+      mcpxCode: 'CONNECT',
+      shutdown: true,
+    })
   }
 }
 

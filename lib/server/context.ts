@@ -6,7 +6,18 @@
  * asks from `inputResponses` + the sealed `requestState`, and raises InputRequired for the rest.
  */
 import { McpxError } from '../errors/index.ts'
-import { CAPABILITY_OF_ASK, LOG_LEVELS, missingCapability, shapeNotification, shapeRequest, type Era, type JsonRpcMessage, type LogLevel, type OutgoingNotification, type Revision } from '../wire/index.ts'
+import {
+  CAPABILITY_OF_ASK,
+  LOG_LEVELS,
+  missingCapability,
+  shapeNotification,
+  shapeRequest,
+  type Era,
+  type JsonRpcMessage,
+  type LogLevel,
+  type OutgoingNotification,
+  type Revision,
+} from '../wire/index.ts'
 import type { Connection, Outlet } from './connection.ts'
 import type { RequestStatePayload } from './request-state.ts'
 import type { HandlerContext, Implementation, InputRequest, JsonObject, ServerNotifier } from './server-definition.ts'
@@ -135,7 +146,9 @@ class RequestContext implements HandlerContext {
     if (init.era === 'legacy') {
       const outlet = this.#out
       const entries = await Promise.all(
-        Object.entries(requests).map(async ([key, r]) => [key, await init.connection.request(r.method, r.params, outlet, init.signal)] as const),
+        Object.entries(requests).map(
+          async ([key, r]) => [key, await init.connection.request(r.method, r.params, outlet, init.signal)] as const,
+        ),
       )
       return Object.fromEntries(entries)
     }
@@ -165,7 +178,8 @@ class RequestContext implements HandlerContext {
     const cap = CAPABILITY_OF_ASK[method]
     if (cap in this.clientCapabilities) return
     // -32021 exists only in 2026; a legacy peer gets a caller error (a tool reports it as isError).
-    if (this.era === 'legacy') throw new McpxError('USAGE', `the client did not declare the '${cap}' capability this needs`, { requiredCapabilities: { [cap]: {} } })
+    if (this.era === 'legacy')
+      throw new McpxError('USAGE', `the client did not declare the '${cap}' capability this needs`, { requiredCapabilities: { [cap]: {} } })
     throw missingCapability({ [cap]: {} }, `Client capability '${cap}' is required`)
   }
 }

@@ -12,7 +12,8 @@ const TOOL_NAME = new RegExp(`^[A-Za-z0-9_.-]{1,${TOOL_NAME_MAX_CHARS}}$`)
 export function defineServer<const T extends ServerDefinition>(def: T): T {
   if (!def.info?.name || !def.info.version) throw new McpxError('CONFIG', 'server info needs a name and a version')
   for (const tool of def.tools ?? []) {
-    if (!TOOL_NAME.test(tool.name)) throw new McpxError('CONFIG', `invalid tool name '${tool.name}' (1–${TOOL_NAME_MAX_CHARS} of A-Z a-z 0-9 _ . -)`, { tool: tool.name })
+    if (!TOOL_NAME.test(tool.name))
+      throw new McpxError('CONFIG', `invalid tool name '${tool.name}' (1–${TOOL_NAME_MAX_CHARS} of A-Z a-z 0-9 _ . -)`, { tool: tool.name })
   }
   return def
 }

@@ -4,7 +4,7 @@
  * `_meta["io.modelcontextprotocol/serverInfo"]`, its cache hints: basic/index.mdx, caching.mdx);
  * lib/wire's shapeResult does the per-revision spelling.
  */
-import { CACHE_SCOPE, CACHEABLE_METHODS, META, RESULT_TYPE, isModernRevision, shapeResult, type Revision } from '../wire/index.ts'
+import { type CACHE_SCOPE, CACHEABLE_METHODS, META, RESULT_TYPE, isModernRevision, shapeResult, type Revision } from '../wire/index.ts'
 import type { Implementation, JsonObject } from './server-definition.ts'
 
 export interface EdgeOptions {

@@ -93,7 +93,13 @@ export class Engine implements EngineCore {
     readonly settings: Settings,
   ) {
     this.registry = new Registry(def)
-    this.codec = createRequestStateCodec(settings.requestStateTtlMs, keyRingFor(settings.sealKeyFile), Date.now, settings.replicaId, settings.requestStateSingleUse)
+    this.codec = createRequestStateCodec(
+      settings.requestStateTtlMs,
+      keyRingFor(settings.sealKeyFile),
+      Date.now,
+      settings.replicaId,
+      settings.requestStateSingleUse,
+    )
     this.tasks = new TaskStore(settings)
     this.notify = {
       toolsListChanged: () => this.listChanged('tools'),
@@ -155,7 +161,8 @@ export class Engine implements EngineCore {
     try {
       if (this.#draining) throw new ShutdownError('the server is stopping')
       const era = channel.era ?? classify(req, connection)
-      const dispatching = era === 'legacy' ? dispatchLegacy(this, req, channel, controller.signal) : dispatchModern(this, req, channel, controller.signal)
+      const dispatching =
+        era === 'legacy' ? dispatchLegacy(this, req, channel, controller.signal) : dispatchModern(this, req, channel, controller.signal)
       const dispatched = await untilShutdown(dispatching, controller.signal)
       // cancellation.mdx: a cancelled request gets no response.
       if (dispatched.result === undefined || controller.signal.aborted) {
@@ -184,14 +191,16 @@ export class Engine implements EngineCore {
   private listChanged(kind: 'tools' | 'prompts' | 'resources'): void {
     this.listens.listChanged(kind)
     for (const c of this.connections) {
-      if (c.legacy?.initialized && !this.listens.delivers(c, kind)) c.unsolicited?.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` })
+      if (c.legacy?.initialized && !this.listens.delivers(c, kind))
+        c.unsolicited?.send({ jsonrpc: '2.0', method: `notifications/${kind}/list_changed` })
     }
   }
 
   private resourceUpdated(uri: string): void {
     this.listens.resourceUpdated(uri)
     for (const c of this.connections) {
-      if (c.legacy?.subscriptions.has(uri) && !this.listens.delivers(c, { uri })) c.unsolicited?.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })
+      if (c.legacy?.subscriptions.has(uri) && !this.listens.delivers(c, { uri }))
+        c.unsolicited?.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })
     }
   }
 

@@ -17,6 +17,16 @@ export { createRequestStateCodec } from './request-state.ts'
 export { openSession, sealedSessionIds, sessionOwner, type SealedSession, type SessionSeed } from './session-id.ts'
 export { taskOwner } from './tasks.ts'
 export type {
-  HandlerContext, Implementation, InputRequest, JsonObject, PromptArgument, PromptDef, ResourceDef, ServerDefinition, ServerNotifier,
-  TemplateDef, ToolDef, CompleteRequest,
+  HandlerContext,
+  Implementation,
+  InputRequest,
+  JsonObject,
+  PromptArgument,
+  PromptDef,
+  ResourceDef,
+  ServerDefinition,
+  ServerNotifier,
+  TemplateDef,
+  ToolDef,
+  CompleteRequest,
 } from './server-definition.ts'

@@ -4,7 +4,17 @@
  * requests on the call's own stream (context.ts). 2025-11-25 task-augmented calls go to tasks.ts.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { LATEST_MODERN, LOG_LEVELS, isRecord, methodExists, methodNotFound, parseParams, type JsonRpcRequest, type LegacyRevision, type LogLevel } from '../wire/index.ts'
+import {
+  LATEST_MODERN,
+  LOG_LEVELS,
+  isRecord,
+  methodExists,
+  methodNotFound,
+  parseParams,
+  type JsonRpcRequest,
+  type LegacyRevision,
+  type LogLevel,
+} from '../wire/index.ts'
 import { createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
 import { initializeResult, negotiateLegacy, serverCapabilities } from './lifecycle.ts'
@@ -18,7 +28,12 @@ const FALLBACK_REVISION: LegacyRevision = '2025-03-26'
 /** The revision that defines the core tasks (basic/utilities/tasks.mdx), served to older clients too. */
 const TASKS_REVISION: LegacyRevision = '2025-11-25'
 
-export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, channel: Channel, signal: AbortSignal): Promise<DispatchResult> {
+export async function dispatchLegacy(
+  engine: EngineCore,
+  req: JsonRpcRequest,
+  channel: Channel,
+  signal: AbortSignal,
+): Promise<DispatchResult> {
   const { connection } = channel
   const raw: JsonObject = req.params ?? {}
   if (req.method === 'initialize') {
@@ -42,10 +57,14 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
   // Accept liberally: a legacy client may ask for what mcpx can answer although its revision
   // predates it — subscriptions/listen (served as to a 2026 client) and the 2025-11-25 tasks.
   // Their results are spelled as the revision that defines them.
-  if (req.method === 'subscriptions/listen') return { revision: LATEST_MODERN, result: await listen(engine, req, channel, caps, state?.clientCapabilities ?? {}, signal) }
+  if (req.method === 'subscriptions/listen')
+    return { revision: LATEST_MODERN, result: await listen(engine, req, channel, caps, state?.clientCapabilities ?? {}, signal) }
   const tasksServed = engine.def.tasks ?? false
   if (req.method.startsWith('tasks/') && tasksServed && methodExists(TASKS_REVISION, req.method, 'client-to-server')) {
-    return { revision: TASKS_REVISION, result: await legacyTaskMethod(engine, req.method, parseParams(TASKS_REVISION, req.method, raw) as JsonObject) }
+    return {
+      revision: TASKS_REVISION,
+      result: await legacyTaskMethod(engine, req.method, parseParams(TASKS_REVISION, req.method, raw) as JsonObject),
+    }
   }
   if (!methodExists(revision, req.method, 'client-to-server')) throw notFound()
   const params = parseParams(revision, req.method, raw) as JsonObject
@@ -76,7 +95,8 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
     case 'logging/setLevel': {
       if (!caps.logging) throw notFound()
       const level = params.level
-      if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level)) throw new RpcError(RPC.INVALID_PARAMS, `Invalid log level: ${String(level)}`)
+      if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level))
+        throw new RpcError(RPC.INVALID_PARAMS, `Invalid log level: ${String(level)}`)
       if (state) state.logLevel = level as LogLevel
       return { revision, result: {} }
     }
@@ -98,13 +118,18 @@ export async function dispatchLegacy(engine: EngineCore, req: JsonRpcRequest, ch
         const tool = engine.registry.tool(String(params.name))
         const support = taskSupportOf(tool)
         const asked = isRecord(params.task)
-        if (asked && support === 'forbidden') throw methodNotFound(req.method, revision, { message: `Tool ${String(params.name)} does not support task execution` })
-        if (!asked && support === 'required' && !tool?.servesUntasked) throw methodNotFound(req.method, revision, { message: `Tool ${String(params.name)} must be called as a task` })
+        if (asked && support === 'forbidden')
+          throw methodNotFound(req.method, revision, { message: `Tool ${String(params.name)} does not support task execution` })
+        if (!asked && support === 'required' && !tool?.servesUntasked)
+          throw methodNotFound(req.method, revision, { message: `Tool ${String(params.name)} must be called as a task` })
         if (asked) {
           // The call's stream ends with CreateTaskResult; later asks go to the unsolicited stream.
           const outlet = connection.unsolicited ?? { send: () => {} }
-          const work = (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) => callTool(engine.registry, params, makeCtx({ ...extras, outlet }), engine.def.validateArguments ?? true)
-          const result = tool?.adoptsTaskId ? await engine.tasks.launchLegacyAdopting(params.task as JsonObject, work) : engine.tasks.launchLegacy(params.task as JsonObject, work)
+          const work = (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) =>
+            callTool(engine.registry, params, makeCtx({ ...extras, outlet }), engine.def.validateArguments ?? true)
+          const result = tool?.adoptsTaskId
+            ? await engine.tasks.launchLegacyAdopting(params.task as JsonObject, work)
+            : engine.tasks.launchLegacy(params.task as JsonObject, work)
           return { revision: TASKS_REVISION, result }
         }
       }

@@ -117,8 +117,6 @@ export function validateModernMeta(params: JsonObject | undefined): ModernMeta {
   return out
 }
 
-
 function invalid(message: string): RpcError {
   return new RpcError(RPC.INVALID_PARAMS, message, undefined, HTTP_STATUS.BAD_REQUEST)
 }
-

@@ -28,7 +28,11 @@ export interface ListenSupport {
 
 export type ChangeKind = 'tools' | 'prompts' | 'resources'
 
-const FLAG_OF: Record<ChangeKind, keyof ListenFilter> = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' }
+const FLAG_OF: Record<ChangeKind, keyof ListenFilter> = {
+  tools: 'toolsListChanged',
+  prompts: 'promptsListChanged',
+  resources: 'resourcesListChanged',
+}
 
 interface Listener {
   id: RequestId
@@ -47,9 +51,19 @@ export class ListenRegistry {
    * Acknowledge and register. `ended` resolves when the server ends the subscription (close());
    * `close` unregisters when the client ended it.
    */
-  open(id: RequestId, requested: unknown, support: ListenSupport, outlet: Outlet, connection?: Connection): { ended: Promise<void>; close(): void } {
+  open(
+    id: RequestId,
+    requested: unknown,
+    support: ListenSupport,
+    outlet: Outlet,
+    connection?: Connection,
+  ): { ended: Promise<void>; close(): void } {
     const filter = honoured(requested, support)
-    outlet.send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { [META.SUBSCRIPTION_ID]: id }, notifications: filter } })
+    outlet.send({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: { [META.SUBSCRIPTION_ID]: id }, notifications: filter },
+    })
     let end!: () => void
     const ended = new Promise<void>((resolve) => (end = resolve))
     const listener: Listener = { id, filter, outlet, end, ...(connection && { connection }) }

@@ -15,7 +15,12 @@ import type { RequestStatePayload } from './request-state.ts'
 import { TaskStore, hasTasksExtension, taskSupportOf, type TaskContextExtras } from './tasks.ts'
 import type { HandlerContext, JsonObject } from './server-definition.ts'
 
-export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, channel: Channel, signal: AbortSignal): Promise<DispatchResult> {
+export async function dispatchModern(
+  engine: EngineCore,
+  req: JsonRpcRequest,
+  channel: Channel,
+  signal: AbortSignal,
+): Promise<DispatchResult> {
   const raw: JsonObject = req.params ?? {}
   const meta = validateModernMeta(req.params)
   const { revision } = meta
@@ -45,8 +50,12 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       ...extras,
     })
   /** tools/call, prompts/get, resources/read: the MRTR round trip. */
-  const withInput = async (run: (ctx: HandlerContext) => Promise<JsonObject>, extras?: Pick<ContextInit, 'signal' | 'taskAsk'>): Promise<JsonObject> => {
-    if (raw.inputResponses !== undefined && !isRecord(raw.inputResponses)) throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
+  const withInput = async (
+    run: (ctx: HandlerContext) => Promise<JsonObject>,
+    extras?: Pick<ContextInit, 'signal' | 'taskAsk'>,
+  ): Promise<JsonObject> => {
+    if (raw.inputResponses !== undefined && !isRecord(raw.inputResponses))
+      throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
     const prior = raw.requestState === undefined ? undefined : engine.codec.open(req.method, raw, raw.requestState, channel.principal)
     try {
       return await run(makeCtx(prior, extras))
@@ -78,7 +87,13 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
       if (support !== 'forbidden' && negotiated) {
         // SEP-2663: server-directed; a call still running after one turn becomes a task.
         const launch = engine.tasks.launchModern(signal)
-        return { revision, result: await withInput((ctx) => launch.run(() => callTool(engine.registry, params, ctx, engine.def.validateArguments ?? true)), launch.extras) }
+        return {
+          revision,
+          result: await withInput(
+            (ctx) => launch.run(() => callTool(engine.registry, params, ctx, engine.def.validateArguments ?? true)),
+            launch.extras,
+          ),
+        }
       }
       return { revision, result: await withInput((ctx) => callTool(engine.registry, params, ctx, engine.def.validateArguments ?? true)) }
     }
@@ -103,15 +118,30 @@ export async function dispatchModern(engine: EngineCore, req: JsonRpcRequest, ch
  * Hold the stream open until the client cancels it (no response then) or the server ends it (a
  * result). Also serves legacy clients that ask for it (legacy-dispatch.ts: accept liberally).
  */
-export async function listen(engine: EngineCore, req: JsonRpcRequest, channel: Channel, caps: JsonObject, clientCapabilities: JsonObject, signal: AbortSignal): Promise<JsonObject | undefined> {
+export async function listen(
+  engine: EngineCore,
+  req: JsonRpcRequest,
+  channel: Channel,
+  caps: JsonObject,
+  clientCapabilities: JsonObject,
+  signal: AbortSignal,
+): Promise<JsonObject | undefined> {
   const resources = caps.resources as JsonObject | undefined
   const tasksServed = EXTENSION.TASKS in ((caps.extensions ?? {}) as JsonObject)
   const requested = req.params?.notifications as JsonObject | undefined
   // SEP-2663: asking for task notifications without the extension is -32021.
   if (tasksServed && Array.isArray(requested?.taskIds) && !hasTasksExtension(clientCapabilities)) throw TaskStore.requireExtension()
-  const support = { tools: !!caps.tools, prompts: !!caps.prompts, resources: !!resources, subscribe: !!resources?.subscribe, tasks: tasksServed }
+  const support = {
+    tools: !!caps.tools,
+    prompts: !!caps.prompts,
+    resources: !!resources,
+    subscribe: !!resources?.subscribe,
+    tasks: tasksServed,
+  }
   const subscription = engine.listens.open(req.id, requested, support, channel.outlet, channel.connection)
-  const aborted = new Promise<'aborted'>((resolve) => (signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true })))
+  const aborted = new Promise<'aborted'>((resolve) =>
+    signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true }),
+  )
   const how = await Promise.race([aborted, subscription.ended.then(() => 'ended' as const)])
   subscription.close()
   // Ended by the server: the listen response closes the stream gracefully, tagged like every message on it.

@@ -98,24 +98,41 @@ export async function getPrompt(registry: Registry, params: JsonObject, ctx: Han
     throw new RpcError(RPC.INVALID_PARAMS, `Unknown prompt: ${name}`, { name })
   }
   for (const a of prompt.arguments ?? []) {
-    if (a.required && typeof args[a.name] !== 'string') throw new RpcError(RPC.INVALID_PARAMS, `Missing required argument '${a.name}' for prompt ${name}`, { name, argument: a.name })
+    if (a.required && typeof args[a.name] !== 'string')
+      throw new RpcError(RPC.INVALID_PARAMS, `Missing required argument '${a.name}' for prompt ${name}`, { name, argument: a.name })
   }
   return prompt.handler(args, ctx)
 }
 
 export function listResources(registry: Registry, params: JsonObject, pageSize: number): JsonObject {
-  return paginate(registry.listResources().map(({ read: _read, ...r }) => describe(r)), 'resources', params, pageSize)
+  return paginate(
+    registry.listResources().map(({ read: _read, ...r }) => describe(r)),
+    'resources',
+    params,
+    pageSize,
+  )
 }
 
 export function listTemplates(registry: Registry, params: JsonObject, pageSize: number): JsonObject {
-  return paginate(registry.listTemplates().map(({ read: _read, ...t }) => describe(t)), 'resourceTemplates', params, pageSize)
+  return paginate(
+    registry.listTemplates().map(({ read: _read, ...t }) => describe(t)),
+    'resourceTemplates',
+    params,
+    pageSize,
+  )
 }
 
 /**
  * The list methods both eras answer alike: the capability each needs (absent → -32601) and its pager.
  * A Map, not an object literal, so a method named like an Object.prototype key is never found.
  */
-export const LIST_METHODS = new Map<string, { capability: 'tools' | 'prompts' | 'resources'; list: (registry: Registry, params: JsonObject, pageSize: number, hideApps?: boolean) => JsonObject }>([
+export const LIST_METHODS = new Map<
+  string,
+  {
+    capability: 'tools' | 'prompts' | 'resources'
+    list: (registry: Registry, params: JsonObject, pageSize: number, hideApps?: boolean) => JsonObject
+  }
+>([
   ['tools/list', { capability: 'tools', list: listTools }],
   ['prompts/list', { capability: 'prompts', list: listPrompts }],
   ['resources/list', { capability: 'resources', list: listResources }],
@@ -136,13 +153,15 @@ export async function complete(def: ServerDefinition, registry: Registry, params
   const ref = optionalObject(params, 'ref')
   const argument = optionalObject(params, 'argument')
   if (ref.type === 'ref/prompt') {
-    if (typeof ref.name !== 'string' || !registry.prompt(ref.name)) throw new RpcError(RPC.INVALID_PARAMS, `Unknown prompt: ${String(ref.name)}`)
+    if (typeof ref.name !== 'string' || !registry.prompt(ref.name))
+      throw new RpcError(RPC.INVALID_PARAMS, `Unknown prompt: ${String(ref.name)}`)
   } else if (ref.type === 'ref/resource') {
     if (typeof ref.uri !== 'string') throw new RpcError(RPC.INVALID_PARAMS, 'params.ref.uri must be a string')
   } else {
     throw new RpcError(RPC.INVALID_PARAMS, 'params.ref.type must be ref/prompt or ref/resource')
   }
-  if (typeof argument.name !== 'string' || typeof argument.value !== 'string') throw new RpcError(RPC.INVALID_PARAMS, 'params.argument needs name and value strings')
+  if (typeof argument.name !== 'string' || typeof argument.value !== 'string')
+    throw new RpcError(RPC.INVALID_PARAMS, 'params.argument needs name and value strings')
   const result = def.complete ? await def.complete(params as unknown as CompleteRequest, ctx) : undefined
   return result ?? { completion: { values: [], total: 0, hasMore: false } }
 }

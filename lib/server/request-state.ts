@@ -63,7 +63,13 @@ const ROUND_KEYS = new Set(['_meta', 'inputResponses', 'requestState', 'task'])
 /** Associated data: a requestState opens only as a requestState. */
 const PURPOSE = 'mcpx requestState v1'
 
-export function createRequestStateCodec(ttlMs: number, ring: KeyRing = randomKeyRing(), now: () => number = Date.now, owner = '', singleUse = false): RequestStateCodec {
+export function createRequestStateCodec(
+  ttlMs: number,
+  ring: KeyRing = randomKeyRing(),
+  now: () => number = Date.now,
+  owner = '',
+  singleUse = false,
+): RequestStateCodec {
   /** Digests of tokens already opened, with their expiry, in expiry order (every token lives ttlMs). */
   const used = new Map<string, number>()
   const consume = (token: string, expiry: number): boolean => {
@@ -78,7 +84,14 @@ export function createRequestStateCodec(ttlMs: number, ring: KeyRing = randomKey
   }
   return {
     seal(method, params, payload, principal) {
-      const sealed: Sealed = { ...payload, m: method, d: digestParams(params), x: now() + ttlMs, p: digestPrincipal(principal), ...(owner !== '' && { o: owner }) }
+      const sealed: Sealed = {
+        ...payload,
+        m: method,
+        d: digestParams(params),
+        x: now() + ttlMs,
+        p: digestPrincipal(principal),
+        ...(owner !== '' && { o: owner }),
+      }
       return sealText(ring, JSON.stringify(sealed), PURPOSE)
     },
     open(method, params, token, principal) {

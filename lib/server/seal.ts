@@ -61,7 +61,10 @@ export function loadKeyRing(path: string): KeyRing {
     .filter(Boolean)
     .map((line, index) => {
       const key = /^[0-9a-f]{64}$/i.test(line) ? Buffer.from(line, 'hex') : Buffer.from(line, 'base64')
-      if (key.length !== KEY_BYTES) throw new McpxError('CONFIG', `seal key file ${path}: key ${index + 1} is not 32 bytes (64 hex digits or base64)`, { setting: 'sealKeyFile' })
+      if (key.length !== KEY_BYTES)
+        throw new McpxError('CONFIG', `seal key file ${path}: key ${index + 1} is not 32 bytes (64 hex digits or base64)`, {
+          setting: 'sealKeyFile',
+        })
       return key
     })
   if (keys.length === 0) throw new McpxError('CONFIG', `seal key file ${path} holds no key`, { setting: 'sealKeyFile' })

@@ -73,13 +73,16 @@ export function serveStdio(
       return transport.refuseUnnamed(new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are only allowed in 2025-03-26'))
     }
     if (items.length === 0 || items.length > settings.maxBatchLength) {
-      return transport.refuseUnnamed(new RpcError(RPC.INVALID_REQUEST, `Invalid Request: a batch must hold 1..${settings.maxBatchLength} messages`))
+      return transport.refuseUnnamed(
+        new RpcError(RPC.INVALID_REQUEST, `Invalid Request: a batch must hold 1..${settings.maxBatchLength} messages`),
+      )
     }
     const answers = await Promise.all(
       items.map(async (item): Promise<JsonRpcResponse | undefined> => {
         try {
           const message = parseMessage(item)
-          if ('method' in message && message.method === 'initialize') throw new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch')
+          if ('method' in message && message.method === 'initialize')
+            throw new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch')
           return await engine.handle(message, { connection, outlet })
         } catch (error) {
           // A malformed notification in the batch gets no answer; other items' errors name their id when it can be read.
@@ -112,7 +115,8 @@ export function serveStdio(
       void engine.drain(settings.shutdownGraceMs, 'stdin closed', connection).then(async () => {
         await Promise.allSettled([...inflight])
         engine.disconnect(connection)
-        if (opened && connection.legacy !== undefined) hooks.onSession?.({ state: 'closed', revision: connection.legacy.revision, ...clientOf(connection.legacy.clientInfo) })
+        if (opened && connection.legacy !== undefined)
+          hooks.onSession?.({ state: 'closed', revision: connection.legacy.revision, ...clientOf(connection.legacy.clientInfo) })
         await transport.close()
         resolveClosed()
       })

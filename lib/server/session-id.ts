@@ -36,7 +36,15 @@ export function sealedSessionIds(ring: KeyRing, replica: string, now: () => numb
   return (seed) =>
     seal(
       ring,
-      JSON.stringify({ r: replica, t: now(), n: randomBytes(NONCE_BYTES).toString('base64url'), v: seed.revision, c: seed.clientCapabilities, i: seed.clientInfo, p: seed.principal }),
+      JSON.stringify({
+        r: replica,
+        t: now(),
+        n: randomBytes(NONCE_BYTES).toString('base64url'),
+        v: seed.revision,
+        c: seed.clientCapabilities,
+        i: seed.clientInfo,
+        p: seed.principal,
+      }),
       PURPOSE,
     )
 }
@@ -47,7 +55,8 @@ export function openSession(ring: KeyRing, id: string): SealedSession | undefine
   if (text === undefined) return undefined
   try {
     const s = JSON.parse(text) as { r?: unknown; t?: unknown; v?: unknown; c?: unknown; i?: unknown; p?: unknown }
-    if (typeof s.r !== 'string' || typeof s.t !== 'number' || typeof s.v !== 'string' || typeof s.c !== 'object' || s.c === null) return undefined
+    if (typeof s.r !== 'string' || typeof s.t !== 'number' || typeof s.v !== 'string' || typeof s.c !== 'object' || s.c === null)
+      return undefined
     return {
       owner: s.r,
       mintedMs: s.t,

@@ -78,7 +78,10 @@ export class TaskStore {
    * the id to give the task (a gateway relaying another server's task keeps that server's id),
    * unless the store already holds it.
    */
-  launchModern(requestSignal: AbortSignal, taskId?: string): { extras: Pick<ContextInit, 'signal' | 'taskAsk'>; run(work: () => Promise<JsonObject>): Promise<JsonObject> } {
+  launchModern(
+    requestSignal: AbortSignal,
+    taskId?: string,
+  ): { extras: Pick<ContextInit, 'signal' | 'taskAsk'>; run(work: () => Promise<JsonObject>): Promise<JsonObject> } {
     const controller = new AbortController()
     let task: TaskRecord | undefined
     requestSignal.addEventListener('abort', () => task === undefined && controller.abort(requestSignal.reason), { once: true })
@@ -108,13 +111,22 @@ export class TaskStore {
    * launchLegacy for a tool whose handler names the task's id (ToolDef.adoptsTaskId): the task is
    * created once the handler has named it (or has finished without naming one), then follows the work.
    */
-  async launchLegacyAdopting(taskParams: JsonObject, work: (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) => Promise<JsonObject>): Promise<JsonObject> {
+  async launchLegacyAdopting(
+    taskParams: JsonObject,
+    work: (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) => Promise<JsonObject>,
+  ): Promise<JsonObject> {
     const controller = new AbortController()
     const ttlMs = typeof taskParams.ttl === 'number' ? Math.min(taskParams.ttl, this.settings.taskTtlMs) : this.settings.taskTtlMs
     let named!: (taskId: string | undefined) => void
     const naming = new Promise<string | undefined>((resolve) => (named = resolve))
     const running = work({ signal: controller.signal, adoptTaskId: (taskId) => named(taskId) })
-    const taskId = await Promise.race([naming, running.then(() => undefined, () => undefined)])
+    const taskId = await Promise.race([
+      naming,
+      running.then(
+        () => undefined,
+        () => undefined,
+      ),
+    ])
     const task = this.create(controller, ttlMs, taskId)
     this.settle(task, running)
     return { resultType: RESULT_TYPE.TASK, ...this.envelope(task) }
@@ -142,7 +154,8 @@ export class TaskStore {
 
   /** tasks/update: answer pending keys; unknown keys are ignored (mrtr.mdx). */
   update(task: TaskRecord, inputResponses: unknown): void {
-    if (typeof inputResponses !== 'object' || inputResponses === null) throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
+    if (typeof inputResponses !== 'object' || inputResponses === null)
+      throw new RpcError(RPC.INVALID_PARAMS, 'params.inputResponses must be an object')
     for (const [key, answer] of Object.entries(inputResponses as JsonObject)) {
       const waiter = task.pending.get(key)
       if (!waiter || typeof answer !== 'object' || answer === null) continue

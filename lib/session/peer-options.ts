@@ -43,7 +43,10 @@ export interface IncomingRequestContext {
   signal: AbortSignal
 }
 
-export type RequestHandler = (params: Record<string, unknown>, context: IncomingRequestContext) => Promise<Record<string, unknown>> | Record<string, unknown>
+export type RequestHandler = (
+  params: Record<string, unknown>,
+  context: IncomingRequestContext,
+) => Promise<Record<string, unknown>> | Record<string, unknown>
 export type NotificationListener = (params: Record<string, unknown>, notification: JsonRpcNotification) => void
 
 export interface PeerOptions {

@@ -25,7 +25,15 @@ import {
   makeResult,
   methodNotFound,
 } from '../wire/index.ts'
-import type { CancelMode, IncomingRequestContext, NotificationListener, PeerOptions, ProgressUpdate, RequestHandler, RequestOptions } from './peer-options.ts'
+import type {
+  CancelMode,
+  IncomingRequestContext,
+  NotificationListener,
+  PeerOptions,
+  ProgressUpdate,
+  RequestHandler,
+  RequestOptions,
+} from './peer-options.ts'
 
 /** What a pending request needs from its Peer (one object per Peer, not per request). */
 interface PeerHooks {
@@ -79,7 +87,12 @@ function deadlinePassed(pending: Pending): void {
   // is our doing: the deadline waits (a timer that ran on would cut a long, legitimate exchange).
   if (pending.hooks.serving()) return pending.rearm()
   const { method, timeoutMs } = pending
-  pending.hooks.cancel(pending.id, new McpxError('TIMEOUT', `${method} got no answer within ${timeoutMs} ms`, { method, timeoutMs }), pending.mode, pending.abort)
+  pending.hooks.cancel(
+    pending.id,
+    new McpxError('TIMEOUT', `${method} got no answer within ${timeoutMs} ms`, { method, timeoutMs }),
+    pending.mode,
+    pending.abort,
+  )
 }
 
 export class Peer {
@@ -132,7 +145,9 @@ export class Peer {
     this.#handlers.set(method, handler)
   }
   /** Handler for methods with no specific handler (the default answers -32601). */
-  handleOthers(handler: (method: string, params: Record<string, unknown>, context: IncomingRequestContext) => Promise<Record<string, unknown>>): void {
+  handleOthers(
+    handler: (method: string, params: Record<string, unknown>, context: IncomingRequestContext) => Promise<Record<string, unknown>>,
+  ): void {
     this.#fallbackHandler = handler
   }
 
@@ -225,7 +240,9 @@ export class Peer {
     this.#settle(id, undefined, error)
     if (mode === 'abort') abort?.abort(error)
     else if (mode === 'notify' && !this.#closed) {
-      this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch((e) => log.debug(`cancel of ${id} not delivered: ${e}`))
+      this.notify('notifications/cancelled', { requestId: id, reason: error.message }).catch((e) =>
+        log.debug(`cancel of ${id} not delivered: ${e}`),
+      )
     }
   }
 
@@ -335,7 +352,12 @@ export function resendable(method: string): boolean {
 /** The error of a request whose connection ended before its answer came. */
 function lostInFlight(method: string, reason: McpxError): McpxError {
   const outcome = resendable(method) ? 'was not answered' : 'may or may not have run; it was not re-sent'
-  return new McpxError(reason.code, `the connection ended while ${method} was in flight: it ${outcome} (${reason.message})`, { ...reason.data, method, inFlight: true }, { cause: reason })
+  return new McpxError(
+    reason.code,
+    `the connection ended while ${method} was in flight: it ${outcome} (${reason.message})`,
+    { ...reason.data, method, inFlight: true },
+    { cause: reason },
+  )
 }
 
 /** True for the error of a request whose connection ended while it was in flight (lostInFlight). */

@@ -7,8 +7,16 @@ import { join } from 'node:path'
 import { defineSettings } from './define.ts'
 
 export const CONFIG_SETTINGS = defineSettings({
-  configPath: { default: '', env: 'MCPX_CONFIG', doc: 'Config file to read (empty: $XDG_CONFIG_HOME/mcpx/config.json, else ~/.config/mcpx/config.json)' },
-  homeDir: { default: '', env: 'MCPX_HOME', doc: 'Directory for all mcpx state: socket, token, logs, caches (empty: $XDG_STATE_HOME/mcpx)' },
+  configPath: {
+    default: '',
+    env: 'MCPX_CONFIG',
+    doc: 'Config file to read (empty: $XDG_CONFIG_HOME/mcpx/config.json, else ~/.config/mcpx/config.json)',
+  },
+  homeDir: {
+    default: '',
+    env: 'MCPX_HOME',
+    doc: 'Directory for all mcpx state: socket, token, logs, caches (empty: $XDG_STATE_HOME/mcpx)',
+  },
 })
 
 /** The directories mcpx reads and writes, resolved once from the environment. */
@@ -33,7 +41,11 @@ type Env = Readonly<Record<string, string | undefined>>
  * XDG Base Directory Specification: $XDG_CONFIG_HOME defaults to ~/.config, $XDG_STATE_HOME to
  * ~/.local/state; relative values are invalid and ignored.
  */
-export function resolvePaths(env: Env, settings: { readonly configPath: string; readonly homeDir: string }, flagConfig?: string): McpxPaths {
+export function resolvePaths(
+  env: Env,
+  settings: { readonly configPath: string; readonly homeDir: string },
+  flagConfig?: string,
+): McpxPaths {
   const userHome = nonEmpty(env.HOME) ?? '/'
   const xdgConfig = absolute(env.XDG_CONFIG_HOME) ?? join(userHome, '.config')
   const xdgState = absolute(env.XDG_STATE_HOME) ?? join(userHome, '.local', 'state')
@@ -54,5 +66,5 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 function absolute(value: string | undefined): string | undefined {
-  return value !== undefined && value.startsWith('/') ? value : undefined
+  return value?.startsWith('/') ? value : undefined
 }

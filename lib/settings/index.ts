@@ -58,7 +58,10 @@ function coerce(name: string, def: SettingDef, raw: SettingValue, source: string
   if (typeof def.default === 'number') {
     const n = typeof raw === 'number' ? raw : Number(raw)
     if (!Number.isFinite(n) || n < 0) {
-      throw new McpxError('CONFIG', `setting ${name} (from ${source}) must be a non-negative number, got ${JSON.stringify(raw)}`, { setting: name, source })
+      throw new McpxError('CONFIG', `setting ${name} (from ${source}) must be a non-negative number, got ${JSON.stringify(raw)}`, {
+        setting: name,
+        source,
+      })
     }
     return n
   }
@@ -67,7 +70,10 @@ function coerce(name: string, def: SettingDef, raw: SettingValue, source: string
     const s = String(raw).toLowerCase()
     if (['1', 'true', 'yes', 'on'].includes(s)) return true
     if (['0', 'false', 'no', 'off'].includes(s)) return false
-    throw new McpxError('CONFIG', `setting ${name} (from ${source}) must be true or false, got ${JSON.stringify(raw)}`, { setting: name, source })
+    throw new McpxError('CONFIG', `setting ${name} (from ${source}) must be true or false, got ${JSON.stringify(raw)}`, {
+      setting: name,
+      source,
+    })
   }
   return String(raw)
 }

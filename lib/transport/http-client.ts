@@ -12,7 +12,15 @@ import { log } from '../log.ts'
 import type { Settings } from '../settings/index.ts'
 import { HTTP_STATUS, POST_ACCEPT_HEADER, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
-import { contentTypeOf, type FetchContext, type FetchFunction, fetchWithAuth, headerValue, httpError, readTextCapped } from './http-fetch.ts'
+import {
+  contentTypeOf,
+  type FetchContext,
+  type FetchFunction,
+  fetchWithAuth,
+  headerValue,
+  httpError,
+  readTextCapped,
+} from './http-fetch.ts'
 import { type SseEvent, readEventStream } from './sse-parser.ts'
 import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './contract.ts'
 
@@ -46,7 +54,10 @@ export interface HttpTransport extends Transport {
   openListenStream(options?: { signal?: AbortSignal }): Promise<boolean>
 }
 
-type HttpSettings = Pick<Settings, 'maxFrameBytes' | 'authMaxRetries' | 'sseRetryMs' | 'sseMaxReconnects' | 'httpCloseTimeoutMs' | 'httpBodyReadBytes'>
+type HttpSettings = Pick<
+  Settings,
+  'maxFrameBytes' | 'authMaxRetries' | 'sseRetryMs' | 'sseMaxReconnects' | 'httpCloseTimeoutMs' | 'httpBodyReadBytes'
+>
 
 /** One POST and whatever answers it. */
 interface Exchange {
@@ -59,7 +70,12 @@ interface Exchange {
 
 export function createHttpTransport(params: HttpTransportParams, settings: HttpSettings): HttpTransport {
   const url = params.url
-  const ctx: FetchContext = { url, auth: params.auth, authMaxRetries: settings.authMaxRetries, ...(params.fetch !== undefined && { fetch: params.fetch }) }
+  const ctx: FetchContext = {
+    url,
+    auth: params.auth,
+    authMaxRetries: settings.authMaxRetries,
+    ...(params.fetch !== undefined && { fetch: params.fetch }),
+  }
   const lifetime = new AbortController()
   const background = new Set<Promise<void>>()
   let handlers: TransportHandlers | undefined
@@ -108,7 +124,11 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
   }
 
   /** GET an SSE stream; undefined (after reporting) when the server declines with anything but 405. */
-  async function getStream(signal: AbortSignal, lastEventId?: string, session?: string): Promise<Response | typeof HTTP_STATUS.METHOD_NOT_ALLOWED> {
+  async function getStream(
+    signal: AbortSignal,
+    lastEventId?: string,
+    session?: string,
+  ): Promise<Response | typeof HTTP_STATUS.METHOD_NOT_ALLOWED> {
     const response = await fetchWithAuth(ctx, { method: 'GET', headers: streamHeaders(lastEventId, session ?? sessionId), signal })
     if (response.status === HTTP_STATUS.METHOD_NOT_ALLOWED) {
       await response.body?.cancel().catch(() => {})
@@ -125,7 +145,14 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
    * Read SSE streams for one exchange (or the listen stream): the first from `response`, later ones
    * by GET + Last-Event-ID while `more()` says the stream is still owed something.
    */
-  async function pump(first: Response, signal: AbortSignal, onEvent: (event: SseEvent) => void, more: (lastEventId: string) => boolean, describe: string, session?: string): Promise<void> {
+  async function pump(
+    first: Response,
+    signal: AbortSignal,
+    onEvent: (event: SseEvent) => void,
+    more: (lastEventId: string) => boolean,
+    describe: string,
+    session?: string,
+  ): Promise<void> {
     let body = first.body
     let lastEventId = ''
     let retryMs: number | undefined
@@ -139,19 +166,33 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
           onEvent(event)
         },
         onRetry: (ms) => (retryMs = ms),
-        onOversize: (chars) => report(new McpxError('PROTOCOL', `${describe}: SSE event of ${chars} characters exceeds maxFrameBytes (${settings.maxFrameBytes}); skipped`, { chars, maxFrameBytes: settings.maxFrameBytes })),
+        onOversize: (chars) =>
+          report(
+            new McpxError(
+              'PROTOCOL',
+              `${describe}: SSE event of ${chars} characters exceeds maxFrameBytes (${settings.maxFrameBytes}); skipped`,
+              { chars, maxFrameBytes: settings.maxFrameBytes },
+            ),
+          ),
       })
       if (end.lastEventId !== '') lastEventId = end.lastEventId
       if (signal.aborted || closed || !more(lastEventId)) return
       idleReconnects = sawEvent ? 1 : idleReconnects + 1
       if (idleReconnects > settings.sseMaxReconnects) {
-        throw new McpxError('CONNECT', `${describe}: gave up after ${settings.sseMaxReconnects} reconnects without a new event`, { url, lastEventId })
+        throw new McpxError('CONNECT', `${describe}: gave up after ${settings.sseMaxReconnects} reconnects without a new event`, {
+          url,
+          lastEventId,
+        })
       }
       // 2025-11-25 basic/transports.mdx "Sending Messages to the Server": the client MUST respect `retry` before reconnecting.
       await abortableSleep(retryMs ?? settings.sseRetryMs, signal)
       if (signal.aborted || closed) return
       const next = await getStream(signal, lastEventId || undefined, session)
-      if (next === HTTP_STATUS.METHOD_NOT_ALLOWED) throw new McpxError('CONNECT', `${describe}: the server closed the stream and does not offer GET to resume it (405)`, { url, httpStatus: HTTP_STATUS.METHOD_NOT_ALLOWED })
+      if (next === HTTP_STATUS.METHOD_NOT_ALLOWED)
+        throw new McpxError('CONNECT', `${describe}: the server closed the stream and does not offer GET to resume it (405)`, {
+          url,
+          httpStatus: HTTP_STATUS.METHOD_NOT_ALLOWED,
+        })
       body = next.body
     }
   }
@@ -168,7 +209,10 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       (lastEventId) => {
         if (exchange.requestId === undefined || exchange.responded) return false
         if (lastEventId !== '') return true
-        throw new McpxError('CONNECT', `${describe} ended before its response and cannot be resumed (no event id)`, { url, requestId: exchange.requestId })
+        throw new McpxError('CONNECT', `${describe} ended before its response and cannot be resumed (no event id)`, {
+          url,
+          requestId: exchange.requestId,
+        })
       },
       describe,
       // Resuming an initialize's stream happens before its session id is adopted.
@@ -181,7 +225,18 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       // Its answer can no longer come: the request fails now (not at its deadline), as one that may
       // have run — at most once, it is not re-sent.
       if (exchange.requestId !== undefined && !exchange.responded) {
-        deliver({ jsonrpc: '2.0', id: exchange.requestId, error: { code: RPC.INTERNAL_ERROR, message: `${message}; the request may or may not have run and was not re-sent`, data: { mcpxCode: mcpx.code, inFlight: true } } }, exchange)
+        deliver(
+          {
+            jsonrpc: '2.0',
+            id: exchange.requestId,
+            error: {
+              code: RPC.INTERNAL_ERROR,
+              message: `${message}; the request may or may not have run and was not re-sent`,
+              data: { mcpxCode: mcpx.code, inFlight: true },
+            },
+          },
+          exchange,
+        )
       }
     })
   }
@@ -224,7 +279,8 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
 
     const response = await fetchWithAuth(ctx, { method: 'POST', headers, body: JSON.stringify(message), signal })
     const minted = response.headers.get(HEADER.SESSION_ID) ?? undefined
-    if (minted !== undefined && !SESSION_ID_SYNTAX.test(minted)) log.warn(`${url}: ignoring malformed ${HEADER.SESSION_ID} ${JSON.stringify(minted)}`)
+    if (minted !== undefined && !SESSION_ID_SYNTAX.test(minted))
+      log.warn(`${url}: ignoring malformed ${HEADER.SESSION_ID} ${JSON.stringify(minted)}`)
     const exchange: Exchange = {
       requestId: isRequest(message) ? message.id : undefined,
       sessionCandidate: isInitialize && response.ok && minted !== undefined && SESSION_ID_SYNTAX.test(minted) ? minted : undefined,
@@ -243,7 +299,12 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     }
     const { text, bytes } = await readTextCapped(response, settings.maxFrameBytes)
     if (text === undefined) {
-      throw new McpxError('PROTOCOL', `${method} response body from ${url} exceeds maxFrameBytes (${settings.maxFrameBytes})`, { url, bytes, maxFrameBytes: settings.maxFrameBytes, requestId: exchange.requestId })
+      throw new McpxError('PROTOCOL', `${method} response body from ${url} exceeds maxFrameBytes (${settings.maxFrameBytes})`, {
+        url,
+        bytes,
+        maxFrameBytes: settings.maxFrameBytes,
+        requestId: exchange.requestId,
+      })
     }
     if (text.trim() === '') return
     if (type !== MIME.JSON && !(type === '' && /^\s*[[{]/.test(text))) {
@@ -303,9 +364,11 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       const signal = options?.signal ? AbortSignal.any([options.signal, lifetime.signal]) : lifetime.signal
       const response = await getStream(signal)
       if (response === HTTP_STATUS.METHOD_NOT_ALLOWED) return false
-      track(listen(signal, response).catch((error) => {
-        if (!signal.aborted && !closed) throw error
-      }))
+      track(
+        listen(signal, response).catch((error) => {
+          if (!signal.aborted && !closed) throw error
+        }),
+      )
       return true
     },
     close() {

@@ -28,7 +28,10 @@ export type FetchFunction = (input: string | URL | Request, init?: BunFetchReque
  * Send one request, asking the AuthProvider for credentials and letting it react to 401/403.
  * Network failures reject CONNECT naming the URL; an abort rejects CANCELLED.
  */
-export async function fetchWithAuth(ctx: FetchContext, init: { method: string; headers: Headers; body?: string; signal?: AbortSignal }): Promise<Response> {
+export async function fetchWithAuth(
+  ctx: FetchContext,
+  init: { method: string; headers: Headers; body?: string; signal?: AbortSignal },
+): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const headers = new Headers(init.headers)
     const authorization = ctx.auth ? await ctx.auth.authorization() : undefined
@@ -39,11 +42,22 @@ export async function fetchWithAuth(ctx: FetchContext, init: { method: string; h
     let response: Response
     try {
       // `timeout: false` turns off Bun's idle timer: a quiet SSE stream is not a dead one.
-      response = await (ctx.fetch ?? fetch)(ctx.url, { method: init.method, headers, body: init.body, signal: init.signal, timeout: false, redirect: 'follow' })
+      response = await (ctx.fetch ?? fetch)(ctx.url, {
+        method: init.method,
+        headers,
+        body: init.body,
+        signal: init.signal,
+        timeout: false,
+        redirect: 'follow',
+      })
     } catch (error) {
       throw fetchFailure(ctx.url, init.method, error, init.signal)
     }
-    if ((response.status === HTTP_STATUS.UNAUTHORIZED || response.status === HTTP_STATUS.FORBIDDEN) && ctx.auth && attempt < ctx.authMaxRetries) {
+    if (
+      (response.status === HTTP_STATUS.UNAUTHORIZED || response.status === HTTP_STATUS.FORBIDDEN) &&
+      ctx.auth &&
+      attempt < ctx.authMaxRetries
+    ) {
       const verdict = await ctx.auth.onAuthChallenge(response.clone(), { url: ctx.url, method: init.method })
       if (verdict === 'retry') {
         await response.body?.cancel().catch(() => {})
@@ -58,7 +72,12 @@ function fetchFailure(url: string, method: string, error: unknown, signal?: Abor
   if (error instanceof McpxError) return error
   if (signal?.aborted) return new McpxError('CANCELLED', `${method} ${url} was cancelled`, { url }, { cause: error })
   const code = (error as { code?: string }).code
-  return new McpxError('CONNECT', `cannot reach ${url}: ${(error as Error).message ?? String(error)}`, { url, errno: code }, { cause: error })
+  return new McpxError(
+    'CONNECT',
+    `cannot reach ${url}: ${(error as Error).message ?? String(error)}`,
+    { url, errno: code },
+    { cause: error },
+  )
 }
 
 export function contentTypeOf(response: Response): string {
@@ -86,7 +105,12 @@ export async function readTextCapped(response: Response, maxBytes: number): Prom
 }
 
 /** The CONNECT error for a response mcpx cannot use, quoting the start of its body. */
-export function httpError(ctx: { url: string; method: string }, response: Response, body: string, extra: Record<string, unknown> = {}): McpxError {
+export function httpError(
+  ctx: { url: string; method: string },
+  response: Response,
+  body: string,
+  extra: Record<string, unknown> = {},
+): McpxError {
   const contentType = response.headers.get('content-type') ?? ''
   const wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined
   const shown = body.length > ERROR_BODY_BYTES ? body.slice(0, ERROR_BODY_BYTES) : body

@@ -113,8 +113,7 @@ export function createLineFramer(options: LineFramerOptions): LineFramer {
           if (skippedBytes > 0) {
             skippedBytes += rest.length
             keepHead(rest)
-          }
-          else if (pendingBytes + rest.length > maxFrameBytes) startSkipping(rest)
+          } else if (pendingBytes + rest.length > maxFrameBytes) startSkipping(rest)
           else {
             // Copy: the producer may reuse its buffer after push() returns.
             pending.push(rest.slice())

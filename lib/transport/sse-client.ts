@@ -101,7 +101,13 @@ export function createSseTransport(params: SseTransportParams, settings: SseSett
             }
           } else if (event.event === 'message' && event.data.trim() !== '') deliverText(event.data, 'SSE message event')
         },
-        onOversize: (chars) => report(new McpxError('PROTOCOL', `SSE event of ${chars} characters exceeds maxFrameBytes (${settings.maxFrameBytes}); skipped`, { chars, maxFrameBytes: settings.maxFrameBytes })),
+        onOversize: (chars) =>
+          report(
+            new McpxError('PROTOCOL', `SSE event of ${chars} characters exceeds maxFrameBytes (${settings.maxFrameBytes}); skipped`, {
+              chars,
+              maxFrameBytes: settings.maxFrameBytes,
+            }),
+          ),
       })
       const why = end.failure ? `broke (${(end.failure as Error).message ?? String(end.failure)})` : 'was closed by the server'
       const error = new McpxError('CONNECT', `${url}: the SSE stream ${why}`, { url })
@@ -109,7 +115,13 @@ export function createSseTransport(params: SseTransportParams, settings: SseSett
       if (!lifetime.signal.aborted) finish(error)
     })()
     const timer = setTimeout(
-      () => announced(new McpxError('CONNECT', `${url}: no endpoint event within ${settings.sseEndpointTimeoutMs} ms`, { url, timeoutMs: settings.sseEndpointTimeoutMs })),
+      () =>
+        announced(
+          new McpxError('CONNECT', `${url}: no endpoint event within ${settings.sseEndpointTimeoutMs} ms`, {
+            url,
+            timeoutMs: settings.sseEndpointTimeoutMs,
+          }),
+        ),
       settings.sseEndpointTimeoutMs,
     )
     const failure = await endpointKnown
@@ -118,7 +130,8 @@ export function createSseTransport(params: SseTransportParams, settings: SseSett
   }
 
   async function send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
-    if (closed || endpoint === undefined) throw new McpxError('CONNECT', `HTTP+SSE transport to ${url} is ${closed ? 'closed' : 'not connected'}`, { url })
+    if (closed || endpoint === undefined)
+      throw new McpxError('CONNECT', `HTTP+SSE transport to ${url} is ${closed ? 'closed' : 'not connected'}`, { url })
     if (options?.signal?.aborted) throw new McpxError('CANCELLED', `send to ${endpoint} cancelled before it started`, { url: endpoint })
     const signal = options?.signal ? AbortSignal.any([options.signal, lifetime.signal]) : lifetime.signal
     const headers = new Headers(params.headers)

@@ -112,13 +112,31 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
         const id = leadingId(frame.head)
         if (id !== undefined) {
           // The answer is known to belong to request `id`: fail that request now (not at its deadline).
-          report(new McpxError('PROTOCOL', `stdout line of ${frame.bytes} bytes ${limit}; answered request ${JSON.stringify(id)} with an error`, data))
-          deliver({ jsonrpc: '2.0', id, error: { code: RPC.INTERNAL_ERROR, message: `the upstream's answer is ${frame.bytes} bytes, which ${limit}`, data: { ...data, mcpxCode: 'PROTOCOL' } } })
+          report(
+            new McpxError(
+              'PROTOCOL',
+              `stdout line of ${frame.bytes} bytes ${limit}; answered request ${JSON.stringify(id)} with an error`,
+              data,
+            ),
+          )
+          deliver({
+            jsonrpc: '2.0',
+            id,
+            error: {
+              code: RPC.INTERNAL_ERROR,
+              message: `the upstream's answer is ${frame.bytes} bytes, which ${limit}`,
+              data: { ...data, mcpxCode: 'PROTOCOL' },
+            },
+          })
           return
         }
         // Whose answer it was cannot be read: nothing may be left waiting for it, so the connection
         // is failed (every request in flight gets an error) and the upstream restarted by its owner.
-        fatal = new McpxError('PROTOCOL', `stdout line of ${frame.bytes} bytes ${limit}, and its request id could not be read from its start`, data)
+        fatal = new McpxError(
+          'PROTOCOL',
+          `stdout line of ${frame.bytes} bytes ${limit}, and its request id could not be read from its start`,
+          data,
+        )
         report(fatal)
         if (proc) void terminateGroup(proc.pid, settings.shutdownGraceMs)
       },
@@ -167,7 +185,11 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
         // Already gone: the escalation below still cleans up the group.
       })
     await within(stdinClosed, settings.shutdownGraceMs, undefined)
-    const exitedInTime = await within(child.exited.then(() => true), settings.shutdownGraceMs, false)
+    const exitedInTime = await within(
+      child.exited.then(() => true),
+      settings.shutdownGraceMs,
+      false,
+    )
     // Even after a clean exit, members of the group (grandchildren) may linger.
     await terminateGroup(child.pid, settings.shutdownGraceMs)
     if (!exitedInTime) await child.exited
@@ -199,7 +221,12 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
         const code = (error as { code?: string }).code
         const why = code === 'ENOENT' ? 'command not found' : code === 'EACCES' ? 'permission denied' : (error as Error).message
         closed = true
-        throw new McpxError('CONNECT', `cannot start upstream "${params.command}": ${why}`, { command: params.command, errno: code }, { cause: error })
+        throw new McpxError(
+          'CONNECT',
+          `cannot start upstream "${params.command}": ${why}`,
+          { command: params.command, errno: code },
+          { cause: error },
+        )
       }
       trackGroup(proc.pid)
       void watch(proc)
@@ -221,9 +248,20 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
         // wait for them (bounded by shutdownGraceMs) rather than report the broken pipe alone.
         const child = proc
         await within(child.exited.then(drained), settings.shutdownGraceMs, undefined)
-        const how = child.signalCode ? `was killed by ${child.signalCode}` : child.exitCode !== null ? `exited with code ${child.exitCode}` : undefined
-        const what = how ? `server ${how} (write failed: ${(error as Error).message})` : `stdio upstream ${label}: write failed (${(error as Error).message})`
-        throw new McpxError('CONNECT', withStderr(what), { command: params.command, ...(how && { exitCode: child.exitCode, signal: child.signalCode ?? null }) }, { cause: error })
+        const how = child.signalCode
+          ? `was killed by ${child.signalCode}`
+          : child.exitCode !== null
+            ? `exited with code ${child.exitCode}`
+            : undefined
+        const what = how
+          ? `server ${how} (write failed: ${(error as Error).message})`
+          : `stdio upstream ${label}: write failed (${(error as Error).message})`
+        throw new McpxError(
+          'CONNECT',
+          withStderr(what),
+          { command: params.command, ...(how && { exitCode: child.exitCode, signal: child.signalCode ?? null }) },
+          { cause: error },
+        )
       }
     },
 

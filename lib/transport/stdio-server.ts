@@ -8,7 +8,17 @@
 import type { McpxError } from '../errors/index.ts'
 import { RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log.ts'
-import { JSONRPC_VERSION, isRecord, keepRawIds, makeError, restoreRawIds, parseJson, parseMessage, recoverId, type JsonRpcMessage } from '../wire/index.ts'
+import {
+  JSONRPC_VERSION,
+  isRecord,
+  keepRawIds,
+  makeError,
+  restoreRawIds,
+  parseJson,
+  parseMessage,
+  recoverId,
+  type JsonRpcMessage,
+} from '../wire/index.ts'
 import { createLineFramer, encodeFrame } from './line-framer.ts'
 import type { SendOptions, Transport, TransportHandlers } from './contract.ts'
 
@@ -64,7 +74,8 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
   }
   const refuse = (id: ReturnType<typeof recoverId>, error: RpcError) => {
     if (id !== null) return write(makeError(id, error.toRpc()))
-    if ((options.unnamedErrors?.() ?? 'omit-id') === 'log') return log.warn(`stdio: refused a message that names no request: ${error.message}`)
+    if ((options.unnamedErrors?.() ?? 'omit-id') === 'log')
+      return log.warn(`stdio: refused a message that names no request: ${error.message}`)
     write({ jsonrpc: JSONRPC_VERSION, error: error.toRpc() })
   }
 
@@ -86,7 +97,8 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
         message = parseMessage(value)
       } catch (error) {
         // A malformed notification (a method, no id) gets no reply either (JSON-RPC 2.0 section 4.1).
-        if (isRecord(value) && 'method' in value && !('id' in value)) return log.warn(`stdio: ignored a malformed notification: ${(error as RpcError).message}`)
+        if (isRecord(value) && 'method' in value && !('id' in value))
+          return log.warn(`stdio: ignored a malformed notification: ${(error as RpcError).message}`)
         return refuse(recoverId(value), error as RpcError)
       }
       handlers?.onMessage(message)
@@ -95,7 +107,12 @@ export function createStdioServerTransport(options: StdioServerOptions): StdioSe
       refuse(null, new RpcError(RPC.PARSE_ERROR, 'Parse error: line is not valid UTF-8'))
     },
     onOversize(frame) {
-      refuse(null, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: frame of ${frame.bytes} bytes exceeds ${frame.maxFrameBytes} (maxFrameBytes)`, { maxFrameBytes: frame.maxFrameBytes }))
+      refuse(
+        null,
+        new RpcError(RPC.INVALID_REQUEST, `Invalid Request: frame of ${frame.bytes} bytes exceeds ${frame.maxFrameBytes} (maxFrameBytes)`, {
+          maxFrameBytes: frame.maxFrameBytes,
+        }),
+      )
     },
   })
 

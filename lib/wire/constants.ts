@@ -84,7 +84,11 @@ export type LogLevel = (typeof LOG_LEVELS)[number]
  * the client did not declare the capability for is -32021; legacy revisions likewise forbid sending
  * it). The one table: the server engine's input requests and the gateway's brokering both read it.
  */
-export const CAPABILITY_OF_ASK = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' } as const
+export const CAPABILITY_OF_ASK = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+} as const
 export type AskMethod = keyof typeof CAPABILITY_OF_ASK
 
 export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as const

@@ -55,7 +55,8 @@ export function decodeHeaderValue(raw: string): string {
       throw headerError(`header value ${JSON.stringify(raw)} does not decode to UTF-8`)
     }
   }
-  if (!FIELD_VALUE_CHARS.test(raw)) throw headerError(`header value ${JSON.stringify(raw)} contains characters outside RFC 9110 field-value`)
+  if (!FIELD_VALUE_CHARS.test(raw))
+    throw headerError(`header value ${JSON.stringify(raw)} contains characters outside RFC 9110 field-value`)
   return raw
 }
 

@@ -26,7 +26,19 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean'])
 // JSON Schema keywords whose value is one subschema, an array of subschemas, or a map of them.
 // Annotations found through any of these are not "statically reachable" (streamable-http.mdx).
-const SCHEMA_ONE = ['items', 'additionalProperties', 'additionalItems', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']
+const SCHEMA_ONE = [
+  'items',
+  'additionalProperties',
+  'additionalItems',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+]
 const SCHEMA_MANY = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']
 const SCHEMA_MAP = ['patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']
 const BOUND_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'const', 'default']
@@ -40,7 +52,8 @@ export function findHeaderParams(inputSchema: unknown): HeaderParamsResult {
   for (const param of found) {
     const key = param.name.toLowerCase()
     const other = seen.get(key)
-    if (other !== undefined) problems.push(`x-mcp-header "${param.name}" at ${param.path.join('.')} duplicates "${other}" (case-insensitive)`)
+    if (other !== undefined)
+      problems.push(`x-mcp-header "${param.name}" at ${param.path.join('.')} duplicates "${other}" (case-insensitive)`)
     else seen.set(key, param.name)
   }
   return problems.length > 0 ? { invalid: problems[0] as string } : { ok: found }
@@ -50,7 +63,8 @@ function visit(node: unknown, path: string[], reachable: boolean, found: HeaderP
   if (!isRecord(node)) return
   if (X_MCP_HEADER in node) checkAnnotation(node, path, reachable, found, problems)
   const properties = node.properties
-  if (isRecord(properties)) for (const [name, child] of Object.entries(properties)) visit(child, [...path, name], reachable, found, problems)
+  if (isRecord(properties))
+    for (const [name, child] of Object.entries(properties)) visit(child, [...path, name], reachable, found, problems)
   for (const key of SCHEMA_ONE) if (isRecord(node[key])) visit(node[key], [...path, key], false, found, problems)
   for (const key of SCHEMA_MANY) {
     const list = node[key]
@@ -62,7 +76,13 @@ function visit(node: unknown, path: string[], reachable: boolean, found: HeaderP
   }
 }
 
-function checkAnnotation(node: Record<string, unknown>, path: string[], reachable: boolean, found: HeaderParam[], problems: string[]): void {
+function checkAnnotation(
+  node: Record<string, unknown>,
+  path: string[],
+  reachable: boolean,
+  found: HeaderParam[],
+  problems: string[],
+): void {
   const name = node[X_MCP_HEADER]
   const where = path.length > 0 ? path.join('.') : '(root)'
   if (typeof name !== 'string' || name === '') return void problems.push(`x-mcp-header at ${where} must be a non-empty string`)
@@ -107,7 +127,12 @@ export interface HeaderTool {
  * Throws McpxError PROTOCOL when `tool` has invalid annotations (it should have been dropped) and
  * USAGE when a mirrored argument is not a string, boolean or safe integer.
  */
-export function requestHeaders(revision: Revision, method: string, params?: Record<string, unknown>, tool?: HeaderTool): Record<string, string> {
+export function requestHeaders(
+  revision: Revision,
+  method: string,
+  params?: Record<string, unknown>,
+  tool?: HeaderTool,
+): Record<string, string> {
   if (!atLeast(revision, '2025-06-18') || method === 'initialize') return {}
   const headers: Record<string, string> = { [HEADER.PROTOCOL_VERSION]: revision }
   if (!isModernRevision(revision)) return headers

@@ -4,7 +4,7 @@
  * Ids may be strings or numbers everywhere (JSON-RPC 2.0 section 4), server-initiated requests included: an
  * elicitation/create may arrive with `"id": "abc"`.
  */
-import * as v from 'valibot'
+import type * as v from 'valibot'
 import { RPC, RpcError } from '../errors/index.ts'
 import { JSONRPC_VERSION } from './constants.ts'
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.ts'
@@ -91,11 +91,15 @@ export function checkDepth(text: string, maxDepth: number): void {
         else if (d === QUOTE) break
       }
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > maxDepth) throw new RpcError(RPC.PARSE_ERROR, `Parse error: JSON nested deeper than ${maxDepth} levels (setting maxJsonDepth, MCPX_MAX_JSON_DEPTH)`, { maxJsonDepth: maxDepth })
+      if (++depth > maxDepth)
+        throw new RpcError(
+          RPC.PARSE_ERROR,
+          `Parse error: JSON nested deeper than ${maxDepth} levels (setting maxJsonDepth, MCPX_MAX_JSON_DEPTH)`,
+          { maxJsonDepth: maxDepth },
+        )
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--
   }
 }
-
 
 /**
  * Validate one JSON-RPC message. Throws RpcError(-32600) naming what is wrong; the error's data
@@ -136,7 +140,8 @@ function envelopeProblem(obj: Record<string, unknown>): string | undefined {
     if (obj.id !== null && !isId(obj.id)) return `id: expected a string, an integer or null but received ${describe(obj.id)}`
     const error = obj.error
     if (!isRecord(error)) return `error: expected an object but received ${describe(error)}`
-    if (typeof error.code !== 'number' || !Number.isInteger(error.code)) return `error.code: expected an integer but received ${describe(error.code)}`
+    if (typeof error.code !== 'number' || !Number.isInteger(error.code))
+      return `error.code: expected an integer but received ${describe(error.code)}`
     if (typeof error.message !== 'string') return `error.message: expected a string but received ${describe(error.message)}`
     return undefined
   }

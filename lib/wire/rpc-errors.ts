@@ -70,7 +70,11 @@ export function missingCapability(required: Record<string, unknown>, message?: s
  * answer rides no status of its own). `refusal` words a known method's refusal (a tool refusing
  * the task mode, a recording without the request) with its own message and data.
  */
-export function methodNotFound(method: string, revision?: Revision, refusal?: { message: string; data?: Record<string, unknown> }): RpcError {
+export function methodNotFound(
+  method: string,
+  revision?: Revision,
+  refusal?: { message: string; data?: Record<string, unknown> },
+): RpcError {
   return new RpcError(
     RPC.METHOD_NOT_FOUND,
     refusal ? refusal.message : `Method not found: ${method}`,

@@ -10,7 +10,8 @@
 import type { Socket } from 'bun'
 
 const [mode, socketPath, ...rest] = process.argv.slice(2)
-if (!socketPath || (mode !== 'listen' && mode !== 'connect')) throw new Error('usage: byte-pump.ts listen SOCKET -- COMMAND… | connect SOCKET')
+if (!socketPath || (mode !== 'listen' && mode !== 'connect'))
+  throw new Error('usage: byte-pump.ts listen SOCKET -- COMMAND… | connect SOCKET')
 
 if (mode === 'listen') {
   const command = rest[0] === '--' ? rest.slice(1) : rest

@@ -18,7 +18,11 @@ import { type Cluster, freePort, haproxyConfig, startCluster, waitListening } fr
 import { fmt, median, quantile, ratio } from './stats.ts'
 
 const REPO = new URL('../..', import.meta.url).pathname.replace(/\/$/, '')
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' } }
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+}
 /** The sealing target: replica mode may cost at most this much on a call's p50. */
 export const SEALING_TARGET = 1.05
 
@@ -55,8 +59,20 @@ export function modernCall(url: string, token: string): Call {
     const start = performance.now()
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'up_echo' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'up_echo', arguments: { text: `n${n}` }, _meta: META } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${token}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'up_echo',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'tools/call',
+        params: { name: 'up_echo', arguments: { text: `n${n}` }, _meta: META },
+      }),
     })
     const text = await response.text()
     if (!text.includes(`n${n}`)) throw new Error(`unexpected answer: ${text.slice(0, 200)}`)
@@ -67,16 +83,31 @@ export function modernCall(url: string, token: string): Call {
 /** A legacy 2025-11-25 session opened by hand; each call carries its Mcp-Session-Id. */
 export async function legacyCall(url: string, token: string): Promise<Call> {
   const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` }
-  const init = await fetch(url, { method: 'POST', headers: base, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) })
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: base,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
+  })
   const session = init.headers.get('mcp-session-id')
   await init.text()
   if (!session) throw new Error(`initialize answered ${init.status} without a session`)
   const headers = { ...base, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
-  await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text()
+  await (
+    await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+  ).text()
   return async () => {
     const n = ++id
     const start = performance.now()
-    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'up_echo', arguments: { text: `n${n}` } } }) })
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'up_echo', arguments: { text: `n${n}` } } }),
+    })
     const text = await response.text()
     if (!text.includes(`n${n}`)) throw new Error(`unexpected answer: ${text.slice(0, 200)}`)
     return performance.now() - start
@@ -89,7 +120,13 @@ export async function legacyCall(url: string, token: string): Promise<Call> {
  * be several daemons of the same kind (their calls take turns block by block), so one process's
  * luck — its core, its heap — does not pass for the difference between the kinds.
  */
-export async function paired(a: Call | Call[], b: Call | Call[], calls: number, block: number, pids?: { a: number[]; b: number[] }): Promise<Pair> {
+export async function paired(
+  a: Call | Call[],
+  b: Call | Call[],
+  calls: number,
+  block: number,
+  pids?: { a: number[]; b: number[] },
+): Promise<Pair> {
   const calls_ = { a: [a].flat(), b: [b].flat() }
   for (let i = 0; i < 100; i++) for (const call of [...calls_.a, ...calls_.b]) await call()
   const cpuOf = (list: number[]) => list.reduce((sum, pid) => sum + cpuMs(pid), 0)
@@ -107,7 +144,8 @@ export async function paired(a: Call | Call[], b: Call | Call[], calls: number, 
     ratios.push(median(blocks.a) / median(blocks.b))
   }
   const side = (s: number[]): Side => ({ p50Ms: median(s), p99Ms: quantile(s, 0.99) })
-  const cpu = pids && cpuBefore && { a: (cpuOf(pids.a) - cpuBefore.a) / samples.a.length, b: (cpuOf(pids.b) - cpuBefore.b) / samples.b.length }
+  const cpu = pids &&
+    cpuBefore && { a: (cpuOf(pids.a) - cpuBefore.a) / samples.a.length, b: (cpuOf(pids.b) - cpuBefore.b) / samples.b.length }
   return { a: side(samples.a), b: side(samples.b), pairedRatio: median(ratios), ...(cpu && { cpuMsPerCall: cpu }) }
 }
 
@@ -118,12 +156,22 @@ function cpuMs(pid: number): number {
 }
 
 /** `mcpx`: argv of the daemon (default as scripts/cluster.ts: MCPX_EXE, else the sources). */
-export async function measureCluster(options: { calls: number; block: number; mcpx?: string[]; progress?: (message: string) => void }): Promise<ClusterFigures> {
+export async function measureCluster(options: {
+  calls: number
+  block: number
+  mcpx?: string[]
+  progress?: (message: string) => void
+}): Promise<ClusterFigures> {
   const { calls, block } = options
   const progress = options.progress ?? (() => {})
   const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-cluster-'))
   const config = join(dir, 'config.json')
-  writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }))
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { up: { command: process.execPath, args: [join(REPO, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } },
+    }),
+  )
   let cluster: Cluster | undefined
   let plain: Cluster | undefined
   let closing: ReturnType<typeof Bun.spawn> | undefined
@@ -132,7 +180,13 @@ export async function measureCluster(options: { calls: number; block: number; mc
     cluster = await startCluster({ config, replicas: 3, dir: join(dir, 'cluster'), sticky: false, ...mcpx })
     // Two daemons of the same config with no replica settings: random session ids, no forwarder.
     // Each side of the sealing rows is two daemons (replicas 1 and 2 against these two).
-    plain = await startCluster({ config, replicas: 2, dir: join(dir, 'plain'), ...mcpx, env: { MCPX_REPLICA_ID: '', MCPX_REPLICA_PEERS: '', MCPX_SEAL_KEY_FILE: '' } })
+    plain = await startCluster({
+      config,
+      replicas: 2,
+      dir: join(dir, 'plain'),
+      ...mcpx,
+      env: { MCPX_REPLICA_ID: '', MCPX_REPLICA_PEERS: '', MCPX_SEAL_KEY_FILE: '' },
+    })
     const urlOf = (port: number) => `http://127.0.0.1:${port}/mcp?codemode=false`
     const sealedUrls = cluster.replicas.slice(0, 2).map((r) => urlOf(r.port))
     const plainUrls = plain.replicas.map((r) => urlOf(r.port))
@@ -140,13 +194,30 @@ export async function measureCluster(options: { calls: number; block: number; mc
     const sides = { a: cluster.replicas.slice(0, 2).map((r) => r.pid), b: plain.replicas.map((r) => r.pid) }
     progress(`cluster: sealing, legacy session, ${calls} calls per side`)
     const legacySessions = async (urls: string[], token: string) => Promise.all(urls.map((url) => legacyCall(url, token)))
-    const sealingLegacy = await paired(await legacySessions(sealedUrls, cluster.token), await legacySessions(plainUrls, plain.token), calls, block, sides)
+    const sealingLegacy = await paired(
+      await legacySessions(sealedUrls, cluster.token),
+      await legacySessions(plainUrls, plain.token),
+      calls,
+      block,
+      sides,
+    )
     progress(`cluster: sealing, 2026 requests, ${calls} calls per side`)
-    const sealingModern = await paired(sealedUrls.map((url) => modernCall(url, cluster!.token)), plainUrls.map((url) => modernCall(url, plain!.token)), calls, block, sides)
+    const sealingModern = await paired(
+      sealedUrls.map((url) => modernCall(url, cluster!.token)),
+      plainUrls.map((url) => modernCall(url, plain!.token)),
+      calls,
+      block,
+      sides,
+    )
     progress(`cluster: HAProxy + 3 replicas vs one replica direct, ${calls} calls per side`)
     const pids = cluster.replicas.map((r) => r.pid)
     const before = pids.map(cpuMs)
-    const balanced = await paired(modernCall(`${cluster.url}?codemode=false`, cluster.token), modernCall(sealedUrl, cluster.token), calls, block)
+    const balanced = await paired(
+      modernCall(`${cluster.url}?codemode=false`, cluster.token),
+      modernCall(sealedUrl, cluster.token),
+      calls,
+      block,
+    )
     // Both sides' calls (and their warm-up of 100 each) ran on the replicas.
     const cpuMsPerCall = pids.map(cpuMs).reduce((sum, ms, i) => sum + ms - before[i]!, 0) / (2 * (calls + 100))
     progress(`cluster: HAProxy with option httpclose vs keep-alive (deploy/haproxy.cfg), ${calls} calls per side`)
@@ -156,7 +227,12 @@ export async function measureCluster(options: { calls: number; block: number; mc
     writeFileSync(closingConfig, haproxyConfig(closingPort, cluster.replicas, false, true))
     closing = Bun.spawn(['haproxy', '-db', '-f', closingConfig], { stdout: 'ignore', stderr: 'pipe' })
     await waitListening(closingPort, closing)
-    const httpclose = await paired(modernCall(`http://127.0.0.1:${closingPort}/mcp?codemode=false`, cluster.token), modernCall(`${cluster.url}?codemode=false`, cluster.token), calls, block)
+    const httpclose = await paired(
+      modernCall(`http://127.0.0.1:${closingPort}/mcp?codemode=false`, cluster.token),
+      modernCall(`${cluster.url}?codemode=false`, cluster.token),
+      calls,
+      block,
+    )
     return { calls, block, sealingLegacy, sealingModern, balanced, httpclose, cpuMsPerCall }
   } finally {
     closing?.kill()
@@ -170,16 +246,26 @@ export async function measureCluster(options: { calls: number; block: number; mc
 const mark = (ok: boolean) => (ok ? '✅' : '❌')
 
 export function renderCluster(f: ClusterFigures): string {
-  const cpu = (p: Pair) => (p.cpuMsPerCall ? `${fmt(p.cpuMsPerCall.a * 1000, 0)} / ${fmt(p.cpuMsPerCall.b * 1000, 0)} (${fmt(ratio(p.cpuMsPerCall.a, p.cpuMsPerCall.b), 2)})` : '–')
+  const cpu = (p: Pair) =>
+    p.cpuMsPerCall
+      ? `${fmt(p.cpuMsPerCall.a * 1000, 0)} / ${fmt(p.cpuMsPerCall.b * 1000, 0)} (${fmt(ratio(p.cpuMsPerCall.a, p.cpuMsPerCall.b), 2)})`
+      : '–'
   const row = (name: string, p: Pair, target?: number) =>
     `| ${name} | ${fmt(p.a.p50Ms, 3)} | ${fmt(p.b.p50Ms, 3)} | ${fmt(p.pairedRatio, 3)} | ${fmt(ratio(p.a.p99Ms, p.b.p99Ms), 2)} | ${cpu(p)} | ${target === undefined ? 'report' : `≤ ${target} ${mark(p.pairedRatio <= target)}`} |`
   return [
     `| tools/call, ${f.calls} per side, paired blocks of ${f.block} | p50 ms (a) | p50 ms (b) | paired p50 ratio a/b | p99 ratio | daemon CPU µs/call a / b (ratio) | target |`,
     '|---|---|---|---|---|---|---|',
-    row('sealing, legacy session: (a) 2 daemons in replica mode, sealed id opened per request vs (b) 2 plain daemons', f.sealingLegacy, SEALING_TARGET),
+    row(
+      'sealing, legacy session: (a) 2 daemons in replica mode, sealed id opened per request vs (b) 2 plain daemons',
+      f.sealingLegacy,
+      SEALING_TARGET,
+    ),
     row('sealing, 2026-07-28: (a) 2 daemons in replica mode vs (b) 2 plain daemons', f.sealingModern, SEALING_TARGET),
     row('(a) HAProxy + 3 replicas round-robin vs (b) one replica direct, 2026-07-28', f.balanced),
-    row('(a) HAProxy `option httpclose` (a connection per request) vs (b) the shipped keep-alive config, 3 replicas, 2026-07-28', f.httpclose),
+    row(
+      '(a) HAProxy `option httpclose` (a connection per request) vs (b) the shipped keep-alive config, 3 replicas, 2026-07-28',
+      f.httpclose,
+    ),
     '',
     `Daemon CPU per call (all replicas, balanced comparison): ${fmt(f.cpuMsPerCall, 3)} ms ⇒ about ${fmt(1000 / f.cpuMsPerCall, 0)} calls/s per core for the daemons alone (HAProxy and the upstream not counted). This machine has 2 cores shared by three replicas, HAProxy, the upstreams and the client: the balanced ratio measures the load balancer's overhead, not scaling.`,
   ].join('\n')
@@ -187,5 +273,13 @@ export function renderCluster(f: ClusterFigures): string {
 
 if (import.meta.main) {
   const { values } = parseArgs({ options: { calls: { type: 'string', default: '2000' }, block: { type: 'string', default: '50' } } })
-  console.log(renderCluster(await measureCluster({ calls: Number(values.calls), block: Number(values.block), progress: (m) => process.stderr.write(`bench: ${m}\n`) })))
+  console.log(
+    renderCluster(
+      await measureCluster({
+        calls: Number(values.calls),
+        block: Number(values.block),
+        progress: (m) => process.stderr.write(`bench: ${m}\n`),
+      }),
+    ),
+  )
 }

@@ -5,7 +5,14 @@
  * over /mcp, alternated `reps` times; and the byte size of tools/list on both /mcp surfaces.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { type LatencySummary, createSandboxPool, echoBridge, measureExecStart, measureToolCalls, summarize } from '../../lib/codemode/index.ts'
+import {
+  type LatencySummary,
+  createSandboxPool,
+  echoBridge,
+  measureExecStart,
+  measureToolCalls,
+  summarize,
+} from '../../lib/codemode/index.ts'
 import { type SearchBench, measureSearch } from '../../lib/search/index.ts'
 import { defaultSettings } from '../../lib/settings/index.ts'
 import { median } from './stats.ts'
@@ -70,7 +77,14 @@ export interface BatchFigures {
   readonly execMs: number
 }
 
-export async function measureBatch(direct: Client, raw: Client, codeMode: Client, ns: string, calls: number, reps: number): Promise<BatchFigures> {
+export async function measureBatch(
+  direct: Client,
+  raw: Client,
+  codeMode: Client,
+  ns: string,
+  calls: number,
+  reps: number,
+): Promise<BatchFigures> {
   const code = `for (let i = 0; i < ${calls}; i++) { const r = await ${ns}.echo({ message: 'hello' }); if (i === 0 && !JSON.stringify(r).includes('Echo: hello')) throw new Error('bad echo') } return ${calls}`
   const timeLoop = async (client: Client, name: string) => {
     const start = performance.now()
@@ -81,7 +95,8 @@ export async function measureBatch(direct: Client, raw: Client, codeMode: Client
     const start = performance.now()
     const result = await codeMode.callTool({ name: 'mcpx_exec', arguments: { code } }, undefined, { timeout: 120_000 })
     const elapsed = performance.now() - start
-    if (result.isError || !JSON.stringify(result.content).includes(String(calls))) throw new Error(`mcpx_exec failed: ${JSON.stringify(result).slice(0, 400)}`)
+    if (result.isError || !JSON.stringify(result.content).includes(String(calls)))
+      throw new Error(`mcpx_exec failed: ${JSON.stringify(result).slice(0, 400)}`)
     return elapsed
   }
   await timeExec() // warm the sandbox and the upstream path

@@ -63,7 +63,11 @@ export interface CpuPerCall {
  * `calls` sequential calls per target in interleaved, rotated blocks (as in part 1, so a GC or a
  * neighbour's burst lands on every target alike), CPU split between this client and each server tree.
  */
-export async function cpuPerCall(targets: readonly { name: string; serverRoot: number; call: () => Promise<void> }[], calls: number, block: number): Promise<CpuPerCall[]> {
+export async function cpuPerCall(
+  targets: readonly { name: string; serverRoot: number; call: () => Promise<void> }[],
+  calls: number,
+  block: number,
+): Promise<CpuPerCall[]> {
   const client = new Map(targets.map((t) => [t.name, 0]))
   const server = new Map(targets.map((t) => [t.name, 0]))
   const rounds = Math.max(1, Math.ceil(calls / block))
@@ -94,7 +98,11 @@ export interface OwnCpuPerCall {
  * matter (10,000 calls of ~50 µs each are ~50 ticks: ±2 % from the tick edges). Interleaved,
  * rotated blocks, as everywhere in this bench.
  */
-export async function ownCpuPerCall(targets: readonly { name: string; pid: number; call: () => Promise<void> }[], calls: number, block: number): Promise<OwnCpuPerCall[]> {
+export async function ownCpuPerCall(
+  targets: readonly { name: string; pid: number; call: () => Promise<void> }[],
+  calls: number,
+  block: number,
+): Promise<OwnCpuPerCall[]> {
   const used = new Map(targets.map((t) => [t.name, 0]))
   const rounds = Math.max(1, Math.ceil(calls / block))
   for (let round = 0; round < rounds; round++) {

@@ -9,11 +9,19 @@ const server = Bun.serve({
   port: 0,
   async fetch(request) {
     if (request.method !== 'POST') return new Response(null, { status: 405, headers: { Allow: 'POST' } })
-    const message = (await request.json()) as { id?: number | string; method: string; params?: { arguments?: { message?: string }; protocolVersion?: string } }
+    const message = (await request.json()) as {
+      id?: number | string
+      method: string
+      params?: { arguments?: { message?: string }; protocolVersion?: string }
+    }
     if (message.id === undefined) return new Response(null, { status: 202 })
     const result =
       message.method === 'initialize'
-        ? { protocolVersion: message.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'http-floor', version: '1.0.0' } }
+        ? {
+            protocolVersion: message.params?.protocolVersion ?? '2025-06-18',
+            capabilities: { tools: {} },
+            serverInfo: { name: 'http-floor', version: '1.0.0' },
+          }
         : message.method === 'tools/list'
           ? { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { message: { type: 'string' } } } }] }
           : { content: [{ type: 'text', text: `Echo: ${message.params?.arguments?.message ?? ''}` }] }

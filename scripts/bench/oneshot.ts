@@ -41,7 +41,9 @@ export async function runTimes(command: Command): Promise<RunTimes> {
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   const elapsed = performance.now() - start
   if (code !== 0 || (command.expect !== undefined && !out.includes(command.expect))) {
-    throw new Error(`${command.name}: exit ${code}, stdout ${JSON.stringify(out.slice(0, 200))}, stderr ${JSON.stringify(err.slice(0, 400))}`)
+    throw new Error(
+      `${command.name}: exit ${code}, stdout ${JSON.stringify(out.slice(0, 200))}, stderr ${JSON.stringify(err.slice(0, 400))}`,
+    )
   }
   const usage = proc.resourceUsage()
   const cpuMs = usage === undefined ? Number.NaN : Number(usage.cpuTime.user + usage.cpuTime.system) / 1000

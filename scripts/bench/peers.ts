@@ -76,7 +76,20 @@ export async function startSupergateway(dir: string): Promise<Peer> {
   const port = await freePort()
   const child = spawnNode(
     NODE,
-    ['--require', LOOPBACK, SUPERGATEWAY, '--stdio', `${NODE} ${ECHO_SERVER}`, '--outputTransport', 'streamableHttp', '--stateful', '--port', String(port), '--logLevel', 'none'],
+    [
+      '--require',
+      LOOPBACK,
+      SUPERGATEWAY,
+      '--stdio',
+      `${NODE} ${ECHO_SERVER}`,
+      '--outputTransport',
+      'streamableHttp',
+      '--stateful',
+      '--port',
+      String(port),
+      '--logLevel',
+      'none',
+    ],
     { env: isolatedEnv(dir), stdio: ['ignore', 'ignore', 'inherit'], detached: true },
   )
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -157,7 +170,10 @@ export interface Mcporter {
 /** mcporter with `echo-ka` (keep-alive → its per-config daemon) and no editor imports. */
 export function mcporterPeer(dir: string): Mcporter {
   const config = join(dir, 'mcporter.json')
-  writeFileSync(config, JSON.stringify({ mcpServers: { 'echo-ka': { command: NODE, args: [ECHO_SERVER], lifecycle: 'keep-alive' } }, imports: [] }, null, 2))
+  writeFileSync(
+    config,
+    JSON.stringify({ mcpServers: { 'echo-ka': { command: NODE, args: [ECHO_SERVER], lifecycle: 'keep-alive' } }, imports: [] }, null, 2),
+  )
   const stateDir = join(dir, 'mcporter-state')
   if (!existsSync(stateDir)) mkdirSync(stateDir, { recursive: true })
   const env = isolatedEnv(dir, { MCPORTER_DAEMON_DIR: stateDir })

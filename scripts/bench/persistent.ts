@@ -47,7 +47,14 @@ export async function measurePersistent(targets: readonly CallTarget[], options:
   }
   return targets.map((t) => {
     const all = samples.get(t.name)!
-    return { name: t.name, describe: t.describe, calls: all.length, p50Us: quantile(all, 0.5), p99Us: quantile(all, 0.99), blockP50Us: blocks.get(t.name)! }
+    return {
+      name: t.name,
+      describe: t.describe,
+      calls: all.length,
+      p50Us: quantile(all, 0.5),
+      p99Us: quantile(all, 0.99),
+      blockP50Us: blocks.get(t.name)!,
+    }
   })
 }
 

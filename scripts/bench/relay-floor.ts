@@ -8,7 +8,11 @@
 import { join } from 'node:path'
 
 // argv[2]: the echo server's path, for a compiled copy (bench/startup.ts), whose import.meta.dir is Bun's embedded /$bunfs.
-const upstream = Bun.spawn(['node', process.argv[2] ?? join(import.meta.dir, 'echo-server.mjs')], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+const upstream = Bun.spawn(['node', process.argv[2] ?? join(import.meta.dir, 'echo-server.mjs')], {
+  stdin: 'pipe',
+  stdout: 'pipe',
+  stderr: 'inherit',
+})
 const waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>()
 let nextId = 1
 
@@ -37,7 +41,11 @@ function forward(method: string, params: unknown): Promise<{ result?: unknown; e
   })
 }
 
-const initialized = await forward('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'relay-floor', version: '1.0.0' } })
+const initialized = await forward('initialize', {
+  protocolVersion: '2025-06-18',
+  capabilities: {},
+  clientInfo: { name: 'relay-floor', version: '1.0.0' },
+})
 upstream.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
 
 const server = Bun.serve({
@@ -53,7 +61,11 @@ const server = Bun.serve({
       return Response.json({ jsonrpc: '2.0', id: message.id, result })
     }
     const reply = await forward(message.method, message.params)
-    return Response.json(reply.error === undefined ? { jsonrpc: '2.0', id: message.id, result: reply.result } : { jsonrpc: '2.0', id: message.id, error: reply.error })
+    return Response.json(
+      reply.error === undefined
+        ? { jsonrpc: '2.0', id: message.id, result: reply.result }
+        : { jsonrpc: '2.0', id: message.id, error: reply.error },
+    )
   },
 })
 process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.port}/mcp` })}\n`)

@@ -73,14 +73,19 @@ function targets(r: BenchReport): string[][] {
     ['daemon mcpx_call p50 ≤ 2× direct stdio', `${fmt(viaCall.p50)}× (paired ${fmt(viaCall.paired)}×)`, mark(viaCall.p50 <= 2)],
     ['daemon mcpx_call p50 ≤ 0.25× supergateway', `${fmt(viaCallSg.p50)}× (paired ${fmt(viaCallSg.paired)}×)`, mark(viaCallSg.p50 <= 0.25)],
     ...startupTargets(r),
-    ['warm exec start (median) < 5 ms', `${ms(exec.medianMs)} ms (back to back: ${ms(r.sandbox.execStartBackToBack.medianMs)} ms)`, mark(exec.medianMs < 5)],
+    [
+      'warm exec start (median) < 5 ms',
+      `${ms(exec.medianMs)} ms (back to back: ${ms(r.sandbox.execStartBackToBack.medianMs)} ms)`,
+      mark(exec.medianMs < 5),
+    ],
     [`search p50 over ${r.search.tools} tools < 5 ms`, `${fmt(r.search.p50Ms, 3)} ms`, mark(r.search.p50Ms < 5)],
     ['code-mode tools/list ≤ 4 KB (4096 B)', `${r.listBytes.codeModeBytes} B`, mark(r.listBytes.codeModeBytes <= 4096)],
     ...stdioTargets(r.stdio),
   ]
 }
 
-const pair = (p: PairResult) => `${fmt(p.ratio, 3)}× [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}] (${ms(p.aWallMs)} vs ${ms(p.bWallMs)} ms; CPU ${fmt(p.cpuRatio)}×)`
+const pair = (p: PairResult) =>
+  `${fmt(p.ratio, 3)}× [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}] (${ms(p.aWallMs)} vs ${ms(p.bWallMs)} ms; CPU ${fmt(p.cpuRatio)}×)`
 
 function startupTargets(r: Pick<BenchReport, 'startup' | 'memory'>): string[][] {
   const { versionVsHello, callVsHello, callVsMcporter } = r.startup
@@ -94,7 +99,15 @@ function startupTargets(r: Pick<BenchReport, 'startup' | 'memory'>): string[][] 
       `${fmt(m.after.totalMb, 1)} MB (anon ${fmt(m.after.anonMb, 1)} + file-backed ${fmt(m.after.fileMb, 1)}; children apart: ${fmt(m.childrenMb, 1)} MB in ${m.childCount}, of which sandboxes ${fmt(m.sandboxMb, 1)} MB in ${m.sandboxCount})`,
       mark(m.after.totalMb <= 50),
     ],
-    ...(m.floor ? [[`… the same-run floor: a minimal compiled bun relay (relay-floor.ts) after ${m.calls} calls`, `${fmt(m.floor.totalMb, 1)} MB (anon ${fmt(m.floor.anonMb, 1)} + file-backed ${fmt(m.floor.fileMb, 1)}); margin to the target ${fmt(50 - m.floor.totalMb, 1)} MB`, m.floor.totalMb > 50 ? '(floor above target)' : '']] : []),
+    ...(m.floor
+      ? [
+          [
+            `… the same-run floor: a minimal compiled bun relay (relay-floor.ts) after ${m.calls} calls`,
+            `${fmt(m.floor.totalMb, 1)} MB (anon ${fmt(m.floor.anonMb, 1)} + file-backed ${fmt(m.floor.fileMb, 1)}); margin to the target ${fmt(50 - m.floor.totalMb, 1)} MB`,
+            m.floor.totalMb > 50 ? '(floor above target)' : '',
+          ],
+        ]
+      : []),
   ]
 }
 
@@ -107,17 +120,29 @@ function startupSection(r: Pick<BenchReport, 'startup' | 'memory' | 'flags'>): s
     '',
     table(
       ['A', 'B', 'A wall', 'B wall', 'A/B wall [min..max]', 'A CPU', 'B CPU', 'A/B CPU'],
-      [versionVsHello, callVsHello, callVsMcporter].map((p) => [p.a, p.b, ms(p.aWallMs), ms(p.bWallMs), `${fmt(p.ratio, 3)} [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}]`, ms(p.aCpuMs), ms(p.bCpuMs), fmt(p.cpuRatio)]),
+      [versionVsHello, callVsHello, callVsMcporter].map((p) => [
+        p.a,
+        p.b,
+        ms(p.aWallMs),
+        ms(p.bWallMs),
+        `${fmt(p.ratio, 3)} [${fmt(p.ratioMin, 3)}..${fmt(p.ratioMax, 3)}]`,
+        ms(p.aCpuMs),
+        ms(p.bCpuMs),
+        fmt(p.cpuRatio),
+      ]),
     ),
     '',
-    'CPU: user + system time of the one process (its rusage), median; the daemon\'s share of a call is not in it. The targets are the wall ratios.',
+    "CPU: user + system time of the one process (its rusage), median; the daemon's share of a call is not in it. The targets are the wall ratios.",
     '',
     table(
-      ['daemon memory (VmRSS from /proc, after ' + `${m.idleMs} ms idle)`, 'value'],
+      [`daemon memory (VmRSS from /proc, after ${m.idleMs} ms idle)`, 'value'],
       [
         ['daemon process, idle, before the calls', rss(m.before)],
         [`daemon process, idle, after ${m.calls} tools/call on /mcp?codemode=false`, rss(m.after)],
-        ['its children (upstreams, sandbox workers), summed', `${fmt(m.childrenMb, 1)} MB in ${m.childCount} processes, of which code-mode sandboxes ${fmt(m.sandboxMb, 1)} MB in ${m.sandboxCount}`],
+        [
+          'its children (upstreams, sandbox workers), summed',
+          `${fmt(m.childrenMb, 1)} MB in ${m.childCount} processes, of which code-mode sandboxes ${fmt(m.sandboxMb, 1)} MB in ${m.sandboxCount}`,
+        ],
         ...(m.floor ? [[`floor: relay-floor.ts compiled with bun build --compile, idle after ${m.calls} calls`, rss(m.floor)]] : []),
       ],
     ),
@@ -125,7 +150,9 @@ function startupSection(r: Pick<BenchReport, 'startup' | 'memory' | 'flags'>): s
 }
 
 export function renderStartupOnly(r: StartupOnlyReport): string {
-  const out = [`Run ${r.when} · bun ${r.machine.bun} · node ${r.machine.node} · load average at the end ${r.machine.loadAverage.join(' / ')}`]
+  const out = [
+    `Run ${r.when} · bun ${r.machine.bun} · node ${r.machine.node} · load average at the end ${r.machine.loadAverage.join(' / ')}`,
+  ]
   out.push('', '### Targets', '', table(['target', 'this run', ''], startupTargets(r)), '', ...startupSection(r))
   return `${out.join('\n')}\n`
 }
@@ -137,8 +164,16 @@ function httpTargets(r: BenchReport): string[][] {
   const floor = r.daemonCpu.find((c) => c.name === 'relay-floor')!
   const cpu = ratio(mcpx.ownUs, floor.ownUs)
   return [
-    ['daemon `/mcp?codemode=false` p50 (paired) ≤ 1.1× the relay floor', `${fmt(relay.paired)}× paired (p50 ${fmt(relay.p50)}×)`, mark(relay.paired <= 1.1)],
-    [`daemon CPU per call, its own process, ≤ 1.3× the relay floor's (${mcpx.calls} calls each)`, `${fmt(cpu)}× (${fmt(mcpx.ownUs, 0)} vs ${fmt(floor.ownUs, 0)} µs)`, mark(cpu <= 1.3)],
+    [
+      'daemon `/mcp?codemode=false` p50 (paired) ≤ 1.1× the relay floor',
+      `${fmt(relay.paired)}× paired (p50 ${fmt(relay.p50)}×)`,
+      mark(relay.paired <= 1.1),
+    ],
+    [
+      `daemon CPU per call, its own process, ≤ 1.3× the relay floor's (${mcpx.calls} calls each)`,
+      `${fmt(cpu)}× (${fmt(mcpx.ownUs, 0)} vs ${fmt(floor.ownUs, 0)} µs)`,
+      mark(cpu <= 1.3),
+    ],
   ]
 }
 
@@ -156,7 +191,11 @@ function stdioTargets(s: StdioFigures): string[][] {
   const yields = pumpPeer.paired > peerTarget
   const peerBound = yields ? pumpPeer.paired * 1.25 : peerTarget
   return [
-    ['`mcpx serve --mode raw` p50 (paired) ≤ 1.25× the byte-pump floor', `${fmt(floor.paired)}× paired (p50 ${fmt(floor.p50)}×)`, mark(floor.paired <= 1.25)],
+    [
+      '`mcpx serve --mode raw` p50 (paired) ≤ 1.25× the byte-pump floor',
+      `${fmt(floor.paired)}× paired (p50 ${fmt(floor.p50)}×)`,
+      mark(floor.paired <= 1.25),
+    ],
     [
       '`mcpx serve --mode raw` p50 (paired) ≤ 0.2× `mcporter serve --stdio`',
       `${fmt(peer.paired)}× paired (p50 ${fmt(peer.p50)}×)${yields ? ` — yields: the pump floor is ${fmt(pumpPeer.paired)}× mcporter, so the bound is ${fmt(peerBound)}× (margin ${fmt(peerBound - peer.paired)})` : ''}`,
@@ -172,15 +211,30 @@ function stdioSection(s: StdioFigures, calls: number, warmup: number, block: num
     '',
     `Before the blocks, ${w.calls} sequential calls went through \`mcpx serve --mode raw\` (the daemon's hot path reaches JSC's optimising tiers only after thousands of calls; the targets are the long-lived daemon's steady state).${w.firstCalls > 0 ? ` The first ${w.firstCalls} of them: p50 ${fmt(w.firstP50Us, 0)} µs (${fmt(w.firstPumpRatio)}× the pump floor's p50 below).` : ''}`,
     '',
-    table(['target', 'path', 'p50', 'p99'], s.targets.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)])),
+    table(
+      ['target', 'path', 'p50', 'p99'],
+      s.targets.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)]),
+    ),
     '',
-    table(['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'], s.ratios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`])),
+    table(
+      ['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'],
+      s.ratios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`]),
+    ),
   ]
 }
 
 export function renderStdioOnly(r: StdioOnlyReport): string {
-  const out = [`Run ${r.when} · bun ${r.machine.bun} · node ${r.machine.node} · load average at the end ${r.machine.loadAverage.join(' / ')}`]
-  out.push('', '### Targets', '', table(['target', 'this run', ''], stdioTargets(r.stdio)), '', ...stdioSection(r.stdio, r.flags.calls!, r.flags.warmup!, r.flags.block!))
+  const out = [
+    `Run ${r.when} · bun ${r.machine.bun} · node ${r.machine.node} · load average at the end ${r.machine.loadAverage.join(' / ')}`,
+  ]
+  out.push(
+    '',
+    '### Targets',
+    '',
+    table(['target', 'this run', ''], stdioTargets(r.stdio)),
+    '',
+    ...stdioSection(r.stdio, r.flags.calls!, r.flags.warmup!, r.flags.block!),
+  )
   return `${out.join('\n')}\n`
 }
 
@@ -193,13 +247,46 @@ export function renderMarkdown(r: BenchReport): string {
   const out: string[] = []
   out.push(`Run ${r.when} · bun ${r.machine.bun} · node ${r.machine.node} · load average at the end ${r.machine.loadAverage.join(' / ')}`)
   out.push('', '### Targets', '', table(['target', 'this run', ''], targets(r)))
-  out.push('', `### 1. tools/call latency, ${f.calls} sequential calls per target (µs; ${f.warmup} warm-up, interleaved blocks of ${f.block})`, '')
-  out.push(table(['target', 'path', 'p50', 'p99'], r.persistent.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)])))
-  out.push('', table(['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'], r.persistentRatios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`])))
-  out.push('', `CPU per call (µs; ${r.cpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 100, utime+stime from /proc — 10 ms ticks — so it does not depend on the machine's load the way latency does):`, '')
-  out.push(table(['target', 'client process', 'server side (gateway + upstream tree)', 'total'], r.cpu.map((c) => [c.name, fmt(c.clientUs, 0), fmt(c.serverUs, 0), fmt(c.clientUs + c.serverUs, 0)])))
-  out.push('', `Own-process CPU per call (µs; part 1a, run first: ${r.flags.cpuCalls! / 5} warm-up calls, then ${r.daemonCpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 500, the upstream not counted):`, '')
-  out.push(table(['target', 'own process µs per call'], r.daemonCpu.map((c) => [c.name, fmt(c.ownUs, 1)])))
+  out.push(
+    '',
+    `### 1. tools/call latency, ${f.calls} sequential calls per target (µs; ${f.warmup} warm-up, interleaved blocks of ${f.block})`,
+    '',
+  )
+  out.push(
+    table(
+      ['target', 'path', 'p50', 'p99'],
+      r.persistent.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)]),
+    ),
+  )
+  out.push(
+    '',
+    table(
+      ['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'],
+      r.persistentRatios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`]),
+    ),
+  )
+  out.push(
+    '',
+    `CPU per call (µs; ${r.cpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 100, utime+stime from /proc — 10 ms ticks — so it does not depend on the machine's load the way latency does):`,
+    '',
+  )
+  out.push(
+    table(
+      ['target', 'client process', 'server side (gateway + upstream tree)', 'total'],
+      r.cpu.map((c) => [c.name, fmt(c.clientUs, 0), fmt(c.serverUs, 0), fmt(c.clientUs + c.serverUs, 0)]),
+    ),
+  )
+  out.push(
+    '',
+    `Own-process CPU per call (µs; part 1a, run first: ${r.flags.cpuCalls! / 5} warm-up calls, then ${r.daemonCpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 500, the upstream not counted):`,
+    '',
+  )
+  out.push(
+    table(
+      ['target', 'own process µs per call'],
+      r.daemonCpu.map((c) => [c.name, fmt(c.ownUs, 1)]),
+    ),
+  )
   out.push('', ...startupSection(r))
   const s = r.sandbox
   const b = r.batch
@@ -208,18 +295,41 @@ export function renderMarkdown(r: BenchReport): string {
     table(
       ['measure', 'value'],
       [
-        [`warm exec start, in-process pool (\`return 1\`, ${s.execStart.runs} runs, ${EXEC_IDLE_MS} ms idle before each)`, lat(s.execStart)],
-        [`exec start back to back (${s.execStartBackToBack.runs} runs, no idle: bounded by the per-exec QuickJS instance rebuild)`, lat(s.execStartBackToBack)],
-        [`\`mcpx_exec\` of \`return 1\` through the daemon's /mcp (${r.execOverMcp.runs} runs, ${EXEC_IDLE_MS} ms idle before each)`, lat(r.execOverMcp)],
-        [`${s.toolCalls.calls} sandbox→host calls in one script (in-process echo bridge)`, `sequential ${ms(s.toolCalls.sequentialMs)} ms · Promise.all ${ms(s.toolCalls.parallelMs)} ms`],
-        [`${b.calls} sequential echo calls, end to end (median of ${b.reps})`, `one \`mcpx_exec\` ${ms(b.execMs)} ms · direct stdio ${ms(b.directMs)} ms · host over /mcp raw ${ms(b.hostRawMs)} ms`],
+        [
+          `warm exec start, in-process pool (\`return 1\`, ${s.execStart.runs} runs, ${EXEC_IDLE_MS} ms idle before each)`,
+          lat(s.execStart),
+        ],
+        [
+          `exec start back to back (${s.execStartBackToBack.runs} runs, no idle: bounded by the per-exec QuickJS instance rebuild)`,
+          lat(s.execStartBackToBack),
+        ],
+        [
+          `\`mcpx_exec\` of \`return 1\` through the daemon's /mcp (${r.execOverMcp.runs} runs, ${EXEC_IDLE_MS} ms idle before each)`,
+          lat(r.execOverMcp),
+        ],
+        [
+          `${s.toolCalls.calls} sandbox→host calls in one script (in-process echo bridge)`,
+          `sequential ${ms(s.toolCalls.sequentialMs)} ms · Promise.all ${ms(s.toolCalls.parallelMs)} ms`,
+        ],
+        [
+          `${b.calls} sequential echo calls, end to end (median of ${b.reps})`,
+          `one \`mcpx_exec\` ${ms(b.execMs)} ms · direct stdio ${ms(b.directMs)} ms · host over /mcp raw ${ms(b.hostRawMs)} ms`,
+        ],
         ['… ratios', `exec / direct ${fmt(b.execMs / b.directMs)}× · exec / host-over-/mcp ${fmt(b.execMs / b.hostRawMs)}×`],
-        [`search, ${r.search.tools} synthetic tools (${r.search.queries} queries)`, `p50 ${fmt(r.search.p50Ms, 3)} ms · p95 ${fmt(r.search.p95Ms, 3)} ms · build ${ms(r.search.buildMs)} ms`],
+        [
+          `search, ${r.search.tools} synthetic tools (${r.search.queries} queries)`,
+          `p50 ${fmt(r.search.p50Ms, 3)} ms · p95 ${fmt(r.search.p95Ms, 3)} ms · build ${ms(r.search.buildMs)} ms`,
+        ],
         [
           `tools/list bytes, servers ${r.listBytes.servers.join(', ')}`,
           `code mode ${r.listBytes.codeModeBytes} B (${r.listBytes.codeModeTools} tools) · raw ${r.listBytes.rawBytes} B (${r.listBytes.rawTools} tools) · ${fmt(r.listBytes.codeModeBytes / r.listBytes.rawBytes)}×`,
         ],
-        ['… code-mode bytes per tool', Object.entries(r.listBytes.codeModePerTool).map(([n, v]) => `${n} ${v}`).join(' · ')],
+        [
+          '… code-mode bytes per tool',
+          Object.entries(r.listBytes.codeModePerTool)
+            .map(([n, v]) => `${n} ${v}`)
+            .join(' · '),
+        ],
       ],
     ),
   )

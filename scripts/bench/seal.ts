@@ -21,7 +21,15 @@ export interface SealFigures {
 
 export function measureSeal(ops: number): SealFigures {
   const ring = randomKeyRing()
-  const payload = JSON.stringify({ answers: { q1: { action: 'accept', content: { name: 'Ada', age: 36 } } }, asked: ['q1'], state: { park: 'p-1234567890' }, m: 'tools/call', d: 'x'.repeat(43), x: Date.now(), p: 'y'.repeat(43) })
+  const payload = JSON.stringify({
+    answers: { q1: { action: 'accept', content: { name: 'Ada', age: 36 } } },
+    asked: ['q1'],
+    state: { park: 'p-1234567890' },
+    m: 'tools/call',
+    d: 'x'.repeat(43),
+    x: Date.now(),
+    p: 'y'.repeat(43),
+  })
   const perOp = (run: () => void): number => {
     for (let i = 0; i < ops / 10; i++) run()
     const start = performance.now()
@@ -32,7 +40,11 @@ export function measureSeal(ops: number): SealFigures {
   const sealUs = perOp(() => seal(ring, payload, 'bench'))
   const openUs = perOp(() => open(ring, token, 'bench'))
   const mint = sealedSessionIds(ring, 'replica-1')
-  const seed = { revision: '2025-11-25' as const, clientCapabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} }, clientInfo: { name: 'bench-host', version: '1.0.0' } }
+  const seed = {
+    revision: '2025-11-25' as const,
+    clientCapabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} },
+    clientInfo: { name: 'bench-host', version: '1.0.0' },
+  }
   const sessionId = mint(seed)
   const sessionSealUs = perOp(() => mint(seed))
   const sessionOpenUs = perOp(() => openSession(ring, sessionId))
@@ -40,7 +52,17 @@ export function measureSeal(ops: number): SealFigures {
   const params = { name: 'tool', arguments: { query: 'bench' } }
   const state = { answers: { q1: { action: 'accept', content: { name: 'Ada' } } }, asked: ['q1'], state: { park: 'p-1' } }
   const codecUs = perOp(() => codec.open('tools/call', params, codec.seal('tools/call', params, state, 'alice'), 'alice'))
-  return { ops, payloadBytes: payload.length, tokenChars: token.length, sealUs, openUs, sessionIdChars: sessionId.length, sessionSealUs, sessionOpenUs, codecUs }
+  return {
+    ops,
+    payloadBytes: payload.length,
+    tokenChars: token.length,
+    sealUs,
+    openUs,
+    sessionIdChars: sessionId.length,
+    sessionSealUs,
+    sessionOpenUs,
+    codecUs,
+  }
 }
 
 export function renderSeal(f: SealFigures): string {

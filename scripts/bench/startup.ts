@@ -21,7 +21,11 @@ export async function buildHello(dir: string): Promise<string> {
   const source = join(dir, 'hello.ts')
   const outfile = join(dir, 'hello')
   writeFileSync(source, HELLO_SOURCE)
-  const proc = Bun.spawn([process.execPath, 'build', '--compile', source, '--outfile', outfile], { cwd: dir, stdout: 'ignore', stderr: 'pipe' })
+  const proc = Bun.spawn([process.execPath, 'build', '--compile', source, '--outfile', outfile], {
+    cwd: dir,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
   const code = await proc.exited
   if (code !== 0) throw new Error(`hello build failed (${code}): ${await new Response(proc.stderr).text()}`)
   return outfile
@@ -33,7 +37,10 @@ export interface StartupFigures {
   readonly callVsMcporter: PairResult
 }
 
-export async function measureStartup(commands: { version: Command; call: Command; mcporterCall: Command; hello: Command }, runs: number): Promise<StartupFigures> {
+export async function measureStartup(
+  commands: { version: Command; call: Command; mcporterCall: Command; hello: Command },
+  runs: number,
+): Promise<StartupFigures> {
   return {
     versionVsHello: await measurePair(commands.version, commands.hello, runs),
     callVsHello: await measurePair(commands.call, commands.hello, runs),
@@ -90,9 +97,18 @@ export function descendants(root: number): number[] {
  * HTTP→stdio relay, no validation, sessions or auth) compiled like mcpx, idle after the same
  * number of calls through the SDK client, measured the same way.
  */
-export async function measureFloorMemory(dir: string, echoServer: string, connect: (url: string) => Promise<{ call(): Promise<unknown>; close(): Promise<void> }>, calls: number, idleMs: number): Promise<Rss> {
+export async function measureFloorMemory(
+  dir: string,
+  echoServer: string,
+  connect: (url: string) => Promise<{ call(): Promise<unknown>; close(): Promise<void> }>,
+  calls: number,
+  idleMs: number,
+): Promise<Rss> {
   const outfile = join(dir, 'relay-floor')
-  const build = Bun.spawn([process.execPath, 'build', '--compile', join(import.meta.dir, 'relay-floor.ts'), '--outfile', outfile], { stdout: 'ignore', stderr: 'pipe' })
+  const build = Bun.spawn([process.execPath, 'build', '--compile', join(import.meta.dir, 'relay-floor.ts'), '--outfile', outfile], {
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
   if ((await build.exited) !== 0) throw new Error(`relay floor build failed: ${await new Response(build.stderr).text()}`)
   const child = Bun.spawn([outfile, echoServer], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
   try {
@@ -135,7 +151,12 @@ export interface MemoryFigures {
 }
 
 /** `calls` sequential calls through `call`, then `idleMs` of idle, then the daemon's RSS. */
-export async function measureDaemonMemory(pid: number, call: () => Promise<unknown>, calls: number, idleMs: number): Promise<MemoryFigures> {
+export async function measureDaemonMemory(
+  pid: number,
+  call: () => Promise<unknown>,
+  calls: number,
+  idleMs: number,
+): Promise<MemoryFigures> {
   await Bun.sleep(idleMs)
   const before = readRss(pid)
   if (before === null) throw new Error(`daemon ${pid} is not running`)
@@ -146,7 +167,16 @@ export async function measureDaemonMemory(pid: number, call: () => Promise<unkno
   const children = descendants(pid)
   const sum = (pids: number[]) => Math.round(pids.reduce((total, child) => total + (readRss(child)?.totalMb ?? 0), 0) * 10) / 10
   const sandboxes = children.filter((child) => commandLine(child).includes('sandbox-child'))
-  return { calls, idleMs, before, after, childrenMb: sum(children), childCount: children.length, sandboxMb: sum(sandboxes), sandboxCount: sandboxes.length }
+  return {
+    calls,
+    idleMs,
+    before,
+    after,
+    childrenMb: sum(children),
+    childCount: children.length,
+    sandboxMb: sum(sandboxes),
+    sandboxCount: sandboxes.length,
+  }
 }
 
 function commandLine(pid: number): string {

@@ -49,4 +49,6 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 for (const c of clients) await c.client.close()
-process.stdout.write(`${JSON.stringify({ targets: clients.map((c) => ({ name: c.name, samplesUs: c.samples, blockP50Us: c.blocks, ...(c.firstBlockUs && { firstBlockUs: c.firstBlockUs }) })) })}\n`)
+process.stdout.write(
+  `${JSON.stringify({ targets: clients.map((c) => ({ name: c.name, samplesUs: c.samples, blockP50Us: c.blocks, ...(c.firstBlockUs && { firstBlockUs: c.firstBlockUs }) })) })}\n`,
+)

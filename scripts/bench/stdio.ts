@@ -14,7 +14,12 @@ export interface StdioFigures {
   readonly targets: TargetResult[]
   readonly ratios: RatioRow[]
   /** The daemon's warm-up through `mcpx serve` before the measured blocks, and the p50 of its first calls. */
-  readonly daemonWarmup: { readonly calls: number; readonly firstCalls: number; readonly firstP50Us: number; readonly firstPumpRatio: number }
+  readonly daemonWarmup: {
+    readonly calls: number
+    readonly firstCalls: number
+    readonly firstP50Us: number
+    readonly firstPumpRatio: number
+  }
 }
 
 export interface StdioOptions {
@@ -44,7 +49,11 @@ const DESCRIBE: Record<string, string> = {
 
 export async function measureStdioPaths(options: StdioOptions): Promise<StdioFigures> {
   const socket = join(options.dir, 'pump.sock')
-  const pump = Bun.spawn([process.execPath, join(REPO, 'scripts/bench/byte-pump.ts'), 'listen', socket, '--', NODE, ECHO_SERVER], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  const pump = Bun.spawn([process.execPath, join(REPO, 'scripts/bench/byte-pump.ts'), 'listen', socket, '--', NODE, ECHO_SERVER], {
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
   try {
     const reader = pump.stdout.getReader()
     const { value } = await reader.read()
@@ -53,9 +62,27 @@ export async function measureStdioPaths(options: StdioOptions): Promise<StdioFig
     const env = isolatedEnv(options.dir)
     const targets = [
       { name: 'direct', command: NODE, args: [ECHO_SERVER], env, tool: 'echo' },
-      { name: 'pump-floor', command: process.execPath, args: [join(REPO, 'scripts/bench/byte-pump.ts'), 'connect', socket], env, tool: 'echo' },
-      { name: 'serve-raw', command: options.daemon.binary, args: ['serve', '--mode', 'raw'], env: options.daemon.env, tool: `${options.ns}_echo`, preCalls: options.daemonWarmup },
-      { name: 'mcporter-serve', command: NODE, args: [MCPORTER, '--config', options.mcporter.config, 'serve', '--stdio'], env: options.mcporter.env },
+      {
+        name: 'pump-floor',
+        command: process.execPath,
+        args: [join(REPO, 'scripts/bench/byte-pump.ts'), 'connect', socket],
+        env,
+        tool: 'echo',
+      },
+      {
+        name: 'serve-raw',
+        command: options.daemon.binary,
+        args: ['serve', '--mode', 'raw'],
+        env: options.daemon.env,
+        tool: `${options.ns}_echo`,
+        preCalls: options.daemonWarmup,
+      },
+      {
+        name: 'mcporter-serve',
+        command: NODE,
+        args: [MCPORTER, '--config', options.mcporter.config, 'serve', '--stdio'],
+        env: options.mcporter.env,
+      },
     ]
     const spec = JSON.stringify({ targets, calls: options.calls, block: options.block, warmup: options.warmup })
     const run = Bun.spawn([NODE, join(REPO, 'scripts/bench/stdio-paths.mjs'), spec], { stdout: 'pipe', stderr: 'inherit' })
@@ -71,13 +98,31 @@ export async function measureStdioPaths(options: StdioOptions): Promise<StdioFig
       blockP50Us: t.blockP50Us,
     }))
     const by = Object.fromEntries(results.map((r) => [r.name, r]))
-    const row = (a: string, b: string): RatioRow => ({ a, b, p50: ratio(by[a]!.p50Us, by[b]!.p50Us), paired: pairedRatio(by[a]!, by[b]!), p99: ratio(by[a]!.p99Us, by[b]!.p99Us) })
+    const row = (a: string, b: string): RatioRow => ({
+      a,
+      b,
+      p50: ratio(by[a]!.p50Us, by[b]!.p50Us),
+      paired: pairedRatio(by[a]!, by[b]!),
+      p99: ratio(by[a]!.p99Us, by[b]!.p99Us),
+    })
     const first = raw.targets.find((t) => t.name === 'serve-raw')?.firstBlockUs ?? []
     const firstP50Us = quantile(first, 0.5)
     return {
-      daemonWarmup: { calls: options.daemonWarmup, firstCalls: first.length, firstP50Us, firstPumpRatio: ratio(firstP50Us, by['pump-floor']!.p50Us) },
+      daemonWarmup: {
+        calls: options.daemonWarmup,
+        firstCalls: first.length,
+        firstP50Us,
+        firstPumpRatio: ratio(firstP50Us, by['pump-floor']!.p50Us),
+      },
       targets: results,
-      ratios: [row('serve-raw', 'pump-floor'), row('serve-raw', 'mcporter-serve'), row('serve-raw', 'direct'), row('pump-floor', 'direct'), row('pump-floor', 'mcporter-serve'), row('mcporter-serve', 'direct')],
+      ratios: [
+        row('serve-raw', 'pump-floor'),
+        row('serve-raw', 'mcporter-serve'),
+        row('serve-raw', 'direct'),
+        row('pump-floor', 'direct'),
+        row('pump-floor', 'mcporter-serve'),
+        row('mcporter-serve', 'direct'),
+      ],
     }
   } finally {
     pump.stdin.end()

@@ -18,7 +18,13 @@ function startProtectedMcp(registry: TokenRegistry, issuer: () => string) {
   const engine = new Engine(
     defineServer({
       info: { name: 'protected', version: '1.0.0' },
-      tools: [defineTool({ name: 'whoami', description: 'Say who answered', handler: () => ({ content: [{ type: 'text', text: 'protected hello' }] }) })],
+      tools: [
+        defineTool({
+          name: 'whoami',
+          description: 'Say who answered',
+          handler: () => ({ content: [{ type: 'text', text: 'protected hello' }] }),
+        }),
+      ],
     }),
     settings,
   )
@@ -31,14 +37,18 @@ function startProtectedMcp(registry: TokenRegistry, issuer: () => string) {
     fetch(request) {
       const url = new URL(request.url)
       const endpoint = `${url.origin}/mcp`
-      if (url.pathname === '/.well-known/oauth-protected-resource/mcp') return Response.json({ resource: endpoint, authorization_servers: [issuer()] })
+      if (url.pathname === '/.well-known/oauth-protected-resource/mcp')
+        return Response.json({ resource: endpoint, authorization_servers: [issuer()] })
       if (url.pathname !== '/mcp') return new Response('not found', { status: 404 })
       const header = request.headers.get('authorization')
       const token = header?.startsWith('Bearer ') ? registry.get(header.slice(7)) : undefined
       if (!token || token.issuer !== issuer() || token.resource !== endpoint) {
         unauthorized++
         const prm = `${url.origin}/.well-known/oauth-protected-resource/mcp`
-        return new Response(null, { status: 401, headers: { 'www-authenticate': `Bearer error="invalid_token", resource_metadata="${prm}"` } })
+        return new Response(null, {
+          status: 401,
+          headers: { 'www-authenticate': `Bearer error="invalid_token", resource_metadata="${prm}"` },
+        })
       }
       return mcp.fetch(request)
     },
@@ -66,7 +76,10 @@ let resource: Awaited<ReturnType<typeof startProtectedMcp>>
 beforeAll(async () => {
   as = await startAuthorizationServer({ registry, refresh: { expiresIn: 3600 } })
   resource = startProtectedMcp(registry, () => as.issuer)
-  writeFileSync(config, JSON.stringify({ mcpServers: { secure: { url: resource.endpoint }, local: { command: process.execPath, args: ['--version'] } } }))
+  writeFileSync(
+    config,
+    JSON.stringify({ mcpServers: { secure: { url: resource.endpoint }, local: { command: process.execPath, args: ['--version'] } } }),
+  )
 })
 afterAll(async () => {
   await runMcpx(['daemon', 'stop', '--config', config], { env })
@@ -100,7 +113,13 @@ async function loginByFollowingTheUrl(server: string) {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) stderr += new TextDecoder().decode(chunk.value)
   })()
   const [stdout, , exitCode] = await Promise.all([new Response(proc.stdout).text(), restOfStderr, proc.exited])
-  return { authorizationUrl: new URL(authorizationUrl!), landing: { status: landing.status, url: landing.url, text: landingText }, stdout, stderr, exitCode }
+  return {
+    authorizationUrl: new URL(authorizationUrl!),
+    landing: { status: landing.status, url: landing.url, text: landingText },
+    stdout,
+    stderr,
+    exitCode,
+  }
 }
 
 describe('mcpx auth', () => {
@@ -142,10 +161,19 @@ describe('mcpx auth', () => {
     const issued = [...registry.keys()]
     const human = await mcpx('auth', 'status', 'secure')
     expect(human.exitCode).toBe(0)
-    expect(human.stdout).toMatch(new RegExp(`^secure: logged in at ${as.issuer}; the access token expires \\d{4}-\\d\\d-\\d\\dT.*, refreshable\\n$`))
+    expect(human.stdout).toMatch(
+      new RegExp(`^secure: logged in at ${as.issuer}; the access token expires \\d{4}-\\d\\d-\\d\\dT.*, refreshable\\n$`),
+    )
     const json = await mcpx('auth', 'status', '--json')
     const [status] = JSON.parse(json.stdout)
-    expect(status).toMatchObject({ server: 'secure', loggedIn: true, issuer: as.issuer, tokenType: 'Bearer', expired: false, refreshable: true })
+    expect(status).toMatchObject({
+      server: 'secure',
+      loggedIn: true,
+      issuer: as.issuer,
+      tokenType: 'Bearer',
+      expired: false,
+      refreshable: true,
+    })
     expect(Date.parse(status.expiresAt)).toBeGreaterThan(Date.now())
     for (const output of [human.stdout, json.stdout]) {
       for (const token of issued) expect(output).not.toContain(token)
@@ -156,7 +184,10 @@ describe('mcpx auth', () => {
   test('usage errors: unknown server, stdio server', async () => {
     const unknown = await mcpx('auth', 'login', 'nope')
     expect(unknown.exitCode).toBe(2)
-    expect(errorJson(unknown.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: 'no server "nope" in the config (HTTP servers: secure)' })
+    expect(errorJson(unknown.stderr).error).toMatchObject({
+      code: 'NOT_FOUND',
+      message: 'no server "nope" in the config (HTTP servers: secure)',
+    })
     const stdio = await mcpx('auth', 'status', 'local')
     expect(stdio.exitCode).toBe(2)
     expect(errorJson(stdio.stderr).error.code).toBe('USAGE')

@@ -45,14 +45,21 @@ describe('mcpx call', () => {
     expect(result.exitCode).toBe(2)
     expect(result.stdout).toBe('')
     expect(errorJson(result.stderr)).toEqual({
-      error: { code: 'NOT_FOUND', message: 'server "up" has no tool "ecoh" (did you mean up.echo?)', data: { server: 'up', tool: 'ecoh', suggestions: ['echo'] } },
+      error: {
+        code: 'NOT_FOUND',
+        message: 'server "up" has no tool "ecoh" (did you mean up.echo?)',
+        data: { server: 'up', tool: 'ecoh', suggestions: ['echo'] },
+      },
     })
   })
 
   test('a warm call coerces against the schema cached from the catalog; a schema the daemon no longer holds is refused and the catalog fetched again', async () => {
     const cacheFile = join(layoutForEnv(env, config).runDir, 'tools', 'up.json')
     expect((await call('up.add', 'a=1', 'b=2')).stdout).toBe('3\n')
-    const cache = JSON.parse(readFileSync(cacheFile, 'utf8')) as { daemon: string; tools: Record<string, { inputSchema: { properties: Record<string, unknown> } }> }
+    const cache = JSON.parse(readFileSync(cacheFile, 'utf8')) as {
+      daemon: string
+      tools: Record<string, { inputSchema: { properties: Record<string, unknown> } }>
+    }
     expect(Object.keys(cache.tools)).toContain('add')
     const warm = await call('up.add', 'a=1', 'b=2', '--verbose')
     expect(warm.stdout).toBe('3\n')
@@ -64,7 +71,9 @@ describe('mcpx call', () => {
     const stale = await call('up.add', 'a=4', 'b=5', '--verbose')
     expect(stale.stdout).toBe('9\n')
     expect(stale.stderr).toMatch(/calling up add \(through the daemon\) with \{"a":4,"b":5\}\n/)
-    expect((JSON.parse(readFileSync(cacheFile, 'utf8')) as typeof cache).tools.add!.inputSchema.properties.a).not.toEqual({ type: 'string' })
+    expect((JSON.parse(readFileSync(cacheFile, 'utf8')) as typeof cache).tools.add!.inputSchema.properties.a).not.toEqual({
+      type: 'string',
+    })
   })
 
   test('an argument of the wrong type is named before the round trip', async () => {
@@ -108,7 +117,12 @@ describe('mcpx call --progress', () => {
   test("the upstream's progress notifications are printed on stderr, the result on stdout", async () => {
     using dir2 = tempDir('mcpx-progress')
     const config2 = join(dir2.path, 'config.json')
-    writeFileSync(config2, JSON.stringify({ mcpServers: { ev: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] } } }))
+    writeFileSync(
+      config2,
+      JSON.stringify({
+        mcpServers: { ev: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] } },
+      }),
+    )
     const env2 = { MCPX_HOME: join(dir2.path, 'home') }
     try {
       const result = await runMcpx(['call', 'ev.test_tool_with_progress', '--progress', '--config', config2], { env: env2 })

@@ -26,7 +26,10 @@ describe('code mode verbs', () => {
   })
 
   test('exec runs a script from stdin: logs to stderr, value to stdout', async () => {
-    const result = await mcpx(['exec', '-'], 'const r = await demo.add({ a: 1, b: 2 }); console.log("sum is", r.sum); return { doubled: r.sum * 2 }')
+    const result = await mcpx(
+      ['exec', '-'],
+      'const r = await demo.add({ a: 1, b: 2 }); console.log("sum is", r.sum); return { doubled: r.sum * 2 }',
+    )
     expect(result).toEqual({ stdout: '{\n  "doubled": 6\n}\n', stderr: 'sum is 3\n', exitCode: 0 })
   })
 

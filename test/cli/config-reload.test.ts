@@ -49,12 +49,18 @@ describe('config hot reload', () => {
     const served = await call('one.echo', 'text=x')
     expect(served.exitCode).toBe(0)
     expect(served.stdout).toBe('x\n')
-    expect(served.stderr).toMatch(new RegExp(`^config ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} not loaded: mcpServers\\.one\\.command: .*; serving the version of \\d\\d:\\d\\d\\n$`))
+    expect(served.stderr).toMatch(
+      new RegExp(
+        `^config ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} not loaded: mcpServers\\.one\\.command: .*; serving the version of \\d\\d:\\d\\d\\n$`,
+      ),
+    )
     const status = await runMcpx(['status', '--config', config], { env })
     expect(status.exitCode).toBe(2)
     expect(errorJson(status.stderr).error.message).toContain(`config ${config} not loaded: `)
     const daemon = new DaemonClient({ layout: layoutForEnv(env, config) })
-    expect(await daemon.request('call', { server: 'one', tool: 'echo', arguments: { text: 'still' } })).toMatchObject({ content: [{ type: 'text', text: 'still' }] })
+    expect(await daemon.request('call', { server: 'one', tool: 'echo', arguments: { text: 'still' } })).toMatchObject({
+      content: [{ type: 'text', text: 'still' }],
+    })
 
     const reloaded = await edit(JSON.stringify({ mcpServers: { two: upstream } }), 'config.reloaded')
     expect(reloaded.data).toMatchObject({ changes: { added: ['two'], removed: ['one'] } })

@@ -20,14 +20,24 @@ const user = isolatedUser('mcpx-build')
 const config = join(user.project, 'mcpx.json')
 
 async function run(exe: string, args: string[]) {
-  await using proc = Bun.spawn([exe, ...args, '--config', config], { cwd: user.project, env: { ...process.env, ...user.env, MCPX_CLI_SLOW_NOTICE_MS: '600000' }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  await using proc = Bun.spawn([exe, ...args, '--config', config], {
+    cwd: user.project,
+    env: { ...process.env, ...user.env, MCPX_CLI_SLOW_NOTICE_MS: '600000' },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   return { stdout, stderr, exitCode }
 }
 
 beforeAll(async () => {
   for (const outfile of [first, second]) {
-    const build = Bun.spawnSync([process.execPath, join(REPO_ROOT, 'scripts/build.ts'), '--outfile', outfile], { cwd: REPO_ROOT, stdout: 'ignore', stderr: 'pipe' })
+    const build = Bun.spawnSync([process.execPath, join(REPO_ROOT, 'scripts/build.ts'), '--outfile', outfile], {
+      cwd: REPO_ROOT,
+      stdout: 'ignore',
+      stderr: 'pipe',
+    })
     if (build.exitCode !== 0) throw new Error(`build ${outfile} failed: ${build.stderr.toString()}`)
   }
   writeFileSync(config, JSON.stringify({ mcpServers: { alpha: { command: process.execPath, args: [ENV_FIXTURE] } } }))
@@ -65,7 +75,11 @@ describe('a daemon from another build', () => {
     const doctor = await run(second, ['doctor', '--json'])
     expect(doctor.exitCode).not.toBe(0)
     const checks = JSON.parse(doctor.stdout) as { check: string; ok: boolean; detail: string }[]
-    expect(checks.find((c) => c.check === 'daemon build')).toEqual({ check: 'daemon build', ok: false, detail: `${HINT} (${first} as it was when the daemon started) than this one; run \`mcpx daemon restart\` to use this build` })
+    expect(checks.find((c) => c.check === 'daemon build')).toEqual({
+      check: 'daemon build',
+      ok: false,
+      detail: `${HINT} (${first} as it was when the daemon started) than this one; run \`mcpx daemon restart\` to use this build`,
+    })
     expect(JSON.parse(doctor.stderr.trim().split('\n').at(-1)!).error.data.failed).toContain('daemon build')
     const sameDoctor = JSON.parse((await run(first, ['doctor', '--json'])).stdout) as { check: string; ok: boolean }[]
     expect(sameDoctor.find((c) => c.check === 'daemon build')?.ok).toBe(true)
@@ -75,7 +89,9 @@ describe('a daemon from another build', () => {
     expect(rejected.exitCode).toBe(2)
     expect(rejected.stdout).toBe('')
     expect(rejected.stderr).toContain(`is not passed on`)
-    expect(rejected.stderr.split('\n').find((line) => line.startsWith('mcpx: '))).toContain(`(${HINT} than this one; run \`mcpx daemon restart\``)
+    expect(rejected.stderr.split('\n').find((line) => line.startsWith('mcpx: '))).toContain(
+      `(${HINT} than this one; run \`mcpx daemon restart\``,
+    )
     const rejectedSame = await run(first, ['daemon', 'request', '--server', 'alpha', '--method', 'nope/nope'])
     expect(rejectedSame.stderr).not.toContain(HINT)
 

@@ -62,12 +62,21 @@ describe('failures stay per server', () => {
     using user = isolatedUser('mcpx-unset-var')
     const config = join(user.project, 'config.json')
     const write = () =>
-      writeFileSync(config, JSON.stringify({ envFile: 'vars.env', mcpServers: { fine: envUpstream(), needs: envUpstream({ env: { X: '${MCPX_TEST_UNSET_VAR}' } }) } }))
+      writeFileSync(
+        config,
+        JSON.stringify({
+          envFile: 'vars.env',
+          mcpServers: { fine: envUpstream(), needs: envUpstream({ env: { X: '${MCPX_TEST_UNSET_VAR}' } }) },
+        }),
+      )
     write()
     const run = (...args: string[]) => runMcpx([...args, '--config', config], { env: user.env })
     try {
       const servers = JSON.parse((await run('servers', '--json')).stdout) as { name: string; state: string; reason?: string }[]
-      expect(servers.find((s) => s.name === 'needs')).toMatchObject({ state: 'unavailable', reason: 'environment variable MCPX_TEST_UNSET_VAR is not set (mcpServers.needs.env.X)' })
+      expect(servers.find((s) => s.name === 'needs')).toMatchObject({
+        state: 'unavailable',
+        reason: 'environment variable MCPX_TEST_UNSET_VAR is not set (mcpServers.needs.env.X)',
+      })
       const human = await run('servers')
       expect(human.stdout).toContain('unavailable: environment variable MCPX_TEST_UNSET_VAR is not set (mcpServers.needs.env.X)')
       expect((await run('call', 'fine.where')).stdout).toBe(`${user.project}\n`)
@@ -99,7 +108,7 @@ describe('one environment, independent of the starter', () => {
     const hostEnv = { HOME: user.home, PATH: process.env.PATH!, SHELL: '/bin/sh', TERM: 'dumb', MCPX_HOME: user.env.MCPX_HOME }
     try {
       const fromHost = await callThroughServe(['--config', config], hostEnv, 'e.env')
-      if (!fromHost.text.startsWith("{")) throw new Error(fromHost.text)
+      if (!fromHost.text.startsWith('{')) throw new Error(fromHost.text)
       const shellSeen = JSON.parse(fromShell.stdout)
       expect(JSON.parse(fromHost.text)).toEqual(shellSeen)
       expect(shellSeen.GREETING).toBe('hello')
@@ -142,11 +151,28 @@ describe('a stable address and honest discovery', () => {
       expect(second.pid).not.toBe(first.pid)
       expect(second.tcp.port).toBe(first.tcp.port)
       const base = second.tcp.url
-      for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/register']) {
-        const response = await fetch(`${base}${path}`, { method: path === '/register' ? 'POST' : 'GET', headers: { 'Content-Type': 'application/json' }, body: path === '/register' ? '{}' : null })
-        expect({ path, status: response.status, challenge: response.headers.get('www-authenticate') }).toEqual({ path, status: 404, challenge: null })
+      for (const path of [
+        '/.well-known/oauth-protected-resource',
+        '/.well-known/oauth-protected-resource/mcp',
+        '/.well-known/oauth-authorization-server',
+        '/register',
+      ]) {
+        const response = await fetch(`${base}${path}`, {
+          method: path === '/register' ? 'POST' : 'GET',
+          headers: { 'Content-Type': 'application/json' },
+          body: path === '/register' ? '{}' : null,
+        })
+        expect({ path, status: response.status, challenge: response.headers.get('www-authenticate') }).toEqual({
+          path,
+          status: 404,
+          challenge: null,
+        })
       }
-      const unauthorized = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' })
+      const unauthorized = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      })
       expect(unauthorized.status).toBe(401)
       const tokenFile = layoutForEnv(user.env).token
       const challenge = unauthorized.headers.get('www-authenticate')!

@@ -14,7 +14,10 @@ describe('mcpx import', () => {
   test('--dry-run lists imports and skips with reasons and writes nothing; then import writes the XDG config', async () => {
     using user = isolatedUser('mcpx-cli-import')
     put(join(user.home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { fetch: { command: 'uvx', args: ['mcp-server-fetch'] } } }))
-    put(join(user.project, '.vscode', 'mcp.json'), JSON.stringify({ servers: { gh: { type: 'http', url: 'https://api.example/mcp', headers: { Authorization: '${input:pat}' } } } }))
+    put(
+      join(user.project, '.vscode', 'mcp.json'),
+      JSON.stringify({ servers: { gh: { type: 'http', url: 'https://api.example/mcp', headers: { Authorization: '${input:pat}' } } } }),
+    )
     const dry = await runMcpx(['import', '--dry-run'], { env: user.env, cwd: user.project })
     expect(dry.exitCode).toBe(0)
     expect(dry.stdout).toBe(
@@ -30,11 +33,23 @@ describe('mcpx import', () => {
 
     const real = await runMcpx(['import', '--json'], { env: user.env, cwd: user.project })
     expect(real.exitCode).toBe(0)
-    expect(JSON.parse(real.stdout)).toMatchObject({ config: user.configFile, written: true, backup: null, imported: [{ name: 'fetch' }], skipped: [{ name: 'gh' }] })
-    expect(JSON.parse(readFileSync(user.configFile, 'utf8'))).toEqual({ mcpServers: { fetch: { command: 'uvx', args: ['mcp-server-fetch'] } } })
+    expect(JSON.parse(real.stdout)).toMatchObject({
+      config: user.configFile,
+      written: true,
+      backup: null,
+      imported: [{ name: 'fetch' }],
+      skipped: [{ name: 'gh' }],
+    })
+    expect(JSON.parse(readFileSync(user.configFile, 'utf8'))).toEqual({
+      mcpServers: { fetch: { command: 'uvx', args: ['mcp-server-fetch'] } },
+    })
 
     const status = await runMcpx(['status', '--json'], { env: user.env })
-    expect(JSON.parse(status.stdout)).toMatchObject({ daemon: null, config: user.configFile, servers: [{ name: 'fetch', state: 'configured', transport: 'stdio', endpoint: 'uvx' }] })
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      daemon: null,
+      config: user.configFile,
+      servers: [{ name: 'fetch', state: 'configured', transport: 'stdio', endpoint: 'uvx' }],
+    })
 
     const again = await runMcpx(['import', 'cursor'], { env: user.env, cwd: user.project })
     expect(again.stdout).toContain('  - fetch  (cursor')
@@ -43,9 +58,14 @@ describe('mcpx import', () => {
 
   test('project-scoped entries are listed, not copied into the user config; --config imports them; renames and unset variables are reported', async () => {
     using user = isolatedUser('mcpx-cli-import')
-    put(join(user.project, '.mcp.json'), JSON.stringify({ mcpServers: { 'my tool': { command: 'node', args: ['t.js'], env: { K: '${env:MCPX_TEST_IMPORT_UNSET}' } } } }))
+    put(
+      join(user.project, '.mcp.json'),
+      JSON.stringify({ mcpServers: { 'my tool': { command: 'node', args: ['t.js'], env: { K: '${env:MCPX_TEST_IMPORT_UNSET}' } } } }),
+    )
     const user_ = await runMcpx(['import', 'claude-code'], { env: user.env, cwd: user.project })
-    expect(user_.stdout).toContain(`  · my-tool  (claude-code, ${join(user.project, '.mcp.json')}): project-scoped, not copied into the user config`)
+    expect(user_.stdout).toContain(
+      `  · my-tool  (claude-code, ${join(user.project, '.mcp.json')}): project-scoped, not copied into the user config`,
+    )
     expect(existsSync(user.configFile)).toBe(false)
     const projectConfig = join(user.project, 'mcpx.json')
     const project = await runMcpx(['import', 'claude-code', '--config', projectConfig], { env: user.env, cwd: user.project })

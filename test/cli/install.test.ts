@@ -16,7 +16,11 @@ describe('mcpx install', () => {
     using user = isolatedUser('mcpx-cli-install')
     const file = join(user.home, '.cursor', 'mcp.json')
     const first = await runMcpx(['install', 'cursor'], { env: user.env })
-    expect(first).toEqual({ exitCode: 0, stdout: `created ${file}\nentry "mcpx": ${JSON.stringify(expectedEntry(user.env))}\n`, stderr: '' })
+    expect(first).toEqual({
+      exitCode: 0,
+      stdout: `created ${file}\nentry "mcpx": ${JSON.stringify(expectedEntry(user.env))}\n`,
+      stderr: '',
+    })
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ mcpServers: { mcpx: expectedEntry(user.env) } })
     const second = await runMcpx(['install', 'cursor', '--json'], { env: user.env })
     expect(JSON.parse(second.stdout)).toMatchObject({ host: 'cursor', file, action: 'unchanged', backup: null })
@@ -55,7 +59,9 @@ describe('mcpx install', () => {
     expect((await runMcpx(['install', 'claude-code'], { env: user.env })).exitCode).toBe(0)
     const imported = await runMcpx(['import', 'claude-code'], { env: user.env, cwd: user.project })
     expect(imported.exitCode).toBe(0)
-    expect(imported.stdout).toContain(`  - mcpx  (claude-code, ${join(user.home, '.claude.json')}): runs mcpx itself (its command ${mcpxCommand()[0]} is an mcpx binary`)
+    expect(imported.stdout).toContain(
+      `  - mcpx  (claude-code, ${join(user.home, '.claude.json')}): runs mcpx itself (its command ${mcpxCommand()[0]} is an mcpx binary`,
+    )
     expect(imported.stdout).toContain('imported 0 servers')
     expect(existsSync(user.configFile)).toBe(false)
   })

@@ -26,9 +26,14 @@ describe('the daemon log', () => {
       expect(existsSync(`${layout.daemonLog}.1`)).toBe(true)
       // Same daemon: it rotated while running, not at a start.
       expect(JSON.parse((await runMcpx(['status', '--json'], { env })).stdout).daemon.pid).toBe(pid)
-      const lines = text.trim().split('\n').filter((line) => !line.startsWith('  '))
+      const lines = text
+        .trim()
+        .split('\n')
+        .filter((line) => !line.startsWith('  '))
       for (const line of lines) expect(line).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (info |warn |error|debug) /)
-      expect(text).toMatch(/session opened: test-host 1\.0\.0, revision 2025-06-18 over the stdio channel \(mcpx serve\), surface code-mode/)
+      expect(text).toMatch(
+        /session opened: test-host 1\.0\.0, revision 2025-06-18 over the stdio channel \(mcpx serve\), surface code-mode/,
+      )
       expect(text).toMatch(/upstream demo connected \((modern|legacy) era, revision \d{4}-\d\d-\d\d\)/)
       const printed = await runMcpx(['logs'], { env })
       expect(printed.exitCode).toBe(0)
@@ -44,11 +49,24 @@ describe('private state whatever the umask', () => {
     using user = isolatedUser('mcpx-umask')
     const layout = layoutForEnv(user.env)
     const command = [...mcpxCommand(), 'call', 'demo.echo', 'text=hi'].map((word) => `'${word}'`).join(' ')
-    await using proc = Bun.spawn(['sh', '-c', `umask 000; exec ${command}`], { env: { ...process.env, ...user.env }, stdout: 'pipe', stderr: 'pipe' })
+    await using proc = Bun.spawn(['sh', '-c', `umask 000; exec ${command}`], {
+      env: { ...process.env, ...user.env },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     expect(await proc.exited).toBe(0)
     try {
-      for (const dir of [layout.home, layout.runDir, layout.logDir, layout.cacheDir]) expect({ dir, mode: statSync(dir).mode & 0o777 }).toEqual({ dir, mode: 0o700 })
-      const files = [layout.state, layout.token, layout.port, layout.envSnapshot, layout.lock, layout.daemonLog, ...readdirSync(layout.cacheDir).map((name) => join(layout.cacheDir, name))]
+      for (const dir of [layout.home, layout.runDir, layout.logDir, layout.cacheDir])
+        expect({ dir, mode: statSync(dir).mode & 0o777 }).toEqual({ dir, mode: 0o700 })
+      const files = [
+        layout.state,
+        layout.token,
+        layout.port,
+        layout.envSnapshot,
+        layout.lock,
+        layout.daemonLog,
+        ...readdirSync(layout.cacheDir).map((name) => join(layout.cacheDir, name)),
+      ]
       expect(files.length).toBeGreaterThan(6)
       for (const file of files) expect({ file, mode: statSync(file).mode & 0o777 }).toEqual({ file, mode: 0o600 })
     } finally {

@@ -119,7 +119,13 @@ describe('elicitation and sampling', () => {
 
   test('on a pseudo-terminal the form asks each field (script -q)', async () => {
     const command = [...mcpxCommand(), 'call', 'everything.trigger-elicitation-request'].map((part) => `'${part}'`).join(' ')
-    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], { cwd: user.project, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], {
+      cwd: user.project,
+      env: { ...process.env, ...env },
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     const output = new Response(proc.stdout).text()
     // Typed once each prompt is up: answer now, name, agree, (default story line), email, then defaults.
     const typed = ['\n', 'Grace\n', 'y\n', '\n', 'grace@example.com\n']
@@ -141,7 +147,13 @@ describe('elicitation and sampling', () => {
 
   test('on a pseudo-terminal Ctrl-C cancels the form, and the next output starts on its own line', async () => {
     const command = [...mcpxCommand(), 'call', 'everything.trigger-elicitation-request'].map((part) => `'${part}'`).join(' ')
-    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], { cwd: user.project, env: { ...process.env, ...env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], {
+      cwd: user.project,
+      env: { ...process.env, ...env },
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     const reader = proc.stdout.getReader()
     let seen = ''
     const until = async (text: string) => {
@@ -169,9 +181,17 @@ describe('elicitation and sampling', () => {
     expect(accepted).toMatchObject({ exitCode: 0, stdout: 'action: accept\n' })
     const declined = await run(['call', 'url.sign_in'])
     expect(declined).toMatchObject({ exitCode: 0, stdout: 'action: decline\n' })
-    expect(declined.stderr).toContain(`mcpx: url asked to open ${SIGN_IN_URL}: "Sign in to continue" — declined (no terminal to ask on; answer with --answers FILE)`)
+    expect(declined.stderr).toContain(
+      `mcpx: url asked to open ${SIGN_IN_URL}: "Sign in to continue" — declined (no terminal to ask on; answer with --answers FILE)`,
+    )
     const command = [...mcpxCommand(), 'call', 'url.sign_in'].map((part) => `'${part}'`).join(' ')
-    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], { cwd: user.project, env: { ...process.env, ...env, MCPX_CLI_SLOW_NOTICE_MS: '0' }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], {
+      cwd: user.project,
+      env: { ...process.env, ...env, MCPX_CLI_SLOW_NOTICE_MS: '0' },
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     const reader = proc.stdout.getReader()
     let seen = ''
     while (!seen.includes('[y/N]')) {
@@ -195,7 +215,11 @@ describe('elicitation and sampling', () => {
     const refused = await run(['call', 'everything.trigger-sampling-request', 'prompt=hi'])
     expect(refused.stdout + refused.stderr).toMatch(/-32021|did not declare/)
     const program = join(user.project, 'sample.sh')
-    writeFileSync(program, `#!/bin/sh\ncat > /dev/null\necho '{"role":"assistant","content":{"type":"text","text":"sampled!"},"model":"test-model","stopReason":"endTurn"}'\n`, { mode: 0o755 })
+    writeFileSync(
+      program,
+      `#!/bin/sh\ncat > /dev/null\necho '{"role":"assistant","content":{"type":"text","text":"sampled!"},"model":"test-model","stopReason":"endTurn"}'\n`,
+      { mode: 0o755 },
+    )
     const answered = await run(['call', 'everything.trigger-sampling-request', 'prompt=hi'], { env: { MCPX_SAMPLING_COMMAND: program } })
     expect(answered.exitCode).toBe(0)
     expect(answered.stdout).toContain('sampled!')
@@ -204,7 +228,13 @@ describe('elicitation and sampling', () => {
 
 describe('arguments and tool listing', () => {
   test('a single value for an array parameter becomes a one-element array; dotted keys build objects', async () => {
-    const created = await run(['call', 'memory.create_entities', 'entities.0.name=ada', 'entities.0.entityType=person', 'entities.0.observations=likes engines'])
+    const created = await run([
+      'call',
+      'memory.create_entities',
+      'entities.0.name=ada',
+      'entities.0.entityType=person',
+      'entities.0.observations=likes engines',
+    ])
     expect(created.exitCode).toBe(0)
     const opened = await run(['call', 'memory.open_nodes', 'names=ada', '--json'])
     expect(opened.exitCode).toBe(0)
@@ -244,8 +274,13 @@ describe('arguments and tool listing', () => {
 })
 
 describe('tasks', () => {
-  test('tasks list and get show a running upstream task; an unknown id is the peer\'s error (exit 5)', async () => {
-    await using running = Bun.spawn([...mcpxCommand(), 'call', 'everything.simulate-research-query', 'topic=wasps'], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  test("tasks list and get show a running upstream task; an unknown id is the peer's error (exit 5)", async () => {
+    await using running = Bun.spawn([...mcpxCommand(), 'call', 'everything.simulate-research-query', 'topic=wasps'], {
+      cwd: user.project,
+      env: { ...process.env, ...env },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     let listed = await run(['tasks', 'list', 'everything', '--json'])
     for (let i = 0; i < 50 && !listed.stdout.includes('"working"'); i++) {
       await Bun.sleep(100)
@@ -276,8 +311,15 @@ describe('exec', () => {
   })
 
   test('console lines reach stderr as they are written, before the script ends', async () => {
-    const script = 'console.log("first")\nawait everything["trigger-long-running-operation"]({ duration: 2, steps: 2 })\nconsole.log("second")\nreturn "done"'
-    await using proc = Bun.spawn([...mcpxCommand(), 'exec', '-'], { cwd: user.project, env: { ...process.env, ...env }, stdin: new Blob([script]), stdout: 'pipe', stderr: 'pipe' })
+    const script =
+      'console.log("first")\nawait everything["trigger-long-running-operation"]({ duration: 2, steps: 2 })\nconsole.log("second")\nreturn "done"'
+    await using proc = Bun.spawn([...mcpxCommand(), 'exec', '-'], {
+      cwd: user.project,
+      env: { ...process.env, ...env },
+      stdin: new Blob([script]),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     const reader = proc.stderr.getReader()
     let seen = ''
     while (!seen.includes('first\n')) {
@@ -296,7 +338,7 @@ describe('exec', () => {
     expect(await proc.exited).toBe(0)
   })
 
-  test('import gets a clear message; a runtime error on line 1 has the script\'s own column', async () => {
+  test("import gets a clear message; a runtime error on line 1 has the script's own column", async () => {
     const imported = await run(['exec', '-'], { stdin: 'import fs from "fs"\nreturn 1' })
     expect(imported.exitCode).toBe(1)
     expect(imported.stderr).toMatch(/import is not available in the mcpx sandbox \(line 1\)/)
@@ -320,7 +362,11 @@ describe('ad-hoc targets', () => {
 
   test('a URL names an HTTP server; the tool comes next', async () => {
     const port = await freePort()
-    await using server = Bun.spawn(['node', bin('server-everything'), 'streamableHttp'], { env: { ...process.env, PORT: String(port) }, stdout: 'ignore', stderr: 'pipe' })
+    await using server = Bun.spawn(['node', bin('server-everything'), 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port) },
+      stdout: 'ignore',
+      stderr: 'pipe',
+    })
     await untilListening(server.stderr)
     try {
       const result = await run(['call', `http://127.0.0.1:${port}/mcp`, 'echo', 'message=over http'])
@@ -338,10 +384,20 @@ describe('completion', () => {
     const file = join(user.project, 'completion.bash')
     writeFileSync(file, script)
     const probe = `source '${file}'; COMP_WORDS=(mcpx call ev); COMP_CWORD=2; _mcpx; printf '%s\\n' "\${COMPREPLY[@]}"`
-    await using proc = Bun.spawn(['bash', '-c', probe], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    await using proc = Bun.spawn(['bash', '-c', probe], {
+      cwd: user.project,
+      env: { ...process.env, ...env },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     expect((await new Response(proc.stdout).text()).trim()).toBe('everything.')
     const tools = `source '${file}'; COMP_WORDS=(mcpx call everything.ec); COMP_CWORD=2; _mcpx; printf '%s\\n' "\${COMPREPLY[@]}"`
-    await using proc2 = Bun.spawn(['bash', '-c', tools], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    await using proc2 = Bun.spawn(['bash', '-c', tools], {
+      cwd: user.project,
+      env: { ...process.env, ...env },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     expect((await new Response(proc2.stdout).text()).trim()).toBe('everything.echo')
   })
 })
@@ -350,7 +406,10 @@ describe('completion (fish)', () => {
   test('fish: `mcpx call ev<TAB>` completes to the server name, also from a binary whose path has a space', async () => {
     const file = join(user.project, 'completion.fish')
     writeFileSync(file, (await run(['completion', 'fish'])).stdout)
-    await using proc = Bun.spawn(['fish', '--no-config', '-c', `source '${file}'; complete -C 'mcpx call ev'; complete -C 'mcpx call everything.ec'`], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    await using proc = Bun.spawn(
+      ['fish', '--no-config', '-c', `source '${file}'; complete -C 'mcpx call ev'; complete -C 'mcpx call everything.ec'`],
+      { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' },
+    )
     expect((await new Response(proc.stdout).text()).trim().split('\n')).toEqual(['everything.', 'everything.echo'])
     expect(await proc.exited).toBe(0)
     // The script names the binary as it runs (ctx.self): a path with a space stays one word.
@@ -359,8 +418,19 @@ describe('completion (fish)', () => {
     expect(script).toMatch(/^function __mcpx_complete\n {2}'[^\n]+' completion names -- /)
     writeFileSync(spaced, script.replace(/^( {2})'[^']*'/m, `$1'${join(user.project, 'dir with space', 'mcpx')}'`))
     mkdirSync(join(user.project, 'dir with space'), { recursive: true })
-    writeFileSync(join(user.project, 'dir with space', 'mcpx'), `#!/bin/sh\nexec ${mcpxCommand().map((part) => `'${part}'`).join(' ')} "$@"\n`, { mode: 0o755 })
-    await using fish = Bun.spawn(['fish', '--no-config', '-c', `source '${spaced}'; complete -C 'mcpx call ev'`], { cwd: user.project, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+    writeFileSync(
+      join(user.project, 'dir with space', 'mcpx'),
+      `#!/bin/sh\nexec ${mcpxCommand()
+        .map((part) => `'${part}'`)
+        .join(' ')} "$@"\n`,
+      { mode: 0o755 },
+    )
+    await using fish = Bun.spawn(['fish', '--no-config', '-c', `source '${spaced}'; complete -C 'mcpx call ev'`], {
+      cwd: user.project,
+      env: { ...process.env, ...env },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     expect((await new Response(fish.stdout).text()).trim()).toBe('everything.')
   })
 })

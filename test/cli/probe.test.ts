@@ -87,7 +87,11 @@ describe('mcpx probe', () => {
   })
 
   test('a URL that is not MCP → exit 3 (CONNECT) with a diagnosis', async () => {
-    using web = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('<html>hi</html>', { status: 404, headers: { 'content-type': 'text/html' } }) })
+    using web = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () => new Response('<html>hi</html>', { status: 404, headers: { 'content-type': 'text/html' } }),
+    })
     const { exitCode, report, stderr } = await probe(`http://127.0.0.1:${web.port}/mcp`)
     expect(exitCode).toBe(3)
     expect(report.era).toBe('none')
@@ -113,7 +117,11 @@ describe('mcpx probe', () => {
     using guarded = Bun.serve({
       port: 0,
       hostname: '127.0.0.1',
-      fetch: () => new Response('', { status: 401, headers: { 'WWW-Authenticate': 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"' } }),
+      fetch: () =>
+        new Response('', {
+          status: 401,
+          headers: { 'WWW-Authenticate': 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"' },
+        }),
     })
     const { exitCode, report } = await probe(`http://127.0.0.1:${guarded.port}/mcp`)
     expect(exitCode).toBe(4)

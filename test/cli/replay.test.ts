@@ -41,7 +41,9 @@ describe('mcpx record / replay', () => {
     server = serveHttp(new Engine(everythingServer, settings), settings)
     await withSdkClient([...mcpxCommand(), 'record', file, '--', process.execPath, FIXTURE, '--stdio'], async (client) => {
       expect(client.getServerVersion()?.name).toBe('mcpx-everything')
-      expect(await client.callTool({ name: 'test_simple_text' })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] })
+      expect(await client.callTool({ name: 'test_simple_text' })).toEqual({
+        content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+      })
     })
   })
 
@@ -60,7 +62,9 @@ describe('mcpx record / replay', () => {
   test('--serve --stdio answers a fresh SDK client from the recording', async () => {
     await withSdkClient([...mcpxCommand(), 'replay', file, '--serve', '--stdio'], async (client) => {
       expect(client.getServerVersion()?.name).toBe('mcpx-everything')
-      expect(await client.callTool({ name: 'test_simple_text' })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] })
+      expect(await client.callTool({ name: 'test_simple_text' })).toEqual({
+        content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+      })
       const miss = await client.callTool({ name: 'test_error_handling' }).catch((error: Error) => error)
       // The hint cites the #seq the printed timeline gives the closest request.
       const printed = (await runMcpx(['replay', file])).stdout
@@ -106,7 +110,10 @@ describe('mcpx replay errors', () => {
     const garbage = await runMcpx(['replay', file])
     expect(garbage.exitCode).toBe(2)
     expect(garbage.stderr).toContain('bad.jsonl:1:')
-    writeFileSync(file, '{"type":"header","format":"mcpx-recording","formatVersion":1,"mcpxVersion":"0.1.0","createdAt":"x","role":"client","transport":"stdio","era":null,"revision":null,"redaction":{"headers":[],"fields":[]}}\n{"type":"message","seq":1,"t":0,"direc')
+    writeFileSync(
+      file,
+      '{"type":"header","format":"mcpx-recording","formatVersion":1,"mcpxVersion":"0.1.0","createdAt":"x","role":"client","transport":"stdio","era":null,"revision":null,"redaction":{"headers":[],"fields":[]}}\n{"type":"message","seq":1,"t":0,"direc',
+    )
     for (const mode of [[], ['--serve'], ['--against', 'http://127.0.0.1:1/mcp']]) {
       const truncated = await runMcpx(['replay', file, ...mode])
       expect(truncated.exitCode).toBe(2)
@@ -120,7 +127,9 @@ describe('mcpx replay errors', () => {
 
 describe('recording from the gateway and from mcpx call', () => {
   const called = (recording: ReturnType<typeof readRecording>) =>
-    recording.messages.filter((m) => m.direction === 'to-server' && typeof m.message.method === 'string').map((m) => m.message.method === 'tools/call' ? `tools/call ${(m.message.params as { name: string }).name}` : m.message.method)
+    recording.messages
+      .filter((m) => m.direction === 'to-server' && typeof m.message.method === 'string')
+      .map((m) => (m.message.method === 'tools/call' ? `tools/call ${(m.message.params as { name: string }).name}` : m.message.method))
 
   test('a daemon config entry with record: "<path>" records that upstream\'s session', async () => {
     using dir = tempDir('replay-gateway')
@@ -136,7 +145,12 @@ describe('recording from the gateway and from mcpx call', () => {
     }
     const recording = readRecording(file)
     // mcpx's client negotiates the newest era the fixture offers (modern, server/discover in-band on stdio).
-    expect([recording.header.role, recording.header.transport, recording.era, recording.peer?.name]).toEqual(['client', 'stdio', 'modern', 'mcpx-everything'])
+    expect([recording.header.role, recording.header.transport, recording.era, recording.peer?.name]).toEqual([
+      'client',
+      'stdio',
+      'modern',
+      'mcpx-everything',
+    ])
     expect(called(recording)).toContain('tools/call test_simple_text')
     expect(recording.entries.at(-1)?.type).toBe('close')
     const replayed = await runMcpx(['replay', file, '--against', '--', process.execPath, FIXTURE, '--stdio'])
@@ -150,11 +164,17 @@ describe('recording from the gateway and from mcpx call', () => {
     const file = join(dir.path, 'call.jsonl')
     const home = join(dir.path, 'home')
     // Pinned to 2025-11-25 so the SDK 1.x client below can be served the recording.
-    writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [FIXTURE, '--stdio'], protocol: '2025-11-25' } } }))
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [FIXTURE, '--stdio'], protocol: '2025-11-25' } } }),
+    )
     const result = await runMcpx(['call', 'up.test_prompt_free', '--record', file, '--config', config], { env: { MCPX_HOME: home } })
     expect(result.exitCode).toBe(2)
     expect(errorJson(result.stderr).error).toMatchObject({ code: 'NOT_FOUND', message: 'server "up" has no tool "test_prompt_free"' })
-    const ok = await runMcpx(['call', 'up.json_schema_2020_12_tool', 'name=Ada', 'email=ada@example.com', '--record', file, '--config', config, '--json'], { env: { MCPX_HOME: home } })
+    const ok = await runMcpx(
+      ['call', 'up.json_schema_2020_12_tool', 'name=Ada', 'email=ada@example.com', '--record', file, '--config', config, '--json'],
+      { env: { MCPX_HOME: home } },
+    )
     expect(ok.exitCode).toBe(0)
     expect(JSON.parse(ok.stdout).content[0].text).toBe('Received: {"name":"Ada","email":"ada@example.com"}')
     // Direct: no daemon was started for it.
@@ -162,12 +182,16 @@ describe('recording from the gateway and from mcpx call', () => {
     expect(errorJson(status.stderr).error.data).toMatchObject({ daemon: 'unreachable' })
 
     const recording = readRecording(file)
-    expect(called(recording)).toEqual(expect.arrayContaining(['initialize', 'notifications/initialized', 'tools/list', 'tools/call json_schema_2020_12_tool']))
+    expect(called(recording)).toEqual(
+      expect.arrayContaining(['initialize', 'notifications/initialized', 'tools/list', 'tools/call json_schema_2020_12_tool']),
+    )
     expect(recording.entries.at(-1)?.type).toBe('close')
     const replayed = await runMcpx(['replay', file, '--against', '--', process.execPath, FIXTURE, '--stdio'])
     expect(replayed.stdout).toContain('0 diverged')
     await withSdkClient([...mcpxCommand(), 'replay', file, '--serve', '--stdio'], async (client) => {
-      expect(await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', email: 'ada@example.com' } })).toEqual({ content: [{ type: 'text', text: 'Received: {"name":"Ada","email":"ada@example.com"}' }] })
+      expect(await client.callTool({ name: 'json_schema_2020_12_tool', arguments: { name: 'Ada', email: 'ada@example.com' } })).toEqual({
+        content: [{ type: 'text', text: 'Received: {"name":"Ada","email":"ada@example.com"}' }],
+      })
     })
   })
 })

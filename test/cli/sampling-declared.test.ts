@@ -27,7 +27,11 @@ let url: string
 beforeAll(async () => {
   mkdirSync(join(user.home, '.config', 'mcpx'), { recursive: true })
   writeFileSync(user.configFile, JSON.stringify({ mcpServers: { legacy: { command: process.execPath, args: [FIXTURE, 'stdio'] } } }))
-  writeFileSync(program, `#!/bin/sh\ncat > /dev/null\necho '{"role":"assistant","content":{"type":"text","text":"sampled!"},"model":"test-model","stopReason":"endTurn"}'\n`, { mode: 0o755 })
+  writeFileSync(
+    program,
+    `#!/bin/sh\ncat > /dev/null\necho '{"role":"assistant","content":{"type":"text","text":"sampled!"},"model":"test-model","stopReason":"endTurn"}'\n`,
+    { mode: 0o755 },
+  )
   http = Bun.spawn([process.execPath, FIXTURE, 'http'], { stdin: 'ignore', stdout: 'pipe', stderr: 'inherit' })
   const reader = http.stdout.getReader()
   let text = ''

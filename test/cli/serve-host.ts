@@ -2,7 +2,11 @@
 import { REPO_ROOT, mcpxCommand } from '../harness.ts'
 
 /** A host's `mcpx serve` over stdio: one legacy session, then `mcpx_call` of `tool`; returns its text. */
-export async function callThroughServe(args: string[], env: Record<string, string>, tool: string): Promise<{ text: string; stderr: string }> {
+export async function callThroughServe(
+  args: string[],
+  env: Record<string, string>,
+  tool: string,
+): Promise<{ text: string; stderr: string }> {
   await using proc = Bun.spawn([...mcpxCommand(), 'serve', ...args], { cwd: REPO_ROOT, env, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
   const send = (message: object) => proc.stdin.write(`${JSON.stringify(message)}\n`)
   const reader = proc.stdout.getReader()
@@ -24,7 +28,12 @@ export async function callThroughServe(args: string[], env: Record<string, strin
     }
   }
   // A host waits for the initialize answer before anything else (2025-06-18 basic/lifecycle.mdx).
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test-host', version: '1.0.0' } } })
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test-host', version: '1.0.0' } },
+  })
   await answer(1)
   send({ jsonrpc: '2.0', method: 'notifications/initialized' })
   send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'mcpx_call', arguments: { tool, arguments: {} } } })
@@ -35,4 +44,3 @@ export async function callThroughServe(args: string[], env: Record<string, strin
   if (message.error || !message.result) throw new Error(`mcpx_call failed: ${JSON.stringify(message.error)}`)
   return { text: message.result.content[0]!.text, stderr }
 }
-

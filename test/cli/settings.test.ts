@@ -8,7 +8,9 @@ import { REPO_ROOT, runMcpx, errorJson } from '../harness.ts'
 describe('mcpx settings', () => {
   test('the README carries exactly the registry table', () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
-    const table = readme.slice(readme.indexOf('<!-- settings:start -->') + '<!-- settings:start -->'.length, readme.indexOf('<!-- settings:end -->')).trim()
+    const table = readme
+      .slice(readme.indexOf('<!-- settings:start -->') + '<!-- settings:start -->'.length, readme.indexOf('<!-- settings:end -->'))
+      .trim()
     expect(table).toBe(settingsMarkdown())
   })
 

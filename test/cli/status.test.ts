@@ -51,5 +51,4 @@ describe('mcpx status', () => {
     expect(result.exitCode).toBe(0)
     expect(result.stdout).toContain('gh      unavailable: environment variable UNSET_TOKEN_FOR_TEST is not set (mcpServers.gh.env.TOKEN)')
   })
-
 })

@@ -9,12 +9,14 @@ import { main } from '../../cli/main.ts'
 import { SUMMARIES } from '../../cli/summaries.ts'
 
 describe('top-level command summaries', () => {
-  test('each equals the command\'s meta.description, and every visible command has one', async () => {
+  test("each equals the command's meta.description, and every visible command has one", async () => {
     const subCommands = main.subCommands as Record<string, () => Promise<CommandDef<any>>>
     const described: Record<string, string> = {}
     for (const [name, load] of Object.entries(subCommands)) {
       const command = await load()
-      const meta = (typeof command.meta === 'function' ? await command.meta() : await command.meta) as { description?: string; hidden?: boolean } | undefined
+      const meta = (typeof command.meta === 'function' ? await command.meta() : await command.meta) as
+        | { description?: string; hidden?: boolean }
+        | undefined
       if (meta?.hidden) continue
       described[name] = meta?.description ?? ''
     }

@@ -28,7 +28,10 @@ describe('task-required tool from the CLI', () => {
   })
 
   test('mcpx exec gets the task result inside the sandbox', async () => {
-    const result = await mcpx(['exec', '-'], 'const r = await everything.simulate_research_query({ topic: "ferns" }); return String(r).split("\\n")[0]')
+    const result = await mcpx(
+      ['exec', '-'],
+      'const r = await everything.simulate_research_query({ topic: "ferns" }); return String(r).split("\\n")[0]',
+    )
     expect(result.exitCode).toBe(0)
     expect(result.stdout).toContain('# Research Report: ferns')
   })

@@ -21,7 +21,9 @@ const hostConfig = join(user.home, 'host.json')
 const binDir = join(user.home, 'bin')
 const ANSI = /\u001b\[/
 const shell = (line: string) => ['bash', '-c', `set -o pipefail; ${line}`]
-const self = mcpxCommand().map((part) => `'${part}'`).join(' ')
+const self = mcpxCommand()
+  .map((part) => `'${part}'`)
+  .join(' ')
 
 beforeAll(() => {
   mkdirSync(join(user.home, '.config', 'mcpx'), { recursive: true })
@@ -31,7 +33,10 @@ beforeAll(() => {
   writeFileSync(brokenConfig, '{\n  "mcpServers": {\n    "demo": { "command": "x" }\n    "other": {}\n  }\n}\n')
   writeFileSync(freshBrokenConfig, '{\n  "mcpServers": {\n    "demo": { "command": "x" }\n    "other": {}\n  }\n}\n')
   // A server that dies at start-up after some chatter, naming its error on a later stderr line.
-  const crash = { command: 'bash', args: ['-c', 'echo starting >&2; echo "Error: kaboom" >&2; echo "    at main (boom.js:1:1)" >&2; exit 1'] }
+  const crash = {
+    command: 'bash',
+    args: ['-c', 'echo starting >&2; echo "Error: kaboom" >&2; echo "    at main (boom.js:1:1)" >&2; exit 1'],
+  }
   writeFileSync(crashConfig, JSON.stringify({ mcpServers: { boom: crash, gone: { command: join(user.home, 'no-such-binary') } } }))
   writeFileSync(hostConfig, JSON.stringify({ mcpServers: { demo } }))
   // `doctor` looks for mcpx on PATH: a wrapper stands in for an installed binary.
@@ -39,7 +44,8 @@ beforeAll(() => {
   writeFileSync(join(binDir, 'mcpx'), `#!/bin/sh\nexec ${self} "$@"\n`, { mode: 0o755 })
 })
 afterAll(async () => {
-  for (const config of [undefined, blockedConfig, recordConfig, brokenConfig, freshBrokenConfig, crashConfig, hostConfig]) await run(['daemon', 'stop', ...(config ? ['--config', config] : [])])
+  for (const config of [undefined, blockedConfig, recordConfig, brokenConfig, freshBrokenConfig, crashConfig, hostConfig])
+    await run(['daemon', 'stop', ...(config ? ['--config', config] : [])])
   user[Symbol.dispose]()
 })
 
@@ -47,7 +53,11 @@ async function run(argv: string[], options: { env?: Record<string, string>; stdi
   // A daemon serves one config: each config file gets its own mcpx home.
   const config = argv[argv.indexOf('--config') + 1]
   const home = argv.includes('--config') ? { MCPX_HOME: `${config}.home` } : {}
-  return runMcpx(argv, { env: { ...user.env, ...home, ...options.env }, cwd: user.project, ...(options.stdin !== undefined && { stdin: options.stdin }) })
+  return runMcpx(argv, {
+    env: { ...user.env, ...home, ...options.env },
+    cwd: user.project,
+    ...(options.stdin !== undefined && { stdin: options.stdin }),
+  })
 }
 
 async function runShell(line: string) {
@@ -62,25 +72,73 @@ describe('strict parsing', () => {
   test.each<Row>([
     ['mcpx alone prints help and exits 2', [], 2, 'stderr', /^Usage: mcpx <command>/],
     ['an unknown flag on call', ['call', 'demo.echo', 'text=a', '--bogus'], 2, 'stderr', /call: unknown option --bogus/],
-    ['a misspelt flag gets did-you-mean', ['call', 'demo.echo', 'text=a', '--progres'], 2, 'stderr', /unknown option --progres \(did you mean --progress\?\)/],
+    [
+      'a misspelt flag gets did-you-mean',
+      ['call', 'demo.echo', 'text=a', '--progres'],
+      2,
+      'stderr',
+      /unknown option --progres \(did you mean --progress\?\)/,
+    ],
     ['an unknown flag on exec', ['exec', '-', '--bogus'], 2, 'stderr', /exec: unknown option --bogus/],
     ['an unknown command', ['bogus'], 2, 'stderr', /unknown command "bogus"/],
-    ['a repeated key for a string parameter', ['call', 'demo.echo', 'text=a', 'text=b'], 2, 'stderr', /argument "text" given more than once/],
-    ['a dotted key into a string is named', ['call', 'demo.echo', 'text.inner=a'], 2, 'stderr', /argument "text" is string, so "text.inner" cannot set a field inside it/],
+    [
+      'a repeated key for a string parameter',
+      ['call', 'demo.echo', 'text=a', 'text=b'],
+      2,
+      'stderr',
+      /argument "text" given more than once/,
+    ],
+    [
+      'a dotted key into a string is named',
+      ['call', 'demo.echo', 'text.inner=a'],
+      2,
+      'stderr',
+      /argument "text" is string, so "text.inner" cannot set a field inside it/,
+    ],
     ['a string flag without its value', ['call', 'demo.echo', '--timeout'], 2, 'stderr', /--timeout needs a value/],
     // A word no positional takes is refused, not dropped (only call, prompt get and search take many).
     ['an extra word on settings', ['settings', 'nope'], 2, 'stderr', /settings: unexpected argument "nope" \(see `mcpx settings --help`\)/],
     ['a second server on tools', ['tools', 'demo', 'other'], 2, 'stderr', /tools: unexpected argument "other"/],
-    ['prompt get without the prompt name', ['prompt', 'get', 'demo'], 2, 'stderr', /"demo" is not <server>\.<prompt> \(the first dot separates the server from the prompt; `mcpx prompt list demo` lists them\)/],
+    [
+      'prompt get without the prompt name',
+      ['prompt', 'get', 'demo'],
+      2,
+      'stderr',
+      /"demo" is not <server>\.<prompt> \(the first dot separates the server from the prompt; `mcpx prompt list demo` lists them\)/,
+    ],
     // The server.tool habit on a URL (`URL.tool`) is one URL: the message shows the split.
-    ['an ad-hoc URL with .tool appended', ['call', 'http://127.0.0.1:9/mcp.echo', 'text=a'], 2, 'stderr', /call http:\/\/127\.0\.0\.1:9\/mcp\.echo: name the tool after the URL \(mcpx call http:\/\/127\.0\.0\.1:9\/mcp echo text=a\)/],
+    [
+      'an ad-hoc URL with .tool appended',
+      ['call', 'http://127.0.0.1:9/mcp.echo', 'text=a'],
+      2,
+      'stderr',
+      /call http:\/\/127\.0\.0\.1:9\/mcp\.echo: name the tool after the URL \(mcpx call http:\/\/127\.0\.0\.1:9\/mcp echo text=a\)/,
+    ],
     ['types of an unknown tool', ['types', 'demo.nope'], 2, 'stderr', /server "demo" has no tool "nope"/],
     ['search on an unknown server', ['search', 'q', '--server', 'nope'], 2, 'stderr', /no server named "nope"/],
-    ['a blocked tool is reported as blocked', ['call', 'demo.add', 'a=1', 'b=2', '--config', blockedConfig], 2, 'stderr', /tool "add" of server "demo" is blocked by the config \(blockedTools\)/],
+    [
+      'a blocked tool is reported as blocked',
+      ['call', 'demo.add', 'a=1', 'b=2', '--config', blockedConfig],
+      2,
+      'stderr',
+      /tool "add" of server "demo" is blocked by the config \(blockedTools\)/,
+    ],
     // A file that does not parse keeps the daemon serving what it had; `status` says so, naming line and column, and fails.
-    ['a config JSON error names line and column', ['status', '--config', brokenConfig], 2, 'stderr', /broken\.json:4:5: not valid JSON: expected "," or "}"/],
+    [
+      'a config JSON error names line and column',
+      ['status', '--config', brokenConfig],
+      2,
+      'stderr',
+      /broken\.json:4:5: not valid JSON: expected "," or "}"/,
+    ],
     // A server that cannot be started as configured is unavailable, naming the path in the config.
-    ['a record path in a missing directory', ['call', 'demo.echo', 'text=a', '--config', recordConfig], 2, 'stderr', /server "demo" is unavailable: directory .*no-such-dir does not exist \(mcpServers\.demo\.record\)/],
+    [
+      'a record path in a missing directory',
+      ['call', 'demo.echo', 'text=a', '--config', recordConfig],
+      2,
+      'stderr',
+      /server "demo" is unavailable: directory .*no-such-dir does not exist \(mcpServers\.demo\.record\)/,
+    ],
   ])('%s → exit %d on %s', async (_label, argv, exit, stream, pattern) => {
     const result = await run(argv)
     expect(result.exitCode).toBe(exit)
@@ -93,7 +151,11 @@ describe('strict parsing', () => {
   })
 
   test('everything after -- belongs to the wrapped command (replay --against -- cmd --print)', async () => {
-    const recording = join(REPO_ROOT, 'test/fixtures/recordings', readdirSync(join(REPO_ROOT, 'test/fixtures/recordings')).find((f) => f.endsWith('.jsonl'))!)
+    const recording = join(
+      REPO_ROOT,
+      'test/fixtures/recordings',
+      readdirSync(join(REPO_ROOT, 'test/fixtures/recordings')).find((f) => f.endsWith('.jsonl'))!,
+    )
     const result = await run(['replay', recording, '--against', '--', 'false', '--print', '--json'])
     // `false --print --json` is run (and answers nothing): a divergence report, not "choose one of
     // --print, --serve or --against", and human text (the --json was the command's).
@@ -118,7 +180,11 @@ describe('streams and exit codes', () => {
     await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve))
     const port = (holder.address() as { port: number }).port
     try {
-      const recording = join(REPO_ROOT, 'test/fixtures/recordings', readdirSync(join(REPO_ROOT, 'test/fixtures/recordings')).find((f) => f.endsWith('.jsonl'))!)
+      const recording = join(
+        REPO_ROOT,
+        'test/fixtures/recordings',
+        readdirSync(join(REPO_ROOT, 'test/fixtures/recordings')).find((f) => f.endsWith('.jsonl'))!,
+      )
       const result = await run(['replay', recording, '--serve', '--port', String(port)])
       expect(result.exitCode).toBe(3)
       expect(result.stderr).toMatch(new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: the port is in use`))
@@ -148,7 +214,13 @@ describe('streams and exit codes', () => {
   })
 
   test('a call of a tool without required arguments does not wait on an open stdin', async () => {
-    await using proc = Bun.spawn([...mcpxCommand(), 'call', 'demo.time'], { cwd: user.project, env: { ...process.env, ...user.env }, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    await using proc = Bun.spawn([...mcpxCommand(), 'call', 'demo.time'], {
+      cwd: user.project,
+      env: { ...process.env, ...user.env },
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     // stdin stays open for the whole call: the test times out if mcpx waits for EOF.
     const [stdout, exitCode] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
     expect(exitCode).toBe(0)
@@ -185,7 +257,9 @@ describe('config problems, tables and doctor', () => {
 
   test('a config that does not parse is reported by the command that started the daemon, with line and column', async () => {
     const result = await run(['tools', '--config', freshBrokenConfig])
-    expect(result.stderr).toMatch(/^config .*fresh-broken\.json not loaded: config .*fresh-broken\.json:4:5: not valid JSON: expected "," or "}"/m)
+    expect(result.stderr).toMatch(
+      /^config .*fresh-broken\.json not loaded: config .*fresh-broken\.json:4:5: not valid JSON: expected "," or "}"/m,
+    )
     expect(result.stdout).toBe('')
   })
 
@@ -225,11 +299,16 @@ describe('config problems, tables and doctor', () => {
     expect(noPath.stdout).toMatch(/^FAIL {2}mcpx on PATH: not found/m)
     // A host config whose mcpx entry starts a binary that is gone.
     const claude = join(user.home, '.claude.json')
-    writeFileSync(claude, JSON.stringify({ mcpServers: { mcpx: { type: 'stdio', command: join(user.home, 'gone', 'mcpx'), args: ['serve'] } } }))
+    writeFileSync(
+      claude,
+      JSON.stringify({ mcpServers: { mcpx: { type: 'stdio', command: join(user.home, 'gone', 'mcpx'), args: ['serve'] } } }),
+    )
     try {
       const host = await run(['doctor', '--config', hostConfig], { env: path })
       expect(host.exitCode).toBe(2)
-      expect(host.stdout).toMatch(/^FAIL {2}host claude-code: the mcpx entry in .*\.claude\.json starts ".*gone\/mcpx", which is not found/m)
+      expect(host.stdout).toMatch(
+        /^FAIL {2}host claude-code: the mcpx entry in .*\.claude\.json starts ".*gone\/mcpx", which is not found/m,
+      )
     } finally {
       rmSync(claude)
     }
@@ -252,7 +331,12 @@ describe('help', () => {
     const top = await run(['--help'])
     expect(top.exitCode).toBe(0)
     for (const line of top.stdout.split('\n')) expect(line.length).toBeLessThanOrEqual(80)
-    const commands = [...top.stdout.split('Commands:')[1]!.split('\n\n')[0]!.matchAll(/^ {2}([a-z-]+)\s/gm)].map((m) => m[1]!)
+    const commands = [
+      ...top.stdout
+        .split('Commands:')[1]!
+        .split('\n\n')[0]!
+        .matchAll(/^ {2}([a-z-]+)\s/gm),
+    ].map((m) => m[1]!)
     expect(commands).toContain('resource')
     for (const command of commands) {
       const help = await run([command, '--help'])

@@ -20,7 +20,8 @@ import { freePort } from '../../scripts/free-port.ts'
 const SBIN = { PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` }
 const haproxy = Bun.which('haproxy', SBIN)
 const redisServer = Bun.which('redis-server', SBIN)
-if ((!haproxy || !redisServer) && process.env.CI === 'true') throw new Error('haproxy and redis-server must be installed: .ci/run must `apt-get install -y haproxy redis-server`')
+if ((!haproxy || !redisServer) && process.env.CI === 'true')
+  throw new Error('haproxy and redis-server must be installed: .ci/run must `apt-get install -y haproxy redis-server`')
 /** Replicas 2 and 3 would notice their own file only after this (debounce and poll). */
 const SLOW_WATCH_MS = '600000'
 /** How long the notice may take to reach replica 2's catalog (far below SLOW_WATCH_MS). */
@@ -28,7 +29,9 @@ const PROMPT_MS = 10_000
 
 const fixture = join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')
 const before = JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [fixture] } } })
-const after = JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [fixture] }, extra: { command: process.execPath, args: [fixture] } } })
+const after = JSON.stringify({
+  mcpServers: { up: { command: process.execPath, args: [fixture] }, extra: { command: process.execPath, args: [fixture] } },
+})
 
 describe.skipIf(!haproxy || !redisServer)('config-change notices between replicas sharing a Redis', () => {
   const dir = tempDir('mcpx-cluster-notices')
@@ -38,13 +41,29 @@ describe.skipIf(!haproxy || !redisServer)('config-change notices between replica
   beforeAll(async () => {
     const port = await freePort()
     const redisUrl = `redis://127.0.0.1:${port}`
-    redis = Bun.spawn([redisServer!, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdout: 'ignore', stderr: 'inherit' })
+    redis = Bun.spawn([redisServer!, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdout: 'ignore',
+      stderr: 'inherit',
+    })
     const probe = new RedisClient(redisUrl)
-    for (let ok = false; !ok; ) ok = await probe.send('PING', []).then(() => true, async () => (await Bun.sleep(50), false))
+    for (let ok = false; !ok; )
+      ok = await probe.send('PING', []).then(
+        () => true,
+        async () => (await Bun.sleep(50), false),
+      )
     probe.close()
     for (const file of configs) writeFileSync(file, before)
     const slow = { MCPX_CONFIG_RELOAD_DEBOUNCE_MS: SLOW_WATCH_MS, MCPX_CONFIG_POLL_MS: SLOW_WATCH_MS }
-    cluster = await startCluster({ config: configs[0]!, configs, replicas: 3, dir: dir.path, haproxy: haproxy!, sticky: false, env: { MCPX_REDIS_URL: redisUrl }, replicaEnv: [{}, slow, slow] })
+    cluster = await startCluster({
+      config: configs[0]!,
+      configs,
+      replicas: 3,
+      dir: dir.path,
+      haproxy: haproxy!,
+      sticky: false,
+      env: { MCPX_REDIS_URL: redisUrl },
+      replicaEnv: [{}, slow, slow],
+    })
   })
   afterAll(async () => {
     await cluster?.close()
@@ -55,14 +74,29 @@ describe.skipIf(!haproxy || !redisServer)('config-change notices between replica
 
   /** The tool names a replica lists, asked directly (a 2026-07-28 stateless request). */
   const toolsOf = async (index: number): Promise<string[]> => {
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' } }
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1' },
+    }
     const response = await fetch(`http://127.0.0.1:${cluster.replicas[index]!.port}/mcp?codemode=false`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${cluster.token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${cluster.token}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } }),
     })
     const text = await response.text()
-    const json = text.startsWith('{') ? text : text.split('\n').find((line) => line.startsWith('data: '))!.slice('data: '.length)
+    const json = text.startsWith('{')
+      ? text
+      : text
+          .split('\n')
+          .find((line) => line.startsWith('data: '))!
+          .slice('data: '.length)
     return (JSON.parse(json) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name)
   }
   const logOf = (index: number) => {
@@ -70,7 +104,7 @@ describe.skipIf(!haproxy || !redisServer)('config-change notices between replica
     return existsSync(file) ? readFileSync(file, 'utf8') : ''
   }
 
-  test('a config changed under one replica reaches the others\' catalogs at once; a replica whose copy differs says so', async () => {
+  test("a config changed under one replica reaches the others' catalogs at once; a replica whose copy differs says so", async () => {
     for (const index of [0, 1, 2]) expect(await toolsOf(index)).not.toContain('extra_echo')
     // Deployed to replica 2's machine first: its slow watcher leaves it serving the old config.
     writeFileSync(configs[1]!, after)
@@ -91,7 +125,8 @@ describe.skipIf(!haproxy || !redisServer)('config-change notices between replica
     expect(logOf(0)).toContain('config change announced to 2 other replica(s)')
     expect(logOf(1)).toContain('re-read on the notice of replica replica-1: same content')
     // Replica 3's copy was not updated: it re-read it, keeps its catalog and logs the difference.
-    for (let waited = 0; !logOf(2).includes('differs from the one replica replica-1 announced') && waited < PROMPT_MS; waited += 100) await Bun.sleep(100)
+    for (let waited = 0; !logOf(2).includes('differs from the one replica replica-1 announced') && waited < PROMPT_MS; waited += 100)
+      await Bun.sleep(100)
     expect(logOf(2)).toContain('differs from the one replica replica-1 announced')
     const tools3 = await toolsOf(2)
     expect(tools3).toContain('up_echo')

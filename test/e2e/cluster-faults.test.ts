@@ -42,96 +42,134 @@ const textOf = (result: unknown) => (result as { content: { text: string }[] }).
 // The shipped deploy/haproxy.cfg keeps the host's connection alive; `option httpclose` (commented there) trades a
 // connection per request for cut requests answered 502 (HAProxy closes a kept-alive connection instead, README).
 for (const httpclose of [false, true])
-describe.skipIf(!haproxy)(`20 hosts through HAProxy (${httpclose ? 'option httpclose' : 'deploy/haproxy.cfg, keep-alive'}) + 3 replicas while one replica is killed and restarted`, () => {
-  const dir = tempDir('mcpx-cluster-faults')
-  let cluster: Cluster
-  const hosts: Host[] = []
-  beforeAll(async () => {
-    const config = join(dir.path, 'config.json')
-    writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }))
-    cluster = await startCluster({ config, replicas: 3, dir: dir.path, haproxy: haproxy!, sticky: false, httpclose })
-    const url = new URL(`${cluster.url}?codemode=false`)
-    const requestInit = { headers: { Authorization: `Bearer ${cluster.token}` } }
-    for (let i = 0; i < HOSTS_PER_ERA; i++) {
-      const transport = new LegacyHttp(url, { requestInit })
-      const client = new LegacyClient({ name: `legacy-${i}`, version: '1.0.0' })
-      await client.connect(transport)
-      hosts.push({ name: `legacy-${i}`, era: 'legacy', call: async (text) => textOf(await client.callTool({ name: 'up_echo', arguments: { text } })), sessionId: () => transport.sessionId, close: () => client.close() })
-    }
-    for (let i = 0; i < HOSTS_PER_ERA; i++) {
-      const client = new ModernClient({ name: `modern-${i}`, version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
-      await client.connect(new ModernHttp(url, { requestInit }))
-      hosts.push({ name: `modern-${i}`, era: 'modern', call: async (text) => textOf(await client.callTool({ name: 'up_echo', arguments: { text } })), sessionId: () => undefined, close: () => client.close() })
-    }
-  })
-  afterAll(async () => {
-    for (const host of hosts) await host.close().catch(() => {})
-    await cluster?.close()
-    dir[Symbol.dispose]()
-  })
-
-  test('every answer is the call\'s own, cut calls succeed when sent again, legacy sessions keep their id, errors are coded', async () => {
-    const sessionsBefore = hosts.map((h) => h.sessionId())
-    expect(sessionsBefore.filter(Boolean).length).toBe(HOSTS_PER_ERA)
-    const total = hosts.length * CALLS
-    let done = 0
-    const errors: { host: string; error: unknown }[] = []
-    const answers = new Map<string, string>()
-    const killed = Promise.withResolvers<void>()
-    const restarted = Promise.withResolvers<void>()
-    // The kill lands after a third of the calls, the restart after two thirds (while every host is still calling).
-    const faults = (async () => {
-      while (done < total / 3) await Bun.sleep(5)
-      await cluster.killReplica(1)
-      killed.resolve()
-      while (done < (2 * total) / 3) await Bun.sleep(5)
-      await cluster.restartReplica(1)
-      restarted.resolve()
-    })()
-    await Promise.all(
-      hosts.map(async (host) => {
-        for (let i = 0; i < CALLS; i++) {
-          const text = `${host.name} call ${i}`
-          for (let attempt = 1; ; attempt++) {
-            try {
-              answers.set(text, await host.call(text))
-              break
-            } catch (error) {
-              errors.push({ host: host.name, error })
-              if (attempt === ATTEMPTS) throw error
-            }
-          }
-          done++
+  describe.skipIf(!haproxy)(
+    `20 hosts through HAProxy (${httpclose ? 'option httpclose' : 'deploy/haproxy.cfg, keep-alive'}) + 3 replicas while one replica is killed and restarted`,
+    () => {
+      const dir = tempDir('mcpx-cluster-faults')
+      let cluster: Cluster
+      const hosts: Host[] = []
+      beforeAll(async () => {
+        const config = join(dir.path, 'config.json')
+        writeFileSync(
+          config,
+          JSON.stringify({
+            mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } },
+          }),
+        )
+        cluster = await startCluster({ config, replicas: 3, dir: dir.path, haproxy: haproxy!, sticky: false, httpclose })
+        const url = new URL(`${cluster.url}?codemode=false`)
+        const requestInit = { headers: { Authorization: `Bearer ${cluster.token}` } }
+        for (let i = 0; i < HOSTS_PER_ERA; i++) {
+          const transport = new LegacyHttp(url, { requestInit })
+          const client = new LegacyClient({ name: `legacy-${i}`, version: '1.0.0' })
+          await client.connect(transport)
+          hosts.push({
+            name: `legacy-${i}`,
+            era: 'legacy',
+            call: async (text) => textOf(await client.callTool({ name: 'up_echo', arguments: { text } })),
+            sessionId: () => transport.sessionId,
+            close: () => client.close(),
+          })
         }
-      }),
-    )
-    await faults
-    await killed.promise
-    await restarted.promise
-    // None lost, none crossed: each of the 4,000 calls got its own text back.
-    expect(answers.size).toBe(total)
-    for (const [text, answer] of answers) expect(answer).toBe(text)
-    // Legacy hosts kept their sessions across the kill (no new initialize: same id to the end).
-    expect(hosts.map((h) => h.sessionId())).toEqual(sessionsBefore)
-    // The killed replica's sessions did move: each was rebuilt elsewhere from its sealed id (the daemons log it).
-    const ring = loadKeyRing(join(dir.path, 'seal.keys'))
-    const moved = sessionsBefore.filter((id) => id !== undefined && sessionOwner(ring, id) === cluster.replicas[1]!.id)
-    expect(moved.length).toBeGreaterThan(0)
-    const logs = cluster.replicas.map((r) => homeLayout(r.home, join(dir.path, 'config.json')).daemonLog).filter(existsSync).map((file) => readFileSync(file, 'utf8')).join('\n')
-    for (const id of moved) expect(logs).toContain(`session adopted ${id!.slice(-8)}`)
-    process.stderr.write(`cluster faults (${httpclose ? 'httpclose' : 'keep-alive'}): ${total} calls, ${errors.length} errors sent again: ${[...new Set(errors.map((e) => String((e.error as Error).message).slice(0, 120)))].join(' | ')}\n`)
-    // Each error on the way is a clear JSON-RPC error (numeric code) or an HTTP error (its status) —
-    // and, with the shipped keep-alive config only, the balancer closing the host's kept-alive
-    // connection when the replica serving its request died (ECONNRESET: HAProxy answers a request that
-    // is not a connection's first so, whatever the options, README "A replica dies"); with `option
-    // httpclose` only codes and statuses. Never a hang, a garbled answer or another call's result.
-    for (const { host, error } of errors) {
-      const { code, message, status, data } = error as { code?: unknown; message?: unknown; status?: unknown; data?: { status?: unknown } }
-      // SDK 1.x: McpError / StreamableHTTPError carry the code; SDK 2.x: SdkHttpError carries the HTTP status in data.
-      const coded = typeof code === 'number' || typeof status === 'number' || typeof data?.status === 'number' || (!httpclose && code === 'ECONNRESET')
-      expect({ host, coded, message }).toEqual({ host, coded: true, message: expect.stringMatching(/\S/) })
-    }
-    // The kill cuts the calls in flight on the dead replica and little else.
-    expect(errors.length).toBeLessThan(total / 20)
-  })
-})
+        for (let i = 0; i < HOSTS_PER_ERA; i++) {
+          const client = new ModernClient(
+            { name: `modern-${i}`, version: '2.0.0' },
+            { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+          )
+          await client.connect(new ModernHttp(url, { requestInit }))
+          hosts.push({
+            name: `modern-${i}`,
+            era: 'modern',
+            call: async (text) => textOf(await client.callTool({ name: 'up_echo', arguments: { text } })),
+            sessionId: () => undefined,
+            close: () => client.close(),
+          })
+        }
+      })
+      afterAll(async () => {
+        for (const host of hosts) await host.close().catch(() => {})
+        await cluster?.close()
+        dir[Symbol.dispose]()
+      })
+
+      test("every answer is the call's own, cut calls succeed when sent again, legacy sessions keep their id, errors are coded", async () => {
+        const sessionsBefore = hosts.map((h) => h.sessionId())
+        expect(sessionsBefore.filter(Boolean).length).toBe(HOSTS_PER_ERA)
+        const total = hosts.length * CALLS
+        let done = 0
+        const errors: { host: string; error: unknown }[] = []
+        const answers = new Map<string, string>()
+        const killed = Promise.withResolvers<void>()
+        const restarted = Promise.withResolvers<void>()
+        // The kill lands after a third of the calls, the restart after two thirds (while every host is still calling).
+        const faults = (async () => {
+          while (done < total / 3) await Bun.sleep(5)
+          await cluster.killReplica(1)
+          killed.resolve()
+          while (done < (2 * total) / 3) await Bun.sleep(5)
+          await cluster.restartReplica(1)
+          restarted.resolve()
+        })()
+        await Promise.all(
+          hosts.map(async (host) => {
+            for (let i = 0; i < CALLS; i++) {
+              const text = `${host.name} call ${i}`
+              for (let attempt = 1; ; attempt++) {
+                try {
+                  answers.set(text, await host.call(text))
+                  break
+                } catch (error) {
+                  errors.push({ host: host.name, error })
+                  if (attempt === ATTEMPTS) throw error
+                }
+              }
+              done++
+            }
+          }),
+        )
+        await faults
+        await killed.promise
+        await restarted.promise
+        // None lost, none crossed: each of the 4,000 calls got its own text back.
+        expect(answers.size).toBe(total)
+        for (const [text, answer] of answers) expect(answer).toBe(text)
+        // Legacy hosts kept their sessions across the kill (no new initialize: same id to the end).
+        expect(hosts.map((h) => h.sessionId())).toEqual(sessionsBefore)
+        // The killed replica's sessions did move: each was rebuilt elsewhere from its sealed id (the daemons log it).
+        const ring = loadKeyRing(join(dir.path, 'seal.keys'))
+        const moved = sessionsBefore.filter((id) => id !== undefined && sessionOwner(ring, id) === cluster.replicas[1]!.id)
+        expect(moved.length).toBeGreaterThan(0)
+        const logs = cluster.replicas
+          .map((r) => homeLayout(r.home, join(dir.path, 'config.json')).daemonLog)
+          .filter(existsSync)
+          .map((file) => readFileSync(file, 'utf8'))
+          .join('\n')
+        for (const id of moved) expect(logs).toContain(`session adopted ${id!.slice(-8)}`)
+        process.stderr.write(
+          `cluster faults (${httpclose ? 'httpclose' : 'keep-alive'}): ${total} calls, ${errors.length} errors sent again: ${[...new Set(errors.map((e) => String((e.error as Error).message).slice(0, 120)))].join(' | ')}\n`,
+        )
+        // Each error on the way is a clear JSON-RPC error (numeric code) or an HTTP error (its status) —
+        // and, with the shipped keep-alive config only, the balancer closing the host's kept-alive
+        // connection when the replica serving its request died (ECONNRESET: HAProxy answers a request that
+        // is not a connection's first so, whatever the options, README "A replica dies"); with `option
+        // httpclose` only codes and statuses. Never a hang, a garbled answer or another call's result.
+        for (const { host, error } of errors) {
+          const { code, message, status, data } = error as {
+            code?: unknown
+            message?: unknown
+            status?: unknown
+            data?: { status?: unknown }
+          }
+          // SDK 1.x: McpError / StreamableHTTPError carry the code; SDK 2.x: SdkHttpError carries the HTTP status in data.
+          const coded =
+            typeof code === 'number' ||
+            typeof status === 'number' ||
+            typeof data?.status === 'number' ||
+            (!httpclose && code === 'ECONNRESET')
+          expect({ host, coded, message }).toEqual({ host, coded: true, message: expect.stringMatching(/\S/) })
+        }
+        // The kill cuts the calls in flight on the dead replica and little else.
+        expect(errors.length).toBeLessThan(total / 20)
+      })
+    },
+  )

@@ -23,7 +23,12 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
   let cluster: Cluster
   beforeAll(async () => {
     const config = join(dir.path, 'config.json')
-    writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } },
+      }),
+    )
     cluster = await startCluster({ config, replicas: 3, dir: dir.path, haproxy: haproxy!, sticky: false })
   })
   afterAll(async () => {
@@ -31,10 +36,13 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
     dir[Symbol.dispose]()
   })
   const headers = () => ({ Authorization: `Bearer ${cluster.token}` })
-  const pidOf = (result: unknown) => ((result as { content: { text: string }[] }).content[0]!.text)
+  const pidOf = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text
 
-  test('a 2026 host\'s calls spread over the replicas (round-robin, no stickiness) and all succeed', async () => {
-    const client = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  test("a 2026 host's calls spread over the replicas (round-robin, no stickiness) and all succeed", async () => {
+    const client = new ModernClient(
+      { name: 'modern-host', version: '2.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    )
     await client.connect(new ModernHttp(new URL(`${cluster.url}?codemode=false`), { requestInit: { headers: headers() } }))
     try {
       const pids = new Set<string>()
@@ -46,8 +54,11 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
     }
   })
 
-  test('an elicitation a legacy upstream raises during a 2026 host\'s call is answered when the retry lands on another replica', async () => {
-    const client = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  test("an elicitation a legacy upstream raises during a 2026 host's call is answered when the retry lands on another replica", async () => {
+    const client = new ModernClient(
+      { name: 'modern-host', version: '2.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    )
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { answer: 'from the host' } }))
     await client.connect(new ModernHttp(new URL(`${cluster.url}?codemode=false`), { requestInit: { headers: headers() } }))
     try {
@@ -61,7 +72,7 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
     }
   })
 
-  test('a legacy host\'s session works through plain round-robin: every request reaches the replica that owns it', async () => {
+  test("a legacy host's session works through plain round-robin: every request reaches the replica that owns it", async () => {
     const transport = new LegacyHttp(new URL(`${cluster.url}?codemode=false`), { requestInit: { headers: headers() } })
     const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' })
     await client.connect(transport)
@@ -78,7 +89,13 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
     for (let i = 0; i < 3; i++) {
       const response = await fetch(`${cluster.url}?codemode=false`, {
         method: 'POST',
-        headers: { ...headers(), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+        headers: {
+          ...headers(),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-11-25',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
       })
       expect(response.status).toBe(404)
@@ -87,7 +104,10 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
   })
 
   test('a replica killed and restarted mid-run: every 2026 call is answered, none crossed (a call cut by the kill is retried)', async () => {
-    const client = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    const client = new ModernClient(
+      { name: 'modern-host', version: '2.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    )
     await client.connect(new ModernHttp(new URL(`${cluster.url}?codemode=false`), { requestInit: { headers: headers() } }))
     const errors: string[] = []
     try {
@@ -115,7 +135,8 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
   test('each replica has its id in its run directory; the balancer has no stickiness', async () => {
     // Each replica is the daemon of the shared config in its own home: the id sits in that daemon's run directory.
     const config = join(dir.path, 'config.json')
-    for (const replica of cluster.replicas) expect((await Bun.file(join(homeLayout(replica.home, config).runDir, 'replica')).text()).trim()).toBe(replica.id)
+    for (const replica of cluster.replicas)
+      expect((await Bun.file(join(homeLayout(replica.home, config).runDir, 'replica')).text()).trim()).toBe(replica.id)
     const cfg = await Bun.file(cluster.haproxyConfig).text()
     expect(cfg).not.toContain('stick ')
     expect(cfg).toContain('balance roundrobin')
@@ -128,7 +149,12 @@ describe.skipIf(!haproxy)('the documented alternative: HAProxy learning session 
   let cluster: Cluster
   beforeAll(async () => {
     const config = join(dir.path, 'config.json')
-    writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } },
+      }),
+    )
     // No replica hop: only the balancer's learned stickiness keeps the session on its replica.
     cluster = await startCluster({ config, replicas: 3, dir: dir.path, haproxy: haproxy!, env: { MCPX_REPLICA_PEERS: '' } })
   })
@@ -137,9 +163,9 @@ describe.skipIf(!haproxy)('the documented alternative: HAProxy learning session 
     dir[Symbol.dispose]()
   })
   const headers = () => ({ Authorization: `Bearer ${cluster.token}` })
-  const pidOf = (result: unknown) => ((result as { content: { text: string }[] }).content[0]!.text)
+  const pidOf = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text
 
-  test('a legacy host\'s session stays on the replica that answered initialize', async () => {
+  test("a legacy host's session stays on the replica that answered initialize", async () => {
     const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' })
     await client.connect(new LegacyHttp(new URL(`${cluster.url}?codemode=false`), { requestInit: { headers: headers() } }))
     try {

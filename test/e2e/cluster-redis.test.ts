@@ -24,7 +24,8 @@ import { freePort } from '../../scripts/free-port.ts'
 const SBIN = { PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` }
 const haproxy = Bun.which('haproxy', SBIN)
 const redisServer = Bun.which('redis-server', SBIN)
-if ((!haproxy || !redisServer) && process.env.CI === 'true') throw new Error('haproxy and redis-server must be installed: .ci/run must `apt-get install -y haproxy redis-server`')
+if ((!haproxy || !redisServer) && process.env.CI === 'true')
+  throw new Error('haproxy and redis-server must be installed: .ci/run must `apt-get install -y haproxy redis-server`')
 
 /**
  * Right after the kill, HAProxy may still hand a request to the dead replica on a kept-alive
@@ -49,13 +50,32 @@ describe.skipIf(!haproxy || !redisServer)('three replicas sharing a Redis', () =
   beforeAll(async () => {
     const port = await freePort()
     redisUrl = `redis://127.0.0.1:${port}`
-    redis = Bun.spawn([redisServer!, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdout: 'ignore', stderr: 'inherit' })
+    redis = Bun.spawn([redisServer!, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdout: 'ignore',
+      stderr: 'inherit',
+    })
     const probe = new RedisClient(redisUrl)
-    for (let ok = false; !ok; ) ok = await probe.send('PING', []).then(() => true, async () => (await Bun.sleep(50), false))
+    for (let ok = false; !ok; )
+      ok = await probe.send('PING', []).then(
+        () => true,
+        async () => (await Bun.sleep(50), false),
+      )
     probe.close()
     const config = join(dir.path, 'config.json')
-    writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }))
-    cluster = await startCluster({ config, replicas: 3, dir: dir.path, haproxy: haproxy!, sticky: false, env: { MCPX_REDIS_URL: redisUrl } })
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } },
+      }),
+    )
+    cluster = await startCluster({
+      config,
+      replicas: 3,
+      dir: dir.path,
+      haproxy: haproxy!,
+      sticky: false,
+      env: { MCPX_REDIS_URL: redisUrl },
+    })
   })
   afterAll(async () => {
     await cluster?.close()
@@ -78,7 +98,9 @@ describe.skipIf(!haproxy || !redisServer)('three replicas sharing a Redis', () =
       // The heir rebuilds the session: the host goes on without a new initialize.
       for (let i = 0; i < 6; i++) {
         const text = `after the kill ${i}`
-        expect((await callRetried(() => client.callTool({ name: 'up_echo', arguments: { text } }))).content).toEqual([{ type: 'text', text }])
+        expect((await callRetried(() => client.callTool({ name: 'up_echo', arguments: { text } }))).content).toEqual([
+          { type: 'text', text },
+        ])
       }
       await transport.terminateSession()
     } finally {
@@ -92,7 +114,13 @@ describe.skipIf(!haproxy || !redisServer)('three replicas sharing a Redis', () =
     for (let i = 0; i < 6; i++) {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { ...headers(), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+        headers: {
+          ...headers(),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-11-25',
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
       })
       expect(response.status).toBe(404)
@@ -103,16 +131,37 @@ describe.skipIf(!haproxy || !redisServer)('three replicas sharing a Redis', () =
   test('a GET stream of a dead replica resumes on the heir: what the host missed is replayed from Redis', async () => {
     const url = `${cluster.url}?codemode=false`
     const base = { ...headers(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
-    const init = await fetch(url, { method: 'POST', headers: base, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stream-host', version: '1' } } }) })
+    const init = await fetch(url, {
+      method: 'POST',
+      headers: base,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stream-host', version: '1' } },
+      }),
+    })
     const session = init.headers.get('mcp-session-id')!
     await init.text()
     const inSession = { ...base, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
-    await (await fetch(url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text()
+    await (
+      await fetch(url, {
+        method: 'POST',
+        headers: inSession,
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      })
+    ).text()
     // The standalone GET stream (on the session's replica, whichever replica the balancer picked): primed with an id.
     const get = await fetch(url, { headers: { ...inSession, accept: 'text/event-stream' } })
     const [primed] = await readEvents(get.body!, (events) => events.length >= 1)
     // An upstream tool list change is sent to the host on that stream (and copied to Redis: the priming event, then it)…
-    await (await fetch(url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'up_touch', arguments: {} } }) })).text()
+    await (
+      await fetch(url, {
+        method: 'POST',
+        headers: inSession,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'up_touch', arguments: {} } }),
+      })
+    ).text()
     const shared = new RedisClient(redisUrl)
     const key = `mcpx:events:${createHash('sha256').update(session).digest('base64url')}`
     while (Number(await shared.send('LLEN', [key])) < 2) await Bun.sleep(20)
@@ -139,7 +188,10 @@ describe.skipIf(!haproxy || !redisServer)('three replicas sharing a Redis', () =
 })
 
 /** Reads an SSE body until `done` holds for the events so far (each `{ id, data }`); leaves the stream open. */
-async function readEvents(body: ReadableStream<Uint8Array>, done: (events: { id: string; data: string }[]) => boolean): Promise<{ id: string; data: string }[]> {
+async function readEvents(
+  body: ReadableStream<Uint8Array>,
+  done: (events: { id: string; data: string }[]) => boolean,
+): Promise<{ id: string; data: string }[]> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
   let text = ''
@@ -147,7 +199,10 @@ async function readEvents(body: ReadableStream<Uint8Array>, done: (events: { id:
     text
       .split('\n\n')
       .slice(0, -1)
-      .map((block) => ({ id: /^id: ?(.*)$/m.exec(block)?.[1] ?? '', data: [...block.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join('\n') }))
+      .map((block) => ({
+        id: /^id: ?(.*)$/m.exec(block)?.[1] ?? '',
+        data: [...block.matchAll(/^data: ?(.*)$/gm)].map((m) => m[1]).join('\n'),
+      }))
       .filter((event) => event.id !== '')
   for (let events = parse(); !done(events); events = parse()) {
     const next = await reader.read()
@@ -165,16 +220,39 @@ describe.skipIf(!haproxy || !redisServer)('tasks of a dead replica, read from Re
   let fixture: ReturnType<typeof Bun.spawn> | undefined
   beforeAll(async () => {
     const port = await freePort()
-    redis = Bun.spawn([redisServer!, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdout: 'ignore', stderr: 'inherit' })
+    redis = Bun.spawn([redisServer!, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdout: 'ignore',
+      stderr: 'inherit',
+    })
     const probe = new RedisClient(`redis://127.0.0.1:${port}`)
-    for (let ok = false; !ok; ) ok = await probe.send('PING', []).then(() => true, async () => (await Bun.sleep(50), false))
+    for (let ok = false; !ok; )
+      ok = await probe.send('PING', []).then(
+        () => true,
+        async () => (await Bun.sleep(50), false),
+      )
     probe.close()
     const fixturePort = await freePort()
-    fixture = Bun.spawn([process.execPath, join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--port', String(fixturePort)], { stdout: 'ignore', stderr: 'ignore' })
-    while (!(await fetch(`http://127.0.0.1:${fixturePort}/mcp`).then(() => true, () => false))) await Bun.sleep(50)
+    fixture = Bun.spawn([process.execPath, join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--port', String(fixturePort)], {
+      stdout: 'ignore',
+      stderr: 'ignore',
+    })
+    while (
+      !(await fetch(`http://127.0.0.1:${fixturePort}/mcp`).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await Bun.sleep(50)
     const config = join(dir.path, 'config.json')
     writeFileSync(config, JSON.stringify({ mcpServers: { everything: { url: `http://127.0.0.1:${fixturePort}/mcp` } } }))
-    cluster = await startCluster({ config, replicas: 3, dir: dir.path, haproxy: haproxy!, sticky: false, env: { MCPX_REDIS_URL: `redis://127.0.0.1:${port}`, MCPX_MCP_PASSTHROUGH: 'everything' } })
+    cluster = await startCluster({
+      config,
+      replicas: 3,
+      dir: dir.path,
+      haproxy: haproxy!,
+      sticky: false,
+      env: { MCPX_REDIS_URL: `redis://127.0.0.1:${port}`, MCPX_MCP_PASSTHROUGH: 'everything' },
+    })
   })
   afterAll(async () => {
     await cluster?.close()
@@ -185,14 +263,29 @@ describe.skipIf(!haproxy || !redisServer)('tasks of a dead replica, read from Re
   })
 
   let id = 0
-  const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } }, 'io.modelcontextprotocol/clientInfo': { name: 'task-host', version: '1' } }
-  async function rpc(method: string, params: Record<string, unknown>, name?: string): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
+  const META = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    'io.modelcontextprotocol/clientInfo': { name: 'task-host', version: '1' },
+  }
+  async function rpc(
+    method: string,
+    params: Record<string, unknown>,
+    name?: string,
+  ): Promise<{ result?: Record<string, unknown>; error?: { message: string } }> {
     for (let attempt = 1; ; attempt++) {
       // Right after a kill HAProxy may close a kept-alive connection of the host (ECONNRESET) or answer 502
       // itself until its check marks the replica down; these calls are reads (or made before the kill): sent again.
       const response = await fetch(cluster.url, {
         method: 'POST',
-        headers: { authorization: `Bearer ${cluster.token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name && { 'mcp-name': name }) },
+        headers: {
+          authorization: `Bearer ${cluster.token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+          ...(name && { 'mcp-name': name }),
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: META } }),
       }).catch((error: { code?: string }) => {
         if (error.code === 'ECONNRESET' && attempt < 3) return undefined
@@ -217,16 +310,25 @@ describe.skipIf(!haproxy || !redisServer)('tasks of a dead replica, read from Re
     expect(done.result).toMatchObject({ resultType: 'task', status: 'working' })
     // The fixture sleeps 0.2 s: polled every 50 ms, it is done well within 100 polls.
     let polled: Awaited<ReturnType<typeof rpc>> | undefined
-    for (let poll = 0; poll < 100 && polled?.result?.status !== 'completed'; poll++, await Bun.sleep(50)) polled = await rpc('tasks/get', { taskId: doneId }, doneId)
-    expect(polled).toMatchObject({ result: { status: "completed" } })
+    for (let poll = 0; poll < 100 && polled?.result?.status !== 'completed'; poll++, await Bun.sleep(50))
+      polled = await rpc('tasks/get', { taskId: doneId }, doneId)
+    expect(polled).toMatchObject({ result: { status: 'completed' } })
     expect((await rpc('tasks/get', { taskId: runningId }, runningId)).result?.status).toBe('working')
     // Kill the replicas holding them (round-robin put the two calls on different replicas, or the same one).
     const owners = [...new Set([ownerIndex(doneId), ownerIndex(runningId)])]
     for (const owner of owners) await cluster.killReplica(owner)
     const kept = await rpc('tasks/get', { taskId: doneId }, doneId)
-    expect(kept.result).toMatchObject({ taskId: doneId, status: 'completed', result: { content: [{ type: 'text', text: 'Computed kept after 0.2s' }] } })
+    expect(kept.result).toMatchObject({
+      taskId: doneId,
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'Computed kept after 0.2s' }] },
+    })
     const lost = await rpc('tasks/get', { taskId: runningId }, runningId)
-    expect(lost.result).toMatchObject({ taskId: runningId, status: 'failed', error: { message: expect.stringContaining('stopped while the task ran') } })
+    expect(lost.result).toMatchObject({
+      taskId: runningId,
+      status: 'failed',
+      error: { message: expect.stringContaining('stopped while the task ran') },
+    })
     // Every replica now reads it as failed (the record says so), and cancelling an ended task is a no-op.
     expect((await rpc('tasks/cancel', { taskId: runningId }, runningId)).result).toEqual({})
     expect((await rpc('tasks/get', { taskId: runningId }, runningId)).result?.status).toBe('failed')

@@ -22,7 +22,10 @@ let headers: Record<string, string>
 
 /** Start the everything fixture over HTTP on an ephemeral port; resolves with its URL. */
 async function startHttpFixture(): Promise<string> {
-  fixture = Bun.spawn([process.execPath, join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--port', '0'], { stderr: 'pipe', stdout: 'ignore' })
+  fixture = Bun.spawn([process.execPath, join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--port', '0'], {
+    stderr: 'pipe',
+    stdout: 'ignore',
+  })
   const reader = (fixture.stderr as ReadableStream<Uint8Array>).getReader()
   let text = ''
   for (;;) {
@@ -37,7 +40,12 @@ async function startHttpFixture(): Promise<string> {
 beforeAll(async () => {
   const url = await startHttpFixture()
   const config = parseConfig(
-    JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] }, ev: { url } } }),
+    JSON.stringify({
+      mcpServers: {
+        up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] },
+        ev: { url },
+      },
+    }),
     'code-mode.json',
     {},
   )
@@ -55,7 +63,7 @@ afterAll(async () => {
   dir[Symbol.dispose]()
 })
 
-const textOf = (result: unknown) => ((result as { content: { text: string }[] }).content[0]!.text)
+const textOf = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text
 
 describe('code mode through /mcp', () => {
   test('tools/list is the small gateway surface', async () => {
@@ -94,7 +102,10 @@ describe('code mode through /mcp', () => {
   })
 
   test('a tool error is a catchable exception, and a script error is reported as such', async () => {
-    const caught = await client.callTool({ name: 'mcpx_exec', arguments: { code: 'try { await ev.test_error_handling({}) } catch (e) { return "caught: " + e.message }' } })
+    const caught = await client.callTool({
+      name: 'mcpx_exec',
+      arguments: { code: 'try { await ev.test_error_handling({}) } catch (e) { return "caught: " + e.message }' },
+    })
     expect((caught.structuredContent as { result: string }).result).toMatch(/^caught: .*intentionally returns an error/)
     const broken = await client.callTool({ name: 'mcpx_exec', arguments: { code: 'return (' } })
     expect(broken.isError).toBe(true)
@@ -103,10 +114,16 @@ describe('code mode through /mcp', () => {
 
   test('an elicitation raised by a tool called from inside a script reaches the host that ran the script', async () => {
     const asking = new Client({ name: 'asking-host', version: '1.0.0' }, { capabilities: { elicitation: {} } })
-    asking.setRequestHandler(ElicitRequestSchema, async (request) => ({ action: 'accept', content: { answer: `from the host: ${request.params.message}` } }))
+    asking.setRequestHandler(ElicitRequestSchema, async (request) => ({
+      action: 'accept',
+      content: { answer: `from the host: ${request.params.message}` },
+    }))
     await asking.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers } }))
     try {
-      const result = await asking.callTool({ name: 'mcpx_exec', arguments: { code: 'const said = await up.ask({ question: "ok?" }); return said.toUpperCase()' } })
+      const result = await asking.callTool({
+        name: 'mcpx_exec',
+        arguments: { code: 'const said = await up.ask({ question: "ok?" }); return said.toUpperCase()' },
+      })
       expect(result.structuredContent).toEqual({ result: 'ACTION=ACCEPT ANSWER=FROM THE HOST: OK?', logs: [] })
     } finally {
       await asking.close()
@@ -114,7 +131,10 @@ describe('code mode through /mcp', () => {
   })
 
   test('a 2026 host gets the question as input_required, and its retry resumes the same running script', async () => {
-    const modern = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    const modern = new ModernClient(
+      { name: 'modern-host', version: '2.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    )
     modern.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { answer: 'modern' } }))
     await modern.connect(new ModernHttp(mcpUrl, { requestInit: { headers } }))
     try {

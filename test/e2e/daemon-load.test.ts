@@ -19,12 +19,19 @@ let token: string
 
 beforeAll(async () => {
   const config = parseConfig(
-    JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }),
+    JSON.stringify({
+      mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } },
+    }),
     'load.json',
     {},
   )
   const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
-  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, requestTimeoutMs: 30_000 }), config, layout, version: '0.0.0-test' })
+  daemon = await startGatewayDaemon({
+    settings: testSettings({ daemonIdleMs: 0, requestTimeoutMs: 30_000 }),
+    config,
+    layout,
+    version: '0.0.0-test',
+  })
   url = `${daemon.info().tcp.url}/mcp?codemode=false`
   token = readToken(layout.token)!
 })
@@ -34,7 +41,11 @@ afterAll(async () => {
 })
 
 /** One stateless 2026 tools/call (no session: every request stands alone). */
-async function call(id: string, tool: string, args: Record<string, unknown>): Promise<{ id: unknown; text?: string; isError?: boolean; error?: unknown }> {
+async function call(
+  id: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ id: unknown; text?: string; isError?: boolean; error?: unknown }> {
   const body = {
     jsonrpc: '2.0',
     id,

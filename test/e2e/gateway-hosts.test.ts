@@ -41,7 +41,8 @@ afterAll(async () => {
   dir[Symbol.dispose]()
 })
 
-const textOf = (result: unknown) => ((result as { content?: unknown }).content as { type: string; text: string }[]).map((c) => c.text).join('\n')
+const textOf = (result: unknown) =>
+  ((result as { content?: unknown }).content as { type: string; text: string }[]).map((c) => c.text).join('\n')
 
 async function legacyHost<T>(path: string, run: (client: LegacyClient) => Promise<T>): Promise<T> {
   const client = new LegacyClient({ name: 'legacy-host', version: '1.0.0' }, { capabilities: { elicitation: {} } })
@@ -58,7 +59,10 @@ async function legacyHost<T>(path: string, run: (client: LegacyClient) => Promis
 }
 
 async function modernHost<T>(path: string, run: (client: ModernClient) => Promise<T>): Promise<T> {
-  const client = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  const client = new ModernClient(
+    { name: 'modern-host', version: '2.0.0' },
+    { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  )
   client.setRequestHandler('elicitation/create', async (request: { params: { message: string } }) => ({
     action: 'accept',
     content: { answer: `modern host saw "${request.params.message}"`, name: 'Grace' },
@@ -102,7 +106,10 @@ describe('legacy host (SDK 1.x) on /mcp', () => {
 
   test('an input_required from a modern upstream becomes a request to the host', async () => {
     await legacyHost('', async (client) => {
-      const result = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'ev.test_input_required_result_elicitation', arguments: {} } })
+      const result = await client.callTool({
+        name: 'mcpx_call',
+        arguments: { tool: 'ev.test_input_required_result_elicitation', arguments: {} },
+      })
       expect(textOf(result)).toBe('Hello, Ada!')
     })
   })
@@ -112,7 +119,9 @@ describe('modern host (SDK 2.x, 2026-07-28) on /mcp', () => {
   test('lists the surface and calls through mcpx_call and the raw surface', async () => {
     await modernHost('', async (client) => {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('mcpx_call')
-      expect(textOf(await client.callTool({ name: 'mcpx_call', arguments: { tool: 'ev.test_simple_text' } }))).toBe('This is a simple text response for testing.')
+      expect(textOf(await client.callTool({ name: 'mcpx_call', arguments: { tool: 'ev.test_simple_text' } }))).toBe(
+        'This is a simple text response for testing.',
+      )
     })
     await modernHost('?codemode=false', async (client) => {
       expect(textOf(await client.callTool({ name: 'up_echo', arguments: { text: 'raw' } }))).toBe('raw')
@@ -121,14 +130,20 @@ describe('modern host (SDK 2.x, 2026-07-28) on /mcp', () => {
 
   test('an elicitation from a legacy upstream comes back as input_required and the retry completes the call', async () => {
     await modernHost('', async (client) => {
-      const result = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.ask', arguments: { question: 'favourite colour?' } } })
+      const result = await client.callTool({
+        name: 'mcpx_call',
+        arguments: { tool: 'up.ask', arguments: { question: 'favourite colour?' } },
+      })
       expect(textOf(result)).toBe('action=accept answer=modern host saw "favourite colour?"')
     })
   })
 
   test('an input_required from a modern upstream is relayed to the modern host', async () => {
     await modernHost('', async (client) => {
-      const result = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'ev.test_input_required_result_elicitation', arguments: {} } })
+      const result = await client.callTool({
+        name: 'mcpx_call',
+        arguments: { tool: 'ev.test_input_required_result_elicitation', arguments: {} },
+      })
       expect(textOf(result)).toBe('Hello, Grace!')
     })
   })

@@ -26,10 +26,13 @@ afterAll(async () => {
 /** One `--app-info` probe; the Inspector hands a stdio server only the variables given with -e. */
 async function appInfo(toolName: string, server: string[]): Promise<Record<string, unknown>> {
   const env = Object.entries(user.env).flatMap(([key, value]) => (value === '' ? [] : ['-e', `${key}=${value}`]))
-  const proc = Bun.spawn([NODE22, INSPECTOR, '--cli', '--advertise-apps', ...env, '--method', 'tools/call', '--tool-name', toolName, '--app-info', ...server], {
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
+  const proc = Bun.spawn(
+    [NODE22, INSPECTOR, '--cli', '--advertise-apps', ...env, '--method', 'tools/call', '--tool-name', toolName, '--app-info', ...server],
+    {
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  )
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   expect({ code, err: code === 0 ? '' : err }).toEqual({ code: 0, err: '' })
   return JSON.parse(out.trim().split('\n').at(-1)!)
@@ -37,7 +40,11 @@ async function appInfo(toolName: string, server: string[]): Promise<Record<strin
 
 describe('MCP Inspector --app-info', () => {
   test('directly against the app server', async () => {
-    expect(await appInfo('get-time', ['node', APP_SERVER, '--stdio'])).toMatchObject({ hasApp: true, resourceUri: 'ui://get-time/mcp-app.html', resourceMimeType: 'text/html;profile=mcp-app' })
+    expect(await appInfo('get-time', ['node', APP_SERVER, '--stdio'])).toMatchObject({
+      hasApp: true,
+      resourceUri: 'ui://get-time/mcp-app.html',
+      resourceMimeType: 'text/html;profile=mcp-app',
+    })
   })
 
   test('through mcpx serve --mode raw: the renamed tool and its re-addressed ui:// resource', async () => {

@@ -61,7 +61,12 @@ beforeAll(async () => {
   writeFileSync(configPath, JSON.stringify({ mcpServers: { notes: { url: upstream.url } } }))
   const config = parseConfig(JSON.stringify({ mcpServers: { notes: { url: upstream.url } } }), configPath, {})
   mkdirSync(home, { recursive: true })
-  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false }), config, layout: homeLayout(home, configPath), version: '0.0.0-test' })
+  daemon = await startGatewayDaemon({
+    settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false }),
+    config,
+    layout: homeLayout(home, configPath),
+    version: '0.0.0-test',
+  })
   url = `${daemon.info().tcp.url}/mcp?passthrough=notes`
 })
 afterAll(async () => {
@@ -78,7 +83,7 @@ function collector() {
     heard,
     push(n: Notification) {
       heard.push(n)
-      for (const w of [...waiters]) if (w.match(n)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(n))
+      for (const w of [...waiters]) if (w.match(n)) waiters.splice(waiters.indexOf(w), 1), w.resolve(n)
     },
     next(match: (n: Notification) => boolean): Promise<Notification> {
       const found = heard.find(match)
@@ -98,7 +103,14 @@ async function legacyListen(transport: Transport) {
   try {
     const stop = new AbortController()
     const listening = client
-      .request({ method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, resourceSubscriptions: ['note://a'] } } } as never, ResultSchema, { signal: stop.signal, timeout: 60_000 })
+      .request(
+        {
+          method: 'subscriptions/listen',
+          params: { notifications: { toolsListChanged: true, resourceSubscriptions: ['note://a'] } },
+        } as never,
+        ResultSchema,
+        { signal: stop.signal, timeout: 60_000 },
+      )
       .catch(() => undefined)
     const ack = await heard.next((n) => n.method === 'notifications/subscriptions/acknowledged')
     expect(ack.params).toMatchObject({ notifications: { toolsListChanged: true, resourceSubscriptions: ['note://a'] } })
@@ -124,9 +136,13 @@ async function legacyListen(transport: Transport) {
 describe('subscriptions/listen from a legacy host', () => {
   test('over /mcp: the same tagged notifications a 2026 SDK 2.x host gets', async () => {
     // The 2026 host (SDK 2.x) listening on the same surface, for the same events.
-    const modern = new ModernClient({ name: 'modern-listener', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: V } } })
+    const modern = new ModernClient(
+      { name: 'modern-listener', version: '2.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: V } } },
+    )
     const modernHeard = collector()
-    for (const method of ['notifications/tools/list_changed', 'notifications/resources/updated'] as const) modern.setNotificationHandler(method, (n) => modernHeard.push(n as Notification))
+    for (const method of ['notifications/tools/list_changed', 'notifications/resources/updated'] as const)
+      modern.setNotificationHandler(method, (n) => modernHeard.push(n as Notification))
     await modern.connect(new ModernHttp(new URL(url)))
     try {
       const subscription = await modern.listen({ toolsListChanged: true, resourceSubscriptions: ['note://a'] })
@@ -149,11 +165,19 @@ describe('subscriptions/listen from a legacy host', () => {
 
   test('over mcpx serve (stdio): the same tagged notifications a 2026 SDK 2.x host on its own serve gets', async () => {
     const [command, ...args] = mcpxCommand()
-    const env = { ...(process.env as Record<string, string>), MCPX_HOME: join(dir.path, 'home'), MCPX_CONFIG: join(dir.path, 'config.json') }
+    const env = {
+      ...(process.env as Record<string, string>),
+      MCPX_HOME: join(dir.path, 'home'),
+      MCPX_CONFIG: join(dir.path, 'config.json'),
+    }
     const serve = { command: command!, args: [...args, 'serve', '--passthrough', 'notes'], env, stderr: 'ignore' as const }
-    const modern = new ModernClient({ name: 'modern-listener', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: V } } })
+    const modern = new ModernClient(
+      { name: 'modern-listener', version: '2.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: V } } },
+    )
     const modernHeard = collector()
-    for (const method of ['notifications/tools/list_changed', 'notifications/resources/updated'] as const) modern.setNotificationHandler(method, (n) => modernHeard.push(n as Notification))
+    for (const method of ['notifications/tools/list_changed', 'notifications/resources/updated'] as const)
+      modern.setNotificationHandler(method, (n) => modernHeard.push(n as Notification))
     await modern.connect(new ModernStdio(serve))
     try {
       const subscription = await modern.listen({ toolsListChanged: true, resourceSubscriptions: ['note://a'] })

@@ -58,7 +58,10 @@ type Host = {
 }
 
 async function modernHost<T>(path: string, capabilities: Record<string, unknown>, run: (client: Host) => Promise<T>): Promise<T> {
-  const client = new ModernClient({ name: 'apps-host', version: '2.0.0' }, { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  const client = new ModernClient(
+    { name: 'apps-host', version: '2.0.0' },
+    { capabilities, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  )
   await client.connect(new ModernHttp(new URL(mcpUrl + path), { requestInit: { headers } }))
   try {
     return await run(client as unknown as Host)
@@ -126,9 +129,16 @@ describe('MCP Apps on the raw surface', () => {
       expect(uri).toStartWith('ui://')
       expect(uri).not.toBe('ui://show/app.html')
       const content = (await client.readResource({ uri: uri! })).contents[0]!
-      const direct = ((await (daemon.pool as unknown as UpstreamPool).request('meta', 'resources/read', { uri: 'ui://show/app.html' })).contents as Record<string, unknown>[])[0]!
+      const direct = (
+        (await (daemon.pool as unknown as UpstreamPool).request('meta', 'resources/read', { uri: 'ui://show/app.html' }))
+          .contents as Record<string, unknown>[]
+      )[0]!
       expect(content._meta).toEqual(direct._meta)
-      expect((content._meta as { ui?: { prefersBorder?: boolean; domain?: string } }).ui).toMatchObject({ prefersBorder: true, domain: 'show.example.com', csp: { connectDomains: ['https://api.example.com'] } })
+      expect((content._meta as { ui?: { prefersBorder?: boolean; domain?: string } }).ui).toMatchObject({
+        prefersBorder: true,
+        domain: 'show.example.com',
+        csp: { connectDomains: ['https://api.example.com'] },
+      })
       expect(content.mimeType).toBe(MIME)
     })
   })
@@ -159,7 +169,14 @@ describe('MCP Apps through mcpx serve --passthrough (stdio)', () => {
     writeFileSync(user.configFile, JSON.stringify({ mcpServers: { apps: { command: 'node', args: [APP_SERVER, '--stdio'] } } }))
     const [command, ...args] = mcpxCommand()
     const client = new LegacyClient({ name: 'apps-host', version: '1.0.0' }, { capabilities: APPS_CAPS })
-    await client.connect(new StdioClientTransport({ command: command!, args: [...args, 'serve', '--passthrough', 'apps'], env: { ...(process.env as Record<string, string>), ...user.env }, stderr: 'ignore' }))
+    await client.connect(
+      new StdioClientTransport({
+        command: command!,
+        args: [...args, 'serve', '--passthrough', 'apps'],
+        env: { ...(process.env as Record<string, string>), ...user.env },
+        stderr: 'ignore',
+      }),
+    )
     try {
       const { resourceUri } = await appRoundTrip(client as unknown as Host, 'get-time')
       expect(resourceUri).toBe('ui://get-time/mcp-app.html')
@@ -185,7 +202,9 @@ describe('MCP Apps in code mode and reactive mode', () => {
   test('mcpx_search marks hits that have an app', async () => {
     await modernHost('', APPS_CAPS, async (client) => {
       const search = await client.callTool({ name: 'mcpx_search', arguments: { query: 'current server time' } })
-      const hit = (search.structuredContent as { hits: { qualifiedName: string; app?: string }[] }).hits.find((h) => h.qualifiedName === 'apps.get-time')
+      const hit = (search.structuredContent as { hits: { qualifiedName: string; app?: string }[] }).hits.find(
+        (h) => h.qualifiedName === 'apps.get-time',
+      )
       expect(hit?.app).toStartWith('ui://')
     })
   })

@@ -21,7 +21,13 @@ import { upstreamTools } from '../../lib/gateway/surfaces/upstream-items.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
-const config = parseConfig(JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] } } }), 'legacy-tasks.json', {})
+const config = parseConfig(
+  JSON.stringify({
+    mcpServers: { everything: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] } },
+  }),
+  'legacy-tasks.json',
+  {},
+)
 const dir = tempDir('mcpx-passthrough-legacy-tasks')
 const settings = testSettings({ daemonIdleMs: 0 })
 let daemon: Daemon
@@ -45,7 +51,10 @@ afterAll(async () => {
 })
 
 const textOf = (result: unknown) => ((result as { content?: unknown }).content as { text: string }[]).map((c) => c.text).join('\n')
-const asTask = (name: string, args: Record<string, unknown>) => client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } }, CreateTaskResultSchema, { timeout: 30_000 })
+const asTask = (name: string, args: Record<string, unknown>) =>
+  client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } }, CreateTaskResultSchema, {
+    timeout: 30_000,
+  })
 /** The upstream's own view of a task (the gateway's pool, declaring the extension as 2026 requires). */
 const upstreamTask = (taskId: string) => pool.request('everything', 'tasks/get', { taskId }, { capabilities: TASKS })
 
@@ -59,7 +68,10 @@ describe('pass-through, 2025-11-25 host, 2026 upstream with the tasks extension'
   })
 
   test('a 2026 host (SDK 2.x) is listed the tools as the upstream gave them: no execution', async () => {
-    const modern = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    const modern = new ModernClient(
+      { name: 'modern-host', version: '2.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    )
     await modern.connect(new ModernHttp(new URL(`${daemon.info().tcp.url}/mcp?passthrough=everything`), { requestInit: { headers } }))
     try {
       const tool = (await modern.listTools()).tools.find((t) => t.name === 'slow_compute')
@@ -113,9 +125,15 @@ describe('pass-through, 2025-11-25 host, 2026 upstream with the tasks extension'
       asked.push(String(request.params.message))
       return { action: 'accept', content: { confirm: true } }
     })
-    await asking.connect(new StreamableHTTPClientTransport(new URL(`${daemon.info().tcp.url}/mcp?passthrough=everything`), { requestInit: { headers } }))
+    await asking.connect(
+      new StreamableHTTPClientTransport(new URL(`${daemon.info().tcp.url}/mcp?passthrough=everything`), { requestInit: { headers } }),
+    )
     try {
-      const created = await asking.request({ method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'old.log' }, task: { ttl: 60_000 } } }, CreateTaskResultSchema, { timeout: 30_000 })
+      const created = await asking.request(
+        { method: 'tools/call', params: { name: 'confirm_delete', arguments: { filename: 'old.log' }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+        { timeout: 30_000 },
+      )
       const result = await asking.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema, { timeout: 30_000 })
       expect(asked).toEqual(['Delete old.log?'])
       expect(textOf(result)).toBe('Deleted old.log')
@@ -125,7 +143,9 @@ describe('pass-through, 2025-11-25 host, 2026 upstream with the tasks extension'
   })
 
   test('without the task hint the call is answered directly, as before', async () => {
-    const result = await client.callTool({ name: 'slow_compute', arguments: { seconds: 0.1, label: 'plain' } }, undefined, { timeout: 30_000 })
+    const result = await client.callTool({ name: 'slow_compute', arguments: { seconds: 0.1, label: 'plain' } }, undefined, {
+      timeout: 30_000,
+    })
     expect(textOf(result)).toBe('Computed plain after 0.1s')
   })
 
@@ -136,12 +156,19 @@ describe('pass-through, 2025-11-25 host, 2026 upstream with the tasks extension'
     // no connection is live, and a surface rebuilding its list then reads the catalog's own answer.
     await (await upstream.client()).close()
     expect(upstream.decidesTasksPerCall).toBe(false)
-    const rebuilt = upstreamTools(catalog, { pool, parking: new ParkingLot(settings.requestStateTtlMs), ownNames: true, tasks: () => daemon as never })
+    const rebuilt = upstreamTools(catalog, {
+      pool,
+      parking: new ParkingLot(settings.requestStateTtlMs),
+      ownNames: true,
+      tasks: () => daemon as never,
+    })
     expect(rebuilt.find((t) => t.name === 'slow_compute')?.execution).toEqual({ taskSupport: 'optional' })
     // Reconnected, the host still lists them so and a task hint still makes a task.
     const tools = (await client.listTools()).tools
     expect(tools.find((t) => t.name === 'slow_compute')?.execution).toEqual({ taskSupport: 'optional' })
     const created = await asTask('slow_compute', { seconds: 0.1, label: 'after' })
-    expect(textOf(await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema, { timeout: 30_000 }))).toBe('Computed after after 0.1s')
+    expect(textOf(await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema, { timeout: 30_000 }))).toBe(
+      'Computed after after 0.1s',
+    )
   })
 })

@@ -63,7 +63,13 @@ function post(method: string, params: Record<string, unknown>, name?: string, si
   return fetch(url, {
     method: 'POST',
     signal,
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': method, ...(name && { 'mcp-name': name }) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': V,
+      'mcp-method': method,
+      ...(name && { 'mcp-name': name }),
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: Math.floor(Math.random() * 1e9), method, params: { ...params, _meta: META } }),
   })
 }
@@ -96,8 +102,12 @@ function sseReader(response: Response) {
 
 test('an upstream resources/updated reaches the host that subscribed to that URI', async () => {
   const stop = new AbortController()
-  const listenA = sseReader(await post('subscriptions/listen', { notifications: { resourceSubscriptions: ['note://a'] } }, undefined, stop.signal))
-  const listenB = sseReader(await post('subscriptions/listen', { notifications: { resourceSubscriptions: ['note://b'] } }, undefined, stop.signal))
+  const listenA = sseReader(
+    await post('subscriptions/listen', { notifications: { resourceSubscriptions: ['note://a'] } }, undefined, stop.signal),
+  )
+  const listenB = sseReader(
+    await post('subscriptions/listen', { notifications: { resourceSubscriptions: ['note://b'] } }, undefined, stop.signal),
+  )
   // Both acknowledged before the update is triggered.
   const acknowledged = (m: Record<string, unknown>) => m.method === 'notifications/subscriptions/acknowledged'
   await Promise.all([listenA.until(acknowledged), listenB.until(acknowledged)])

@@ -17,7 +17,9 @@ import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
 const V = '2026-07-28'
 const dir = tempDir('mcpx-passthrough')
 const config = parseConfig(
-  JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] } } }),
+  JSON.stringify({
+    mcpServers: { everything: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] } },
+  }),
   'passthrough.json',
   {},
 )
@@ -26,7 +28,14 @@ let url: string
 
 beforeAll(async () => {
   const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
-  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false, ssePollAfterMs: 100 }), config, layout, version: '0.0.0-test', mode: 'passthrough', passthrough: 'everything' })
+  daemon = await startGatewayDaemon({
+    settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false, ssePollAfterMs: 100 }),
+    config,
+    layout,
+    version: '0.0.0-test',
+    mode: 'passthrough',
+    passthrough: 'everything',
+  })
   url = `${daemon.info().tcp.url}/mcp`
 })
 afterAll(async () => {
@@ -34,7 +43,13 @@ afterAll(async () => {
   dir[Symbol.dispose]()
 })
 
-type Message = { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown>; error?: { code: number; data?: unknown } }
+type Message = {
+  id?: number
+  method?: string
+  params?: Record<string, unknown>
+  result?: Record<string, unknown>
+  error?: { code: number; data?: unknown }
+}
 
 /** All JSON-RPC messages of one response (JSON or SSE). */
 async function messagesOf(response: Response): Promise<Message[]> {
@@ -48,7 +63,16 @@ async function messagesOf(response: Response): Promise<Message[]> {
 
 let nextId = 1
 /** One 2026 tools/call with the headers and `_meta` the spec asks for; no bearer token. */
-async function modernCall(name: string, extra: { args?: Record<string, unknown>; capabilities?: Record<string, unknown>; meta?: Record<string, unknown>; inputResponses?: unknown; requestState?: unknown } = {}) {
+async function modernCall(
+  name: string,
+  extra: {
+    args?: Record<string, unknown>
+    capabilities?: Record<string, unknown>
+    meta?: Record<string, unknown>
+    inputResponses?: unknown
+    requestState?: unknown
+  } = {},
+) {
   const params: Record<string, unknown> = {
     name,
     arguments: extra.args ?? {},
@@ -63,7 +87,13 @@ async function modernCall(name: string, extra: { args?: Record<string, unknown>;
   if (extra.requestState !== undefined) params.requestState = extra.requestState
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': 'tools/call', 'mcp-name': name },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': V,
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params }),
   })
   const messages = await messagesOf(response)
@@ -76,12 +106,25 @@ const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
 async function modernRequest(method: string, params: Record<string, unknown>, name: string) {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': V, 'mcp-method': method, 'mcp-name': name },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': V,
+      'mcp-method': method,
+      'mcp-name': name,
+    },
     body: JSON.stringify({
       jsonrpc: '2.0',
       id: nextId++,
       method,
-      params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': V, 'io.modelcontextprotocol/clientCapabilities': TASKS, 'io.modelcontextprotocol/clientInfo': { name: 'raw-host', version: '1.0.0' } } },
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': V,
+          'io.modelcontextprotocol/clientCapabilities': TASKS,
+          'io.modelcontextprotocol/clientInfo': { name: 'raw-host', version: '1.0.0' },
+        },
+      },
     }),
   })
   return (await messagesOf(response)).find((m) => m.id !== undefined)!
@@ -127,7 +170,12 @@ describe('pass-through surface: the upstream as itself', () => {
     const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } },
+      }),
     })
     const init = (await messagesOf(response))[0]!.result!
     expect(init.serverInfo).toEqual({ name: 'mcpx-everything', version: '0.1.0', title: 'mcpx everything fixture' })
@@ -142,7 +190,12 @@ describe('pass-through surface: tasks and SSE polling', () => {
     expect(created.final.result?.resultType).toBe('task')
     const taskId = String(created.final.result?.taskId)
     // The host sees the upstream's own task id (mapped, not renamed): the upstream knows it.
-    const upstreamTask = await (daemon.pool as unknown as UpstreamPool).request('everything', 'tasks/get', { taskId }, { capabilities: TASKS })
+    const upstreamTask = await (daemon.pool as unknown as UpstreamPool).request(
+      'everything',
+      'tasks/get',
+      { taskId },
+      { capabilities: TASKS },
+    )
     expect(upstreamTask.taskId).toBe(taskId)
     let task = created.final.result!
     while (task.status === 'working') {
@@ -162,18 +215,32 @@ describe('pass-through surface: tasks and SSE polling', () => {
     const init = await fetch(url, {
       method: 'POST',
       headers: base,
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy-raw', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy-raw', version: '1' } },
+      }),
     })
     const session = init.headers.get('mcp-session-id')!
     await init.text()
     const headers = { ...base, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
-    await (await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text()
-    const call = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } }) })
+    await (
+      await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+    ).text()
+    const call = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } }),
+    })
     const text = await call.text()
     // The stream ended without the answer; its last event id is where the host resumes.
     expect(text).not.toContain('"id":2')
     const lastId = [...text.matchAll(/^id: ?(.+)$/gm)].at(-1)![1]!.trim()
-    const resumed = await fetch(url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25', 'last-event-id': lastId } })
+    const resumed = await fetch(url, {
+      method: 'GET',
+      headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25', 'last-event-id': lastId },
+    })
     const reader = resumed.body!.getReader()
     let seen = ''
     while (!seen.includes('"id":2')) {
@@ -195,14 +262,22 @@ describe('daemonRequireToken', () => {
       layout: homeLayout(join(other.path, 'home'), join(other.path, 'config.json')),
       version: '0.0.0-test',
     })
-    const error = await start.then(() => undefined, (e: unknown) => e)
+    const error = await start.then(
+      () => undefined,
+      (e: unknown) => e,
+    )
     expect(error).toBeInstanceOf(McpxError)
     expect((error as McpxError).code).toBe('CONFIG')
   })
 
   test('the default still refuses TCP requests without the token', async () => {
     using other = tempDir('mcpx-passthrough-token')
-    const guarded = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout: homeLayout(join(other.path, 'home'), join(other.path, 'config.json')), version: '0.0.0-test' })
+    const guarded = await startGatewayDaemon({
+      settings: testSettings({ daemonIdleMs: 0 }),
+      config,
+      layout: homeLayout(join(other.path, 'home'), join(other.path, 'config.json')),
+      version: '0.0.0-test',
+    })
     try {
       const response = await fetch(`${guarded.info().tcp.url}/v1/health`)
       expect(response.status).toBe(401)

@@ -17,9 +17,20 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { REPO_ROOT, mcpxCommand, runMcpx, tempDir } from '../harness.ts'
 
-type Message = { jsonrpc: '2.0'; id?: unknown; method?: string; result?: Record<string, unknown>; error?: { code: number; message: string } }
+type Message = {
+  jsonrpc: '2.0'
+  id?: unknown
+  method?: string
+  result?: Record<string, unknown>
+  error?: { code: number; message: string }
+}
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-host', version: '1.0.0' } } }
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-host', version: '1.0.0' } },
+}
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' }
 const line = (message: unknown) => `${JSON.stringify(message)}\n`
 
@@ -53,7 +64,12 @@ afterEach(async () => {
 
 /** `mcpx serve` on raw pipes: write lines, read every line it prints. */
 function rawServe(u: ReturnType<typeof user>, ...extra: string[]) {
-  const proc = Bun.spawn([...mcpxCommand(), 'serve', '--config', u.config, ...extra], { env: u.env, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([...mcpxCommand(), 'serve', '--config', u.config, ...extra], {
+    env: u.env,
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const lines: Message[] = []
   const waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = []
   const reading = (async () => {
@@ -145,10 +161,18 @@ describe('mcpx serve: stdio semantics on raw pipes', () => {
 
   test('stdin closed right after initialize still gets the initialize answer', async () => {
     const u = user()
-    const proc = Bun.spawn([...mcpxCommand(), 'serve', '--config', u.config], { env: u.env, stdin: new Blob([line(INIT)]), stdout: 'pipe', stderr: 'pipe' })
+    const proc = Bun.spawn([...mcpxCommand(), 'serve', '--config', u.config], {
+      env: u.env,
+      stdin: new Blob([line(INIT)]),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     const [stdout, exitCode] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
     expect(exitCode).toBe(0)
-    const printed = stdout.trim().split('\n').map((text) => JSON.parse(text) as Message)
+    const printed = stdout
+      .trim()
+      .split('\n')
+      .map((text) => JSON.parse(text) as Message)
     expect(printed.map((m) => m.id)).toEqual([1])
     expect(printed[0]!.result?.serverInfo).toMatchObject({ name: 'mcpx' })
   })
@@ -188,8 +212,14 @@ describe('mcpx serve: stdio semantics on raw pipes', () => {
     const input = join(u.dir.path, 'input.jsonl')
     writeFileSync(input, line(INIT) + pings)
     const errors = join(u.dir.path, 'serve.stderr')
-    const serve = mcpxCommand().map((part) => `'${part}'`).join(' ')
-    const proc = Bun.spawn(['sh', '-c', `${serve} serve --config '${u.config}' < '${input}' 2> '${errors}' | head -c 1`], { env: u.env, stdout: 'pipe', stderr: 'pipe' })
+    const serve = mcpxCommand()
+      .map((part) => `'${part}'`)
+      .join(' ')
+    const proc = Bun.spawn(['sh', '-c', `${serve} serve --config '${u.config}' < '${input}' 2> '${errors}' | head -c 1`], {
+      env: u.env,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     const [stdout, exitCode] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
     expect(exitCode).toBe(0)
     expect(stdout).toBe('{')
@@ -218,7 +248,14 @@ describe('mcpx serve: restarts are invisible and nothing runs twice', () => {
     const client = new Client({ name: 'legacy-host', version: '1.0.0' })
     let listChanged = 0
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++)
-    await client.connect(new StdioClientTransport({ command: mcpxCommand()[0]!, args: [...mcpxCommand().slice(1), 'serve', '--mode', 'raw', '--config', u.config], env: u.env, stderr: 'pipe' }))
+    await client.connect(
+      new StdioClientTransport({
+        command: mcpxCommand()[0]!,
+        args: [...mcpxCommand().slice(1), 'serve', '--mode', 'raw', '--config', u.config],
+        env: u.env,
+        stderr: 'pipe',
+      }),
+    )
     try {
       const before = textOf(await client.callTool({ name: 'up_pid', arguments: {} }))
       const daemonBefore = await daemonPid(u)
@@ -237,7 +274,14 @@ describe('mcpx serve: restarts are invisible and nothing runs twice', () => {
   test('a 2026-07-28 host (no session) just gets a new channel after `mcpx daemon stop`', async () => {
     const u = user()
     const client = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-    await client.connect(new ModernStdio({ command: mcpxCommand()[0]!, args: [...mcpxCommand().slice(1), 'serve', '--mode', 'raw', '--config', u.config], env: u.env, stderr: 'pipe' }))
+    await client.connect(
+      new ModernStdio({
+        command: mcpxCommand()[0]!,
+        args: [...mcpxCommand().slice(1), 'serve', '--mode', 'raw', '--config', u.config],
+        env: u.env,
+        stderr: 'pipe',
+      }),
+    )
     try {
       expect(textOf(await client.callTool({ name: 'up_echo', arguments: { text: 'before' } }))).toBe('before')
       await runMcpx(['daemon', 'stop', '--config', u.config], { env: u.env })
@@ -290,7 +334,12 @@ describe('mcpx serve: restarts are invisible and nothing runs twice', () => {
     host.send(INIT, INITIALIZED, { jsonrpc: '2.0', id: 2, method: 'tools/list' })
     await host.answer(2)
     const pid = await daemonPid(u)
-    host.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fx_append', arguments: { file: sink, line: 'ran', ms: 3_000 } } })
+    host.send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'fx_append', arguments: { file: sink, line: 'ran', ms: 3_000 } },
+    })
     // The side effect happened and the call is still open: now the daemon dies.
     while (!existsSync(sink)) await Bun.sleep(20)
     process.kill(pid, 'SIGKILL')

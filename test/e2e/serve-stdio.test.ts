@@ -15,7 +15,12 @@ import { REPO_ROOT, mcpxCommand, runMcpx, tempDir, errorJson } from '../harness.
 
 const dir = tempDir('mcpx-serve')
 const config = join(dir.path, 'config.json')
-writeFileSync(config, JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }))
+writeFileSync(
+  config,
+  JSON.stringify({
+    mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } },
+  }),
+)
 const env = { ...(process.env as Record<string, string>), MCPX_HOME: join(dir.path, 'home') }
 const [command, ...prefix] = mcpxCommand()
 const serveArgs = (...extra: string[]) => [...prefix, 'serve', '--config', config, ...extra]
@@ -34,20 +39,29 @@ describe('mcpx serve over stdio', () => {
     await client.connect(new LegacyStdio({ command: command!, args: serveArgs(), env, stderr: 'pipe' }))
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('mcpx_call')
-      expect(textOf(await client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.echo', arguments: { text: 'hello' } } }))).toBe('hello')
-      expect(textOf(await client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.ask', arguments: { question: 'q' } } }))).toBe('action=accept answer=via serve')
+      expect(textOf(await client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.echo', arguments: { text: 'hello' } } }))).toBe(
+        'hello',
+      )
+      expect(textOf(await client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.ask', arguments: { question: 'q' } } }))).toBe(
+        'action=accept answer=via serve',
+      )
     } finally {
       await client.close()
     }
   })
 
   test('SDK 2.x host pinned to 2026-07-28: calls and answers input_required rounds', async () => {
-    const client = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    const client = new ModernClient(
+      { name: 'modern-host', version: '2.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    )
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { answer: 'modern via serve' } }))
     await client.connect(new ModernStdio({ command: command!, args: serveArgs(), env, stderr: 'pipe' }))
     try {
       expect(textOf(await client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.add', arguments: { a: 20, b: 22 } } }))).toBe('42')
-      expect(textOf(await client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.ask', arguments: { question: 'q' } } }))).toBe('action=accept answer=modern via serve')
+      expect(textOf(await client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.ask', arguments: { question: 'q' } } }))).toBe(
+        'action=accept answer=modern via serve',
+      )
     } finally {
       await client.close()
     }

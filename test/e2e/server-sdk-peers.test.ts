@@ -34,7 +34,11 @@ interface Negotiated {
  * Make the SDK 1.x client offer `revision` in initialize (it always offers its latest otherwise), and
  * note the revision the server answered with: the client hands it to `setProtocolVersion` (stdio has none).
  */
-function offering<T extends { send: (message: any, options?: any) => Promise<void>; setProtocolVersion?: (version: string) => void }>(transport: T, revision: string, negotiated: Negotiated): T {
+function offering<T extends { send: (message: any, options?: any) => Promise<void>; setProtocolVersion?: (version: string) => void }>(
+  transport: T,
+  revision: string,
+  negotiated: Negotiated,
+): T {
   const send = transport.send.bind(transport)
   transport.send = (message, options) =>
     send(message.method === 'initialize' ? { ...message, params: { ...message.params, protocolVersion: revision } } : message, options)
@@ -46,7 +50,11 @@ function offering<T extends { send: (message: any, options?: any) => Promise<voi
   return transport
 }
 
-async function legacySession(revision: string, kind: Transport, run: (client: LegacyClient, negotiated: string | undefined) => Promise<void>): Promise<void> {
+async function legacySession(
+  revision: string,
+  kind: Transport,
+  run: (client: LegacyClient, negotiated: string | undefined) => Promise<void>,
+): Promise<void> {
   const client = new LegacyClient({ name: 'sdk1-peer', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } })
   client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
     role: 'assistant',
@@ -74,7 +82,9 @@ describe.each(['stdio', 'http'] as const)('SDK 1.x client over %s', (kind) => {
       expect(client.getServerVersion()?.name).toBe('mcpx-everything')
       const tools = await client.listTools()
       expect(tools.tools.map((t) => t.name)).toContain('test_simple_text')
-      expect(await client.callTool({ name: 'test_simple_text' })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] })
+      expect(await client.callTool({ name: 'test_simple_text' })).toEqual({
+        content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+      })
       const read = await client.readResource({ uri: 'test://template/42/data' })
       expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual({ id: '42', templateTest: true, data: 'Data for ID: 42' })
       const prompt = await client.getPrompt({ name: 'test_prompt_with_arguments', arguments: { arg1: 'a', arg2: 'b' } })
@@ -88,7 +98,9 @@ describe.each(['stdio', 'http'] as const)('SDK 1.x client over %s', (kind) => {
     await legacySession('2025-11-25', kind, async (client, negotiated) => {
       expect(negotiated).toBe('2025-11-25')
       const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'who?' } })
-      expect(result.content).toEqual([{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }])
+      expect(result.content).toEqual([
+        { type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' },
+      ])
     })
   })
 })

@@ -22,12 +22,19 @@ let auth: Record<string, string>
 
 beforeAll(async () => {
   const config = parseConfig(
-    JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }),
+    JSON.stringify({
+      mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } },
+    }),
     'surfaces.json',
     {},
   )
   const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
-  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0, reactiveWorkingSetSize: WORKING_SET }), config, layout, version: '0.0.0-test' })
+  daemon = await startGatewayDaemon({
+    settings: testSettings({ daemonIdleMs: 0, reactiveWorkingSetSize: WORKING_SET }),
+    config,
+    layout,
+    version: '0.0.0-test',
+  })
   base = `${daemon.info().tcp.url}/mcp`
   auth = { Authorization: `Bearer ${readToken(layout.token)}` }
 })
@@ -64,12 +71,22 @@ describe('list_changed reaches hosts', () => {
 
   test('modern host: a subscriptions/listen stream is acknowledged and carries the change, tagged', async () => {
     const meta = { [META.PROTOCOL_VERSION]: '2026-07-28', [META.CLIENT_CAPABILITIES]: {} }
-    const headers = { ...auth, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2026-07-28' }
+    const headers = {
+      ...auth,
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      'MCP-Protocol-Version': '2026-07-28',
+    }
     const abort = new AbortController()
     const response = await fetch(`${base}?codemode=false`, {
       method: 'POST',
       headers: { ...headers, 'Mcp-Method': 'subscriptions/listen' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'listen-1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: meta } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'listen-1',
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true }, _meta: meta },
+      }),
       signal: abort.signal,
     })
     const received: { method: string; params: Record<string, unknown> }[] = []
@@ -90,12 +107,20 @@ describe('list_changed reaches hosts', () => {
     await fetch(`${base}?codemode=false`, {
       method: 'POST',
       headers: { ...headers, 'Mcp-Method': 'tools/call', 'Mcp-Name': 'up_touch' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'touch-1', method: 'tools/call', params: { name: 'up_touch', arguments: {}, _meta: meta } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'touch-1',
+        method: 'tools/call',
+        params: { name: 'up_touch', arguments: {}, _meta: meta },
+      }),
     }).then((r) => r.text())
     await change
     abort.abort()
     await reading
-    expect(received.map((m) => m.method).slice(0, 2)).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed'])
+    expect(received.map((m) => m.method).slice(0, 2)).toEqual([
+      'notifications/subscriptions/acknowledged',
+      'notifications/tools/list_changed',
+    ])
     for (const message of received) expect((message.params._meta as Record<string, unknown>)[META.SUBSCRIPTION_ID]).toBe('listen-1')
   })
 })
@@ -111,7 +136,9 @@ describe('reactive surface', () => {
     await host.client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.echo', arguments: { text: 'x' } } })
     await host.nextChange(seen)
     expect((await names(host.client)).filter((n) => n.startsWith('up_'))).toEqual(['up_echo'])
-    expect(await host.client.callTool({ name: 'up_echo', arguments: { text: 'direct' } })).toMatchObject({ content: [{ type: 'text', text: 'direct' }] })
+    expect(await host.client.callTool({ name: 'up_echo', arguments: { text: 'direct' } })).toMatchObject({
+      content: [{ type: 'text', text: 'direct' }],
+    })
 
     seen = host.changes()
     await host.client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.add', arguments: { a: 1, b: 2 } } })

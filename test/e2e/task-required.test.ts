@@ -26,7 +26,12 @@ let mcpUrl: string
 
 beforeAll(async () => {
   const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
-  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config: parseConfig(configText, 'task-required.json', {}), layout, version: '0.0.0-test' })
+  daemon = await startGatewayDaemon({
+    settings: testSettings({ daemonIdleMs: 0 }),
+    config: parseConfig(configText, 'task-required.json', {}),
+    layout,
+    version: '0.0.0-test',
+  })
   headers = { Authorization: `Bearer ${readToken(layout.token)}` }
   mcpUrl = `${daemon.info().tcp.url}/mcp`
 })
@@ -35,7 +40,8 @@ afterAll(async () => {
   dir[Symbol.dispose]()
 })
 
-const textOf = (result: unknown) => ((result as { content?: unknown }).content as { type: string; text: string }[]).map((c) => c.text).join('\n')
+const textOf = (result: unknown) =>
+  ((result as { content?: unknown }).content as { type: string; text: string }[]).map((c) => c.text).join('\n')
 
 /** An SDK 1.x host that declares no tasks support (no capabilities at all). */
 async function legacyHost<T>(path: string, run: (client: LegacyClient) => Promise<T>): Promise<T> {
@@ -81,7 +87,10 @@ describe('task-required tool, caller without tasks', () => {
 
 describe('a 2026 host without the tasks extension (SDK 2.x)', () => {
   test('through the raw surface gets the task result', async () => {
-    const client = new ModernClient({ name: 'modern-no-tasks', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    const client = new ModernClient(
+      { name: 'modern-no-tasks', version: '2.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    )
     await client.connect(new ModernHttp(new URL(`${mcpUrl}?codemode=false`), { requestInit: { headers } }))
     try {
       const result = await client.callTool({ name: 'everything_simulate-research-query', arguments: { topic: 'kelp' } })
@@ -102,7 +111,11 @@ describe('the upstream task asks a question', () => {
     })
     await client.connect(new LegacyHttp(new URL(mcpUrl), { requestInit: { headers } }))
     try {
-      const result = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'everything.simulate-research-query', arguments: { topic: 'tides', ambiguous: true } } }, undefined, { timeout: 30_000 })
+      const result = await client.callTool(
+        { name: 'mcpx_call', arguments: { tool: 'everything.simulate-research-query', arguments: { topic: 'tides', ambiguous: true } } },
+        undefined,
+        { timeout: 30_000 },
+      )
       expect(asked.length).toBe(1)
       expect(textOf(result)).toContain('tidal physics')
     } finally {
@@ -155,7 +168,11 @@ describe('cancelling from the host', () => {
     const before = new Set((await upstreamTasks(pool)).map((t) => t.taskId))
     await legacyHost('', async (client) => {
       const abort = new AbortController()
-      const call = client.callTool({ name: 'mcpx_call', arguments: { tool: 'everything.simulate-research-query', arguments: { topic: 'storms' } } }, undefined, { signal: abort.signal, timeout: 30_000 })
+      const call = client.callTool(
+        { name: 'mcpx_call', arguments: { tool: 'everything.simulate-research-query', arguments: { topic: 'storms' } } },
+        undefined,
+        { signal: abort.signal, timeout: 30_000 },
+      )
       call.catch(() => {})
       let created: Record<string, unknown> | undefined
       for (let i = 0; i < 100 && created === undefined; i++) {
@@ -192,7 +209,9 @@ describe('task-required tool through the pool (what mcpx_exec and the /v1 call u
     let listed: Record<string, unknown>[] = []
     for (let i = 0; i < 100 && listed.length === 0; i++) {
       await Bun.sleep(50)
-      listed = ((await pool.request('everything', 'tasks/list', {})).tasks as Record<string, unknown>[]).filter((t) => t.status === 'working')
+      listed = ((await pool.request('everything', 'tasks/list', {})).tasks as Record<string, unknown>[]).filter(
+        (t) => t.status === 'working',
+      )
     }
     expect(listed.length).toBe(1)
     abort.abort()
@@ -200,7 +219,9 @@ describe('task-required tool through the pool (what mcpx_exec and the /v1 call u
     let status: unknown
     for (let i = 0; i < 100 && status !== 'cancelled'; i++) {
       await Bun.sleep(50)
-      status = ((await pool.request('everything', 'tasks/list', {})).tasks as Record<string, unknown>[]).find((t) => t.taskId === listed[0]!.taskId)?.status
+      status = ((await pool.request('everything', 'tasks/list', {})).tasks as Record<string, unknown>[]).find(
+        (t) => t.taskId === listed[0]!.taskId,
+      )?.status
     }
     expect(status).toBe('cancelled')
   })

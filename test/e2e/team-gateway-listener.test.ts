@@ -19,7 +19,9 @@ let port: number
 beforeAll(async () => {
   as = await startAuthorizationServer()
   const config = parseConfig(
-    JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }),
+    JSON.stringify({
+      mcpServers: { up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } },
+    }),
     'listener.json',
     {},
   )
@@ -36,14 +38,33 @@ afterAll(async () => {
 const listTools = (token: string) =>
   fetch(`http://127.0.0.1:${port}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' } } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/list',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': {},
+          'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
+        },
+      },
+    }),
   })
 
 test('the local token does not open /v1 on a listener off loopback', async () => {
   const response = await fetch(`http://127.0.0.1:${port}/v1/health`, { headers: { authorization: `Bearer ${readToken(layout.token)}` } })
   expect(response.status).toBe(403)
-  expect(((await response.json()) as { error: { message: string } }).error.message).toBe('this listener is not on loopback and serves only /mcp with OAuth access tokens')
+  expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+    'this listener is not on loopback and serves only /mcp with OAuth access tokens',
+  )
 })
 
 test('the local token is not an access token on /mcp there', async () => {
@@ -60,7 +81,7 @@ test('an OAuth access token for the resource is accepted', async () => {
   expect(tools).toContain('mcpx_call')
 })
 
-test('the Unix socket is still the owner\'s, without any token', async () => {
+test("the Unix socket is still the owner's, without any token", async () => {
   const response = await fetch('http://localhost/v1/health', { unix: layout.socket })
   expect(response.status).toBe(200)
 })

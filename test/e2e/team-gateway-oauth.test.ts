@@ -10,7 +10,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp, type OAuthClientProvider as ModernProvider } from '@modelcontextprotocol/client'
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttp,
+  type OAuthClientProvider as ModernProvider,
+} from '@modelcontextprotocol/client'
 import type { OAuthClientProvider as LegacyProvider } from '@modelcontextprotocol/sdk/client/auth.js'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -19,7 +23,13 @@ import { Engine, createHttpHandler } from '../../lib/server/index.ts'
 import { everythingServer } from '../fixtures/everything/server.ts'
 import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
-import { type AuthorizationServer, MCP_SCOPE, SERVICE_CLIENT, SHORT_LIVED_CLIENT, startAuthorizationServer } from '../support/authorization-server.ts'
+import {
+  type AuthorizationServer,
+  MCP_SCOPE,
+  SERVICE_CLIENT,
+  SHORT_LIVED_CLIENT,
+  startAuthorizationServer,
+} from '../support/authorization-server.ts'
 
 const dir = tempDir('mcpx-team')
 const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
@@ -84,7 +94,14 @@ class HostAuth implements LegacyProvider, ModernProvider {
     return REDIRECT
   }
   get clientMetadata() {
-    return { client_name: 'team test host', redirect_uris: [REDIRECT], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' }
+    return {
+      client_name: 'team test host',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+    }
   }
   clientInformation() {
     return this.#client as never
@@ -118,7 +135,10 @@ const names = (tools: { name: string }[]) => tools.map((t) => t.name).sort()
 const textOf = (result: unknown) => ((result as { content?: { text?: string }[] }).content ?? []).map((c) => c.text).join('\n')
 
 async function modernHost(auth: HostAuth, path = '?codemode=false'): Promise<ModernClient> {
-  const client = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  const client = new ModernClient(
+    { name: 'modern-host', version: '2.0.0' },
+    { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  )
   await client.connect(new ModernHttp(new URL(mcpUrl + path), { authProvider: auth }))
   return client
 }
@@ -146,7 +166,9 @@ describe('discovery', () => {
   test('a request without a token gets 401 naming the resource metadata and the scope', async () => {
     const response = await post(undefined)
     expect(response.status).toBe(401)
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer scope="${MCP_SCOPE}", resource_metadata="${daemon.info().tcp.url}/.well-known/oauth-protected-resource/mcp"`)
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer scope="${MCP_SCOPE}", resource_metadata="${daemon.info().tcp.url}/.well-known/oauth-protected-resource/mcp"`,
+    )
   })
 
   test('the Protected Resource Metadata names this resource and its authorization server, at both well-known paths', async () => {
@@ -167,7 +189,10 @@ describe('discovery', () => {
 describe('the full OAuth flow', () => {
   test('an SDK 2.x host (alice) discovers, registers, authorizes with PKCE and a resource, then lists and calls', async () => {
     const transport = new ModernHttp(new URL(`${mcpUrl}?codemode=false`), { authProvider: alice })
-    const first = new ModernClient({ name: 'modern-host', version: '2.0.0' }, { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    const first = new ModernClient(
+      { name: 'modern-host', version: '2.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    )
     await expect(first.connect(transport)).rejects.toThrow()
     const url = alice.authorizationUrl!
     expect(url.searchParams.get('code_challenge_method')).toBe('S256')
@@ -179,7 +204,15 @@ describe('the full OAuth flow', () => {
 
     const client = await modernHost(alice)
     try {
-      expect(names((await client.listTools()).tools)).toEqual(['up_add', 'up_ask', 'up_echo', 'up_pid', 'up_slow', 'up_touch', 'web_test_simple_text'])
+      expect(names((await client.listTools()).tools)).toEqual([
+        'up_add',
+        'up_ask',
+        'up_echo',
+        'up_pid',
+        'up_slow',
+        'up_touch',
+        'web_test_simple_text',
+      ])
       expect(textOf(await client.callTool({ name: 'up_echo', arguments: { text: 'from alice' } }))).toBe('from alice')
       expect(textOf(await client.callTool({ name: 'web_test_simple_text', arguments: {} }))).toContain('simple text')
       // The spec forbids token passthrough: the HTTP upstream never sees alice's token (nor any).
@@ -250,7 +283,7 @@ describe('refused tokens', () => {
 })
 
 describe('policy per principal', () => {
-  test('alice cannot call bob\'s tools: unknown on the raw surface, denied by name through mcpx_call', async () => {
+  test("alice cannot call bob's tools: unknown on the raw surface, denied by name through mcpx_call", async () => {
     const client = await modernHost(alice)
     try {
       await expect(client.callTool({ name: 'ev_test_simple_text', arguments: {} })).rejects.toThrow(/ev_test_simple_text/)
@@ -262,13 +295,15 @@ describe('policy per principal', () => {
       await expect(codeMode.callTool({ name: 'mcpx_call', arguments: { tool: 'ev.test_simple_text', arguments: {} } })).rejects.toThrow(
         'access denied: alice may not use ev.test_simple_text: no access rule allows it (default deny)',
       )
-      await expect(codeMode.callTool({ name: 'mcpx_call', arguments: { tool: 'up.crash', arguments: {} } })).rejects.toThrow('access denied: alice may not use up.crash: rule "devs" denies "up.crash"')
+      await expect(codeMode.callTool({ name: 'mcpx_call', arguments: { tool: 'up.crash', arguments: {} } })).rejects.toThrow(
+        'access denied: alice may not use up.crash: rule "devs" denies "up.crash"',
+      )
     } finally {
       await codeMode.close()
     }
   })
 
-  test('bob cannot call alice\'s tools', async () => {
+  test("bob cannot call alice's tools", async () => {
     const client = await legacyHost(bob, '')
     try {
       const result = client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.echo', arguments: { text: 'x' } } })
@@ -284,24 +319,37 @@ describe('policy per principal', () => {
       const listed = names((await client.listTools()).tools)
       // The daemon's own mcpx_<op> tools describe the whole daemon: not offered to OAuth principals.
       expect(listed).toEqual(['mcpx_call', 'mcpx_catalog', 'mcpx_exec', 'mcpx_search', 'mcpx_types'])
-      const search = (await client.callTool({ name: 'mcpx_search', arguments: { query: 'simple text echo', limit: 50 } })).structuredContent as { hits: { qualifiedName: string }[] }
+      const search = (await client.callTool({ name: 'mcpx_search', arguments: { query: 'simple text echo', limit: 50 } }))
+        .structuredContent as { hits: { qualifiedName: string }[] }
       expect(search.hits.map((h) => h.qualifiedName)).toContain('up.echo')
       const allowed = (name: string) => (name.startsWith('up.') && name !== 'up.crash') || name === 'web.test_simple_text'
       expect(search.hits.map((h) => h.qualifiedName).filter((name) => !allowed(name))).toEqual([])
-      const catalog = (await client.callTool({ name: 'mcpx_catalog', arguments: {} })).structuredContent as { servers: { name: string; tools: number }[] }
-      expect(catalog.servers.map((s) => [s.name, s.tools])).toEqual([['up', 6], ['web', 1]])
-      const types = textOf(await client.callTool({ name: 'mcpx_types', arguments: { tools: ['up.echo', 'up.crash', 'ev.test_simple_text'] } }))
+      const catalog = (await client.callTool({ name: 'mcpx_catalog', arguments: {} })).structuredContent as {
+        servers: { name: string; tools: number }[]
+      }
+      expect(catalog.servers.map((s) => [s.name, s.tools])).toEqual([
+        ['up', 6],
+        ['web', 1],
+      ])
+      const types = textOf(
+        await client.callTool({ name: 'mcpx_types', arguments: { tools: ['up.echo', 'up.crash', 'ev.test_simple_text'] } }),
+      )
       expect(types).toContain('echo')
       expect(types).not.toContain('crash')
       expect(types).not.toContain('test_simple_text')
-      const exec = (await client.callTool({ name: 'mcpx_exec', arguments: { code: 'return { ev: typeof ev, echo: await up.echo({ text: "in exec" }), crash: typeof up.crash }' } })).structuredContent as { result: unknown }
+      const exec = (
+        await client.callTool({
+          name: 'mcpx_exec',
+          arguments: { code: 'return { ev: typeof ev, echo: await up.echo({ text: "in exec" }), crash: typeof up.crash }' },
+        })
+      ).structuredContent as { result: unknown }
       expect(exec.result).toEqual({ ev: 'undefined', echo: 'in exec', crash: 'undefined' })
     } finally {
       await client.close()
     }
   })
 
-  test('prompts and resources follow the same policy: bob sees ev\'s allowed prompts and its resources, alice none of ev\'s', async () => {
+  test("prompts and resources follow the same policy: bob sees ev's allowed prompts and its resources, alice none of ev's", async () => {
     const ofBob = await legacyHost(bob, '')
     try {
       const prompts = (await ofBob.listPrompts()).prompts.map((p) => p.name)
@@ -323,21 +371,40 @@ describe('policy per principal', () => {
   test('a principal cannot open the pass-through surface of a server its policy does not reach', async () => {
     const response = await fetch(`${mcpUrl}?passthrough=ev`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${alice.accessToken}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${alice.accessToken}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
     })
     expect(response.status).toBe(403)
     expect(((await response.json()) as { error: { message: string } }).error.message).toBe('access denied: alice may not use server ev')
   })
 
-  test('a legacy session belongs to its principal: another principal\'s token cannot use its id', async () => {
+  test("a legacy session belongs to its principal: another principal's token cannot use its id", async () => {
     const legacyPost = (token: string, body: unknown, session?: string) =>
       fetch(`${mcpUrl}?codemode=false`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...(session && { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }) },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${token}`,
+          ...(session && { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }),
+        },
         body: JSON.stringify(body),
       })
-    const init = await legacyPost(bob.accessToken, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+    const init = await legacyPost(bob.accessToken, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    })
     const session = init.headers.get('mcp-session-id')!
     expect(session).toBeTruthy()
     await init.body?.cancel()
@@ -349,9 +416,13 @@ describe('policy per principal', () => {
     await stolen.body?.cancel()
   })
 
-  test('the owner\'s local token still works on the loopback listener and sees everything', async () => {
+  test("the owner's local token still works on the loopback listener and sees everything", async () => {
     const client = new LegacyClient({ name: 'owner', version: '1.0.0' })
-    await client.connect(new LegacyHttp(new URL(`${mcpUrl}?codemode=false`), { requestInit: { headers: { Authorization: `Bearer ${readToken(layout.token)}` } } }))
+    await client.connect(
+      new LegacyHttp(new URL(`${mcpUrl}?codemode=false`), {
+        requestInit: { headers: { Authorization: `Bearer ${readToken(layout.token)}` } },
+      }),
+    )
     try {
       const tools = names((await client.listTools()).tools)
       expect(tools).toContain('up_crash')
@@ -362,7 +433,10 @@ describe('policy per principal', () => {
   })
 
   test('the audit log holds one line per call, with principal, server, tool, outcome and duration', () => {
-    const lines = readFileSync(join(layout.logDir, 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const lines = readFileSync(join(layout.logDir, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     const seen = lines.map((l) => [String(l.principal).split('#')[1], l.server, l.tool, l.outcome])
     expect(seen).toEqual([
       ['alice', 'up', 'echo', 'ok'],

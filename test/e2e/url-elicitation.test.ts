@@ -16,7 +16,13 @@ import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/ind
 import { SIGN_IN_URL } from '../fixtures/peers/url-elicit-fixture-url.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
 
-const config = parseConfig(JSON.stringify({ mcpServers: { u: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/url-elicit-fixture.ts')] } } }), 'url-elicitation.json', {})
+const config = parseConfig(
+  JSON.stringify({
+    mcpServers: { u: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/url-elicit-fixture.ts')] } },
+  }),
+  'url-elicitation.json',
+  {},
+)
 const dir = tempDir('mcpx-url-elicitation')
 let daemon: Daemon
 let headers: Record<string, string>
@@ -37,11 +43,13 @@ async function host(elicitation: Record<string, unknown>, asked: unknown[]): Pro
     asked.push(request.params)
     return { action: 'accept' }
   })
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${daemon.info().tcp.url}/mcp?passthrough=u`), { requestInit: { headers } }))
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${daemon.info().tcp.url}/mcp?passthrough=u`), { requestInit: { headers } }),
+  )
   return client
 }
 
-const textOf = (result: unknown) => ((result as { content: { text: string }[] }).content).map((c) => c.text).join('\n')
+const textOf = (result: unknown) => (result as { content: { text: string }[] }).content.map((c) => c.text).join('\n')
 
 describe('URL-mode elicitation through the gateway', () => {
   test('a host that declared elicitation.url is asked, with the full URL, and its answer goes upstream', async () => {

@@ -22,16 +22,24 @@ const SOURCE = /\.(?:ts|mts|cts|js|mjs|cjs)$/
 const RULES: readonly { what: string; pattern: RegExp }[] = [
   { what: 'a transport-register row id (write the rule itself)', pattern: /\bTR-\d+\b/g },
   { what: 'a section sign (write "RFC N section S", or the spec path and its heading)', pattern: /§/g },
-  { what: 'a spec-digest abbreviation (write the spec path: 2026-07-28 basic/..., schema/schema.json)', pattern: /\b(?:[TD]2(?:411|503|506|511|6)|SH|EXT-TASKS)\b/g },
+  {
+    what: 'a spec-digest abbreviation (write the spec path: 2026-07-28 basic/..., schema/schema.json)',
+    pattern: /\b(?:[TD]2(?:411|503|506|511|6)|SH|EXT-TASKS)\b/g,
+  },
   {
     what: 'a note outside the repository (write the rule or the measured fact)',
-    pattern: /spec-digest|\bSTYLE\b|STYLE\.md|codemode-findings|conformance-findings|perf-anchors|scale-and-gateways|peers\.md|mcp-apps\.md|shared\/notes/g,
+    pattern:
+      /spec-digest|\bSTYLE\b|STYLE\.md|codemode-findings|conformance-findings|perf-anchors|scale-and-gateways|peers\.md|mcp-apps\.md|shared\/notes/g,
   },
   { what: 'a line number into a spec file (cite the heading instead)', pattern: /\.mdx?:\d+|schema\.ts:\d+/g },
 ]
 
 /** SEP numbers whose file the spec checkout beside the repository holds (`seps/<n>-<title>.md`). */
-const KNOWN_SEPS = new Set(readdirSync(join(SPEC_ROOT, 'seps')).map((name) => name.match(/^(\d+)-/)?.[1]).filter((n): n is string => n !== undefined))
+const KNOWN_SEPS = new Set(
+  readdirSync(join(SPEC_ROOT, 'seps'))
+    .map((name) => name.match(/^(\d+)-/)?.[1])
+    .filter((n): n is string => n !== undefined),
+)
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -46,7 +54,8 @@ function violations(text: string): string[] {
   text.split('\n').forEach((line, index) => {
     for (const rule of RULES) for (const match of line.matchAll(rule.pattern)) found.push(`${index + 1}: ${match[0]} — ${rule.what}`)
     for (const match of line.matchAll(/\bSEP-(\d+)\b/g)) {
-      if (!KNOWN_SEPS.has(match[1]!)) found.push(`${index + 1}: ${match[0]} — a SEP not in ../shared/spec/seps/ (cite the spec page that adopted it)`)
+      if (!KNOWN_SEPS.has(match[1]!))
+        found.push(`${index + 1}: ${match[0]} — a SEP not in ../shared/spec/seps/ (cite the spec page that adopted it)`)
     }
   })
   return found

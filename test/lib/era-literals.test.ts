@@ -20,7 +20,8 @@ const EXEMPT = ['lib/wire/', 'lib/client/connect.ts', 'lib/server/http/classify.
 const CEILING = { revisionLiterals: 8, eraComparisons: 41 }
 
 const REVISION_LITERAL = /(['"`])20\d\d-\d\d-\d\d\1/g
-const ERA_COMPARISON = /\.era\s*[!=]==?|[!=]==?\s*(['"`])(?:legacy|modern)\1|(['"`])(?:legacy|modern)\2\s*[!=]==?|isModernRevision\(|isLegacyRevision\(|eraOf\(/g
+const ERA_COMPARISON =
+  /\.era\s*[!=]==?|[!=]==?\s*(['"`])(?:legacy|modern)\1|(['"`])(?:legacy|modern)\2\s*[!=]==?|isModernRevision\(|isLegacyRevision\(|eraOf\(/g
 
 const transpiler = new Bun.Transpiler({ loader: 'ts' })
 
@@ -46,7 +47,8 @@ function census(): { total: { revisionLiterals: number; eraComparisons: number }
     const count = countIn(readFileSync(file, 'utf8'))
     total.revisionLiterals += count.revisionLiterals
     total.eraComparisons += count.eraComparisons
-    if (count.revisionLiterals + count.eraComparisons > 0) byFile[name] = `${count.revisionLiterals} literal(s), ${count.eraComparisons} comparison(s)`
+    if (count.revisionLiterals + count.eraComparisons > 0)
+      byFile[name] = `${count.revisionLiterals} literal(s), ${count.eraComparisons} comparison(s)`
   }
   return { total, byFile }
 }
@@ -59,6 +61,10 @@ describe('era facts outside lib/wire', () => {
   })
 
   test('the counter sees a planted literal and comparison, and ignores comments', () => {
-    expect(countIn("// 2025-11-25/basic/transports.mdx '2025-11-25'\nexport const x = (r: string, c: { era: string }) => r === '2025-11-25' || c.era === 'legacy'\n")).toEqual({ revisionLiterals: 1, eraComparisons: 1 })
+    expect(
+      countIn(
+        "// 2025-11-25/basic/transports.mdx '2025-11-25'\nexport const x = (r: string, c: { era: string }) => r === '2025-11-25' || c.era === 'legacy'\n",
+      ),
+    ).toEqual({ revisionLiterals: 1, eraComparisons: 1 })
   })
 })

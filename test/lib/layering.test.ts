@@ -76,7 +76,8 @@ function violationsOf(file: string, source: string): string[] {
   return out
 }
 
-const allViolations = (dirs: string[]) => dirs.flatMap((dir) => files(join(REPO_ROOT, dir))).flatMap((file) => violationsOf(file, readFileSync(file, 'utf8')))
+const allViolations = (dirs: string[]) =>
+  dirs.flatMap((dir) => files(join(REPO_ROOT, dir))).flatMap((file) => violationsOf(file, readFileSync(file, 'utf8')))
 
 describe('lib/ layering', () => {
   test('every room imports only lower rooms, through their index.ts', () => {
@@ -94,11 +95,15 @@ describe('lib/ layering', () => {
       'lib/wire/some-file.ts reaches past gateway/index.ts: ../gateway/upstream.ts',
       'lib/wire/some-file.ts: wire may not import gateway (same or higher layer)',
     ])
-    expect(violationsOf(wire, "import type { Pool } from '../daemon/index.ts'\n")).toEqual(['lib/wire/some-file.ts: wire may not import daemon (same or higher layer)'])
-    expect(violationsOf(wire, "const m = await import('../server/index.ts')\n")).toEqual(['lib/wire/some-file.ts: wire may not import server (same or higher layer)'])
-    expect(violationsOf(join(REPO_ROOT, 'cli/commands/x.ts'), "export {\n  DaemonClient,\n} from '../../lib/daemon/daemon-client.ts'\n")).toEqual([
-      'cli/commands/x.ts reaches past daemon/index.ts: ../../lib/daemon/daemon-client.ts',
+    expect(violationsOf(wire, "import type { Pool } from '../daemon/index.ts'\n")).toEqual([
+      'lib/wire/some-file.ts: wire may not import daemon (same or higher layer)',
     ])
+    expect(violationsOf(wire, "const m = await import('../server/index.ts')\n")).toEqual([
+      'lib/wire/some-file.ts: wire may not import server (same or higher layer)',
+    ])
+    expect(
+      violationsOf(join(REPO_ROOT, 'cli/commands/x.ts'), "export {\n  DaemonClient,\n} from '../../lib/daemon/daemon-client.ts'\n"),
+    ).toEqual(['cli/commands/x.ts reaches past daemon/index.ts: ../../lib/daemon/daemon-client.ts'])
     // Text that only looks like an import is not one.
     expect(violationsOf(wire, "const s = `import('../daemon/index.ts')` // import '../server/index.ts'\n")).toEqual([])
   })

@@ -21,7 +21,21 @@ import { REPO_ROOT } from '../harness.ts'
 
 const DECLARED = (name: string) => /^lib\/[^/]+\/caches\.ts$/.test(name) || name === 'lib/log.ts'
 const COLLECTIONS = new Set(['Map', 'Set', 'Array'])
-const MUTATORS = new Set(['set', 'add', 'delete', 'clear', 'push', 'pop', 'shift', 'unshift', 'splice', 'sort', 'reverse', 'fill', 'copyWithin'])
+const MUTATORS = new Set([
+  'set',
+  'add',
+  'delete',
+  'clear',
+  'push',
+  'pop',
+  'shift',
+  'unshift',
+  'splice',
+  'sort',
+  'reverse',
+  'fill',
+  'copyWithin',
+])
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -41,7 +55,13 @@ function isMutableValue(init: ts.Expression | undefined): boolean {
 
 /** The identifier a property/element access chain starts from (`a.b[c].d` → a). */
 function rootOf(e: ts.Expression): string | undefined {
-  while (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e) || ts.isNonNullExpression(e) || ts.isParenthesizedExpression(e)) e = e.expression
+  while (
+    ts.isPropertyAccessExpression(e) ||
+    ts.isElementAccessExpression(e) ||
+    ts.isNonNullExpression(e) ||
+    ts.isParenthesizedExpression(e)
+  )
+    e = e.expression
   return ts.isIdentifier(e) ? e.text : undefined
 }
 
@@ -62,11 +82,20 @@ function mutatedNames(sf: ts.SourceFile): Set<string> {
         if (root) out.add(root)
       }
     }
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment && isAccess(node.left)) {
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment &&
+      isAccess(node.left)
+    ) {
       const root = rootOf(node.left)
       if (root) out.add(root)
     }
-    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken) && isAccess(node.operand)) {
+    if (
+      (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+      (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken) &&
+      isAccess(node.operand)
+    ) {
       const root = rootOf(node.operand)
       if (root) out.add(root)
     }
@@ -94,7 +123,8 @@ function violationsOf(name: string, source: string): string[] {
       const line = sf.getLineAndCharacterOfPosition(decl.getStart(sf)).line + 1
       const id = decl.name.getText(sf)
       if (!isConst) out.push(`${name}:${line} top-level ${list.flags & ts.NodeFlags.Let ? 'let' : 'var'} ${id}`)
-      else if (ts.isIdentifier(decl.name) && isMutableValue(decl.initializer) && mutated.has(decl.name.text)) out.push(`${name}:${line} top-level const ${id} is mutated`)
+      else if (ts.isIdentifier(decl.name) && isMutableValue(decl.initializer) && mutated.has(decl.name.text))
+        out.push(`${name}:${line} top-level const ${id} is mutated`)
     }
   }
   return out
@@ -107,7 +137,9 @@ function exportedTables(name: string, source: string): [string, string][] {
   return sf.statements.flatMap((statement) => {
     if (!ts.isVariableStatement(statement) || !statement.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) return []
     if ((statement.declarationList.flags & ts.NodeFlags.Const) === 0) return []
-    return statement.declarationList.declarations.filter((d) => ts.isIdentifier(d.name) && isMutableValue(d.initializer)).map((d) => [d.name.getText(sf), name] as [string, string])
+    return statement.declarationList.declarations
+      .filter((d) => ts.isIdentifier(d.name) && isMutableValue(d.initializer))
+      .map((d) => [d.name.getText(sf), name] as [string, string])
   })
 }
 
@@ -125,7 +157,8 @@ function violationsIn(sources: Record<string, string>): string[] {
       for (const element of bindings.elements) {
         const imported = (element.propertyName ?? element.name).text
         const owner = tables.get(imported)
-        if (owner !== undefined && owner !== name && mutated.has(element.name.text)) out.push(`${name} mutates ${imported}, a module-level table of ${owner}`)
+        if (owner !== undefined && owner !== name && mutated.has(element.name.text))
+          out.push(`${name} mutates ${imported}, a module-level table of ${owner}`)
       }
     }
   }
@@ -140,20 +173,38 @@ describe('module-level mutable state in lib/', () => {
 
   test('a planted violation is seen; text that only looks like state is not', () => {
     const file = 'lib/server/planted.ts'
-    expect(violationsOf(file, 'let count = 0\nexport const next = () => ++count\n')).toEqual(['lib/server/planted.ts:1 top-level let count'])
-    expect(violationsOf(file, "const seen = new Map<string, number>()\nexport function see(k: string) {\n  seen.set(k, 1)\n}\n")).toEqual(['lib/server/planted.ts:1 top-level const seen is mutated'])
-    expect(violationsOf(file, "const RULE = { needed: ['a'] }\nexport function widen() {\n  RULE.needed = ['a', 'b']\n}\n")).toEqual(['lib/server/planted.ts:1 top-level const RULE is mutated'])
-    expect(violationsOf(file, 'const QUEUE: number[] = []\nexport const put = (n: number) => QUEUE.push(n)\n')).toEqual(['lib/server/planted.ts:1 top-level const QUEUE is mutated'])
+    expect(violationsOf(file, 'let count = 0\nexport const next = () => ++count\n')).toEqual([
+      'lib/server/planted.ts:1 top-level let count',
+    ])
+    expect(violationsOf(file, 'const seen = new Map<string, number>()\nexport function see(k: string) {\n  seen.set(k, 1)\n}\n')).toEqual([
+      'lib/server/planted.ts:1 top-level const seen is mutated',
+    ])
+    expect(violationsOf(file, "const RULE = { needed: ['a'] }\nexport function widen() {\n  RULE.needed = ['a', 'b']\n}\n")).toEqual([
+      'lib/server/planted.ts:1 top-level const RULE is mutated',
+    ])
+    expect(violationsOf(file, 'const QUEUE: number[] = []\nexport const put = (n: number) => QUEUE.push(n)\n')).toEqual([
+      'lib/server/planted.ts:1 top-level const QUEUE is mutated',
+    ])
     // Read-only tables, side tables keyed by their owner, state inside a function, and source text in a string are fine.
     expect(violationsOf(file, "const KINDS = new Set(['a'])\nexport const isKind = (k: string) => KINDS.has(k)\n")).toEqual([])
-    expect(violationsOf(file, 'const byOwner = new WeakMap<object, number>()\nexport const mark = (o: object) => byOwner.set(o, 1)\n')).toEqual([])
+    expect(
+      violationsOf(file, 'const byOwner = new WeakMap<object, number>()\nexport const mark = (o: object) => byOwner.set(o, 1)\n'),
+    ).toEqual([])
     expect(violationsOf(file, 'export function f() {\n  let n = 0\n  const m = new Map()\n  m.set(1, ++n)\n}\n')).toEqual([])
     expect(violationsOf(file, 'export const PRELUDE = String.raw`let config = 0;`\n')).toEqual([])
     expect(violationsOf('lib/codemode/caches.ts', 'let compiled: Promise<unknown> | undefined\n')).toEqual([])
     // A table exported by one module and mutated by another that imports it (through a door, renamed or not).
-    const rules = { 'lib/server/rules.ts': 'export const RULES = { list: [] as string[] }\n', 'lib/gateway/widen.ts': "import { RULES as R } from '../server/index.ts'\nexport const add = (s: string) => R.list.push(s)\n" }
+    const rules = {
+      'lib/server/rules.ts': 'export const RULES = { list: [] as string[] }\n',
+      'lib/gateway/widen.ts': "import { RULES as R } from '../server/index.ts'\nexport const add = (s: string) => R.list.push(s)\n",
+    }
     expect(violationsIn(rules)).toEqual(['lib/gateway/widen.ts mutates RULES, a module-level table of lib/server/rules.ts'])
     // A declared cache is mutated by its users, as it must be.
-    expect(violationsIn({ 'lib/search/caches.ts': 'export const termCache = new Map<string, string>()\n', 'lib/search/tokenize.ts': "import { termCache } from './caches.ts'\nexport const put = (w: string) => termCache.set(w, w)\n" })).toEqual([])
+    expect(
+      violationsIn({
+        'lib/search/caches.ts': 'export const termCache = new Map<string, string>()\n',
+        'lib/search/tokenize.ts': "import { termCache } from './caches.ts'\nexport const put = (w: string) => termCache.set(w, w)\n",
+      }),
+    ).toEqual([])
   })
 })

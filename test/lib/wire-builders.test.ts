@@ -16,7 +16,10 @@ import { REPO_ROOT } from '../harness.ts'
 const OWNERS = ['lib/wire/', 'lib/errors/']
 const CODES = 'METHOD_NOT_FOUND|HEADER_MISMATCH|MISSING_CLIENT_CAPABILITY|UNSUPPORTED_PROTOCOL_VERSION|RESOURCE_NOT_FOUND_LEGACY'
 /** `new RpcError(RPC.X …` or `{ code: RPC.X …`, by name or number, in code (comments stripped). */
-const HAND_BUILT = new RegExp(`new RpcError\\(\\s*RPC\\.(?:${CODES})\\b|code:\\s*RPC\\.(?:${CODES})\\b|(?:code:\\s*|new RpcError\\(\\s*)-(?:32601|32020|32021)\\b`, 'g')
+const HAND_BUILT = new RegExp(
+  `new RpcError\\(\\s*RPC\\.(?:${CODES})\\b|code:\\s*RPC\\.(?:${CODES})\\b|(?:code:\\s*|new RpcError\\(\\s*)-(?:32601|32020|32021)\\b`,
+  'g',
+)
 /** A JSON-RPC error code written as a number (`code: -32600`, `new RpcError(-32603`): lib/errors' RPC names every one. */
 const NUMERIC_CODE = /(?:code:\s*|new RpcError\(\s*|\?\s*|:\s*|===?\s*)-32\d{3}\b/g
 const transpiler = new Bun.Transpiler({ loader: 'ts' })
@@ -43,9 +46,15 @@ describe('JSON-RPC errors through wire builders', () => {
   })
 
   test('a planted hand-built error is seen; a comparison or a comment is not', () => {
-    expect(handBuilt("throw new RpcError(\n  RPC.METHOD_NOT_FOUND, 'x')\nconst e = { code: -32021, message: 'm' }\n")).toEqual(['new RpcError(RPC.METHOD_NOT_FOUND', 'code: -32021'])
+    expect(handBuilt("throw new RpcError(\n  RPC.METHOD_NOT_FOUND, 'x')\nconst e = { code: -32021, message: 'm' }\n")).toEqual([
+      'new RpcError(RPC.METHOD_NOT_FOUND',
+      'code: -32021',
+    ])
     // Any JSON-RPC code as a bare number, built or compared: lib/errors' RPC names it.
-    expect(handBuilt("const body = { jsonrpc: '2.0', error: { code: -32600, message } }\nif (e.rpcCode === -32601) x()\n")).toEqual(['code: -32600', '=== -32601'])
-    expect(handBuilt("// -32601 in a comment\nif (error.code === RPC.METHOD_NOT_FOUND) return 404\n")).toEqual([])
+    expect(handBuilt("const body = { jsonrpc: '2.0', error: { code: -32600, message } }\nif (e.rpcCode === -32601) x()\n")).toEqual([
+      'code: -32600',
+      '=== -32601',
+    ])
+    expect(handBuilt('// -32601 in a comment\nif (error.code === RPC.METHOD_NOT_FOUND) return 404\n')).toEqual([])
   })
 })

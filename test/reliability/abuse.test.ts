@@ -43,7 +43,8 @@ function abuser(kind: string, port: number, start: (socket: Socket) => void): Ab
 test(`${BODIES} never-finishing bodies and ${IDLE} idle connections are closed by their timeouts while a control client's calls succeed`, async () => {
   const port = Number(new URL(daemon.mcpUrl).port)
   const auth = `Authorization: Bearer ${daemon.token}\r\n`
-  const head = (extra: string) => `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${extra}`
+  const head = (extra: string) =>
+    `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${extra}`
   const kinds: Array<[string, (socket: Socket) => void]> = [
     ['chunked-never-ends', (s) => s.write(`${head(auth)}Transfer-Encoding: chunked\r\n\r\n5\r\n{"jso\r\n`)],
     ['short-content-length', (s) => s.write(`${head(auth)}Content-Length: 1000\r\n\r\n{"jsonrpc":"2.0"`)],
@@ -90,11 +91,22 @@ test(`${BODIES} never-finishing bodies and ${IDLE} idle connections are closed b
 })
 
 test('a method /mcp does not serve gets 405 with a JSON-RPC body; an unauthenticated request is answered 401 and its connection closed', async () => {
-  const put = await fetch(daemon.mcpUrl, { method: 'PUT', headers: { Authorization: `Bearer ${daemon.token}`, 'Content-Type': 'application/json' }, body: '{}' })
+  const put = await fetch(daemon.mcpUrl, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${daemon.token}`, 'Content-Type': 'application/json' },
+    body: '{}',
+  })
   expect(put.status).toBe(405)
   expect(put.headers.get('allow')).toContain('POST')
-  expect(await put.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringContaining('Method Not Allowed') } })
-  const anonymous = await fetch(daemon.mcpUrl, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' })
+  expect(await put.json()).toMatchObject({
+    jsonrpc: '2.0',
+    error: { code: -32600, message: expect.stringContaining('Method Not Allowed') },
+  })
+  const anonymous = await fetch(daemon.mcpUrl, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+  })
   expect(anonymous.status).toBe(401)
   expect(anonymous.headers.get('connection')).toBe('close')
   expect(await anonymous.json()).not.toHaveProperty('id')

@@ -70,7 +70,11 @@ describe('upstream faults, with a never-initializing upstream beside healthy one
     for (let i = 0; i < 5; i++) expect(await healthyCall()).toBe('still here')
     const states: string[] = []
     for (let i = 0; i < 200; i++) {
-      const servers = (await (await fetch('http://localhost/v1/servers', { unix: daemon.socket })).json()) as { name: string; state: string; error?: { message: string } }[]
+      const servers = (await (await fetch('http://localhost/v1/servers', { unix: daemon.socket })).json()) as {
+        name: string
+        state: string
+        error?: { message: string }
+      }[]
       const stuck = servers.find((s) => s.name === 'stuck')!
       if (!states.includes(stuck.state)) states.push(stuck.state)
       if (stuck.state === 'failed') {
@@ -150,7 +154,10 @@ async function hostsWithCallsInFlight(daemon: DaemonProcess, file: string) {
     modern.call('modern-append', 'up_append', { file, line: 'modern', ms: 6000 }).catch((error: Error) => error),
     modern.call('modern-slow', 'up_slow', { ms: 300 }).catch((error: Error) => error),
   ]
-  const stdio = [serve.call('serve-append', 'up_append', { file, line: 'serve', ms: 6000 }), serve.call('serve-slow', 'up_slow', { ms: 300 })]
+  const stdio = [
+    serve.call('serve-append', 'up_append', { file, line: 'serve', ms: 6000 }),
+    serve.call('serve-slow', 'up_slow', { ms: 300 }),
+  ]
   while (lines(file).length < 3) await Bun.sleep(10)
   return { http, stdio, serve }
 }
@@ -171,7 +178,9 @@ describe('the daemon stopped with hosts connected', () => {
       expect(status).not.toBe(202)
       expect(messages).toHaveLength(1)
     }
-    const byId = Object.fromEntries((await Promise.all(http)).map((a) => [String((a as RpcAnswer).messages[0]!.id), (a as RpcAnswer).messages[0]!]))
+    const byId = Object.fromEntries(
+      (await Promise.all(http)).map((a) => [String((a as RpcAnswer).messages[0]!.id), (a as RpcAnswer).messages[0]!]),
+    )
     expect(textOf(byId['legacy-slow'])).toBe('slept 300')
     expect(textOf(byId['modern-slow'])).toBe('slept 300')
     expect(failureOf(byId['legacy-append'])).toContain('may or may not have run')

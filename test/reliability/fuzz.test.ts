@@ -72,7 +72,8 @@ describe('framing fuzz', () => {
     await round('valid', FRAMES)
     expect(problems).toEqual([])
     expect(valid.length).toBe(Math.floor(FRAMES / VALID_EVERY))
-    for (let i = 0; i < FRAMES; i += VALID_EVERY) if (i + VALID_EVERY - 1 < FRAMES) expect(host.answersFor(`valid-${i + VALID_EVERY - 1}`)).toHaveLength(1)
+    for (let i = 0; i < FRAMES; i += VALID_EVERY)
+      if (i + VALID_EVERY - 1 < FRAMES) expect(host.answersFor(`valid-${i + VALID_EVERY - 1}`)).toHaveLength(1)
     expect(host.proc.exitCode).toBeNull()
     expect((await daemon.health())?.pid).toBe(daemon.pid)
     const after = await settledRss()
@@ -84,7 +85,10 @@ describe('framing fuzz', () => {
     const legacy = new HttpHost(daemon.mcpUrl, daemon.token, 'legacy')
     const modern = new HttpHost(daemon.mcpUrl, daemon.token, 'modern')
     await legacy.open()
-    for (let i = 0; i < 50; i++) expect(textOf((await modern.call(`warm-${i}`, 'mcpx_call', { tool: 'up.echo', arguments: { text: 'warm' } })).messages[0])).toBeDefined()
+    for (let i = 0; i < 50; i++)
+      expect(
+        textOf((await modern.call(`warm-${i}`, 'mcpx_call', { tool: 'up.echo', arguments: { text: 'warm' } })).messages[0]),
+      ).toBeDefined()
     const next = random(20261202)
     const problems: string[] = []
     let refusedConnections = 0
@@ -122,7 +126,8 @@ describe('framing fuzz', () => {
               const host = Math.floor(i / VALID_EVERY) % 2 === 0 ? legacy : modern
               const answer = await host.call(id, 'mcpx_call', { tool: 'up.echo', arguments: { text: `payload ${id}` } })
               const message = answer.messages.find((m) => 'result' in m || 'error' in m)
-              if (message?.id !== id || !JSON.stringify(message.result ?? null).includes(`payload ${id}`)) problems.push(`${id}: ${JSON.stringify(answer).slice(0, 300)}`)
+              if (message?.id !== id || !JSON.stringify(message.result ?? null).includes(`payload ${id}`))
+                problems.push(`${id}: ${JSON.stringify(answer).slice(0, 300)}`)
             }
           }
         }),

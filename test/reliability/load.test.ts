@@ -87,7 +87,9 @@ describe('load through the daemon', () => {
               }
             }),
           )
-          for (let i = 0; i < SERVE_CALLS; i++) if (host.answersFor(`serve-${h}-${i}`).length !== 1) problems.push(`serve-${h}-${i}: ${host.answersFor(`serve-${h}-${i}`).length} answers`)
+          for (let i = 0; i < SERVE_CALLS; i++)
+            if (host.answersFor(`serve-${h}-${i}`).length !== 1)
+              problems.push(`serve-${h}-${i}: ${host.answersFor(`serve-${h}-${i}`).length} answers`)
         }),
       )
       expect(problems).toEqual([])

@@ -49,7 +49,9 @@ test(`${CALLS} sequential calls: all answered, memory sampled every ${SAMPLE_EVE
   const rssRise = relativeTrend(rss) * (rss.length - 1)
   const heapRise = relativeTrend(heap) * (heap.length - 1)
   console.error(`soak: RSS samples (MB) ${rss.map(mb).join(', ')}; trend across the run ${(rssRise * 100).toFixed(1)} %`)
-  console.error(`soak: JS heap samples (MB) ${heap.map(mb).join(', ')}; live objects ${samples[0]!.objects} → ${samples.at(-1)!.objects}; trend across the run ${(heapRise * 100).toFixed(1)} %`)
+  console.error(
+    `soak: JS heap samples (MB) ${heap.map(mb).join(', ')}; live objects ${samples[0]!.objects} → ${samples.at(-1)!.objects}; trend across the run ${(heapRise * 100).toFixed(1)} %`,
+  )
   expect(rssRise).toBeLessThanOrEqual(MAX_TREND)
   expect(heapRise).toBeLessThanOrEqual(MAX_TREND)
 })

@@ -63,7 +63,12 @@ export async function startDaemon(servers: Record<string, ServerSpec>, settings:
     ...settings,
   }
   const logFile = join(temp.path, 'daemon.out')
-  const proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run', '--config', configFile], { env, stdin: 'ignore', stdout: Bun.file(logFile), stderr: Bun.file(join(temp.path, 'daemon.err')) })
+  const proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run', '--config', configFile], {
+    env,
+    stdin: 'ignore',
+    stdout: Bun.file(logFile),
+    stderr: Bun.file(join(temp.path, 'daemon.err')),
+  })
   const layout = homeLayout(home, configFile)
   const socket = layout.socket
   const stateFile = layout.state
@@ -84,7 +89,15 @@ export async function startDaemon(servers: Record<string, ServerSpec>, settings:
     mcpUrl: `${state.tcp.url}/mcp`,
     token,
     rssBytes: () => rssOf(state.pid),
-    memory: async () => (await (await fetch('http://localhost/v1/memory', { method: 'POST', unix: socket, headers: { 'Content-Type': 'application/json' }, body: '{}' })).json()) as { rssBytes: number; heapBytes: number; objects: number },
+    memory: async () =>
+      (await (
+        await fetch('http://localhost/v1/memory', {
+          method: 'POST',
+          unix: socket,
+          headers: { 'Content-Type': 'application/json' },
+          body: '{}',
+        })
+      ).json()) as { rssBytes: number; heapBytes: number; objects: number },
     async health() {
       try {
         const response = await fetch('http://localhost/v1/health', { unix: socket })
@@ -93,7 +106,8 @@ export async function startDaemon(servers: Record<string, ServerSpec>, settings:
         return null
       }
     },
-    log: () => ['daemon.out', 'daemon.err'].map((f) => (existsSync(join(temp.path, f)) ? readFileSync(join(temp.path, f), 'utf8') : '')).join('\n'),
+    log: () =>
+      ['daemon.out', 'daemon.err'].map((f) => (existsSync(join(temp.path, f)) ? readFileSync(join(temp.path, f), 'utf8') : '')).join('\n'),
     async [Symbol.asyncDispose]() {
       if (proc.exitCode === null) {
         proc.kill('SIGTERM')
@@ -159,7 +173,9 @@ export class HttpHost {
       Authorization: `Bearer ${this.token}`,
       'Content-Type': 'application/json',
       Accept: 'application/json, text/event-stream',
-      ...(this.era === 'legacy' ? { 'MCP-Protocol-Version': '2025-11-25', ...(this.#session && { 'Mcp-Session-Id': this.#session }) } : { 'MCP-Protocol-Version': MODERN }),
+      ...(this.era === 'legacy'
+        ? { 'MCP-Protocol-Version': '2025-11-25', ...(this.#session && { 'Mcp-Session-Id': this.#session }) }
+        : { 'MCP-Protocol-Version': MODERN }),
       ...extra,
     }
   }
@@ -170,12 +186,21 @@ export class HttpHost {
       await fetch(this.url, {
         method: 'POST',
         headers: this.headers(),
-        body: JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'reliability', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'init',
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'reliability', version: '1' } },
+        }),
       }),
     )
     if (!answer.sessionId) throw new Error(`initialize failed: ${JSON.stringify(answer)}`)
     this.#session = answer.sessionId
-    await fetch(this.url, { method: 'POST', headers: this.headers(), body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+    await fetch(this.url, {
+      method: 'POST',
+      headers: this.headers(),
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    })
   }
 
   get sessionId(): string | undefined {
@@ -183,10 +208,31 @@ export class HttpHost {
   }
 
   /** POST one JSON-RPC request and read its answer. */
-  async request(id: string | number, method: string, params: Record<string, unknown> = {}, extraHeaders: Record<string, string> = {}): Promise<RpcAnswer> {
-    const body = this.era === 'modern' ? { ...params, _meta: { [META.PROTOCOL_VERSION]: MODERN, [META.CLIENT_CAPABILITIES]: {}, [META.CLIENT_INFO]: { name: 'reliability', version: '1' } } } : params
-    const headers = this.headers(this.era === 'modern' ? { 'Mcp-Method': method, ...(method === 'tools/call' && { 'Mcp-Name': String(params.name) }), ...extraHeaders } : extraHeaders)
-    return readAnswer(await fetch(this.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: body }) }))
+  async request(
+    id: string | number,
+    method: string,
+    params: Record<string, unknown> = {},
+    extraHeaders: Record<string, string> = {},
+  ): Promise<RpcAnswer> {
+    const body =
+      this.era === 'modern'
+        ? {
+            ...params,
+            _meta: {
+              [META.PROTOCOL_VERSION]: MODERN,
+              [META.CLIENT_CAPABILITIES]: {},
+              [META.CLIENT_INFO]: { name: 'reliability', version: '1' },
+            },
+          }
+        : params
+    const headers = this.headers(
+      this.era === 'modern'
+        ? { 'Mcp-Method': method, ...(method === 'tools/call' && { 'Mcp-Name': String(params.name) }), ...extraHeaders }
+        : extraHeaders,
+    )
+    return readAnswer(
+      await fetch(this.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: body }) }),
+    )
   }
 
   call(id: string | number, tool: string, args: Record<string, unknown>): Promise<RpcAnswer> {
@@ -211,7 +257,12 @@ export class ServeHost implements AsyncDisposable {
   readonly done: Promise<void>
 
   constructor(daemon: DaemonProcess, args: string[] = ['--mode', 'raw']) {
-    this.proc = Bun.spawn([...mcpxCommand(), 'serve', '--config', daemon.configFile, ...args], { env: daemon.env, stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })
+    this.proc = Bun.spawn([...mcpxCommand(), 'serve', '--config', daemon.configFile, ...args], {
+      env: daemon.env,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
     void new Response(this.proc.stderr).text()
     this.done = this.#read()
   }
@@ -260,7 +311,11 @@ export class ServeHost implements AsyncDisposable {
   }
 
   async initialize(): Promise<void> {
-    const answer = await this.request('init', 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'reliability-serve', version: '1' } })
+    const answer = await this.request('init', 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'reliability-serve', version: '1' },
+    })
     if (!answer || !('result' in answer)) throw new Error(`serve initialize failed: ${JSON.stringify(answer)}`)
     this.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`)
   }

@@ -36,15 +36,40 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
   const groups = new Map<string, string[]>()
   const provider = new Provider(issuer, {
     clients: [
-      { client_id: SERVICE_CLIENT.id, client_secret: SERVICE_CLIENT.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
-      { client_id: SHORT_LIVED_CLIENT.id, client_secret: SHORT_LIVED_CLIENT.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
-      { client_id: OPAQUE_CLIENT.id, client_secret: OPAQUE_CLIENT.secret, grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
-      { client_id: INTROSPECTING_CLIENT.id, client_secret: INTROSPECTING_CLIENT.secret, grant_types: [], redirect_uris: [], response_types: [] },
+      {
+        client_id: SERVICE_CLIENT.id,
+        client_secret: SERVICE_CLIENT.secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      },
+      {
+        client_id: SHORT_LIVED_CLIENT.id,
+        client_secret: SHORT_LIVED_CLIENT.secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      },
+      {
+        client_id: OPAQUE_CLIENT.id,
+        client_secret: OPAQUE_CLIENT.secret,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      },
+      {
+        client_id: INTROSPECTING_CLIENT.id,
+        client_secret: INTROSPECTING_CLIENT.secret,
+        grant_types: [],
+        redirect_uris: [],
+        response_types: [],
+      },
     ],
     scopes: [MCP_SCOPE, 'other:scope'],
     cookies: { keys: ['mcpx-test-cookie-key'] },
     findAccount: async (_ctx: unknown, accountId: string) => ({ accountId, claims: async () => ({ sub: accountId }) }),
-    extraTokenClaims: async (_ctx: unknown, token: { accountId?: string }) => (token.accountId && groups.has(token.accountId) ? { groups: groups.get(token.accountId) } : undefined),
+    extraTokenClaims: async (_ctx: unknown, token: { accountId?: string }) =>
+      token.accountId && groups.has(token.accountId) ? { groups: groups.get(token.accountId) } : undefined,
     features: {
       devInteractions: { enabled: true },
       registration: { enabled: true },
@@ -58,7 +83,9 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
           scope: `${MCP_SCOPE} other:scope`,
           audience: resource,
           accessTokenTTL: client.clientId === SHORT_LIVED_CLIENT.id ? 1 : 600,
-          ...(client.clientId === OPAQUE_CLIENT.id ? { accessTokenFormat: 'opaque' } : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+          ...(client.clientId === OPAQUE_CLIENT.id
+            ? { accessTokenFormat: 'opaque' }
+            : { accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
         }),
       },
     },
@@ -79,7 +106,11 @@ export async function startAuthorizationServer(): Promise<AuthorizationServer> {
   }
   const cookieHeader = () => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ')
   const step = async (url: string, init: RequestInit = {}): Promise<Response> => {
-    const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: cookieHeader() } })
+    const response = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...(init.headers as Record<string, string>), cookie: cookieHeader() },
+    })
     remember(response)
     return response
   }

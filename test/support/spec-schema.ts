@@ -45,7 +45,10 @@ export function validateSpec(revision: Revision, definitionName: string, value: 
   if (!(definitionName in defs)) return [`${revision} schema has no definition ${definitionName}`]
   const validate = validatorFor(revision, definitionName, options.strict === true)
   if (validate(value)) return []
-  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'invalid'}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`)
+  return (validate.errors ?? []).map(
+    (e) =>
+      `${e.instancePath || '/'} ${e.message ?? 'invalid'}${e.params && 'additionalProperty' in e.params ? `: ${String(e.params.additionalProperty)}` : ''}`,
+  )
 }
 
 function validatorFor(revision: Revision, definitionName: string, strict: boolean): ValidateFunction {

@@ -7,7 +7,17 @@
 import type { JsonObject } from '../../client/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { HandlerContext, InputRequest } from '../../server/index.ts'
-import { hasFeature, CAPABILITY_OF_ASK, EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord, missingCapability } from '../../wire/index.ts'
+import {
+  hasFeature,
+  CAPABILITY_OF_ASK,
+  EXTENSION,
+  LOG_LEVELS,
+  type LogLevel,
+  META,
+  httpStatusOf,
+  isRecord,
+  missingCapability,
+} from '../../wire/index.ts'
 import { ASK_METHOD_OF, type DownstreamAsker, capabilityOfKind } from '../broker.ts'
 import type { UpstreamCallOptions } from '../pool-shapes.ts'
 import { settle } from '../settle.ts'
@@ -17,19 +27,26 @@ import type { ParkingLot } from './parking.ts'
 type Run = (asker: DownstreamAsker, signal: AbortSignal, options: UpstreamCallOptions) => Promise<JsonObject>
 type Ask = (request: InputRequest, key?: string) => Promise<JsonObject>
 
-
 /** An asker whose members exist only for what the host declared, each delegating to `ask`. */
 function askerFor(ctx: HandlerContext, ask: Ask): DownstreamAsker {
   const asker: DownstreamAsker = {}
   for (const kind of ['elicit', 'sample', 'listRoots'] as const) {
-    if (capabilityOfKind(kind) in ctx.clientCapabilities) asker[kind] = (params: JsonObject, _signal?: AbortSignal, key?: string) => ask({ method: ASK_METHOD_OF[kind], params }, key)
+    if (capabilityOfKind(kind) in ctx.clientCapabilities)
+      asker[kind] = (params: JsonObject, _signal?: AbortSignal, key?: string) => ask({ method: ASK_METHOD_OF[kind], params }, key)
   }
   const elicit = asker.elicit
   if (elicit && !declaresUrlElicitation(ctx)) {
     // 2025-11-25 client/elicitation.mdx "Capabilities": URL mode only to a client that declared
     // `elicitation.url` (an empty `elicitation` is form only); mcpx declares it upstream for all.
     asker.elicit = (params, signal, key) =>
-      params.mode === 'url' ? Promise.reject(missingCapability({ elicitation: { url: {} } }, 'the upstream asked for URL-mode elicitation, but the host that made the call declared form mode only')) : elicit(params, signal, key)
+      params.mode === 'url'
+        ? Promise.reject(
+            missingCapability(
+              { elicitation: { url: {} } },
+              'the upstream asked for URL-mode elicitation, but the host that made the call declared form mode only',
+            ),
+          )
+        : elicit(params, signal, key)
   }
   return asker
 }
@@ -48,14 +65,19 @@ function downstreamOptions(ctx: HandlerContext, relayTasks: boolean, allExtensio
   const capabilities = upstreamCapabilities(ctx, relayTasks, allExtensions)
   const requested = ctx.meta[META.LOG_LEVEL]
   const logLevel: LogLevel | undefined =
-    ctx.era === 'legacy' ? 'debug' : typeof requested === 'string' && (LOG_LEVELS as readonly string[]).includes(requested) ? (requested as LogLevel) : undefined
+    ctx.era === 'legacy'
+      ? 'debug'
+      : typeof requested === 'string' && (LOG_LEVELS as readonly string[]).includes(requested)
+        ? (requested as LogLevel)
+        : undefined
   const options: { -readonly [K in keyof UpstreamCallOptions]: UpstreamCallOptions[K] } = { capabilities }
   if (isRecord(capabilities.extensions) && EXTENSION.TASKS in capabilities.extensions) options.acceptTask = true
   if (logLevel) {
     options.logLevel = logLevel
     options.onLog = (params: JsonObject) => {
       const level = params.level as LogLevel
-      if ((LOG_LEVELS as readonly string[]).includes(level)) ctx.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined)
+      if ((LOG_LEVELS as readonly string[]).includes(level))
+        ctx.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined)
     }
   }
   if (ctx.meta.progressToken !== undefined) options.onProgress = (update) => ctx.progress(update.progress, update.total, update.message)
@@ -80,7 +102,8 @@ export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean, a
     if (id === EXTENSION.TASKS) continue
     if (allExtensions || id === EXTENSION.UI) extensions[id] = settings as JsonObject
   }
-  if (relayTasks && hasFeature(ctx.revision, 'tasksExtension') && EXTENSION.TASKS in hostExtensions) extensions[EXTENSION.TASKS] = hostExtensions[EXTENSION.TASKS] as JsonObject
+  if (relayTasks && hasFeature(ctx.revision, 'tasksExtension') && EXTENSION.TASKS in hostExtensions)
+    extensions[EXTENSION.TASKS] = hostExtensions[EXTENSION.TASKS] as JsonObject
   if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities
 }
@@ -109,7 +132,12 @@ export interface BrokeredCallOptions {
   readonly ssePollAfterMs?: number
 }
 
-export function brokeredCall(ctx: HandlerContext, parking: ParkingLot, run: Run, callOptions: BrokeredCallOptions = {}): Promise<JsonObject> {
+export function brokeredCall(
+  ctx: HandlerContext,
+  parking: ParkingLot,
+  run: Run,
+  callOptions: BrokeredCallOptions = {},
+): Promise<JsonObject> {
   const options = downstreamOptions(ctx, callOptions.relayTasks ?? false, callOptions.allExtensions ?? false)
   if (ctx.era === 'legacy') {
     let asked = 0

@@ -45,12 +45,22 @@ export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
       handler: async (args, ctx) => {
         try {
           const result = await brokeredCall(ctx, parking, async (asker, signal) => {
-            const run = await codeMode.exec(String(args.code), { asker, signal, onCall: (name) => options.onNamed?.([name]), ...(view && { view }) })
+            const run = await codeMode.exec(String(args.code), {
+              asker,
+              signal,
+              onCall: (name) => options.onNamed?.([name]),
+              ...(view && { view }),
+            })
             return { value: run.value, logs: run.logs, stats: run.stats } as JsonObject
           })
           return execResult(result.value, result.logs as string[], false)
         } catch (error) {
-          if (error instanceof SandboxError) return execResult({ error: error.reason, message: error.message, ...(error.line !== undefined && { line: error.line }) }, error.logs, true)
+          if (error instanceof SandboxError)
+            return execResult(
+              { error: error.reason, message: error.message, ...(error.line !== undefined && { line: error.line }) },
+              error.logs,
+              true,
+            )
           throw error
         }
       },
@@ -58,7 +68,8 @@ export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
     {
       name: 'mcpx_search',
       title: 'Find upstream tools',
-      description: 'Search every upstream tool by what it does (names, descriptions, parameters). Returns "server.tool" names to use with mcpx_types, mcpx_exec or mcpx_call.',
+      description:
+        'Search every upstream tool by what it does (names, descriptions, parameters). Returns "server.tool" names to use with mcpx_types, mcpx_exec or mcpx_call.',
       inputSchema: {
         type: 'object',
         properties: {
@@ -79,7 +90,9 @@ export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
         options.onNamed?.(hits.map((h) => h.qualifiedName))
         // MCP Apps: a hit whose tool renders a UI names it (the ui:// URI this surface serves).
         const apps = await Promise.all(hits.map((h) => codeMode.appOf(h.server, h.name)))
-        const text = hits.map((h, i) => `${h.qualifiedName}${apps[i] ? ' [app]' : ''}${h.description ? ` — ${h.description}` : ''}`).join('\n')
+        const text = hits
+          .map((h, i) => `${h.qualifiedName}${apps[i] ? ' [app]' : ''}${h.description ? ` — ${h.description}` : ''}`)
+          .join('\n')
         const structured = hits.map(({ score: _s, ...hit }, i) => (apps[i] ? { ...hit, app: apps[i] } : hit))
         return { content: [{ type: 'text', text: text || 'no matching tools' }], structuredContent: { hits: structured } }
       },
@@ -87,7 +100,8 @@ export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
     {
       name: 'mcpx_types',
       title: 'TypeScript API of upstream tools',
-      description: 'TypeScript declarations of the namespace objects mcpx_exec provides, for the tools you name ("server.tool"), one server, or the hits of a search.',
+      description:
+        'TypeScript declarations of the namespace objects mcpx_exec provides, for the tools you name ("server.tool"), one server, or the hits of a search.',
       inputSchema: {
         type: 'object',
         properties: {
@@ -112,6 +126,12 @@ export function codeModeTools(options: CodeModeToolsOptions): ToolDef[] {
 }
 
 function execResult(value: unknown, logs: readonly string[], isError: boolean): JsonObject {
-  const text = [logs.length ? `logs:\n${logs.join('\n')}` : '', `${isError ? 'error' : 'result'}: ${JSON.stringify(value, null, 2)}`].filter(Boolean).join('\n\n')
-  return { content: [{ type: 'text', text }], structuredContent: { [isError ? 'error' : 'result']: value ?? null, logs }, ...(isError && { isError: true }) }
+  const text = [logs.length ? `logs:\n${logs.join('\n')}` : '', `${isError ? 'error' : 'result'}: ${JSON.stringify(value, null, 2)}`]
+    .filter(Boolean)
+    .join('\n\n')
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: { [isError ? 'error' : 'result']: value ?? null, logs },
+    ...(isError && { isError: true }),
+  }
 }

@@ -45,8 +45,7 @@ export function catalogTool(pool: UpstreamPool, view?: AccessView): ToolDef {
   return {
     name: 'mcpx_catalog',
     title: 'List upstream servers and tools',
-    description:
-      "The upstream MCP servers with their state and tool count; with `server`, that server's tools.",
+    description: "The upstream MCP servers with their state and tool count; with `server`, that server's tools.",
     inputSchema: {
       type: 'object',
       properties: { server: { type: 'string', description: 'Only this server: list its tools' } },
@@ -58,14 +57,19 @@ export function catalogTool(pool: UpstreamPool, view?: AccessView): ToolDef {
       if (typeof args.server === 'string') {
         const catalog = await pool.catalog(args.server)
         const server = args.server
-        const tools = catalog.tools.filter((t) => allowed(server, String(t.name))).map((t) => {
-          // MCP Apps: a tool whose results a UI renders names it (the ui:// URI the surfaces serve).
-          const app = appOf(t)
-          const entry = { name: `${server}.${String(t.name)}`, description: firstLine(t.description) }
-          return app !== undefined && isAppResourceUri(app) ? { ...entry, app: appResourceUri(server, app) } : entry
-        })
+        const tools = catalog.tools
+          .filter((t) => allowed(server, String(t.name)))
+          .map((t) => {
+            // MCP Apps: a tool whose results a UI renders names it (the ui:// URI the surfaces serve).
+            const app = appOf(t)
+            const entry = { name: `${server}.${String(t.name)}`, description: firstLine(t.description) }
+            return app !== undefined && isAppResourceUri(app) ? { ...entry, app: appResourceUri(server, app) } : entry
+          })
         const text = tools.map((t) => `${t.name}${'app' in t ? ' [app]' : ''}${t.description ? ` — ${t.description}` : ''}`).join('\n')
-        return { content: [{ type: 'text', text: text || `${args.server} has no tools` }], structuredContent: { server: args.server, tools } }
+        return {
+          content: [{ type: 'text', text: text || `${args.server} has no tools` }],
+          structuredContent: { server: args.server, tools },
+        }
       }
       const { catalogs, failures } = await pool.catalogs()
       const counts = new Map(catalogs.map((c) => [c.server, c.tools.filter((t) => allowed(c.server, String(t.name))).length]))
@@ -79,7 +83,12 @@ export function catalogTool(pool: UpstreamPool, view?: AccessView): ToolDef {
         ...(s.era && { era: s.era }),
         ...(failures.find((f) => f.server === s.name) && { error: failures.find((f) => f.server === s.name)!.error.message }),
       }))
-      const text = servers.map((s) => `${s.name}: ${s.state}${s.reason !== undefined ? `: ${s.reason}` : ''}${s.tools !== undefined ? `, ${s.tools} tools` : ''}${s.error ? ` (${s.error})` : ''}`).join('\n')
+      const text = servers
+        .map(
+          (s) =>
+            `${s.name}: ${s.state}${s.reason !== undefined ? `: ${s.reason}` : ''}${s.tools !== undefined ? `, ${s.tools} tools` : ''}${s.error ? ` (${s.error})` : ''}`,
+        )
+        .join('\n')
       return { content: [{ type: 'text', text: text || 'no servers configured' }], structuredContent: { servers } }
     },
   }

@@ -16,7 +16,10 @@ export interface Question {
   fail(error: Error): void
 }
 
-export type ParkedEvent = { kind: 'questions'; questions: Question[] } | { kind: 'done'; result: JsonObject } | { kind: 'error'; error: unknown }
+export type ParkedEvent =
+  | { kind: 'questions'; questions: Question[] }
+  | { kind: 'done'; result: JsonObject }
+  | { kind: 'error'; error: unknown }
 
 class ParkedCall {
   readonly id = randomUUID()
@@ -28,7 +31,10 @@ class ParkedCall {
   #asked = 0
   #expiry?: ReturnType<typeof setTimeout>
 
-  constructor(private readonly ttlMs: number, private readonly onExpire: (call: ParkedCall) => void) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly onExpire: (call: ParkedCall) => void,
+  ) {}
 
   /** Start the upstream call; `ask` is what it uses to put a question to the downstream host. */
   start(run: (ask: (request: InputRequest, key?: string) => Promise<JsonObject>, signal: AbortSignal) => Promise<JsonObject>): void {
@@ -108,7 +114,8 @@ export class ParkingLot {
 
   get(id: string): ParkedCall {
     const call = this.#calls.get(id)
-    if (!call) throw new McpxError('TIMEOUT', 'the upstream call this input answers has ended or expired; call the tool again', { parked: id })
+    if (!call)
+      throw new McpxError('TIMEOUT', 'the upstream call this input answers has ended or expired; call the tool again', { parked: id })
     return call
   }
 

@@ -10,7 +10,15 @@ import type { McpClient } from '../../client/index.ts'
 import { McpxError } from '../../errors/index.ts'
 import { log } from '../../log.ts'
 import { EXTENSION } from '../../wire/index.ts'
-import { type Engine as EngineType, Engine, type PromptDef, type ServerDefinition, type ResourceDef, type TemplateDef, type ToolDef } from '../../server/index.ts'
+import {
+  type Engine as EngineType,
+  Engine,
+  type PromptDef,
+  type ServerDefinition,
+  type ResourceDef,
+  type TemplateDef,
+  type ToolDef,
+} from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import { splitQualified } from '../naming.ts'
 import type { UpstreamPool } from '../upstream-pool.ts'
@@ -20,7 +28,15 @@ import { codeModeTools } from './code-mode-tools.ts'
 import { callTool, catalogTool } from './direct-tools.ts'
 import { ParkingLot } from './parking.ts'
 import { followResourceUpdates } from './resource-updates.ts'
-import { type ItemOptions, forwardUnknown, readUnlistedApps, upstreamPrompts, upstreamResources, upstreamTemplates, upstreamTools } from './upstream-items.ts'
+import {
+  type ItemOptions,
+  forwardUnknown,
+  readUnlistedApps,
+  upstreamPrompts,
+  upstreamResources,
+  upstreamTemplates,
+  upstreamTools,
+} from './upstream-items.ts'
 
 type ChangeKind = 'tools' | 'prompts' | 'resources'
 
@@ -63,7 +79,8 @@ export class GatewaySurface {
   #stop: () => void
 
   constructor(private readonly options: SurfaceOptions) {
-    if (options.mode === 'passthrough' && !options.passthrough) throw new McpxError('USAGE', 'passthrough mode needs the name of one upstream server')
+    if (options.mode === 'passthrough' && !options.passthrough)
+      throw new McpxError('USAGE', 'passthrough mode needs the name of one upstream server')
     if (options.passthrough) options.pool.upstream(options.passthrough)
     this.#parking = new ParkingLot(options.settings.requestStateTtlMs)
     const passthrough = options.mode === 'passthrough'
@@ -153,14 +170,19 @@ export class GatewaySurface {
       this.#catalogs = [visibleTo(this.options.view, catalog)]
       const client = await pool.upstream(passthrough).client()
       this.#mirrorIdentity(client)
-      await this.#followUpdates(client, catalog.resources.map((r) => String(r.uri)))
+      await this.#followUpdates(
+        client,
+        catalog.resources.map((r) => String(r.uri)),
+      )
       return this.#apply()
     }
     const names = pool.names().filter((name) => !pool.upstream(name).config.disabled)
     const changed = new Set<ChangeKind>()
     const land = (server: string, catalog: Catalog | undefined) => {
       // Servers removed from the config since, and failed ones, drop out; the order stays the config's.
-      const byServer = new Map(this.#catalogs.filter((c) => c.server !== server && pool.names().includes(c.server)).map((c) => [c.server, c]))
+      const byServer = new Map(
+        this.#catalogs.filter((c) => c.server !== server && pool.names().includes(c.server)).map((c) => [c.server, c]),
+      )
       if (catalog) byServer.set(server, visibleTo(this.options.view, catalog))
       this.#catalogs = pool.names().flatMap((name) => byServer.get(name) ?? [])
       for (const kind of this.#apply()) changed.add(kind)
@@ -193,7 +215,8 @@ export class GatewaySurface {
       this.#workingSet.set(name, def)
       changed = true
     }
-    while (this.#workingSet.size > this.options.settings.reactiveWorkingSetSize) this.#workingSet.delete(this.#workingSet.keys().next().value!)
+    while (this.#workingSet.size > this.options.settings.reactiveWorkingSetSize)
+      this.#workingSet.delete(this.#workingSet.keys().next().value!)
     if (changed) this.engine.registry.setTools([...this.#baseTools(), ...this.#workingSet.values()])
   }
 
@@ -233,7 +256,9 @@ export class GatewaySurface {
 
   /** Pass-through completion/complete: the upstream's answer as is. */
   readonly #complete: NonNullable<ServerDefinition['complete']> = async (request, ctx) =>
-    this.#items.pool.request(this.options.passthrough!, 'completion/complete', request as unknown as Record<string, unknown>, { signal: ctx.signal })
+    this.#items.pool.request(this.options.passthrough!, 'completion/complete', request as unknown as Record<string, unknown>, {
+      signal: ctx.signal,
+    })
 
   close(): void {
     this.#stop()
@@ -247,9 +272,15 @@ export class GatewaySurface {
     if (mode === 'raw' || mode === 'passthrough') return []
     const { view } = this.options
     const call = callTool(pool, this.#parking, view)
-    const tracked: ToolDef = mode === 'reactive' ? { ...call, handler: async (args, ctx) => (this.touch([String(args.tool)]), call.handler(args, ctx)) } : call
+    const tracked: ToolDef =
+      mode === 'reactive' ? { ...call, handler: async (args, ctx) => (this.touch([String(args.tool)]), call.handler(args, ctx)) } : call
     const codeMode = this.options.codeMode
-      ? codeModeTools({ codeMode: this.options.codeMode, parking: this.#parking, ...(mode === 'reactive' && { onNamed: (names: string[]) => this.touch(names) }), ...(view && { view }) })
+      ? codeModeTools({
+          codeMode: this.options.codeMode,
+          parking: this.#parking,
+          ...(mode === 'reactive' && { onNamed: (names: string[]) => this.touch(names) }),
+          ...(view && { view }),
+        })
       : []
     // The daemon's mcpx_<op> tools describe the whole daemon: for its owner only.
     return [...codeMode, tracked, catalogTool(pool, view), ...(view ? [] : (this.options.gatewayTools ?? []))]

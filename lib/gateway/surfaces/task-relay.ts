@@ -48,14 +48,20 @@ async function follow(created: JsonObject, options: TaskRelayOptions, ask: Ask, 
   const taskId = String(created.taskId)
   const maxPollMs = options.settings.taskPollIntervalMs
   const request = (method: string, params: JsonObject, withSignal: AbortSignal | undefined = signal) =>
-    options.pool.request(options.server, method, { taskId, ...params }, { capabilities: options.capabilities, ...(withSignal && { signal: withSignal }) })
+    options.pool.request(
+      options.server,
+      method,
+      { taskId, ...params },
+      { capabilities: options.capabilities, ...(withSignal && { signal: withSignal }) },
+    )
   try {
     let task: JsonObject = created
     for (;;) {
       signal.throwIfAborted()
       const status = String(task.status)
       if (status === 'completed' && task.result !== undefined) return task.result as JsonObject
-      if (status === 'failed' && task.error !== undefined) throw RpcError.fromWire(task.error as { code: number; message?: string; data?: unknown })
+      if (status === 'failed' && task.error !== undefined)
+        throw RpcError.fromWire(task.error as { code: number; message?: string; data?: unknown })
       if (status === 'cancelled') throw new McpxError('CANCELLED', `upstream task ${taskId} was cancelled`, { taskId })
       if (status === 'input_required' && isRecord(task.inputRequests) && Object.keys(task.inputRequests).length > 0) {
         const inputResponses = await ask(task.inputRequests as Record<string, InputRequest>)

@@ -50,14 +50,33 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
       ...(options.tasks && { adoptsTaskId: true }),
       handler: async (args, ctx) => {
         const adopt = options.tasks ? ctx.adoptTaskId : undefined
-        const result = await brokeredCall(ctx, options.parking, (asker, signal, extra) => options.pool.call(catalog.server, name, args, { ...extra, asker, signal, argumentsChecked: checked, ...(options.view && { view: options.view }), ...(adopt && { onTaskCreated: adopt }) }), {
-          relayTasks: options.tasks !== undefined,
-          allExtensions: options.ownNames,
-          ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
-        })
+        const result = await brokeredCall(
+          ctx,
+          options.parking,
+          (asker, signal, extra) =>
+            options.pool.call(catalog.server, name, args, {
+              ...extra,
+              asker,
+              signal,
+              argumentsChecked: checked,
+              ...(options.view && { view: options.view }),
+              ...(adopt && { onTaskCreated: adopt }),
+            }),
+          {
+            relayTasks: options.tasks !== undefined,
+            allExtensions: options.ownNames,
+            ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
+          },
+        )
         if (options.tasks && result.resultType === RESULT_TYPE.TASK) {
           const capabilities = upstreamCapabilities(ctx, true, true)
-          return relayTask(ctx, result, { pool: options.pool, server: catalog.server, tasks: options.tasks(), settings: options.settings!, capabilities })
+          return relayTask(ctx, result, {
+            pool: options.pool,
+            server: catalog.server,
+            tasks: options.tasks(),
+            settings: options.settings!,
+            capabilities,
+          })
         }
         return relayResult(result)
       },
@@ -98,7 +117,16 @@ export function upstreamPrompts(catalog: Catalog, options: ItemOptions): PromptD
       ...(prompt as Omit<PromptDef, 'handler'>),
       name: options.ownNames ? name : rawName(catalog.server, name),
       handler: async (args, ctx) =>
-        relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(catalog.server, 'prompts/get', { name, arguments: args }, { ...extra, asker, signal, ...(options.view && { view: options.view }) }))),
+        relayResult(
+          await forward(options, ctx, (asker, signal, extra) =>
+            options.pool.request(
+              catalog.server,
+              'prompts/get',
+              { name, arguments: args },
+              { ...extra, asker, signal, ...(options.view && { view: options.view }) },
+            ),
+          ),
+        ),
     }
   })
 }
@@ -106,7 +134,11 @@ export function upstreamPrompts(catalog: Catalog, options: ItemOptions): PromptD
 export function upstreamResources(catalog: Catalog, options: ItemOptions): ResourceDef[] {
   return catalog.resources.map((resource) => {
     const uri = String(resource.uri)
-    const exposed = options.ownNames ? uri : isAppResourceUri(uri) ? appResourceUri(catalog.server, uri) : gatewayResourceUri(catalog.server, uri)
+    const exposed = options.ownNames
+      ? uri
+      : isAppResourceUri(uri)
+        ? appResourceUri(catalog.server, uri)
+        : gatewayResourceUri(catalog.server, uri)
     return {
       ...(resource as Omit<ResourceDef, 'read'>),
       uri: exposed,
@@ -136,8 +168,18 @@ export function forwardUnknown(server: string, options: ItemOptions): UnknownNam
   const upstream = () => options.pool.upstream(server)
   return {
     callTool: async (name, args, ctx) =>
-      relayResult(await brokeredCall(ctx, options.parking, (asker, signal, extra) => upstream().call(name, args, { ...extra, asker, signal }), { allExtensions: true, ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }) })),
-    getPrompt: async (name, args, ctx) => relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(server, 'prompts/get', { name, arguments: args }, { ...extra, asker, signal }))),
+      relayResult(
+        await brokeredCall(ctx, options.parking, (asker, signal, extra) => upstream().call(name, args, { ...extra, asker, signal }), {
+          allExtensions: true,
+          ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
+        }),
+      ),
+    getPrompt: async (name, args, ctx) =>
+      relayResult(
+        await forward(options, ctx, (asker, signal, extra) =>
+          options.pool.request(server, 'prompts/get', { name, arguments: args }, { ...extra, asker, signal }),
+        ),
+      ),
     readResource: (uri, ctx) => readThrough(options, ctx, server, uri, uri),
   }
 }
@@ -160,7 +202,11 @@ export function readUnlistedApps(options: ItemOptions): UnknownNames {
 }
 
 async function readThrough(options: ItemOptions, ctx: HandlerContext, server: string, uri: string, exposed: string): Promise<JsonObject> {
-  const result = relayResult(await forward(options, ctx, (asker, signal, extra) => options.pool.request(server, 'resources/read', { uri }, { ...extra, asker, signal, ...(options.view && { view: options.view }) })))
+  const result = relayResult(
+    await forward(options, ctx, (asker, signal, extra) =>
+      options.pool.request(server, 'resources/read', { uri }, { ...extra, asker, signal, ...(options.view && { view: options.view }) }),
+    ),
+  )
   if (options.ownNames || !Array.isArray(result.contents)) return result
   // Contents name the resource as the downstream knows it.
   return { ...result, contents: (result.contents as JsonObject[]).map((c) => (c.uri === uri ? { ...c, uri: exposed } : c)) }

@@ -5,7 +5,18 @@
  * Requiring `application/json` also refuses CORS "simple" cross-site posts (text/plain, forms).
  */
 import { RPC, RpcError } from '../../errors/index.ts'
-import { hasFeature, HTTP_STATUS, JSONRPC_VERSION, MIME, checkDepth, isJsonMediaType, keepRawIds, restoreRawIds, type RequestId, type Revision } from '../../wire/index.ts'
+import {
+  hasFeature,
+  HTTP_STATUS,
+  JSONRPC_VERSION,
+  MIME,
+  checkDepth,
+  isJsonMediaType,
+  keepRawIds,
+  restoreRawIds,
+  type RequestId,
+  type Revision,
+} from '../../wire/index.ts'
 import { bodyReceived, withinBodyTimeout } from './timeouts.ts'
 
 /**
@@ -45,7 +56,11 @@ export type ReadBodyResult = { readonly ok: true; readonly value: unknown } | { 
  */
 export async function readJsonBody(request: Request, options: ReadBodyOptions): Promise<ReadBodyResult> {
   if (!options.mediaTypeChecked && !isJsonMediaType(request.headers.get('content-type'))) {
-    return fail(HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE, RPC.INVALID_REQUEST, `Unsupported Media Type: POST bodies must be Content-Type: ${MIME.JSON}`)
+    return fail(
+      HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE,
+      RPC.INVALID_REQUEST,
+      `Unsupported Media Type: POST bodies must be Content-Type: ${MIME.JSON}`,
+    )
   }
   const read = await readBody(request, options)
   if (!read.ok) return read
@@ -78,7 +93,14 @@ export function accepts(request: Request, mime: string): boolean {
     const [media, ...params] = range.split(';')
     const [rangeType, rangeSub] = (media ?? '').trim().toLowerCase().split('/')
     if (rangeType === undefined || rangeSub === undefined) continue
-    const specificity = rangeType === type && rangeSub === subtype ? 2 : rangeType === type && rangeSub === '*' ? 1 : rangeType === '*' && rangeSub === '*' ? 0 : -1
+    const specificity =
+      rangeType === type && rangeSub === subtype
+        ? 2
+        : rangeType === type && rangeSub === '*'
+          ? 1
+          : rangeType === '*' && rangeSub === '*'
+            ? 0
+            : -1
     if (specificity < 0) continue
     const qParam = params.map((p) => p.trim().toLowerCase()).find((p) => p.startsWith('q='))
     const q = qParam === undefined ? 1 : Number(qParam.slice(2))
@@ -108,7 +130,10 @@ export function checkAccept(request: Request, revision: Revision, memo: AcceptMe
   }
   return rpcErrorResponse(
     HTTP_STATUS.NOT_ACCEPTABLE,
-    new RpcError(RPC.INVALID_REQUEST, `Not Acceptable: the Accept header must list ${rule.needed.join(' and ')} (missing ${missing.join(', ')})`),
+    new RpcError(
+      RPC.INVALID_REQUEST,
+      `Not Acceptable: the Accept header must list ${rule.needed.join(' and ')} (missing ${missing.join(', ')})`,
+    ),
   )
 }
 
@@ -128,7 +153,10 @@ export type AcceptMemo = { get?: string; post?: string }
  * (from Content-Length before reading, else counted while streaming), 408 when it is late; both
  * close the connection (`Connection: close`), since the rest of the body is never read.
  */
-export async function readBody(request: Request, options: ReadBodyOptions): Promise<{ readonly ok: true; readonly value: Uint8Array } | { readonly ok: false; readonly response: Response }> {
+export async function readBody(
+  request: Request,
+  options: ReadBodyOptions,
+): Promise<{ readonly ok: true; readonly value: Uint8Array } | { readonly ok: false; readonly response: Response }> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > options.maxFrameBytes) return tooLarge(options.maxFrameBytes)
   // With a Content-Length (checked above) the server reads exactly that many bytes, so the whole
@@ -142,7 +170,12 @@ export async function readBody(request: Request, options: ReadBodyOptions): Prom
   }
   if (bytes === 'timeout') {
     reading.catch(() => {})
-    return fail(HTTP_STATUS.REQUEST_TIMEOUT, RPC.INVALID_REQUEST, `Request Timeout: the body did not arrive within ${options.bodyTimeoutMs} ms (httpBodyTimeoutMs)`, CLOSE)
+    return fail(
+      HTTP_STATUS.REQUEST_TIMEOUT,
+      RPC.INVALID_REQUEST,
+      `Request Timeout: the body did not arrive within ${options.bodyTimeoutMs} ms (httpBodyTimeoutMs)`,
+      CLOSE,
+    )
   }
   if (bytes === undefined) return tooLarge(options.maxFrameBytes)
   bodyReceived(request)
@@ -171,7 +204,12 @@ async function readCapped(request: Request, maxBytes: number): Promise<Uint8Arra
 }
 
 function tooLarge(maxFrameBytes: number): { readonly ok: false; readonly response: Response } {
-  return fail(HTTP_STATUS.PAYLOAD_TOO_LARGE, RPC.INVALID_REQUEST, `Payload Too Large: the body exceeds ${maxFrameBytes} bytes (maxFrameBytes)`, CLOSE)
+  return fail(
+    HTTP_STATUS.PAYLOAD_TOO_LARGE,
+    RPC.INVALID_REQUEST,
+    `Payload Too Large: the body exceeds ${maxFrameBytes} bytes (maxFrameBytes)`,
+    CLOSE,
+  )
 }
 
 function fail(status: number, code: number, message: string, headers?: HeadersInit): { readonly ok: false; readonly response: Response } {

@@ -9,8 +9,20 @@ import { RPC, RpcError } from '../../errors/index.ts'
 import { rpcErrorResponse } from './body.ts'
 import {
   HTTP_STATUS,
-  HEADER, HTTP_DEFAULT_LEGACY_REVISION, META, REVISIONS, headerMismatch, isLegacyRevision, isModernRevision, isRevision, recoverId,
-  unsupportedVersion, type LegacyRevision, type ModernRevision, type RequestId, type Revision,
+  HEADER,
+  HTTP_DEFAULT_LEGACY_REVISION,
+  META,
+  REVISIONS,
+  headerMismatch,
+  isLegacyRevision,
+  isModernRevision,
+  isRevision,
+  recoverId,
+  unsupportedVersion,
+  type LegacyRevision,
+  type ModernRevision,
+  type RequestId,
+  type Revision,
 } from '../../wire/index.ts'
 
 export interface ClassifyInput {
@@ -84,7 +96,10 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   if (isModernRevision(versionHeader)) return { kind: 'modern', revision: versionHeader, message }
   if (versionHeader === undefined && metaVersion !== undefined) {
     // 2026-07-28 streamable-http.mdx "Server Validation": a required header is missing.
-    return reject(HTTP_STATUS.BAD_REQUEST, headerMismatch(`the ${HEADER.PROTOCOL_VERSION} header is required (body _meta names ${JSON.stringify(metaVersion)})`))
+    return reject(
+      HTTP_STATUS.BAD_REQUEST,
+      headerMismatch(`the ${HEADER.PROTOCOL_VERSION} header is required (body _meta names ${JSON.stringify(metaVersion)})`),
+    )
   }
   if (!servesLegacy) {
     // A modern-only server MUST reject a request without the header (streamable-http.mdx).
@@ -98,7 +113,10 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   if (metaVersion !== undefined && metaVersion !== versionHeader) {
     // The body says modern, the header says legacy: the body is the source of truth (2026-07-28
     // basic/transports/index.mdx), so the pair is a HeaderMismatch, not a legacy request.
-    return reject(HTTP_STATUS.BAD_REQUEST, headerMismatch(`${HEADER.PROTOCOL_VERSION} ${JSON.stringify(versionHeader)} does not match _meta ${JSON.stringify(metaVersion)}`))
+    return reject(
+      HTTP_STATUS.BAD_REQUEST,
+      headerMismatch(`${HEADER.PROTOCOL_VERSION} ${JSON.stringify(versionHeader)} does not match _meta ${JSON.stringify(metaVersion)}`),
+    )
   }
   // 2025-11-25 "Protocol Version Header": absent and no other way to tell → assume 2025-03-26.
   const revision = legacyHeaderRevision(versionHeader) ?? HTTP_DEFAULT_LEGACY_REVISION
@@ -112,14 +130,25 @@ function classifyBatch(
   sessionId: string | undefined,
   reject: (status: number, error: RpcError) => HttpVerdict,
 ): HttpVerdict {
-  const revision = isModernRevision(versionHeader) ? versionHeader : (input.sessionRevision ?? legacyHeaderRevision(versionHeader) ?? HTTP_DEFAULT_LEGACY_REVISION)
+  const revision = isModernRevision(versionHeader)
+    ? versionHeader
+    : (input.sessionRevision ?? legacyHeaderRevision(versionHeader) ?? HTTP_DEFAULT_LEGACY_REVISION)
   if (revision !== '2025-03-26') {
-    return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: JSON-RPC batches are not supported in revision ${revision} (only 2025-03-26)`))
+    return reject(
+      HTTP_STATUS.BAD_REQUEST,
+      new RpcError(RPC.INVALID_REQUEST, `Invalid Request: JSON-RPC batches are not supported in revision ${revision} (only 2025-03-26)`),
+    )
   }
   // JSON-RPC 2.0 section 6: an empty array is a single Invalid Request.
   if (body.length === 0) return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: empty batch'))
   if (input.maxBatchLength !== undefined && body.length > input.maxBatchLength) {
-    return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Invalid Request: batch of ${body.length} messages exceeds ${input.maxBatchLength} (maxBatchLength)`))
+    return reject(
+      HTTP_STATUS.BAD_REQUEST,
+      new RpcError(
+        RPC.INVALID_REQUEST,
+        `Invalid Request: batch of ${body.length} messages exceeds ${input.maxBatchLength} (maxBatchLength)`,
+      ),
+    )
   }
   // 2025-03-26 basic/lifecycle.mdx: the initialize request MUST NOT be part of a batch.
   if (body.some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize')) {

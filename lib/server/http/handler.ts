@@ -11,7 +11,15 @@ import type { Settings } from '../../settings/index.ts'
 import {
   hasFeature,
   HTTP_STATUS,
-  HEADER, META, MIME, isRequest, parseMessage, recoverId, restoreRawIds, type JsonRpcMessage, type LegacyRevision,
+  HEADER,
+  META,
+  MIME,
+  isRequest,
+  parseMessage,
+  recoverId,
+  restoreRawIds,
+  type JsonRpcMessage,
+  type LegacyRevision,
 } from '../../wire/index.ts'
 import type { Connection, Outlet } from '../connection.ts'
 import type { Channel, Engine } from '../engine.ts'
@@ -55,7 +63,12 @@ export interface HttpHandlerOptions {
    * MRTR round, params.taskId of a task) — the owner's answer, or undefined to serve it here. Asked
    * only for requests carrying one of those, so other requests pay nothing.
    */
-  readonly forwardModern?: (request: Request, body: string, params: Record<string, unknown>, method: string) => Promise<Response | undefined>
+  readonly forwardModern?: (
+    request: Request,
+    body: string,
+    params: Record<string, unknown>,
+    method: string,
+  ) => Promise<Response | undefined>
   /**
    * Replicas with Redis: a copy of every legacy session's SSE event buffer, so a GET with a
    * Last-Event-ID this replica never issued (the session's replica died) still replays what was missed.
@@ -127,12 +140,20 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     const sessionId = headerValue(request.headers, HEADER.SESSION_ID)
     let session = sessionId === undefined ? undefined : sessions.get(sessionId)
-    if (sessionId !== undefined && (session === undefined ? options.adoptSession !== undefined : session.adopted === true && options.sessionRevoked !== undefined)) {
+    if (
+      sessionId !== undefined &&
+      (session === undefined ? options.adoptSession !== undefined : session.adopted === true && options.sessionRevoked !== undefined)
+    ) {
       session = await adoptOrRecheck(request, sessionId, session)
     }
     let body: unknown
     if (request.method === 'POST') {
-      const read = await readJsonBody(request, { maxFrameBytes: settings.maxFrameBytes, bodyTimeoutMs: settings.httpBodyTimeoutMs, maxJsonDepth: settings.maxJsonDepth, ...(options.guarded && { mediaTypeChecked: true }) })
+      const read = await readJsonBody(request, {
+        maxFrameBytes: settings.maxFrameBytes,
+        bodyTimeoutMs: settings.httpBodyTimeoutMs,
+        maxJsonDepth: settings.maxJsonDepth,
+        ...(options.guarded && { mediaTypeChecked: true }),
+      })
       if (!read.ok) return read.response
       body = read.value
     }
@@ -156,8 +177,14 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       case 'legacy':
       case 'legacy-batch': {
         // 2025-11-25 "Session Management": every request after initialize names its session.
-        if (verdict.sessionId === undefined) return rpcErrorResponse(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, `Bad Request: the ${HEADER.SESSION_ID} header is required`), recoverId(body))
-        if (session === undefined) return rpcErrorResponse(HTTP_STATUS.NOT_FOUND, new RpcError(RPC.INVALID_REQUEST, 'Session not found'), recoverId(body))
+        if (verdict.sessionId === undefined)
+          return rpcErrorResponse(
+            HTTP_STATUS.BAD_REQUEST,
+            new RpcError(RPC.INVALID_REQUEST, `Bad Request: the ${HEADER.SESSION_ID} header is required`),
+            recoverId(body),
+          )
+        if (session === undefined)
+          return rpcErrorResponse(HTTP_STATUS.NOT_FOUND, new RpcError(RPC.INVALID_REQUEST, 'Session not found'), recoverId(body))
         if (verdict.kind === 'legacy-delete') {
           sessions.delete(verdict.sessionId)
           return new Response(null, { status: HTTP_STATUS.NO_CONTENT })
@@ -192,8 +219,20 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     // Only the caller the session was opened for may use it (a stolen id from another principal is 404).
     if (seed === undefined || (seed.principal ?? '') !== (options.principalOf?.(request) ?? '')) return undefined
     const connection = engine.connect('http')
-    connection.legacy = { revision: seed.revision, clientCapabilities: seed.clientCapabilities, ...(seed.clientInfo && { clientInfo: seed.clientInfo }), initialized: true, subscriptions: new Set() }
-    const session: LegacySession = { connection, revision: seed.revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }), adopted: true, ...(seed.principal !== undefined && { principal: seed.principal }) }
+    connection.legacy = {
+      revision: seed.revision,
+      clientCapabilities: seed.clientCapabilities,
+      ...(seed.clientInfo && { clientInfo: seed.clientInfo }),
+      initialized: true,
+      subscriptions: new Set(),
+    }
+    const session: LegacySession = {
+      connection,
+      revision: seed.revision,
+      events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }),
+      adopted: true,
+      ...(seed.principal !== undefined && { principal: seed.principal }),
+    }
     if (!sessions.adopt(id, session)) {
       // Another request of the same session adopted it first (or it ended meanwhile).
       engine.disconnect(connection)
@@ -222,7 +261,12 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     const revision = connection.legacy.revision
     const principal = options.principalOf?.(request)
-    const id = sessions.create({ connection, revision, events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }), ...(principal !== undefined && { principal }) })
+    const id = sessions.create({
+      connection,
+      revision,
+      events: new EventStore({ sseEventBufferLength: settings.sseEventBufferLength }),
+      ...(principal !== undefined && { principal }),
+    })
     mirrorEvents(id, sessions.peek(id)!.events)
     options.onSession?.({ state: 'opened', id, revision, request, ...clientOf(connection) })
     return json(answer.message, HTTP_STATUS.OK, { [HEADER.SESSION_ID]: id })
@@ -232,7 +276,9 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const message = verdict.message
     const params = message.params as Record<string, unknown> | undefined
     const toolName = message.method === 'tools/call' && typeof params?.name === 'string' ? params.name : undefined
-    const checked = validateModernHeaders(request.headers, message, { toolInputSchema: toolName === undefined ? undefined : engine.registry.tool(toolName)?.inputSchema })
+    const checked = validateModernHeaders(request.headers, message, {
+      toolInputSchema: toolName === undefined ? undefined : engine.registry.tool(toolName)?.inputSchema,
+    })
     if (!checked.ok) return rpcErrorResponse(checked.status, checked.error, recoverId(message))
     const notAcceptable = checkAccept(request, verdict.revision, acceptMemo)
     if (notAcceptable) return notAcceptable
@@ -241,8 +287,16 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       if (answer) return answer
     }
     if (message.method === 'server/discover' && options.onSession) {
-      const info = (params?._meta as Record<string, unknown> | undefined)?.[META.CLIENT_INFO] as { name?: unknown; version?: unknown } | undefined
-      options.onSession({ state: 'discovered', id: '-', revision: verdict.revision, request, ...(info && { client: { name: String(info.name), version: String(info.version) } }) })
+      const info = (params?._meta as Record<string, unknown> | undefined)?.[META.CLIENT_INFO] as
+        | { name?: unknown; version?: unknown }
+        | undefined
+      options.onSession({
+        state: 'discovered',
+        id: '-',
+        revision: verdict.revision,
+        request,
+        ...(info && { client: { name: String(info.name), version: String(info.version) } }),
+      })
     }
     // Stateless: a throwaway connection per request (2026-07-28 basic/index.mdx "Statelessness").
     const connection = engine.connect('http', false)
@@ -275,7 +329,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const resumable = opts.session && hasFeature(opts.session.revision, 'ssePolling') ? opts.session.events : undefined
     // 2026-07-28: closing the response stream is cancellation; legacy: it is not (2025-11-25 transports.mdx).
     const cancel = opts.era === 'modern' ? new AbortController() : undefined
-    if (cancel) request.signal.addEventListener('abort', () => cancel.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')), { once: true })
+    if (cancel)
+      request.signal.addEventListener('abort', () => cancel.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')), {
+        once: true,
+      })
 
     let stream: SseStream | undefined
     const queued: JsonRpcMessage[] = []
@@ -306,7 +363,9 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const answering = engine.answer(message, channel)
     const first = await Promise.race([answering, upgraded])
     if (first !== 'stream') {
-      return first.message ? json(first.message, first.httpStatus, opts.headers) : new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
+      return first.message
+        ? json(first.message, first.httpStatus, opts.headers)
+        : new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
     }
     const sse = openSseStream({
       sseKeepAliveMs: settings.sseKeepAliveMs,
@@ -330,7 +389,8 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const answers = await Promise.all(
       messages.map(async (raw) => {
         try {
-          return (await engine.answer(parseMessage(raw), { connection: session.connection, outlet: sessionOutlet(session), era: 'legacy' })).message
+          return (await engine.answer(parseMessage(raw), { connection: session.connection, outlet: sessionOutlet(session), era: 'legacy' }))
+            .message
         } catch (error) {
           return { jsonrpc: '2.0' as const, id: recoverId(raw), error: (error as RpcError).toRpc() }
         }
@@ -348,7 +408,11 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   async function openGet(request: Request, sessionId: string, session: LegacySession, lastEventId: string | undefined): Promise<Response> {
     const headers = { [HEADER.SESSION_ID]: sessionId }
     if (lastEventId !== undefined) {
-      const resumed = resumeSseStream(session.events, lastEventId, { headers, signal: request.signal, sseKeepAliveMs: settings.sseKeepAliveMs })
+      const resumed = resumeSseStream(session.events, lastEventId, {
+        headers,
+        signal: request.signal,
+        sseKeepAliveMs: settings.sseKeepAliveMs,
+      })
       if (resumed) return resumed.response
       // A stream of another replica (this one rebuilt the session): replay its events from the shared copy.
       const missed = session.adopted && options.sharedEvents ? await options.sharedEvents.after(sessionId, lastEventId) : []
@@ -369,7 +433,12 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
 
   return {
     fetch: (request) =>
-      handle(request).catch((error: unknown) => rpcErrorResponse(HTTP_STATUS.INTERNAL_SERVER_ERROR, new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`))),
+      handle(request).catch((error: unknown) =>
+        rpcErrorResponse(
+          HTTP_STATUS.INTERNAL_SERVER_ERROR,
+          new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`),
+        ),
+      ),
     close: () => sessions.close(),
   }
 }

@@ -8,7 +8,15 @@ import { RpcError } from '../../errors/index.ts'
 import {
   HTTP_STATUS,
   isRecord,
-  HEADER, META, decodeHeaderValue, findHeaderParams, headerMatchesValue, headerMismatch, mcpNameSource, requiresMcpName, valueAt,
+  HEADER,
+  META,
+  decodeHeaderValue,
+  findHeaderParams,
+  headerMatchesValue,
+  headerMismatch,
+  mcpNameSource,
+  requiresMcpName,
+  valueAt,
 } from '../../wire/index.ts'
 import { headerValue } from './classify.ts'
 
@@ -27,7 +35,11 @@ export type ModernHeaderResult =
   | { readonly ok: false; readonly status: typeof HTTP_STATUS.BAD_REQUEST; readonly header: string; readonly error: RpcError }
 
 /** Validate `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*` against `message`. */
-export function validateModernHeaders(headers: Headers, message: Record<string, unknown>, options: ModernHeaderOptions = {}): ModernHeaderResult {
+export function validateModernHeaders(
+  headers: Headers,
+  message: Record<string, unknown>,
+  options: ModernHeaderOptions = {},
+): ModernHeaderResult {
   const method = typeof message.method === 'string' ? message.method : undefined
   const params = isRecord(message.params) ? message.params : undefined
   const isRequest = 'id' in message
@@ -38,7 +50,10 @@ export function validateModernHeaders(headers: Headers, message: Record<string, 
   // A body without the _meta key is a -32602 "missing required _meta" for the engine to answer
   // (2026-07-28 basic/index.mdx), not a header problem.
   if (metaVersion !== undefined && metaVersion !== version) {
-    return mismatch(HEADER.PROTOCOL_VERSION, `${HEADER.PROTOCOL_VERSION} header value ${JSON.stringify(version)} does not match body _meta value ${JSON.stringify(metaVersion)}`)
+    return mismatch(
+      HEADER.PROTOCOL_VERSION,
+      `${HEADER.PROTOCOL_VERSION} header value ${JSON.stringify(version)} does not match body _meta value ${JSON.stringify(metaVersion)}`,
+    )
   }
 
   // "Mcp-Method … Required For: All requests"; on a notification it is checked only when sent.
@@ -46,7 +61,10 @@ export function validateModernHeaders(headers: Headers, message: Record<string, 
   if (methodHeader === undefined) {
     if (isRequest) return mismatch(HEADER.METHOD, `the ${HEADER.METHOD} header is required`)
   } else if (methodHeader !== method) {
-    return mismatch(HEADER.METHOD, `${HEADER.METHOD} header value ${JSON.stringify(methodHeader)} does not match body method ${JSON.stringify(method)}`)
+    return mismatch(
+      HEADER.METHOD,
+      `${HEADER.METHOD} header value ${JSON.stringify(methodHeader)} does not match body method ${JSON.stringify(method)}`,
+    )
   }
 
   if (method !== undefined && requiresMcpName(method)) {
@@ -75,7 +93,10 @@ function compareMirrored(header: string, raw: string | undefined, bodyValue: unk
   if (absent) return mismatch(header, `${header} header is present but the ${what} is absent`)
   try {
     if (headerMatchesValue(raw, bodyValue)) return undefined
-    return mismatch(header, `${header} header value ${JSON.stringify(decodeHeaderValue(raw))} does not match ${what} ${JSON.stringify(bodyValue)}`)
+    return mismatch(
+      header,
+      `${header} header value ${JSON.stringify(decodeHeaderValue(raw))} does not match ${what} ${JSON.stringify(bodyValue)}`,
+    )
   } catch (error) {
     // decodeHeaderValue throws -32020 for bad base64, bad padding, non-UTF-8 or bad characters.
     if (!(error instanceof RpcError)) throw error

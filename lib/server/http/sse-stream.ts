@@ -84,11 +84,15 @@ class SseConnection {
       this.#keepAlive = setInterval(() => this.write(KEEP_ALIVE), options.sseKeepAliveMs)
       ;(this.#keepAlive as { unref?: () => void }).unref?.()
     }
-    options.signal?.addEventListener('abort', () => {
-      if (this.#closed) return
-      this.close()
-      onClientGone()
-    }, { once: true })
+    options.signal?.addEventListener(
+      'abort',
+      () => {
+        if (this.#closed) return
+        this.close()
+        onClientGone()
+      },
+      { once: true },
+    )
   }
 
   get closed(): boolean {
@@ -163,7 +167,8 @@ export class SseStream {
    */
   send(message: JsonRpcMessage): boolean {
     const owner = sentOn.get(message)
-    if (owner !== undefined && owner !== this) throw new McpxError('INTERNAL', 'a JSON-RPC message was sent on two SSE streams (no broadcast: each message goes on exactly one)')
+    if (owner !== undefined && owner !== this)
+      throw new McpxError('INTERNAL', 'a JSON-RPC message was sent on two SSE streams (no broadcast: each message goes on exactly one)')
     sentOn.set(message, this)
     return this.sendEvent({ data: restoreRawIds(JSON.stringify(message)) })
   }
@@ -233,7 +238,11 @@ export interface ResumeOptions extends Pick<SseOptions, 'headers' | 'signal' | '
  * Undefined when the id names no stream of this store. `complete` is false when the bounded
  * buffer already dropped some of the missed events.
  */
-export function resumeSseStream(store: EventStore, lastEventId: string, options: ResumeOptions): { response: Response; streamId: string; complete: boolean } | undefined {
+export function resumeSseStream(
+  store: EventStore,
+  lastEventId: string,
+  options: ResumeOptions,
+): { response: Response; streamId: string; complete: boolean } | undefined {
   const replay = store.replayAfter(lastEventId)
   if (replay === undefined) return undefined
   const stream = streamsOf(store).get(replay.streamId)

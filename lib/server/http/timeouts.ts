@@ -28,7 +28,10 @@ const listeners = new WeakMap<Request, IdleControl>()
  * Wrap a fetch handler for Bun.serve: requests without a body are lifted at once, others when
  * bodyReceived() is called; a plain (non-SSE) response puts the idle timeout back.
  */
-export function withIdleTimeouts(settings: Pick<Settings, 'httpIdleTimeoutMs'>, handle: (request: Request) => Response | Promise<Response>): (request: Request, server: IdleControl) => Promise<Response> {
+export function withIdleTimeouts(
+  settings: Pick<Settings, 'httpIdleTimeoutMs'>,
+  handle: (request: Request) => Response | Promise<Response>,
+): (request: Request, server: IdleControl) => Promise<Response> {
   const seconds = idleTimeoutSeconds(settings)
   return async (request, server) => {
     if (seconds === 0) return handle(request)

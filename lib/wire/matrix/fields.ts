@@ -34,9 +34,22 @@ const annotated = { annotations: ALL, _meta: R0618 }
 export const TYPE_FIELDS = {
   Tool: {
     span: ALL,
-    fields: { name: ALL, description: ALL, inputSchema: ALL, annotations: since('2025-03-26'), _meta: R0618, title: R0618, outputSchema: R0618, icons: R1125, execution: only('2025-11-25') },
+    fields: {
+      name: ALL,
+      description: ALL,
+      inputSchema: ALL,
+      annotations: since('2025-03-26'),
+      _meta: R0618,
+      title: R0618,
+      outputSchema: R0618,
+      icons: R1125,
+      execution: only('2025-11-25'),
+    },
   },
-  ToolAnnotations: { span: since('2025-03-26'), fields: { title: ALL, readOnlyHint: ALL, destructiveHint: ALL, idempotentHint: ALL, openWorldHint: ALL } },
+  ToolAnnotations: {
+    span: since('2025-03-26'),
+    fields: { title: ALL, readOnlyHint: ALL, destructiveHint: ALL, idempotentHint: ALL, openWorldHint: ALL },
+  },
   Resource: {
     span: ALL,
     fields: { uri: ALL, name: ALL, description: ALL, mimeType: ALL, size: ALL, annotations: ALL, _meta: R0618, title: R0618, icons: R1125 },
@@ -47,7 +60,18 @@ export const TYPE_FIELDS = {
   },
   ResourceLink: {
     span: R0618,
-    fields: { type: ALL, uri: ALL, name: ALL, description: ALL, mimeType: ALL, size: ALL, annotations: ALL, _meta: ALL, title: ALL, icons: R1125 },
+    fields: {
+      type: ALL,
+      uri: ALL,
+      name: ALL,
+      description: ALL,
+      mimeType: ALL,
+      size: ALL,
+      annotations: ALL,
+      _meta: ALL,
+      title: ALL,
+      icons: R1125,
+    },
   },
   Prompt: { span: ALL, fields: { name: ALL, description: ALL, arguments: ALL, _meta: R0618, title: R0618, icons: R1125 } },
   PromptArgument: { span: ALL, fields: { name: ALL, description: ALL, required: ALL, title: R0618 } },
@@ -63,17 +87,35 @@ export const TYPE_FIELDS = {
   Root: { span: ALL, fields: { uri: ALL, name: ALL, _meta: R0618 } },
   ServerCapabilities: {
     span: ALL,
-    fields: { experimental: ALL, logging: ALL, prompts: ALL, resources: ALL, tools: ALL, completions: since('2025-03-26'), tasks: only('2025-11-25'), extensions: R2026 },
+    fields: {
+      experimental: ALL,
+      logging: ALL,
+      prompts: ALL,
+      resources: ALL,
+      tools: ALL,
+      completions: since('2025-03-26'),
+      tasks: only('2025-11-25'),
+      extensions: R2026,
+    },
   },
   ClientCapabilities: {
     span: ALL,
     fields: { experimental: ALL, roots: ALL, sampling: ALL, elicitation: R0618, tasks: only('2025-11-25'), extensions: R2026 },
   },
   CallToolResult: { span: ALL, fields: { _meta: ALL, content: ALL, isError: ALL, structuredContent: R0618, resultType: R2026 } },
-  InitializeResult: { span: until('2025-11-25'), fields: { _meta: ALL, protocolVersion: ALL, capabilities: ALL, serverInfo: ALL, instructions: ALL } },
+  InitializeResult: {
+    span: until('2025-11-25'),
+    fields: { _meta: ALL, protocolVersion: ALL, capabilities: ALL, serverInfo: ALL, instructions: ALL },
+  },
   ListToolsResult: { span: ALL, fields: { _meta: ALL, nextCursor: ALL, tools: ALL, resultType: R2026, ttlMs: R2026, cacheScope: R2026 } },
-  ListPromptsResult: { span: ALL, fields: { _meta: ALL, nextCursor: ALL, prompts: ALL, resultType: R2026, ttlMs: R2026, cacheScope: R2026 } },
-  ListResourcesResult: { span: ALL, fields: { _meta: ALL, nextCursor: ALL, resources: ALL, resultType: R2026, ttlMs: R2026, cacheScope: R2026 } },
+  ListPromptsResult: {
+    span: ALL,
+    fields: { _meta: ALL, nextCursor: ALL, prompts: ALL, resultType: R2026, ttlMs: R2026, cacheScope: R2026 },
+  },
+  ListResourcesResult: {
+    span: ALL,
+    fields: { _meta: ALL, nextCursor: ALL, resources: ALL, resultType: R2026, ttlMs: R2026, cacheScope: R2026 },
+  },
   ListResourceTemplatesResult: {
     span: ALL,
     fields: { _meta: ALL, nextCursor: ALL, resourceTemplates: ALL, resultType: R2026, ttlMs: R2026, cacheScope: R2026 },
@@ -81,8 +123,14 @@ export const TYPE_FIELDS = {
   ReadResourceResult: { span: ALL, fields: { _meta: ALL, contents: ALL, resultType: R2026, ttlMs: R2026, cacheScope: R2026 } },
   GetPromptResult: { span: ALL, fields: { _meta: ALL, description: ALL, messages: ALL, resultType: R2026 } },
   CompleteResult: { span: ALL, fields: { _meta: ALL, completion: ALL, resultType: R2026 } },
-  ProgressNotificationParams: { span: ALL, fields: { _meta: R1125, progressToken: ALL, progress: ALL, total: ALL, message: since('2025-03-26') } },
-  Task: { span: only('2025-11-25'), fields: { taskId: ALL, status: ALL, statusMessage: ALL, createdAt: ALL, lastUpdatedAt: ALL, ttl: ALL, pollInterval: ALL } },
+  ProgressNotificationParams: {
+    span: ALL,
+    fields: { _meta: R1125, progressToken: ALL, progress: ALL, total: ALL, message: since('2025-03-26') },
+  },
+  Task: {
+    span: only('2025-11-25'),
+    fields: { taskId: ALL, status: ALL, statusMessage: ALL, createdAt: ALL, lastUpdatedAt: ALL, ttl: ALL, pollInterval: ALL },
+  },
 } as const satisfies Record<string, TypeFields>
 
 export type SpecTypeName = keyof typeof TYPE_FIELDS

@@ -19,13 +19,34 @@ export interface RevisionMethods {
 }
 
 const BASE_CLIENT_REQUESTS = [
-  'initialize', 'ping', 'resources/list', 'resources/templates/list', 'resources/read', 'resources/subscribe',
-  'resources/unsubscribe', 'prompts/list', 'prompts/get', 'tools/list', 'tools/call', 'logging/setLevel', 'completion/complete',
+  'initialize',
+  'ping',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'tools/list',
+  'tools/call',
+  'logging/setLevel',
+  'completion/complete',
 ] as const
-const BASE_CLIENT_NOTIFICATIONS = ['notifications/cancelled', 'notifications/initialized', 'notifications/progress', 'notifications/roots/list_changed'] as const
+const BASE_CLIENT_NOTIFICATIONS = [
+  'notifications/cancelled',
+  'notifications/initialized',
+  'notifications/progress',
+  'notifications/roots/list_changed',
+] as const
 const BASE_SERVER_NOTIFICATIONS = [
-  'notifications/cancelled', 'notifications/progress', 'notifications/resources/list_changed', 'notifications/resources/updated',
-  'notifications/prompts/list_changed', 'notifications/tools/list_changed', 'notifications/message',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+  'notifications/prompts/list_changed',
+  'notifications/tools/list_changed',
+  'notifications/message',
 ] as const
 const TASK_REQUESTS_2025_11_25 = ['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list'] as const
 
@@ -61,8 +82,16 @@ export const METHODS: Readonly<Record<Revision, RevisionMethods>> = {
   },
   '2026-07-28': {
     clientRequests: [
-      'server/discover', 'resources/list', 'resources/templates/list', 'resources/read', 'subscriptions/listen',
-      'prompts/list', 'prompts/get', 'tools/list', 'tools/call', 'completion/complete',
+      'server/discover',
+      'resources/list',
+      'resources/templates/list',
+      'resources/read',
+      'subscriptions/listen',
+      'prompts/list',
+      'prompts/get',
+      'tools/list',
+      'tools/call',
+      'completion/complete',
     ],
     // 2026-07-28 basic/patterns/index.mdx: servers MUST NOT initiate JSON-RPC requests.
     serverRequests: [],
@@ -70,8 +99,14 @@ export const METHODS: Readonly<Record<Revision, RevisionMethods>> = {
     // the stream cancels: basic/transports/streamable-http.mdx "Cancellation").
     clientNotifications: ['notifications/cancelled'],
     serverNotifications: [
-      'notifications/cancelled', 'notifications/progress', 'notifications/resources/list_changed', 'notifications/subscriptions/acknowledged',
-      'notifications/resources/updated', 'notifications/prompts/list_changed', 'notifications/tools/list_changed', 'notifications/message',
+      'notifications/cancelled',
+      'notifications/progress',
+      'notifications/resources/list_changed',
+      'notifications/subscriptions/acknowledged',
+      'notifications/resources/updated',
+      'notifications/prompts/list_changed',
+      'notifications/tools/list_changed',
+      'notifications/message',
     ],
     inputRequests: ['sampling/createMessage', 'roots/list', 'elicitation/create'],
   },
@@ -135,7 +170,12 @@ function methodIndex(revision: Revision, extensions: boolean): MethodIndex {
     const serverRequests = [...core.serverRequests, ...exts.flatMap((e) => e.serverRequests)]
     index = {
       clientToServer: new Set([...clientRequests, ...core.clientNotifications, ...exts.flatMap((e) => e.clientNotifications)]),
-      serverToClient: new Set([...serverRequests, ...core.serverNotifications, ...core.inputRequests, ...exts.flatMap((e) => e.serverNotifications)]),
+      serverToClient: new Set([
+        ...serverRequests,
+        ...core.serverNotifications,
+        ...core.inputRequests,
+        ...exts.flatMap((e) => e.serverNotifications),
+      ]),
       clientRequests: new Set(clientRequests),
       serverRequests: new Set(serverRequests),
     }
@@ -159,4 +199,6 @@ export function introducedIn(method: string): Revision | undefined {
 export function isSpecMethod(method: string): boolean {
   return SPEC_METHODS.has(method)
 }
-const SPEC_METHODS = new Set(REVISIONS.flatMap((revision) => [...methodIndex(revision, true).clientToServer, ...methodIndex(revision, true).serverToClient]))
+const SPEC_METHODS = new Set(
+  REVISIONS.flatMap((revision) => [...methodIndex(revision, true).clientToServer, ...methodIndex(revision, true).serverToClient]),
+)

@@ -6,8 +6,16 @@
  */
 import * as v from 'valibot'
 import {
-  baseParams, ClientCapabilitiesSchema, CursorSchema, ImplementationSchema, LogLevelSchema, mrtrParams, OpenObjectSchema,
-  ProgressTokenSchema, RequestIdSchema, TaskMetadataSchema,
+  baseParams,
+  ClientCapabilitiesSchema,
+  CursorSchema,
+  ImplementationSchema,
+  LogLevelSchema,
+  mrtrParams,
+  OpenObjectSchema,
+  ProgressTokenSchema,
+  RequestIdSchema,
+  TaskMetadataSchema,
 } from './common.ts'
 
 export const EmptyParamsSchema = v.looseObject({ ...baseParams })
@@ -77,12 +85,20 @@ export const TaskIdParamsSchema = v.looseObject({ ...baseParams, taskId: v.strin
 export type TaskIdParams = v.InferOutput<typeof TaskIdParamsSchema>
 
 /** SEP-2663 tasks/update: answers to a task's outstanding input requests. */
-export const TaskUpdateParamsSchema = v.looseObject({ ...baseParams, taskId: v.string(), inputResponses: v.record(v.string(), v.unknown()) })
+export const TaskUpdateParamsSchema = v.looseObject({
+  ...baseParams,
+  taskId: v.string(),
+  inputResponses: v.record(v.string(), v.unknown()),
+})
 export type TaskUpdateParams = v.InferOutput<typeof TaskUpdateParamsSchema>
 
 /** notifications/cancelled: requestId is optional only in 2025-11-25 (tasks; 2025-11-25 schema/schema.json CancelledNotificationParams). */
 export const CancelledParamsSchema = v.looseObject({ ...baseParams, requestId: RequestIdSchema, reason: v.optional(v.string()) })
-export const CancelledParamsOptionalIdSchema = v.looseObject({ ...baseParams, requestId: v.optional(RequestIdSchema), reason: v.optional(v.string()) })
+export const CancelledParamsOptionalIdSchema = v.looseObject({
+  ...baseParams,
+  requestId: v.optional(RequestIdSchema),
+  reason: v.optional(v.string()),
+})
 export type CancelledParams = v.InferOutput<typeof CancelledParamsOptionalIdSchema>
 
 export const ProgressParamsSchema = v.looseObject({

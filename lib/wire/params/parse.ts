@@ -148,4 +148,3 @@ function describe(issues: readonly v.BaseIssue<unknown>[], prefix?: string): str
     })
     .join('; ')
 }
-

@@ -27,7 +27,10 @@ export function shapeClientRequest(revision: Revision, request: OutgoingRequest)
     else params._meta = meta
   } else if (isRecord(params._meta) && META.CLIENT_CAPABILITIES in params._meta) {
     // Per-request capabilities use the 2026 ClientCapabilities (no `tasks`, `roots: {}`).
-    params._meta = { ...params._meta, [META.CLIENT_CAPABILITIES]: shapeClientCapabilities(revision, params._meta[META.CLIENT_CAPABILITIES]) }
+    params._meta = {
+      ...params._meta,
+      [META.CLIENT_CAPABILITIES]: shapeClientCapabilities(revision, params._meta[META.CLIENT_CAPABILITIES]),
+    }
   }
   // basic/patterns/mrtr.mdx: inputResponses/requestState exist only in 2026 retries.
   if (!isModernRevision(revision) && MRTR_METHODS.includes(request.method)) {

@@ -9,7 +9,6 @@ import { hasField, projectFields, type SpecTypeName } from '../matrix/fields.ts'
 import { withShapedMeta } from './meta.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 
-
 function shapeObject(revision: Revision, typeName: SpecTypeName, value: JsonObject): JsonObject {
   const out = withShapedMeta(revision, projectFields(revision, typeName, { ...value }))
   if (isRecord(out.annotations) && typeName !== 'Tool') out.annotations = projectFields(revision, 'Annotations', out.annotations)
@@ -97,7 +96,12 @@ export function shapeServerCapabilities(revision: Revision, capabilities: unknow
   if (!isRecord(capabilities)) return {}
   const out = projectFields(revision, 'ServerCapabilities', { ...capabilities })
   const extensions = capabilities.extensions
-  if (out.tasks === undefined && hasField(revision, 'ServerCapabilities', 'tasks') && isRecord(extensions) && isRecord(extensions[EXTENSION.TASKS])) {
+  if (
+    out.tasks === undefined &&
+    hasField(revision, 'ServerCapabilities', 'tasks') &&
+    isRecord(extensions) &&
+    isRecord(extensions[EXTENSION.TASKS])
+  ) {
     out.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } }
   }
   return out
@@ -109,7 +113,8 @@ export function shapeClientCapabilities(revision: Revision, capabilities: unknow
   // The one extension a legacy peer is told of: MCP Apps is defined for every revision (the MCP Apps
   // specification's own initialize example is 2024-11-05), and servers register their UI tools by it.
   const extensions = capabilities.extensions
-  if (out.extensions === undefined && isRecord(extensions) && isRecord(extensions[EXTENSION.UI])) out.extensions = { [EXTENSION.UI]: extensions[EXTENSION.UI] }
+  if (out.extensions === undefined && isRecord(extensions) && isRecord(extensions[EXTENSION.UI]))
+    out.extensions = { [EXTENSION.UI]: extensions[EXTENSION.UI] }
   // Before 2025-11-25 elicitation was `{}` (form only); 2026 dropped roots.listChanged (2026-07-28 schema/schema.json ClientCapabilities).
   if (!atLeast(revision, '2025-11-25') && isRecord(out.elicitation)) out.elicitation = {}
   if (isModernRevision(revision) && isRecord(out.roots)) out.roots = {}

@@ -4,7 +4,7 @@
  * `notifications/elicitation/complete` for anyone but 2025-11-25) yields null: the caller drops it.
  * Vendor notifications pass through with their `_meta` shaped.
  */
-import { type Revision } from '../constants.ts'
+import type { Revision } from '../constants.ts'
 import { projectFields } from '../matrix/fields.ts'
 import { isSpecMethod, methodExists } from '../matrix/methods.ts'
 import { shapeMeta } from './meta.ts'

@@ -16,7 +16,16 @@ export interface OutgoingRequest {
   [key: string]: unknown
 }
 
-const SAMPLING_PARAMS_2024 = ['includeContext', 'maxTokens', 'messages', 'metadata', 'modelPreferences', 'stopSequences', 'systemPrompt', 'temperature']
+const SAMPLING_PARAMS_2024 = [
+  'includeContext',
+  'maxTokens',
+  'messages',
+  'metadata',
+  'modelPreferences',
+  'stopSequences',
+  'systemPrompt',
+  'temperature',
+]
 
 /**
  * Shape a request mcpx sends to a client. Under 2026-07-28 the result is an MRTR input request
@@ -127,7 +136,8 @@ function shapeSamplingParams(revision: Revision, params: JsonObject): JsonObject
  */
 export function shapeSamplingContent(revision: Revision, content: unknown): unknown {
   if (atLeast(revision, '2025-11-25')) {
-    const shapeOne = (block: unknown) => (isRecord(block) && (block.type === 'tool_use' || block.type === 'tool_result') ? block : shapeContentBlock(revision, block))
+    const shapeOne = (block: unknown) =>
+      isRecord(block) && (block.type === 'tool_use' || block.type === 'tool_result') ? block : shapeContentBlock(revision, block)
     return Array.isArray(content) ? content.map(shapeOne) : shapeOne(content)
   }
   const blocks = (Array.isArray(content) ? content : [content]).map((block) => samplingBlock(revision, block))

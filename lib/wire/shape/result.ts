@@ -10,16 +10,28 @@ import { isSpecMethod, methodExists } from '../matrix/methods.ts'
 import { withShapedMeta } from './meta.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import {
-  shapeContentBlock, shapeImplementation, shapePrompt, shapePromptMessage, shapeResource, shapeResourceContents,
-  shapeResourceTemplate, shapeRoot, shapeServerCapabilities, shapeTool,
+  shapeContentBlock,
+  shapeImplementation,
+  shapePrompt,
+  shapePromptMessage,
+  shapeResource,
+  shapeResourceContents,
+  shapeResourceTemplate,
+  shapeRoot,
+  shapeServerCapabilities,
+  shapeTool,
 } from './entities.ts'
 import { legacyTask } from './tasks.ts'
 import { shapeRequest, shapeSamplingContent, type OutgoingRequest } from './request.ts'
 
-
 /** 2026-07-28 server/utilities/caching.mdx: `complete` results of these methods carry cache hints. */
 export const CACHEABLE_METHODS: readonly string[] = [
-  'server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read',
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
 ]
 /** 2026-07-28 basic/patterns/mrtr.mdx: the only methods that may answer `input_required`. */
 const INPUT_REQUIRED_METHODS: readonly string[] = ['tools/call', 'resources/read', 'prompts/get']
@@ -54,7 +66,8 @@ export function shapeResult(revision: Revision, method: string, result: JsonObje
     throw new McpxError('ERA', `${method}: an input_required result cannot be sent to a ${revision} peer (bridge it with real requests)`)
   }
   if (resultType === RESULT_TYPE.TASK) {
-    if (revision !== '2025-11-25' || method !== 'tools/call') throw new McpxError('ERA', `${method}: a task result cannot be sent to a ${revision} peer`)
+    if (revision !== '2025-11-25' || method !== 'tools/call')
+      throw new McpxError('ERA', `${method}: a task result cannot be sent to a ${revision} peer`)
     // 2025-11-25 CreateTaskResult nests the task: `{task: Task}` (basic/utilities/tasks.mdx); here
     // `ttlMs` is the task's retention (SEP-2663), not a cache hint.
     const { _meta, ...task } = out
@@ -87,7 +100,8 @@ function shapeModern(revision: Revision, method: string, out: JsonObject): JsonO
   if (out.resultType === RESULT_TYPE.INPUT_REQUIRED && isRecord(out.inputRequests)) {
     const inputRequests: JsonObject = {}
     for (const [key, request] of Object.entries(out.inputRequests)) {
-      inputRequests[key] = isRecord(request) && typeof request.method === 'string' ? shapeRequest(revision, request as OutgoingRequest) : request
+      inputRequests[key] =
+        isRecord(request) && typeof request.method === 'string' ? shapeRequest(revision, request as OutgoingRequest) : request
     }
     out.inputRequests = inputRequests
   }

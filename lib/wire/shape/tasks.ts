@@ -5,7 +5,6 @@
  */
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 
-
 /** A 2025-11-25 `Task` from either shape (payload fields like `result`/`inputRequests` are dropped). */
 export function legacyTask(task: unknown): JsonObject {
   if (!isRecord(task)) return {}

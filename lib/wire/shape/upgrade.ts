@@ -9,7 +9,6 @@ import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import { modernTask } from './tasks.ts'
 import { BARE_IN_MODERN, CACHEABLE_METHODS } from './result.ts'
 
-
 /** Lift `result` of `method`, received from a `revision` peer, into the newest shape. */
 export function upgradeResult(revision: Revision, method: string, result: JsonObject): JsonObject {
   if (BARE_IN_MODERN.includes(method)) return { ...result }

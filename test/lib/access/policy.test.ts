@@ -10,7 +10,13 @@ const policy = v.parse(AccessPolicySchema, {
     { name: 'admins', subjects: ['root-*'], allow: ['*'] },
   ],
 })
-const who = (subject: string, groups: string[] = [], scopes: string[] = ['mcp:tools']): Principal => ({ kind: 'oauth', id: `iss#${subject}`, subject, groups, scopes })
+const who = (subject: string, groups: string[] = [], scopes: string[] = ['mcp:tools']): Principal => ({
+  kind: 'oauth',
+  id: `iss#${subject}`,
+  subject,
+  groups,
+  scopes,
+})
 
 describe('PolicyEvaluator', () => {
   test('an allow glob of an applying rule admits, naming the rule', () => {
@@ -31,7 +37,10 @@ describe('PolicyEvaluator', () => {
   })
 
   test('nothing allowed is denied by default, and rules of other principals do not apply', () => {
-    expect(new PolicyEvaluator(policy, who('bob', ['guests'])).item('fs', 'read_file')).toEqual({ allowed: false, reason: 'no access rule allows it (default deny)' })
+    expect(new PolicyEvaluator(policy, who('bob', ['guests'])).item('fs', 'read_file')).toEqual({
+      allowed: false,
+      reason: 'no access rule allows it (default deny)',
+    })
   })
 
   test('default allow admits what no rule denies', () => {
@@ -44,7 +53,12 @@ describe('PolicyEvaluator', () => {
     const staff = new PolicyEvaluator(policy, who('ann', ['staff']))
     expect(staff.server('fs')).toBe(true)
     expect(staff.server('db')).toBe(false)
-    const walled = v.parse(AccessPolicySchema, { rules: [{ name: 'all', allow: ['*'] }, { name: 'no-db', deny: ['db'] }] })
+    const walled = v.parse(AccessPolicySchema, {
+      rules: [
+        { name: 'all', allow: ['*'] },
+        { name: 'no-db', deny: ['db'] },
+      ],
+    })
     expect(new PolicyEvaluator(walled, who('ann')).server('db')).toBe(false)
     expect(new PolicyEvaluator(walled, who('ann')).server('fs')).toBe(true)
   })

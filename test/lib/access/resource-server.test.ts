@@ -10,7 +10,14 @@ import { SignJWT, exportJWK, generateKeyPair } from 'jose'
 import { createResourceServer } from '../../../lib/access/index.ts'
 import { McpxError } from '../../../lib/errors/index.ts'
 import { tempDir, testSettings } from '../../harness.ts'
-import { type AuthorizationServer, INTROSPECTING_CLIENT, MCP_SCOPE, OPAQUE_CLIENT, SERVICE_CLIENT, startAuthorizationServer } from '../../support/authorization-server.ts'
+import {
+  type AuthorizationServer,
+  INTROSPECTING_CLIENT,
+  MCP_SCOPE,
+  OPAQUE_CLIENT,
+  SERVICE_CLIENT,
+  startAuthorizationServer,
+} from '../../support/authorization-server.ts'
 
 const RESOURCE = 'https://mcp.example.test/mcp'
 const request = (token?: string) => new Request(RESOURCE, { method: 'POST', headers: token ? { authorization: `Bearer ${token}` } : {} })
@@ -25,7 +32,11 @@ describe('JWT access tokens and a rotating JWKS', () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256')
     return { kid, privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'ES256', use: 'sig' } }
   }
-  const sign = (key: Key, claims: Record<string, unknown> = {}, options: { iss?: string; aud?: string; exp?: number; nbf?: number } = {}) => {
+  const sign = (
+    key: Key,
+    claims: Record<string, unknown> = {},
+    options: { iss?: string; aud?: string; exp?: number; nbf?: number } = {},
+  ) => {
     const jwt = new SignJWT({ scope: MCP_SCOPE, ...claims })
       .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' })
       .setIssuer(options.iss ?? issuer)
@@ -57,7 +68,13 @@ describe('JWT access tokens and a rotating JWKS', () => {
 
   const server = () =>
     createResourceServer({
-      settings: testSettings({ mcpAuthIssuer: issuer, mcpAuthResource: RESOURCE, mcpAuthScopes: MCP_SCOPE, mcpAuthJwksCooldownMs: 0, mcpAuthClockToleranceMs: 0 }),
+      settings: testSettings({
+        mcpAuthIssuer: issuer,
+        mcpAuthResource: RESOURCE,
+        mcpAuthScopes: MCP_SCOPE,
+        mcpAuthJwksCooldownMs: 0,
+        mcpAuthClockToleranceMs: 0,
+      }),
       defaultResource: () => RESOURCE,
     })!
 
@@ -65,7 +82,10 @@ describe('JWT access tokens and a rotating JWKS', () => {
     const first = await newKey('k1')
     published = [first]
     const rs = server()
-    expect(await rs.authenticate(request(await sign(first)))).toMatchObject({ ok: true, principal: { subject: 'carol', scopes: [MCP_SCOPE] } })
+    expect(await rs.authenticate(request(await sign(first)))).toMatchObject({
+      ok: true,
+      principal: { subject: 'carol', scopes: [MCP_SCOPE] },
+    })
     const fetchesBefore = jwksFetches
     // Cached: a second token signed with the same key needs no fetch.
     expect((await rs.authenticate(request(await sign(first)))).ok).toBe(true)
@@ -76,7 +96,11 @@ describe('JWT access tokens and a rotating JWKS', () => {
     expect((await rs.authenticate(request(await sign(second)))).ok).toBe(true)
     expect(jwksFetches).toBe(fetchesBefore + 1)
     const retired = await rs.authenticate(request(await sign(first)))
-    expect(retired).toMatchObject({ ok: false, status: 401, message: 'the access token is signed with a key the authorization server does not publish' })
+    expect(retired).toMatchObject({
+      ok: false,
+      status: 401,
+      message: 'the access token is signed with a key the authorization server does not publish',
+    })
   })
 
   test('iss, aud, exp and nbf are each checked', async () => {
@@ -98,16 +122,24 @@ describe('JWT access tokens and a rotating JWKS', () => {
   })
 
   test('an unreachable authorization server is 503, not a verdict on the token', async () => {
-    const rs = createResourceServer({ settings: testSettings({ mcpAuthIssuer: 'http://127.0.0.1:9', mcpAuthResource: RESOURCE }), defaultResource: () => RESOURCE })!
+    const rs = createResourceServer({
+      settings: testSettings({ mcpAuthIssuer: 'http://127.0.0.1:9', mcpAuthResource: RESOURCE }),
+      defaultResource: () => RESOURCE,
+    })!
     const outcome = await rs.authenticate(request('a.b.c'))
     expect(outcome).toMatchObject({ ok: false, status: 503 })
   })
 
   test('bad settings are CONFIG errors naming the setting', () => {
-    expect(() => createResourceServer({ settings: testSettings({ mcpAuthIssuer: 'not a url' }), defaultResource: () => RESOURCE })).toThrow(McpxError)
-    expect(() => createResourceServer({ settings: testSettings({ mcpAuthIssuer: issuer, mcpAuthResource: 'https://x.example/mcp#frag' }), defaultResource: () => RESOURCE })).toThrow(
-      'setting mcpAuthResource must not contain a fragment (RFC 8707 section 2)',
+    expect(() => createResourceServer({ settings: testSettings({ mcpAuthIssuer: 'not a url' }), defaultResource: () => RESOURCE })).toThrow(
+      McpxError,
     )
+    expect(() =>
+      createResourceServer({
+        settings: testSettings({ mcpAuthIssuer: issuer, mcpAuthResource: 'https://x.example/mcp#frag' }),
+        defaultResource: () => RESOURCE,
+      }),
+    ).toThrow('setting mcpAuthResource must not contain a fragment (RFC 8707 section 2)')
     expect(createResourceServer({ settings: testSettings(), defaultResource: () => RESOURCE })).toBeNull()
   })
 })
@@ -141,13 +173,24 @@ describe('opaque access tokens by introspection (oidc-provider)', () => {
   test('an active opaque token for this resource is accepted with its scopes', async () => {
     const token = await as.clientCredentials(OPAQUE_CLIENT, RESOURCE, MCP_SCOPE)
     expect(token.split('.').length).not.toBe(3)
-    expect(await server().authenticate(request(token))).toMatchObject({ ok: true, principal: { subject: OPAQUE_CLIENT.id, scopes: [MCP_SCOPE] } })
+    expect(await server().authenticate(request(token))).toMatchObject({
+      ok: true,
+      principal: { subject: OPAQUE_CLIENT.id, scopes: [MCP_SCOPE] },
+    })
   })
 
   test('an opaque token for another resource, or one the AS does not know, is 401', async () => {
     const other = await as.clientCredentials(OPAQUE_CLIENT, 'https://other.example/mcp', MCP_SCOPE)
-    expect(await server().authenticate(request(other))).toMatchObject({ ok: false, status: 401, message: `the token's audience is not ${RESOURCE}` })
-    expect(await server().authenticate(request('unknown-opaque-token'))).toMatchObject({ ok: false, status: 401, message: 'the authorization server reports the token inactive' })
+    expect(await server().authenticate(request(other))).toMatchObject({
+      ok: false,
+      status: 401,
+      message: `the token's audience is not ${RESOURCE}`,
+    })
+    expect(await server().authenticate(request('unknown-opaque-token'))).toMatchObject({
+      ok: false,
+      status: 401,
+      message: 'the authorization server reports the token inactive',
+    })
   })
 
   test('a JWT from the same AS is still verified locally', async () => {

@@ -1,7 +1,12 @@
 /** lib/auth/credential-store.ts: the file credential store (a 0600 file in a 0700 directory; a corrupt file reads as none). */
 import { describe, expect, test } from 'bun:test'
 import { statSync } from 'node:fs'
-import { createFileCredentialStore, createOAuthProvider, createRedirectFollowingHandler, credentialFilePath } from '../../../lib/auth/index.ts'
+import {
+  createFileCredentialStore,
+  createOAuthProvider,
+  createRedirectFollowingHandler,
+  credentialFilePath,
+} from '../../../lib/auth/index.ts'
 import { tempDir, testSettings } from '../../harness.ts'
 import { type TokenRegistry, callThrough, startAuthorizationServer, startResourceServer } from './oauth-peers.ts'
 
@@ -13,7 +18,12 @@ describe('file credential store', () => {
     await using as = await startAuthorizationServer({ registry })
     await using rs = await startResourceServer({ registry, authorizationServers: () => [as.issuer] })
     const make = () =>
-      createOAuthProvider({ serverUrl: rs.endpoint, settings: testSettings(), store: createFileCredentialStore(dir), authorizationHandler: createRedirectFollowingHandler() })
+      createOAuthProvider({
+        serverUrl: rs.endpoint,
+        settings: testSettings(),
+        store: createFileCredentialStore(dir),
+        authorizationHandler: createRedirectFollowingHandler(),
+      })
     expect((await callThrough(make(), rs.endpoint, 'x')).status).toBe(200)
     const file = credentialFilePath(dir, rs.endpoint)
     expect(statSync(file).mode & 0o777).toBe(0o600)

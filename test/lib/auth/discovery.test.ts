@@ -1,6 +1,11 @@
 /** lib/auth/discovery.ts: well-known metadata URLs, resource matching and secure-endpoint checks. */
 import { describe, expect, test } from 'bun:test'
-import { authorizationServerMetadataUrls, protectedResourceMetadataUrls, requireSecureEndpoints, resourceMatchesServer } from '../../../lib/auth/index.ts'
+import {
+  authorizationServerMetadataUrls,
+  protectedResourceMetadataUrls,
+  requireSecureEndpoints,
+  resourceMatchesServer,
+} from '../../../lib/auth/index.ts'
 
 describe('well-known URLs (2026-07-28 authorization-server-discovery.mdx)', () => {
   test('PRM: path-based first, then root; root only for a pathless server', () => {

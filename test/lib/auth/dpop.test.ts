@@ -9,7 +9,11 @@ describe('DPoP-bound tokens', () => {
     const registry: TokenRegistry = new Map()
     await using as = await startAuthorizationServer({ registry, dpop: { nonce: 'as-nonce' } })
     await using rs = await startResourceServer({ registry, authorizationServers: () => [as.issuer], dpop: { nonce: 'rs-nonce' } })
-    const provider = createOAuthProvider({ serverUrl: rs.endpoint, settings: testSettings(), authorizationHandler: createRedirectFollowingHandler() })
+    const provider = createOAuthProvider({
+      serverUrl: rs.endpoint,
+      settings: testSettings(),
+      authorizationHandler: createRedirectFollowingHandler(),
+    })
     expect(await callThrough(provider, rs.endpoint, 'a')).toEqual({ status: 200, body: { ok: true, op: 'a', scheme: 'DPoP' } })
     expect(await callThrough(provider, rs.endpoint, 'b')).toEqual({ status: 200, body: { ok: true, op: 'b', scheme: 'DPoP' } })
     // The token request was retried once with the AS's nonce.
@@ -24,7 +28,11 @@ describe('DPoP-bound tokens', () => {
     const registry: TokenRegistry = new Map()
     await using as = await startAuthorizationServer({ registry, dpop: {} })
     await using rs = await startResourceServer({ registry, authorizationServers: () => [as.issuer] })
-    const provider = createOAuthProvider({ serverUrl: rs.endpoint, settings: testSettings(), authorizationHandler: createRedirectFollowingHandler() })
+    const provider = createOAuthProvider({
+      serverUrl: rs.endpoint,
+      settings: testSettings(),
+      authorizationHandler: createRedirectFollowingHandler(),
+    })
     expect((await callThrough(provider, rs.endpoint, 'x')).status).toBe(200)
     expect(await provider.authorization()).toMatch(/^Bearer /)
     expect(await provider.requestHeaders({ url: rs.endpoint, method: 'POST' })).toEqual({})

@@ -7,7 +7,12 @@ import { type TokenRegistry, callThrough, startAuthorizationServer, startResourc
 describe('JWT bearer grant (RFC 7523)', () => {
   test('a workload identity assertion is presented as is, by a public pre-registered client, with the resource', async () => {
     const registry: TokenRegistry = new Map()
-    await using as = await startAuthorizationServer({ registry, registration: false, grantTypes: ['urn:ietf:params:oauth:grant-type:jwt-bearer'], preRegistered: { workload: undefined } })
+    await using as = await startAuthorizationServer({
+      registry,
+      registration: false,
+      grantTypes: ['urn:ietf:params:oauth:grant-type:jwt-bearer'],
+      preRegistered: { workload: undefined },
+    })
     await using rs = await startResourceServer({ registry, authorizationServers: () => [as.issuer] })
     const provider = createOAuthProvider({
       serverUrl: rs.endpoint,
@@ -32,17 +37,34 @@ describe('JWT bearer grant (RFC 7523)', () => {
       hostname: '127.0.0.1',
       async fetch(req) {
         seen.push(Object.fromEntries(new URLSearchParams(await req.text())))
-        return Response.json({ access_token: 'id-jag.jwt', issued_token_type: 'urn:ietf:params:oauth:token-type:id-jag', token_type: 'N_A' })
+        return Response.json({
+          access_token: 'id-jag.jwt',
+          issued_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+          token_type: 'N_A',
+        })
       },
     })
     const registry: TokenRegistry = new Map()
-    await using as = await startAuthorizationServer({ registry, registration: false, authMethods: ['client_secret_basic'], preRegistered: { app: 'app-secret' } })
+    await using as = await startAuthorizationServer({
+      registry,
+      registration: false,
+      authMethods: ['client_secret_basic'],
+      preRegistered: { app: 'app-secret' },
+    })
     await using rs = await startResourceServer({ registry, authorizationServers: () => [as.issuer] })
     const settings = testSettings()
     const provider = createOAuthProvider({
       serverUrl: rs.endpoint,
       settings,
-      grant: { type: 'jwt-bearer', assertion: createIdJagAssertion({ settings, idpTokenEndpoint: `http://127.0.0.1:${idp.port}/token`, idpClientId: 'idp-app', idToken: 'user.id.token' }) },
+      grant: {
+        type: 'jwt-bearer',
+        assertion: createIdJagAssertion({
+          settings,
+          idpTokenEndpoint: `http://127.0.0.1:${idp.port}/token`,
+          idpClientId: 'idp-app',
+          idToken: 'user.id.token',
+        }),
+      },
       preRegistered: { clientId: 'app', clientSecret: 'app-secret' },
     })
     expect((await callThrough(provider, rs.endpoint, 'x')).status).toBe(200)

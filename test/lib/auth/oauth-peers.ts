@@ -96,7 +96,9 @@ export async function startAuthorizationServer(options: AsOptions): Promise<Auth
           grant_types_supported: options.grantTypes ?? ['authorization_code', 'refresh_token'],
           code_challenge_methods_supported: ['S256'],
           token_endpoint_auth_methods_supported: options.authMethods ?? ['none'],
-          ...(options.issParameterSupported === undefined ? {} : { authorization_response_iss_parameter_supported: options.issParameterSupported }),
+          ...(options.issParameterSupported === undefined
+            ? {}
+            : { authorization_response_iss_parameter_supported: options.issParameterSupported }),
           ...(options.cimd ? { client_id_metadata_document_supported: true } : {}),
           ...(options.scopesSupported ? { scopes_supported: options.scopesSupported } : {}),
           ...(options.dpop ? { dpop_signing_alg_values_supported: ['ES256'] } : {}),
@@ -108,12 +110,26 @@ export async function startAuthorizationServer(options: AsOptions): Promise<Auth
         const method = String(body.token_endpoint_auth_method ?? 'client_secret_basic')
         const secret = method === 'none' ? undefined : `secret-${counter}`
         clients.set(clientId, secret)
-        return Response.json({ client_id: clientId, ...(secret ? { client_secret: secret } : {}), token_endpoint_auth_method: method, redirect_uris: body.redirect_uris }, { status: 201 })
+        return Response.json(
+          {
+            client_id: clientId,
+            ...(secret ? { client_secret: secret } : {}),
+            token_endpoint_auth_method: method,
+            redirect_uris: body.redirect_uris,
+          },
+          { status: 201 },
+        )
       }
       if (url.pathname === `${path}/authorize`) {
         const p = record.params
         const code = `code-${++counter}`
-        codes.set(code, { challenge: p.code_challenge!, clientId: p.client_id!, redirectUri: p.redirect_uri!, ...(p.scope ? { scope: p.scope } : {}), ...(p.resource ? { resource: p.resource } : {}) })
+        codes.set(code, {
+          challenge: p.code_challenge!,
+          clientId: p.client_id!,
+          redirectUri: p.redirect_uri!,
+          ...(p.scope ? { scope: p.scope } : {}),
+          ...(p.resource ? { resource: p.resource } : {}),
+        })
         const back = new URL(p.redirect_uri!)
         back.searchParams.set('code', code)
         if (p.state) back.searchParams.set('state', p.state)
@@ -142,7 +158,12 @@ export async function startAuthorizationServer(options: AsOptions): Promise<Auth
         if (p.grant_type === 'authorization_code') {
           const grant = codes.get(p.code!)
           codes.delete(p.code!)
-          if (!grant || grant.clientId !== client || grant.redirectUri !== p.redirect_uri || (await s256(p.code_verifier ?? '')) !== grant.challenge) {
+          if (
+            !grant ||
+            grant.clientId !== client ||
+            grant.redirectUri !== p.redirect_uri ||
+            (await s256(p.code_verifier ?? '')) !== grant.challenge
+          ) {
             return Response.json({ error: 'invalid_grant' }, { status: 400 })
           }
           scopes = grant.scope ? grant.scope.split(' ') : []
@@ -177,7 +198,10 @@ export async function startAuthorizationServer(options: AsOptions): Promise<Auth
 
   async function authenticateClient(p: Record<string, string>, authorization: string | null, issuer: string): Promise<string | undefined> {
     if (authorization?.startsWith('Basic ')) {
-      const [id, secret] = Buffer.from(authorization.slice(6), 'base64').toString().split(':').map((s) => decodeURIComponent(s.replace(/\+/g, ' ')))
+      const [id, secret] = Buffer.from(authorization.slice(6), 'base64')
+        .toString()
+        .split(':')
+        .map((s) => decodeURIComponent(s.replace(/\+/g, ' ')))
       return clients.has(id!) && clients.get(id!) === secret ? id : undefined
     }
     if (p.client_assertion) {
@@ -185,7 +209,12 @@ export async function startAuthorizationServer(options: AsOptions): Promise<Auth
       const claims = JSON.parse(Buffer.from(c!, 'base64url').toString()) as Record<string, unknown>
       const key = options.clientPublicKeys?.[String(claims.iss)]
       if (!key || claims.sub !== claims.iss || claims.aud !== issuer) return undefined
-      const ok = await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, Buffer.from(s!, 'base64url'), new TextEncoder().encode(`${h}.${c}`))
+      const ok = await crypto.subtle.verify(
+        { name: 'ECDSA', hash: 'SHA-256' },
+        key,
+        Buffer.from(s!, 'base64url'),
+        new TextEncoder().encode(`${h}.${c}`),
+      )
       return ok ? String(claims.iss) : undefined
     }
     const id = p.client_id
@@ -258,7 +287,14 @@ export async function startResourceServer(options: ResourceOptions): Promise<Res
       const op = String(((await req.json()) as { op?: string }).op ?? '')
       const meta = options.prmInHeader === false ? '' : `, resource_metadata="${prmUrl}"`
       if (options.dpop) {
-        const challenge = (error: string) => new Response(null, { status: 401, headers: { 'www-authenticate': `DPoP error="${error}"${meta}`, ...(options.dpop?.nonce ? { 'dpop-nonce': options.dpop.nonce } : {}) } })
+        const challenge = (error: string) =>
+          new Response(null, {
+            status: 401,
+            headers: {
+              'www-authenticate': `DPoP error="${error}"${meta}`,
+              ...(options.dpop?.nonce ? { 'dpop-nonce': options.dpop.nonce } : {}),
+            },
+          })
         if (!authorization?.startsWith('DPoP ')) return challenge('invalid_token')
         const accessToken = authorization.slice(5)
         const bound = options.registry.get(accessToken)
@@ -274,11 +310,17 @@ export async function startResourceServer(options: ResourceOptions): Promise<Res
         return new Response(null, { status: 401, headers: { 'www-authenticate': `Bearer error="invalid_token"${scope}${meta}` } })
       }
       if (options.alwaysForbid) {
-        return new Response(null, { status: 403, headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${options.alwaysForbid}"${meta}` } })
+        return new Response(null, {
+          status: 403,
+          headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${options.alwaysForbid}"${meta}` },
+        })
       }
       const needed = options.requiredScopes?.(op) ?? []
       if (!needed.every((s) => token.scopes.includes(s))) {
-        return new Response(null, { status: 403, headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${needed.join(' ')}"${meta}` } })
+        return new Response(null, {
+          status: 403,
+          headers: { 'www-authenticate': `Bearer error="insufficient_scope", scope="${needed.join(' ')}"${meta}` },
+        })
       }
       return Response.json({ ok: true, op })
     },
@@ -332,7 +374,12 @@ async function verifyDpopProof(
   const claims = JSON.parse(Buffer.from(c, 'base64url').toString()) as Record<string, unknown>
   if (header.typ !== 'dpop+jwt' || header.alg !== 'ES256' || !header.jwk || 'd' in header.jwk) return undefined
   const key = await crypto.subtle.importKey('jwk', header.jwk, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify'])
-  const ok = await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, Buffer.from(sig, 'base64url'), new TextEncoder().encode(`${h}.${c}`))
+  const ok = await crypto.subtle.verify(
+    { name: 'ECDSA', hash: 'SHA-256' },
+    key,
+    Buffer.from(sig, 'base64url'),
+    new TextEncoder().encode(`${h}.${c}`),
+  )
   if (!ok || claims.htm !== method || claims.htu !== url || typeof claims.jti !== 'string') return undefined
   if (accessToken !== undefined) {
     const ath = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(accessToken))).toString('base64url')

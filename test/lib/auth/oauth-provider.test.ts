@@ -6,7 +6,14 @@ import { describe, expect, test } from 'bun:test'
 import { createOAuthProvider, createRedirectFollowingHandler, type OAuthProviderOptions } from '../../../lib/auth/index.ts'
 import { McpxError } from '../../../lib/errors/index.ts'
 import { testSettings } from '../../harness.ts'
-import { type AsOptions, type ResourceOptions, type TokenRegistry, callThrough, startAuthorizationServer, startResourceServer } from './oauth-peers.ts'
+import {
+  type AsOptions,
+  type ResourceOptions,
+  type TokenRegistry,
+  callThrough,
+  startAuthorizationServer,
+  startResourceServer,
+} from './oauth-peers.ts'
 
 async function peers(as: Omit<AsOptions, 'registry'> = {}, rs: Omit<ResourceOptions, 'registry' | 'authorizationServers'> = {}) {
   const registry: TokenRegistry = new Map()
@@ -17,7 +24,12 @@ async function peers(as: Omit<AsOptions, 'registry'> = {}, rs: Omit<ResourceOpti
     as: authServer,
     rs: resource,
     provider: (options: Partial<OAuthProviderOptions> = {}) =>
-      createOAuthProvider({ serverUrl: resource.endpoint, settings: testSettings(), authorizationHandler: createRedirectFollowingHandler(), ...options }),
+      createOAuthProvider({
+        serverUrl: resource.endpoint,
+        settings: testSettings(),
+        authorizationHandler: createRedirectFollowingHandler(),
+        ...options,
+      }),
     async [Symbol.asyncDispose]() {
       await resource[Symbol.asyncDispose]()
       await authServer[Symbol.asyncDispose]()
@@ -43,9 +55,18 @@ describe('OAuth provider: authorization code flow', () => {
     expect(await callThrough(provider, p.rs.endpoint, 'list')).toEqual({ status: 200, body: { ok: true, op: 'list' } })
 
     const [registration] = p.as.of('/register')
-    expect(registration?.body).toMatchObject({ application_type: 'native', token_endpoint_auth_method: 'none', redirect_uris: ['http://127.0.0.1/callback'] })
+    expect(registration?.body).toMatchObject({
+      application_type: 'native',
+      token_endpoint_auth_method: 'none',
+      redirect_uris: ['http://127.0.0.1/callback'],
+    })
     const [authorize] = p.as.of('/authorize')
-    expect(authorize?.params).toMatchObject({ response_type: 'code', code_challenge_method: 'S256', resource: p.rs.endpoint, client_id: 'client-1' })
+    expect(authorize?.params).toMatchObject({
+      response_type: 'code',
+      code_challenge_method: 'S256',
+      resource: p.rs.endpoint,
+      client_id: 'client-1',
+    })
     expect(authorize?.params.scope).toBeUndefined()
     const [token] = p.as.of('/token')
     expect(token?.params).toMatchObject({ grant_type: 'authorization_code', resource: p.rs.endpoint, client_id: 'client-1' })
@@ -98,7 +119,10 @@ describe('OAuth provider: authorization code flow', () => {
   })
 
   test('403 insufficient_scope steps up with the union of scopes; a challenge the token already satisfies is refused', async () => {
-    await using p = await peers({}, { scopeInChallenge: 'read', requiredScopes: (op) => (op === 'write' ? ['write'] : op === 'admin' ? ['admin'] : ['read']) })
+    await using p = await peers(
+      {},
+      { scopeInChallenge: 'read', requiredScopes: (op) => (op === 'write' ? ['write'] : op === 'admin' ? ['admin'] : ['read']) },
+    )
     const provider = p.provider()
     expect((await callThrough(provider, p.rs.endpoint, 'read')).status).toBe(200)
     expect((await callThrough(provider, p.rs.endpoint, 'write')).status).toBe(200)
@@ -143,16 +167,31 @@ describe('OAuth provider: authorization code flow', () => {
 describe('OAuth provider: client registration', () => {
   test('pre-registered credentials go by client_secret_basic and skip registration; another issuer is refused', async () => {
     await using p = await peers({ registration: false, authMethods: ['client_secret_basic'], preRegistered: { 'pre-client': 's3cret' } })
-    expect((await callThrough(p.provider({ preRegistered: { clientId: 'pre-client', clientSecret: 's3cret', issuer: p.as.issuer } }), p.rs.endpoint, 'x')).status).toBe(200)
+    expect(
+      (
+        await callThrough(
+          p.provider({ preRegistered: { clientId: 'pre-client', clientSecret: 's3cret', issuer: p.as.issuer } }),
+          p.rs.endpoint,
+          'x',
+        )
+      ).status,
+    ).toBe(200)
     expect(p.as.of('/register')).toEqual([])
     expect(p.as.of('/token')[0]?.authorization).toBe(`Basic ${Buffer.from('pre-client:s3cret').toString('base64')}`)
-    const err = await rejection(callThrough(p.provider({ preRegistered: { clientId: 'pre-client', issuer: 'https://other.example' } }), p.rs.endpoint, 'x'))
+    const err = await rejection(
+      callThrough(p.provider({ preRegistered: { clientId: 'pre-client', issuer: 'https://other.example' } }), p.rs.endpoint, 'x'),
+    )
     expect(err.data).toMatchObject({ registeredIssuer: 'https://other.example', issuer: p.as.issuer })
   })
 
   test('pre-registered credentials without a configured issuer bind to the first AS and are not carried to a new one', async () => {
     const registry: TokenRegistry = new Map()
-    await using as1 = await startAuthorizationServer({ registry, registration: false, authMethods: ['client_secret_basic'], preRegistered: { pre: 'pw' } })
+    await using as1 = await startAuthorizationServer({
+      registry,
+      registration: false,
+      authMethods: ['client_secret_basic'],
+      preRegistered: { pre: 'pw' },
+    })
     await using as2 = await startAuthorizationServer({ registry, authMethods: ['client_secret_basic'], preRegistered: { pre: 'pw' } })
     let current = as1.issuer
     await using rs = await startResourceServer({ registry, authorizationServers: () => [current] })
@@ -191,7 +230,11 @@ describe('OAuth provider: client registration', () => {
     await using as2 = await startAuthorizationServer({ registry, clientPrefix: 'as2' })
     let current = as1.issuer
     await using rs = await startResourceServer({ registry, authorizationServers: () => [current] })
-    const provider = createOAuthProvider({ serverUrl: rs.endpoint, settings: testSettings(), authorizationHandler: createRedirectFollowingHandler() })
+    const provider = createOAuthProvider({
+      serverUrl: rs.endpoint,
+      settings: testSettings(),
+      authorizationHandler: createRedirectFollowingHandler(),
+    })
     expect((await callThrough(provider, rs.endpoint, 'a')).status).toBe(200)
     expect(as1.of('/register').length).toBe(1)
     current = as2.issuer
@@ -222,10 +265,22 @@ describe('OAuth provider: tokens', () => {
     const pair = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair
     const der = Buffer.from(await crypto.subtle.exportKey('pkcs8', pair.privateKey)).toString('base64')
     const pem = `-----BEGIN PRIVATE KEY-----\n${der.match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`
-    await using p = await peers({ authMethods: ['private_key_jwt'], grantTypes: ['client_credentials'], clientPublicKeys: { machine: pair.publicKey } })
-    const provider = p.provider({ grant: 'client_credentials', authorizationHandler: undefined, preRegistered: { clientId: 'machine', privateKeyPem: pem, signingAlgorithm: 'ES256' } })
+    await using p = await peers({
+      authMethods: ['private_key_jwt'],
+      grantTypes: ['client_credentials'],
+      clientPublicKeys: { machine: pair.publicKey },
+    })
+    const provider = p.provider({
+      grant: 'client_credentials',
+      authorizationHandler: undefined,
+      preRegistered: { clientId: 'machine', privateKeyPem: pem, signingAlgorithm: 'ES256' },
+    })
     expect((await callThrough(provider, p.rs.endpoint, 'x')).status).toBe(200)
     expect(p.as.of('/authorize')).toEqual([])
-    expect(p.as.of('/token')[0]?.params).toMatchObject({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', resource: p.rs.endpoint })
+    expect(p.as.of('/token')[0]?.params).toMatchObject({
+      grant_type: 'client_credentials',
+      client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+      resource: p.rs.endpoint,
+    })
   })
 })

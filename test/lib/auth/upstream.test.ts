@@ -24,7 +24,12 @@ describe('createUpstreamAuth', () => {
     expect(refused).toBeInstanceOf(McpxError)
     expect((refused as McpxError).code).toBe('AUTH')
 
-    const cli = createUpstreamAuth({ serverUrl: rs.endpoint, settings, home: home.path, interactive: { open: async (url) => void (await fetch(url)) } })
+    const cli = createUpstreamAuth({
+      serverUrl: rs.endpoint,
+      settings,
+      home: home.path,
+      interactive: { open: async (url) => void (await fetch(url)) },
+    })
     await cli.login()
     expect(statSync(credentialFilePath(oauthStoreDir(home.path), rs.endpoint)).mode & 0o777).toBe(0o600)
 
@@ -36,10 +41,21 @@ describe('createUpstreamAuth', () => {
   test('the config block supplies pre-registered credentials and scope; unknown keys are refused', async () => {
     using home = tempDir('mcpx-home')
     const registry: TokenRegistry = new Map()
-    await using as = await startAuthorizationServer({ registry, registration: false, authMethods: ['client_secret_basic'], preRegistered: { mine: 'pw' } })
+    await using as = await startAuthorizationServer({
+      registry,
+      registration: false,
+      authMethods: ['client_secret_basic'],
+      preRegistered: { mine: 'pw' },
+    })
     await using rs = await startResourceServer({ registry, authorizationServers: () => [as.issuer] })
     const config = v.parse(OAuthUpstreamConfigSchema, { clientId: 'mine', clientSecret: 'pw', scope: 'extra' })
-    const provider = createUpstreamAuth({ serverUrl: rs.endpoint, settings: testSettings(), home: home.path, config, interactive: { open: async (url) => void (await fetch(url)) } })
+    const provider = createUpstreamAuth({
+      serverUrl: rs.endpoint,
+      settings: testSettings(),
+      home: home.path,
+      config,
+      interactive: { open: async (url) => void (await fetch(url)) },
+    })
     expect((await callThrough(provider, rs.endpoint, 'x')).status).toBe(200)
     expect(as.of('/authorize')[0]?.params).toMatchObject({ client_id: 'mine', scope: 'extra' })
     expect(v.safeParse(OAuthUpstreamConfigSchema, { clientID: 'typo' }).success).toBe(false)

@@ -7,7 +7,9 @@ const challenge = (value: string) => parseBearerChallenge(new Response(null, { s
 describe('parseBearerChallenge', () => {
   test('reads resource_metadata, scope, error and error_description from a Bearer challenge', () => {
     expect(
-      challenge('Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", error_description="need \\"write\\""'),
+      challenge(
+        'Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource", error_description="need \\"write\\""',
+      ),
     ).toEqual({
       scheme: 'Bearer',
       error: 'insufficient_scope',
@@ -35,7 +37,12 @@ describe('parseBearerChallenge', () => {
       status: 401,
       headers: { 'www-authenticate': 'DPoP error="use_dpop_nonce", resource_metadata="https://a.example/prm"', 'dpop-nonce': 'n-1' },
     })
-    expect(parseBearerChallenge(response)).toEqual({ scheme: 'DPoP', error: 'use_dpop_nonce', resourceMetadata: 'https://a.example/prm', dpopNonce: 'n-1' })
+    expect(parseBearerChallenge(response)).toEqual({
+      scheme: 'DPoP',
+      error: 'use_dpop_nonce',
+      resourceMetadata: 'https://a.example/prm',
+      dpopNonce: 'n-1',
+    })
     expect(challenge('DPoP algs="ES256", Bearer scope="a"')).toEqual({ scheme: 'Bearer', scope: 'a' })
   })
 })

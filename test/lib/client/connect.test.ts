@@ -28,12 +28,20 @@ function factory(respond: Responder, sseRespond?: Responder) {
 const legacyServer: Responder = (m) => {
   if (!isRequest(m)) return
   if (m.method === 'server/discover') return fail(m, RPC.METHOD_NOT_FOUND, 'Method not found')
-  if (m.method === 'initialize') return ok(m, { protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'legacy', version: '1' } })
+  if (m.method === 'initialize')
+    return ok(m, { protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'legacy', version: '1' } })
   if (m.method === 'tools/list') return ok(m, { tools: [{ name: 'a', inputSchema: { type: 'object' } }] })
   return ok(m, {})
 }
 
-const discoverResult = { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, _meta: { [META.SERVER_INFO]: { name: 'modern', version: '2' } }, ttlMs: 0, cacheScope: 'public' }
+const discoverResult = {
+  resultType: 'complete',
+  supportedVersions: ['2026-07-28'],
+  capabilities: { tools: {} },
+  _meta: { [META.SERVER_INFO]: { name: 'modern', version: '2' } },
+  ttlMs: 0,
+  cacheScope: 'public',
+}
 
 beforeEach(() => clearVerdictMemory())
 
@@ -86,7 +94,10 @@ describe('era negotiation over stdio', () => {
   })
 
   test('a pinned legacy revision refuses a counter-offer', async () => {
-    const counter: Responder = (m) => (isRequest(m) && m.method === 'initialize' ? ok(m, { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'x', version: '1' } }) : undefined)
+    const counter: Responder = (m) =>
+      isRequest(m) && m.method === 'initialize'
+        ? ok(m, { protocolVersion: '2025-03-26', capabilities: {}, serverInfo: { name: 'x', version: '1' } })
+        : undefined
     const { transports } = factory(counter)
     const error = await connect({ command: 'pin' }, { settings, transports, revision: '2025-11-25' }).catch((e) => e)
     expect(error).toBeInstanceOf(McpxError)
@@ -139,7 +150,10 @@ describe('era negotiation over HTTP', () => {
       if (!isRequest(m)) return
       if (first) {
         first = false
-        return fail(m, RPC.UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', { supported: ['2026-07-28'], requested: '2026-07-28' })
+        return fail(m, RPC.UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', {
+          supported: ['2026-07-28'],
+          requested: '2026-07-28',
+        })
       }
       return m.method === 'server/discover' ? ok(m, discoverResult) : ok(m, { tools: [] })
     })
@@ -153,9 +167,22 @@ describe('era negotiation over HTTP', () => {
 
   test('modern HTTP: Mcp-Method/Mcp-Name/Mcp-Param-* headers, invalid x-mcp-header tools dropped with a warning', async () => {
     const tools = [
-      { name: 'good', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' }, n: { type: 'integer', 'x-mcp-header': 'N' }, q: { type: 'string' } } } },
+      {
+        name: 'good',
+        inputSchema: {
+          type: 'object',
+          properties: {
+            region: { type: 'string', 'x-mcp-header': 'Region' },
+            n: { type: 'integer', 'x-mcp-header': 'N' },
+            q: { type: 'string' },
+          },
+        },
+      },
       { name: 'bad', inputSchema: { type: 'object', properties: { score: { type: 'number', 'x-mcp-header': 'Score' } } } },
-      { name: 'nested-bad', inputSchema: { type: 'object', properties: { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } } } },
+      {
+        name: 'nested-bad',
+        inputSchema: { type: 'object', properties: { list: { type: 'array', items: { type: 'string', 'x-mcp-header': 'Item' } } } },
+      },
     ]
     const { transports, made } = factory((m) => {
       if (!isRequest(m)) return
@@ -189,12 +216,25 @@ describe('input_required rounds (2026 MRTR)', () => {
       if (m.method === 'server/discover') return ok(m, discoverResult)
       const p = m.params ?? {}
       if (p.name === 'ask' && !p.inputResponses) {
-        return ok(m, { resultType: 'input_required', requestState: state, inputRequests: { who: { method: 'elicitation/create', params: { message: 'name?', requestedSchema: { type: 'object' } } } } })
+        return ok(m, {
+          resultType: 'input_required',
+          requestState: state,
+          inputRequests: { who: { method: 'elicitation/create', params: { message: 'name?', requestedSchema: { type: 'object' } } } },
+        })
       }
       return ok(m, { resultType: 'complete', content: [{ type: 'text', text: JSON.stringify(p.inputResponses ?? null) }] })
     })
     const asked: unknown[] = []
-    const client = await connect({ command: 'mrtr' }, { settings, transports, handlers: { onElicit: (params, ctx) => (asked.push([params.message, ctx.via, ctx.key]), { action: 'accept', content: { name: 'Ada' } }) } })
+    const client = await connect(
+      { command: 'mrtr' },
+      {
+        settings,
+        transports,
+        handlers: {
+          onElicit: (params, ctx) => (asked.push([params.message, ctx.via, ctx.key]), { action: 'accept', content: { name: 'Ada' } }),
+        },
+      },
+    )
     const result = await client.callTool('ask', { x: 1 })
     expect(asked).toEqual([['name?', 'input_required', 'who']])
     expect(JSON.stringify(result.content)).toContain('Ada')
@@ -224,7 +264,14 @@ describe('input_required rounds (2026 MRTR)', () => {
 
   test('a legacy server request goes to the same handler', async () => {
     const { transports, made } = factory(legacyServer)
-    const client = await connect({ command: 'ask' }, { settings, transports, handlers: { onElicit: (_p, ctx) => ({ action: ctx.via === 'request' ? 'accept' : 'decline', content: { ok: true } }) } })
+    const client = await connect(
+      { command: 'ask' },
+      {
+        settings,
+        transports,
+        handlers: { onElicit: (_p, ctx) => ({ action: ctx.via === 'request' ? 'accept' : 'decline', content: { ok: true } }) },
+      },
+    )
     made[0]!.push(makeRequest('s1', 'elicitation/create', { message: 'ok?', requestedSchema: { type: 'object' } }))
     await client.ping()
     const reply = made[0]!.sent.find((s) => 'id' in s.message && s.message.id === 's1' && 'result' in s.message)
@@ -254,7 +301,10 @@ describe('resultType the client does not recognise (2026-07-28 basic/index.mdx "
     const bare = await connect({ command: 'task-unadvertised' }, { settings, transports: serverAnswering('task').transports })
     expect((await bare.request('tasks/get', { taskId: 't' }).catch((e) => e)).code).toBe('PROTOCOL')
     await bare.close()
-    const advertised = await connect({ command: 'task-advertised' }, { settings, transports: serverAnswering('task', { tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } }).transports })
+    const advertised = await connect(
+      { command: 'task-advertised' },
+      { settings, transports: serverAnswering('task', { tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } }).transports },
+    )
     expect((await advertised.request('tasks/get', { taskId: 't' })).resultType).toBe('task')
     await advertised.close()
   })
@@ -293,7 +343,6 @@ describe('legacy HTTP session expiry (TR-29)', () => {
   })
 })
 
-
 describe('subscriptions/listen (2026)', () => {
   test('routes notifications by subscriptionId, acknowledges the honoured filter, and closing aborts the stream', async () => {
     let listenId: unknown
@@ -303,8 +352,16 @@ describe('subscriptions/listen (2026)', () => {
       if (m.method === 'subscriptions/listen') {
         listenId = m.id
         queueMicrotask(() => {
-          t.push({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true }, _meta: { [META.SUBSCRIPTION_ID]: m.id } } })
-          t.push({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [META.SUBSCRIPTION_ID]: 'someone-else' } } })
+          t.push({
+            jsonrpc: '2.0',
+            method: 'notifications/subscriptions/acknowledged',
+            params: { notifications: { toolsListChanged: true }, _meta: { [META.SUBSCRIPTION_ID]: m.id } },
+          })
+          t.push({
+            jsonrpc: '2.0',
+            method: 'notifications/tools/list_changed',
+            params: { _meta: { [META.SUBSCRIPTION_ID]: 'someone-else' } },
+          })
           t.push({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { [META.SUBSCRIPTION_ID]: m.id } } })
         })
       }
@@ -329,9 +386,15 @@ describe('verdict cache', () => {
     const { transports, made } = factory(() => {
       throw new Error('streamable HTTP must not be tried')
     }, legacyServer)
-    const first = await connect({ url: 'http://example.test/old' }, { settings, transports: factory((m) => {
-      if (isRequest(m)) throw new McpxError('CONNECT', 'HTTP 405', { httpStatus: 405 })
-    }, legacyServer).transports })
+    const first = await connect(
+      { url: 'http://example.test/old' },
+      {
+        settings,
+        transports: factory((m) => {
+          if (isRequest(m)) throw new McpxError('CONNECT', 'HTTP 405', { httpStatus: 405 })
+        }, legacyServer).transports,
+      },
+    )
     expect(first.transport).toBe('http+sse')
     await first.close()
     const client = await connect({ url: 'http://example.test/old' }, { settings, transports })
@@ -347,7 +410,11 @@ describe('verdict cache', () => {
       if (m.method === 'server/discover') return ok(m, discoverResult)
     }
     using dir = tempDir('stale')
-    writeVerdict(verdictKey({ url: 'http://example.test/mcp' }), { era: 'legacy', transport: 'streamable-http', revision: '2025-11-25' }, dir.path)
+    writeVerdict(
+      verdictKey({ url: 'http://example.test/mcp' }),
+      { era: 'legacy', transport: 'streamable-http', revision: '2025-11-25' },
+      dir.path,
+    )
     const { transports, made } = factory(modern)
     const client = await connect({ url: 'http://example.test/mcp' }, { settings, transports, cacheDir: dir.path })
     expect(client.era).toBe('modern')
@@ -364,7 +431,9 @@ describe('header mismatch (-32020)', () => {
       if (m.method === 'server/discover') return ok(m, discoverResult)
       if (m.method === 'tools/list') {
         const header = schemaVersion === 1 ? 'Old' : 'Region'
-        return ok(m, { tools: [{ name: 't', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': header } } } }] })
+        return ok(m, {
+          tools: [{ name: 't', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': header } } } }],
+        })
       }
       if (m.method === 'tools/call') {
         const sent = made[0]!.sent.at(-1)!.headers
@@ -411,7 +480,11 @@ describe('a legacy stdio server that exits on the modern probe', () => {
 
   test('a command that cannot stay up at all is a CONNECT error', async () => {
     const transports: TransportFactory = {
-      stdio: () => new ScriptedTransport('stdio', (_m, _o, t) => void queueMicrotask(() => t.handlers?.onClose(new McpxError('CONNECT', 'server exited with code 7')))),
+      stdio: () =>
+        new ScriptedTransport(
+          'stdio',
+          (_m, _o, t) => void queueMicrotask(() => t.handlers?.onClose(new McpxError('CONNECT', 'server exited with code 7'))),
+        ),
       http: () => {
         throw new Error('no http here')
       },
@@ -426,7 +499,10 @@ describe('legacy version negotiation', () => {
   test('an error naming data.supported gets one more initialize with the newest shared revision', async () => {
     const { transports, made } = factory((m, o, t) => {
       if (isRequest(m) && m.method === 'initialize' && m.params?.protocolVersion !== '2025-03-26') {
-        return fail(m, RPC.INVALID_PARAMS, 'Unsupported protocol version', { supported: ['2024-11-05', '2025-03-26'], requested: m.params?.protocolVersion })
+        return fail(m, RPC.INVALID_PARAMS, 'Unsupported protocol version', {
+          supported: ['2024-11-05', '2025-03-26'],
+          requested: m.params?.protocolVersion,
+        })
       }
       return legacyServer(m, o, t)
     })
@@ -438,7 +514,9 @@ describe('legacy version negotiation', () => {
 
   test('a counter-offer of any legacy revision is accepted', async () => {
     const { transports } = factory((m, o, t) =>
-      isRequest(m) && m.method === 'initialize' ? ok(m, { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'x', version: '1' } }) : legacyServer(m, o, t),
+      isRequest(m) && m.method === 'initialize'
+        ? ok(m, { protocolVersion: '2024-11-05', capabilities: {}, serverInfo: { name: 'x', version: '1' } })
+        : legacyServer(m, o, t),
     )
     const client = await connect({ command: 'older' }, { settings, transports })
     expect(client.revision).toBe('2024-11-05')
@@ -479,7 +557,8 @@ describe('a modern stdio server slower than the probe', () => {
     const { transports } = factory((m) => {
       if (!isRequest(m)) return
       if (m.method === 'server/discover') return ++discovers === 1 ? undefined : ok(m, discoverResult)
-      if (m.method === 'initialize') return fail(m, RPC.INVALID_PARAMS, 'Unsupported protocol version', { supported: ['2026-07-28'], requested: '2025-11-25' })
+      if (m.method === 'initialize')
+        return fail(m, RPC.INVALID_PARAMS, 'Unsupported protocol version', { supported: ['2026-07-28'], requested: '2025-11-25' })
     })
     const client = await connect({ command: 'slow-modern' }, { settings, transports })
     expect([client.era, discovers]).toEqual(['modern', 2])

@@ -21,7 +21,10 @@ describe('McpClient.listen', () => {
     // Opened together, so both acknowledgements can arrive before either listen saw its own.
     const tools = client.listen({ toolsListChanged: true }, (method) => heard.tools!.push(method))
     const resources = client.listen({ resourceSubscriptions: ['note://a'] }, (method) => heard.resources!.push(method))
-    expect(await Promise.all([tools.acknowledged, resources.acknowledged])).toEqual([{ toolsListChanged: true }, { resourceSubscriptions: ['note://a'] }])
+    expect(await Promise.all([tools.acknowledged, resources.acknowledged])).toEqual([
+      { toolsListChanged: true },
+      { resourceSubscriptions: ['note://a'] },
+    ])
     engine.notify.resourceUpdated('note://a')
     engine.notify.toolsListChanged()
     while (heard.tools!.length === 0 || heard.resources!.length === 0) await Bun.sleep(5)

@@ -17,7 +17,11 @@ const handlers: ClientHandlers = {
 
 async function exercise(client: McpClient, flavour: string): Promise<void> {
   const tools = (await client.listAllTools()).map((t) => t.name).sort()
-  expect(tools).toEqual(flavour === 'legacy' ? ['ask', 'capabilities', 'echo', 'exit', 'expire', 'notify', 'poll', 'progress', 'sample', 'slow', 'touch'] : ['ask', 'echo', 'progress', 'slow'])
+  expect(tools).toEqual(
+    flavour === 'legacy'
+      ? ['ask', 'capabilities', 'echo', 'exit', 'expire', 'notify', 'poll', 'progress', 'sample', 'slow', 'touch']
+      : ['ask', 'echo', 'progress', 'slow'],
+  )
   expect(await client.callTool('echo', { text: 'hi' })).toMatchObject({ content: [{ type: 'text', text: 'hi' }], resultType: 'complete' })
 
   const read = await client.readResource('test://hello')

@@ -7,7 +7,11 @@
 import type { SendOptions, Transport, TransportHandlers, TransportKind } from '../../../lib/transport/index.ts'
 import { type JsonRpcMessage, type JsonRpcRequest, isRequest, makeError, makeResult } from '../../../lib/wire/index.ts'
 
-export type Responder = (message: JsonRpcMessage, options: SendOptions | undefined, transport: ScriptedTransport) => JsonRpcMessage[] | undefined | void
+export type Responder = (
+  message: JsonRpcMessage,
+  options: SendOptions | undefined,
+  transport: ScriptedTransport,
+) => JsonRpcMessage[] | undefined | void
 
 export class ScriptedTransport implements Transport {
   readonly sent: { message: JsonRpcMessage; headers: Record<string, string> }[] = []
@@ -49,4 +53,6 @@ export class ScriptedTransport implements Transport {
 }
 
 export const ok = (request: JsonRpcRequest, result: Record<string, unknown>) => [makeResult(request.id, result)]
-export const fail = (request: JsonRpcRequest, code: number, message: string, data?: unknown) => [makeError(request.id, data === undefined ? { code, message } : { code, message, data })]
+export const fail = (request: JsonRpcRequest, code: number, message: string, data?: unknown) => [
+  makeError(request.id, data === undefined ? { code, message } : { code, message, data }),
+]

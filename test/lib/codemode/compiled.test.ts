@@ -24,7 +24,11 @@ beforeAll(async () => {
     copyFileSync(given[0]!, exe)
     return
   }
-  await using build = Bun.spawn([process.execPath, 'build', '--compile', 'cli/main.ts', '--outfile', exe], { cwd: REPO_ROOT, stdout: 'pipe', stderr: 'pipe' })
+  await using build = Bun.spawn([process.execPath, 'build', '--compile', 'cli/main.ts', '--outfile', exe], {
+    cwd: REPO_ROOT,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const [stderr, code] = await Promise.all([new Response(build.stderr).text(), build.exited])
   if (code !== 0) throw new Error(`bun build --compile failed: ${stderr}`)
 })

@@ -31,7 +31,11 @@ afterEach(async () => {
 })
 
 /** The exec fails with SandboxError and one of `reasons` (the first is the expected one; others are load-dependent). */
-async function contained(code: string, reasons: SandboxFailureReason | SandboxFailureReason[], bridge = recordingBridge()): Promise<SandboxError> {
+async function contained(
+  code: string,
+  reasons: SandboxFailureReason | SandboxFailureReason[],
+  bridge = recordingBridge(),
+): Promise<SandboxError> {
   const allowed = Array.isArray(reasons) ? reasons : [reasons]
   try {
     await pool.exec(code, bridge)
@@ -46,7 +50,21 @@ async function contained(code: string, reasons: SandboxFailureReason | SandboxFa
   throw new Error(`expected the exec to fail with ${allowed.join(' or ')}`)
 }
 
-const HOST_GLOBALS = ['process', 'Bun', 'require', 'module', 'fetch', 'XMLHttpRequest', 'WebSocket', 'Deno', 'std', 'os', 'setTimeout', '__mcpx_host', '__mcpx_install']
+const HOST_GLOBALS = [
+  'process',
+  'Bun',
+  'require',
+  'module',
+  'fetch',
+  'XMLHttpRequest',
+  'WebSocket',
+  'Deno',
+  'std',
+  'os',
+  'setTimeout',
+  '__mcpx_host',
+  '__mcpx_install',
+]
 
 describe('hostile scripts: escapes', () => {
   test('the bound test is meaningful: the lag bound is below the CPU slice', () => {
@@ -54,12 +72,18 @@ describe('hostile scripts: escapes', () => {
   })
 
   test('no host global is reachable from globalThis', async () => {
-    const { value } = await pool.exec(`return ${JSON.stringify(HOST_GLOBALS)}.filter((n) => n in globalThis || typeof globalThis[n] !== 'undefined')`, recordingBridge())
+    const { value } = await pool.exec(
+      `return ${JSON.stringify(HOST_GLOBALS)}.filter((n) => n in globalThis || typeof globalThis[n] !== 'undefined')`,
+      recordingBridge(),
+    )
     expect(value).toEqual([])
   })
 
   test('constructor chain from a plain object to process/Bun/require', async () => {
-    const { value } = await pool.exec('return ({}).constructor.constructor("return [typeof process, typeof Bun, typeof require]")()', recordingBridge())
+    const { value } = await pool.exec(
+      'return ({}).constructor.constructor("return [typeof process, typeof Bun, typeof require]")()',
+      recordingBridge(),
+    )
     expect(value).toEqual(['undefined', 'undefined', 'undefined'])
   })
 
@@ -98,7 +122,10 @@ describe('hostile scripts: escapes', () => {
   })
 
   test('the host-call channel cannot be reached or forged', async () => {
-    const { value } = await pool.exec('return [typeof __mcpx_host, Object.getOwnPropertyNames(globalThis).filter((n) => n.startsWith("__"))]', recordingBridge())
+    const { value } = await pool.exec(
+      'return [typeof __mcpx_host, Object.getOwnPropertyNames(globalThis).filter((n) => n.startsWith("__"))]',
+      recordingBridge(),
+    )
     expect(value).toEqual(['undefined', ['__mcpx_run']])
   })
 
@@ -109,8 +136,8 @@ describe('hostile scripts: escapes', () => {
       return 1`
     await pool.exec(code, bridge)
     const args = bridge.calls[0]!.args
-    expect((({}) as Record<string, unknown>).polluted).toBeUndefined()
-    expect((({}) as Record<string, unknown>).admin).toBeUndefined()
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(({} as Record<string, unknown>).admin).toBeUndefined()
     expect((args as Record<string, unknown>).admin).toBeUndefined()
     expect(typeof [].map).toBe('function')
     const next = await pool.exec('return [Object.prototype.polluted, typeof Array.prototype.map, JSON.parse("1")]', recordingBridge())
@@ -154,7 +181,9 @@ describe('hostile scripts: time', () => {
   })
 
   test('Atomics.wait cannot block the sandbox forever', async () => {
-    const outcome = await pool.exec('Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return "returned"', recordingBridge()).catch((error: unknown) => error)
+    const outcome = await pool
+      .exec('Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); return "returned"', recordingBridge())
+      .catch((error: unknown) => error)
     if (outcome instanceof SandboxError) expect(['runtime', 'deadline', 'cpu']).toContain(outcome.reason)
     else expect(outcome).toMatchObject({ value: 'returned' })
   })

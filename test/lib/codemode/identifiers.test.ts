@@ -22,7 +22,15 @@ describe('identifiers', () => {
 
   test('clashes get _2, _3 in the given order; servers never shadow sandbox globals', () => {
     expect(aliasNamespaces({ 'my-server': ['a-b', 'a_b', 'a.b'], my_server: ['x'], console: ['log'], JSON: [], mcpx: [] })).toEqual([
-      { server: 'my-server', alias: 'my_server', tools: [{ name: 'a-b', alias: 'a_b' }, { name: 'a_b', alias: 'a_b_2' }, { name: 'a.b', alias: 'a_b_3' }] },
+      {
+        server: 'my-server',
+        alias: 'my_server',
+        tools: [
+          { name: 'a-b', alias: 'a_b' },
+          { name: 'a_b', alias: 'a_b_2' },
+          { name: 'a.b', alias: 'a_b_3' },
+        ],
+      },
       { server: 'my_server', alias: 'my_server_2', tools: [{ name: 'x', alias: 'x' }] },
       { server: 'console', alias: 'console_', tools: [{ name: 'log', alias: 'log' }] },
       { server: 'JSON', alias: 'JSON_', tools: [] },

@@ -5,7 +5,7 @@
  * durations: the trivial exec is answered before the first spinner is stopped.
  */
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test'
-import { SandboxError, createSandboxPool } from '../../../lib/codemode/index.ts'
+import { type SandboxError, createSandboxPool } from '../../../lib/codemode/index.ts'
 import { recordingBridge, sandboxSettings } from './helpers.ts'
 
 setDefaultTimeout(60_000)

@@ -38,7 +38,15 @@ const CORPUS: Record<string, ToolTypeSource[]> = {
         properties: { items: { type: 'array', items: { $ref: '#/$defs/PullRequest' } }, total: { type: 'integer' } },
         required: ['items'],
         $defs: {
-          PullRequest: { type: 'object', properties: { number: { type: 'integer' }, user: { $ref: '#/$defs/User' }, labels: { type: 'array', items: { type: 'string' } } }, required: ['number'] },
+          PullRequest: {
+            type: 'object',
+            properties: {
+              number: { type: 'integer' },
+              user: { $ref: '#/$defs/User' },
+              labels: { type: 'array', items: { type: 'string' } },
+            },
+            required: ['number'],
+          },
           User: { type: 'object', properties: { login: { type: 'string' } }, required: ['login'] },
         },
       },
@@ -51,7 +59,11 @@ const CORPUS: Record<string, ToolTypeSource[]> = {
     },
   ],
   'weird-server': [
-    { name: 'get-weather', description: 'Forecast', inputSchema: { type: 'object', properties: { 'city name': { type: 'string' }, days: { const: 3 } }, required: ['city name'] } },
+    {
+      name: 'get-weather',
+      description: 'Forecast',
+      inputSchema: { type: 'object', properties: { 'city name': { type: 'string' }, days: { const: 3 } }, required: ['city name'] },
+    },
     { name: 'delete', inputSchema: { type: 'object' } },
     { name: '2fa.verify', inputSchema: { type: 'object', properties: { code: { type: 'string', pattern: '^[0-9]{6}$' } } } },
   ],
@@ -66,7 +78,12 @@ const CORPUS: Record<string, ToolTypeSource[]> = {
           point: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'number' }], items: false },
           tagged: { type: 'array', prefixItems: [{ const: 'tag' }], items: { type: 'string' } },
           choice: { oneOf: [{ type: 'string' }, { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }] },
-          both: { allOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'object', properties: { b: { type: 'number' } } }] },
+          both: {
+            allOf: [
+              { type: 'object', properties: { a: { type: 'string' } } },
+              { type: 'object', properties: { b: { type: 'number' } } },
+            ],
+          },
           nullable: { type: 'string', nullable: true },
           map: { type: 'object', additionalProperties: { type: 'integer' } },
           mixed: { type: 'object', properties: { fixed: { type: 'string' } }, additionalProperties: { type: 'number' } },
@@ -76,7 +93,13 @@ const CORPUS: Record<string, ToolTypeSource[]> = {
           anything: true,
           negative: { enum: [-1, 0, 1.5, 'x', null, true] },
         },
-        $defs: { Node: { type: 'object', properties: { value: { type: 'number' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } }, required: ['value'] } },
+        $defs: {
+          Node: {
+            type: 'object',
+            properties: { value: { type: 'number' }, children: { type: 'array', items: { $ref: '#/$defs/Node' } } },
+            required: ['value'],
+          },
+        },
       },
     },
     {
@@ -160,7 +183,17 @@ describe('tool declarations', () => {
     writeFileSync(join(dir.path, 'tools.d.ts'), declarations)
     writeFileSync(join(dir.path, 'usage.ts'), USAGE)
     await using proc = Bun.spawn(
-      [join(REPO_ROOT, 'node_modules/.bin/tsc'), '--strict', '--noEmit', '--target', 'es2022', '--lib', 'es2022', join(dir.path, 'tools.d.ts'), join(dir.path, 'usage.ts')],
+      [
+        join(REPO_ROOT, 'node_modules/.bin/tsc'),
+        '--strict',
+        '--noEmit',
+        '--target',
+        'es2022',
+        '--lib',
+        'es2022',
+        join(dir.path, 'tools.d.ts'),
+        join(dir.path, 'usage.ts'),
+      ],
       { cwd: dir.path, stdout: 'pipe', stderr: 'pipe' },
     )
     const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])

@@ -34,7 +34,8 @@ describe('mcpx_exec: values and language', () => {
   })
 
   test('TypeScript: types, interfaces and enums are stripped', async () => {
-    const code = 'interface P { n: number }\nenum Color { Red, Green }\nconst p: P = { n: 41 }\nconst f = (x: number): number => x + 1\nreturn [f(p.n), Color.Green] as const'
+    const code =
+      'interface P { n: number }\nenum Color { Red, Green }\nconst p: P = { n: 41 }\nconst f = (x: number): number => x + 1\nreturn [f(p.n), Color.Green] as const'
     expect((await pool.exec(code, recordingBridge())).value).toEqual([42, 1])
   })
 
@@ -84,7 +85,11 @@ describe('mcpx_exec: tools', () => {
       'const r = await mcpx.call("test.echo", {x: true})\nconst hits = await mcpx.search("echo things", {limit: 3})\nreturn {r, hits, ns: mcpx.namespaces}',
       bridge,
     )
-    expect(value).toEqual({ r: { name: 'test.echo', args: { x: true } }, hits: [{ server: 'test', tool: 'echo', score: 1 }], ns: bridge.namespaces })
+    expect(value).toEqual({
+      r: { name: 'test.echo', args: { x: true } },
+      hits: [{ server: 'test', tool: 'echo', score: 1 }],
+      ns: bridge.namespaces,
+    })
     expect(bridge.searches).toEqual([{ query: 'echo things', options: { limit: 3 } }])
     expect({ toolCalls: stats.toolCalls, searches: stats.searches }).toEqual({ toolCalls: 1, searches: 1 })
   })
@@ -97,7 +102,11 @@ describe('mcpx_exec: tools', () => {
       try { await test.fail({}) } catch (e) { out.push(e.constructor.constructor('return typeof process + typeof Bun')()) }
       return out`
     const { value } = await pool.exec(code, recordingBridge())
-    expect(value).toEqual([[true, true, 'ToolError', 'the tool said no', 'TOOL', { detail: 7 }], ['PEER', -32602, { field: 'q' }], 'undefinedundefined'])
+    expect(value).toEqual([
+      [true, true, 'ToolError', 'the tool said no', 'TOOL', { detail: 7 }],
+      ['PEER', -32602, { field: 'q' }],
+      'undefinedundefined',
+    ])
   })
 
   test('an uncaught tool error fails the exec as a runtime ToolError', async () => {
@@ -121,7 +130,10 @@ describe('mcpx_exec: tools', () => {
   })
 
   test('console output comes back with the result, objects as JSON', async () => {
-    const { logs, stats } = await pool.exec('console.log("a", 1, {b: [2]}); console.warn("w"); console.error(new Error("e").message); return 0', recordingBridge())
+    const { logs, stats } = await pool.exec(
+      'console.log("a", 1, {b: [2]}); console.warn("w"); console.error(new Error("e").message); return 0',
+      recordingBridge(),
+    )
     expect(logs).toEqual(['a 1 {"b":[2]}', '[warn] w', '[error] e'])
     expect(stats.logLines).toBe(3)
   })

@@ -21,14 +21,29 @@ describe('planImport', () => {
   test('reads every host shape (peers.md §E) and normalises keys, types and placeholders', () => {
     using dir = tempDir('mcpx-import')
     const env = hostEnv(dir.path)
-    put(join(env.home, '.claude.json'), JSON.stringify({
-      mcpServers: { 'user-srv': { type: 'stdio', command: 'uvx', args: ['srv'], env: { K: '${K:-x}' } } },
-      projects: { [env.cwd]: { mcpServers: { 'local-http': { type: 'http', url: 'https://local.example/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } } } } },
-    }))
+    put(
+      join(env.home, '.claude.json'),
+      JSON.stringify({
+        mcpServers: { 'user-srv': { type: 'stdio', command: 'uvx', args: ['srv'], env: { K: '${K:-x}' } } },
+        projects: {
+          [env.cwd]: {
+            mcpServers: { 'local-http': { type: 'http', url: 'https://local.example/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } } },
+          },
+        },
+      }),
+    )
     put(join(env.cwd, '.mcp.json'), JSON.stringify({ mcpServers: { 'project.srv': { command: 'node', args: ['s.js'] } } }))
-    put(join(env.home, '.config', 'Claude', 'claude_desktop_config.json'), JSON.stringify({ mcpServers: { desk: { command: 'desk-srv' } } }))
-    put(join(env.home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { cur: { url: 'https://cursor.example/mcp', headers: { 'X-Key': '${env:CURSOR_KEY}' } } } }))
-    put(join(env.cwd, '.vscode', 'mcp.json'), `{
+    put(
+      join(env.home, '.config', 'Claude', 'claude_desktop_config.json'),
+      JSON.stringify({ mcpServers: { desk: { command: 'desk-srv' } } }),
+    )
+    put(
+      join(env.home, '.cursor', 'mcp.json'),
+      JSON.stringify({ mcpServers: { cur: { url: 'https://cursor.example/mcp', headers: { 'X-Key': '${env:CURSOR_KEY}' } } } }),
+    )
+    put(
+      join(env.cwd, '.vscode', 'mcp.json'),
+      `{
       // VS Code allows comments
       "inputs": [{ "id": "tok", "type": "promptString" }],
       "servers": {
@@ -36,16 +51,25 @@ describe('planImport', () => {
         "vs-remote": { "type": "sse", "url": "https://vs.example/sse" },
         "needs-input": { "type": "http", "url": "https://x.example", "headers": { "Authorization": "Bearer \${input:tok}" } },
       },
-    }`)
-    put(join(env.home, '.codeium', 'windsurf', 'mcp_config.json'), JSON.stringify({ mcpServers: { wind: { serverUrl: 'https://wind.example/mcp' } } }))
-    put(join(env.home, '.gemini', 'settings.json'), JSON.stringify({
-      mcpServers: {
-        gem: { httpUrl: 'https://gem.example/mcp', includeTools: ['a'] },
-        gemsse: { url: 'https://gem.example/sse', excludeTools: ['b'] },
-        gemstdio: { command: 'g', env: { API_KEY: '$GEMINI_KEY' } },
-      },
-    }))
-    put(join(env.home, '.codex', 'config.toml'), `
+    }`,
+    )
+    put(
+      join(env.home, '.codeium', 'windsurf', 'mcp_config.json'),
+      JSON.stringify({ mcpServers: { wind: { serverUrl: 'https://wind.example/mcp' } } }),
+    )
+    put(
+      join(env.home, '.gemini', 'settings.json'),
+      JSON.stringify({
+        mcpServers: {
+          gem: { httpUrl: 'https://gem.example/mcp', includeTools: ['a'] },
+          gemsse: { url: 'https://gem.example/sse', excludeTools: ['b'] },
+          gemstdio: { command: 'g', env: { API_KEY: '$GEMINI_KEY' } },
+        },
+      }),
+    )
+    put(
+      join(env.home, '.codex', 'config.toml'),
+      `
 [mcp_servers.codex-gh]
 command = "npx"
 args = ["-y", "gh-server"]
@@ -61,15 +85,21 @@ env_http_headers = { "X-Org" = "ORG_ID" }
 [mcp_servers.codex-off]
 command = "off"
 enabled = false
-`)
-    put(join(env.home, '.config', 'opencode', 'opencode.json'), JSON.stringify({
-      mcp: {
-        oc: { type: 'local', command: ['bun', 'x', 'oc-server'], environment: { KEY: '{env:OC_KEY}' }, enabled: true },
-        ocr: { type: 'remote', url: 'https://oc.example/mcp', headers: { A: 'b' } },
-      },
-    }))
+`,
+    )
+    put(
+      join(env.home, '.config', 'opencode', 'opencode.json'),
+      JSON.stringify({
+        mcp: {
+          oc: { type: 'local', command: ['bun', 'x', 'oc-server'], environment: { KEY: '{env:OC_KEY}' }, enabled: true },
+          ocr: { type: 'remote', url: 'https://oc.example/mcp', headers: { A: 'b' } },
+        },
+      }),
+    )
 
-    const plan = planImport(['claude-code', 'claude-desktop', 'cursor', 'vscode', 'windsurf', 'gemini', 'codex', 'opencode'], env, [], { includeProject: true })
+    const plan = planImport(['claude-code', 'claude-desktop', 'cursor', 'vscode', 'windsurf', 'gemini', 'codex', 'opencode'], env, [], {
+      includeProject: true,
+    })
     const entries = Object.fromEntries(plan.imported.map((server) => [server.name, server.entry]))
     expect(entries).toEqual({
       'local-http': { url: 'https://local.example/mcp', transport: 'streamable-http', headers: { Authorization: 'Bearer ${TOKEN}' } },
@@ -99,7 +129,10 @@ enabled = false
     using dir = tempDir('mcpx-import')
     const env = hostEnv(dir.path)
     put(join(env.home, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { a: { command: 'a' }, b: { command: 'b' } } }))
-    put(join(env.home, '.codeium', 'windsurf', 'mcp_config.json'), JSON.stringify({ mcpServers: { b: { command: 'other-b' }, broken: { command: 7, url: 3 } } }))
+    put(
+      join(env.home, '.codeium', 'windsurf', 'mcp_config.json'),
+      JSON.stringify({ mcpServers: { b: { command: 'other-b' }, broken: { command: 7, url: 3 } } }),
+    )
     const plan = planImport(['cursor', 'windsurf'], env, ['a'])
     expect(plan.imported.map((server) => server.name)).toEqual(['b'])
     expect(plan.skipped.map((server) => [server.name, server.reason])).toEqual([
@@ -124,20 +157,33 @@ enabled = false
     const file = join(dir.path, 'mcpx', 'config.json')
     put(file, JSON.stringify({ settings: { requestTimeoutMs: 5 }, mcpServers: { old: { command: 'old' } } }))
     const backup = writeImport(file, [{ name: 'new', host: 'cursor', file: 'x', scope: 'user', entry: { command: 'new' } }])
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ settings: { requestTimeoutMs: 5 }, mcpServers: { old: { command: 'old' }, new: { command: 'new' } } })
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      settings: { requestTimeoutMs: 5 },
+      mcpServers: { old: { command: 'old' }, new: { command: 'new' } },
+    })
     expect(JSON.parse(readFileSync(backup!, 'utf8')).mcpServers).toEqual({ old: { command: 'old' } })
   })
 })
 
 describe('installHost', () => {
   test.each([
-    ['claude-desktop', '.config/Claude/claude_desktop_config.json', (doc: any) => doc.mcpServers.mcpx, { command: 'mcpx', args: ['serve'] }],
+    [
+      'claude-desktop',
+      '.config/Claude/claude_desktop_config.json',
+      (doc: any) => doc.mcpServers.mcpx,
+      { command: 'mcpx', args: ['serve'] },
+    ],
     ['claude-code', '.claude.json', (doc: any) => doc.mcpServers.mcpx, { type: 'stdio', command: 'mcpx', args: ['serve'], env: {} }],
     ['cursor', '.cursor/mcp.json', (doc: any) => doc.mcpServers.mcpx, { command: 'mcpx', args: ['serve'] }],
     ['vscode', '.config/Code/User/mcp.json', (doc: any) => doc.servers.mcpx, { type: 'stdio', command: 'mcpx', args: ['serve'] }],
     ['windsurf', '.codeium/windsurf/mcp_config.json', (doc: any) => doc.mcpServers.mcpx, { command: 'mcpx', args: ['serve'] }],
     ['gemini', '.gemini/settings.json', (doc: any) => doc.mcpServers.mcpx, { command: 'mcpx', args: ['serve'] }],
-    ['opencode', '.config/opencode/opencode.json', (doc: any) => doc.mcp.mcpx, { type: 'local', command: ['mcpx', 'serve'], enabled: true }],
+    [
+      'opencode',
+      '.config/opencode/opencode.json',
+      (doc: any) => doc.mcp.mcpx,
+      { type: 'local', command: ['mcpx', 'serve'], enabled: true },
+    ],
   ] as const)('%s: creates, then is unchanged, keeping other entries', (host, relative, pick, expected) => {
     using dir = tempDir('mcpx-install')
     const env = hostEnv(dir.path)
@@ -152,7 +198,9 @@ describe('installHost', () => {
     const env = { ...hostEnv(dir.path), configHome: join(dir.path, 'xdg') }
     expect(installHost('claude-desktop', env).file).toBe(join(dir.path, 'xdg', 'Claude', 'claude_desktop_config.json'))
     expect(installHost('opencode', env).file).toBe(join(dir.path, 'xdg', 'opencode', 'opencode.json'))
-    expect(installHost('claude-desktop', { ...env, platform: 'darwin' }).file).toBe(join(env.home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json'))
+    expect(installHost('claude-desktop', { ...env, platform: 'darwin' }).file).toBe(
+      join(env.home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json'),
+    )
   })
 
   test('adds next to existing servers, backs the file up first, reports dropped comments', () => {
@@ -167,14 +215,20 @@ describe('installHost', () => {
     const result = installHost('vscode', env)
     expect(result).toMatchObject({ action: 'added', droppedComments: true })
     expect(readFileSync(result.backup!, 'utf8')).toBe(original)
-    expect(JSON.parse(readFileSync(file, 'utf8')).servers).toEqual({ keep: { type: 'stdio', command: 'k' }, mcpx: { type: 'stdio', command: 'mcpx', args: ['serve'] } })
+    expect(JSON.parse(readFileSync(file, 'utf8')).servers).toEqual({
+      keep: { type: 'stdio', command: 'k' },
+      mcpx: { type: 'stdio', command: 'mcpx', args: ['serve'] },
+    })
   })
 
   test('codex: appends a TOML table, replaces an outdated one with its sub-tables, keeps the rest', () => {
     using dir = tempDir('mcpx-install')
     const env = hostEnv(dir.path)
     const file = join(env.home, '.codex', 'config.toml')
-    put(file, 'model = "gpt-5"\n\n[mcp_servers.other]\ncommand = "o"\n\n[mcp_servers.mcpx]\ncommand = "/old/mcpx"\n\n[mcp_servers.mcpx.env]\nA = "1"\n\n[profiles.x]\nmodel = "m"\n')
+    put(
+      file,
+      'model = "gpt-5"\n\n[mcp_servers.other]\ncommand = "o"\n\n[mcp_servers.mcpx]\ncommand = "/old/mcpx"\n\n[mcp_servers.mcpx.env]\nA = "1"\n\n[profiles.x]\nmodel = "m"\n',
+    )
     const result = installHost('codex', env)
     expect(result.action).toBe('updated')
     expect(parseToml(readFileSync(file, 'utf8'))).toEqual({

@@ -25,7 +25,12 @@ describe('parseConfig', () => {
       JSON.stringify({
         mcpServers: {
           fs: { command: 'npx', args: ['-y', 'server-fs'], env: { A: '1' }, cwd: '/tmp', codemode: false, allowedTools: ['read'] },
-          web: { url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' }, protocol: '2025-06-18', record: '/tmp/web.ndjson' },
+          web: {
+            url: 'https://example.com/mcp',
+            headers: { Authorization: 'Bearer x' },
+            protocol: '2025-06-18',
+            record: '/tmp/web.ndjson',
+          },
           old: { type: 'sse', url: 'http://127.0.0.1:9/sse', blockedTools: ['rm'], disabled: true },
         },
         settings: { requestTimeoutMs: 5000 },
@@ -36,7 +41,14 @@ describe('parseConfig', () => {
     expect(config).toEqual({
       source: '/etc/mcpx.json',
       servers: {
-        fs: { name: 'fs', target: { kind: 'stdio', command: 'npx', args: ['-y', 'server-fs'], env: { A: '1' }, cwd: '/tmp' }, disabled: false, codemode: false, allowedTools: ['read'], roots: ['file:///etc'] },
+        fs: {
+          name: 'fs',
+          target: { kind: 'stdio', command: 'npx', args: ['-y', 'server-fs'], env: { A: '1' }, cwd: '/tmp' },
+          disabled: false,
+          codemode: false,
+          allowedTools: ['read'],
+          roots: ['file:///etc'],
+        },
         web: {
           name: 'web',
           target: { kind: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer x' }, transport: 'auto' },
@@ -46,7 +58,14 @@ describe('parseConfig', () => {
           record: '/tmp/web.ndjson',
           roots: ['file:///etc'],
         },
-        old: { name: 'old', target: { kind: 'http', url: 'http://127.0.0.1:9/sse', headers: {}, transport: 'sse' }, disabled: true, codemode: true, blockedTools: ['rm'], roots: ['file:///etc'] },
+        old: {
+          name: 'old',
+          target: { kind: 'http', url: 'http://127.0.0.1:9/sse', headers: {}, transport: 'sse' },
+          disabled: true,
+          codemode: true,
+          blockedTools: ['rm'],
+          roots: ['file:///etc'],
+        },
       },
       settings: { requestTimeoutMs: 5000 },
       variables: {},
@@ -54,7 +73,11 @@ describe('parseConfig', () => {
   })
 
   test('roots: paths relative to the config file, URIs as given, default the config file directory', () => {
-    const config = parseConfig(JSON.stringify({ mcpServers: { a: { command: 'x', roots: ['src', '/abs', 'file:///u'] }, b: { command: 'y' } } }), '/home/me/mcpx.json', {})
+    const config = parseConfig(
+      JSON.stringify({ mcpServers: { a: { command: 'x', roots: ['src', '/abs', 'file:///u'] }, b: { command: 'y' } } }),
+      '/home/me/mcpx.json',
+      {},
+    )
     expect(config.servers.a!.roots).toEqual(['file:///home/me/src', 'file:///abs', 'file:///u'])
     expect(config.servers.b!.roots).toEqual(['file:///home/me'])
   })
@@ -65,17 +88,31 @@ describe('parseConfig', () => {
       '/etc/f.json',
       { BIN: 'node' },
     )
-    expect(config.servers.a!.target).toEqual({ kind: 'stdio', command: 'node', args: ['fallback', '${HOME}'], env: { T: 'xnodey' }, cwd: '/etc' })
+    expect(config.servers.a!.target).toEqual({
+      kind: 'stdio',
+      command: 'node',
+      args: ['fallback', '${HOME}'],
+      env: { T: 'xnodey' },
+      cwd: '/etc',
+    })
   })
 
   test('${env:VAR} (the Cursor/VS Code spelling) is ${VAR}', () => {
-    const config = parseConfig(JSON.stringify({ mcpServers: { a: { command: 'node', env: { K: '${env:KEY}', D: '${env:NOPE:-d}' } } } }), '/etc/f.json', { KEY: 'v' })
+    const config = parseConfig(
+      JSON.stringify({ mcpServers: { a: { command: 'node', env: { K: '${env:KEY}', D: '${env:NOPE:-d}' } } } }),
+      '/etc/f.json',
+      { KEY: 'v' },
+    )
     expect(config.servers.a!.target).toMatchObject({ env: { K: 'v', D: 'd' } })
     expect(config.variables).toEqual({ KEY: 'environment', NOPE: 'not set' })
   })
 
   test('an unset ${VAR} makes only its server unavailable, naming the variable and where it is used', () => {
-    const config = parseConfig(JSON.stringify({ mcpServers: { gh: { command: 'gh', env: { TOKEN: '${GITHUB_TOKEN}' } }, ok: { command: 'node' } } }), '/etc/mcpx.json', {})
+    const config = parseConfig(
+      JSON.stringify({ mcpServers: { gh: { command: 'gh', env: { TOKEN: '${GITHUB_TOKEN}' } }, ok: { command: 'node' } } }),
+      '/etc/mcpx.json',
+      {},
+    )
     expect(config.servers.gh!.unavailable).toBe('environment variable GITHUB_TOKEN is not set (mcpServers.gh.env.TOKEN)')
     expect(config.servers.ok!.unavailable).toBeUndefined()
   })
@@ -84,18 +121,35 @@ describe('parseConfig', () => {
     using dir = tempDir('mcpx-envfile')
     writeFileSync(join(dir.path, 'vars.env'), '# comment\nexport TOKEN="from file"\nOTHER=plain # trailing\n')
     const file = join(dir.path, 'config.json')
-    const config = parseConfig(JSON.stringify({ envFile: 'vars.env', mcpServers: { a: { command: 'node', env: { T: '${TOKEN}', O: '${OTHER}', P: '${PLAIN}' } } } }), file, { TOKEN: 'from env', PLAIN: 'p' }, { envSource: 'the snapshot' })
+    const config = parseConfig(
+      JSON.stringify({ envFile: 'vars.env', mcpServers: { a: { command: 'node', env: { T: '${TOKEN}', O: '${OTHER}', P: '${PLAIN}' } } } }),
+      file,
+      { TOKEN: 'from env', PLAIN: 'p' },
+      { envSource: 'the snapshot' },
+    )
     expect(config.servers.a!.target).toMatchObject({ env: { T: 'from file', O: 'plain', P: 'p' } })
-    expect(config.variables).toEqual({ TOKEN: `envFile ${join(dir.path, 'vars.env')}`, OTHER: `envFile ${join(dir.path, 'vars.env')}`, PLAIN: 'the snapshot' })
+    expect(config.variables).toEqual({
+      TOKEN: `envFile ${join(dir.path, 'vars.env')}`,
+      OTHER: `envFile ${join(dir.path, 'vars.env')}`,
+      PLAIN: 'the snapshot',
+    })
   })
 
   test('relative command, cwd and ./ ../ args resolve against the config file; other args as written; no cwd = its directory', () => {
     const config = parseConfig(
-      JSON.stringify({ mcpServers: { a: { command: 'bin/server', args: ['./x.mjs', '../y', 'z/w', '--flag'] }, b: { command: 'node', cwd: 'sub' } } }),
+      JSON.stringify({
+        mcpServers: { a: { command: 'bin/server', args: ['./x.mjs', '../y', 'z/w', '--flag'] }, b: { command: 'node', cwd: 'sub' } },
+      }),
       '/srv/cfg/config.json',
       {},
     )
-    expect(config.servers.a!.target).toEqual({ kind: 'stdio', command: '/srv/cfg/bin/server', args: ['/srv/cfg/x.mjs', '/srv/y', 'z/w', '--flag'], env: {}, cwd: '/srv/cfg' })
+    expect(config.servers.a!.target).toEqual({
+      kind: 'stdio',
+      command: '/srv/cfg/bin/server',
+      args: ['/srv/cfg/x.mjs', '/srv/y', 'z/w', '--flag'],
+      env: {},
+      cwd: '/srv/cfg',
+    })
     expect(config.servers.b!.target).toMatchObject({ command: 'node', cwd: '/srv/cfg/sub' })
   })
 
@@ -115,7 +169,9 @@ describe('parseConfig', () => {
       { check: true },
     )
     expect(config.servers.nocmd!.unavailable).toBe('command "surely-not-installed-mcpx-test" is not on PATH (mcpServers.nocmd.command)')
-    expect(config.servers.nofile!.unavailable).toBe('command /etc/missing.sh does not exist or is not executable (mcpServers.nofile.command)')
+    expect(config.servers.nofile!.unavailable).toBe(
+      'command /etc/missing.sh does not exist or is not executable (mcpServers.nofile.command)',
+    )
     expect(config.servers.nocwd!.unavailable).toBe('directory /does/not/exist does not exist (mcpServers.nocwd.cwd)')
     expect(config.servers.norec!.unavailable).toBe('directory /does/not/exist does not exist (mcpServers.norec.record)')
     expect(config.servers.fine!.unavailable).toBeUndefined()

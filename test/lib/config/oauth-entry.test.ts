@@ -3,12 +3,16 @@ import { describe, expect, test } from 'bun:test'
 import { parseConfig } from '../../../lib/config/index.ts'
 import { McpxError } from '../../../lib/errors/index.ts'
 
-const parse = (entry: unknown, env: Record<string, string> = {}) => parseConfig(JSON.stringify({ mcpServers: { web: entry } }), '/etc/mcpx.json', env)
+const parse = (entry: unknown, env: Record<string, string> = {}) =>
+  parseConfig(JSON.stringify({ mcpServers: { web: entry } }), '/etc/mcpx.json', env)
 
 describe('remote entry oauth block', () => {
   test('is carried on the http target, interpolated like the rest of the entry', () => {
     const config = parse(
-      { url: 'https://example.com/mcp', oauth: { clientId: 'cli', clientSecret: '${SECRET}', grant: 'client_credentials', scope: 'read write', offlineAccess: false } },
+      {
+        url: 'https://example.com/mcp',
+        oauth: { clientId: 'cli', clientSecret: '${SECRET}', grant: 'client_credentials', scope: 'read write', offlineAccess: false },
+      },
       { SECRET: 's3' },
     )
     expect(config.servers.web!.target).toEqual({

@@ -58,7 +58,15 @@ escaped = "tab\\tquote\\" \\u00e9"
       profiles: {
         list: [
           { name: 'a' },
-          { name: 'b', ratio: 1000.5, hex: 255, when: '1979-05-27T07:32:00Z', multi: 'line one continued', literal: 'C:\\path\\', escaped: 'tab\tquote" é' },
+          {
+            name: 'b',
+            ratio: 1000.5,
+            hex: 255,
+            when: '1979-05-27T07:32:00Z',
+            multi: 'line one continued',
+            literal: 'C:\\path\\',
+            escaped: 'tab\tquote" é',
+          },
         ],
       },
     })

@@ -12,7 +12,10 @@ describe('DaemonClient', () => {
     const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
     const client = new DaemonClient({ layout })
     expect(await client.health()).toBeNull()
-    await expect(client.request('servers')).rejects.toMatchObject({ code: 'CONNECT', data: { daemon: 'unreachable', socket: layout.socket } })
+    await expect(client.request('servers')).rejects.toMatchObject({
+      code: 'CONNECT',
+      data: { daemon: 'unreachable', socket: layout.socket },
+    })
     await expect(new DaemonClient({ layout, via: 'tcp' }).request('servers')).rejects.toMatchObject({ code: 'CONNECT' })
     expect(await client.stop()).toBe(false)
   })
@@ -22,7 +25,7 @@ describe('DaemonClient', () => {
     const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
     mkdirSync(layout.runDir, { recursive: true })
     const never = Promise.withResolvers<Response>()
-    await using wedged = Bun.serve({ unix: layout.socket, fetch: () => never.promise })
+    await using _wedged = Bun.serve({ unix: layout.socket, fetch: () => never.promise })
     const client = new DaemonClient({ layout, healthTimeoutMs: 100 })
     await expect(client.health()).rejects.toMatchObject({ code: 'TIMEOUT', data: { socket: layout.socket } })
     never.resolve(new Response('late'))

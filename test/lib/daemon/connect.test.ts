@@ -18,7 +18,10 @@ const RETRY = { deadlineMs: 20_000, backoffMs: 5, backoffMaxMs: 200 }
 async function stalledDaemon(home: string) {
   const layout = homeLayout(home, join(home, 'config.json'))
   ensurePrivateDir(layout.runDir)
-  const child = Bun.spawn([process.execPath, join(REPO_ROOT, 'test/fixtures/peers/stalling-listener.ts'), layout.lock, layout.channelSocket, STALL_MS], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+  const child = Bun.spawn(
+    [process.execPath, join(REPO_ROOT, 'test/fixtures/peers/stalling-listener.ts'), layout.lock, layout.channelSocket, STALL_MS],
+    { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' },
+  )
   const reader = child.stdout.getReader()
   await reader.read()
   return { layout, stop: async () => (child.stdin.end(), await child.exited) }
@@ -31,7 +34,9 @@ describe('connecting to a busy daemon', () => {
     using dir = tempDir('mcpx-busy')
     const control = await stalledDaemon(join(dir.path, 'a'))
     const failures: unknown[] = []
-    await Promise.all(Array.from({ length: BURST }, () => connectOnce(control.layout.channelSocket).catch((error) => void failures.push(error))))
+    await Promise.all(
+      Array.from({ length: BURST }, () => connectOnce(control.layout.channelSocket).catch((error) => void failures.push(error))),
+    )
     // The burst did overflow the backlog (else this test could not fail) and each refusal reads as busy…
     expect(failures.length).toBeGreaterThan(0)
     expect(new Set(failures.map((error) => connectFailure(error, control.layout, control.layout.channelSocket)))).toEqual(new Set(['busy']))
@@ -72,7 +77,9 @@ describe('connecting to a busy daemon', () => {
     writeFileSync(layout.channelSocket, '')
     writeFileSync(layout.lock, '2147483646\n')
     let attempts = 0
-    const refused = await retryWhileBusy(() => (attempts++, connectOnce(layout.channelSocket)), layout, layout.channelSocket, RETRY).catch((error) => error)
+    const refused = await retryWhileBusy(() => (attempts++, connectOnce(layout.channelSocket)), layout, layout.channelSocket, RETRY).catch(
+      (error) => error,
+    )
     expect(connectFailure(refused, layout, layout.channelSocket)).toBe('absent')
     expect(attempts).toBe(1)
   })

@@ -60,7 +60,13 @@ export async function startTestDaemon(extraEnv: Record<string, string> = {}): Pr
 
 /** `mcpx daemon run` in the foreground; resolves once its stderr says it listens. */
 export async function runForeground(env: Record<string, string>) {
-  const proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run'], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const reader = proc.stderr.getReader()
   const decoder = new TextDecoder()
   let stderr = ''

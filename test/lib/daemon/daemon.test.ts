@@ -49,7 +49,12 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
   test('TR-41 replay: cross-origin simple POST and DNS-rebound Host are refused', async () => {
     using dir = tempDir('mcpx-daemon-tr41')
     const config = join(dir.path, 'config.json')
-    writeFileSync(config, JSON.stringify({ mcpServers: { demo: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } } }))
+    writeFileSync(
+      config,
+      JSON.stringify({
+        mcpServers: { demo: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] } },
+      }),
+    )
     await using daemon = await startTestDaemon({ MCPX_CONFIG: config })
     const port = daemon.info.tcp.port
     const body = '{"server":"demo","tool":"echo","arguments":{"text":"pwned"}}'
@@ -57,26 +62,56 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
       `POST /v1/call HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${origin}\r\nContent-Type: text/plain;charset=UTF-8\r\n${extra}Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`
     // Cross-site page, even one that somehow holds the token: Origin is checked first.
     expect((await rawHttp(port, browserPost(`127.0.0.1:${port}`, 'https://evil.example'))).status).toBe(403)
-    expect((await rawHttp(port, browserPost(`127.0.0.1:${port}`, 'https://evil.example', `Authorization: Bearer ${daemon.token}\r\n`))).status).toBe(403)
+    expect(
+      (await rawHttp(port, browserPost(`127.0.0.1:${port}`, 'https://evil.example', `Authorization: Bearer ${daemon.token}\r\n`))).status,
+    ).toBe(403)
     // DNS rebinding: the page is now same-origin with the attacker's name, so Host is what gives it away.
     expect((await rawHttp(port, browserPost(`rebind.evil.example:${port}`, `http://rebind.evil.example:${port}`))).status).toBe(403)
-    expect((await rawHttp(port, browserPost(`rebind.evil.example:${port}`, `http://rebind.evil.example:${port}`, `Authorization: Bearer ${daemon.token}\r\n`))).status).toBe(403)
+    expect(
+      (
+        await rawHttp(
+          port,
+          browserPost(`rebind.evil.example:${port}`, `http://rebind.evil.example:${port}`, `Authorization: Bearer ${daemon.token}\r\n`),
+        )
+      ).status,
+    ).toBe(403)
     // The same body from a local client without Origin still has to be JSON and carry the token.
-    expect((await daemon.tcp('/v1/call', { method: 'POST', body, headers: { 'Content-Type': 'text/plain;charset=UTF-8' } })).status).toBe(415)
-    expect((await daemon.tcp('/v1/call', { method: 'POST', body, headers: { 'Content-Type': 'application/json' }, token: null })).status).toBe(401)
+    expect((await daemon.tcp('/v1/call', { method: 'POST', body, headers: { 'Content-Type': 'text/plain;charset=UTF-8' } })).status).toBe(
+      415,
+    )
+    expect(
+      (await daemon.tcp('/v1/call', { method: 'POST', body, headers: { 'Content-Type': 'application/json' }, token: null })).status,
+    ).toBe(401)
     // The Unix socket applies Host and Origin too.
-    expect((await daemon.unix('/v1/call', { method: 'POST', body, headers: { Origin: 'https://evil.example', 'Content-Type': 'application/json' } })).status).toBe(403)
+    expect(
+      (
+        await daemon.unix('/v1/call', {
+          method: 'POST',
+          body,
+          headers: { Origin: 'https://evil.example', 'Content-Type': 'application/json' },
+        })
+      ).status,
+    ).toBe(403)
     // Routes mounted later (/mcp) sit behind the same guard and answer with an id-less JSON-RPC error.
-    const mcp = await rawHttp(port, `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`)
+    const mcp = await rawHttp(
+      port,
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`,
+    )
     expect(mcp.status).toBe(403)
     expect(JSON.parse(mcp.text.slice(mcp.text.indexOf('\r\n\r\n') + 4))).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } })
     // /mcp is where code mode runs scripts: the rebound and the simple-request variants are refused there too.
     const rpc = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
     const mcpPost = (host: string, type: string, extra = '') =>
       `POST /mcp HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${type}\r\nAccept: application/json, text/event-stream\r\n${extra}Content-Length: ${rpc.length}\r\nConnection: close\r\n\r\n${rpc}`
-    expect((await rawHttp(port, mcpPost(`rebind.evil.example:${port}`, 'application/json', `Authorization: Bearer ${daemon.token}\r\n`))).status).toBe(403)
-    expect((await rawHttp(port, mcpPost(`127.0.0.1:${port}`, 'text/plain;charset=UTF-8', `Origin: https://evil.example\r\n`))).status).toBe(403)
-    expect((await rawHttp(port, mcpPost(`127.0.0.1:${port}`, 'text/plain;charset=UTF-8', `Authorization: Bearer ${daemon.token}\r\n`))).status).toBe(415)
+    expect(
+      (await rawHttp(port, mcpPost(`rebind.evil.example:${port}`, 'application/json', `Authorization: Bearer ${daemon.token}\r\n`))).status,
+    ).toBe(403)
+    expect((await rawHttp(port, mcpPost(`127.0.0.1:${port}`, 'text/plain;charset=UTF-8', `Origin: https://evil.example\r\n`))).status).toBe(
+      403,
+    )
+    expect(
+      (await rawHttp(port, mcpPost(`127.0.0.1:${port}`, 'text/plain;charset=UTF-8', `Authorization: Bearer ${daemon.token}\r\n`))).status,
+    ).toBe(415)
     expect((await rawHttp(port, mcpPost(`127.0.0.1:${port}`, 'application/json'))).status).toBe(401)
     // Control: the same body from a legitimate local client does run the tool, so the refusals above are the guard's.
     const legit = await daemon.tcp('/v1/call', { method: 'POST', body, headers: { 'Content-Type': 'application/json' } })
@@ -86,13 +121,16 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
 
   test('/v1 validates parameters and answers errors with a stable code', async () => {
     await using daemon = await startTestDaemon()
-    const post = (path: string, body: unknown) => daemon.unix(path, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } })
+    const post = (path: string, body: unknown) =>
+      daemon.unix(path, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } })
     expect(await (await post('/v1/call', { server: 'demo' })).json()).toEqual({
       error: { code: 'USAGE', message: 'call: parameter "tool" is required', data: { operation: 'call', param: 'tool' } },
     })
     expect((await post('/v1/call', { server: 'demo', tool: 't', arguments: [1] })).status).toBe(400)
     expect((await post('/v1/call', { server: 'demo', tool: 't', extra: 1 })).status).toBe(400)
-    expect((await daemon.unix('/v1/call', { method: 'POST', body: '{not json', headers: { 'Content-Type': 'application/json' } })).status).toBe(400)
+    expect(
+      (await daemon.unix('/v1/call', { method: 'POST', body: '{not json', headers: { 'Content-Type': 'application/json' } })).status,
+    ).toBe(400)
     const missing = await daemon.unix('/v1/servers/nope')
     expect(missing.status).toBe(404)
     expect((await missing.json()).error.code).toBe('NOT_FOUND')
@@ -101,7 +139,23 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     expect(wrongMethod.status).toBe(405)
     expect(wrongMethod.headers.get('allow')).toBe('GET')
     const ops = await (await daemon.unix('/v1')).json()
-    expect(ops.operations.map((op: { name: string }) => op.name)).toEqual(['operations', 'health', 'servers', 'server', 'catalog', 'call', 'request', 'answer', 'search', 'types', 'exec', 'protocol', 'memory', 'events', 'shutdown'])
+    expect(ops.operations.map((op: { name: string }) => op.name)).toEqual([
+      'operations',
+      'health',
+      'servers',
+      'server',
+      'catalog',
+      'call',
+      'request',
+      'answer',
+      'search',
+      'types',
+      'exec',
+      'protocol',
+      'memory',
+      'events',
+      'shutdown',
+    ])
     expect(ops.operations.find((op: { name: string }) => op.name === 'call').params.required).toEqual(['server', 'tool'])
   })
 
@@ -120,10 +174,22 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     await using daemon = await startTestDaemon({ MCPX_CONFIG: config })
     expect(await (await daemon.unix('/v1/servers')).json()).toEqual([
       // Not installed here: unavailable, saying why and where in the config.
-      { name: 'files', state: 'unavailable', reason: 'command "server-files" is not on PATH (mcpServers.files.command)', transport: 'stdio', endpoint: 'server-files' },
+      {
+        name: 'files',
+        state: 'unavailable',
+        reason: 'command "server-files" is not on PATH (mcpServers.files.command)',
+        transport: 'stdio',
+        endpoint: 'server-files',
+      },
       { name: 'web', state: 'disabled', transport: 'http', endpoint: 'https://example.com/mcp', protocol: '2025-06-18' },
     ])
-    const call = await (await daemon.unix('/v1/call', { method: 'POST', body: '{"server":"web","tool":"x"}', headers: { 'Content-Type': 'application/json' } })).json()
+    const call = await (
+      await daemon.unix('/v1/call', {
+        method: 'POST',
+        body: '{"server":"web","tool":"x"}',
+        headers: { 'Content-Type': 'application/json' },
+      })
+    ).json()
     expect(call.error).toMatchObject({ code: 'CONNECT', data: { server: 'web' } })
     expect((await (await daemon.unix('/v1/health')).json()).config).toBe(config)
     const protocol = await (await daemon.unix('/v1/protocol')).json()
@@ -139,12 +205,19 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     for await (const event of client.events({ signal: abort.signal })) {
       first.push(event)
       if (event.type === 'daemon.started') {
-        await daemon.unix('/v1/call', { method: 'POST', body: '{"server":"nope","tool":"echo"}', headers: { 'Content-Type': 'application/json' } })
+        await daemon.unix('/v1/call', {
+          method: 'POST',
+          body: '{"server":"nope","tool":"echo"}',
+          headers: { 'Content-Type': 'application/json' },
+        })
       }
       if (event.type === 'call') break
     }
     abort.abort()
-    expect(first.map((event) => [event.id, event.type])).toEqual([[1, 'daemon.started'], [2, 'call']])
+    expect(first.map((event) => [event.id, event.type])).toEqual([
+      [1, 'daemon.started'],
+      [2, 'call'],
+    ])
     expect(first[1]!.data).toMatchObject({ server: 'nope', tool: 'echo', ok: false, error: 'NOT_FOUND' })
     const resumed = await daemon.unix('/v1/events', { headers: { 'Last-Event-ID': '1' } })
     expect(resumed.headers.get('content-type')).toBe('text/event-stream')
@@ -164,7 +237,11 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     expect(JSON.parse(again.stdout).pid).toBe(daemon.info.pid)
     const stopped = await runMcpx(['daemon', 'stop'], { env: daemon.env })
     expect(stopped).toMatchObject({ exitCode: 0, stdout: 'stopped\n' })
-    expect([existsSync(daemon.layout.socket), existsSync(daemon.layout.lock), existsSync(daemon.layout.state)]).toEqual([false, false, false])
+    expect([existsSync(daemon.layout.socket), existsSync(daemon.layout.lock), existsSync(daemon.layout.state)]).toEqual([
+      false,
+      false,
+      false,
+    ])
     const status = await runMcpx(['daemon', 'status'], { env: daemon.env })
     expect(status.exitCode).toBe(3)
     expect(errorJson(status.stderr).error.code).toBe('CONNECT')

@@ -10,7 +10,12 @@ describe('the daemon Pool before any connection', () => {
     JSON.stringify({
       mcpServers: {
         files: { command: 'server-files', env: { SECRET: 's3cret' }, description: 'Files' },
-        web: { url: 'https://user:pw@example.com/mcp?key=s3cret', headers: { Authorization: 'Bearer s3cret' }, disabled: true, protocol: '2025-06-18' },
+        web: {
+          url: 'https://user:pw@example.com/mcp?key=s3cret',
+          headers: { Authorization: 'Bearer s3cret' },
+          disabled: true,
+          protocol: '2025-06-18',
+        },
       },
     }),
     'config.json',
@@ -28,7 +33,11 @@ describe('the daemon Pool before any connection', () => {
 
   test('unknown names are NOT_FOUND naming what is configured; a disabled server is not connected', async () => {
     expect(() => pool.status('nope')).toThrow(/no server named "nope".*configured: files, web/)
-    await expect(pool.call('web', 'read', {})).rejects.toMatchObject({ code: 'CONNECT', message: 'server "web" is disabled in the config', data: { server: 'web' } })
+    await expect(pool.call('web', 'read', {})).rejects.toMatchObject({
+      code: 'CONNECT',
+      message: 'server "web" is disabled in the config',
+      data: { server: 'web' },
+    })
     await pool.close()
   })
 })

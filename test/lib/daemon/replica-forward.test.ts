@@ -22,7 +22,11 @@ beforeAll(() => {
     port: 0,
     hostname: '127.0.0.1',
     fetch: async (request) => {
-      seen.push({ auth: request.headers.get('authorization'), forwardedBy: request.headers.get('mcpx-forwarded-by'), body: await request.text() })
+      seen.push({
+        auth: request.headers.get('authorization'),
+        forwardedBy: request.headers.get('mcpx-forwarded-by'),
+        body: await request.text(),
+      })
       return Response.json({ jsonrpc: '2.0', id: 1, result: { servedBy: 'replica-a' } })
     },
   })
@@ -47,10 +51,14 @@ async function modern(forwarder: ReturnType<typeof createReplicaForwarder>, requ
 }
 
 describe('replica forwarding', () => {
-  const minted = (by: string) => createRequestStateCodec(60_000, loadKeyRing(keyFile), Date.now, by).seal('tools/call', { name: 'x' }, { answers: {}, asked: ['q'] })
-  const forwarder = () => createReplicaForwarder(testSettings({ replicaId: 'replica-b', replicaPeers: `replica-a=http://127.0.0.1:${owner.port}`, sealKeyFile: keyFile }))!
+  const minted = (by: string) =>
+    createRequestStateCodec(60_000, loadKeyRing(keyFile), Date.now, by).seal('tools/call', { name: 'x' }, { answers: {}, asked: ['q'] })
+  const forwarder = () =>
+    createReplicaForwarder(
+      testSettings({ replicaId: 'replica-b', replicaPeers: `replica-a=http://127.0.0.1:${owner.port}`, sealKeyFile: keyFile }),
+    )!
 
-  test('a retry minted by another replica is forwarded there with the caller\'s credentials and a loop guard', async () => {
+  test("a retry minted by another replica is forwarded there with the caller's credentials and a loop guard", async () => {
     const request = retry(minted('replica-a'))
     const answer = await modern(forwarder(), request)
     expect(await answer!.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { servedBy: 'replica-a' } })
@@ -64,13 +72,20 @@ describe('replica forwarding', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId: 'replica-a~3f0c' } }),
     })
     expect(await (await modern(forwarder(), request))!.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { servedBy: 'replica-a' } })
-    const mine = new Request('http://127.0.0.1:1/mcp', { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId: 'replica-b~1' } }) })
+    const mine = new Request('http://127.0.0.1:1/mcp', {
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { taskId: 'replica-b~1' } }),
+    })
     expect(await modern(forwarder(), mine)).toBeUndefined()
   })
 
   test('its own retries, forwarded requests and requests without requestState are served here', async () => {
     const before = seen.length
-    for (const request of [retry(minted('replica-b')), retry(minted('replica-a'), { 'mcpx-forwarded-by': 'replica-c' }), retry('not-a-sealed-token')]) {
+    for (const request of [
+      retry(minted('replica-b')),
+      retry(minted('replica-a'), { 'mcpx-forwarded-by': 'replica-c' }),
+      retry('not-a-sealed-token'),
+    ]) {
       expect(await modern(forwarder(), request)).toBeUndefined()
     }
     expect(seen.length).toBe(before)
@@ -78,8 +93,15 @@ describe('replica forwarding', () => {
 
   test('a legacy session goes to the replica that minted its id; when nothing listens there, its heir serves it', async () => {
     const seed = { revision: '2025-11-25' as const, clientCapabilities: {} }
-    const byA = createReplicaForwarder(testSettings({ replicaId: 'replica-a', replicaPeers: 'replica-b=http://127.0.0.1:1', sealKeyFile: keyFile }))!.newSessionId(seed)
-    const post = () => new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: { 'mcp-session-id': byA }, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }) })
+    const byA = createReplicaForwarder(
+      testSettings({ replicaId: 'replica-a', replicaPeers: 'replica-b=http://127.0.0.1:1', sealKeyFile: keyFile }),
+    )!.newSessionId(seed)
+    const post = () =>
+      new Request('http://127.0.0.1:1/mcp', {
+        method: 'POST',
+        headers: { 'mcp-session-id': byA },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+      })
     const answer = await forwarder().forward(post(), new URL('http://127.0.0.1:1/mcp'))
     expect(await answer!.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { servedBy: 'replica-a' } })
     expect(seen.at(-1)!.body).toContain('"tools/list"')
@@ -87,23 +109,43 @@ describe('replica forwarding', () => {
     const closed = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
     const closedPort = closed.port
     await closed.stop(true)
-    const heir = createReplicaForwarder(testSettings({ replicaId: 'replica-b', replicaPeers: `replica-a=http://127.0.0.1:${closedPort}`, sealKeyFile: keyFile }))!
+    const heir = createReplicaForwarder(
+      testSettings({ replicaId: 'replica-b', replicaPeers: `replica-a=http://127.0.0.1:${closedPort}`, sealKeyFile: keyFile }),
+    )!
     expect(heir.forward(post(), new URL('http://127.0.0.1:1/mcp'))).toBeInstanceOf(Promise)
     expect(await heir.forward(post(), new URL('http://127.0.0.1:1/mcp'))).toBeUndefined()
     expect(await heir.adoptSession(byA)).toMatchObject({ owner: 'replica-a', revision: '2025-11-25' })
     // Its own id that it no longer knows ended here (however long ago): never rebuilt by the process that minted it.
     expect(await heir.adoptSession(heir.newSessionId(seed))).toBeUndefined()
     // A session of its own, or a request without one, is served here without a look at the body.
-    expect(heir.forward(new Request('http://127.0.0.1:1/mcp', { method: 'POST', body: '{}' }), new URL('http://127.0.0.1:1/mcp'))).toBeUndefined()
-    expect(heir.forward(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: { 'mcp-session-id': heir.newSessionId(seed) }, body: '{}' }), new URL('http://127.0.0.1:1/mcp'))).toBeUndefined()
+    expect(
+      heir.forward(new Request('http://127.0.0.1:1/mcp', { method: 'POST', body: '{}' }), new URL('http://127.0.0.1:1/mcp')),
+    ).toBeUndefined()
+    expect(
+      heir.forward(
+        new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: { 'mcp-session-id': heir.newSessionId(seed) }, body: '{}' }),
+        new URL('http://127.0.0.1:1/mcp'),
+      ),
+    ).toBeUndefined()
   })
 
-  test('a replica that takes a request and dies before answering: a JSON-RPC error with the request\'s id, 502', async () => {
+  test("a replica that takes a request and dies before answering: a JSON-RPC error with the request's id, 502", async () => {
     const dying = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data: (socket) => void socket.end() } })
     const seed = { revision: '2025-11-25' as const, clientCapabilities: {} }
-    const byA = createReplicaForwarder(testSettings({ replicaId: 'replica-a', replicaPeers: 'replica-b=http://127.0.0.1:1', sealKeyFile: keyFile }))!.newSessionId(seed)
-    const b = createReplicaForwarder(testSettings({ replicaId: 'replica-b', replicaPeers: `replica-a=http://127.0.0.1:${dying.port}`, sealKeyFile: keyFile }))!
-    const answer = await b.forward(new Request('http://127.0.0.1:1/mcp', { method: 'POST', headers: { 'mcp-session-id': byA }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call' }) }), new URL('http://127.0.0.1:1/mcp'))
+    const byA = createReplicaForwarder(
+      testSettings({ replicaId: 'replica-a', replicaPeers: 'replica-b=http://127.0.0.1:1', sealKeyFile: keyFile }),
+    )!.newSessionId(seed)
+    const b = createReplicaForwarder(
+      testSettings({ replicaId: 'replica-b', replicaPeers: `replica-a=http://127.0.0.1:${dying.port}`, sealKeyFile: keyFile }),
+    )!
+    const answer = await b.forward(
+      new Request('http://127.0.0.1:1/mcp', {
+        method: 'POST',
+        headers: { 'mcp-session-id': byA },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call' }),
+      }),
+      new URL('http://127.0.0.1:1/mcp'),
+    )
     expect(answer!.status).toBe(502)
     const body = (await answer!.json()) as { id: unknown; error: { code: number; message: string } }
     expect(body).toMatchObject({ id: 9, error: { code: -32603 } })

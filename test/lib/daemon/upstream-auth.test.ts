@@ -22,7 +22,9 @@ describe('upstreamConnectOptions', () => {
   test('stdio servers get the parent environment and no auth; none when none was given', () => {
     using home = tempDir('mcpx-upstream-auth')
     const stdio: ServerConfig = { name: 'fs', disabled: false, codemode: true, target: { kind: 'stdio', command: 'x', args: [], env: {} } }
-    expect(upstreamConnectOptions({ settings, home: home.path, parentEnv: { PATH: '/bin' } })(stdio)).toEqual({ parentEnv: { PATH: '/bin' } })
+    expect(upstreamConnectOptions({ settings, home: home.path, parentEnv: { PATH: '/bin' } })(stdio)).toEqual({
+      parentEnv: { PATH: '/bin' },
+    })
     expect(upstreamConnectOptions({ settings, home: home.path })(stdio)).toEqual({})
   })
 
@@ -30,7 +32,9 @@ describe('upstreamConnectOptions', () => {
     using home = tempDir('mcpx-upstream-auth')
     const options = upstreamConnectOptions({ settings, home: home.path })
     expect(options(http('keyed', 'https://example.com/mcp', { headers: { authorization: 'Bearer static' } }))).toEqual({})
-    expect(options(http('both', 'https://example.com/mcp', { headers: { Authorization: 'x' }, oauth: { clientId: 'c' } })).auth).toBeDefined()
+    expect(
+      options(http('both', 'https://example.com/mcp', { headers: { Authorization: 'x' }, oauth: { clientId: 'c' } })).auth,
+    ).toBeDefined()
     expect(options(http('plain', 'https://example.com/mcp')).auth).toBeDefined()
   })
 

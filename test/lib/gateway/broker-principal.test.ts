@@ -40,7 +40,9 @@ describe('Broker questions and principals', () => {
   test("a question inside a call's own flow (2026 upstream) goes to that call whatever else is in flight", async () => {
     const broker = new Broker('up')
     const release = hold(broker, asker('bob'))
-    const answer = await broker.run(asker('alice'), async () => broker.handlers().onElicit!(QUESTION, { ...CONTEXT, era: 'modern', via: 'input_required', key: 'q' }))
+    const answer = await broker.run(asker('alice'), async () =>
+      broker.handlers().onElicit!(QUESTION, { ...CONTEXT, era: 'modern', via: 'input_required', key: 'q' }),
+    )
     expect(answer).toEqual({ action: 'accept', content: { answer: 'alice' } })
     release()
   })

@@ -9,7 +9,16 @@ import { Broker, type DownstreamAsker } from '../../../lib/gateway/index.ts'
 
 /** A question as a legacy upstream's transport delivers it: outside any call's async flow. */
 function askFromTransport(broker: Broker, kind: 'onElicit' | 'onListRoots'): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => setTimeout(() => Promise.resolve(broker.handlers()[kind]!({}, { era: 'legacy', via: 'request', key: 1 })).then((answer) => resolve(answer as Record<string, unknown>), reject), 0))
+  return new Promise((resolve, reject) =>
+    setTimeout(
+      () =>
+        Promise.resolve(broker.handlers()[kind]!({}, { era: 'legacy', via: 'request', key: 1 })).then(
+          (answer) => resolve(answer as Record<string, unknown>),
+          reject,
+        ),
+      0,
+    ),
+  )
 }
 
 const host = (name: string): DownstreamAsker => ({

@@ -10,11 +10,17 @@ const FIXTURE = join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts
 
 function createPool(extra: Record<string, unknown> = {}, events: { type: string; data: unknown }[] = []) {
   const config = parseConfig(
-    JSON.stringify({ mcpServers: { up: { command: process.execPath, args: [FIXTURE], ...extra }, second: { command: process.execPath, args: [FIXTURE] } } }),
+    JSON.stringify({
+      mcpServers: { up: { command: process.execPath, args: [FIXTURE], ...extra }, second: { command: process.execPath, args: [FIXTURE] } },
+    }),
     'test-config.json',
     {},
   )
-  const pool = new UpstreamPool({ config, settings: testSettings({ restartBackoffMs: 10 }), emit: (type, data) => events.push({ type, data }) })
+  const pool = new UpstreamPool({
+    config,
+    settings: testSettings({ restartBackoffMs: 10 }),
+    emit: (type, data) => events.push({ type, data }),
+  })
   return Object.assign(pool, { [Symbol.asyncDispose]: () => pool.close() })
 }
 
@@ -84,14 +90,19 @@ describe('UpstreamPool', () => {
   test('an elicitation raised mid-call goes to the caller that made the call', async () => {
     await using pool = createPool()
     const asked: unknown[] = []
-    const result = await pool.call('up', 'ask', { question: 'name?' }, {
-      asker: {
-        elicit: async (params) => {
-          asked.push(params.message)
-          return { action: 'accept', content: { answer: 'Ada' } }
+    const result = await pool.call(
+      'up',
+      'ask',
+      { question: 'name?' },
+      {
+        asker: {
+          elicit: async (params) => {
+            asked.push(params.message)
+            return { action: 'accept', content: { answer: 'Ada' } }
+          },
         },
       },
-    })
+    )
     expect(textOf(result)).toBe('action=accept answer=Ada')
     expect(asked).toEqual(['name?'])
     // No asker: the broker declines and the upstream reports it as a tool error naming why.

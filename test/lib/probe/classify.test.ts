@@ -12,9 +12,31 @@ const modernHttp: Observation = {
   capabilities: { tools: {} },
   ms: 5,
 }
-const legacyHttp: Observation = { era: 'legacy', transport: 'streamable-http', ok: true, revision: '2025-11-25', serverInfo: { name: 'srv', version: '1.0.0' }, capabilities: { prompts: {} }, ms: 7 }
-const legacySse: Observation = { era: 'legacy', transport: 'http+sse', ok: true, revision: '2024-11-05', serverInfo: { name: 'old', version: '0.1' }, capabilities: {}, ms: 9 }
-const failed = (era: Observation['era'], transport: Observation['transport'], code: NonNullable<Observation['error']>['code'], message: string, data?: Record<string, unknown>): Observation => ({
+const legacyHttp: Observation = {
+  era: 'legacy',
+  transport: 'streamable-http',
+  ok: true,
+  revision: '2025-11-25',
+  serverInfo: { name: 'srv', version: '1.0.0' },
+  capabilities: { prompts: {} },
+  ms: 7,
+}
+const legacySse: Observation = {
+  era: 'legacy',
+  transport: 'http+sse',
+  ok: true,
+  revision: '2024-11-05',
+  serverInfo: { name: 'old', version: '0.1' },
+  capabilities: {},
+  ms: 9,
+}
+const failed = (
+  era: Observation['era'],
+  transport: Observation['transport'],
+  code: NonNullable<Observation['error']>['code'],
+  message: string,
+  data?: Record<string, unknown>,
+): Observation => ({
   era,
   transport,
   ok: false,
@@ -26,33 +48,70 @@ describe('classify', () => {
   const cases: { name: string; observations: Observation[]; expect: Record<string, unknown> }[] = [
     {
       name: 'modern only',
-      observations: [modernHttp, failed('legacy', 'streamable-http', 'PEER', 'Method not found'), failed('legacy', 'http+sse', 'CONNECT', 'HTTP 405', { httpStatus: 405 })],
-      expect: { era: 'modern', transport: 'streamable-http', protocolVersions: ['2026-07-28'], server: { name: 'srv', version: '2.0.0' }, failure: undefined },
+      observations: [
+        modernHttp,
+        failed('legacy', 'streamable-http', 'PEER', 'Method not found'),
+        failed('legacy', 'http+sse', 'CONNECT', 'HTTP 405', { httpStatus: 405 }),
+      ],
+      expect: {
+        era: 'modern',
+        transport: 'streamable-http',
+        protocolVersions: ['2026-07-28'],
+        server: { name: 'srv', version: '2.0.0' },
+        failure: undefined,
+      },
     },
     {
       name: 'both eras → dual, modern preferred for identity',
       observations: [modernHttp, legacyHttp],
-      expect: { era: 'dual', transport: 'streamable-http', protocolVersions: ['2025-11-25', '2026-07-28'], server: { name: 'srv', version: '2.0.0' }, capabilities: { tools: {} } },
+      expect: {
+        era: 'dual',
+        transport: 'streamable-http',
+        protocolVersions: ['2025-11-25', '2026-07-28'],
+        server: { name: 'srv', version: '2.0.0' },
+        capabilities: { tools: {} },
+      },
     },
     {
       name: 'legacy over HTTP+SSE only',
-      observations: [failed('modern', 'streamable-http', 'CONNECT', 'HTTP 404', { httpStatus: 404 }), failed('legacy', 'streamable-http', 'CONNECT', 'HTTP 404', { httpStatus: 404 }), legacySse],
+      observations: [
+        failed('modern', 'streamable-http', 'CONNECT', 'HTTP 404', { httpStatus: 404 }),
+        failed('legacy', 'streamable-http', 'CONNECT', 'HTTP 404', { httpStatus: 404 }),
+        legacySse,
+      ],
       expect: { era: 'legacy', transport: 'http+sse', protocolVersions: ['2024-11-05'], server: { name: 'old', version: '0.1' } },
     },
     {
       name: 'nothing listening',
       observations: [failed('modern', 'streamable-http', 'CONNECT', 'Unable to connect')],
-      expect: { era: 'none', transport: null, failure: { code: 'CONNECT', diagnosis: 'nothing answers at http://x/mcp: Unable to connect' } },
+      expect: {
+        era: 'none',
+        transport: null,
+        failure: { code: 'CONNECT', diagnosis: 'nothing answers at http://x/mcp: Unable to connect' },
+      },
     },
     {
       name: 'a web page, not MCP',
-      observations: [failed('modern', 'streamable-http', 'CONNECT', 'HTTP 404', { httpStatus: 404 }), failed('legacy', 'streamable-http', 'CONNECT', 'HTTP 404', { httpStatus: 404 }), failed('legacy', 'http+sse', 'PROTOCOL', 'no endpoint event', { httpStatus: 200 })],
-      expect: { era: 'none', failure: { code: 'CONNECT', diagnosis: 'http://x/mcp is not an MCP endpoint (HTTP 404, 200 to every MCP request)' } },
+      observations: [
+        failed('modern', 'streamable-http', 'CONNECT', 'HTTP 404', { httpStatus: 404 }),
+        failed('legacy', 'streamable-http', 'CONNECT', 'HTTP 404', { httpStatus: 404 }),
+        failed('legacy', 'http+sse', 'PROTOCOL', 'no endpoint event', { httpStatus: 200 }),
+      ],
+      expect: {
+        era: 'none',
+        failure: { code: 'CONNECT', diagnosis: 'http://x/mcp is not an MCP endpoint (HTTP 404, 200 to every MCP request)' },
+      },
     },
     {
       name: '401 → AUTH with metadata location',
-      observations: [failed('modern', 'streamable-http', 'AUTH', 'needs auth', { resourceMetadata: 'http://x/.well-known/oauth-protected-resource' })],
-      expect: { era: 'none', auth: { required: true, resourceMetadata: 'http://x/.well-known/oauth-protected-resource' }, failure: { code: 'AUTH', diagnosis: 'needs auth' } },
+      observations: [
+        failed('modern', 'streamable-http', 'AUTH', 'needs auth', { resourceMetadata: 'http://x/.well-known/oauth-protected-resource' }),
+      ],
+      expect: {
+        era: 'none',
+        auth: { required: true, resourceMetadata: 'http://x/.well-known/oauth-protected-resource' },
+        failure: { code: 'AUTH', diagnosis: 'needs auth' },
+      },
     },
   ]
   for (const c of cases) {
@@ -63,7 +122,10 @@ describe('classify', () => {
   }
 
   test('a command that exits at once is CONNECT naming the exit', () => {
-    const report = classify([failed('modern', 'stdio', 'CONNECT', 'server x exited with code 1'), failed('legacy', 'stdio', 'CONNECT', 'write failed')], 'x')
+    const report = classify(
+      [failed('modern', 'stdio', 'CONNECT', 'server x exited with code 1'), failed('legacy', 'stdio', 'CONNECT', 'write failed')],
+      'x',
+    )
     expect(report.failure).toEqual({ code: 'CONNECT', diagnosis: 'x did not stay up to answer: server x exited with code 1' })
   })
 

@@ -6,7 +6,15 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { connect, defaultTransports } from '../../../lib/client/index.ts'
-import { Recorder, formatAgainstReport, memorySink, parseRecording, recordingTransports, replayAgainst, type Recording } from '../../../lib/replay/index.ts'
+import {
+  Recorder,
+  formatAgainstReport,
+  memorySink,
+  parseRecording,
+  recordingTransports,
+  replayAgainst,
+  type Recording,
+} from '../../../lib/replay/index.ts'
 import { Engine, serveHttp } from '../../../lib/server/index.ts'
 import { createHttpTransport, createStdioTransport } from '../../../lib/transport/index.ts'
 import type { Revision } from '../../../lib/wire/index.ts'
@@ -19,7 +27,10 @@ const FIXTURE = join(REPO_ROOT, 'test/fixtures/everything/main.ts')
 async function recordHttp(url: string, revision: Revision): Promise<Recording> {
   const sink = memorySink()
   const recorder = new Recorder({ sink, mcpxVersion: 'test', role: 'client', transport: 'streamable-http' })
-  const client = await connect({ url }, { settings, revision, noCache: true, serverStream: false, transports: recordingTransports(defaultTransports, recorder) })
+  const client = await connect(
+    { url },
+    { settings, revision, noCache: true, serverStream: false, transports: recordingTransports(defaultTransports, recorder) },
+  )
   try {
     await client.listTools()
     await client.callTool('test_simple_text', {})
@@ -45,23 +56,45 @@ describe('replay --against', () => {
   test('a changed answer is reported with its path', async () => {
     await using server = serveHttp(new Engine(everythingServer, settings), settings)
     const recording = await recordHttp(server.url, '2025-11-25')
-    const call = recording.messages.find((m) => m.direction === 'to-client' && JSON.stringify((m.message.result as { content?: unknown })?.content ?? '').includes('simple text response'))!
-    ;((call.message.result as { content: { text: string }[] }).content[0]!).text = 'what the server used to say'
+    const call = recording.messages.find(
+      (m) =>
+        m.direction === 'to-client' &&
+        JSON.stringify((m.message.result as { content?: unknown })?.content ?? '').includes('simple text response'),
+    )!
+    ;(call.message.result as { content: { text: string }[] }).content[0]!.text = 'what the server used to say'
     const report = await replayAgainst(recording, createHttpTransport({ url: server.url }, settings), { settings })
     expect(report.divergences).toHaveLength(1)
-    expect(report.divergences[0]).toMatchObject({ method: 'tools/call', kind: 'response', differences: [{ path: '/result/content/0/text', recorded: 'what the server used to say', observed: 'This is a simple text response for testing.', kind: 'changed' }] })
+    expect(report.divergences[0]).toMatchObject({
+      method: 'tools/call',
+      kind: 'response',
+      differences: [
+        {
+          path: '/result/content/0/text',
+          recorded: 'what the server used to say',
+          observed: 'This is a simple text response for testing.',
+          kind: 'changed',
+        },
+      ],
+    })
     const text = formatAgainstReport(report, server.url)
     expect(text).toContain('1 diverged')
     expect(text).toContain('- /result/content/0/text: "what the server used to say"')
     // A declared volatile field turns the same difference into a match.
-    const relaxed = await replayAgainst(recording, createHttpTransport({ url: server.url }, settings), { settings, volatile: ['tools/call:/result/content/0/text'] })
+    const relaxed = await replayAgainst(recording, createHttpTransport({ url: server.url }, settings), {
+      settings,
+      volatile: ['tools/call:/result/content/0/text'],
+    })
     expect(relaxed.divergences).toEqual([])
   })
 
   test('an HTTP recording replays against the same server over stdio', async () => {
     await using server = serveHttp(new Engine(everythingServer, settings), settings)
     const recording = await recordHttp(server.url, '2025-11-25')
-    const report = await replayAgainst(recording, createStdioTransport({ command: process.execPath, args: [FIXTURE, '--stdio'] }, settings), { settings })
+    const report = await replayAgainst(
+      recording,
+      createStdioTransport({ command: process.execPath, args: [FIXTURE, '--stdio'] }, settings),
+      { settings },
+    )
     expect(report.divergences).toEqual([])
   })
 })
@@ -73,10 +106,17 @@ describe('replay --against with server-minted handles', () => {
       await using server = serveHttp(new Engine(everythingServer, settings), settings)
       const sink = memorySink()
       const recorder = new Recorder({ sink, mcpxVersion: 'test', role: 'client', transport: 'streamable-http' })
-      const client = await connect({ url: server.url }, {
-        settings, revision: '2026-07-28', noCache: true, serverStream: false, transports: recordingTransports(defaultTransports, recorder),
-        handlers: { onElicit: async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }) },
-      })
+      const client = await connect(
+        { url: server.url },
+        {
+          settings,
+          revision: '2026-07-28',
+          noCache: true,
+          serverStream: false,
+          transports: recordingTransports(defaultTransports, recorder),
+          handlers: { onElicit: async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }) },
+        },
+      )
       try {
         const result = await client.callTool('test_elicitation', { message: 'who?' })
         expect(JSON.stringify(result)).toContain('ada@example.com')

@@ -19,12 +19,23 @@ describe('recordTransport', () => {
     const serverGot = Promise.withResolvers<JsonRpcMessage>()
     await serverEnd.start({ onMessage: (m) => serverGot.resolve(m), onClose: () => {} })
 
-    const request: JsonRpcMessage = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } }
-    await recorded.send(request, { headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list', Authorization: 'Bearer x' } })
+    const request: JsonRpcMessage = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+    }
+    await recorded.send(request, {
+      headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list', Authorization: 'Bearer x' },
+    })
     expect(await serverGot.promise).toEqual(request)
     expect(clientEnd.sent[0]!.options?.headers?.Authorization).toBe('Bearer x') // the wire is untouched
     now = 5
-    await serverEnd.send({ jsonrpc: '2.0', id: 1, result: { tools: [], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'mem', version: '1' } } } })
+    await serverEnd.send({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { tools: [], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'mem', version: '1' } } },
+    })
     await Promise.resolve()
     await recorded.close()
     await closed.promise
@@ -34,7 +45,10 @@ describe('recordTransport', () => {
     expect(recording.era).toBe('modern')
     expect(recording.peer).toEqual({ name: 'mem', version: '1' })
     expect(recording.messages.map((m) => m.direction)).toEqual(['to-server', 'to-client'])
-    expect(recording.messages[0]!.http).toEqual({ method: 'POST', headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list', Authorization: '[REDACTED]' } })
+    expect(recording.messages[0]!.http).toEqual({
+      method: 'POST',
+      headers: { 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list', Authorization: '[REDACTED]' },
+    })
     expect(recording.entries.at(-1)?.type).toBe('close')
 
     const timeline = formatTimeline(recording)

@@ -23,10 +23,18 @@ describe('record: on a gateway upstream', () => {
     using dir = tempDir('gateway-record')
     const file = join(dir.path, 'everything.jsonl')
     await using server = serveHttp(new Engine(everythingServer, settings), settings)
-    const config: ServerConfig = { name: 'everything', target: { kind: 'http', url: server.url, headers: {}, transport: 'streamable-http' }, disabled: false, codemode: true, record: file }
+    const config: ServerConfig = {
+      name: 'everything',
+      target: { kind: 'http', url: server.url, headers: {}, transport: 'streamable-http' },
+      disabled: false,
+      codemode: true,
+      record: file,
+    }
     const upstream = new Upstream(config, context)
     try {
-      expect(await upstream.call('test_simple_text', {})).toMatchObject({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] })
+      expect(await upstream.call('test_simple_text', {})).toMatchObject({
+        content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+      })
     } finally {
       await upstream.close()
     }
@@ -44,7 +52,12 @@ describe('record: on a gateway upstream', () => {
   test('a reconnection after a crash is recorded beside the first recording', async () => {
     using dir = tempDir('gateway-record')
     const file = join(dir.path, 'up.jsonl')
-    const target = { kind: 'stdio' as const, command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')], env: {} }
+    const target = {
+      kind: 'stdio' as const,
+      command: process.execPath,
+      args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')],
+      env: {},
+    }
     const upstream = new Upstream({ name: 'up', target, disabled: false, codemode: true, protocol: '2025-11-25', record: file }, context)
     try {
       await expect(upstream.call('crash', {})).rejects.toThrow()
@@ -57,7 +70,9 @@ describe('record: on a gateway upstream', () => {
     expect(first.entries.at(-1)).toMatchObject({ type: 'close' })
     const second = join(dir.path, 'up.2.jsonl')
     expect(existsSync(second)).toBe(true)
-    const calls = readRecording(second).messages.filter((m) => m.message.method === 'tools/call').map((m) => (m.message.params as { name: string }).name)
+    const calls = readRecording(second)
+      .messages.filter((m) => m.message.method === 'tools/call')
+      .map((m) => (m.message.params as { name: string }).name)
     expect(calls).toEqual(['echo'])
   })
 })

@@ -9,7 +9,8 @@ let seq = 0
 function entry(direction: 'to-server' | 'to-client', message: Record<string, unknown>): MessageEntry {
   return { type: 'message', seq: ++seq, t: seq, direction, message }
 }
-const req = (id: number, method: string, params?: Record<string, unknown>) => entry('to-server', { jsonrpc: '2.0', id, method, ...(params && { params }) })
+const req = (id: number, method: string, params?: Record<string, unknown>) =>
+  entry('to-server', { jsonrpc: '2.0', id, method, ...(params && { params }) })
 const res = (id: number | string, result: Record<string, unknown>) => entry('to-client', { jsonrpc: '2.0', id, result })
 const note = (method: string, params: Record<string, unknown>) => entry('to-client', { jsonrpc: '2.0', method, params })
 
@@ -31,7 +32,12 @@ const messages: MessageEntry[] = [
 describe('buildExchanges', () => {
   test('each request owns the notifications and server requests before its response', () => {
     const exchanges = buildExchanges({ messages })
-    expect(exchanges.map((e) => [e.method, e.answer.length])).toEqual([['initialize', 1], ['tools/call', 3], ['tools/call', 1], ['tools/call', 1]])
+    expect(exchanges.map((e) => [e.method, e.answer.length])).toEqual([
+      ['initialize', 1],
+      ['tools/call', 3],
+      ['tools/call', 1],
+      ['tools/call', 1],
+    ])
     const call = exchanges[1]!
     expect(call.answer.map((a) => a.message.method ?? 'response')).toEqual(['notifications/progress', 'elicitation/create', 'response'])
     expect(call.clientReplies.get('"srv-1"')?.message).toEqual({ jsonrpc: '2.0', id: 'srv-1', result: { action: 'accept' } })
@@ -41,9 +47,15 @@ describe('buildExchanges', () => {
 describe('Matcher', () => {
   test('ids, _meta and the handshake client description are ignored', () => {
     const matcher = new Matcher({ messages }, volatileFields())
-    const init = matcher.match({ method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'other', version: '9' } } })
+    const init = matcher.match({
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'other', version: '9' } },
+    })
     expect(init.ok && init.exchange.method).toBe('initialize')
-    const two = matcher.match({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'two' }, _meta: { progressToken: 'zz' } } })
+    const two = matcher.match({
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'two' }, _meta: { progressToken: 'zz' } },
+    })
     expect(two.ok && two.exchange.request.message.id).toBe(3)
   })
 
@@ -79,14 +91,18 @@ describe('Matcher', () => {
 
 describe('volatile and diff', () => {
   test('parseVolatile: pointers, ~1 escapes, method scope, bad specs', () => {
-    expect(parseVolatile('/result/_meta/io.modelcontextprotocol~1related-task')).toEqual({ pointer: ['result', '_meta', 'io.modelcontextprotocol/related-task'] })
+    expect(parseVolatile('/result/_meta/io.modelcontextprotocol~1related-task')).toEqual({
+      pointer: ['result', '_meta', 'io.modelcontextprotocol/related-task'],
+    })
     expect(parseVolatile('tools/call:/result/x')).toEqual({ method: 'tools/call', pointer: ['result', 'x'] })
     expect(() => parseVolatile('result.x')).toThrow('JSON Pointer')
   })
 
   test('normalize drops volatile paths, including array items', () => {
     const fields = volatileFields(['/result/items/1'])
-    expect(normalize({ id: 4, result: { taskId: 't', items: [1, 2, 3], tasks: [{ taskId: 'a', status: 'ok' }] } }, 'tasks/list', fields)).toEqual({ result: { items: [1, 3], tasks: [{ status: 'ok' }] } })
+    expect(
+      normalize({ id: 4, result: { taskId: 't', items: [1, 2, 3], tasks: [{ taskId: 'a', status: 'ok' }] } }, 'tasks/list', fields),
+    ).toEqual({ result: { items: [1, 3], tasks: [{ status: 'ok' }] } })
   })
 
   test('diffValues and formatDifferences', () => {
@@ -104,16 +120,40 @@ describe('volatile and diff', () => {
 describe('redaction rules', () => {
   test('default and configured headers, token-like names', () => {
     const rules = redactionRules({ headers: ['X-Tenant'] })
-    expect(redactHeaders({ Authorization: 'Bearer x', Cookie: 'a=b', 'X-Auth-Token': 't', 'X-Tenant': 'acme', 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Method': 'tools/call' }, rules)).toEqual({
-      headers: { Authorization: REDACTED, Cookie: REDACTED, 'X-Auth-Token': REDACTED, 'X-Tenant': REDACTED, 'MCP-Protocol-Version': '2025-11-25', 'Mcp-Method': 'tools/call' },
+    expect(
+      redactHeaders(
+        {
+          Authorization: 'Bearer x',
+          Cookie: 'a=b',
+          'X-Auth-Token': 't',
+          'X-Tenant': 'acme',
+          'MCP-Protocol-Version': '2025-11-25',
+          'Mcp-Method': 'tools/call',
+        },
+        rules,
+      ),
+    ).toEqual({
+      headers: {
+        Authorization: REDACTED,
+        Cookie: REDACTED,
+        'X-Auth-Token': REDACTED,
+        'X-Tenant': REDACTED,
+        'MCP-Protocol-Version': '2025-11-25',
+        'Mcp-Method': 'tools/call',
+      },
       redacted: ['http.headers.authorization', 'http.headers.cookie', 'http.headers.x-auth-token', 'http.headers.x-tenant'],
     })
   })
 
   test('fields: bare keys anywhere, dotted paths with *, progressToken untouched', () => {
     const rules = redactionRules({ fields: ['params.arguments.*.pin'] })
-    const { message, redacted } = redactMessage<unknown>({ params: { arguments: { card: { pin: 1234, last4: '0000' }, nested: [{ access_token: 'abc' }] }, _meta: { progressToken: 3 } } }, rules)
-    expect(message).toEqual({ params: { arguments: { card: { pin: REDACTED, last4: '0000' }, nested: [{ access_token: REDACTED }] }, _meta: { progressToken: 3 } } })
+    const { message, redacted } = redactMessage<unknown>(
+      { params: { arguments: { card: { pin: 1234, last4: '0000' }, nested: [{ access_token: 'abc' }] }, _meta: { progressToken: 3 } } },
+      rules,
+    )
+    expect(message).toEqual({
+      params: { arguments: { card: { pin: REDACTED, last4: '0000' }, nested: [{ access_token: REDACTED }] }, _meta: { progressToken: 3 } },
+    })
     expect(redacted).toEqual(['params.arguments.card.pin', 'params.arguments.nested.0.access_token'])
   })
 })
@@ -121,7 +161,17 @@ describe('redaction rules', () => {
 describe('declared volatile fields', () => {
   test('error message text is volatile, the code is not', () => {
     const fields = volatileFields()
-    expect(diffValues(normalize({ error: { code: -32601, message: 'Method not found' } }, 'x', fields), normalize({ error: { code: -32601, message: 'no such method' } }, 'x', fields))).toEqual([])
-    expect(diffValues(normalize({ error: { code: -32601, message: 'a' } }, 'x', fields), normalize({ error: { code: -32602, message: 'a' } }, 'x', fields))).toHaveLength(1)
+    expect(
+      diffValues(
+        normalize({ error: { code: -32601, message: 'Method not found' } }, 'x', fields),
+        normalize({ error: { code: -32601, message: 'no such method' } }, 'x', fields),
+      ),
+    ).toEqual([])
+    expect(
+      diffValues(
+        normalize({ error: { code: -32601, message: 'a' } }, 'x', fields),
+        normalize({ error: { code: -32602, message: 'a' } }, 'x', fields),
+      ),
+    ).toHaveLength(1)
   })
 })

@@ -6,7 +6,7 @@ import { Recorder, fileSink, memorySink } from '../../../lib/replay/writer.ts'
 import { readRecording } from '../../../lib/replay/reader.ts'
 import { tempDir } from '../../harness.ts'
 import { join } from 'node:path'
-import { McpxError } from '../../../lib/errors/index.ts'
+import type { McpxError } from '../../../lib/errors/index.ts'
 
 function clock() {
   let now = 10_000
@@ -16,13 +16,41 @@ function clock() {
 function sampleLegacy(): string {
   const sink = memorySink()
   const time = clock()
-  const recorder = new Recorder({ sink, mcpxVersion: '0.1.0', role: 'client', transport: 'streamable-http', now: time.now, peer: { url: 'http://127.0.0.1:1/mcp' } })
-  recorder.message('to-server', { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, { method: 'POST', headers: { 'content-type': 'application/json' } })
+  const recorder = new Recorder({
+    sink,
+    mcpxVersion: '0.1.0',
+    role: 'client',
+    transport: 'streamable-http',
+    now: time.now,
+    peer: { url: 'http://127.0.0.1:1/mcp' },
+  })
+  recorder.message(
+    'to-server',
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    },
+    { method: 'POST', headers: { 'content-type': 'application/json' } },
+  )
   time.advance(12)
-  recorder.message('to-client', { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'srv', version: '2.0' } } }, { status: 200, headers: { 'mcp-session-id': 'abc' } })
+  recorder.message(
+    'to-client',
+    { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'srv', version: '2.0' } } },
+    { status: 200, headers: { 'mcp-session-id': 'abc' } },
+  )
   time.advance(3)
-  recorder.message('to-server', { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'login', arguments: { user: 'ann', password: 'hunter2' } } }, { method: 'POST', headers: { Authorization: 'Bearer s3cret', 'MCP-Protocol-Version': '2025-11-25' } })
-  recorder.message('to-client', { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'ok' }] } }, { status: 200, sse: { id: 's.1' } })
+  recorder.message(
+    'to-server',
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'login', arguments: { user: 'ann', password: 'hunter2' } } },
+    { method: 'POST', headers: { Authorization: 'Bearer s3cret', 'MCP-Protocol-Version': '2025-11-25' } },
+  )
+  recorder.message(
+    'to-client',
+    { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'ok' }] } },
+    { status: 200, sse: { id: 's.1' } },
+  )
   recorder.close()
   return sink.text()
 }
@@ -30,11 +58,25 @@ function sampleLegacy(): string {
 describe('recording format: write then read', () => {
   test('header, messages, negotiated era/revision/peer, close', () => {
     const recording = parseRecording(sampleLegacy())
-    expect(recording.header).toMatchObject({ type: 'header', format: 'mcpx-recording', formatVersion: FORMAT_VERSION, mcpxVersion: '0.1.0', role: 'client', transport: 'streamable-http', era: null, revision: null })
+    expect(recording.header).toMatchObject({
+      type: 'header',
+      format: 'mcpx-recording',
+      formatVersion: FORMAT_VERSION,
+      mcpxVersion: '0.1.0',
+      role: 'client',
+      transport: 'streamable-http',
+      era: null,
+      revision: null,
+    })
     expect(recording.era).toBe('legacy')
     expect(recording.revision).toBe('2025-11-25')
     expect(recording.peer).toEqual({ url: 'http://127.0.0.1:1/mcp', name: 'srv', version: '2.0' })
-    expect(recording.messages.map((m) => [m.seq, m.t, m.direction])).toEqual([[1, 0, 'to-server'], [2, 12, 'to-client'], [3, 15, 'to-server'], [4, 15, 'to-client']])
+    expect(recording.messages.map((m) => [m.seq, m.t, m.direction])).toEqual([
+      [1, 0, 'to-server'],
+      [2, 12, 'to-client'],
+      [3, 15, 'to-server'],
+      [4, 15, 'to-client'],
+    ])
     expect(recording.entries.map((e) => e.type)).toEqual(['message', 'message', 'negotiated', 'message', 'message', 'close'])
     expect(recording.messages[3]!.http).toEqual({ status: 200, sse: { id: 's.1' } })
   })
@@ -57,7 +99,17 @@ describe('recording format: write then read', () => {
     using dir = tempDir('replay')
     const path = join(dir.path, 'a.mcpx.jsonl')
     const recorder = new Recorder({ sink: fileSink(path), mcpxVersion: '0.1.0', role: 'server', transport: 'stdio' })
-    recorder.message('to-server', { jsonrpc: '2.0', id: 'a', method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'cli', version: '9' } } } })
+    recorder.message('to-server', {
+      jsonrpc: '2.0',
+      id: 'a',
+      method: 'server/discover',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'cli', version: '9' },
+        },
+      },
+    })
     recorder.message('to-client', { jsonrpc: '2.0', id: 'a', result: { supportedVersions: ['2026-07-28'] } })
     recorder.close('peer went away')
     const recording = readRecording(path)
@@ -69,17 +121,36 @@ describe('recording format: write then read', () => {
 })
 
 describe('recording format: negotiation', () => {
-  const discover = { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } } }
+  const discover = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'server/discover',
+    params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
+  }
   const negotiatedLines = (lines: string[]) => lines.map((line) => JSON.parse(line)).filter((entry) => entry.type === 'negotiated')
 
   test('a modern offer the server refuses is no negotiation: only the legacy revision it fell back to is written, after initialize answers', () => {
     const lines: string[] = []
-    const recorder = new Recorder({ sink: { write: (line) => void lines.push(line) }, mcpxVersion: '0.1.0', role: 'client', transport: 'stdio' })
+    const recorder = new Recorder({
+      sink: { write: (line) => void lines.push(line) },
+      mcpxVersion: '0.1.0',
+      role: 'client',
+      transport: 'stdio',
+    })
     recorder.message('to-server', discover)
     expect(negotiatedLines(lines)).toEqual([])
     recorder.message('to-client', { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } })
-    recorder.message('to-server', { jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcpx', version: '0' } } })
-    recorder.message('to-client', { jsonrpc: '2.0', id: 2, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'old', version: '1' } } })
+    recorder.message('to-server', {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'mcpx', version: '0' } },
+    })
+    recorder.message('to-client', {
+      jsonrpc: '2.0',
+      id: 2,
+      result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'old', version: '1' } },
+    })
     recorder.close()
     expect(negotiatedLines(lines)).toMatchObject([{ era: 'legacy', revision: '2025-11-25', peer: { name: 'old', version: '1' } }])
     // The timeline shows it where negotiation ended: after the initialize result.
@@ -91,9 +162,18 @@ describe('recording format: negotiation', () => {
 
   test('a modern offer answered with a result is negotiated then, with the server named from its _meta', () => {
     const lines: string[] = []
-    const recorder = new Recorder({ sink: { write: (line) => void lines.push(line) }, mcpxVersion: '0.1.0', role: 'client', transport: 'stdio' })
+    const recorder = new Recorder({
+      sink: { write: (line) => void lines.push(line) },
+      mcpxVersion: '0.1.0',
+      role: 'client',
+      transport: 'stdio',
+    })
     recorder.message('to-server', discover)
-    recorder.message('to-client', { jsonrpc: '2.0', id: 1, result: { supportedVersions: ['2026-07-28'], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'new', version: '2' } } } })
+    recorder.message('to-client', {
+      jsonrpc: '2.0',
+      id: 1,
+      result: { supportedVersions: ['2026-07-28'], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'new', version: '2' } } },
+    })
     expect(negotiatedLines(lines)).toMatchObject([{ era: 'modern', revision: '2026-07-28', peer: { name: 'new', version: '2' } }])
   })
 })
@@ -117,7 +197,9 @@ describe('recording format: clear errors', () => {
 
   test('a file from the future names the versions', () => {
     const future = header.replace(`"formatVersion":${FORMAT_VERSION}`, '"formatVersion":99')
-    expect(error(`${future}\n`).message).toBe(`x.jsonl:1: recording format version 99 is newer than this mcpx reads (1..${FORMAT_VERSION}); upgrade mcpx to read it`)
+    expect(error(`${future}\n`).message).toBe(
+      `x.jsonl:1: recording format version 99 is newer than this mcpx reads (1..${FORMAT_VERSION}); upgrade mcpx to read it`,
+    )
   })
 
   test('an unknown format version (not a newer one) is named', () => {
@@ -125,13 +207,19 @@ describe('recording format: clear errors', () => {
       const text = `${header.replace(`"formatVersion":${FORMAT_VERSION}`, `"formatVersion":${bad}`)}\n`
       expect(error(text).message).toStartWith('x.jsonl:1: bad recording header: formatVersion')
     }
-    expect(error(`${header.replace(`"formatVersion":${FORMAT_VERSION},`, '')}\n`).message).toStartWith('x.jsonl:1: bad recording header: formatVersion')
-    expect(error(`${header.replace('"format":"mcpx-recording"', '"format":"har"')}\n`).message).toContain('x.jsonl:1: not an mcpx recording')
+    expect(error(`${header.replace(`"formatVersion":${FORMAT_VERSION},`, '')}\n`).message).toStartWith(
+      'x.jsonl:1: bad recording header: formatVersion',
+    )
+    expect(error(`${header.replace('"format":"mcpx-recording"', '"format":"har"')}\n`).message).toContain(
+      'x.jsonl:1: not an mcpx recording',
+    )
   })
 
   test('bad header fields and bad entries name the line', () => {
     expect(error(`${header.replace('"role":"client"', '"role":"proxy"')}\n`).message).toContain('x.jsonl:1: bad recording header: role')
-    expect(error(`${header}\n{"type":"message","seq":1,"t":0,"direction":"sideways","message":{}}\n`).message).toContain('x.jsonl:2: bad entry')
+    expect(error(`${header}\n{"type":"message","seq":1,"t":0,"direction":"sideways","message":{}}\n`).message).toContain(
+      'x.jsonl:2: bad entry',
+    )
     expect(error(`${header}\n{"type":"mystery","t":0}\n`).message).toContain('x.jsonl:2: bad entry')
     expect(error(`${header}\nnot json\n{}\n`).message).toContain('x.jsonl:2: malformed line')
   })

@@ -37,7 +37,10 @@ describe.each(['legacy', 'modern'] as const)('regression recording, %s era', (er
 
   test('covers every tool, prompt, resource and template the fixture lists', async () => {
     await using server = serveHttp(new Engine(everythingServer, settings), settings)
-    const client = await connect({ url: server.url }, { settings, revision: recording.revision as never, noCache: true, serverStream: false })
+    const client = await connect(
+      { url: server.url },
+      { settings, revision: recording.revision as never, noCache: true, serverStream: false },
+    )
     const listed = {
       tools: (await client.listAllTools()).map((t) => String(t.name)),
       prompts: (await client.listAllPrompts()).map((p) => String(p.name)),
@@ -45,7 +48,12 @@ describe.each(['legacy', 'modern'] as const)('regression recording, %s era', (er
       templates: (await client.listAllResourceTemplates()).map((t) => String(t.uriTemplate).replace(/\{[^}]+\}/g, '42')),
     }
     await client.close()
-    const asked = (method: string, key: string) => new Set(recording.messages.filter((m) => m.direction === 'to-server' && m.message.method === method).map((m) => String((m.message.params as Record<string, unknown>)[key])))
+    const asked = (method: string, key: string) =>
+      new Set(
+        recording.messages
+          .filter((m) => m.direction === 'to-server' && m.message.method === method)
+          .map((m) => String((m.message.params as Record<string, unknown>)[key])),
+      )
     const called = asked('tools/call', 'name')
     const prompted = asked('prompts/get', 'name')
     const read = asked('resources/read', 'uri')
@@ -60,11 +68,19 @@ describe.each(['legacy', 'modern'] as const)('regression recording, %s era', (er
   test('a behaviour change in the server is reported as exactly that difference', async () => {
     const changed = defineServer({
       ...everythingServer,
-      tools: everythingServer.tools!.map((tool) => (tool.name === 'test_simple_text' ? defineTool({ ...tool, handler: () => ({ content: [{ type: 'text', text: 'changed' }] }) }) : tool)),
+      tools: everythingServer.tools!.map((tool) =>
+        tool.name === 'test_simple_text'
+          ? defineTool({ ...tool, handler: () => ({ content: [{ type: 'text', text: 'changed' }] }) })
+          : tool,
+      ),
     })
     const { report, text } = await replay(recording, changed)
     expect(report.divergences).toHaveLength(1)
-    expect(report.divergences[0]).toMatchObject({ method: 'tools/call', params: { name: 'test_simple_text' }, differences: [{ path: '/result/content/0/text', recorded: 'This is a simple text response for testing.', observed: 'changed' }] })
+    expect(report.divergences[0]).toMatchObject({
+      method: 'tools/call',
+      params: { name: 'test_simple_text' },
+      differences: [{ path: '/result/content/0/text', recorded: 'This is a simple text response for testing.', observed: 'changed' }],
+    })
     expect(text).toContain('+ /result/content/0/text: "changed"')
   })
 
@@ -72,7 +88,9 @@ describe.each(['legacy', 'modern'] as const)('regression recording, %s era', (er
     const changed = defineServer({
       ...everythingServer,
       tools: everythingServer.tools!.map((tool) =>
-        tool.name === 'test_elicitation' ? defineTool({ ...tool, handler: (args, ctx) => tool.handler({ ...args, message: `${String(args.message)}!` }, ctx) }) : tool,
+        tool.name === 'test_elicitation'
+          ? defineTool({ ...tool, handler: (args, ctx) => tool.handler({ ...args, message: `${String(args.message)}!` }, ctx) })
+          : tool,
       ),
     })
     const { report } = await replay(recording, changed)

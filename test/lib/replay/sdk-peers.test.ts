@@ -33,7 +33,11 @@ interface Observed {
 
 async function legacySession(endpoint: Endpoint): Promise<Observed> {
   const client = new LegacyClient({ name: 'sdk1-host', version: '1.0.0' })
-  await client.connect('url' in endpoint ? new LegacyHttp(new URL(endpoint.url)) : new LegacyStdio({ command: endpoint.command[0]!, args: endpoint.command.slice(1), stderr: 'ignore' }))
+  await client.connect(
+    'url' in endpoint
+      ? new LegacyHttp(new URL(endpoint.url))
+      : new LegacyStdio({ command: endpoint.command[0]!, args: endpoint.command.slice(1), stderr: 'ignore' }),
+  )
   try {
     // Progress notifications are asked for (and recorded), but not compared: the SDK clients hand
     // them to onprogress asynchronously and drop one that arrives in the same read as the result.
@@ -53,7 +57,11 @@ async function legacySession(endpoint: Endpoint): Promise<Observed> {
 
 async function modernSession(endpoint: Endpoint): Promise<Observed> {
   const client = new ModernClient({ name: 'sdk2-host', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-  await client.connect('url' in endpoint ? new ModernHttp(new URL(endpoint.url)) : new ModernStdio({ command: endpoint.command[0]!, args: endpoint.command.slice(1), stderr: 'ignore' }))
+  await client.connect(
+    'url' in endpoint
+      ? new ModernHttp(new URL(endpoint.url))
+      : new ModernStdio({ command: endpoint.command[0]!, args: endpoint.command.slice(1), stderr: 'ignore' }),
+  )
   try {
     // Progress notifications are asked for (and recorded), but not compared: the SDK clients hand
     // them to onprogress asynchronously and drop one that arrives in the same read as the result.
@@ -141,7 +149,11 @@ describe.each(['legacy', 'modern'] as const)('official SDK peers, %s era', (era:
 /** Exactly one divergence: tools/call add, at /result/content/0/text, recorded sum=5, observed sum=6. */
 async function expectOnlyAddChanged(result: { stdout: string; exitCode: number }): Promise<void> {
   expect(result.exitCode).toBe(6)
-  const report = JSON.parse(result.stdout) as { requests: number; matched: number; divergences: { method: string; params: { name?: string }; differences: unknown[] }[] }
+  const report = JSON.parse(result.stdout) as {
+    requests: number
+    matched: number
+    divergences: { method: string; params: { name?: string }; differences: unknown[] }[]
+  }
   expect(report.divergences).toHaveLength(1)
   const [only] = report.divergences
   expect(only!.method).toBe('tools/call')

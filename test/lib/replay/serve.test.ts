@@ -19,11 +19,25 @@ import { testSettings } from '../../harness.ts'
 
 const settings = testSettings()
 
-async function record(revision: Revision, run: (client: Awaited<ReturnType<typeof connect>>) => Promise<void>, handlers?: Parameters<typeof connect>[1]['handlers']): Promise<Recording> {
+async function record(
+  revision: Revision,
+  run: (client: Awaited<ReturnType<typeof connect>>) => Promise<void>,
+  handlers?: Parameters<typeof connect>[1]['handlers'],
+): Promise<Recording> {
   await using server = serveHttp(new Engine(everythingServer, settings), settings)
   const sink = memorySink()
   const recorder = new Recorder({ sink, mcpxVersion: 'test', role: 'client', transport: 'streamable-http', peer: { url: server.url } })
-  const client = await connect({ url: server.url }, { settings, revision, noCache: true, serverStream: false, transports: recordingTransports(defaultTransports, recorder), ...(handlers && { handlers }) })
+  const client = await connect(
+    { url: server.url },
+    {
+      settings,
+      revision,
+      noCache: true,
+      serverStream: false,
+      transports: recordingTransports(defaultTransports, recorder),
+      ...(handlers && { handlers }),
+    },
+  )
   try {
     await run(client)
   } finally {
@@ -55,7 +69,9 @@ describe('replay --serve over Streamable HTTP', () => {
       expect(transport.sessionId).toBeString()
       const tools = await client.listTools()
       expect(tools.tools.map((t) => t.name)).toContain('test_simple_text')
-      expect(await client.callTool({ name: 'test_simple_text' })).toEqual({ content: [{ type: 'text', text: 'This is a simple text response for testing.' }] })
+      expect(await client.callTool({ name: 'test_simple_text' })).toEqual({
+        content: [{ type: 'text', text: 'This is a simple text response for testing.' }],
+      })
       const progress: number[] = []
       const result = await client.callTool({ name: 'test_tool_with_progress' }, undefined, { onprogress: (p) => progress.push(p.progress) })
       expect(result.content).toEqual([{ type: 'text', text: 'Progress test completed' }])
@@ -72,10 +88,16 @@ describe('replay --serve over Streamable HTTP', () => {
   })
 
   test('a recorded server→client request (legacy elicitation) is asked again and awaited', async () => {
-    const recording = await record('2025-11-25', async (client) => {
-      const result = await client.callTool('test_elicitation', { message: 'who?' })
-      expect(result.content).toEqual([{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }])
-    }, { onElicit: async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }) })
+    const recording = await record(
+      '2025-11-25',
+      async (client) => {
+        const result = await client.callTool('test_elicitation', { message: 'who?' })
+        expect(result.content).toEqual([
+          { type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' },
+        ])
+      },
+      { onElicit: async () => ({ action: 'accept', content: { username: 'ada', email: 'ada@example.com' } }) },
+    )
 
     await using replay = serveRecordingHttp(recording, settings)
     const client = new LegacyClient({ name: 'replayer', version: '1.0.0' }, { capabilities: { elicitation: {} } })
@@ -89,7 +111,9 @@ describe('replay --serve over Streamable HTTP', () => {
       const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'who?' } })
       expect(asked).toEqual(['who?'])
       // The recorded answer comes back whatever this client replied: it is a recording.
-      expect(result.content).toEqual([{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }])
+      expect(result.content).toEqual([
+        { type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' },
+      ])
     } finally {
       await client.close()
     }
@@ -118,7 +142,12 @@ describe('replay --serve over Streamable HTTP', () => {
     const legacy = await fetch(replay.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+      }),
     })
     expect(legacy.status).toBe(400)
     const body = await legacy.json()
@@ -129,17 +158,26 @@ describe('replay --serve over Streamable HTTP', () => {
 
   test('a modern input_required round trip is served: the second round matches by its inputResponses', async () => {
     const content = { username: 'ada', email: 'ada@example.com' }
-    const recording = await record('2026-07-28', async (client) => {
-      await client.callTool('test_elicitation', { message: 'who?' })
-    }, { onElicit: async () => ({ action: 'accept', content }) })
+    const recording = await record(
+      '2026-07-28',
+      async (client) => {
+        await client.callTool('test_elicitation', { message: 'who?' })
+      },
+      { onElicit: async () => ({ action: 'accept', content }) },
+    )
 
     await using replay = serveRecordingHttp(recording, settings)
-    const client = new ModernClient({ name: 'sdk2', version: '1.0.0' }, { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    const client = new ModernClient(
+      { name: 'sdk2', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    )
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content }))
     await client.connect(new ModernHttp(new URL(replay.url)))
     try {
       const result = await client.callTool({ name: 'test_elicitation', arguments: { message: 'who?' } })
-      expect(result.content).toEqual([{ type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' }])
+      expect(result.content).toEqual([
+        { type: 'text', text: 'User response: action=accept, content={"username":"ada","email":"ada@example.com"}' },
+      ])
     } finally {
       await client.close()
     }
@@ -161,7 +199,9 @@ describe('replay --serve over Streamable HTTP', () => {
       const listener = client.listen({ toolsListChanged: true }, () => {})
       // The recorded acknowledgement is replayed on the held stream.
       expect(await listener.acknowledged).toEqual({ toolsListChanged: true })
-      expect((await client.callTool('test_simple_text', {})).content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }])
+      expect((await client.callTool('test_simple_text', {})).content).toEqual([
+        { type: 'text', text: 'This is a simple text response for testing.' },
+      ])
       listener.close()
       // Ended by our cancellation, not by an error from the replay server.
       expect(((await listener.done.catch((error: McpxError) => error)) as McpxError).code).toBe('CANCELLED')

@@ -11,13 +11,21 @@ import { compileAccept } from '../../../lib/schema/index.ts'
 const PLAIN_SCHEMAS: Record<string, object> = {
   'typed properties, required, closed': {
     type: 'object',
-    properties: { owner: { type: 'string', minLength: 1, maxLength: 5 }, count: { type: 'integer', minimum: 1, maximum: 10 }, ratio: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 } },
+    properties: {
+      owner: { type: 'string', minLength: 1, maxLength: 5 },
+      count: { type: 'integer', minimum: 1, maximum: 10 },
+      ratio: { type: 'number', exclusiveMinimum: 0, exclusiveMaximum: 1 },
+    },
     required: ['owner'],
     additionalProperties: false,
   },
   'arrays and enums': {
     type: 'object',
-    properties: { tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, minItems: 1, maxItems: 2 }, mode: { enum: ['x', 1, null, true] }, fixed: { const: 'k' } },
+    properties: {
+      tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, minItems: 1, maxItems: 2 },
+      mode: { enum: ['x', 1, null, true] },
+      fixed: { const: 'k' },
+    },
     additionalProperties: { type: 'boolean' },
   },
   'type unions and annotations': {
@@ -25,7 +33,10 @@ const PLAIN_SCHEMAS: Record<string, object> = {
     title: 't',
     description: 'd',
     type: 'object',
-    properties: { maybe: { type: ['string', 'null'], default: null, examples: ['e'] }, nested: { type: 'object', properties: { deep: { type: 'boolean' } }, required: ['deep'] } },
+    properties: {
+      maybe: { type: ['string', 'null'], default: null, examples: ['e'] },
+      nested: { type: 'object', properties: { deep: { type: 'boolean' } }, required: ['deep'] },
+    },
   },
   'true and empty': { type: 'object', properties: { anything: true, empty: {} } },
 }

@@ -42,7 +42,11 @@ describe('validateInput', () => {
     const tool = {
       inputSchema: {
         type: 'object',
-        properties: { point: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'string' }] }, card: { type: 'string' }, zip: { type: 'string' } },
+        properties: {
+          point: { type: 'array', prefixItems: [{ type: 'number' }, { type: 'string' }] },
+          card: { type: 'string' },
+          zip: { type: 'string' },
+        },
         dependentRequired: { card: ['zip'] },
         unevaluatedProperties: false,
       },
@@ -77,7 +81,10 @@ describe('pass-through and caps', () => {
   test('outputs are validated when the tool has an outputSchema', () => {
     const tool = { outputSchema: { type: 'object', properties: { total: { type: 'integer' } }, required: ['total'] } }
     expect(validator.validateOutput(tool, { total: 3 })).toEqual({ ok: true })
-    expect(validator.validateOutput(tool, { total: 'three' })).toEqual({ ok: false, errors: [{ path: '/total', message: expect.any(String) }] })
+    expect(validator.validateOutput(tool, { total: 'three' })).toEqual({
+      ok: false,
+      errors: [{ path: '/total', message: expect.any(String) }],
+    })
   })
 
   test('refs to URLs and files are never resolved: the schema passes through, nothing is fetched', async () => {
@@ -107,7 +114,12 @@ describe('pass-through and caps', () => {
 
 describe('ReDoS guards', () => {
   test('patterns with nested quantifiers are dropped; safe patterns still apply', () => {
-    const tool = { inputSchema: { type: 'object', properties: { evil: { type: 'string', pattern: '^(a+)+$' }, code: { type: 'string', pattern: '^[0-9]{6}$' } } } }
+    const tool = {
+      inputSchema: {
+        type: 'object',
+        properties: { evil: { type: 'string', pattern: '^(a+)+$' }, code: { type: 'string', pattern: '^[0-9]{6}$' } },
+      },
+    }
     expect(validator.validateInput(tool, { evil: `${'a'.repeat(40)}!` })).toEqual({ ok: true })
     expect(validator.validateInput(tool, { code: '12345' }).ok).toBe(false)
     expect(validator.validateInput(tool, { code: '123456' })).toEqual({ ok: true })

@@ -8,13 +8,31 @@ import { testSettings } from '../../harness.ts'
 
 const CORPUS: Record<string, Array<{ name: string; title?: string; description: string; inputSchema?: unknown }>> = {
   github: [
-    { name: 'search_issues', description: 'Search issues and pull requests across GitHub repositories.', inputSchema: { type: 'object', properties: { q: { type: 'string', description: 'Search query' } } } },
-    { name: 'list_pull_requests', description: 'List pull requests in a GitHub repository.', inputSchema: { type: 'object', properties: { owner: { type: 'string' }, repo: { type: 'string' }, state: { type: 'string', enum: ['open', 'closed'] } } } },
+    {
+      name: 'search_issues',
+      description: 'Search issues and pull requests across GitHub repositories.',
+      inputSchema: { type: 'object', properties: { q: { type: 'string', description: 'Search query' } } },
+    },
+    {
+      name: 'list_pull_requests',
+      description: 'List pull requests in a GitHub repository.',
+      inputSchema: {
+        type: 'object',
+        properties: { owner: { type: 'string' }, repo: { type: 'string' }, state: { type: 'string', enum: ['open', 'closed'] } },
+      },
+    },
     { name: 'create_issue', description: 'Open a new issue in a repository.' },
     { name: 'getFileContents', title: 'Read file', description: 'Get the contents of a file or directory from a repository.' },
   ],
   slack: [
-    { name: 'post_message', description: 'Post a message to a Slack channel.', inputSchema: { type: 'object', properties: { channel_id: { type: 'string', description: 'Channel to post in' }, text: { type: 'string' } } } },
+    {
+      name: 'post_message',
+      description: 'Post a message to a Slack channel.',
+      inputSchema: {
+        type: 'object',
+        properties: { channel_id: { type: 'string', description: 'Channel to post in' }, text: { type: 'string' } },
+      },
+    },
     { name: 'list_channels', description: 'List public channels in the workspace.' },
     { name: 'search_messages', description: 'Search messages in Slack.' },
   ],
@@ -25,7 +43,11 @@ const CORPUS: Record<string, Array<{ name: string; title?: string; description: 
   calendar: [{ name: 'list_events', description: 'List calendar events in a time range.' }],
   weather: [{ name: 'get_forecast', description: 'Weather forecast for a location for the next days.' }],
   s3: [
-    { name: 'put_object', description: 'Upload a file to an S3 bucket.', inputSchema: { type: 'object', properties: { bucket: { type: 'string' }, key: { type: 'string' }, body: { type: 'string' } } } },
+    {
+      name: 'put_object',
+      description: 'Upload a file to an S3 bucket.',
+      inputSchema: { type: 'object', properties: { bucket: { type: 'string' }, key: { type: 'string' }, body: { type: 'string' } } },
+    },
     { name: 'list_buckets', description: 'List S3 buckets.' },
   ],
   pagerduty: [{ name: 'list_on_calls', description: 'List who is on call for each escalation policy.' }],
@@ -41,13 +63,31 @@ const top = (index: ToolIndex, query: string, options = {}) => index.search(quer
 
 describe('tokenizer', () => {
   test('splits snake_case, camelCase, acronyms and keeps digits with their letters', () => {
-    expect(splitWords('list_pull_requests getHTTPResponse s3Bucket ec2 2fa')).toEqual(['list', 'pull', 'requests', 'get', 'http', 'response', 's3', 'bucket', 'ec2', '2fa'])
+    expect(splitWords('list_pull_requests getHTTPResponse s3Bucket ec2 2fa')).toEqual([
+      'list',
+      'pull',
+      'requests',
+      'get',
+      'http',
+      'response',
+      's3',
+      'bucket',
+      'ec2',
+      '2fa',
+    ])
   })
 
   test('drops stop words and stems inflections to one term', () => {
     expect(tokenize('Search for the issues that I created')).toEqual(['search', 'issu', 'creat'])
     expect(['create', 'created', 'creating', 'creates'].map(stem)).toEqual(['creat', 'creat', 'creat', 'creat'])
-    expect(['repositories', 'boxes', 'running', 'stopped', 'status', 'pull'].map(stem)).toEqual(['repository', 'box', 'run', 'stop', 'status', 'pull'])
+    expect(['repositories', 'boxes', 'running', 'stopped', 'status', 'pull'].map(stem)).toEqual([
+      'repository',
+      'box',
+      'run',
+      'stop',
+      'status',
+      'pull',
+    ])
   })
 })
 
@@ -120,7 +160,7 @@ describe('limits', () => {
 })
 
 describe('incremental updates', () => {
-  test('setServer replaces a server\'s tools; upsert replaces one tool; remove and removeServer forget', () => {
+  test("setServer replaces a server's tools; upsert replaces one tool; remove and removeServer forget", () => {
     const index = corpusIndex()
     const total = index.size
     index.setServer('weather', [{ name: 'get_alerts', description: 'Severe weather alerts for a region.' }])

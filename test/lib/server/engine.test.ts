@@ -28,7 +28,10 @@ function setup() {
         description: 'waits for the test, or for cancellation',
         async handler(_args, ctx) {
           started.open()
-          await Promise.race([blocker.wait, new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))])
+          await Promise.race([
+            blocker.wait,
+            new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+          ])
           return { content: [{ type: 'text', text: 'released' }] }
         },
       }),
@@ -55,7 +58,8 @@ function setup() {
   const connection = engine.connect('stdio')
   const channel: Channel = { connection, outlet: { send: (m) => void sent.push(m) } }
   let id = 0
-  const call = (method: string, params?: Record<string, unknown>) => engine.handle({ jsonrpc: '2.0', id: ++id, method, ...(params && { params }) }, channel)
+  const call = (method: string, params?: Record<string, unknown>) =>
+    engine.handle({ jsonrpc: '2.0', id: ++id, method, ...(params && { params }) }, channel)
   return { engine, connection, channel, sent, call, blocker, started }
 }
 
@@ -65,7 +69,8 @@ const error = (r: JsonRpcResponse | undefined) => (r && 'error' in r ? r.error :
 describe('legacy lifecycle', () => {
   test('echoes a supported version and counter-offers an unknown one', async () => {
     const { call } = setup()
-    const init = (protocolVersion: string) => call('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'c', version: '1' } })
+    const init = (protocolVersion: string) =>
+      call('initialize', { protocolVersion, capabilities: {}, clientInfo: { name: 'c', version: '1' } })
     expect(result(await init('2025-03-26')).protocolVersion).toBe('2025-03-26')
     expect(result(await init('1999-01-01')).protocolVersion).toBe('2025-11-25')
     expect(result(await init('2026-07-28')).protocolVersion).toBe('2025-11-25')
@@ -86,14 +91,30 @@ describe('tool arguments', () => {
   test('arguments that break the inputSchema are a tool error (SEP-1303), not a protocol error', async () => {
     const server = defineServer({
       info: { name: 'args', version: '1' },
-      tools: [defineTool({ name: 'typed', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] }, handler: (a) => ({ content: [{ type: 'text', text: String(a.n) }] }) })],
+      tools: [
+        defineTool({
+          name: 'typed',
+          inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+          handler: (a) => ({ content: [{ type: 'text', text: String(a.n) }] }),
+        }),
+      ],
     })
     const engine = new Engine(server, testSettings())
     const channel: Channel = { connection: engine.connect('stdio'), outlet: { send: () => {} } }
-    const bad = result(await engine.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'typed', arguments: { n: 'x' }, _meta: META } }, channel))
+    const bad = result(
+      await engine.handle(
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'typed', arguments: { n: 'x' }, _meta: META } },
+        channel,
+      ),
+    )
     expect(bad.isError).toBe(true)
     expect(bad.content[0].text).toContain('arguments')
-    const good = result(await engine.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'typed', arguments: { n: 3 }, _meta: META } }, channel))
+    const good = result(
+      await engine.handle(
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'typed', arguments: { n: 3 }, _meta: META } },
+        channel,
+      ),
+    )
     expect(good.content).toEqual([{ type: 'text', text: '3' }])
   })
 })
@@ -104,9 +125,23 @@ describe('modern MRTR', () => {
     const round1 = result(await call('tools/call', { name: 'two_steps', _meta: META }))
     expect(round1.resultType).toBe('input_required')
     expect(Object.keys(round1.inputRequests)).toEqual(['a'])
-    const round2 = result(await call('tools/call', { name: 'two_steps', _meta: META, requestState: round1.requestState, inputResponses: { a: { action: 'accept', content: { x: 1 } } } }))
+    const round2 = result(
+      await call('tools/call', {
+        name: 'two_steps',
+        _meta: META,
+        requestState: round1.requestState,
+        inputResponses: { a: { action: 'accept', content: { x: 1 } } },
+      }),
+    )
     expect(Object.keys(round2.inputRequests)).toEqual(['b'])
-    const done = result(await call('tools/call', { name: 'two_steps', _meta: META, requestState: round2.requestState, inputResponses: { b: { action: 'accept', content: { y: 2 } } } }))
+    const done = result(
+      await call('tools/call', {
+        name: 'two_steps',
+        _meta: META,
+        requestState: round2.requestState,
+        inputResponses: { b: { action: 'accept', content: { y: 2 } } },
+      }),
+    )
     expect(done.content).toEqual([{ type: 'text', text: '{"x":1} {"y":2}' }])
     // The same state presented on another tool is rejected.
     const misused = await call('tools/call', { name: 'block', _meta: META, requestState: round1.requestState })
@@ -119,8 +154,13 @@ describe('modern MRTR', () => {
     const server = defineServer({ info: { name: 'ttl', version: '1' }, tools: setup().engine.registry.listTools() })
     const engine = new Engine(server, testSettings({ requestStateTtlMs: 0 }))
     const channel: Channel = { connection: engine.connect('stdio'), outlet: { send: () => {} } }
-    const first = result(await engine.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'two_steps', _meta: META } }, channel))
-    const again = await engine.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'two_steps', _meta: META, requestState: first.requestState } }, channel)
+    const first = result(
+      await engine.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'two_steps', _meta: META } }, channel),
+    )
+    const again = await engine.handle(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'two_steps', _meta: META, requestState: first.requestState } },
+      channel,
+    )
     expect(error(again)).toMatchObject({ code: -32602, data: { reason: 'expired' } })
   })
 })
@@ -134,7 +174,11 @@ describe('subscriptions/listen', () => {
     await engine.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1 } }, channel)
     expect(await listening).toBeUndefined()
     expect(sent).toEqual([
-      { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 1 }, notifications: { toolsListChanged: true } } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/subscriptions/acknowledged',
+        params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 1 }, notifications: { toolsListChanged: true } },
+      },
       { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 1 } } },
     ])
   })
@@ -160,8 +204,14 @@ describe('tasks', () => {
     blocker.open()
     let done = result(await call('tasks/get', { taskId: created.taskId, _meta: meta }))
     while (done.status === 'working') done = result(await call('tasks/get', { taskId: created.taskId, _meta: meta }))
-    expect(done).toMatchObject({ resultType: 'complete', status: 'completed', result: { content: [{ type: 'text', text: 'done modern' }] } })
-    const pushed = sent.filter((m) => 'method' in m && m.method === 'notifications/tasks').map((m) => (m as unknown as { params: { status: string } }).params.status)
+    expect(done).toMatchObject({
+      resultType: 'complete',
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'done modern' }] },
+    })
+    const pushed = sent
+      .filter((m) => 'method' in m && m.method === 'notifications/tasks')
+      .map((m) => (m as unknown as { params: { status: string } }).params.status)
     expect(pushed).toEqual(['completed'])
     expect(error(await call('tasks/get', { taskId: created.taskId, _meta: META }))?.code).toBe(-32021)
   })
@@ -191,23 +241,50 @@ describe('pagination', () => {
     let cursor: string | undefined
     let pages = 0
     do {
-      const page = result(await engine.handle({ jsonrpc: '2.0', id: ++pages, method: 'tools/list', params: { _meta: META, ...(cursor && { cursor }) } }, channel))
+      const page = result(
+        await engine.handle(
+          { jsonrpc: '2.0', id: ++pages, method: 'tools/list', params: { _meta: META, ...(cursor && { cursor }) } },
+          channel,
+        ),
+      )
       names.push(...page.tools.map((t: { name: string }) => t.name))
       expect(page.cacheScope).toBe('public')
       cursor = page.nextCursor
     } while (cursor)
     expect(names).toEqual(['t0', 't1', 't2', 't3', 't4'])
     expect(pages).toBe(3)
-    expect(error(await engine.handle({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { _meta: META, cursor: 'nope' } }, channel))?.code).toBe(-32602)
+    expect(
+      error(await engine.handle({ jsonrpc: '2.0', id: 9, method: 'tools/list', params: { _meta: META, cursor: 'nope' } }, channel))?.code,
+    ).toBe(-32602)
   })
 })
 
 test('a legacy client without the elicitation capability gets a tool error, not the 2026-only -32021', async () => {
   const { engine } = setup()
-  const server = defineServer({ info: { name: 'caps', version: '1' }, tools: [defineTool({ name: 'ask', handler: async (_a, ctx) => ({ content: [{ type: 'text', text: JSON.stringify(await ctx.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } })) }] }) })] })
+  const server = defineServer({
+    info: { name: 'caps', version: '1' },
+    tools: [
+      defineTool({
+        name: 'ask',
+        handler: async (_a, ctx) => ({
+          content: [
+            { type: 'text', text: JSON.stringify(await ctx.elicit({ message: 'x', requestedSchema: { type: 'object', properties: {} } })) },
+          ],
+        }),
+      }),
+    ],
+  })
   const capsEngine = new Engine(server, engine.settings)
   const channel: Channel = { connection: capsEngine.connect('stdio'), outlet: { send: () => {} } }
-  await capsEngine.handle({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }, channel)
+  await capsEngine.handle(
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+    },
+    channel,
+  )
   const reply = result(await capsEngine.handle({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask' } }, channel))
   expect(reply.isError).toBe(true)
 })
@@ -215,12 +292,29 @@ test('a legacy client without the elicitation capability gets a tool error, not 
 test('with an authenticated principal: requestState is bound to it and cacheable results are private', async () => {
   const { engine, connection } = setup()
   const as = (principal: string): Channel => ({ connection, outlet: { send: () => {} }, principal })
-  const round1 = result(await engine.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'two_steps', _meta: META } }, as('alice')))
+  const round1 = result(
+    await engine.handle({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'two_steps', _meta: META } }, as('alice')),
+  )
   const retry = (principal: string, id: number) =>
-    engine.handle({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'two_steps', _meta: META, requestState: round1.requestState, inputResponses: { a: { action: 'accept', content: {} } } } }, as(principal))
+    engine.handle(
+      {
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: {
+          name: 'two_steps',
+          _meta: META,
+          requestState: round1.requestState,
+          inputResponses: { a: { action: 'accept', content: {} } },
+        },
+      },
+      as(principal),
+    )
   expect(error(await retry('mallory', 2))).toMatchObject({ code: -32602, data: { reason: 'bound to a different caller' } })
   expect(result(await retry('alice', 3)).resultType).toBe('input_required')
-  expect(result(await engine.handle({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: META } }, as('alice'))).cacheScope).toBe('private')
+  expect(
+    result(await engine.handle({ jsonrpc: '2.0', id: 4, method: 'tools/list', params: { _meta: META } }, as('alice'))).cacheScope,
+  ).toBe('private')
 })
 
 describe('accept liberally: older legacy clients', () => {
@@ -246,7 +340,11 @@ describe('accept liberally: older legacy clients', () => {
     const listening = call('subscriptions/listen', { notifications: { toolsListChanged: true } })
     await Bun.sleep(0)
     const tag = { 'io.modelcontextprotocol/subscriptionId': 2 }
-    expect(sent).toContainEqual({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: tag, notifications: { toolsListChanged: true } } })
+    expect(sent).toContainEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: tag, notifications: { toolsListChanged: true } },
+    })
     engine.notify.toolsListChanged()
     expect(sent).toContainEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: tag } })
     await engine.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } }, channel)
@@ -276,7 +374,8 @@ describe('2025-11-25 tasks of a tool that adopts ids (a gateway relaying upstrea
     const engine = new Engine(server, testSettings())
     const channel: Channel = { connection: engine.connect('stdio'), outlet: { send: () => {} } }
     let id = 0
-    const call = (method: string, params?: Record<string, unknown>) => engine.handle({ jsonrpc: '2.0', id: ++id, method, ...(params && { params }) }, channel)
+    const call = (method: string, params?: Record<string, unknown>) =>
+      engine.handle({ jsonrpc: '2.0', id: ++id, method, ...(params && { params }) }, channel)
     return { call, release }
   }
 

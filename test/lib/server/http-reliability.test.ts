@@ -12,8 +12,16 @@ const settings = testSettings({ shutdownGraceMs: 300 })
 const server = defineServer({
   info: { name: 'http-reliability', version: '1.0.0' },
   tools: [
-    { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, handler: async (args) => ({ content: [{ type: 'text', text: String(args.text) }] }) },
-    { name: 'quick', inputSchema: { type: 'object' }, handler: async () => (await Bun.sleep(50), { content: [{ type: 'text', text: 'quick done' }] }) },
+    {
+      name: 'echo',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      handler: async (args) => ({ content: [{ type: 'text', text: String(args.text) }] }),
+    },
+    {
+      name: 'quick',
+      inputSchema: { type: 'object' },
+      handler: async () => (await Bun.sleep(50), { content: [{ type: 'text', text: 'quick done' }] }),
+    },
     { name: 'stuck', inputSchema: { type: 'object' }, handler: () => new Promise(() => {}) },
   ],
 })
@@ -24,9 +32,20 @@ const headers = (session?: string) => ({
   'MCP-Protocol-Version': '2025-11-25',
   ...(session && { 'Mcp-Session-Id': session }),
 })
-const post = (url: string, body: unknown, session?: string) => fetch(url, { method: 'POST', headers: headers(session), body: JSON.stringify(body) })
-const init = (id: number, protocolVersion: unknown) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } } })
-const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
+const post = (url: string, body: unknown, session?: string) =>
+  fetch(url, { method: 'POST', headers: headers(session), body: JSON.stringify(body) })
+const init = (id: number, protocolVersion: unknown) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+})
+const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+})
 
 async function session(url: string): Promise<string> {
   const response = await post(url, init(1, '2025-11-25'))
@@ -50,16 +69,27 @@ describe('HTTP server reliability', () => {
   test('JSON nested beyond maxJsonDepth is refused with 400 and -32700 naming the setting', async () => {
     await using http = serveHttp(new Engine(server, settings), settings)
     const id = await session(http.url)
-    const deep = await fetch(http.url, { method: 'POST', headers: headers(id), body: `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":${'['.repeat(200_000)}${']'.repeat(200_000)}}}` })
+    const deep = await fetch(http.url, {
+      method: 'POST',
+      headers: headers(id),
+      body: `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"x":${'['.repeat(200_000)}${']'.repeat(200_000)}}}`,
+    })
     expect(deep.status).toBe(400)
-    expect(((await deep.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32700, message: expect.stringContaining('setting maxJsonDepth') })
+    expect(((await deep.json()) as { error: { code: number; message: string } }).error).toMatchObject({
+      code: -32700,
+      message: expect.stringContaining('setting maxJsonDepth'),
+    })
     expect((await post(http.url, call(10, 'echo', { text: 'ok' }), id)).status).toBe(200)
   })
 
   test('an id beyond 2^53 comes back byte for byte', async () => {
     await using http = serveHttp(new Engine(server, settings), settings)
     const id = await session(http.url)
-    const answer = await fetch(http.url, { method: 'POST', headers: headers(id), body: '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}' })
+    const answer = await fetch(http.url, {
+      method: 'POST',
+      headers: headers(id),
+      body: '{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}',
+    })
     expect(await answer.text()).toContain('"id":9007199254740993,')
   })
 

@@ -44,7 +44,11 @@ beforeAll(() => {
 afterAll(() => http.close())
 
 const post = (body: unknown, headers: Record<string, string>) =>
-  fetch(http.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers }, body: JSON.stringify(body) })
+  fetch(http.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT, ...headers },
+    body: JSON.stringify(body),
+  })
 
 /** Read SSE `data:` payloads until `count` JSON messages arrived. */
 async function readMessages(body: ReadableStream<Uint8Array>, count: number): Promise<any[]> {
@@ -58,7 +62,11 @@ async function readMessages(body: ReadableStream<Uint8Array>, count: number): Pr
     const events = text.split('\n\n')
     text = events.pop()!
     for (const event of events) {
-      const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n')
+      const data = event
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).trim())
+        .join('\n')
       if (data) messages.push(JSON.parse(data))
     }
   }
@@ -67,10 +75,20 @@ async function readMessages(body: ReadableStream<Uint8Array>, count: number): Pr
 }
 
 test('legacy standalone GET stream receives list_changed and subscribed resources/updated', async () => {
-  const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }, {})
+  const init = await post(
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    },
+    {},
+  )
   const session = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' }
   expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202)
-  expect(await (await post({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'test://watched' } }, session)).json()).toMatchObject({ result: {} })
+  expect(
+    await (await post({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: 'test://watched' } }, session)).json(),
+  ).toMatchObject({ result: {} })
   const stream = await fetch(http.url, { headers: { accept: 'text/event-stream', ...session } })
   expect(stream.headers.get('content-type')).toBe('text/event-stream')
   expect(stream.headers.get('x-accel-buffering')).toBe('no')
@@ -86,8 +104,19 @@ test('closing a 2026 response stream cancels the call', async () => {
   const response = await fetch(http.url, {
     method: 'POST',
     signal: controller.signal,
-    headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'wait_for_cancel' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait_for_cancel', _meta: { ...META, progressToken: 'p' } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: ACCEPT,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'wait_for_cancel',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'wait_for_cancel', _meta: { ...META, progressToken: 'p' } },
+    }),
   })
   expect((await readMessages(response.body!, 1))[0].method).toBe('notifications/progress')
   controller.abort()
@@ -96,10 +125,20 @@ test('closing a 2026 response stream cancels the call', async () => {
 
 test('a 2026 listen stream is acknowledged first and receives the filtered notifications', async () => {
   const modern = (method: string) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': method })
-  const listen = await post({ jsonrpc: '2.0', id: 'sub-1', method: 'subscriptions/listen', params: { _meta: META, notifications: { toolsListChanged: true } } }, modern('subscriptions/listen'))
+  const listen = await post(
+    { jsonrpc: '2.0', id: 'sub-1', method: 'subscriptions/listen', params: { _meta: META, notifications: { toolsListChanged: true } } },
+    modern('subscriptions/listen'),
+  )
   const reading = readMessages(listen.body!, 2)
-  await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'touch', _meta: META } }, { ...modern('tools/call'), 'mcp-name': 'touch' })
+  await post(
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'touch', _meta: META } },
+    { ...modern('tools/call'), 'mcp-name': 'touch' },
+  )
   const [ack, changed] = await reading
   expect(ack).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { notifications: { toolsListChanged: true } } })
-  expect(changed).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } } })
+  expect(changed).toEqual({
+    jsonrpc: '2.0',
+    method: 'notifications/tools/list_changed',
+    params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 'sub-1' } },
+  })
 })

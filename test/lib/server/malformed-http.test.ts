@@ -17,7 +17,12 @@ let sessionId: string
 beforeAll(async () => {
   const settings = testSettings({ maxFrameBytes: MAX_FRAME_BYTES })
   server = serveHttp(new Engine(everythingServer, settings), settings)
-  const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
+  const init = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  })
   sessionId = init.headers.get('mcp-session-id')!
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, legacyHeaders())
 })
@@ -30,8 +35,16 @@ function post(body: unknown, headers: Record<string, string> = {}): Promise<Resp
     body: typeof body === 'string' ? body : JSON.stringify(body),
   })
 }
-const legacyHeaders = (extra: Record<string, string> = {}) => ({ 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25', ...extra })
-const modernHeaders = (method: string, extra: Record<string, string> = {}) => ({ 'mcp-protocol-version': MODERN, 'mcp-method': method, ...extra })
+const legacyHeaders = (extra: Record<string, string> = {}) => ({
+  'mcp-session-id': sessionId,
+  'mcp-protocol-version': '2025-11-25',
+  ...extra,
+})
+const modernHeaders = (method: string, extra: Record<string, string> = {}) => ({
+  'mcp-protocol-version': MODERN,
+  'mcp-method': method,
+  ...extra,
+})
 
 async function expectServing(): Promise<void> {
   const legacy = await post({ jsonrpc: '2.0', id: 99, method: 'ping' }, legacyHeaders())
@@ -45,45 +58,105 @@ type Case = [name: string, send: () => Promise<Response>, status: number, code: 
 const cases: Case[] = [
   ['bad JSON', () => post('{"jsonrpc":', legacyHeaders()), 400, -32700],
   ['text/plain body', () => post('{}', { ...legacyHeaders(), 'content-type': 'text/plain' }), 415, -32600],
-  ['oversized body', () => post({ jsonrpc: '2.0', id: 2, method: 'ping', params: { pad: 'x'.repeat(MAX_FRAME_BYTES) } }, legacyHeaders()), 413, -32600],
+  [
+    'oversized body',
+    () => post({ jsonrpc: '2.0', id: 2, method: 'ping', params: { pad: 'x'.repeat(MAX_FRAME_BYTES) } }, legacyHeaders()),
+    413,
+    -32600,
+  ],
   ['missing id and method', () => post({ jsonrpc: '2.0', params: {} }, legacyHeaders()), 400, -32600],
-  ['legacy request without a session', () => post({ jsonrpc: '2.0', id: 3, method: 'ping' }, { 'mcp-protocol-version': '2025-11-25' }), 400, -32600],
+  [
+    'legacy request without a session',
+    () => post({ jsonrpc: '2.0', id: 3, method: 'ping' }, { 'mcp-protocol-version': '2025-11-25' }),
+    400,
+    -32600,
+  ],
   ['unknown session', () => post({ jsonrpc: '2.0', id: 4, method: 'ping' }, legacyHeaders({ 'mcp-session-id': 'nope' })), 404, -32600],
-  ['foreign Origin', () => post({ jsonrpc: '2.0', id: 5, method: 'ping' }, legacyHeaders({ origin: 'https://evil.example.com' })), 403, undefined],
-  ['unknown protocol version header', () => post({ jsonrpc: '2.0', id: 6, method: 'ping' }, legacyHeaders({ 'mcp-protocol-version': '1999-01-01' })), 400, -32022],
+  [
+    'foreign Origin',
+    () => post({ jsonrpc: '2.0', id: 5, method: 'ping' }, legacyHeaders({ origin: 'https://evil.example.com' })),
+    403,
+    undefined,
+  ],
+  [
+    'unknown protocol version header',
+    () => post({ jsonrpc: '2.0', id: 6, method: 'ping' }, legacyHeaders({ 'mcp-protocol-version': '1999-01-01' })),
+    400,
+    -32022,
+  ],
   ['batch outside 2025-03-26', () => post([{ jsonrpc: '2.0', id: 7, method: 'ping' }], legacyHeaders()), 400, -32600],
   ['legacy unknown method', () => post({ jsonrpc: '2.0', id: 8, method: 'no/such' }, legacyHeaders()), 200, -32601],
   ['modern request without _meta', () => post({ jsonrpc: '2.0', id: 9, method: 'tools/list' }, modernHeaders('tools/list')), 400, -32602],
-  ['modern Mcp-Method mismatch', () => post({ jsonrpc: '2.0', id: 10, method: 'tools/list', params: { _meta: META } }, modernHeaders('prompts/list')), 400, -32020],
+  [
+    'modern Mcp-Method mismatch',
+    () => post({ jsonrpc: '2.0', id: 10, method: 'tools/list', params: { _meta: META } }, modernHeaders('prompts/list')),
+    400,
+    -32020,
+  ],
   [
     'modern base64 Mcp-Name mismatch',
-    () => post({ jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'test_simple_text', _meta: META } }, modernHeaders('tools/call', { 'mcp-name': `=?base64?${btoa('other')}?=` })),
+    () =>
+      post(
+        { jsonrpc: '2.0', id: 11, method: 'tools/call', params: { name: 'test_simple_text', _meta: META } },
+        modernHeaders('tools/call', { 'mcp-name': `=?base64?${btoa('other')}?=` }),
+      ),
     400,
     -32020,
   ],
   [
     'modern Mcp-Param header omitted',
-    () => post({ jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'test_custom_header', arguments: { region: 'eu' }, _meta: META } }, modernHeaders('tools/call', { 'mcp-name': 'test_custom_header' })),
+    () =>
+      post(
+        { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'test_custom_header', arguments: { region: 'eu' }, _meta: META } },
+        modernHeaders('tools/call', { 'mcp-name': 'test_custom_header' }),
+      ),
     400,
     -32020,
   ],
-  ['modern unknown method', () => post({ jsonrpc: '2.0', id: 13, method: 'no/such', params: { _meta: META } }, modernHeaders('no/such')), 404, -32601],
-  ['modern removed method', () => post({ jsonrpc: '2.0', id: 14, method: 'initialize', params: { _meta: META } }, modernHeaders('initialize')), 404, -32601],
+  [
+    'modern unknown method',
+    () => post({ jsonrpc: '2.0', id: 13, method: 'no/such', params: { _meta: META } }, modernHeaders('no/such')),
+    404,
+    -32601,
+  ],
+  [
+    'modern removed method',
+    () => post({ jsonrpc: '2.0', id: 14, method: 'initialize', params: { _meta: META } }, modernHeaders('initialize')),
+    404,
+    -32601,
+  ],
   [
     'modern header ≠ _meta version',
-    () => post({ jsonrpc: '2.0', id: 15, method: 'tools/list', params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } } }, modernHeaders('tools/list')),
+    () =>
+      post(
+        {
+          jsonrpc: '2.0',
+          id: 15,
+          method: 'tools/list',
+          params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' } },
+        },
+        modernHeaders('tools/list'),
+      ),
     400,
     -32020,
   ],
   [
     'modern undeclared client capability',
-    () => post({ jsonrpc: '2.0', id: 16, method: 'tools/call', params: { name: 'test_missing_capability', _meta: META } }, modernHeaders('tools/call', { 'mcp-name': 'test_missing_capability' })),
+    () =>
+      post(
+        { jsonrpc: '2.0', id: 16, method: 'tools/call', params: { name: 'test_missing_capability', _meta: META } },
+        modernHeaders('tools/call', { 'mcp-name': 'test_missing_capability' }),
+      ),
     400,
     -32021,
   ],
   [
     'modern tampered requestState',
-    () => post({ jsonrpc: '2.0', id: 17, method: 'tools/call', params: { name: 'test_simple_text', requestState: 'x.y', _meta: META } }, modernHeaders('tools/call', { 'mcp-name': 'test_simple_text' })),
+    () =>
+      post(
+        { jsonrpc: '2.0', id: 17, method: 'tools/call', params: { name: 'test_simple_text', requestState: 'x.y', _meta: META } },
+        modernHeaders('tools/call', { 'mcp-name': 'test_simple_text' }),
+      ),
     200,
     -32602,
   ],
@@ -98,7 +171,12 @@ describe('HTTP endpoint: malformed input', () => {
   })
 
   test('DELETE ends the session; the id then gets 404', async () => {
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    })
     const id = init.headers.get('mcp-session-id')!
     expect(id).toMatch(/^[\x21-\x7e]+$/)
     expect((await fetch(server.url, { method: 'DELETE', headers: { 'mcp-session-id': id } })).status).toBe(204)
@@ -106,7 +184,10 @@ describe('HTTP endpoint: malformed input', () => {
   })
 
   test('no session is minted for server/discover or a failed initialize', async () => {
-    const discover = await post({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } }, modernHeaders('server/discover'))
+    const discover = await post(
+      { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } },
+      modernHeaders('server/discover'),
+    )
     expect(discover.headers.get('mcp-session-id')).toBeNull()
     const failed = await post({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: 5 } })
     expect(failed.headers.get('mcp-session-id')).toBeNull()

@@ -47,7 +47,12 @@ class StdioPeer {
 }
 
 const initialize = (id: number, protocolVersion: string) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } } })
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  })
 const ping = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' })
 
 describe('stdio server: malformed input at 2025-11-25', () => {
@@ -66,10 +71,20 @@ describe('stdio server: malformed input at 2025-11-25', () => {
     ['wrong jsonrpc version', '{"jsonrpc":"1.0","id":7,"method":"ping"}', -32600, 7],
     ['method of the wrong type', '{"jsonrpc":"2.0","id":8,"method":5}', -32600, 8],
     ['id of the wrong type', '{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}', -32600, null],
-    ['oversized frame', JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping', params: { pad: 'x'.repeat(MAX_FRAME_BYTES) } }), -32600, null],
+    [
+      'oversized frame',
+      JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping', params: { pad: 'x'.repeat(MAX_FRAME_BYTES) } }),
+      -32600,
+      null,
+    ],
     ['unknown method', '{"jsonrpc":"2.0","id":10,"method":"no/such"}', -32601, 10],
     ['a 2026-only method on a legacy connection', '{"jsonrpc":"2.0","id":11,"method":"server/discover"}', -32601, 11],
-    ['params of the wrong type', '{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"test_simple_text","arguments":"x"}}', -32602, 12],
+    [
+      'params of the wrong type',
+      '{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"test_simple_text","arguments":"x"}}',
+      -32602,
+      12,
+    ],
     ['unknown tool', '{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"nope"}}', -32602, 13],
     ['missing resource (legacy code)', '{"jsonrpc":"2.0","id":14,"method":"resources/read","params":{"uri":"test://missing"}}', -32002, 14],
     ['bad log level', '{"jsonrpc":"2.0","id":15,"method":"logging/setLevel","params":{"level":"loud"}}', -32602, 15],
@@ -87,7 +102,9 @@ describe('stdio server: 2025-03-26 batches and 2026 per-request errors', () => {
   test('a 2025-03-26 batch is answered with one array; initialize inside it is refused', async () => {
     const peer = new StdioPeer()
     await peer.exchange(initialize(1, '2025-03-26'))
-    const replies = await peer.exchange(`[${ping(2)},${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })},${ping(3)}]`)
+    const replies = await peer.exchange(
+      `[${ping(2)},${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })},${ping(3)}]`,
+    )
     expect(replies).toEqual([
       { jsonrpc: '2.0', id: 2, result: {} },
       { jsonrpc: '2.0', id: 3, result: {} },
@@ -101,9 +118,18 @@ describe('stdio server: 2025-03-26 batches and 2026 per-request errors', () => {
     const peer = new StdioPeer()
     const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
     expect((await peer.exchange('{"jsonrpc":"2.0","id":1,"method":"tools/list"}')).error.code).toBe(-32602)
-    const unsupported = await peer.exchange(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } } }))
+    const unsupported = await peer.exchange(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/list',
+        params: { _meta: { ...meta, 'io.modelcontextprotocol/protocolVersion': '2099-01-01' } },
+      }),
+    )
     expect(unsupported.error).toMatchObject({ code: -32022, data: { requested: '2099-01-01' } })
-    expect((await peer.exchange(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: { _meta: meta } }))).error.code).toBe(-32601)
+    expect((await peer.exchange(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: { _meta: meta } }))).error.code).toBe(
+      -32601,
+    )
     const discovered = await peer.exchange(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'server/discover', params: { _meta: meta } }))
     expect(discovered.result.supportedVersions).toContain('2026-07-28')
     expect(await peer.close()).toBe(0)
@@ -112,9 +138,19 @@ describe('stdio server: 2025-03-26 batches and 2026 per-request errors', () => {
 
 test('stdin EOF right after the requests: every answer is still written, then exit 0', async () => {
   await using proc = Bun.spawn([process.execPath, FIXTURE, '--stdio'], { stdin: 'pipe', stdout: 'pipe', stderr: 'ignore' })
-  proc.stdin.write(`${initialize(1, '2025-11-25')}\n${ping(2)}\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'test_tool_with_progress' } })}\n`)
+  proc.stdin.write(
+    `${initialize(1, '2025-11-25')}\n${ping(2)}\n${JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'test_tool_with_progress' } })}\n`,
+  )
   proc.stdin.end()
-  const lines = (await new Response(proc.stdout).text()).trim().split('\n').map((l) => JSON.parse(l))
-  expect(lines.filter((m) => 'id' in m).map((m) => m.id).sort()).toEqual([1, 2, 3])
+  const lines = (await new Response(proc.stdout).text())
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+  expect(
+    lines
+      .filter((m) => 'id' in m)
+      .map((m) => m.id)
+      .sort(),
+  ).toEqual([1, 2, 3])
   expect(await proc.exited).toBe(0)
 })

@@ -35,7 +35,7 @@ describe('seal / open', () => {
     expect(open(keyRing([k3]), token, 'p')).toBeUndefined()
   })
 
-  test('two replicas with the same key file open each other\'s requestState', () => {
+  test("two replicas with the same key file open each other's requestState", () => {
     using dir = tempDir('mcpx-seal')
     const file = join(dir.path, 'keys')
     writeFileSync(file, `# current first\n${k2.toString('hex')}\n${k1.toString('base64')}\n`)
@@ -45,7 +45,9 @@ describe('seal / open', () => {
     const token = a.seal('tools/call', params, { answers: { q: { action: 'accept' } }, asked: ['q'] }, 'alice')
     expect(b.open('tools/call', params, token, 'alice')).toEqual({ answers: { q: { action: 'accept' } }, asked: ['q'], state: undefined })
     expect(() => b.open('tools/call', params, token, 'bob')).toThrow('Invalid requestState: bound to a different caller')
-    expect(() => b.open('tools/call', { ...params, arguments: { x: 2 } }, token, 'alice')).toThrow('Invalid requestState: bound to a different request')
+    expect(() => b.open('tools/call', { ...params, arguments: { x: 2 } }, token, 'alice')).toThrow(
+      'Invalid requestState: bound to a different request',
+    )
   })
 
   test('requestStateSingleUse: a token opens once (the same token again is refused), a fresh one of the same request opens', () => {

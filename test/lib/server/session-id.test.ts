@@ -9,7 +9,12 @@ import { openSession, randomKeyRing, sealedSessionIds, sessionOwner } from '../.
 
 describe('sealed session ids', () => {
   const ring = randomKeyRing()
-  const seed = { revision: '2025-06-18' as const, clientCapabilities: { roots: { listChanged: true } }, clientInfo: { name: 'host', version: '1.2.3' }, principal: 'alice' }
+  const seed = {
+    revision: '2025-06-18' as const,
+    clientCapabilities: { roots: { listChanged: true } },
+    clientInfo: { name: 'host', version: '1.2.3' },
+    principal: 'alice',
+  }
 
   test('an id carries owner, time, revision, capabilities, info and principal; it is a valid session id', () => {
     const id = sealedSessionIds(ring, 'replica-2', () => 42)(seed)

@@ -15,8 +15,16 @@ let ran = 0
 const server = defineServer({
   info: { name: 'stdio-reliability', version: '1.0.0' },
   tools: [
-    { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, handler: async (args) => (ran++, { content: [{ type: 'text', text: String(args.text) }] }) },
-    { name: 'quick', inputSchema: { type: 'object' }, handler: async () => (await Bun.sleep(50), { content: [{ type: 'text', text: 'quick done' }] }) },
+    {
+      name: 'echo',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      handler: async (args) => (ran++, { content: [{ type: 'text', text: String(args.text) }] }),
+    },
+    {
+      name: 'quick',
+      inputSchema: { type: 'object' },
+      handler: async () => (await Bun.sleep(50), { content: [{ type: 'text', text: 'quick done' }] }),
+    },
     // Ignores its signal: only the engine's shutdown answer can end it.
     { name: 'stuck', inputSchema: { type: 'object' }, handler: () => new Promise(() => {}) },
   ],
@@ -26,7 +34,7 @@ function open() {
   let feed!: ReadableStreamDefaultController<Uint8Array>
   const input = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) })
   const lines: Record<string, unknown>[] = []
-  let waiting: (() => void)[] = []
+  const waiting: (() => void)[] = []
   const written: string[] = []
   const output = {
     write(text: string) {
@@ -47,11 +55,32 @@ function open() {
   }
   /** Let queued input be read and answered (a few turns of the loop). */
   const settle = () => Bun.sleep(50)
-  return { stdio, lines, send, sendBytes, answer, settle, end: () => feed.close(), get text() { return written.join('') } }
+  return {
+    stdio,
+    lines,
+    send,
+    sendBytes,
+    answer,
+    settle,
+    end: () => feed.close(),
+    get text() {
+      return written.join('')
+    },
+  }
 }
 
-const init = (id: number | string, protocolVersion: unknown) => ({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } } })
-const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
+const init = (id: number | string, protocolVersion: unknown) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+})
+const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+})
 
 describe('stdio server reliability', () => {
   test('a failed initialize (protocolVersion 42) leaves the session exactly as it was', async () => {
@@ -75,7 +104,12 @@ describe('stdio server reliability', () => {
     peer.send(init(1, '2025-11-25'))
     await peer.answer(1)
     const before = ran
-    peer.sendBytes([...new TextEncoder().encode('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"'), 0xff, 0xfe, ...new TextEncoder().encode('"}}}')])
+    peer.sendBytes([
+      ...new TextEncoder().encode('{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"'),
+      0xff,
+      0xfe,
+      ...new TextEncoder().encode('"}}}'),
+    ])
     peer.send({ jsonrpc: '2.0', method: 'notifications/initialized', params: 5 })
     peer.send(call(6, 'echo', { text: 'next' }))
     await peer.answer(6)
@@ -106,7 +140,9 @@ describe('stdio server reliability', () => {
     const peer = open()
     peer.send(init(1, '2025-11-25'))
     await peer.answer(1)
-    peer.send(`{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"echo","arguments":{"text":${'['.repeat(200_000)}${']'.repeat(200_000)}}}}`)
+    peer.send(
+      `{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"echo","arguments":{"text":${'['.repeat(200_000)}${']'.repeat(200_000)}}}}`,
+    )
     peer.send(call(2, 'echo', { text: 'shallow' }))
     expect((await peer.answer(2)).result).toMatchObject({ content: [{ text: 'shallow' }] })
     const refused = peer.lines.find((m) => 'error' in m && m.id === undefined) as { error: { code: number; message: string } }
@@ -147,6 +183,8 @@ describe('stdio server reliability', () => {
     expect(quick).toHaveLength(1)
     expect(quick[0]!.result).toMatchObject({ content: [{ text: 'quick done' }] })
     expect(stuck).toHaveLength(1)
-    expect((stuck[0]!.error as { message: string }).message).toContain('stdin closed: the request was stopped before it finished and may or may not have run')
+    expect((stuck[0]!.error as { message: string }).message).toContain(
+      'stdin closed: the request was stopped before it finished and may or may not have run',
+    )
   })
 })

@@ -7,7 +7,10 @@ import { memoryPair } from './memory-transport.ts'
 
 async function pair(options: { timeoutMs?: number } = {}) {
   const [a, b] = memoryPair()
-  const client = new Peer(a, { requestTimeoutMs: options.timeoutMs ?? 10_000, headersFor: (m) => ({ 'X-Method': 'method' in m ? m.method : 'response' }) })
+  const client = new Peer(a, {
+    requestTimeoutMs: options.timeoutMs ?? 10_000,
+    headersFor: (m) => ({ 'X-Method': 'method' in m ? m.method : 'response' }),
+  })
   const server = new Peer(b, { requestTimeoutMs: 10_000 })
   await client.start()
   await server.start()
@@ -20,7 +23,10 @@ describe('Peer', () => {
     server.handle('echo', (params) => ({ echoed: params.value }))
     const results = await Promise.all([1, 2, 3].map((value) => client.request('echo', { value })))
     expect(results.map((r) => r.echoed)).toEqual([1, 2, 3])
-    const ids = a.sent.map((s) => s.message).filter(isRequest).map((m) => m.id)
+    const ids = a.sent
+      .map((s) => s.message)
+      .filter(isRequest)
+      .map((m) => m.id)
     expect(new Set(ids).size).toBe(3)
     expect(a.sent[0]?.options?.headers).toEqual({ 'X-Method': 'echo' })
   })
@@ -97,7 +103,9 @@ describe('Peer', () => {
     for (const error of await Promise.all(pending)) {
       expect(error).toBeInstanceOf(McpxError)
       expect(error.code).toBe('CONNECT')
-      expect(error.message).toContain('while hang was in flight: it may or may not have run; it was not re-sent (server exited with code 3)')
+      expect(error.message).toContain(
+        'while hang was in flight: it may or may not have run; it was not re-sent (server exited with code 3)',
+      )
       expect(error.data).toMatchObject({ method: 'hang', inFlight: true })
       expect(error.cause).toBe(reason)
     }

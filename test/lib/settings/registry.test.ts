@@ -38,7 +38,9 @@ describe('settings registry', () => {
   test('nothing outside the settings registry and cli/context.ts reads the environment (process.env, Bun.env, import.meta.env)', () => {
     const offenders = [...sourceFiles(join(REPO_ROOT, 'lib')), ...sourceFiles(join(REPO_ROOT, 'cli'))]
       .filter((path) => !path.includes('/lib/settings/') && !path.endsWith('cli/context.ts'))
-      .filter((path) => /\b(process|Bun|import\.meta)\.env\b|\{[^}]*\benv\b[^}]*\}\s*from\s*['"](node:)?process['"]/.test(readFileSync(path, 'utf8')))
+      .filter((path) =>
+        /\b(process|Bun|import\.meta)\.env\b|\{[^}]*\benv\b[^}]*\}\s*from\s*['"](node:)?process['"]/.test(readFileSync(path, 'utf8')),
+      )
       .map((path) => path.slice(REPO_ROOT.length + 1))
     expect(offenders).toEqual([])
   })

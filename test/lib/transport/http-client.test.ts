@@ -115,7 +115,11 @@ describe('Streamable HTTP client against the SDK 1.x server', () => {
     const sessionId = conn.transport.sessionId!
     await conn.transport.close()
     expect(await conn.rec.closed).toBeUndefined()
-    const after = await fetch(peer.url, { method: 'POST', headers: { 'Mcp-Session-Id': sessionId, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...V }, body: JSON.stringify(listTools(2)) })
+    const after = await fetch(peer.url, {
+      method: 'POST',
+      headers: { 'Mcp-Session-Id': sessionId, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...V },
+      body: JSON.stringify(listTools(2)),
+    })
     expect(after.status).toBe(404)
   })
 
@@ -138,16 +142,27 @@ describe('Streamable HTTP client against the SDK 2.x server (2026-07-28)', () =>
     method: 'tools/call',
     params: { name, arguments: args, _meta: { ...MODERN_META, ...(progressToken ? { progressToken } : {}) } },
   })
-  const modernHeaders = (method: string, name?: string) => ({ 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, ...(name ? { 'Mcp-Name': name } : {}) })
+  const modernHeaders = (method: string, name?: string) => ({
+    'MCP-Protocol-Version': '2026-07-28',
+    'Mcp-Method': method,
+    ...(name ? { 'Mcp-Name': name } : {}),
+  })
 
   test('server/discover and tools/call; progress notifications stream before the result; no session', async () => {
     await using peer = await startHttpPeer('sdk-modern-fixture.ts', 'http')
     await using conn = await open(createHttpTransport({ url: peer.url }, settings))
-    await conn.transport.send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: MODERN_META } }, { headers: modernHeaders('server/discover') })
+    await conn.transport.send(
+      { jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: MODERN_META } },
+      { headers: modernHeaders('server/discover') },
+    )
     expect(resultOf<{ supportedVersions: string[] }>(await conn.rec.response('d')).supportedVersions).toContain('2026-07-28')
     await conn.transport.send(modernCall(1, 'progress', { steps: 2 }, 'tok'), { headers: modernHeaders('tools/call', 'progress') })
     expect(toolText(await conn.rec.response(1))).toBe('done 2')
-    expect(conn.rec.messages.slice(1).map((m) => ('method' in m ? m.method : 'response'))).toEqual(['notifications/progress', 'notifications/progress', 'response'])
+    expect(conn.rec.messages.slice(1).map((m) => ('method' in m ? m.method : 'response'))).toEqual([
+      'notifications/progress',
+      'notifications/progress',
+      'response',
+    ])
     expect(conn.transport.sessionId).toBeUndefined()
   })
 
@@ -164,7 +179,10 @@ describe('Streamable HTTP client against the SDK 2.x server (2026-07-28)', () =>
     await using peer = await startHttpPeer('sdk-modern-fixture.ts', 'http')
     await using conn = await open(createHttpTransport({ url: peer.url }, settings))
     const controller = new AbortController()
-    const sent = conn.transport.send(modernCall(1, 'slow', { ms: 600_000 }), { headers: modernHeaders('tools/call', 'slow'), signal: controller.signal })
+    const sent = conn.transport.send(modernCall(1, 'slow', { ms: 600_000 }), {
+      headers: modernHeaders('tools/call', 'slow'),
+      signal: controller.signal,
+    })
     await peer.stderrLine(/slow started/)
     controller.abort()
     await expect(sent).rejects.toMatchObject({ code: 'CANCELLED' })
@@ -174,14 +192,22 @@ describe('Streamable HTTP client against the SDK 2.x server (2026-07-28)', () =>
   test('a modern error on a non-2xx status is delivered as the JSON-RPC response', async () => {
     await using peer = await startHttpPeer('sdk-modern-fixture.ts', 'http')
     await using conn = await open(createHttpTransport({ url: peer.url }, settings))
-    await conn.transport.send({ jsonrpc: '2.0', id: 5, method: 'no/such', params: { _meta: MODERN_META } }, { headers: modernHeaders('no/such') })
+    await conn.transport.send(
+      { jsonrpc: '2.0', id: 5, method: 'no/such', params: { _meta: MODERN_META } },
+      { headers: modernHeaders('no/such') },
+    )
     expect(await conn.rec.response(5)).toMatchObject({ id: 5, error: { code: -32601 } })
   })
 })
 
 describe('Streamable HTTP client: error contract and edge cases', () => {
   test('a 400 whose body is a JSON-RPC error with an id is delivered via onMessage (probing, -32022)', async () => {
-    using server = serve(() => Response.json({ jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } } }, { status: 400 }))
+    using server = serve(() =>
+      Response.json(
+        { jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'] } } },
+        { status: 400 },
+      ),
+    )
     await using conn = await open(createHttpTransport({ url: server.url }, settings))
     await conn.transport.send(listTools(1))
     expect(await conn.rec.response(1)).toMatchObject({ error: { code: -32022 } })
@@ -268,7 +294,11 @@ describe('Streamable HTTP client: error contract and edge cases', () => {
       request.signal.addEventListener('abort', () => sawAbort())
       const stream = new ReadableStream({
         start(controller) {
-          controller.enqueue(new TextEncoder().encode('event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}\n\n'))
+          controller.enqueue(
+            new TextEncoder().encode(
+              'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}\n\n',
+            ),
+          )
         },
       })
       return new Response(stream, { headers: { 'content-type': 'text/event-stream' } })
@@ -283,7 +313,12 @@ describe('Streamable HTTP client: error contract and edge cases', () => {
   })
 
   test('a stream that ends before the response with no event id is reported with the request id', async () => {
-    using server = serve(() => new Response('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}\n\n', { headers: { 'content-type': 'text/event-stream' } }))
+    using server = serve(
+      () =>
+        new Response('data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":1}}\n\n', {
+          headers: { 'content-type': 'text/event-stream' },
+        }),
+    )
     await using conn = await open(createHttpTransport({ url: server.url }, settings))
     const reported = conn.rec.nextError()
     await conn.transport.send(callTool('r', 'x'))
@@ -294,7 +329,8 @@ describe('Streamable HTTP client: error contract and edge cases', () => {
 
   test('resumption honours retry:, sends Last-Event-ID, and gives up after sseMaxReconnects idle reconnects', async () => {
     using server = serve((request) => {
-      if (request.method === 'POST') return new Response('id: e1\nretry: 5\ndata:\n\n', { headers: { 'content-type': 'text/event-stream' } })
+      if (request.method === 'POST')
+        return new Response('id: e1\nretry: 5\ndata:\n\n', { headers: { 'content-type': 'text/event-stream' } })
       return new Response(': nothing new\n\n', { headers: { 'content-type': 'text/event-stream' } })
     })
     await using conn = await open(createHttpTransport({ url: server.url }, testSettings({ sseMaxReconnects: 2 })))

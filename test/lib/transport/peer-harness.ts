@@ -73,7 +73,12 @@ export function record(): Recorder {
 }
 
 export function initialize(id: string | number = 1, protocolVersion = '2025-11-25'): JsonRpcRequest {
-  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'mcpx-test', version: '0' } } }
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'mcpx-test', version: '0' } },
+  }
 }
 export const initialized: JsonRpcMessage = { jsonrpc: '2.0', method: 'notifications/initialized' }
 export function callTool(id: string | number, name: string, args: Record<string, unknown> = {}): JsonRpcRequest {
@@ -94,7 +99,9 @@ export function toolText(message: JsonRpcMessage): string {
 }
 
 /** Start a transport with a recorder; `await using` closes it. */
-export async function open<T extends Transport>(transport: T): Promise<{ transport: T; rec: Recorder; [Symbol.asyncDispose](): Promise<void> }> {
+export async function open<T extends Transport>(
+  transport: T,
+): Promise<{ transport: T; rec: Recorder; [Symbol.asyncDispose](): Promise<void> }> {
   const rec = record()
   await transport.start(rec.handlers)
   return { transport, rec, [Symbol.asyncDispose]: () => transport.close() }
@@ -104,8 +111,15 @@ export async function open<T extends Transport>(transport: T): Promise<{ transpo
  * Spawn an HTTP fixture (a file name under PEERS, or a path) that prints `{"url": ...}` as its first
  * stdout line; its stderr is watched.
  */
-export async function startHttpPeer(fixture: string, mode: string): Promise<{ url: string; pid: number; stderrLine(match: RegExp): Promise<string>; [Symbol.asyncDispose](): Promise<void> }> {
-  const proc = Bun.spawn([process.execPath, isAbsolute(fixture) ? fixture : join(PEERS, fixture), mode], { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' })
+export async function startHttpPeer(
+  fixture: string,
+  mode: string,
+): Promise<{ url: string; pid: number; stderrLine(match: RegExp): Promise<string>; [Symbol.asyncDispose](): Promise<void> }> {
+  const proc = Bun.spawn([process.execPath, isAbsolute(fixture) ? fixture : join(PEERS, fixture), mode], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    stdin: 'ignore',
+  })
   const reader = proc.stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {

@@ -1,6 +1,6 @@
 /** lib/transport/sse-client.ts: the 2024-11-05 HTTP+SSE client transport against the SDK 1.x server. */
 import { describe, expect, test } from 'bun:test'
-import { McpxError } from '../../../lib/errors/index.ts'
+import type { McpxError } from '../../../lib/errors/index.ts'
 import { createSseTransport } from '../../../lib/transport/index.ts'
 import { testSettings } from '../../harness.ts'
 import { callTool, initialize, initialized, listTools, open, resultOf, startHttpPeer, toolText } from './peer-harness.ts'
@@ -60,7 +60,9 @@ describe('HTTP+SSE (2024-11-05) client transport', () => {
 
   test('an endpoint on another origin is refused', async () => {
     using server = serveSse((write) => write('event: endpoint\ndata: http://evil.example/messages\n\n'))
-    const error = (await createSseTransport({ url: server.url }, settings).start({ onMessage() {}, onClose() {} }).catch((e: unknown) => e)) as McpxError
+    const error = (await createSseTransport({ url: server.url }, settings)
+      .start({ onMessage() {}, onClose() {} })
+      .catch((e: unknown) => e)) as McpxError
     expect(error.code).toBe('CONNECT')
     expect(error.message).toContain('another origin')
   })
@@ -92,11 +94,20 @@ describe('HTTP+SSE (2024-11-05) client transport', () => {
 
   test('no endpoint event within sseEndpointTimeoutMs fails start() with CONNECT; a non-SSE answer names the status', async () => {
     using silent = serveSse((write) => write(': nothing\n\n'))
-    const error = (await createSseTransport({ url: silent.url }, testSettings({ sseEndpointTimeoutMs: 50 })).start({ onMessage() {}, onClose() {} }).catch((e: unknown) => e)) as McpxError
+    const error = (await createSseTransport({ url: silent.url }, testSettings({ sseEndpointTimeoutMs: 50 }))
+      .start({ onMessage() {}, onClose() {} })
+      .catch((e: unknown) => e)) as McpxError
     expect(error.code).toBe('CONNECT')
     expect(error.data).toMatchObject({ timeoutMs: 50 })
-    using notSse = { server: Bun.serve({ port: 0, fetch: () => new Response('nope', { status: 404 }) }), [Symbol.dispose]() { this.server.stop(true) } }
-    const refused = (await createSseTransport({ url: `http://127.0.0.1:${notSse.server.port}/sse` }, settings).start({ onMessage() {}, onClose() {} }).catch((e: unknown) => e)) as McpxError
+    using notSse = {
+      server: Bun.serve({ port: 0, fetch: () => new Response('nope', { status: 404 }) }),
+      [Symbol.dispose]() {
+        this.server.stop(true)
+      },
+    }
+    const refused = (await createSseTransport({ url: `http://127.0.0.1:${notSse.server.port}/sse` }, settings)
+      .start({ onMessage() {}, onClose() {} })
+      .catch((e: unknown) => e)) as McpxError
     expect(refused.data).toMatchObject({ httpStatus: 404, body: 'nope' })
   })
 })

@@ -6,7 +6,12 @@ function parse(chunks: (string | Uint8Array)[], maxEventChars?: number) {
   const events: SseEvent[] = []
   const retries: number[] = []
   const oversize: number[] = []
-  const parser = createSseParser({ onEvent: (e) => events.push(e), onRetry: (ms) => retries.push(ms), onOversize: (n) => oversize.push(n), maxEventChars })
+  const parser = createSseParser({
+    onEvent: (e) => events.push(e),
+    onRetry: (ms) => retries.push(ms),
+    onOversize: (n) => oversize.push(n),
+    maxEventChars,
+  })
   for (const chunk of chunks) parser.push(chunk)
   parser.end()
   return { events, retries, oversize, parser }
@@ -55,7 +60,10 @@ describe('SSE parser (WHATWG event stream)', () => {
   })
 
   test('an oversized event is dropped and reported; the stream continues', () => {
-    const { events, oversize } = parse(['data: ok\n\ndata: ', 'x'.repeat(50), 'x'.repeat(50), '\r', '\n\ndata: after\n\ndata: 1234567890\ndata: 1234567890\ndata: 9\n\n'], 20)
+    const { events, oversize } = parse(
+      ['data: ok\n\ndata: ', 'x'.repeat(50), 'x'.repeat(50), '\r', '\n\ndata: after\n\ndata: 1234567890\ndata: 1234567890\ndata: 9\n\n'],
+      20,
+    )
     expect(events.map((e) => e.data)).toEqual(['ok', 'after'])
     expect(oversize.length).toBe(2)
     expect(oversize[0]).toBeGreaterThanOrEqual(100)

@@ -10,7 +10,10 @@ import { callTool, initialize, initialized, listTools, open, PEERS, resultOf, to
 const settings = testSettings({ shutdownGraceMs: 300 })
 const bun = process.execPath
 const legacy = (mode = 'stdio') => ({ command: bun, args: [join(PEERS, 'sdk-legacy-fixture.ts'), mode] })
-const hostile = (mode: string, arg?: string) => ({ command: bun, args: [join(PEERS, 'hostile-stdio-fixture.ts'), mode, ...(arg ? [arg] : [])] })
+const hostile = (mode: string, arg?: string) => ({
+  command: bun,
+  args: [join(PEERS, 'hostile-stdio-fixture.ts'), mode, ...(arg ? [arg] : [])],
+})
 
 /** Running (a zombie awaiting its reaper counts as gone). */
 function alive(pid: number): boolean {
@@ -41,7 +44,12 @@ describe('stdio client transport', () => {
     await using peer = await open(createStdioTransport({ command: bun, args: [join(PEERS, 'sdk-modern-fixture.ts'), 'stdio'] }, settings))
     await peer.transport.send({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: meta } })
     expect(resultOf<{ supportedVersions: string[] }>(await peer.rec.response('d')).supportedVersions).toContain('2026-07-28')
-    await peer.transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'modern' }, _meta: meta } })
+    await peer.transport.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'modern' }, _meta: meta },
+    })
     expect(toolText(await peer.rec.response(1))).toBe('modern')
   })
 
@@ -120,7 +128,9 @@ describe('stdio client transport', () => {
     expect(await peer.rec.response(1)).toEqual({ jsonrpc: '2.0', id: 1, result: { method: 'tools/list', afterHuge: true } })
     const [error] = peer.rec.errors
     expect(error?.code).toBe('PROTOCOL')
-    expect(error?.message).toContain(`stdout line of ${(1 << 30) + 50} bytes exceeds maxFrameBytes (${1 << 20}; setting maxFrameBytes, MCPX_MAX_FRAME_BYTES); answered request "huge" with an error`)
+    expect(error?.message).toContain(
+      `stdout line of ${(1 << 30) + 50} bytes exceeds maxFrameBytes (${1 << 20}; setting maxFrameBytes, MCPX_MAX_FRAME_BYTES); answered request "huge" with an error`,
+    )
     expect(error?.data).toMatchObject({ bytes: (1 << 30) + 50, maxFrameBytes: 1 << 20, setting: 'maxFrameBytes' })
     expect(String(error?.data?.frame)).toStartWith('{"jsonrpc":"2.0","id":"huge"')
     // Its id was readable from the line's start: the request it answered is failed at once.
@@ -185,15 +195,19 @@ describe('stdio client transport', () => {
   })
 
   test('env is the given parent environment plus the configured one; cwd is honoured', async () => {
-    const script = 'process.stdout.write(JSON.stringify({jsonrpc:"2.0",method:"env",params:{x:process.env.MCPX_TEST_X,path:process.env.PATH ?? null,gone:"MCPX_TEST_GONE" in process.env,cwd:process.cwd()}})+"\\n")'
+    const script =
+      'process.stdout.write(JSON.stringify({jsonrpc:"2.0",method:"env",params:{x:process.env.MCPX_TEST_X,path:process.env.PATH ?? null,gone:"MCPX_TEST_GONE" in process.env,cwd:process.cwd()}})+"\\n")'
     const parentEnv = { PATH: '/parent/bin', MCPX_TEST_X: 'parent', MCPX_TEST_GONE: undefined }
-    await using peer = await open(createStdioTransport({ command: bun, args: ['-e', script], cwd: '/tmp', env: { MCPX_TEST_X: 'yes' }, parentEnv }, settings))
+    await using peer = await open(
+      createStdioTransport({ command: bun, args: ['-e', script], cwd: '/tmp', env: { MCPX_TEST_X: 'yes' }, parentEnv }, settings),
+    )
     const message = await peer.rec.next((m) => 'method' in m && m.method === 'env')
     expect(message).toEqual({ jsonrpc: '2.0', method: 'env', params: { x: 'yes', path: '/parent/bin', gone: false, cwd: '/tmp' } })
   })
 
-  test('without a parent environment the child sees only its configured env, not mcpx\'s', async () => {
-    const script = 'process.stdout.write(JSON.stringify({jsonrpc:"2.0",method:"env",params:{x:process.env.MCPX_TEST_X,path:process.env.PATH ?? null}})+"\\n")'
+  test("without a parent environment the child sees only its configured env, not mcpx's", async () => {
+    const script =
+      'process.stdout.write(JSON.stringify({jsonrpc:"2.0",method:"env",params:{x:process.env.MCPX_TEST_X,path:process.env.PATH ?? null}})+"\\n")'
     await using peer = await open(createStdioTransport({ command: bun, args: ['-e', script], env: { MCPX_TEST_X: 'yes' } }, settings))
     const message = await peer.rec.next((m) => 'method' in m && m.method === 'env')
     expect(message).toEqual({ jsonrpc: '2.0', method: 'env', params: { x: 'yes', path: null } })

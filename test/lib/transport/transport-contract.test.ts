@@ -13,7 +13,10 @@ const cases: Case[] = [
   {
     name: 'stdio (SDK 1.x)',
     kind: 'stdio',
-    make: async () => ({ transport: createStdioTransport({ command: process.execPath, args: [join(PEERS, 'sdk-legacy-fixture.ts'), 'stdio'] }, settings), async [Symbol.asyncDispose]() {} }),
+    make: async () => ({
+      transport: createStdioTransport({ command: process.execPath, args: [join(PEERS, 'sdk-legacy-fixture.ts'), 'stdio'] }, settings),
+      async [Symbol.asyncDispose]() {},
+    }),
   },
   {
     name: 'Streamable HTTP (SDK 1.x stateful)',

@@ -11,13 +11,35 @@ const scan = (text: string) => scanEnvelope(bytes(text))
 
 describe('scanEnvelope', () => {
   test('requests, notifications and responses in any key order', () => {
-    expect(scan('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}')).toEqual({ id: '7', method: 'tools/call', response: false, error: false })
+    expect(scan('{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}')).toEqual({
+      id: '7',
+      method: 'tools/call',
+      response: false,
+      error: false,
+    })
     // SDK 1.x puts the id last, after the params.
-    expect(scan('{"method":"tools/call","params":{"arguments":{"s":"}]\\"{[","n":[1,{"a":[]}]}},"jsonrpc":"2.0","id":"a-1"}')).toEqual({ id: '"a-1"', method: 'tools/call', response: false, error: false })
-    expect(scan('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toEqual({ method: 'notifications/initialized', response: false, error: false })
-    expect(scan('{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"id\\"method"}]}}')).toEqual({ id: '3', response: true, error: false })
+    expect(scan('{"method":"tools/call","params":{"arguments":{"s":"}]\\"{[","n":[1,{"a":[]}]}},"jsonrpc":"2.0","id":"a-1"}')).toEqual({
+      id: '"a-1"',
+      method: 'tools/call',
+      response: false,
+      error: false,
+    })
+    expect(scan('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toEqual({
+      method: 'notifications/initialized',
+      response: false,
+      error: false,
+    })
+    expect(scan('{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"id\\"method"}]}}')).toEqual({
+      id: '3',
+      response: true,
+      error: false,
+    })
     expect(scan('{"result":{"x":"}"},"jsonrpc":"2.0","id":3}')).toEqual({ id: '3', response: true, error: false })
-    expect(scan(' { "jsonrpc" : "2.0" , "id" : 4 , "error" : { "code" : -32601 , "message" : "no" } }\n')).toEqual({ id: '4', response: true, error: true })
+    expect(scan(' { "jsonrpc" : "2.0" , "id" : 4 , "error" : { "code" : -32601 , "message" : "no" } }\n')).toEqual({
+      id: '4',
+      response: true,
+      error: true,
+    })
   })
 
   test('ids are kept byte-exact, integers beyond 2^53 included', () => {
@@ -32,7 +54,18 @@ describe('scanEnvelope', () => {
 
   test('batches and garbage are not envelopes, and nothing throws', () => {
     expect(scan('[{"jsonrpc":"2.0","id":1,"method":"ping"}]')).toBeUndefined()
-    for (const text of ['', 'not json', '{', '{"id"', '{"id":1,', '{"a":{"b":', '{"method":"x","params":"unterminated', '"str"', '123', '{1:2}']) {
+    for (const text of [
+      '',
+      'not json',
+      '{',
+      '{"id"',
+      '{"id":1,',
+      '{"a":{"b":',
+      '{"method":"x","params":"unterminated',
+      '"str"',
+      '123',
+      '{1:2}',
+    ]) {
       expect(() => scan(text)).not.toThrow()
     }
     expect(scan('{"a":{"b":')).toBeUndefined()
@@ -40,8 +73,18 @@ describe('scanEnvelope', () => {
 
   test('agrees with JSON.parse over a corpus of shapes', () => {
     const corpus = [
-      { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true } } } },
-      { params: { _meta: { progressToken: 'p' }, name: 'a', arguments: { deep: [[[['}']]]], q: '\\' } }, method: 'tools/call', jsonrpc: '2.0', id: -12.5e3 },
+      {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true } } },
+      },
+      {
+        params: { _meta: { progressToken: 'p' }, name: 'a', arguments: { deep: [[[['}']]]], q: '\\' } },
+        method: 'tools/call',
+        jsonrpc: '2.0',
+        id: -12.5e3,
+      },
       { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 0.5 } },
       { jsonrpc: '2.0', id: 'x', result: {} },
       { id: 'y', jsonrpc: '2.0', error: { code: 1, message: 'm', data: { id: 'not me', method: 'nor me' } } },

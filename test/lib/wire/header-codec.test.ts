@@ -1,9 +1,7 @@
 // Header value codec and x-mcp-header rules: 2026-07-28 basic/transports/streamable-http.mdx
 // "Value Encoding" table, "Schema Extension" constraints, "Standard Request Headers".
 import { describe, expect, test } from 'bun:test'
-import {
-  decodeHeaderValue, encodeHeaderValue, findHeaderParams, headerMatchesValue, requestHeaders,
-} from '../../../lib/wire/index.ts'
+import { decodeHeaderValue, encodeHeaderValue, findHeaderParams, headerMatchesValue, requestHeaders } from '../../../lib/wire/index.ts'
 import { McpxError, RPC, RpcError } from '../../../lib/errors/index.ts'
 
 describe('encodeHeaderValue (spec examples)', () => {
@@ -81,7 +79,10 @@ describe('findHeaderParams', () => {
       type: 'object',
       properties: {
         region: { type: 'string', 'x-mcp-header': 'Region' },
-        opts: { type: 'object', properties: { dryRun: { type: 'boolean', 'x-mcp-header': 'Dry-Run' }, n: { type: ['integer', 'null'], 'x-mcp-header': 'N' } } },
+        opts: {
+          type: 'object',
+          properties: { dryRun: { type: 'boolean', 'x-mcp-header': 'Dry-Run' }, n: { type: ['integer', 'null'], 'x-mcp-header': 'N' } },
+        },
         query: { type: 'string' },
       },
     }
@@ -106,7 +107,10 @@ describe('findHeaderParams', () => {
     ['object type', { type: 'object', properties: { p: { type: 'object', 'x-mcp-header': 'P' } } }],
     ['no type', { type: 'object', properties: { p: { 'x-mcp-header': 'P' } } }],
     ['unsafe integer bound', { type: 'object', properties: { p: { type: 'integer', maximum: 2 ** 60, 'x-mcp-header': 'P' } } }],
-    ['duplicate (case-insensitive)', { type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'Tenant' }, b: { type: 'string', 'x-mcp-header': 'TENANT' } } }],
+    [
+      'duplicate (case-insensitive)',
+      { type: 'object', properties: { a: { type: 'string', 'x-mcp-header': 'Tenant' }, b: { type: 'string', 'x-mcp-header': 'TENANT' } } },
+    ],
     ['under items', { type: 'object', properties: { a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } } }],
     ['under anyOf', { type: 'object', properties: { a: { anyOf: [{ type: 'string', 'x-mcp-header': 'A' }] } } }],
     ['under oneOf', { type: 'object', oneOf: [{ properties: { a: { type: 'string', 'x-mcp-header': 'A' } } }] }],
@@ -168,6 +172,8 @@ describe('requestHeaders', () => {
     const bad = { name: 'bad', inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } } }
     expect(() => requestHeaders('2026-07-28', 'tools/call', { name: 'bad', arguments: { n: 1 } }, bad)).toThrow(McpxError)
     expect(() => requestHeaders('2026-07-28', 'tools/call', { name: 'execute_sql', arguments: { limit: 1.5 } }, tool)).toThrow(McpxError)
-    expect(() => requestHeaders('2026-07-28', 'tools/call', { name: 'execute_sql', arguments: { region: { a: 1 } } }, tool)).toThrow(McpxError)
+    expect(() => requestHeaders('2026-07-28', 'tools/call', { name: 'execute_sql', arguments: { region: { a: 1 } } }, tool)).toThrow(
+      McpxError,
+    )
   })
 })

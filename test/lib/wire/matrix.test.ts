@@ -1,7 +1,17 @@
 // The revision matrix is data the daemon serves at GET /v1/protocol, so it must be true: every
 // method list and field table is compared with each revision's schema.json, both ways.
 import { describe, expect, test } from 'bun:test'
-import { inSpan, introducedIn, isRemovedIn, methodExists, METHODS, PROTOCOL_MATRIX, REVISIONS, TYPE_FIELDS, type Revision } from '../../../lib/wire/index.ts'
+import {
+  inSpan,
+  introducedIn,
+  isRemovedIn,
+  methodExists,
+  METHODS,
+  PROTOCOL_MATRIX,
+  REVISIONS,
+  TYPE_FIELDS,
+  type Revision,
+} from '../../../lib/wire/index.ts'
 import { specDefinitions } from '../../support/spec-schema.ts'
 
 type Json = Record<string, unknown>
@@ -10,7 +20,9 @@ function unionMethods(revision: Revision, union: string): string[] {
   const defs = specDefinitions(revision)
   const def = defs[union]
   if (def === undefined) return []
-  const members = Array.isArray(def.anyOf) ? (def.anyOf as Json[]).map((m) => defs[String(m.$ref).split('/').pop() as string] as Json) : [def]
+  const members = Array.isArray(def.anyOf)
+    ? (def.anyOf as Json[]).map((m) => defs[String(m.$ref).split('/').pop() as string] as Json)
+    : [def]
   return members.map((m) => ((m.properties as Json).method as Json).const as string)
 }
 
@@ -72,7 +84,18 @@ describe('method helpers', () => {
     expect(methodExists('2025-11-25', 'ping', 'server-to-client')).toBe(true)
   })
   test('isRemovedIn and introducedIn', () => {
-    for (const m of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'notifications/initialized', 'tasks/result', 'tasks/list', 'notifications/roots/list_changed', 'notifications/elicitation/complete']) {
+    for (const m of [
+      'initialize',
+      'ping',
+      'logging/setLevel',
+      'resources/subscribe',
+      'resources/unsubscribe',
+      'notifications/initialized',
+      'tasks/result',
+      'tasks/list',
+      'notifications/roots/list_changed',
+      'notifications/elicitation/complete',
+    ]) {
       expect([m, isRemovedIn('2026-07-28', m)]).toEqual([m, true])
     }
     expect(isRemovedIn('2026-07-28', 'tools/call')).toBe(false)
@@ -124,8 +147,19 @@ describe('PROTOCOL_MATRIX', () => {
   })
   test('removed methods of 2026 and capabilities per side', () => {
     expect(PROTOCOL_MATRIX.byRevision['2026-07-28'].removed).toEqual([
-      'initialize', 'logging/setLevel', 'notifications/elicitation/complete', 'notifications/initialized', 'notifications/roots/list_changed',
-      'notifications/tasks/status', 'ping', 'resources/subscribe', 'resources/unsubscribe', 'tasks/cancel', 'tasks/get', 'tasks/list', 'tasks/result',
+      'initialize',
+      'logging/setLevel',
+      'notifications/elicitation/complete',
+      'notifications/initialized',
+      'notifications/roots/list_changed',
+      'notifications/tasks/status',
+      'ping',
+      'resources/subscribe',
+      'resources/unsubscribe',
+      'tasks/cancel',
+      'tasks/get',
+      'tasks/list',
+      'tasks/result',
     ])
     expect(PROTOCOL_MATRIX.byRevision['2025-11-25'].removed).toEqual([])
     expect(PROTOCOL_MATRIX.byRevision['2026-07-28'].capabilities.client).toContain('extensions')

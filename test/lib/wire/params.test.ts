@@ -9,16 +9,33 @@ import { SPEC_ROOT, validateSpec } from '../../support/spec-schema.ts'
 
 type Obj = Record<string, unknown>
 const DEFS: Record<string, string> = {
-  initialize: 'InitializeRequest', ping: 'PingRequest', 'server/discover': 'DiscoverRequest', 'tools/list': 'ListToolsRequest',
-  'tools/call': 'CallToolRequest', 'resources/list': 'ListResourcesRequest', 'resources/templates/list': 'ListResourceTemplatesRequest',
-  'resources/read': 'ReadResourceRequest', 'resources/subscribe': 'SubscribeRequest', 'resources/unsubscribe': 'UnsubscribeRequest',
-  'prompts/list': 'ListPromptsRequest', 'prompts/get': 'GetPromptRequest', 'completion/complete': 'CompleteRequest',
-  'logging/setLevel': 'SetLevelRequest', 'subscriptions/listen': 'SubscriptionsListenRequest', 'tasks/get': 'GetTaskRequest',
-  'tasks/result': 'GetTaskPayloadRequest', 'tasks/cancel': 'CancelTaskRequest', 'tasks/list': 'ListTasksRequest',
-  'notifications/initialized': 'InitializedNotification', 'notifications/cancelled': 'CancelledNotification',
-  'notifications/progress': 'ProgressNotification', 'notifications/roots/list_changed': 'RootsListChangedNotification',
-  'notifications/tasks/status': 'TaskStatusNotification', 'sampling/createMessage': 'CreateMessageRequest',
-  'elicitation/create': 'ElicitRequest', 'roots/list': 'ListRootsRequest',
+  initialize: 'InitializeRequest',
+  ping: 'PingRequest',
+  'server/discover': 'DiscoverRequest',
+  'tools/list': 'ListToolsRequest',
+  'tools/call': 'CallToolRequest',
+  'resources/list': 'ListResourcesRequest',
+  'resources/templates/list': 'ListResourceTemplatesRequest',
+  'resources/read': 'ReadResourceRequest',
+  'resources/subscribe': 'SubscribeRequest',
+  'resources/unsubscribe': 'UnsubscribeRequest',
+  'prompts/list': 'ListPromptsRequest',
+  'prompts/get': 'GetPromptRequest',
+  'completion/complete': 'CompleteRequest',
+  'logging/setLevel': 'SetLevelRequest',
+  'subscriptions/listen': 'SubscriptionsListenRequest',
+  'tasks/get': 'GetTaskRequest',
+  'tasks/result': 'GetTaskPayloadRequest',
+  'tasks/cancel': 'CancelTaskRequest',
+  'tasks/list': 'ListTasksRequest',
+  'notifications/initialized': 'InitializedNotification',
+  'notifications/cancelled': 'CancelledNotification',
+  'notifications/progress': 'ProgressNotification',
+  'notifications/roots/list_changed': 'RootsListChangedNotification',
+  'notifications/tasks/status': 'TaskStatusNotification',
+  'sampling/createMessage': 'CreateMessageRequest',
+  'elicitation/create': 'ElicitRequest',
+  'roots/list': 'ListRootsRequest',
 }
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -30,7 +47,10 @@ const MESSAGES = [{ role: 'user', content: { type: 'text', text: 'x' } }]
 const FORM = { message: 'm', requestedSchema: { type: 'object', properties: { a: { type: 'string' } } } }
 
 const TABLE: [string, unknown][] = [
-  ['initialize', { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true } }, clientInfo: { name: 'c', version: '1' } }],
+  [
+    'initialize',
+    { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true } }, clientInfo: { name: 'c', version: '1' } },
+  ],
   ['initialize', { protocolVersion: '2025-06-18', capabilities: {} }],
   ['initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: 1 } }],
   ['ping', undefined],
@@ -39,7 +59,10 @@ const TABLE: [string, unknown][] = [
   ['tools/list', { cursor: 5 }],
   ['tools/list', { _meta: { progressToken: 'p' } }],
   ['tools/list', { _meta: { 'com.example/x': { any: 1 } } }],
-  ['initialize', { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: 'yes' } }, clientInfo: { name: 'c', version: '1' } }],
+  [
+    'initialize',
+    { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: 'yes' } }, clientInfo: { name: 'c', version: '1' } },
+  ],
   ['tools/call', { name: 'a', arguments: { x: 1 } }],
   ['tools/call', { name: 1 }],
   ['tools/call', { arguments: {} }],
@@ -88,7 +111,8 @@ const TABLE: [string, unknown][] = [
 function envelope(revision: Revision, method: string, params: unknown): Obj {
   const notification = method.startsWith('notifications/')
   const inputRequest = isModernRevision(revision) && !isRequestMethod(revision, method, 'client-to-server') && !notification
-  const base: Obj = revision < '2025-11-25' || inputRequest ? { method } : notification ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', id: 1, method }
+  const base: Obj =
+    revision < '2025-11-25' || inputRequest ? { method } : notification ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', id: 1, method }
   return params === undefined ? base : { ...base, params }
 }
 
@@ -122,7 +146,9 @@ describe('2026-07-28 spec examples parse', () => {
   const dir = `${SPEC_ROOT}2026-07-28/schema/examples/`
   const examples = readdirSync(dir)
     .filter((d) => /(Request|Notification)$/.test(d))
-    .flatMap((d) => readdirSync(`${dir}${d}`).map((f) => [`${d}/${f}`, JSON.parse(readFileSync(`${dir}${d}/${f}`, 'utf8')) as Obj] as const))
+    .flatMap((d) =>
+      readdirSync(`${dir}${d}`).map((f) => [`${d}/${f}`, JSON.parse(readFileSync(`${dir}${d}/${f}`, 'utf8')) as Obj] as const),
+    )
   test.each(examples)('%s', (_name, example) => {
     expect(() => parseParams('2026-07-28', example.method as string, example.params)).not.toThrow()
   })
@@ -134,12 +160,20 @@ describe('errors', () => {
       run()
     } catch (error) {
       expect(error).toBeInstanceOf(RpcError)
-      return void expect([(error as RpcError).rpcCode, (error as RpcError).message, (error as RpcError).httpStatus]).toEqual([code, message, httpStatus])
+      return void expect([(error as RpcError).rpcCode, (error as RpcError).message, (error as RpcError).httpStatus]).toEqual([
+        code,
+        message,
+        httpStatus,
+      ])
     }
     throw new Error('expected a throw')
   }
   test('path and problem are named', () => {
-    expectRpc(() => parseParams('2025-06-18', 'tools/call', { name: 5 }), -32602, 'tools/call: name: Invalid type: Expected string but received 5')
+    expectRpc(
+      () => parseParams('2025-06-18', 'tools/call', { name: 5 }),
+      -32602,
+      'tools/call: name: Invalid type: Expected string but received 5',
+    )
     expectRpc(() => parseParams('2025-06-18', 'tools/call', [1]), -32602, 'tools/call: params: expected an object')
   })
   test('2026 requests without required _meta are 400', () => {

@@ -3,8 +3,19 @@
 import { describe, expect, test } from 'bun:test'
 import { McpxError, RPC } from '../../../lib/errors/index.ts'
 import {
-  methodNotFound, missingCapability, resourceNotFound, shapeNotification, shapeRequest, shapeResult, unsupportedVersion,
-  upgradeResult, withCacheHints, headerMismatch, isResourceNotFoundError, shapeServerCapabilities, shapeClientCapabilities,
+  methodNotFound,
+  missingCapability,
+  resourceNotFound,
+  shapeNotification,
+  shapeRequest,
+  shapeResult,
+  unsupportedVersion,
+  upgradeResult,
+  withCacheHints,
+  headerMismatch,
+  isResourceNotFoundError,
+  shapeServerCapabilities,
+  shapeClientCapabilities,
 } from '../../../lib/wire/index.ts'
 
 const tool = {
@@ -20,7 +31,10 @@ const tool = {
 }
 
 describe('shapeResult tools/list', () => {
-  const result = withCacheHints({ tools: [tool], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } }, { ttlMs: 5000, cacheScope: 'public' })
+  const result = withCacheHints(
+    { tools: [tool], _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } } },
+    { ttlMs: 5000, cacheScope: 'public' },
+  )
 
   test('2026-07-28 adds resultType, keeps hints, drops 2025-11-25-only execution', () => {
     const { execution: _e, ...modernTool } = tool
@@ -35,11 +49,20 @@ describe('shapeResult tools/list', () => {
   })
   test('2025-03-26 drops title, outputSchema, _meta; keeps the title where that revision looks', () => {
     expect(shapeResult('2025-03-26', 'tools/list', result)).toEqual({
-      tools: [{ name: 'weather', description: 'Get weather', inputSchema: tool.inputSchema, annotations: { readOnlyHint: true, title: 'Weather' } }],
+      tools: [
+        {
+          name: 'weather',
+          description: 'Get weather',
+          inputSchema: tool.inputSchema,
+          annotations: { readOnlyHint: true, title: 'Weather' },
+        },
+      ],
     })
   })
   test('2024-11-05 drops annotations too', () => {
-    expect(shapeResult('2024-11-05', 'tools/list', result)).toEqual({ tools: [{ name: 'weather', description: 'Get weather', inputSchema: tool.inputSchema }] })
+    expect(shapeResult('2024-11-05', 'tools/list', result)).toEqual({
+      tools: [{ name: 'weather', description: 'Get weather', inputSchema: tool.inputSchema }],
+    })
   })
   test('does not mutate its input', () => {
     const copy = structuredClone(result)
@@ -87,7 +110,15 @@ describe('shapeResult tools/call', () => {
     expect(() => shapeResult('2025-11-25', 'tools/call', { resultType: 'input_required', requestState: 'x' })).toThrow(McpxError)
   })
   test('a 2026 task result becomes a 2025-11-25 CreateTaskResult', () => {
-    const task = { resultType: 'task', taskId: 't1', status: 'working', createdAt: 'c', lastUpdatedAt: 'u', ttlMs: 60000, pollIntervalMs: 500 }
+    const task = {
+      resultType: 'task',
+      taskId: 't1',
+      status: 'working',
+      createdAt: 'c',
+      lastUpdatedAt: 'u',
+      ttlMs: 60000,
+      pollIntervalMs: 500,
+    }
     expect(shapeResult('2025-11-25', 'tools/call', task)).toEqual({
       task: { taskId: 't1', status: 'working', createdAt: 'c', lastUpdatedAt: 'u', ttl: 60000, pollInterval: 500 },
     })
@@ -97,10 +128,20 @@ describe('shapeResult tools/call', () => {
 
 describe('modern defaults', () => {
   test('cacheable results get ttlMs 0 and private scope when the builder gave none', () => {
-    expect(shapeResult('2026-07-28', 'resources/list', { resources: [] })).toEqual({ resources: [], resultType: 'complete', ttlMs: 0, cacheScope: 'private' })
+    expect(shapeResult('2026-07-28', 'resources/list', { resources: [] })).toEqual({
+      resources: [],
+      resultType: 'complete',
+      ttlMs: 0,
+      cacheScope: 'private',
+    })
   })
   test('upgradeResult adds resultType and cache hints to legacy results', () => {
-    expect(upgradeResult('2025-06-18', 'tools/list', { tools: [] })).toEqual({ tools: [], resultType: 'complete', ttlMs: 0, cacheScope: 'private' })
+    expect(upgradeResult('2025-06-18', 'tools/list', { tools: [] })).toEqual({
+      tools: [],
+      resultType: 'complete',
+      ttlMs: 0,
+      cacheScope: 'private',
+    })
     expect(upgradeResult('2025-06-18', 'tools/call', { content: [] })).toEqual({ content: [], resultType: 'complete' })
   })
 })
@@ -111,7 +152,10 @@ describe('shapeNotification', () => {
     expect(shapeNotification('2025-11-25', ack)).toBeNull()
     expect(shapeNotification('2026-07-28', ack)).toEqual(ack)
     expect(shapeNotification('2026-07-28', { method: 'notifications/elicitation/complete', params: { elicitationId: 'e' } })).toBeNull()
-    expect(shapeNotification('2025-06-18', { method: 'notifications/com.example/tick', params: { n: 1 } })).toEqual({ method: 'notifications/com.example/tick', params: { n: 1 } })
+    expect(shapeNotification('2025-06-18', { method: 'notifications/com.example/tick', params: { n: 1 } })).toEqual({
+      method: 'notifications/com.example/tick',
+      params: { n: 1 },
+    })
   })
   test('progress message exists from 2025-03-26; subscriptionId only for 2026', () => {
     const progress = {
@@ -136,7 +180,14 @@ describe('shapeRequest elicitation/create', () => {
       requestedSchema: {
         type: 'object',
         properties: {
-          color: { type: 'string', oneOf: [{ const: 'r', title: 'Red' }, { const: 'g', title: 'Green' }], default: 'r' },
+          color: {
+            type: 'string',
+            oneOf: [
+              { const: 'r', title: 'Red' },
+              { const: 'g', title: 'Green' },
+            ],
+            default: 'r',
+          },
           tags: { type: 'array', items: { type: 'string', enum: ['a', 'b'] }, default: ['a'] },
           name: { type: 'string', default: 'x' },
           ok: { type: 'boolean', default: true },
@@ -173,15 +224,27 @@ describe('shapeRequest elicitation/create', () => {
 
 describe('error builders', () => {
   test('resource not found per era', () => {
-    expect(resourceNotFound('2025-11-25', 'file:///x').toRpc()).toEqual({ code: -32002, message: 'Resource not found: file:///x', data: { uri: 'file:///x' } })
-    expect(resourceNotFound('2026-07-28', 'file:///x').toRpc()).toEqual({ code: -32602, message: 'Resource not found: file:///x', data: { uri: 'file:///x' } })
+    expect(resourceNotFound('2025-11-25', 'file:///x').toRpc()).toEqual({
+      code: -32002,
+      message: 'Resource not found: file:///x',
+      data: { uri: 'file:///x' },
+    })
+    expect(resourceNotFound('2026-07-28', 'file:///x').toRpc()).toEqual({
+      code: -32602,
+      message: 'Resource not found: file:///x',
+      data: { uri: 'file:///x' },
+    })
     expect(isResourceNotFoundError(resourceNotFound('2026-07-28', 'u').toRpc())).toBe(true)
     expect(isResourceNotFoundError({ code: -32002 })).toBe(true)
     expect(isResourceNotFoundError({ code: -32602, data: { reason: 'x' } })).toBe(false)
   })
   test('2026 errors carry data and HTTP 400/404', () => {
     const v = unsupportedVersion(['2026-07-28', '2025-11-25'], '2099-01-01')
-    expect([v.rpcCode, v.rpcData, v.httpStatus]).toEqual([RPC.UNSUPPORTED_PROTOCOL_VERSION, { supported: ['2026-07-28', '2025-11-25'], requested: '2099-01-01' }, 400])
+    expect([v.rpcCode, v.rpcData, v.httpStatus]).toEqual([
+      RPC.UNSUPPORTED_PROTOCOL_VERSION,
+      { supported: ['2026-07-28', '2025-11-25'], requested: '2099-01-01' },
+      400,
+    ])
     const m = missingCapability({ elicitation: {} })
     expect([m.rpcCode, m.rpcData, m.httpStatus]).toEqual([-32021, { requiredCapabilities: { elicitation: {} } }, 400])
     expect([headerMismatch('x').rpcCode, headerMismatch('x').httpStatus]).toEqual([-32020, 400])
@@ -191,12 +254,23 @@ describe('error builders', () => {
 
 describe('initialize and MRTR guards', () => {
   test('legacy initialize takes serverInfo from the 2026 _meta key when absent', () => {
-    const built = { protocolVersion: '2025-06-18', capabilities: {}, _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1', icons: [] } } }
-    expect(shapeResult('2025-06-18', 'initialize', built)).toEqual({ protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1' } })
+    const built = {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1', icons: [] } },
+    }
+    expect(shapeResult('2025-06-18', 'initialize', built)).toEqual({
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      serverInfo: { name: 's', version: '1' },
+    })
   })
   test('input_required only on tools/call, resources/read, prompts/get', () => {
     expect(() => shapeResult('2026-07-28', 'tools/list', { resultType: 'input_required', requestState: 's' })).toThrow(McpxError)
-    expect(shapeResult('2026-07-28', 'prompts/get', { resultType: 'input_required', requestState: 's' })).toEqual({ resultType: 'input_required', requestState: 's' })
+    expect(shapeResult('2026-07-28', 'prompts/get', { resultType: 'input_required', requestState: 's' })).toEqual({
+      resultType: 'input_required',
+      requestState: 's',
+    })
   })
   test('methods a revision lacks cannot be shaped', () => {
     expect(() => shapeResult('2026-07-28', 'ping', {})).toThrow(McpxError)
@@ -209,14 +283,42 @@ describe('initialize and MRTR guards', () => {
 })
 
 describe('capabilities per revision (the schemas leave them open, so this is checked here)', () => {
-  const server = { tools: {}, resources: {}, prompts: {}, logging: {}, completions: {}, experimental: {}, tasks: { list: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } }
-  const client = { roots: { listChanged: true }, sampling: { tools: {} }, elicitation: { form: {}, url: {} }, tasks: { list: {} }, extensions: { x: {} }, experimental: {} }
+  const server = {
+    tools: {},
+    resources: {},
+    prompts: {},
+    logging: {},
+    completions: {},
+    experimental: {},
+    tasks: { list: {} },
+    extensions: { 'io.modelcontextprotocol/tasks': {} },
+  }
+  const client = {
+    roots: { listChanged: true },
+    sampling: { tools: {} },
+    elicitation: { form: {}, url: {} },
+    tasks: { list: {} },
+    extensions: { x: {} },
+    experimental: {},
+  }
   test.each([
     ['2024-11-05', ['experimental', 'logging', 'prompts', 'resources', 'tools'], ['experimental', 'roots', 'sampling']],
     ['2025-03-26', ['completions', 'experimental', 'logging', 'prompts', 'resources', 'tools'], ['experimental', 'roots', 'sampling']],
-    ['2025-06-18', ['completions', 'experimental', 'logging', 'prompts', 'resources', 'tools'], ['elicitation', 'experimental', 'roots', 'sampling']],
-    ['2025-11-25', ['completions', 'experimental', 'logging', 'prompts', 'resources', 'tasks', 'tools'], ['elicitation', 'experimental', 'roots', 'sampling', 'tasks']],
-    ['2026-07-28', ['completions', 'experimental', 'extensions', 'logging', 'prompts', 'resources', 'tools'], ['elicitation', 'experimental', 'extensions', 'roots', 'sampling']],
+    [
+      '2025-06-18',
+      ['completions', 'experimental', 'logging', 'prompts', 'resources', 'tools'],
+      ['elicitation', 'experimental', 'roots', 'sampling'],
+    ],
+    [
+      '2025-11-25',
+      ['completions', 'experimental', 'logging', 'prompts', 'resources', 'tasks', 'tools'],
+      ['elicitation', 'experimental', 'roots', 'sampling', 'tasks'],
+    ],
+    [
+      '2026-07-28',
+      ['completions', 'experimental', 'extensions', 'logging', 'prompts', 'resources', 'tools'],
+      ['elicitation', 'experimental', 'extensions', 'roots', 'sampling'],
+    ],
   ] as const)('%s', (revision, serverKeys, clientKeys) => {
     expect(Object.keys(shapeServerCapabilities(revision, server)).sort()).toEqual([...serverKeys])
     const shapedClient = shapeClientCapabilities(revision, client)

@@ -6,7 +6,16 @@ import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { McpxError } from '../../../lib/errors/index.ts'
 import {
-  isModernRevision, methodExists, METHODS, MODERN_META_KEYS, REVISIONS, shapeClientRequest, shapeNotification, shapeRequest, shapeResult, type Revision,
+  isModernRevision,
+  methodExists,
+  METHODS,
+  MODERN_META_KEYS,
+  REVISIONS,
+  shapeClientRequest,
+  shapeNotification,
+  shapeRequest,
+  shapeResult,
+  type Revision,
 } from '../../../lib/wire/index.ts'
 import { specDefinitions, validateSpec } from '../../support/spec-schema.ts'
 
@@ -66,9 +75,16 @@ const REQUEST_DEFS: Record<string, string> = {
   ping: 'PingRequest',
 }
 const CLIENT_REQUEST_DEFS: Record<string, string> = {
-  initialize: 'InitializeRequest', ping: 'PingRequest', 'server/discover': 'DiscoverRequest', 'tools/list': 'ListToolsRequest',
-  'tools/call': 'CallToolRequest', 'resources/read': 'ReadResourceRequest', 'resources/subscribe': 'SubscribeRequest',
-  'prompts/get': 'GetPromptRequest', 'completion/complete': 'CompleteRequest', 'logging/setLevel': 'SetLevelRequest',
+  initialize: 'InitializeRequest',
+  ping: 'PingRequest',
+  'server/discover': 'DiscoverRequest',
+  'tools/list': 'ListToolsRequest',
+  'tools/call': 'CallToolRequest',
+  'resources/read': 'ReadResourceRequest',
+  'resources/subscribe': 'SubscribeRequest',
+  'prompts/get': 'GetPromptRequest',
+  'completion/complete': 'CompleteRequest',
+  'logging/setLevel': 'SetLevelRequest',
   'subscriptions/listen': 'SubscriptionsListenRequest',
 }
 const CLIENT_RESULT_DEFS: Record<string, string> = {
@@ -117,7 +133,10 @@ function checkResult(revision: Revision, method: string, value: Obj): void {
   const resultType = value.resultType
   const expressible =
     methodExists(revision, method, undefined, { extensions: true }) &&
-    (isModernRevision(revision) || resultType === undefined || resultType === 'complete' || (resultType === 'task' && revision === '2025-11-25' && method === 'tools/call'))
+    (isModernRevision(revision) ||
+      resultType === undefined ||
+      resultType === 'complete' ||
+      (resultType === 'task' && revision === '2025-11-25' && method === 'tools/call'))
   if (!expressible) return expectEra(() => shapeResult(revision, method, value))
 
   const shaped = shapeResult(revision, method, value)
@@ -135,7 +154,11 @@ function checkResult(revision: Revision, method: string, value: Obj): void {
   const response = { jsonrpc: '2.0', id: 1, result: shaped }
   const typedResponse = `${definition}Response`
   const envelope =
-    revision < '2025-11-25' ? 'JSONRPCResponse' : typedResponse in specDefinitions(revision) && !extensionResult ? typedResponse : 'JSONRPCResultResponse'
+    revision < '2025-11-25'
+      ? 'JSONRPCResponse'
+      : typedResponse in specDefinitions(revision) && !extensionResult
+        ? typedResponse
+        : 'JSONRPCResultResponse'
   expectValid(revision, envelope, response, false)
   expectValid(revision, 'JSONRPCMessage', response, false)
 }
@@ -167,7 +190,12 @@ function checkClientResult(revision: Revision, method: string, value: Obj): void
     return expectValid(revision, 'InputResponse', shaped, false)
   }
   expectValid(revision, 'ClientResult', shaped, false)
-  expectValid(revision, revision < '2025-11-25' ? 'JSONRPCResponse' : 'JSONRPCResultResponse', { jsonrpc: '2.0', id: 1, result: shaped }, false)
+  expectValid(
+    revision,
+    revision < '2025-11-25' ? 'JSONRPCResponse' : 'JSONRPCResultResponse',
+    { jsonrpc: '2.0', id: 1, result: shaped },
+    false,
+  )
 }
 
 function checkClientRequest(revision: Revision, value: Obj): void {

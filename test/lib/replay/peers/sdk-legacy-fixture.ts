@@ -18,7 +18,9 @@ const text = (value: string) => ({ content: [{ type: 'text' as const, text: valu
 function buildServer(): McpServer {
   const server = new McpServer({ name: 'sdk-legacy-replay', version: '1.0.0' })
   server.registerTool('echo', { description: 'Echo', inputSchema: { text: z.string() } }, async ({ text: value }) => text(value))
-  server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => text(`sum=${changedAdd ? a + b + 1 : a + b}`))
+  server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) =>
+    text(`sum=${changedAdd ? a + b + 1 : a + b}`),
+  )
   server.registerTool('progress', { inputSchema: { steps: z.number().int() } }, async ({ steps }, extra) => {
     const progressToken = extra._meta?.progressToken
     for (let i = 1; i <= steps && progressToken !== undefined; i++) {

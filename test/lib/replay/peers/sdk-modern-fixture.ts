@@ -16,7 +16,9 @@ const text = (value: string) => ({ content: [{ type: 'text' as const, text: valu
 function buildServer(): McpServer {
   const server = new McpServer({ name: 'sdk-modern-replay', version: '2.0.0' }, { capabilities: { tools: {}, prompts: {}, resources: {} } })
   server.registerTool('echo', { description: 'Echo', inputSchema: { text: z.string() } }, async ({ text: value }) => text(value))
-  server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => text(`sum=${changedAdd ? a + b + 1 : a + b}`))
+  server.registerTool('add', { description: 'Add two numbers', inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) =>
+    text(`sum=${changedAdd ? a + b + 1 : a + b}`),
+  )
   server.registerTool('progress', { inputSchema: { steps: z.number().int() } }, async ({ steps }, ctx) => {
     const progressToken = ctx.mcpReq._meta?.progressToken
     for (let i = 1; i <= steps && progressToken !== undefined; i++) {

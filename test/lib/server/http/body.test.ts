@@ -21,7 +21,10 @@ describe('readJsonBody', () => {
   })
 
   test('415 for text/plain, forms and a missing Content-Type (no CORS simple requests)', async () => {
-    for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, {}] as Record<string, string>[]) {
+    for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, {}] as Record<
+      string,
+      string
+    >[]) {
       const result = await readJsonBody(post('{}', headers), { maxFrameBytes: 1024 })
       expect(result.ok).toBe(false)
       if (!result.ok) expect(result.response.status).toBe(415)
@@ -41,7 +44,11 @@ describe('readJsonBody', () => {
   })
 
   test('413 from Content-Length before reading', async () => {
-    const request = new Request(URL_, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': '5000' }, body: '{}' })
+    const request = new Request(URL_, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': '5000' },
+      body: '{}',
+    })
     const result = await readJsonBody(request, { maxFrameBytes: 100 })
     expect(result.ok).toBe(false)
     if (!result.ok) expect(result.response.status).toBe(413)
@@ -64,7 +71,11 @@ describe('readJsonBody', () => {
         controller.enqueue(new TextEncoder().encode(`"${'x'.repeat(30)}",`))
       },
     })
-    const response = await fetch(`http://127.0.0.1:${server.port}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    const response = await fetch(`http://127.0.0.1:${server.port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    })
     expect(response.status).toBe(413)
     expect((await response.json()).error.message).toContain('64 bytes')
   })

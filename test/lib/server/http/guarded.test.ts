@@ -14,7 +14,11 @@ const guarded = createHttpHandler({ engine, settings, guarded: true })
 let server: ReturnType<typeof Bun.serve>
 
 beforeAll(() => {
-  server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => (new URL(request.url).pathname === '/guarded' ? guarded : standalone).fetch(request) })
+  server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: (request) => (new URL(request.url).pathname === '/guarded' ? guarded : standalone).fetch(request),
+  })
 })
 afterAll(() => {
   server.stop(true)
@@ -26,7 +30,13 @@ const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.mode
 function discover(path: string, headers: Record<string, string>): Promise<Response> {
   return fetch(`http://127.0.0.1:${server.port}${path}`, {
     method: 'POST',
-    headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover', 'content-type': 'application/json', ...headers },
+    headers: {
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'server/discover',
+      'content-type': 'application/json',
+      ...headers,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: META } }),
   })
 }

@@ -40,13 +40,20 @@ describe('validateModernHeaders (SEP-2243)', () => {
   })
 
   test('protocol version header must equal _meta', () => {
-    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2026-12-01' } } }
+    const list = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: { ...META, 'io.modelcontextprotocol/protocolVersion': '2026-12-01' } },
+    }
     expectMismatch(check({ 'mcp-protocol-version': V, 'mcp-method': 'tools/list' }, list), 'MCP-Protocol-Version')
     expectMismatch(check({ 'mcp-method': 'tools/list' }, list), 'MCP-Protocol-Version')
   })
 
   test('a body without _meta protocolVersion is left to the engine (-32602), not a header error', () => {
-    expect(check({ 'mcp-protocol-version': V, 'mcp-method': 'tools/list' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).toEqual({ ok: true })
+    expect(check({ 'mcp-protocol-version': V, 'mcp-method': 'tools/list' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).toEqual({
+      ok: true,
+    })
   })
 
   test('Mcp-Method missing, mismatched or differently cased → -32020', () => {
@@ -74,7 +81,13 @@ describe('validateModernHeaders (SEP-2243)', () => {
 
   test('Mcp-Param: present and equal passes (strings, integers numerically, booleans, nested paths)', () => {
     const args = { region: 'us-west1', count: 42, dry: false, nested: { tenant: 'acme' }, query: 'SELECT 1' }
-    const headers = { ...base, 'Mcp-Param-Region': 'us-west1', 'Mcp-Param-Count': '42.0', 'Mcp-Param-Dry': 'false', 'Mcp-Param-Tenant': 'acme' }
+    const headers = {
+      ...base,
+      'Mcp-Param-Region': 'us-west1',
+      'Mcp-Param-Count': '42.0',
+      'Mcp-Param-Dry': 'false',
+      'Mcp-Param-Tenant': 'acme',
+    }
     expect(check(headers, call(args))).toEqual({ ok: true })
     expect(check({ ...headers, 'Mcp-Param-Region': '=?base64?dXMtd2VzdDE=?=' }, call(args))).toEqual({ ok: true })
     // Two values for one header (fetch joins them with ", ") never equal the body.

@@ -22,7 +22,11 @@ describe('SessionStore', () => {
 
   test('create, get, delete → unknown afterwards (404 for the caller), onEnd once', () => {
     const ended: [string, SessionEndReason][] = []
-    const store = new SessionStore<{ revision: string }>({ sessionIdleMs: 60_000, maxSessions: 10, onEnd: (id, _p, reason) => ended.push([id, reason]) })
+    const store = new SessionStore<{ revision: string }>({
+      sessionIdleMs: 60_000,
+      maxSessions: 10,
+      onEnd: (id, _p, reason) => ended.push([id, reason]),
+    })
     const id = store.create({ revision: '2025-11-25' })
     expect(store.get(id)).toEqual({ revision: '2025-11-25' })
     expect(store.delete(id)).toBe(true)
@@ -63,7 +67,12 @@ describe('SessionStore', () => {
   test('cap: the least recently used session is evicted', () => {
     const time = clock()
     const evicted: number[] = []
-    const store = new SessionStore<number>({ sessionIdleMs: 0, maxSessions: 2, now: time.now, onEnd: (_i, p, r) => r === 'evicted' && evicted.push(p) })
+    const store = new SessionStore<number>({
+      sessionIdleMs: 0,
+      maxSessions: 2,
+      now: time.now,
+      onEnd: (_i, p, r) => r === 'evicted' && evicted.push(p),
+    })
     const a = store.create(1)
     const b = store.create(2)
     store.get(a) // b is now least recently used

@@ -45,7 +45,9 @@ const result = (id: number): JsonRpcMessage => ({ jsonrpc: '2.0', id, result: { 
 
 describe('formatSseEvent', () => {
   test('fields and multi-line data', () => {
-    expect(formatSseEvent({ id: 'a.1', event: 'endpoint', retryMs: 500, data: 'x\ny' })).toBe('id: a.1\nevent: endpoint\nretry: 500\ndata: x\ndata: y\n\n')
+    expect(formatSseEvent({ id: 'a.1', event: 'endpoint', retryMs: 500, data: 'x\ny' })).toBe(
+      'id: a.1\nevent: endpoint\nretry: 500\ndata: x\ndata: y\n\n',
+    )
     expect(formatSseEvent({ data: '' })).toBe('data: \n\n')
   })
 })
@@ -130,17 +132,35 @@ describe('SseStream', () => {
 })
 
 describe('SSE over a real listener (SEP-1699 polling, TR-21/22)', () => {
-  async function withServer(run: (base: string, streams: { current?: SseStream; store: EventStore; aborted: ReturnType<typeof Promise.withResolvers<void>> }) => Promise<void>) {
-    const state = { current: undefined as SseStream | undefined, store: new EventStore({ sseEventBufferLength: 100 }), aborted: Promise.withResolvers<void>() }
+  async function withServer(
+    run: (
+      base: string,
+      streams: { current?: SseStream; store: EventStore; aborted: ReturnType<typeof Promise.withResolvers<void>> },
+    ) => Promise<void>,
+  ) {
+    const state = {
+      current: undefined as SseStream | undefined,
+      store: new EventStore({ sseEventBufferLength: 100 }),
+      aborted: Promise.withResolvers<void>(),
+    }
     await using server = Bun.serve({
       port: 0,
       fetch(request) {
         if (request.method === 'POST') {
-          state.current = openSseStream({ sseKeepAliveMs: 0, store: state.store, retryMs: 50, signal: request.signal, onAbort: () => state.aborted.resolve() })
+          state.current = openSseStream({
+            sseKeepAliveMs: 0,
+            store: state.store,
+            retryMs: 50,
+            signal: request.signal,
+            onAbort: () => state.aborted.resolve(),
+          })
           return state.current.response
         }
         const lastEventId = request.headers.get('last-event-id') ?? ''
-        return resumeSseStream(state.store, lastEventId, { sseKeepAliveMs: 0, signal: request.signal })?.response ?? new Response(null, { status: 404 })
+        return (
+          resumeSseStream(state.store, lastEventId, { sseKeepAliveMs: 0, signal: request.signal })?.response ??
+          new Response(null, { status: 404 })
+        )
       },
     })
     await run(`http://127.0.0.1:${server.port}/mcp`, state)
