@@ -100,7 +100,7 @@ export const DAEMON_SETTINGS = defineSettings({
   daemonJitPolicy: {
     default: 1,
     env: 'MCPX_DAEMON_JIT_POLICY',
-    doc: 'JIT tier-up scale of the daemon once it listens (Bun.unsafe.setJITPolicy: 1 = normal; higher keeps code that runs rarely in the interpreter, less memory for more CPU per call). The binary starts at a higher scale for start-up (scripts/build.ts)',
+    doc: 'JIT tier-up scale of the daemon once it listens (Bun.unsafe.setJITPolicy: 1 = normal; higher keeps code that runs rarely in the interpreter, less memory for more CPU per call).',
   },
   daemonEventBufferLength: {
     default: 1_000,
