@@ -73,6 +73,11 @@ function mcpxArgv(options: ClusterOptions): string[] {
 
 const HTTPCLOSE_OFF = /^    # option httpclose$/m
 
+/** A Debian engine's executable (HAProxy, redis-server): on PATH, else in the sbin directories a plain user's PATH lacks. */
+export function findEngine(name: string): string {
+  return Bun.which(name) ?? Bun.which(name, { PATH: '/usr/sbin:/usr/local/sbin:/sbin' }) ?? name
+}
+
 export function haproxyConfig(port: number, replicas: readonly { id: string; port: number }[], sticky = true, httpclose = false): string {
   const template = readFileSync(join(REPO, 'deploy/haproxy.cfg'), 'utf8')
   const servers = replicas.map((r) => `    server ${r.id} 127.0.0.1:${r.port} check`).join('\n')
@@ -144,7 +149,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const haproxyConfigText = haproxyConfig(port, replicas, options.sticky ?? true, options.httpclose ?? false)
     const cfg = join(dir, 'haproxy.cfg')
     writeFileSync(cfg, haproxyConfigText)
-    haproxy = Bun.spawn([options.haproxy ?? 'haproxy', '-db', '-f', cfg], { stdout: 'ignore', stderr: 'pipe' })
+    haproxy = Bun.spawn([options.haproxy ?? findEngine('haproxy'), '-db', '-f', cfg], { stdout: 'ignore', stderr: 'pipe' })
     await waitListening(port, haproxy)
     return {
       url: `http://127.0.0.1:${port}/mcp`,
