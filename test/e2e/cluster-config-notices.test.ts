@@ -11,11 +11,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { RedisClient } from 'bun'
 import { homeLayout } from '../../lib/config/index.ts'
 import { type Cluster, startCluster } from '../../scripts/cluster.ts'
 import { REPO_ROOT, tempDir } from '../harness.ts'
 import { freePort } from '../../scripts/free-port.ts'
+import { startRedisServer } from '../support/redis-server.ts'
 
 const SBIN = { PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` }
 const haproxy = Bun.which('haproxy', SBIN)
@@ -41,17 +41,7 @@ describe.skipIf(!haproxy || !redisServer)('config-change notices between replica
   beforeAll(async () => {
     const port = await freePort()
     const redisUrl = `redis://127.0.0.1:${port}`
-    redis = Bun.spawn([redisServer!, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdout: 'ignore',
-      stderr: 'inherit',
-    })
-    const probe = new RedisClient(redisUrl)
-    for (let ok = false; !ok; )
-      ok = await probe.send('PING', []).then(
-        () => true,
-        async () => (await Bun.sleep(50), false),
-      )
-    probe.close()
+    redis = await startRedisServer(redisServer!, port)
     for (const file of configs) writeFileSync(file, before)
     const slow = { MCPX_CONFIG_RELOAD_DEBOUNCE_MS: SLOW_WATCH_MS, MCPX_CONFIG_POLL_MS: SLOW_WATCH_MS }
     cluster = await startCluster({

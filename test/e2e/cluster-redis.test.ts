@@ -20,6 +20,7 @@ import { sessionOwner } from '../../lib/server/index.ts'
 import { type Cluster, startCluster } from '../../scripts/cluster.ts'
 import { REPO_ROOT, tempDir } from '../harness.ts'
 import { freePort } from '../../scripts/free-port.ts'
+import { startRedisServer } from '../support/redis-server.ts'
 
 const SBIN = { PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` }
 const haproxy = Bun.which('haproxy', SBIN)
@@ -50,17 +51,7 @@ describe.skipIf(!haproxy || !redisServer)('three replicas sharing a Redis', () =
   beforeAll(async () => {
     const port = await freePort()
     redisUrl = `redis://127.0.0.1:${port}`
-    redis = Bun.spawn([redisServer!, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdout: 'ignore',
-      stderr: 'inherit',
-    })
-    const probe = new RedisClient(redisUrl)
-    for (let ok = false; !ok; )
-      ok = await probe.send('PING', []).then(
-        () => true,
-        async () => (await Bun.sleep(50), false),
-      )
-    probe.close()
+    redis = await startRedisServer(redisServer!, port)
     const config = join(dir.path, 'config.json')
     writeFileSync(
       config,
@@ -220,17 +211,7 @@ describe.skipIf(!haproxy || !redisServer)('tasks of a dead replica, read from Re
   let fixture: ReturnType<typeof Bun.spawn> | undefined
   beforeAll(async () => {
     const port = await freePort()
-    redis = Bun.spawn([redisServer!, '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdout: 'ignore',
-      stderr: 'inherit',
-    })
-    const probe = new RedisClient(`redis://127.0.0.1:${port}`)
-    for (let ok = false; !ok; )
-      ok = await probe.send('PING', []).then(
-        () => true,
-        async () => (await Bun.sleep(50), false),
-      )
-    probe.close()
+    redis = await startRedisServer(redisServer!, port)
     const fixturePort = await freePort()
     fixture = Bun.spawn([process.execPath, join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--port', String(fixturePort)], {
       stdout: 'ignore',
