@@ -6,14 +6,12 @@
 import { createUpstreamAuth } from '../lib/auth/index.ts'
 import type { ServerConfig } from '../lib/config/index.ts'
 import { Upstream } from '../lib/gateway/index.ts'
-import { type Revision, shapeResult } from '../lib/wire/index.ts'
+import { type Revision, shapeResult, type JsonObject } from '../lib/wire/index.ts'
 import type { ConfiguredContext } from './context.ts'
 import type { HostOptions } from './host.ts'
 import { slowNotice, withNotice } from './progress.ts'
 import { type ServerSession, cliAsker, cliDeclares } from './target.ts'
 import { stderrIsTty } from './tty.ts'
-
-type Json = Record<string, unknown>
 
 /**
  * The gateway's Upstream for a connection the CLI makes itself (an ad-hoc target, `call --record`): the CLI's
@@ -83,7 +81,7 @@ export function directSession(ctx: ConfiguredContext, config: ServerConfig, host
 }
 
 /** As the spec shapes a result for the revision the upstream speaks (no resultType for legacy ones), like /v1 does. */
-function shapedFor(upstream: Upstream, method: string, result: Json): Json {
+function shapedFor(upstream: Upstream, method: string, result: JsonObject): JsonObject {
   const revision = upstream.status().revision
   return revision === undefined ? result : shapeResult(revision as Revision, method, result)
 }

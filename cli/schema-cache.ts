@@ -10,8 +10,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { HomeLayout } from '../lib/config/index.ts'
-
-type Json = Record<string, unknown>
+import type { JsonObject } from '../lib/wire/index.ts'
 
 function fileOf(layout: HomeLayout, server: string): string {
   return join(layout.runDir, 'tools', `${encodeURIComponent(server)}.json`)
@@ -28,9 +27,9 @@ function daemonIdentity(layout: HomeLayout): string | undefined {
 }
 
 /** The cached definition of `server`'s `tool`, if an earlier command saw it from the daemon running now. */
-export function cachedTool(layout: HomeLayout, server: string, tool: string): Json | undefined {
+export function cachedTool(layout: HomeLayout, server: string, tool: string): JsonObject | undefined {
   try {
-    const cache = JSON.parse(readFileSync(fileOf(layout, server), 'utf8')) as { daemon?: string; tools?: Record<string, Json> }
+    const cache = JSON.parse(readFileSync(fileOf(layout, server), 'utf8')) as { daemon?: string; tools?: Record<string, JsonObject> }
     const identity = daemonIdentity(layout)
     if (identity === undefined || cache.daemon !== identity) return undefined
     const definition = cache.tools?.[tool]
@@ -41,7 +40,7 @@ export function cachedTool(layout: HomeLayout, server: string, tool: string): Js
 }
 
 /** Replace `server`'s cached definitions with this catalog's (written whole, then renamed into place). */
-export function cacheTools(layout: HomeLayout, server: string, tools: readonly Json[]): void {
+export function cacheTools(layout: HomeLayout, server: string, tools: readonly JsonObject[]): void {
   const file = fileOf(layout, server)
   const daemon = daemonIdentity(layout)
   if (daemon === undefined) return

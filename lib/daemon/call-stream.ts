@@ -11,19 +11,18 @@ import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log.ts'
 import type { Catalog, Pool } from './pool-contract.ts'
 import type { DownstreamAsker } from '../gateway/index.ts'
-
-type Json = Record<string, unknown>
+import type { JsonObject } from '../wire/index.ts'
 
 /** The path of the `call` operation (operations.ts), which the CLI's client posts to without loading the table. */
 export const CALL_PATH = '/v1/call'
 
 /** The line types of a streamed call, in the order they can come. */
 export type CallStreamLine =
-  | { readonly type: 'info'; readonly info: Json }
-  | { readonly type: 'call.progress'; readonly data: Json }
-  | { readonly type: 'call.input'; readonly data: Json }
+  | { readonly type: 'info'; readonly info: JsonObject }
+  | { readonly type: 'call.progress'; readonly data: JsonObject }
+  | { readonly type: 'call.input'; readonly data: JsonObject }
   | { readonly type: 'result'; readonly result: unknown }
-  | { readonly type: 'error'; readonly error: Json }
+  | { readonly type: 'error'; readonly error: JsonObject }
 
 /** A stable digest of one tool's inputSchema as both sides hold it (the JSON the catalog carries). */
 export function inputSchemaHash(schema: unknown): string {
@@ -39,7 +38,7 @@ export async function checkSchemaHash(
   asker: DownstreamAsker | undefined,
 ): Promise<void> {
   const catalog: Catalog = await pool.catalog(server, asker ? { asker } : {})
-  const definition = (catalog.tools as Json[]).find((t) => t.name === tool)
+  const definition = (catalog.tools as JsonObject[]).find((t) => t.name === tool)
   if (definition !== undefined && inputSchemaHash(definition.inputSchema) === hash) return
   throw new McpxError(
     'NOT_FOUND',
@@ -75,7 +74,7 @@ export function streamedCall(call: (send: (line: CallStreamLine) => void) => Pro
           (error: unknown) => {
             const mcpxError = asMcpxError(error)
             if (mcpxError.code === 'INTERNAL') log.error(mcpxError.cause ?? mcpxError)
-            send({ type: 'error', error: mcpxError.toJSON() as unknown as Json })
+            send({ type: 'error', error: mcpxError.toJSON() as unknown as JsonObject })
           },
         )
         .finally(() => {
