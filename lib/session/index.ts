@@ -1,4 +1,4 @@
-/** The session room: the JSON-RPC request correlation engine shared by client and server roles. */
+/** The session room: the client's JSON-RPC request correlation (ids, deadlines, cancellation, progress); the server engine correlates its own requests to its client in server/connection.ts. */
 export { Peer, isLostInFlight, resendable } from './peer.ts'
 export type {
   CancelMode,

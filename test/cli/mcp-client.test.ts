@@ -118,14 +118,7 @@ describe('elicitation and sampling', () => {
   })
 
   test('on a pseudo-terminal the form asks each field (script -q)', async () => {
-    const command = [...mcpxCommand(), 'call', 'everything.trigger-elicitation-request'].map((part) => `'${part}'`).join(' ')
-    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], {
-      cwd: user.project,
-      env: { ...process.env, ...env },
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
+    await using proc = underPty(['call', 'everything.trigger-elicitation-request'])
     const output = new Response(proc.stdout).text()
     // Typed once each prompt is up: answer now, name, agree, (default story line), email, then defaults.
     const typed = ['\n', 'Grace\n', 'y\n', '\n', 'grace@example.com\n']
@@ -146,14 +139,7 @@ describe('elicitation and sampling', () => {
   })
 
   test('on a pseudo-terminal Ctrl-C cancels the form, and the next output starts on its own line', async () => {
-    const command = [...mcpxCommand(), 'call', 'everything.trigger-elicitation-request'].map((part) => `'${part}'`).join(' ')
-    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], {
-      cwd: user.project,
-      env: { ...process.env, ...env },
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
+    await using proc = underPty(['call', 'everything.trigger-elicitation-request'])
     const reader = proc.stdout.getReader()
     let seen = ''
     const until = async (text: string) => {
@@ -184,14 +170,7 @@ describe('elicitation and sampling', () => {
     expect(declined.stderr).toContain(
       `mcpx: url asked to open ${SIGN_IN_URL}: "Sign in to continue" — declined (no terminal to ask on; answer with --answers FILE)`,
     )
-    const command = [...mcpxCommand(), 'call', 'url.sign_in'].map((part) => `'${part}'`).join(' ')
-    await using proc = Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], {
-      cwd: user.project,
-      env: { ...process.env, ...env, MCPX_CLI_SLOW_NOTICE_MS: '0' },
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    })
+    await using proc = underPty(['call', 'url.sign_in'], { MCPX_CLI_SLOW_NOTICE_MS: '0' })
     const reader = proc.stdout.getReader()
     let seen = ''
     while (!seen.includes('[y/N]')) {
@@ -436,6 +415,18 @@ describe('completion (fish)', () => {
 })
 
 /** server-everything says "listening on port N" on stderr once it accepts connections. */
+/** The compiled mcpx under a pseudo-terminal (util-linux `script -q`), stdin and stdout piped for the test to drive. */
+function underPty(args: string[], extraEnv: Record<string, string> = {}) {
+  const command = [...mcpxCommand(), ...args].map((part) => `'${part}'`).join(' ')
+  return Bun.spawn(['script', '-q', '-e', '-c', command, '/dev/null'], {
+    cwd: user.project,
+    env: { ...process.env, ...env, ...extraEnv },
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+}
+
 async function untilListening(stderr: ReadableStream<Uint8Array>): Promise<void> {
   const decoder = new TextDecoder()
   let seen = ''

@@ -13,6 +13,7 @@ import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotoc
 import { homeLayout } from '../../lib/config/index.ts'
 import { type Cluster, startCluster } from '../../scripts/cluster.ts'
 import { REPO_ROOT, tempDir } from '../harness.ts'
+import { expectEndedOnEveryReplica } from '../support/ended-session.ts'
 
 const haproxy = Bun.which('haproxy') ?? Bun.which('haproxy', { PATH: '/usr/sbin:/usr/local/sbin' })
 if (!haproxy && process.env.CI === 'true') throw new Error('haproxy is not installed: .ci/run must `apt-get install -y haproxy`')
@@ -86,21 +87,7 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
       await client.close()
     }
     // 2025-11-25 basic/transports.mdx: an ended session is 404 — on every replica the balancer picks.
-    for (let i = 0; i < 3; i++) {
-      const response = await fetch(`${cluster.url}?codemode=false`, {
-        method: 'POST',
-        headers: {
-          ...headers(),
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-session-id': session,
-          'mcp-protocol-version': '2025-11-25',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
-      })
-      expect(response.status).toBe(404)
-      await response.body?.cancel()
-    }
+    await expectEndedOnEveryReplica(`${cluster.url}?codemode=false`, headers(), session, 3)
   })
 
   test('a replica killed and restarted mid-run: every 2026 call is answered, none crossed (a call cut by the kill is retried)', async () => {

@@ -21,6 +21,7 @@ import { type Cluster, startCluster } from '../../scripts/cluster.ts'
 import { REPO_ROOT, tempDir } from '../harness.ts'
 import { freePort } from '../../scripts/free-port.ts'
 import { startRedisServer } from '../support/redis-server.ts'
+import { expectEndedOnEveryReplica } from '../support/ended-session.ts'
 
 const SBIN = { PATH: `${process.env.PATH}:/usr/sbin:/usr/local/sbin` }
 const haproxy = Bun.which('haproxy', SBIN)
@@ -102,21 +103,7 @@ describe.skipIf(!haproxy || !redisServer)('three replicas sharing a Redis', () =
     expect((await ended.keys('mcpx:session-ended:*')).length).toBe(1)
     ended.close()
     // Round-robin over the three replicas, twice: the restarted owner would rebuild the session without the shared list.
-    for (let i = 0; i < 6; i++) {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: {
-          ...headers(),
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-session-id': session,
-          'mcp-protocol-version': '2025-11-25',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }),
-      })
-      expect(response.status).toBe(404)
-      await response.body?.cancel()
-    }
+    await expectEndedOnEveryReplica(url, headers(), session, 6)
   })
 
   test('a GET stream of a dead replica resumes on the heir: what the host missed is replayed from Redis', async () => {

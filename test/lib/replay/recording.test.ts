@@ -127,9 +127,8 @@ describe('recording format: negotiation', () => {
     method: 'server/discover',
     params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } },
   }
-  const negotiatedLines = (lines: string[]) => lines.map((line) => JSON.parse(line)).filter((entry) => entry.type === 'negotiated')
-
-  test('a modern offer the server refuses is no negotiation: only the legacy revision it fell back to is written, after initialize answers', () => {
+  /** A client-side stdio recorder whose lines stay in memory. */
+  const linesRecorder = () => {
     const lines: string[] = []
     const recorder = new Recorder({
       sink: { write: (line) => void lines.push(line) },
@@ -137,6 +136,12 @@ describe('recording format: negotiation', () => {
       role: 'client',
       transport: 'stdio',
     })
+    return { lines, recorder }
+  }
+  const negotiatedLines = (lines: string[]) => lines.map((line) => JSON.parse(line)).filter((entry) => entry.type === 'negotiated')
+
+  test('a modern offer the server refuses is no negotiation: only the legacy revision it fell back to is written, after initialize answers', () => {
+    const { lines, recorder } = linesRecorder()
     recorder.message('to-server', discover)
     expect(negotiatedLines(lines)).toEqual([])
     recorder.message('to-client', { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } })
@@ -161,13 +166,7 @@ describe('recording format: negotiation', () => {
   })
 
   test('a modern offer answered with a result is negotiated then, with the server named from its _meta', () => {
-    const lines: string[] = []
-    const recorder = new Recorder({
-      sink: { write: (line) => void lines.push(line) },
-      mcpxVersion: '0.1.0',
-      role: 'client',
-      transport: 'stdio',
-    })
+    const { lines, recorder } = linesRecorder()
     recorder.message('to-server', discover)
     recorder.message('to-client', {
       jsonrpc: '2.0',

@@ -7,6 +7,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Engine, defineServer, serveHttp } from '../../../lib/server/index.ts'
 import { testSettings } from '../../harness.ts'
+import { call, init } from './messages.ts'
 
 const settings = testSettings({ shutdownGraceMs: 300 })
 const server = defineServer({
@@ -34,18 +35,6 @@ const headers = (session?: string) => ({
 })
 const post = (url: string, body: unknown, session?: string) =>
   fetch(url, { method: 'POST', headers: headers(session), body: JSON.stringify(body) })
-const init = (id: number, protocolVersion: unknown) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'initialize',
-  params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } },
-})
-const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-})
 
 async function session(url: string): Promise<string> {
   const response = await post(url, init(1, '2025-11-25'))

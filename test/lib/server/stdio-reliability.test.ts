@@ -9,6 +9,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Engine, defineServer, serveStdio } from '../../../lib/server/index.ts'
 import { testSettings } from '../../harness.ts'
+import { call, init } from './messages.ts'
 
 const settings = testSettings({ shutdownGraceMs: 300 })
 let ran = 0
@@ -68,19 +69,6 @@ function open() {
     },
   }
 }
-
-const init = (id: number | string, protocolVersion: unknown) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'initialize',
-  params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } },
-})
-const call = (id: number | string, name: string, args: Record<string, unknown> = {}) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'tools/call',
-  params: { name, arguments: args },
-})
 
 describe('stdio server reliability', () => {
   test('a failed initialize (protocolVersion 42) leaves the session exactly as it was', async () => {
