@@ -24,7 +24,7 @@ import {
   writeEnvSnapshot,
 } from '../lib/config/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
-import { log, setLogLevel } from '../lib/log.ts'
+import { log, setLogLevel } from '../lib/log/index.ts'
 import { type McpxPaths, type Settings, type SettingOverrides, resolvePaths, resolveSettings } from '../lib/settings/index.ts'
 
 export interface CliContext {

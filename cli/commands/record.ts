@@ -7,7 +7,7 @@
  * answers that host's discover from it (lib/replay/serve.ts).
  */
 import { defineCommand } from 'citty'
-import { log } from '../../lib/log.ts'
+import { log } from '../../lib/log/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import type { Upstream } from '../../lib/gateway/index.ts'
 import { Recorder, fileSink, recordProxy, recordTransport, recordingFetch, redactionRules } from '../../lib/replay/index.ts'
