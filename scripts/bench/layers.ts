@@ -8,8 +8,8 @@
  * later (setImmediate, as I/O would), so the figures are mcpx's own JavaScript and nothing else;
  * `--upstream stdio` runs the bench's echo server under node for each layer, so the rows include
  * the pipe round trip (the `bare` row: a minimal write/flush/read of the same lines, the floor).
- * A tight loop keeps everything in cache: the daemon, between real I/O, pays about three times
- * these figures for the same work (README "Benchmarks").
+ * A tight loop keeps everything in cache: between real reads and writes (the stdio rows) the same
+ * work costs about twice as much (README "Benchmarks").
  * Usage: bun scripts/bench/layers.ts [--upstream memory|stdio] [--calls 20000] [--block 500] [--warmup 2000]
  *        [--only name,name…]. Markdown on stdout.
  */
@@ -224,8 +224,16 @@ async function http(method: 'ping' | 'tools/call'): Promise<Call> {
 async function httpHarness(): Promise<Call> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo_echo', arguments: ARGS } })
   const answer = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Echo: hello"}]}}'
+  // The same headers as the http rows' requests carry.
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-session-id': 'x'.repeat(32),
+    'mcp-protocol-version': '2025-11-25',
+    'content-length': String(Buffer.byteLength(body)),
+  }
   return async () => {
-    await new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-length': String(body.length) }, body }).text()
+    await new Request('http://127.0.0.1/mcp?codemode=false', { method: 'POST', headers, body }).text()
     await new Response(answer, { headers: { 'content-type': 'application/json' } }).text()
   }
 }
