@@ -19,8 +19,9 @@
  * Usage: bun scripts/bench.ts [--only all|stdio|startup|cluster] [--calls 1000] [--block 50] [--warmup 100] [--cpu-calls 10000]
  *        [--daemon-warmup 20000] [--oneshot-runs 15]
  *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--memory-calls 1000] [--idle-ms 2000]
- *        [--seal-ops 20000] [--cluster-calls 2000] [--json] [--out file.json]
- * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (both with only the echo server configured), `--only cluster` part 5.
+ *        [--seal-ops 20000] [--cluster-calls 2000] [--cluster-part all|sealing|balancing] [--json] [--out file.json]
+ * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (both with only the echo server configured), `--only cluster` part 5
+ * (`--cluster-part sealing` only its sealing rows, `balancing` only the HAProxy rows).
  * Markdown on stdout (JSON with --json); progress on stderr. Every process it starts is stopped.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -28,7 +29,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { type ClusterFigures, measureCluster, renderCluster } from './bench/cluster.ts'
+import { type ClusterFigures, type ClusterPart, measureCluster, renderCluster } from './bench/cluster.ts'
 import { type SealFigures, measureSeal, renderSeal } from './bench/seal.ts'
 import { measureBatch, measureExecOverMcp, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
 import { type CpuPerCall, cpuPerCall, type OwnCpuPerCall, ownCpuPerCall } from './bench/cpu.ts'
@@ -84,6 +85,7 @@ const { values: flags } = parseArgs({
     'idle-ms': { type: 'string', default: '2000' },
     'seal-ops': { type: 'string', default: '20000' },
     'cluster-calls': { type: 'string', default: '2000' },
+    'cluster-part': { type: 'string', default: 'all' },
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -109,6 +111,8 @@ const machine = async () => ({
 
 if (!['all', 'stdio', 'startup', 'cluster'].includes(flags.only!))
   throw new Error(`--only must be all, stdio, startup or cluster, got ${flags.only}`)
+if (!['all', 'sealing', 'balancing'].includes(flags['cluster-part']!))
+  throw new Error(`--cluster-part must be all, sealing or balancing, got ${flags['cluster-part']}`)
 
 interface ReplicaFigures {
   readonly seal: SealFigures
@@ -121,7 +125,13 @@ async function replicas(): Promise<ReplicaFigures> {
   const seal = measureSeal(num('seal-ops'))
   // The compiled binary, as the other parts measure it (its own copy: part 1's daemons may still run theirs).
   const binary = await buildBinary(mkdtempSync(join(dir, 'part5-')))
-  const cluster = await measureCluster({ calls: num('cluster-calls'), block: num('block'), mcpx: [binary], progress })
+  const cluster = await measureCluster({
+    calls: num('cluster-calls'),
+    block: num('block'),
+    part: flags['cluster-part'] as ClusterPart,
+    mcpx: [binary],
+    progress,
+  })
   return { seal, cluster }
 }
 
