@@ -8,7 +8,7 @@
  * progress is routed by token; the transport's close fails every pending request with its reason.
  */
 import { McpxError, RpcError, toRpcError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { Transport } from '../transport/index.ts'
 import {
   type JsonRpcMessage,

@@ -6,7 +6,7 @@
  * escalates stdin close → SIGTERM → SIGKILL over the whole group, so no grandchild is orphaned.
  */
 import { McpxError, RPC } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { JsonRpcMessage } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
