@@ -2,6 +2,8 @@
  * Everything a command needs, resolved once per process: settings (environment + flags), the log
  * level, where mcpx keeps its config and state, and how to run this mcpx again (for the daemon and
  * the built-in demo server). Commands receive this instead of reading process.env themselves.
+ * The config file itself is loaded by cli/configured-context.ts, which only the commands that read
+ * its servers load (its schemas cost a warm `mcpx call` a few ms).
  *
  * The CLI's own environment resolves `${VAR}` only for the connections the CLI makes itself
  * (`call --record`, `probe`, `auth`, ad-hoc targets); daemon-served work is resolved by the daemon
@@ -11,19 +13,18 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import {
   type HomeLayout,
-  type McpxConfig,
   configLocation,
   ensurePrivateDir,
   findConfigFile,
   homeLayout,
-  loadConfig,
   pickVariables,
+  readSettingsSection,
   referencedVariables,
   resolveConfiguredSettings,
   writeEnvSnapshot,
 } from '../lib/config/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
-import { log, setLogLevel } from '../lib/log.ts'
+import { log, setLogLevel } from '../lib/log/index.ts'
 import { type McpxPaths, type Settings, type SettingOverrides, resolvePaths, resolveSettings } from '../lib/settings/index.ts'
 
 export interface CliContext {
@@ -36,15 +37,9 @@ export interface CliContext {
   readonly self: readonly string[]
 }
 
-export interface ConfiguredContext extends CliContext {
-  readonly config: McpxConfig
-  /** Set when the config file does not parse (tolerant loads only: the daemon says what it serves). */
-  readonly configError?: McpxError
-}
+export type ContextFlags = { json?: boolean; verbose?: boolean; quiet?: boolean; config?: string }
 
-type Flags = { json?: boolean; verbose?: boolean; quiet?: boolean; config?: string }
-
-export function loadContext(args: Flags, overrides: SettingOverrides = {}): CliContext {
+export function loadContext(args: ContextFlags, overrides: SettingOverrides = {}): CliContext {
   if (args.verbose) setLogLevel(4)
   else if (args.quiet) setLogLevel(1)
   const env = process.env
@@ -53,24 +48,19 @@ export function loadContext(args: Flags, overrides: SettingOverrides = {}): CliC
 }
 
 /**
- * loadContext plus the config file, whose `settings` section joins the chain below MCPX_* variables.
- * `tolerant` (commands the daemon serves): a file that does not parse does not stop the command —
- * the daemon keeps serving its previous version and says so.
+ * loadContext plus the config file's `settings` section (below MCPX_* variables), read without the
+ * rest of the file (lib/config/settings-section.ts): for a command the daemon serves, which needs
+ * the file's settings but not its servers (a warm `mcpx call`). A section that does not parse
+ * is left out, as cli/configured-context.ts's tolerant load leaves out a file that does not: the
+ * daemon says what is wrong with the file.
  */
-export function loadConfiguredContext(
-  args: Flags,
-  overrides: SettingOverrides = {},
-  options: { tolerant?: boolean } = {},
-): ConfiguredContext {
+export function loadSettingsContext(args: ContextFlags, overrides: SettingOverrides = {}): CliContext {
   const base = loadContext(args, overrides)
-  const demoCommand = [...base.self, 'demo-server']
   try {
-    const config = loadConfig({ paths: base.paths, env: base.env, demoCommand, envSource: "this command's environment" })
-    return { ...base, config, settings: resolveConfiguredSettings(base.env, config, overrides) }
+    return { ...base, settings: resolveConfiguredSettings(base.env, { settings: readSettingsSection(base.paths, base.env) }, overrides) }
   } catch (error) {
-    if (!options.tolerant || !(error instanceof McpxError) || error.code !== 'CONFIG') throw error
-    const source = findConfigFile(base.paths)
-    return { ...base, config: { source, servers: {}, settings: {} }, configError: error }
+    if (!(error instanceof McpxError) || error.code !== 'CONFIG') throw error
+    return base
   }
 }
 

@@ -5,12 +5,13 @@
  */
 import { createUpstreamAuth } from '../lib/auth/index.ts'
 import type { ServerConfig } from '../lib/config/index.ts'
-import { Upstream } from '../lib/gateway/index.ts'
-import { type Revision, shapeResult, type JsonObject } from '../lib/wire/index.ts'
-import type { ConfiguredContext } from './context.ts'
-import type { HostOptions } from './host.ts'
+import { CLI_SAMPLING_REFUSAL } from '../lib/daemon/index.ts'
+import { type DownstreamAsker, type QuestionKind, Upstream } from '../lib/gateway/index.ts'
+import { type Revision, shapeResult, type JsonObject, missingCapability } from '../lib/wire/index.ts'
+import type { CliContext } from './context.ts'
+import { type HostOptions, answer, hostQuestions } from './host.ts'
 import { slowNotice, withNotice } from './progress.ts'
-import { type ServerSession, cliAsker, cliDeclares } from './target.ts'
+import type { ServerSession } from './target.ts'
 import { stderrIsTty } from './tty.ts'
 
 /**
@@ -18,7 +19,7 @@ import { stderrIsTty } from './tty.ts'
  * declarations, `${VAR}`s from this command's environment, and stored OAuth unless the config sends its own
  * Authorization header.
  */
-export function cliUpstream(ctx: ConfiguredContext, config: ServerConfig, host: HostOptions): Upstream {
+export function cliUpstream(ctx: CliContext, config: ServerConfig, host: HostOptions): Upstream {
   return new Upstream(config, {
     settings: ctx.settings,
     emit: () => {},
@@ -41,7 +42,7 @@ export function cliUpstream(ctx: ConfiguredContext, config: ServerConfig, host: 
 }
 
 /** An ad-hoc server: one Upstream of our own (the gateway's connection logic), closed at the end. */
-export function directSession(ctx: ConfiguredContext, config: ServerConfig, host: HostOptions): ServerSession {
+export function directSession(ctx: CliContext, config: ServerConfig, host: HostOptions): ServerSession {
   const upstream = cliUpstream(ctx, config, host)
   const asker = cliAsker(host)
   const delay = ctx.settings.cliSlowNoticeMs
@@ -81,7 +82,30 @@ export function directSession(ctx: ConfiguredContext, config: ServerConfig, host
 }
 
 /** As the spec shapes a result for the revision the upstream speaks (no resultType for legacy ones), like /v1 does. */
-function shapedFor(upstream: Upstream, method: string, result: JsonObject): JsonObject {
+export function shapedFor(upstream: Upstream, method: string, result: JsonObject): JsonObject {
   const revision = upstream.status().revision
   return revision === undefined ? result : shapeResult(revision as Revision, method, result)
+}
+
+/** A sampling question without samplingCommand: refused, naming what is missing (2025-11-25 client/sampling.mdx). */
+export function refuseSampling(): Promise<never> {
+  return Promise.reject(missingCapability({ sampling: {} }, CLI_SAMPLING_REFUSAL))
+}
+
+/**
+ * What a connection the CLI opens itself declares upstream: what this CLI answers — sampling only
+ * when setting samplingCommand names a program — and no MCP Apps extension (a terminal renders no app).
+ */
+export function cliDeclares(host: HostOptions): { questions: QuestionKind[]; apps: false } {
+  return { questions: hostQuestions(host), apps: false }
+}
+
+/** The CLI as the host of a call on a connection of its own: its roots, elicitation, and sampling if set. */
+export function cliAsker(host: HostOptions): DownstreamAsker {
+  const answers = [...(host.answers ?? [])]
+  return {
+    listRoots: async () => ({ roots: host.roots.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') })) }),
+    elicit: (params) => answer('elicit', params, host, answers),
+    sample: host.samplingCommand !== '' ? (params: JsonObject) => answer('sample', params, host, answers) : refuseSampling,
+  }
 }

@@ -8,7 +8,7 @@ import type { CommandDef } from 'citty'
 import { McpxError } from '../lib/errors/index.ts'
 import { suggest } from '../lib/gateway/index.ts'
 import { EXIT, reportError, setExitCode } from './exit.ts'
-import { writeStdout } from './output.ts'
+import { usesProcessStdout, writeStdout } from './output.ts'
 import { parseCommandLine } from './parse.ts'
 
 const HELP = new Set(['--help', '-h'])
@@ -67,8 +67,9 @@ export async function dispatch(root: CommandDef<any>, rawArgs: readonly string[]
     const restDashes = rest.indexOf('--')
     if ((restDashes >= 0 ? rest.slice(0, restDashes) : rest).some((a) => HELP.has(a)))
       return await writeStdout(await (await help()).renderHelp(command, path))
-    // Only a command that runs may use process.stdout; --version and --help never create it (cli/output.ts).
-    quietOnBrokenPipe()
+    // Only a command that runs may use process.stdout; --version, --help and a command that writes
+    // only with writeStdout (which ends quietly on EPIPE itself) never create it (cli/output.ts).
+    if (usesProcessStdout(command)) quietOnBrokenPipe()
     const args = parseCommandLine(rest, ((await resolve(command.args)) ?? {}) as Record<string, any>, path.join(' '))
     const context = { rawArgs: [...rest], args, cmd: command, data: undefined }
     await command.setup?.(context as never)

@@ -9,10 +9,9 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { CLI_SAMPLING_REFUSAL, type DaemonClient } from '../lib/daemon/index.ts'
+import type { DaemonClient } from '../lib/daemon/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
 import type { QuestionKind } from '../lib/gateway/index.ts'
-import { missingCapability } from '../lib/wire/index.ts'
 import type { Settings } from '../lib/settings/index.ts'
 import { slowNotice } from './progress.ts'
 import { stderrIsTty } from './tty.ts'
@@ -51,11 +50,6 @@ export function hostParams(options: HostOptions): { roots: string[]; elicit: tru
 /** The kinds of upstream question the CLI answers, declared on its own (ad-hoc) connections. */
 export function hostQuestions(options: HostOptions): QuestionKind[] {
   return options.samplingCommand !== '' ? ['elicit', 'sample', 'listRoots'] : ['elicit', 'listRoots']
-}
-
-/** A sampling question without samplingCommand: refused, naming what is missing (2025-11-25 client/sampling.mdx). */
-export function refuseSampling(): Promise<never> {
-  return Promise.reject(missingCapability({ sampling: {} }, CLI_SAMPLING_REFUSAL))
 }
 
 export function rootUris(cwd: string, extra: string | string[] | undefined): string[] {

@@ -8,19 +8,8 @@
 import type { ServerConfig } from '../lib/config/index.ts'
 import type { Catalog, DaemonClient } from '../lib/daemon/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
-import type { DownstreamAsker, QuestionKind } from '../lib/gateway/index.ts'
-import type { ConfiguredContext } from './context.ts'
-import {
-  type HostOptions,
-  answer,
-  callFollower,
-  followCall,
-  hostParams,
-  hostQuestions,
-  readAnswers,
-  refuseSampling,
-  rootUris,
-} from './host.ts'
+import type { CliContext } from './context.ts'
+import { type HostOptions, callFollower, followCall, hostParams, readAnswers, rootUris } from './host.ts'
 import { cacheTools, cachedTool } from './schema-cache.ts'
 import { withNotice } from './progress.ts'
 import { daemonClient } from './daemon-client.ts'
@@ -75,7 +64,7 @@ export function splitCommand(text: string): string[] {
 }
 
 export async function hostOptions(
-  ctx: ConfiguredContext,
+  ctx: CliContext,
   args: TargetFlags,
   label: string,
   stdinText: () => Promise<string>,
@@ -92,7 +81,7 @@ export async function hostOptions(
 
 /** `server` is a configured name or a URL; `args.stdio` (a command line) overrides it. */
 export async function openServer(
-  ctx: ConfiguredContext,
+  ctx: CliContext,
   args: TargetFlags,
   server: string | undefined,
   stdinText: () => Promise<string>,
@@ -127,7 +116,7 @@ function adHocLabel(config: ServerConfig): string {
   return target.kind === 'stdio' ? [target.command, ...target.args].join(' ') : target.url
 }
 
-function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: string, host: HostOptions): ServerSession {
+function daemonSession(ctx: CliContext, client: DaemonClient, server: string, host: HostOptions): ServerSession {
   const delay = ctx.settings.cliSlowNoticeMs
   const layout = client.options.layout
   return {
@@ -179,23 +168,5 @@ function daemonSession(ctx: ConfiguredContext, client: DaemonClient, server: str
         .finally(() => follow.stop())
     },
     close: async () => {},
-  }
-}
-
-/**
- * What a connection the CLI opens itself declares upstream: what this CLI answers — sampling only
- * when setting samplingCommand names a program — and no MCP Apps extension (a terminal renders no app).
- */
-export function cliDeclares(host: HostOptions): { questions: QuestionKind[]; apps: false } {
-  return { questions: hostQuestions(host), apps: false }
-}
-
-/** The CLI as the host of a call on a connection of its own: its roots, elicitation, and sampling if set. */
-export function cliAsker(host: HostOptions): DownstreamAsker {
-  const answers = [...(host.answers ?? [])]
-  return {
-    listRoots: async () => ({ roots: host.roots.map((uri) => ({ uri, name: uri.replace(/^file:\/\//, '') })) }),
-    elicit: (params) => answer('elicit', params, host, answers),
-    sample: host.samplingCommand !== '' ? (params: JsonObject) => answer('sample', params, host, answers) : refuseSampling,
   }
 }

@@ -9,7 +9,7 @@ import { type CredentialRecord, createFileCredentialStore, createUpstreamAuth, o
 import type { ServerConfig } from '../../lib/config/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
-import { type ConfiguredContext, loadConfiguredContext } from '../context.ts'
+import { type ConfiguredContext, loadConfiguredContext } from '../configured-context.ts'
 import { printJson } from '../render.ts'
 
 type HttpServer = ServerConfig & { target: Extract<ServerConfig['target'], { kind: 'http' }> }

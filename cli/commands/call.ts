@@ -7,21 +7,21 @@
 import { readFileSync, statSync } from 'node:fs'
 import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
-import { type Revision, shapeResult } from '../../lib/wire/index.ts'
 import { type Catalog, inputSchemaHash } from '../../lib/daemon/index.ts'
 import { splitQualified, suggest } from '../../lib/gateway/index.ts'
 import { parseCallArguments, parseJsonObject, precheckArguments } from '../tool-arguments.ts'
 import { commonArgs } from '../args.ts'
-import { type ConfiguredContext, loadConfiguredContext } from '../context.ts'
+import type { McpxConfig } from '../../lib/config/index.ts'
+import { loadSettingsContext } from '../context.ts'
 import { EXIT, setExitCode } from '../exit.ts'
 import { hostArgs } from '../host.ts'
 import { repeatable, variadic } from '../parse.ts'
-import { writeStdout } from '../output.ts'
+import { writeStdout, writesStdoutWithBun } from '../output.ts'
 import { renderToolResult } from '../render.ts'
 import { stderrIsTty } from '../tty.ts'
-import { cliAsker, hostOptions, isUrl, openServer } from '../target.ts'
+import { hostOptions, isUrl, openServer } from '../target.ts'
 
-export default defineCommand({
+const call = defineCommand({
   meta: {
     name: 'call',
     description:
@@ -55,7 +55,10 @@ export default defineCommand({
     },
   },
   async run({ args }) {
-    const ctx = loadConfiguredContext(args, {}, { tolerant: true })
+    // The config file's settings only: its servers are read (configured(), below) when the catalog
+    // path or --record needs them, never on a warm call (README "Start-up and memory").
+    const ctx = loadSettingsContext(args)
+    const configured = () => import('../configured-context.ts').then((m) => m.withConfig(ctx, {}, { tolerant: true }))
     const positionals = args._ as string[]
     const { server, tool, tokens } = splitTarget(positionals, args.stdio)
     const timeoutMs = args.timeout === undefined ? undefined : parseTimeout(args.timeout)
@@ -63,25 +66,25 @@ export default defineCommand({
     if (args.answers === '-' && tokens.includes('-'))
       throw new McpxError('USAGE', 'stdin can carry the arguments (-) or the answers (--answers -), not both')
     if (args.record !== undefined) {
-      if (ctx.configError) throw ctx.configError
+      const full = await configured()
+      if (full.configError) throw full.configError
       if (args.stdio !== undefined || isUrl(server))
         throw new McpxError('USAGE', '--record records a configured server; use `mcpx record FILE -- CMD` or `--url URL` for others')
       // A pooled daemon connection cannot be recorded whole (record.ts recordedUpstream).
-      // The CLI is the host of this connection as of an ad-hoc one (target.ts cliAsker).
-      const host = await hostOptions(ctx, args, server, stdin.text)
-      const asker = cliAsker(host)
-      const upstream = (await import('./record.ts')).recordedUpstream(ctx, server, args.record, host)
+      // The CLI is the host of this connection as of an ad-hoc one (direct-session.ts cliAsker).
+      const host = await hostOptions(full, args, server, stdin.text)
+      const [recording, direct] = await Promise.all([import('./record.ts'), import('../direct-session.ts')])
+      const asker = direct.cliAsker(host)
+      const upstream = recording.recordedUpstream(full, server, args.record, host)
       try {
-        const definition = findTool(ctx, await upstream.broker.run(asker, () => upstream.catalog()), server, tool)
+        const definition = findTool(await upstream.broker.run(asker, () => upstream.catalog()), server, tool, full.config)
         const callArguments = await buildArguments(args.args, tokens, definition, stdin)
         const result = await upstream.call(tool, callArguments, {
           asker,
           ...(timeoutMs !== undefined && { timeoutMs }),
           ...(args.task && { runAsTask: true }),
         })
-        // As the spec shapes it for the revision this connection speaks (no resultType for legacy ones).
-        const revision = upstream.status().revision
-        await report(revision === undefined ? result : shapeResult(revision as Revision, 'tools/call', result), ctx.json, server, tool)
+        await report(direct.shapedFor(upstream, 'tools/call', result), full.json, server, tool)
       } finally {
         await upstream.close()
       }
@@ -117,7 +120,11 @@ export default defineCommand({
                 ? undefined
                 : Promise.reject(error),
             )
-      result ??= await attempt(findTool(ctx, await session.catalog(), session.label, tool, session.adHoc), false)
+      if (result === undefined) {
+        const catalog = await session.catalog()
+        // An ad-hoc server has no config entry to name as the reason a tool is missing.
+        result = await attempt(findTool(catalog, session.label, tool, session.adHoc ? undefined : (await configured()).config), false)
+      }
       if (args.verbose)
         process.stderr.write(
           `mcpx: ${session.label} ${tool} answered in ${Math.round(performance.now() - started)} ms${result.isError === true ? ' (isError)' : ''}\n`,
@@ -128,6 +135,9 @@ export default defineCommand({
     }
   },
 })
+
+// Its result, --json or not, goes through writeStdout: process.stdout is never created (cli/output.ts).
+export default writesStdoutWithBun(call)
 
 /** `server.tool rest…`, `URL tool rest…`, or (with --stdio) `tool rest…`. */
 function splitTarget(positionals: string[], stdio: string | undefined): { server: string; tool: string; tokens: string[] } {
@@ -150,16 +160,17 @@ function splitTarget(positionals: string[], stdio: string | undefined): { server
   return { server, tool, tokens: rest }
 }
 
+/** `tool`'s definition in the catalog; else NOT_FOUND, saying when `config` (none for ad-hoc servers) blocks it. */
 function findTool(
-  ctx: ConfiguredContext,
   catalog: Pick<Catalog, 'tools'>,
   server: string,
   tool: string,
-  adHoc = false,
+  configFile: McpxConfig | undefined,
 ): Record<string, unknown> {
   const definition = (catalog.tools as Record<string, unknown>[]).find((t) => t.name === tool)
   if (definition) return definition
-  const config = adHoc ? undefined : ctx.config.servers[server]
+  const adHoc = configFile === undefined
+  const config = configFile?.servers[server]
   if (config && (config.blockedTools?.includes(tool) || (config.allowedTools !== undefined && !config.allowedTools.includes(tool)))) {
     const list = config.blockedTools?.includes(tool) ? 'blockedTools' : 'allowedTools'
     throw new McpxError('NOT_FOUND', `tool "${tool}" of server "${server}" is blocked by the config (${list})`, {

@@ -8,7 +8,7 @@ import { defineCommand } from 'citty'
 import type { Catalog } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
-import { loadConfiguredContext } from '../context.ts'
+import { loadConfiguredContext } from '../configured-context.ts'
 import { rootCommand } from '../dispatch.ts'
 import { daemonClient } from './daemon.ts'
 

@@ -35,7 +35,7 @@ import {
   thisBuild,
 } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
-import { useFileLog } from '../../lib/log.ts'
+import { useFileLog } from '../../lib/log/index.ts'
 import { commonArgs } from '../args.ts'
 import { type CliContext, layoutOf, loadContext, refreshEnvSnapshot } from '../context.ts'
 import { VERSION } from '../version.ts'

@@ -9,7 +9,7 @@ import { defineCommand } from 'citty'
 import type { DaemonClient } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
-import { loadConfiguredContext } from '../context.ts'
+import { loadConfiguredContext } from '../configured-context.ts'
 import { printJson } from '../render.ts'
 import { daemonClient } from './daemon.ts'
 

@@ -7,13 +7,14 @@
  * answers that host's discover from it (lib/replay/serve.ts).
  */
 import { defineCommand } from 'citty'
-import { log } from '../../lib/log.ts'
+import { log } from '../../lib/log/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import type { Upstream } from '../../lib/gateway/index.ts'
 import { Recorder, fileSink, recordProxy, recordTransport, recordingFetch, redactionRules } from '../../lib/replay/index.ts'
 import { createHttpTransport, createStdioServerTransport, createStdioTransport, type Transport } from '../../lib/transport/index.ts'
 import { commonArgs } from '../args.ts'
-import { type ConfiguredContext, loadContext } from '../context.ts'
+import { loadContext } from '../context.ts'
+import type { ConfiguredContext } from '../configured-context.ts'
 import { cliUpstream } from '../direct-session.ts'
 import type { HostOptions } from '../host.ts'
 import { VERSION } from '../version.ts'

@@ -1,7 +1,7 @@
 /** `mcpx search <query>`: ranked search over every upstream's tools, through the daemon. */
 import { defineCommand } from 'citty'
 import { commonArgs } from '../args.ts'
-import { loadConfiguredContext } from '../context.ts'
+import { loadConfiguredContext } from '../configured-context.ts'
 import { printJson } from '../render.ts'
 import { variadic } from '../parse.ts'
 import { daemonClient } from './daemon.ts'

@@ -11,7 +11,8 @@ import { MCP_PATH, parseSurfaceMode, runServeShim } from '../../lib/daemon/index
 import { McpxError } from '../../lib/errors/index.ts'
 import { suggest } from '../../lib/gateway/index.ts'
 import { commonArgs } from '../args.ts'
-import { layoutOf, loadConfiguredContext } from '../context.ts'
+import { layoutOf } from '../context.ts'
+import { loadConfiguredContext } from '../configured-context.ts'
 import { connectRetry, daemonClient } from './daemon.ts'
 
 export default defineCommand({

@@ -2,7 +2,7 @@
 import { defineCommand } from 'citty'
 import type { ServerStatus } from '../../lib/daemon/index.ts'
 import { commonArgs } from '../args.ts'
-import { loadConfiguredContext } from '../context.ts'
+import { loadConfiguredContext } from '../configured-context.ts'
 import { firstLine, printJson, stateText } from '../render.ts'
 import { daemonClient } from './daemon.ts'
 

@@ -9,7 +9,7 @@ import { defineCommand } from 'citty'
 import { type DaemonInfo, type ServerStatus, configProblemLine, configuredStatus } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
-import { loadConfiguredContext } from '../context.ts'
+import { loadConfiguredContext } from '../configured-context.ts'
 import { allDaemons, daemonClient, describeDaemon, describeEnvironment, isOtherBuild } from './daemon.ts'
 import { printJson, stateText } from '../render.ts'
 

@@ -4,7 +4,7 @@
  */
 import { defineCommand } from 'citty'
 import { commonArgs } from '../args.ts'
-import { loadConfiguredContext } from '../context.ts'
+import { loadConfiguredContext } from '../configured-context.ts'
 import { printJson } from '../render.ts'
 import { openServer } from '../target.ts'
 

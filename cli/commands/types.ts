@@ -1,7 +1,7 @@
 /** `mcpx types [server[.tool]] [--query q]`: TypeScript declarations of upstream tools as code mode sees them. */
 import { defineCommand } from 'citty'
 import { commonArgs } from '../args.ts'
-import { loadConfiguredContext } from '../context.ts'
+import { loadConfiguredContext } from '../configured-context.ts'
 import { printJson } from '../render.ts'
 import { daemonClient } from './daemon.ts'
 import type { Catalog, DaemonClient } from '../../lib/daemon/index.ts'

@@ -5,7 +5,7 @@
  */
 import { appendFileSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 
 export type AuditOutcome = 'ok' | 'tool_error' | 'error' | 'denied'
 

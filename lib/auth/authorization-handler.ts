@@ -6,7 +6,7 @@
  * the URL and reads `Location` (for authorization servers that redirect at once, e.g. test ASes).
  */
 import { McpxError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { FetchLike } from './http.ts'
 import { LOOPBACK_BIND_ADDRESS, HTTP_STATUS } from '../wire/index.ts'
 

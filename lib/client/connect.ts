@@ -5,7 +5,7 @@
  * starts skip the probe.
  */
 import { McpxError, RpcError, asMcpxError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import { Peer } from '../session/index.ts'
 import type { Transport, TransportKind } from '../transport/index.ts'
 import { HTTP_STATUS, LATEST_LEGACY, type Revision, eraOf, isModernRevision } from '../wire/index.ts'

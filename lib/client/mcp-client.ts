@@ -5,7 +5,7 @@
  * requests, and `subscriptions/listen`. Built by connect() (connect.ts).
  */
 import { McpxError, RPC, RpcError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { NotificationListener, Peer, ProgressUpdate } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
 import {

@@ -7,7 +7,7 @@
  */
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import { eraVerdicts } from './caches.ts'
 import type { TransportKind } from '../transport/index.ts'
 import { type Era, type Revision, isRevision } from '../wire/index.ts'

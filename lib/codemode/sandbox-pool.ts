@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os'
 import type { Settings } from '../settings/index.ts'
 import { type McpxError, RpcError, asMcpxError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import { sandboxChildCommand, withAddressSpaceLimit } from './child-command.ts'
 import { SandboxError } from './errors.ts'
 import type { ChildMessage, ExecLimits, ExecStats, ScriptFailure } from './protocol.ts'

@@ -11,6 +11,7 @@
  */
 import { readFileSync, renameSync, writeFileSync, chmodSync } from 'node:fs'
 import { PRIVATE_FILE_MODE } from './home.ts'
+import { configError } from './interpolate.ts'
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -95,4 +96,20 @@ export function parseDotenv(text: string, file: string): Record<string, string> 
     out[match[1]!] = value
   })
   return out
+}
+
+/** The config's `envFile` (`path`, resolved) as variables; a missing one sets none (each server then says what is unset). */
+export function readEnvFile(path: string, file: string): Record<string, string> {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
+    throw configError({ file, path: ['envFile'] }, `cannot read ${path}: ${(error as Error).message}`)
+  }
+  try {
+    return parseDotenv(text, path)
+  } catch (error) {
+    throw configError({ file, path: ['envFile'] }, (error as Error).message)
+  }
 }

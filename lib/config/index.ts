@@ -12,17 +12,9 @@ export {
   type ServerConfig,
   type ServerTarget,
 } from './schema.ts'
-export {
-  configLocation,
-  defaultConfig,
-  findConfigFile,
-  loadConfig,
-  parseConfig,
-  parseServerEntry,
-  resolveConfiguredSettings,
-  type LoadConfigOptions,
-  type ParseOptions,
-} from './load.ts'
+export { defaultConfig, loadConfig, parseConfig, parseServerEntry, type LoadConfigOptions, type ParseOptions } from './load.ts'
+export { configLocation, findConfigFile } from './location.ts'
+export { checkSettingsSection, readSettingsSection, resolveConfiguredSettings } from './settings-section.ts'
 export {
   PRIVATE_DIR_MODE,
   PRIVATE_FILE_MODE,
@@ -33,7 +25,15 @@ export {
   stateFileOf,
   type HomeLayout,
 } from './home.ts'
-export { BASELINE_VARIABLES, parseDotenv, pickVariables, readEnvSnapshot, writeEnvSnapshot, type EnvSnapshot } from './environment.ts'
+export {
+  BASELINE_VARIABLES,
+  parseDotenv,
+  pickVariables,
+  readEnvFile,
+  readEnvSnapshot,
+  writeEnvSnapshot,
+  type EnvSnapshot,
+} from './environment.ts'
 export {
   HOST_IDS,
   HOSTS,

@@ -8,14 +8,16 @@
  */
 import { locateJsonError } from './json-position.ts'
 import { pathToFileURL } from 'node:url'
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs'
+import { accessSync, constants, readFileSync, statSync } from 'node:fs'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import * as v from 'valibot'
 import { McpxError } from '../errors/index.ts'
-import { type McpxPaths, type SettingName, type SettingOverrides, type Settings, SETTINGS, resolveSettings } from '../settings/index.ts'
-import { parseDotenv } from './environment.ts'
+import type { McpxPaths } from '../settings/index.ts'
+import { readEnvFile } from './environment.ts'
 import { configError, type DocPath, formatPath, interpolateDocument, referencedVariables } from './interpolate.ts'
+import { findConfigFile } from './location.ts'
 import { ConfigFileSchema, type McpxConfig, RemoteEntrySchema, SERVER_NAME, type ServerConfig, StdioEntrySchema } from './schema.ts'
+import { checkSettingsSection } from './settings-section.ts'
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -33,22 +35,6 @@ export interface LoadConfigOptions {
 export interface ParseOptions {
   readonly envSource?: string
   readonly check?: boolean
-}
-
-/** The config file that would be read, or null when none exists (the embedded default applies). */
-export function findConfigFile(paths: McpxPaths): string | null {
-  if (paths.explicitConfig !== undefined) return resolve(paths.explicitConfig)
-  return paths.configCandidates.find((candidate) => existsSync(candidate)) ?? null
-}
-
-/**
- * The config location that identifies a daemon: the explicit file (absolute), else the default
- * location, whether or not a file exists there yet (the same id whichever candidate holds the
- * file, so a file appearing never orphans the daemon already serving the default).
- */
-export function configLocation(paths: McpxPaths): string {
-  if (paths.explicitConfig !== undefined) return resolve(paths.explicitConfig)
-  return paths.defaultConfig
 }
 
 /** Load the config named by --config / MCPX_CONFIG, else the first XDG candidate, else the default. */
@@ -120,7 +106,7 @@ export function parseConfig(text: string, file: string, env: Env, options: Parse
     const problem = unset ?? (options.check ? startProblem(server, values) : undefined)
     servers[name] = problem === undefined ? server : { ...server, unavailable: problem }
   }
-  const settings = Object.fromEntries(Object.entries(top.output.settings).filter(([, value]) => value !== undefined)) as SettingOverrides
+  const settings = checkSettingsSection(file, top.output.settings)
   const variables: Record<string, string> = {}
   for (const name of referencedVariables(text)) {
     variables[name] =
@@ -137,22 +123,6 @@ export function parseConfig(text: string, file: string, env: Env, options: Parse
     variables,
     ...(envFile !== undefined && { envFile }),
     ...(top.output.access && { access: top.output.access }),
-  }
-}
-
-function readEnvFile(path: string, file: string): Record<string, string> {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (error) {
-    // A missing envFile is not fatal: the variables it would set are reported unset, per server.
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {}
-    throw configError({ file, path: ['envFile'] }, `cannot read ${path}: ${(error as Error).message}`)
-  }
-  try {
-    return parseDotenv(text, path)
-  } catch (error) {
-    throw configError({ file, path: ['envFile'] }, (error as Error).message)
   }
 }
 
@@ -260,21 +230,6 @@ function issueError(file: string, base: DocPath, issue: v.BaseIssue<unknown>, sc
 
 /** valibot reports a strict object's stray key with expected "never"; say which keys are allowed. */
 function unknownKey(schema: { entries: Record<string, unknown> }, issue: v.BaseIssue<unknown>): string {
-  if (issue.path?.length === 2 && issue.path[0]!.key === 'settings') return 'unknown setting (`mcpx settings` lists them)'
   if (issue.path?.length !== 1) return 'unknown key'
   return `unknown key (allowed: ${Object.keys(schema.entries).join(', ')})`
-}
-
-/**
- * Settings with the config file in the chain: flags > MCPX_* environment > config `settings` >
- * defaults (an environment variable the user set beats the file they share across shells).
- */
-export function resolveConfiguredSettings(env: Env, config: McpxConfig, flags: SettingOverrides = {}): Settings {
-  const fromFile: Record<string, unknown> = {}
-  for (const [name, value] of Object.entries(config.settings)) {
-    const envName = SETTINGS[name as SettingName].env
-    if (envName !== undefined && env[envName] !== undefined && env[envName] !== '') continue
-    fromFile[name] = value
-  }
-  return resolveSettings(env, { ...(fromFile as SettingOverrides), ...flags })
 }

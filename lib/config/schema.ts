@@ -2,12 +2,12 @@
  * The mcpx config file: the `mcpServers` map hosts already use (stdio `{command,args,env,cwd}` or
  * remote `{url,headers,transport}`), mcpx's per-server options inline in each entry (pinned
  * `protocol`, `codemode`, `allowedTools`/`blockedTools`, `record`, `disabled`), and a `settings`
- * section keyed by setting name, and the `access` policy of /mcp's OAuth callers. Entries are strict so a typo is an error, not a silent default.
+ * section keyed by setting name (checked by settings-section.ts), and the `access` policy of /mcp's OAuth callers. Entries are strict so a typo is an error, not a silent default.
  */
 import * as v from 'valibot'
 import { type AccessPolicy, AccessPolicySchema } from '../access/index.ts'
 import { type OAuthUpstreamConfig, OAuthUpstreamConfigSchema } from '../auth/index.ts'
-import { SETTINGS, type SettingName, type SettingOverrides } from '../settings/index.ts'
+import type { SettingOverrides } from '../settings/index.ts'
 import { REVISIONS, type Revision } from '../wire/index.ts'
 
 /** Server names become the `server.` prefix of tool names, so no dots or spaces. */
@@ -62,28 +62,14 @@ export const RemoteEntrySchema = v.strictObject({
 export type StdioEntry = v.InferOutput<typeof StdioEntrySchema>
 export type RemoteEntry = v.InferOutput<typeof RemoteEntrySchema>
 
-/** `settings` is checked against the registry: known names, values of the default's type. */
-function settingSchema(name: SettingName): v.GenericSchema {
-  const fallback = SETTINGS[name].default
-  if (typeof fallback === 'number') return v.pipe(v.number('must be a number'), v.minValue(0, 'must not be negative'))
-  if (typeof fallback === 'boolean') return v.boolean('must be true or false')
-  return v.string('must be a string')
-}
-
-const SettingsSectionSchema = v.strictObject(
-  Object.fromEntries((Object.keys(SETTINGS) as SettingName[]).map((name) => [name, v.optional(settingSchema(name))])) as Record<
-    SettingName,
-    v.OptionalSchema<v.GenericSchema, undefined>
-  >,
-)
-
 /** Top level: servers are validated entry by entry (see load.ts) so each error names its entry. */
 export const ConfigFileSchema = v.strictObject({
   $schema: v.optional(v.string()),
   /** dotenv file whose variables `${VAR}` sees first (relative to the config file). */
   envFile: v.optional(v.string()),
   mcpServers: v.optional(v.record(v.string(), v.unknown()), {}),
-  settings: v.optional(SettingsSectionSchema, {}),
+  /** Checked by settings-section.ts against the registry (names, and values of each default's type). */
+  settings: v.optional(v.unknown()),
   /** Per-principal policy for OAuth callers of /mcp (lib/access policy.ts). */
   access: v.optional(AccessPolicySchema),
 })

@@ -8,7 +8,7 @@
  * it runs (NOT_FOUND, data.staleSchema), and the CLI fetches the catalog and calls again.
  */
 import { McpxError, asMcpxError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { Catalog, Pool } from './pool-contract.ts'
 import type { DownstreamAsker } from '../gateway/index.ts'
 import type { JsonObject } from '../wire/index.ts'

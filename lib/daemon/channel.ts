@@ -19,7 +19,7 @@
 import { rmSync } from 'node:fs'
 import type { UnixSocketListener } from 'bun'
 import { McpxError, asMcpxError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import { type Engine, serveStdio, type StdioServer, type StdioSessionEvent } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { ByteSource } from '../transport/index.ts'

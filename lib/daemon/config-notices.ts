@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { RedisClient } from 'bun'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { ConfigSource } from './config-source.ts'
 

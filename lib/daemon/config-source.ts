@@ -12,7 +12,7 @@ import { type FSWatcher, existsSync, statSync, watch } from 'node:fs'
 import { basename, dirname } from 'node:path'
 import type { McpxConfig } from '../config/index.ts'
 import { asMcpxError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 
 export interface ConfigProblem {
   /** The file that was not loaded. */

@@ -8,7 +8,7 @@ import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import type { HomeLayout, McpxConfig } from '../config/index.ts'
 import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../config/index.ts'
 import { McpxError, RPC } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import { errorResponse, jsonResponse, operationRoutes, validateParams } from './api-routes.ts'

@@ -17,7 +17,7 @@ import {
 import { createSchemaValidator } from '../schema/index.ts'
 import { CodeMode, GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
 import { McpxError, RPC } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import { listenChannel } from './channel.ts'
 import { jsonResponse } from './api-routes.ts'
@@ -218,24 +218,36 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       )
   }
   if (mcpAuth) for (const route of mcpAuth.routes) daemon.mount(route)
+  const askedOf = (url: URL) => ({
+    passthrough: url.searchParams.get('passthrough'),
+    codemode: url.searchParams.get('codemode'),
+    mode: url.searchParams.get('mode'),
+  })
+  // The owner's hosts send the same query on every request: its surface is chosen once per query
+  // string (the owner's surfaces are never dropped), not parsed again for each call.
+  let ownerQuery: { readonly search: string; readonly entry: ReturnType<typeof surfaceFor> } | undefined
   function serveMcp(request: Request, url: URL, principal?: Principal): Response | Promise<Response> {
-    const asked = {
-      passthrough: url.searchParams.get('passthrough'),
-      codemode: url.searchParams.get('codemode'),
-      mode: url.searchParams.get('mode'),
+    let entry: ReturnType<typeof surfaceFor>
+    if (principal === undefined) {
+      const search = url.search
+      if (ownerQuery?.search !== search) ownerQuery = { search, entry: chooseSurface(askedOf(url)) }
+      entry = ownerQuery.entry
+    } else {
+      const asked = askedOf(url)
+      const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
+      // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
+      if (passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {
+        return jsonResponse(
+          {
+            jsonrpc: '2.0',
+            error: { code: RPC.INVALID_REQUEST, message: `access denied: ${principal.subject} may not use server ${passthrough}` },
+          },
+          HTTP_STATUS.FORBIDDEN,
+        )
+      }
+      entry = chooseSurface(asked, principal)
     }
-    const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
-    // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
-    if (principal && passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {
-      return jsonResponse(
-        {
-          jsonrpc: '2.0',
-          error: { code: RPC.INVALID_REQUEST, message: `access denied: ${principal.subject} may not use server ${passthrough}` },
-        },
-        HTTP_STATUS.FORBIDDEN,
-      )
-    }
-    const { surface, http } = chooseSurface(asked, principal)
+    const { surface, http } = entry
     // Hot path: once the first sync landed, straight to the handler (no extra await per request).
     if (surface.catalogWaitOver) return http.fetch(request)
     return surface

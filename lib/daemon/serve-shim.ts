@@ -24,7 +24,7 @@
 import type { Socket } from 'bun'
 import type { HomeLayout } from '../config/index.ts'
 import { McpxError, RPC } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { scanEnvelope, type Envelope } from '../wire/index.ts'
 import { CHANNEL_VERSION, type ChannelAnswer, type ChannelOpening } from './channel.ts'

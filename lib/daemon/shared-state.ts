@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto'
 import { RedisClient } from 'bun'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { SharedEvents } from '../server/index.ts'
 import { parseEventId } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'

@@ -8,7 +8,7 @@
 import type { AccessView } from '../access/index.ts'
 import { type ExecResult, type SandboxPool, type ToolTypeSource, createSandboxPool, renderDeclarationsFor } from '../codemode/index.ts'
 import { McpxError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import { appOf, appResourceUri, isAppResourceUri } from './apps.ts'
 import { type SearchHit, type ToolIndex, createToolIndex } from '../search/index.ts'
 import type { Settings } from '../settings/index.ts'

@@ -14,7 +14,7 @@
  */
 import { type CallOptions, type ClientHandlers, type JsonObject, type McpClient, answerInputRequests } from '../client/index.ts'
 import { McpxError, RpcError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import { EXTENSION, RESULT_TYPE, hasFeature, isRecord } from '../wire/index.ts'
 
 export interface TaskRunOptions {

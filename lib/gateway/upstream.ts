@@ -16,7 +16,7 @@ import {
 } from '../client/index.ts'
 import { type ServerConfig, transportKindOf } from '../config/index.ts'
 import { McpxError, asMcpxError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import { isLostInFlight, resendable } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { Recorder, fileSink, recordingTransports } from '../replay/index.ts'

@@ -5,7 +5,7 @@
  * 2025-03-26 batches are answered with one array; other revisions refuse them with -32600.
  */
 import { RPC, RpcError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { createStdioServerTransport, type StdioServerOptions } from '../transport/index.ts'
 import { hasFeature, META, makeError, parseMessage, recoverId, type JsonRpcMessage, type JsonRpcResponse } from '../wire/index.ts'

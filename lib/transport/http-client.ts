@@ -8,7 +8,7 @@
  * the server's `retry` ("Resumability and Redelivery").
  */
 import { McpxError, RPC } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { HTTP_STATUS, POST_ACCEPT_HEADER, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'

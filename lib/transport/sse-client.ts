@@ -5,7 +5,7 @@
  * events. The stream is the connection: when the server ends it, the transport closes with CONNECT.
  */
 import { McpxError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { POST_ACCEPT_HEADER, MIME, isResponse, type JsonRpcMessage } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'

@@ -6,7 +6,7 @@
  * escalates stdin close → SIGTERM → SIGKILL over the whole group, so no grandchild is orphaned.
  */
 import { McpxError, RPC } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { JsonRpcMessage } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
@@ -301,7 +301,7 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promis
   if (!signal) return work
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(new McpxError('CANCELLED', 'send cancelled while the server was not reading its stdin'))
-    signal.addEventListener('abort', onAbort, { once: true })
+    signal.addEventListener('abort', onAbort)
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })
 }

@@ -7,7 +7,7 @@
  */
 import type { McpxError } from '../errors/index.ts'
 import { RPC, RpcError } from '../errors/index.ts'
-import { log } from '../log.ts'
+import { log } from '../log/index.ts'
 import {
   JSONRPC_VERSION,
   isRecord,

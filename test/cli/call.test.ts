@@ -12,9 +12,9 @@ const dir = tempDir('mcpx-call')
 const config = join(dir.path, 'config.json')
 const env = { MCPX_HOME: join(dir.path, 'home') }
 const call = (...args: string[]) => runMcpx(['call', ...args, '--config', config], { env })
+const upstream = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] }
 
 beforeAll(() => {
-  const upstream = { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] }
   writeFileSync(config, JSON.stringify({ mcpServers: { up: upstream } }))
 })
 afterAll(async () => {
@@ -74,6 +74,26 @@ describe('mcpx call', () => {
     expect((JSON.parse(readFileSync(cacheFile, 'utf8')) as typeof cache).tools.add!.inputSchema.properties.a).not.toEqual({
       type: 'string',
     })
+  })
+
+  test("a warm call takes the config file's settings section, below MCPX_* variables", async () => {
+    // The warm path reads only this section of the file (lib/config/settings-section.ts).
+    const withSettings = join(dir.path, 'with-settings.json')
+    writeFileSync(withSettings, JSON.stringify({ mcpServers: { up: upstream }, settings: { cliSlowNoticeMs: 50 } }))
+    // The harness sets MCPX_CLI_SLOW_NOTICE_MS for every run; empty is unset, so the file's value applies.
+    const slowCall = (notice = '') =>
+      runMcpx(['call', 'up.slow', 'ms=500', '--verbose', '--config', withSettings], { env: { ...env, MCPX_CLI_SLOW_NOTICE_MS: notice } })
+    try {
+      expect((await slowCall()).exitCode).toBe(0)
+      const warm = await slowCall()
+      expect(warm.stderr).toContain('(built against the cached schema)')
+      expect(warm.stderr).toContain('mcpx: waiting for up.slow…')
+      const fromEnv = await slowCall('60000')
+      expect(fromEnv.stderr).toContain('(built against the cached schema)')
+      expect(fromEnv.stderr).not.toContain('waiting for')
+    } finally {
+      await runMcpx(['daemon', 'stop', '--config', withSettings], { env })
+    }
   })
 
   test('an argument of the wrong type is named before the round trip', async () => {

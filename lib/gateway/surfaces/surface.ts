@@ -8,7 +8,7 @@
 import type { AccessView } from '../../access/index.ts'
 import type { McpClient } from '../../client/index.ts'
 import { McpxError } from '../../errors/index.ts'
-import { log } from '../../log.ts'
+import { log } from '../../log/index.ts'
 import { EXTENSION } from '../../wire/index.ts'
 import {
   type Engine as EngineType,

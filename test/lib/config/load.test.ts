@@ -1,8 +1,15 @@
-/** lib/config/load.ts: parsing the mcpx config, finding it, and the settings it overrides. */
+/** lib/config: parsing the mcpx config, finding it, and the settings it overrides (load.ts, settings-section.ts). */
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type McpxConfig, findConfigFile, loadConfig, parseConfig, resolveConfiguredSettings } from '../../../lib/config/index.ts'
+import {
+  type McpxConfig,
+  findConfigFile,
+  loadConfig,
+  parseConfig,
+  readSettingsSection,
+  resolveConfiguredSettings,
+} from '../../../lib/config/index.ts'
 import { McpxError } from '../../../lib/errors/index.ts'
 import { resolvePaths, resolveSettings } from '../../../lib/settings/index.ts'
 import { tempDir } from '../../harness.ts'
@@ -249,5 +256,34 @@ describe('resolveConfiguredSettings', () => {
     const fromEnv = resolveConfiguredSettings({ MCPX_TIMEOUT_MS: '333' }, config)
     expect([fromEnv.requestTimeoutMs, fromEnv.probeTimeoutMs]).toEqual([333, 222])
     expect(resolveConfiguredSettings({ MCPX_TIMEOUT_MS: '333' }, config, { requestTimeoutMs: 444 }).requestTimeoutMs).toBe(444)
+  })
+})
+
+describe('readSettingsSection', () => {
+  test('the settings section alone: envFile and ${VAR} apply, the rest of the file is not read', () => {
+    using dir = tempDir('mcpx-settings-section')
+    const file = join(dir.path, 'config.json')
+    const paths = resolvePaths({ HOME: dir.path }, resolveSettings({}), file)
+    writeFileSync(join(dir.path, '.env'), 'SAMPLER=from-env-file\n')
+    // A server entry the whole load refuses does not keep the settings from a command that needs only them.
+    const text = {
+      envFile: '.env',
+      mcpServers: { bad: { url: 'not a url' } },
+      settings: { samplingCommand: '${SAMPLER}', requestTimeoutMs: 5 },
+    }
+    writeFileSync(file, JSON.stringify(text))
+    expect(() => loadConfig({ paths, env: {}, demoCommand: DEMO })).toThrow('mcpServers.bad.url')
+    expect(readSettingsSection(paths, {})).toEqual({ samplingCommand: 'from-env-file', requestTimeoutMs: 5 })
+    writeFileSync(file, JSON.stringify({ settings: { requestTimeoutMs: -1 } }))
+    expect(() => readSettingsSection(paths, {})).toThrow(`config ${file}: settings.requestTimeoutMs: must not be negative`)
+    writeFileSync(file, JSON.stringify({ settings: { noSuchSetting: true } }))
+    expect(() => readSettingsSection(paths, {})).toThrow('settings.noSuchSetting: unknown setting')
+    writeFileSync(file, '{"settings": ')
+    expect(() => readSettingsSection(paths, {})).toThrow(McpxError)
+  })
+
+  test('no config file: no overrides', () => {
+    using dir = tempDir('mcpx-settings-section-none')
+    expect(readSettingsSection(resolvePaths({ HOME: dir.path }, resolveSettings({})), {})).toEqual({})
   })
 })

@@ -1,6 +1,7 @@
 /**
- * The one logger. consola's BasicReporter writes info/log to stdout, which would corrupt `serve`
- * over stdio (stdout belongs to the protocol), so both streams are bound to stderr.
+ * log room: the one logger. consola's BasicReporter writes info/log to stdout, which would corrupt
+ * `serve` over stdio (stdout belongs to the protocol), so both streams are bound to stderr
+ * (consola.ts builds it).
  */
 import { copyFileSync, fstatSync, statSync, truncateSync } from 'node:fs'
 import type { ConsolaInstance } from 'consola'
@@ -11,19 +12,12 @@ let pendingLevel = 3
 /**
  * consola, created on first use: building it (and the process.stderr stream it writes to) costs
  * a few ms that `mcpx --version` or a warm `mcpx call` would otherwise pay without logging a line
- * (scripts/bench part 2). require() keeps it out of the start-up chunk (bun build --splitting).
+ * (scripts/bench part 2). consola itself is loaded then too: require() of an ES module is a chunk
+ * of its own that loads at the call (bun build --splitting), where a require() of consola's
+ * CommonJS build would put its 50 KB into every chunk that imports this door.
  */
 function consola(): ConsolaInstance {
-  if (instance === undefined) {
-    const { createConsola } = require('consola') as typeof import('consola')
-    instance = createConsola({
-      stdout: process.stderr,
-      stderr: process.stderr,
-      // Level comes from the CLI (--verbose/--quiet) via setLogLevel; 3 = info.
-      level: pendingLevel,
-      formatOptions: { date: false, colors: false, compact: true },
-    })
-  }
+  instance ??= (require('./consola.ts') as typeof import('./consola.ts')).stderrConsola(pendingLevel)
   return instance
 }
 
