@@ -16,11 +16,14 @@
  *  5. replicas — µs per seal and per open (bench/seal.ts); tools/call through one daemon in replica
  *     mode (sealed ids) vs a plain one, and through HAProxy + 3 replicas vs one direct, in paired
  *     blocks, with the daemons' CPU per call (bench/cluster.ts; needs haproxy).
- * Usage: bun scripts/bench.ts [--only all|stdio|startup|cluster] [--calls 1000] [--block 50] [--warmup 100] [--cpu-calls 10000]
- *        [--daemon-warmup 20000] [--oneshot-runs 15]
+ * Usage: bun scripts/bench.ts [--only all|mcp|stdio|startup|cluster] [--calls 1000] [--block 50] [--warmup 100] [--cpu-calls 10000]
+ *        [--baseline path/to/mcpx] [--daemon-warmup 20000] [--oneshot-runs 15]
  *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--memory-calls 1000] [--idle-ms 2000]
- *        [--seal-ops 20000] [--cluster-calls 2000] [--json] [--out file.json]
- * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (both with only the echo server configured), `--only cluster` part 5.
+ *        [--seal-ops 20000] [--cluster-calls 2000] [--cluster-part all|sealing|balancing] [--json] [--out file.json]
+ * `--only mcp` runs part 1a and the paired /mcp?codemode=false vs relay-floor blocks of part 1 alone (about a minute);
+ * with `--baseline <mcpx binary>` a second daemon from that binary joins both as `mcpx-raw-baseline`, for a same-run A/B.
+ * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (both with only the echo server configured), `--only cluster` part 5
+ * (`--cluster-part sealing` only its sealing rows, `balancing` only the HAProxy rows).
  * Markdown on stdout (JSON with --json); progress on stderr. Every process it starts is stopped.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -28,7 +31,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { type ClusterFigures, measureCluster, renderCluster } from './bench/cluster.ts'
+import { type ClusterFigures, type ClusterPart, measureCluster, renderCluster } from './bench/cluster.ts'
 import { type SealFigures, measureSeal, renderSeal } from './bench/seal.ts'
 import { measureBatch, measureExecOverMcp, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
 import { type CpuPerCall, cpuPerCall, type OwnCpuPerCall, ownCpuPerCall } from './bench/cpu.ts'
@@ -58,7 +61,9 @@ import {
 } from './bench/peers.ts'
 import { type CallTarget, measurePersistent, pairedRatio } from './bench/persistent.ts'
 import {
+  type McpOnlyReport,
   renderMarkdown,
+  renderMcpOnly,
   renderStartupOnly,
   renderStdioOnly,
   type BenchReport,
@@ -75,6 +80,7 @@ const { values: flags } = parseArgs({
     block: { type: 'string', default: '50' },
     warmup: { type: 'string', default: '100' },
     'cpu-calls': { type: 'string', default: '10000' },
+    baseline: { type: 'string' },
     'daemon-warmup': { type: 'string', default: '20000' },
     'oneshot-runs': { type: 'string', default: '15' },
     'batch-calls': { type: 'string', default: '1000' },
@@ -84,6 +90,7 @@ const { values: flags } = parseArgs({
     'idle-ms': { type: 'string', default: '2000' },
     'seal-ops': { type: 'string', default: '20000' },
     'cluster-calls': { type: 'string', default: '2000' },
+    'cluster-part': { type: 'string', default: 'all' },
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -107,8 +114,11 @@ const machine = async () => ({
   node: Bun.spawnSync([NODE, '--version']).stdout.toString().trim(),
 })
 
-if (!['all', 'stdio', 'startup', 'cluster'].includes(flags.only!))
-  throw new Error(`--only must be all, stdio, startup or cluster, got ${flags.only}`)
+if (!['all', 'mcp', 'stdio', 'startup', 'cluster'].includes(flags.only!))
+  throw new Error(`--only must be all, mcp, stdio, startup or cluster, got ${flags.only}`)
+if (flags.baseline !== undefined && flags.only !== 'mcp') throw new Error('--baseline goes with --only mcp')
+if (!['all', 'sealing', 'balancing'].includes(flags['cluster-part']!))
+  throw new Error(`--cluster-part must be all, sealing or balancing, got ${flags['cluster-part']}`)
 
 interface ReplicaFigures {
   readonly seal: SealFigures
@@ -121,7 +131,13 @@ async function replicas(): Promise<ReplicaFigures> {
   const seal = measureSeal(num('seal-ops'))
   // The compiled binary, as the other parts measure it (its own copy: part 1's daemons may still run theirs).
   const binary = await buildBinary(mkdtempSync(join(dir, 'part5-')))
-  const cluster = await measureCluster({ calls: num('cluster-calls'), block: num('block'), mcpx: [binary], progress })
+  const cluster = await measureCluster({
+    calls: num('cluster-calls'),
+    block: num('block'),
+    part: flags['cluster-part'] as ClusterPart,
+    mcpx: [binary],
+    progress,
+  })
   return { seal, cluster }
 }
 
@@ -228,6 +244,85 @@ async function mainStdio(): Promise<StdioOnlyReport> {
   }
 }
 
+/**
+ * Part 1a, each server's own CPU per call, after a fifth as many warm-up calls (unwarmed, the
+ * daemon's figure includes JSC compiling its hot path on background threads of the same process:
+ * measured 208 µs per call over a fresh daemon's first 10,000 calls, 141-171 after).
+ */
+async function ownCpu(cpuTargets: readonly { name: string; pid: number; call: () => Promise<void> }[]): Promise<OwnCpuPerCall[]> {
+  const cpuOwnCalls = num('cpu-calls')
+  const cpuWarmup = Math.ceil(cpuOwnCalls / 5)
+  progress(`part 1a: CPU of each server's own process, ${cpuWarmup} warm-up then ${cpuOwnCalls} calls each in interleaved blocks of 500`)
+  for (const target of cpuTargets) for (let i = 0; i < cpuWarmup; i++) await target.call()
+  return ownCpuPerCall(cpuTargets, cpuOwnCalls, 500)
+}
+
+const toolCall = (client: Client, name: string, args: Record<string, unknown>) => async () => {
+  const result = await client.callTool({ name, arguments: args })
+  if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result).slice(0, 300)}`)
+}
+
+/** `--only mcp`: part 1a and the paired /mcp?codemode=false vs relay-floor blocks, optionally against a baseline binary. */
+async function mainMcp(): Promise<McpOnlyReport> {
+  const { daemon } = await echoOnly()
+  const relay: Peer = await startRelayFloor()
+  cleanups.push(() => relay.stop())
+  const raw = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
+  const relaySdk = await httpClient(relay.url)
+  clients.push(raw, relaySdk)
+  const targets: Array<CallTarget & { pid: number }> = [
+    {
+      name: 'mcpx-raw',
+      describe: `SDK client → daemon /mcp?codemode=false \`${NS}_echo\` → stdio upstream`,
+      pid: daemon.pid,
+      call: toolCall(raw, `${NS}_echo`, { message: 'hello' }),
+    },
+    {
+      name: 'relay-floor',
+      describe: 'SDK client → minimal bun HTTP→stdio relay (no validation, sessions or auth) → stdio upstream',
+      pid: relay.pid,
+      call: toolCall(relaySdk, 'echo', { message: 'hello' }),
+    },
+  ]
+  if (flags.baseline !== undefined) {
+    const baseline = await startMcpxDaemon(flags.baseline, mkdtempSync(join(dir, 'baseline-')), {
+      [NS]: { command: NODE, args: [ECHO_SERVER] },
+    })
+    cleanups.push(() => baseline.stop())
+    const client = await httpClient(`${baseline.baseUrl}/mcp?codemode=false`, baseline.token)
+    clients.push(client)
+    targets.push({
+      name: 'mcpx-raw-baseline',
+      describe: `the same path through a daemon of ${flags.baseline}`,
+      pid: baseline.pid,
+      call: toolCall(client, `${NS}_echo`, { message: 'hello' }),
+    })
+  }
+  const daemonCpu = await ownCpu(targets)
+  const calls = num('calls')
+  progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
+  const persistent = await measurePersistent(targets, { calls, block: num('block'), warmup: num('warmup') })
+  const byName = Object.fromEntries(persistent.map((r) => [r.name, r]))
+  const ratios = (a: string, b: string) => ({
+    a,
+    b,
+    p50: ratio(byName[a]!.p50Us, byName[b]!.p50Us),
+    paired: pairedRatio(byName[a]!, byName[b]!),
+    p99: ratio(byName[a]!.p99Us, byName[b]!.p99Us),
+  })
+  const persistentRatios = [ratios('mcpx-raw', 'relay-floor')]
+  if (flags.baseline !== undefined)
+    persistentRatios.push(ratios('mcpx-raw-baseline', 'relay-floor'), ratios('mcpx-raw', 'mcpx-raw-baseline'))
+  return {
+    when: new Date().toISOString(),
+    machine: await machine(),
+    flags: { calls, block: num('block'), warmup: num('warmup'), cpuCalls: num('cpu-calls') },
+    persistent,
+    persistentRatios,
+    daemonCpu,
+  }
+}
+
 async function main(): Promise<BenchReport> {
   progress(`temp dir ${dir}; building the binary`)
   const binary = await buildBinary(dir)
@@ -274,10 +369,7 @@ async function main(): Promise<BenchReport> {
     await response.json()
   }
 
-  const call = (client: Client, name: string, args: Record<string, unknown>) => async () => {
-    const result = await client.callTool({ name, arguments: args })
-    if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result).slice(0, 300)}`)
-  }
+  const call = toolCall
   const targets: CallTarget[] = [
     { name: 'direct', describe: 'SDK client → echo upstream over stdio', call: call(direct, 'echo', { message: 'hello' }) },
     {
@@ -309,18 +401,10 @@ async function main(): Promise<BenchReport> {
   ]
   const cpuOwnCalls = num('cpu-calls')
   const byTarget = Object.fromEntries(targets.map((t) => [t.name, t]))
-  const cpuWarmup = Math.ceil(cpuOwnCalls / 5)
-  progress(
-    `part 1a: CPU of the daemon's own process vs the relay floor's, ${cpuWarmup} warm-up then ${cpuOwnCalls} calls each in interleaved blocks of 500`,
-  )
-  const cpuTargets = [
+  const daemonCpu: OwnCpuPerCall[] = await ownCpu([
     { name: 'mcpx-raw', pid: daemon.pid, call: byTarget['mcpx-raw']!.call },
     { name: 'relay-floor', pid: relay.pid, call: byTarget['relay-floor']!.call },
-  ]
-  // Unwarmed, the daemon's figure includes JSC compiling its hot path on background threads of the
-  // same process (measured 208 µs per call over a fresh daemon's first 10,000 calls, 141-171 after).
-  for (const target of cpuTargets) for (let i = 0; i < cpuWarmup; i++) await target.call()
-  const daemonCpu: OwnCpuPerCall[] = await ownCpuPerCall(cpuTargets, cpuOwnCalls, 500)
+  ])
   const calls = num('calls')
   progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
   const persistent = await measurePersistent(targets, { calls, block: num('block'), warmup: num('warmup') })
@@ -427,11 +511,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   })
 }
 
-let report: BenchReport | StdioOnlyReport | StartupOnlyReport | { replicas: ReplicaFigures }
+let report: BenchReport | McpOnlyReport | StdioOnlyReport | StartupOnlyReport | { replicas: ReplicaFigures }
 let replicaFigures: ReplicaFigures | undefined
 try {
   if (flags.only === 'cluster') report = { replicas: (replicaFigures = await replicas()) }
   else if (flags.only === 'startup') report = await mainStartup()
+  else if (flags.only === 'mcp') report = await mainMcp()
   else {
     report = flags.only === 'stdio' ? await mainStdio() : await main()
     if (flags.only === 'all') report = { ...report, replicas: (replicaFigures = await replicas()) }
@@ -451,5 +536,7 @@ const markdown = () =>
       ? renderStdioOnly(report as StdioOnlyReport)
       : flags.only === 'startup'
         ? renderStartupOnly(report as StartupOnlyReport)
-        : renderMarkdown(report as BenchReport)) + (replicaFigures ? renderReplicas(replicaFigures) : '')
+        : flags.only === 'mcp'
+          ? renderMcpOnly(report as McpOnlyReport)
+          : renderMarkdown(report as BenchReport)) + (replicaFigures ? renderReplicas(replicaFigures) : '')
 process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : markdown())

@@ -218,24 +218,36 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       )
   }
   if (mcpAuth) for (const route of mcpAuth.routes) daemon.mount(route)
+  const askedOf = (url: URL) => ({
+    passthrough: url.searchParams.get('passthrough'),
+    codemode: url.searchParams.get('codemode'),
+    mode: url.searchParams.get('mode'),
+  })
+  // The owner's hosts send the same query on every request: its surface is chosen once per query
+  // string (the owner's surfaces are never dropped), not parsed again for each call.
+  let ownerQuery: { readonly search: string; readonly entry: ReturnType<typeof surfaceFor> } | undefined
   function serveMcp(request: Request, url: URL, principal?: Principal): Response | Promise<Response> {
-    const asked = {
-      passthrough: url.searchParams.get('passthrough'),
-      codemode: url.searchParams.get('codemode'),
-      mode: url.searchParams.get('mode'),
+    let entry: ReturnType<typeof surfaceFor>
+    if (principal === undefined) {
+      const search = url.search
+      if (ownerQuery?.search !== search) ownerQuery = { search, entry: chooseSurface(askedOf(url)) }
+      entry = ownerQuery.entry
+    } else {
+      const asked = askedOf(url)
+      const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
+      // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
+      if (passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {
+        return jsonResponse(
+          {
+            jsonrpc: '2.0',
+            error: { code: RPC.INVALID_REQUEST, message: `access denied: ${principal.subject} may not use server ${passthrough}` },
+          },
+          HTTP_STATUS.FORBIDDEN,
+        )
+      }
+      entry = chooseSurface(asked, principal)
     }
-    const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
-    // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
-    if (principal && passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {
-      return jsonResponse(
-        {
-          jsonrpc: '2.0',
-          error: { code: RPC.INVALID_REQUEST, message: `access denied: ${principal.subject} may not use server ${passthrough}` },
-        },
-        HTTP_STATUS.FORBIDDEN,
-      )
-    }
-    const { surface, http } = chooseSurface(asked, principal)
+    const { surface, http } = entry
     // Hot path: once the first sync landed, straight to the handler (no extra await per request).
     if (surface.catalogWaitOver) return http.fetch(request)
     return surface
@@ -248,6 +260,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     path: options.layout.channelSocket,
     settings,
     hold: daemon.hold,
+    noteActivity: daemon.noteActivity,
     answer: () => ({ pid: process.pid, config: options.config.source }),
     async open(opening) {
       const { surface } = chooseSurface({

@@ -64,7 +64,7 @@ export class Connection {
         reject(signal.reason ?? new RpcError(RPC.INTERNAL_ERROR, 'cancelled'))
       }
       if (signal.aborted) return onAbort()
-      signal.addEventListener('abort', onAbort, { once: true })
+      signal.addEventListener('abort', onAbort)
       this.pending.set(id, {
         resolve: (r) => (signal.removeEventListener('abort', onAbort), resolve(r)),
         reject: (e) => (signal.removeEventListener('abort', onAbort), reject(e)),

@@ -29,6 +29,7 @@ import { dispatchModern } from './modern-dispatch.ts'
 import { Registry } from './registry.ts'
 import { createRequestStateCodec, type RequestStateCodec } from './request-state.ts'
 import { keyRingFor } from './seal.ts'
+import { serverCapabilities } from './lifecycle.ts'
 import { TaskStore } from './tasks.ts'
 import type { JsonObject, ServerDefinition, ServerNotifier } from './server-definition.ts'
 
@@ -65,6 +66,7 @@ export interface EngineCore {
   readonly listens: ListenRegistry
   readonly tasks: TaskStore
   readonly notify: ServerNotifier
+  capabilities(revision: Revision): JsonObject
 }
 
 export interface DispatchResult {
@@ -82,11 +84,17 @@ export class Engine implements EngineCore {
   private readonly connections = new Set<Connection>()
   /** Numbers this engine's connections, so its server→client request ids never repeat across them. */
   #connected = 0
-  /** Every request being answered, on any connection (modern HTTP ones are not tracked connections). */
-  private readonly running = new Set<AbortController>()
+  /**
+   * Every request being answered, on any connection (modern HTTP ones are not tracked connections),
+   * with the reject of its answer: drain() answers a request with its ShutdownError at once, even
+   * when the handler ignores its signal.
+   */
+  private readonly running = new Map<AbortController, (error: ShutdownError) => void>()
   #draining = false
   /** drain()'s checks, run whenever a request settles. */
   readonly #onSettled = new Set<() => void>()
+  /** capabilities() per revision, with what it was derived from. */
+  readonly #capabilities = new Map<Revision, { from: readonly unknown[]; caps: JsonObject }>()
 
   constructor(
     readonly def: ServerDefinition,
@@ -109,6 +117,22 @@ export class Engine implements EngineCore {
     }
     this.registry.onChange = (kind) => this.listChanged(kind)
     this.tasks.onStatus = (taskId, detailedTask) => this.listens.taskStatus(taskId, detailedTask)
+  }
+
+  /**
+   * serverCapabilities for the dispatchers' checks (read-only there), derived again only when what
+   * it depends on changed: a list becoming empty or not, or what a pass-through surface mirrors
+   * from its upstream (def.capabilities, def.tasks, def.complete). Every request asks.
+   */
+  capabilities(revision: Revision): JsonObject {
+    const { def, registry } = this
+    const lists = (registry.toolCount > 0 ? 1 : 0) | (registry.promptCount > 0 ? 2 : 0) | (registry.resourceCount > 0 ? 4 : 0)
+    const from = [lists, def.capabilities, def.tasks, def.complete]
+    const known = this.#capabilities.get(revision)
+    if (known?.from.every((value, i) => value === from[i])) return known.caps
+    const caps = serverCapabilities(def, registry, revision)
+    this.#capabilities.set(revision, { from, caps })
+    return caps
   }
 
   /** A new downstream connection (stdio process, legacy HTTP session, or one modern HTTP request). */
@@ -153,17 +177,23 @@ export class Engine implements EngineCore {
   private async request(req: JsonRpcRequest, channel: Channel): Promise<Answer> {
     const { connection } = channel
     const controller = new AbortController()
-    const onStreamClosed = () => controller.abort(channel.signal?.reason)
-    channel.signal?.addEventListener('abort', onStreamClosed, { once: true })
-    if (channel.signal?.aborted) controller.abort(channel.signal.reason)
+    const stream = channel.signal
+    // An abort event fires once: no `once` option (Bun parses an options object on every call).
+    const onStreamClosed = stream && (() => controller.abort(stream.reason))
+    if (stream) {
+      stream.addEventListener('abort', onStreamClosed!)
+      if (stream.aborted) controller.abort(stream.reason)
+    }
     connection.inflight.set(req.id, controller)
-    this.running.add(controller)
     try {
       if (this.#draining) throw new ShutdownError('the server is stopping')
       const era = channel.era ?? classify(req, connection)
       const dispatching =
         era === 'legacy' ? dispatchLegacy(this, req, channel, controller.signal) : dispatchModern(this, req, channel, controller.signal)
-      const dispatched = await untilShutdown(dispatching, controller.signal)
+      const dispatched = await new Promise<DispatchResult>((resolve, reject) => {
+        this.running.set(controller, reject)
+        dispatching.then(resolve, reject)
+      })
       // cancellation.mdx: a cancelled request gets no response.
       if (dispatched.result === undefined || controller.signal.aborted) {
         if (controller.signal.reason instanceof ShutdownError) throw controller.signal.reason
@@ -181,7 +211,7 @@ export class Engine implements EngineCore {
       const rpc = toRpcError(controller.signal.aborted ? reason : error)
       return { message: makeError(req.id, rpc.toRpc()), httpStatus: rpc.httpStatus ?? HTTP_STATUS.OK }
     } finally {
-      channel.signal?.removeEventListener('abort', onStreamClosed)
+      if (stream) stream.removeEventListener('abort', onStreamClosed!)
       connection.inflight.delete(req.id)
       this.running.delete(controller)
       for (const check of this.#onSettled) check()
@@ -220,7 +250,7 @@ export class Engine implements EngineCore {
       this.#draining = true
       this.listens.closeAll()
     }
-    const running = (): Map<unknown, AbortController> | Set<AbortController> => connection?.inflight ?? this.running
+    const running = (): { readonly size: number } => connection?.inflight ?? this.running
     if (running().size > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined
       let check!: () => void
@@ -231,7 +261,10 @@ export class Engine implements EngineCore {
       this.#onSettled.delete(check)
     }
     const error = new ShutdownError(why)
-    for (const controller of running().values()) controller.abort(error)
+    for (const controller of connection ? [...connection.inflight.values()] : [...this.running.keys()]) {
+      controller.abort(error)
+      this.running.get(controller)?.(error)
+    }
     // The aborted requests settle on their next turn; let their answers be written.
     await new Promise((resolve) => setTimeout(resolve, 0))
   }
@@ -247,23 +280,6 @@ export class Engine implements EngineCore {
     this.connections.clear()
     this.tasks.close()
   }
-}
-
-/**
- * A dispatch that yields to a ShutdownError as soon as the request is aborted with one, even when
- * its handler ignores the signal: a stopping server answers at once, not when the handler returns.
- */
-function untilShutdown(dispatching: Promise<DispatchResult>, signal: AbortSignal): Promise<DispatchResult> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      if (signal.reason instanceof ShutdownError) reject(signal.reason)
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-    dispatching.then(
-      (result) => (signal.removeEventListener('abort', onAbort), resolve(result)),
-      (error: unknown) => (signal.removeEventListener('abort', onAbort), reject(error)),
-    )
-  })
 }
 
 /**

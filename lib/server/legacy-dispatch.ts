@@ -17,7 +17,7 @@ import {
 } from '../wire/index.ts'
 import { createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
-import { initializeResult, negotiateLegacy, serverCapabilities } from './lifecycle.ts'
+import { initializeResult, negotiateLegacy } from './lifecycle.ts'
 import { LIST_METHODS, callTool, complete, getPrompt, readResource, rendersApps } from './providers.ts'
 import { listen } from './modern-dispatch.ts'
 import { taskSupportOf } from './tasks.ts'
@@ -52,7 +52,7 @@ export async function dispatchLegacy(
   const revision = state?.revision ?? FALLBACK_REVISION
   if (req.method === 'ping') return { revision, result: {} }
 
-  const caps = serverCapabilities(engine.def, engine.registry, revision)
+  const caps = engine.capabilities(revision)
   const notFound = () => methodNotFound(req.method, revision)
   // Accept liberally: a legacy client may ask for what mcpx can answer although its revision
   // predates it — subscriptions/listen (served as to a 2026 client) and the 2025-11-25 tasks.

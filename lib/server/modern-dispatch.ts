@@ -9,7 +9,7 @@ import { RPC, RpcError } from '../errors/index.ts'
 import { EXTENSION, META, RESULT_TYPE, isRecord, isRequestMethod, methodNotFound, parseParams, type JsonRpcRequest } from '../wire/index.ts'
 import { InputRequired, createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
-import { discoverResult, serverCapabilities, validateModernMeta, type ModernMeta } from './lifecycle.ts'
+import { discoverResult, validateModernMeta, type ModernMeta } from './lifecycle.ts'
 import { LIST_METHODS, callTool, complete, getPrompt, readResource, rendersApps } from './providers.ts'
 import type { RequestStatePayload } from './request-state.ts'
 import { TaskStore, hasTasksExtension, taskSupportOf, type TaskContextExtras } from './tasks.ts'
@@ -24,7 +24,7 @@ export async function dispatchModern(
   const raw: JsonObject = req.params ?? {}
   const meta = validateModernMeta(req.params)
   const { revision } = meta
-  const caps = serverCapabilities(engine.def, engine.registry, revision)
+  const caps = engine.capabilities(revision)
   const extensions = (caps.extensions ?? {}) as JsonObject
   const notFound = () => methodNotFound(req.method, revision)
   const tasksOn = EXTENSION.TASKS in extensions

@@ -200,7 +200,8 @@ export class Peer {
       const touch = this.options.resetTimeoutOnProgress === false ? () => {} : () => pending.rearm()
       this.#progress.set(progressToken, { pendingId: id, onProgress: options.onProgress, touch })
     }
-    options.signal?.addEventListener('abort', pending, { once: true })
+    // An abort event fires once and cleanup() removes the listener: no `once` option (Bun parses it on every call).
+    options.signal?.addEventListener('abort', pending)
     pending.rearm()
     this.transport.send(message, abort === undefined ? { headers } : { headers, signal: abort.signal }).catch((error: unknown) => {
       // A send failure (HTTP status, spawn gone) fails this request; a late failure after the

@@ -301,7 +301,7 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promis
   if (!signal) return work
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(new McpxError('CANCELLED', 'send cancelled while the server was not reading its stdin'))
-    signal.addEventListener('abort', onAbort, { once: true })
+    signal.addEventListener('abort', onAbort)
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })
 }

@@ -104,7 +104,7 @@ export const LOOPBACK_ADDRESSES: ReadonlySet<string> = new Set([...LOOPBACK_HOST
 /** RFC 9110 section 8.3: `application/json`, optionally with parameters (charset), case-insensitive. */
 export function isJsonMediaType(contentType: string | null): boolean {
   if (contentType === null) return false
-  return contentType.split(';')[0]!.trim().toLowerCase() === MIME.JSON
+  return contentType === MIME.JSON || contentType.split(';')[0]!.trim().toLowerCase() === MIME.JSON
 }
 /** basic/transports/streamable-http.mdx "Sending Messages to the Server": every POST's Accept lists both. */
 export const POST_ACCEPT_HEADER = `${MIME.JSON}, ${MIME.SSE}`

@@ -47,6 +47,16 @@ export interface StartupOnlyReport {
   readonly memory: MemoryFigures
 }
 
+/** `--only mcp`: part 1a and the paired /mcp vs relay-floor blocks (with `mcpx-raw-baseline` when --baseline). */
+export interface McpOnlyReport {
+  readonly when: string
+  readonly machine: BenchReport['machine']
+  readonly flags: Record<string, number>
+  readonly persistent: TargetResult[]
+  readonly persistentRatios: RatioRow[]
+  readonly daemonCpu: OwnCpuPerCall[]
+}
+
 /** `--only stdio`: part 4 alone. */
 export interface StdioOnlyReport {
   readonly when: string
@@ -158,7 +168,7 @@ export function renderStartupOnly(r: StartupOnlyReport): string {
 }
 
 /** Issue 10's /mcp targets: latency against the relay floor (paired), and the daemon's own CPU against the relay's. */
-function httpTargets(r: BenchReport): string[][] {
+function httpTargets(r: Pick<BenchReport, 'persistentRatios' | 'daemonCpu'>): string[][] {
   const relay = r.persistentRatios.find((x) => x.a === 'mcpx-raw' && x.b === 'relay-floor')!
   const mcpx = r.daemonCpu.find((c) => c.name === 'mcpx-raw')!
   const floor = r.daemonCpu.find((c) => c.name === 'relay-floor')!
@@ -234,6 +244,35 @@ export function renderStdioOnly(r: StdioOnlyReport): string {
     table(['target', 'this run', ''], stdioTargets(r.stdio)),
     '',
     ...stdioSection(r.stdio, r.flags.calls!, r.flags.warmup!, r.flags.block!),
+  )
+  return `${out.join('\n')}\n`
+}
+
+export function renderMcpOnly(r: McpOnlyReport): string {
+  const f = r.flags
+  const out = [
+    `Run ${r.when} · bun ${r.machine.bun} · node ${r.machine.node} · load average at the end ${r.machine.loadAverage.join(' / ')}`,
+  ]
+  out.push('', '### Targets', '', table(['target', 'this run', ''], httpTargets(r)), '')
+  out.push(
+    `Own-process CPU per call (µs; ${f.cpuCalls! / 5} warm-up calls, then ${r.daemonCpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 500, the upstream not counted):`,
+    '',
+    table(
+      ['target', 'own process µs per call'],
+      r.daemonCpu.map((c) => [c.name, fmt(c.ownUs, 1)]),
+    ),
+    '',
+    `tools/call latency, ${f.calls} sequential calls per target (µs; ${f.warmup} warm-up, interleaved blocks of ${f.block}):`,
+    '',
+    table(
+      ['target', 'path', 'p50', 'p99'],
+      r.persistent.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)]),
+    ),
+    '',
+    table(
+      ['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'],
+      r.persistentRatios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`]),
+    ),
   )
   return `${out.join('\n')}\n`
 }

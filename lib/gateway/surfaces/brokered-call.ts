@@ -91,10 +91,29 @@ function downstreamOptions(ctx: HandlerContext, relayTasks: boolean, allExtensio
  */
 const BROKERED_CAPABILITIES = Object.values(CAPABILITY_OF_ASK)
 
+/**
+ * upstreamCapabilities per host capabilities object and variant: a legacy session's object is the
+ * same on every call of the session, so its calls share one answer (frozen: it is read-only
+ * everywhere it goes).
+ */
+const DERIVED = new WeakMap<JsonObject, Map<string, JsonObject>>()
+
 export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean, allExtensions = false): JsonObject {
+  const tasksExtension = relayTasks && hasFeature(ctx.revision, 'tasksExtension')
+  const variant = `${tasksExtension ? 't' : ''}${allExtensions ? 'a' : ''}`
+  let known = DERIVED.get(ctx.clientCapabilities)
+  const hit = known?.get(variant)
+  if (hit !== undefined) return hit
+  const derived = Object.freeze(deriveCapabilities(ctx.clientCapabilities, tasksExtension, allExtensions))
+  if (known === undefined) DERIVED.set(ctx.clientCapabilities, (known = new Map()))
+  known.set(variant, derived)
+  return derived
+}
+
+function deriveCapabilities(host: JsonObject, tasksExtension: boolean, allExtensions: boolean): JsonObject {
   const capabilities: JsonObject = {}
-  for (const cap of BROKERED_CAPABILITIES) if (cap in ctx.clientCapabilities) capabilities[cap] = ctx.clientCapabilities[cap] as JsonObject
-  const hostExtensions = isRecord(ctx.clientCapabilities.extensions) ? (ctx.clientCapabilities.extensions as JsonObject) : {}
+  for (const cap of BROKERED_CAPABILITIES) if (cap in host) capabilities[cap] = host[cap] as JsonObject
+  const hostExtensions = isRecord(host.extensions) ? (host.extensions as JsonObject) : {}
   const extensions: JsonObject = {}
   // Pass-through forwards every extension the host declares; the renamed surfaces the ones mcpx
   // carries (MCP Apps: it re-addresses their resources). Tasks only where the caller relays them.
@@ -102,8 +121,7 @@ export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean, a
     if (id === EXTENSION.TASKS) continue
     if (allExtensions || id === EXTENSION.UI) extensions[id] = settings as JsonObject
   }
-  if (relayTasks && hasFeature(ctx.revision, 'tasksExtension') && EXTENSION.TASKS in hostExtensions)
-    extensions[EXTENSION.TASKS] = hostExtensions[EXTENSION.TASKS] as JsonObject
+  if (tasksExtension && EXTENSION.TASKS in hostExtensions) extensions[EXTENSION.TASKS] = hostExtensions[EXTENSION.TASKS] as JsonObject
   if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities
 }
@@ -166,7 +184,7 @@ async function brokeredModern(ctx: HandlerContext, parking: ParkingLot, run: Run
   if (!prior) call.start((ask, signal) => run(askerFor(ctx, ask), signal, options))
   ctx.setState({ park: call.id } satisfies ParkState)
   const onAbort = () => call.abort.abort(ctx.signal.reason)
-  ctx.signal.addEventListener('abort', onAbort, { once: true })
+  ctx.signal.addEventListener('abort', onAbort)
   try {
     for (;;) {
       const event = await call.next()

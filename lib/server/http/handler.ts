@@ -22,7 +22,7 @@ import {
   type LegacyRevision,
 } from '../../wire/index.ts'
 import type { Connection, Outlet } from '../connection.ts'
-import type { Channel, Engine } from '../engine.ts'
+import type { Answer, Channel, Engine } from '../engine.ts'
 import { SUPPORTED_REVISIONS } from '../lifecycle.ts'
 import type { SessionSeed } from '../session-id.ts'
 import { type AcceptMemo, checkAccept, readJsonBody, rpcErrorResponse } from './body.ts'
@@ -337,8 +337,11 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     let stream: SseStream | undefined
     const queued: JsonRpcMessage[] = []
     let closeAsked = false
-    let upgrade!: () => void
-    const upgraded = new Promise<'stream'>((resolve) => (upgrade = () => resolve('stream')))
+    // Whichever comes first: the answer (a JSON response) or something to stream before it (SSE).
+    let settleFirst!: (first: Answer | 'stream') => void
+    let failFirst!: (error: unknown) => void
+    const first = new Promise<Answer | 'stream'>((resolve, reject) => ((settleFirst = resolve), (failFirst = reject)))
+    const upgrade = () => settleFirst('stream')
     const outlet: Outlet = {
       send(m) {
         if (stream) stream.send(m)
@@ -361,10 +364,11 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       },
     }
     const answering = engine.answer(message, channel)
-    const first = await Promise.race([answering, upgraded])
-    if (first !== 'stream') {
-      return first.message
-        ? json(first.message, first.httpStatus, opts.headers)
+    answering.then(settleFirst, failFirst)
+    const came = await first
+    if (came !== 'stream') {
+      return came.message
+        ? json(came.message, came.httpStatus, opts.headers)
         : new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
     }
     const sse = openSseStream({

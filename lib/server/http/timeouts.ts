@@ -49,15 +49,16 @@ export function bodyReceived(request: Request): void {
   listeners.get(request)?.timeout(request, 0)
 }
 
-/** `read`, or 'timeout' when it has not settled within `ms` (0 = no bound). */
-export async function withinBodyTimeout<T>(read: Promise<T>, ms: number): Promise<T | 'timeout'> {
+/** `read`, or 'timeout' when it has not settled within `ms` (0 = no bound). One promise, no race: every POST comes here. */
+export function withinBodyTimeout<T>(read: Promise<T>, ms: number): Promise<T | 'timeout'> {
   if (ms <= 0) return read
-  let timer: ReturnType<typeof setTimeout> | undefined
-  try {
-    return await Promise.race([read, new Promise<'timeout'>((resolve) => (timer = setTimeout(resolve, ms, 'timeout')))])
-  } finally {
-    clearTimeout(timer)
-  }
+  return new Promise<T | 'timeout'>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms, 'timeout')
+    read.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error: unknown) => (clearTimeout(timer), reject(error)),
+    )
+  })
 }
 
 /**
