@@ -43,6 +43,7 @@ export function daemonClient(
         argv: [...ctx.self, 'daemon', 'run', ...(ctx.paths.explicitConfig !== undefined ? ['--config', layout.config] : [])],
         timeoutMs: ctx.settings.daemonStartTimeoutMs,
         logMaxBytes: ctx.settings.daemonLogMaxBytes,
+        ftlJit: ctx.settings.daemonFtlJit,
       },
     }),
   })

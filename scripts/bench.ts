@@ -19,10 +19,11 @@
  * Usage: bun scripts/bench.ts [--only all|mcp|stdio|startup|cluster] [--calls 1000] [--block 50] [--warmup 100] [--cpu-calls 10000]
  *        [--baseline path/to/mcpx] [--daemon-warmup 20000] [--oneshot-runs 15]
  *        [--batch-calls 1000] [--batch-reps 3] [--search-tools 10000] [--memory-calls 1000] [--idle-ms 2000]
- *        [--seal-ops 20000] [--cluster-calls 2000] [--json] [--out file.json]
+ *        [--seal-ops 20000] [--cluster-calls 2000] [--cluster-part all|sealing|balancing] [--json] [--out file.json]
  * `--only mcp` runs part 1a and the paired /mcp?codemode=false vs relay-floor blocks of part 1 alone (about a minute);
  * with `--baseline <mcpx binary>` a second daemon from that binary joins both as `mcpx-raw-baseline`, for a same-run A/B.
- * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (both with only the echo server configured), `--only cluster` part 5.
+ * `--only stdio` runs part 4 alone, `--only startup` part 2 alone (both with only the echo server configured), `--only cluster` part 5
+ * (`--cluster-part sealing` only its sealing rows, `balancing` only the HAProxy rows).
  * Markdown on stdout (JSON with --json); progress on stderr. Every process it starts is stopped.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -30,7 +31,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { type ClusterFigures, measureCluster, renderCluster } from './bench/cluster.ts'
+import { type ClusterFigures, type ClusterPart, measureCluster, renderCluster } from './bench/cluster.ts'
 import { type SealFigures, measureSeal, renderSeal } from './bench/seal.ts'
 import { measureBatch, measureExecOverMcp, measureListBytes, measureSandbox, measureSearchFigures } from './bench/codemode.ts'
 import { type CpuPerCall, cpuPerCall, type OwnCpuPerCall, ownCpuPerCall } from './bench/cpu.ts'
@@ -89,6 +90,7 @@ const { values: flags } = parseArgs({
     'idle-ms': { type: 'string', default: '2000' },
     'seal-ops': { type: 'string', default: '20000' },
     'cluster-calls': { type: 'string', default: '2000' },
+    'cluster-part': { type: 'string', default: 'all' },
     json: { type: 'boolean', default: false },
     out: { type: 'string' },
   },
@@ -115,6 +117,8 @@ const machine = async () => ({
 if (!['all', 'mcp', 'stdio', 'startup', 'cluster'].includes(flags.only!))
   throw new Error(`--only must be all, mcp, stdio, startup or cluster, got ${flags.only}`)
 if (flags.baseline !== undefined && flags.only !== 'mcp') throw new Error('--baseline goes with --only mcp')
+if (!['all', 'sealing', 'balancing'].includes(flags['cluster-part']!))
+  throw new Error(`--cluster-part must be all, sealing or balancing, got ${flags['cluster-part']}`)
 
 interface ReplicaFigures {
   readonly seal: SealFigures
@@ -127,7 +131,13 @@ async function replicas(): Promise<ReplicaFigures> {
   const seal = measureSeal(num('seal-ops'))
   // The compiled binary, as the other parts measure it (its own copy: part 1's daemons may still run theirs).
   const binary = await buildBinary(mkdtempSync(join(dir, 'part5-')))
-  const cluster = await measureCluster({ calls: num('cluster-calls'), block: num('block'), mcpx: [binary], progress })
+  const cluster = await measureCluster({
+    calls: num('cluster-calls'),
+    block: num('block'),
+    part: flags['cluster-part'] as ClusterPart,
+    mcpx: [binary],
+    progress,
+  })
   return { seal, cluster }
 }
 

@@ -4,7 +4,7 @@
  * directory with its replica id, logs) but shares the config, the local token and the seal key
  * ring, so a host's token and a 2026 requestState work on every replica; each knows the others
  * (replicaPeers) so a 2026 retry reaches the replica that holds its call.
- * Usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR] [--no-sticky] [--httpclose]
+ * Usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR] [--no-sticky] [--keepalive]
  * Prints the load balancer's /mcp URL and the token on stdout; Ctrl-C stops everything.
  */
 import { randomBytes } from 'node:crypto'
@@ -39,9 +39,18 @@ export interface ClusterOptions {
   readonly haproxy?: string
   /** false: plain round-robin, no learned stickiness (legacy sessions then reach their owner by the replica hop). */
   readonly sticky?: boolean
-  /** true: turn on deploy/haproxy.cfg's `option httpclose` (a request cut by a dying replica is a 502, never a closed kept-alive connection; one connection per request). */
-  readonly httpclose?: boolean
+  /** How HAProxy treats the hosts' connections (HostConnections; default 'close', as deploy/haproxy.cfg ships). */
+  readonly hostConnections?: HostConnections
 }
+
+/**
+ * deploy/haproxy.cfg ships 'close': every response closes the host's connection, the connections to
+ * the replicas are kept and shared, and a request cut by a dying replica is HAProxy's 502.
+ * 'keepalive' drops those two lines: hosts keep their connections, and a cut on a connection's
+ * later request reaches the host as the connection closed (ECONNRESET, HAProxy 2.6).
+ * 'httpclose': `option httpclose` instead (a connection per request on both sides; for comparison).
+ */
+export type HostConnections = 'close' | 'keepalive' | 'httpclose'
 
 export interface Replica {
   readonly id: string
@@ -71,20 +80,28 @@ function mcpxArgv(options: ClusterOptions): string[] {
   return [process.execPath, join(REPO, 'cli/main.ts')]
 }
 
-const HTTPCLOSE_OFF = /^    # option httpclose$/m
+const CLOSE_HOST = /^ {4}http-after-response set-header Connection close\n/m
+const SHARE_SERVER = /^ {4}http-reuse always\n/m
 
 /** A Debian engine's executable (HAProxy, redis-server): on PATH, else in the sbin directories a plain user's PATH lacks. */
 export function findEngine(name: string): string {
   return Bun.which(name) ?? Bun.which(name, { PATH: '/usr/sbin:/usr/local/sbin:/sbin' }) ?? name
 }
 
-export function haproxyConfig(port: number, replicas: readonly { id: string; port: number }[], sticky = true, httpclose = false): string {
+export function haproxyConfig(
+  port: number,
+  replicas: readonly { id: string; port: number }[],
+  sticky = true,
+  hostConnections: HostConnections = 'close',
+): string {
   const template = readFileSync(join(REPO, 'deploy/haproxy.cfg'), 'utf8')
+  if (!CLOSE_HOST.test(template) || !SHARE_SERVER.test(template))
+    throw new Error('deploy/haproxy.cfg lacks its `http-after-response set-header Connection close` or `http-reuse always` line')
   const servers = replicas.map((r) => `    server ${r.id} 127.0.0.1:${r.port} check`).join('\n')
-  const config = template.replace(/^    bind .*$/m, `    bind 127.0.0.1:${port}`).replace(/(^    server .*\n?)+/m, `${servers}\n`)
-  const closing = httpclose ? config.replace(HTTPCLOSE_OFF, '    option httpclose') : config
-  if (httpclose && closing === config) throw new Error('deploy/haproxy.cfg has no `    # option httpclose` line to turn on')
-  return sticky ? closing : closing.replace(/^    stick.*\n/gm, '')
+  let config = template.replace(/^    bind .*$/m, `    bind 127.0.0.1:${port}`).replace(/(^    server .*\n?)+/m, `${servers}\n`)
+  if (hostConnections !== 'close')
+    config = config.replace(CLOSE_HOST, hostConnections === 'httpclose' ? '    option httpclose\n' : '').replace(SHARE_SERVER, '')
+  return sticky ? config : config.replace(/^    stick.*\n/gm, '')
 }
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
@@ -146,7 +163,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   let haproxy: ReturnType<typeof Bun.spawn> | undefined
   try {
     for (const spec of specs) replicas.push(await start(spec))
-    const haproxyConfigText = haproxyConfig(port, replicas, options.sticky ?? true, options.httpclose ?? false)
+    const haproxyConfigText = haproxyConfig(port, replicas, options.sticky ?? true, options.hostConnections)
     const cfg = join(dir, 'haproxy.cfg')
     writeFileSync(cfg, haproxyConfigText)
     haproxy = Bun.spawn([options.haproxy ?? findEngine('haproxy'), '-db', '-f', cfg], { stdout: 'ignore', stderr: 'pipe' })
@@ -201,11 +218,11 @@ if (import.meta.main) {
       port: { type: 'string', default: '0' },
       dir: { type: 'string' },
       'no-sticky': { type: 'boolean', default: false },
-      httpclose: { type: 'boolean', default: false },
+      keepalive: { type: 'boolean', default: false },
     },
   })
   if (!values.config) {
-    process.stderr.write('usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR] [--no-sticky] [--httpclose]\n')
+    process.stderr.write('usage: bun scripts/cluster.ts --config FILE [--replicas 3] [--port 0] [--dir DIR] [--no-sticky] [--keepalive]\n')
     process.exit(2)
   }
   const cluster = await startCluster({
@@ -213,7 +230,7 @@ if (import.meta.main) {
     replicas: Number(values.replicas),
     port: Number(values.port),
     sticky: !values['no-sticky'],
-    httpclose: values.httpclose,
+    hostConnections: values.keepalive ? 'keepalive' : 'close',
     ...(values.dir && { dir: values.dir }),
   })
   process.stdout.write(`${cluster.url}\ntoken ${cluster.token}\n`)

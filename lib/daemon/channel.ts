@@ -46,6 +46,8 @@ export interface ChannelOptions {
   open(opening: ChannelOpening): Promise<Engine>
   /** Counts the channel as activity for the daemon's idle exit until the release is called. */
   hold(): () => void
+  /** Told when bytes arrive, so an open but quiet channel still lets the daemon trim its memory (idle-trim.ts). */
+  noteActivity?(): void
   answer(): { pid: number; config: string | null }
   /** Told when a host's session on a channel opens and closes (the daemon log's session lines). */
   onSession?(opening: ChannelOpening, event: StdioSessionEvent): void
@@ -94,6 +96,7 @@ export function listenChannel(options: ChannelOptions): ChannelListener {
       },
       data(socket, chunk) {
         const conn = socket.data
+        options.noteActivity?.()
         // Bun hands every data callback a fresh buffer (measured on 1.4.5), so it can be queued as is.
         const bytes = chunk
         if (conn.opening === undefined) {

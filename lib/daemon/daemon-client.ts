@@ -27,6 +27,8 @@ export interface DaemonClientOptions {
     readonly timeoutMs: number
     readonly logMaxBytes: number
     readonly env?: Readonly<Record<string, string | undefined>>
+    /** Let the daemon's JavaScriptCore use its FTL tier (setting daemonFtlJit); spawn.ts. */
+    readonly ftlJit?: boolean
   }
   /** How long stop() waits for the daemon's process to be gone (setting daemonStopTimeoutMs). */
   readonly stopTimeoutMs?: number
@@ -129,6 +131,7 @@ export class DaemonClient {
               timeoutMs: start.timeoutMs,
               logMaxBytes: start.logMaxBytes,
               ...(start.env && { env: start.env }),
+              ...(start.ftlJit !== undefined && { ftlJit: start.ftlJit }),
             }),
           )
         } catch (error) {

@@ -21,6 +21,7 @@ import type { CodeModeOps, Pool } from './pool-contract.ts'
 import { type Route, matchRoute } from './routes.ts'
 import { type ListenerKind, type Rejection, checkRequest, listSetting } from './security.ts'
 import { ensureToken } from './token.ts'
+import { startIdleTrim } from './idle-trim.ts'
 import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from '../server/index.ts'
 import { BUILD_HEADER, thisBuild } from './build.ts'
 
@@ -60,6 +61,8 @@ export interface Daemon {
   invoke(name: string, params?: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>
   /** Count a long-lived connection (a `serve` channel) as activity until the release is called: no idle exit meanwhile. */
   hold(): () => void
+  /** Note traffic on a held connection (channel bytes): the idle trim (idle-trim.ts) waits for a quiet period. */
+  noteActivity(): void
   /** Run during shutdown, after listeners stop taking clients and before the lock is released. */
   onShutdown(hook: ShutdownHook): void
   shutdown(reason: string): Promise<void>
@@ -167,6 +170,15 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
       else armIdle(settings.daemonIdleMs - quietMs)
     }, delayMs)
   }
+  const noteActivity = () => {
+    lastActive = performance.now()
+  }
+  const trim = startIdleTrim({
+    gcAfterMs: settings.daemonIdleGcMs,
+    shrinkAfterMs: settings.daemonIdleShrinkMs,
+    lastActive: () => lastActive,
+    onTrim: (stage, ms) => log.debug(`idle trim: ${stage} in ${ms.toFixed(1)} ms`),
+  })
   const hold = (): (() => void) => {
     busy++
     let released = false
@@ -322,6 +334,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
       routes.push(route)
     },
     hold,
+    noteActivity,
     async invoke(name, params = {}, signal = new AbortController().signal) {
       const operation = findOperation(name)
       if (operation.stream)
@@ -339,6 +352,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     shutdown(reason) {
       shutdownPromise ??= (async () => {
         if (idleTimer) clearTimeout(idleTimer)
+        trim.stop()
         log.info(`mcpx daemon stopping (${reason})`)
         events.publish('daemon.stopping', { reason })
         // New clients can no longer find or reach us; requests in flight are answered below.

@@ -260,6 +260,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     path: options.layout.channelSocket,
     settings,
     hold: daemon.hold,
+    noteActivity: daemon.noteActivity,
     answer: () => ({ pid: process.pid, config: options.config.source }),
     async open(opening) {
       const { surface } = chooseSurface({

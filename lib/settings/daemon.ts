@@ -102,6 +102,21 @@ export const DAEMON_SETTINGS = defineSettings({
     env: 'MCPX_DAEMON_JIT_POLICY',
     doc: 'JIT tier-up scale of the daemon once it listens (Bun.unsafe.setJITPolicy: 1 = normal; higher keeps code that runs rarely in the interpreter, less memory for more CPU per call).',
   },
+  daemonFtlJit: {
+    default: false,
+    env: 'MCPX_DAEMON_FTL_JIT',
+    doc: "Whether a daemon the CLI starts may use JavaScriptCore's top JIT tier (FTL); off, it holds about 2 MB less and spends no more CPU per call (README Benchmarks). A BUN_JSC_useFTLJIT already in the environment wins.",
+  },
+  daemonIdleGcMs: {
+    default: 10_000,
+    env: 'MCPX_DAEMON_IDLE_GC_MS',
+    doc: 'After this long with no request and no channel traffic the daemon runs one full garbage collection, so the garbage of the last burst is not kept while it idles (0 = never)',
+  },
+  daemonIdleShrinkMs: {
+    default: 300_000,
+    env: 'MCPX_DAEMON_IDLE_SHRINK_MS',
+    doc: 'After this long quiet the daemon also drops its compiled code (Bun.shrink: bytecode and JIT code, then a full collection); the next calls compile it again (0 = never)',
+  },
   daemonEventBufferLength: {
     default: 1_000,
     env: 'MCPX_DAEMON_EVENT_BUFFER',

@@ -1,10 +1,17 @@
 /**
  * Micro-benchmark of sealed tokens (lib/server/seal.ts, AES-256-GCM): µs per seal and per open of
  * a requestState-sized payload, a legacy session id's seal and open, and the requestState codec's
- * seal+open beside them. Same-run figures only. Part of `bun scripts/bench.ts --only cluster`;
- * alone: `bun scripts/bench/seal.ts [--ops 20000]`. Markdown on stdout.
+ * seal+open beside them; then what replica mode does per request in steady state (the forwarder's
+ * look at a request of a session this replica owns, whose id it opened before, and at a plain 2026
+ * request), each over requests built beforehand. Same-run figures only. Part of
+ * `bun scripts/bench.ts --only cluster`; alone: `bun scripts/bench/seal.ts [--ops 20000]`. Markdown on stdout.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { createReplicaForwarder } from '../../lib/daemon/replica-forward.ts'
+import { defaultSettings } from '../../lib/settings/index.ts'
 import { createRequestStateCodec, openSealed as open, openSession, randomKeyRing, seal, sealedSessionIds } from '../../lib/server/index.ts'
 
 export interface SealFigures {
@@ -17,6 +24,37 @@ export interface SealFigures {
   readonly sessionSealUs: number
   readonly sessionOpenUs: number
   readonly codecUs: number
+  /** forwarder.forward on a request of a session this replica minted (the id's owner already known). */
+  readonly forwardLegacyUs: number
+  /** forwarder.forward on a 2026 request (no session header). */
+  readonly forwardModernUs: number
+}
+
+/** µs per forwarder.forward() call in a replica of two, over `ops` requests built beforehand (headers read once each, as in the daemon). */
+function measureForwarder(ops: number): { legacy: number; modern: number } {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpx-bench-seal-'))
+  try {
+    const keyFile = join(dir, 'seal.keys')
+    writeFileSync(keyFile, `${'ab'.repeat(32)}\n`, { mode: 0o600 })
+    const forwarder = createReplicaForwarder(
+      defaultSettings({ replicaId: 'replica-1', replicaPeers: 'replica-2=http://127.0.0.1:1', sealKeyFile: keyFile }),
+    )!
+    const session = forwarder.newSessionId({ revision: '2025-11-25', clientCapabilities: {}, clientInfo: { name: 'bench', version: '1' } })
+    const url = new URL('http://127.0.0.1:1/mcp?codemode=false')
+    const build = (headers: Record<string, string>) =>
+      Array.from({ length: ops }, () => new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }))
+    const perRequest = (requests: Request[]): number => {
+      for (const request of requests) request.headers.get('content-type')
+      const start = performance.now()
+      for (const request of requests) if (forwarder.forward(request, url) !== undefined) throw new Error('served here, not forwarded')
+      return ((performance.now() - start) * 1000) / requests.length
+    }
+    // The first look opens the id (one AES-GCM open); every later one finds its owner kept.
+    perRequest(build({ 'mcp-session-id': session }))
+    return { legacy: perRequest(build({ 'mcp-session-id': session })), modern: perRequest(build({ 'mcp-protocol-version': '2026-07-28' })) }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 export function measureSeal(ops: number): SealFigures {
@@ -52,8 +90,11 @@ export function measureSeal(ops: number): SealFigures {
   const params = { name: 'tool', arguments: { query: 'bench' } }
   const state = { answers: { q1: { action: 'accept', content: { name: 'Ada' } } }, asked: ['q1'], state: { park: 'p-1' } }
   const codecUs = perOp(() => codec.open('tools/call', params, codec.seal('tools/call', params, state, 'alice'), 'alice'))
+  const forward = measureForwarder(ops)
   return {
     ops,
+    forwardLegacyUs: forward.legacy,
+    forwardModernUs: forward.modern,
     payloadBytes: payload.length,
     tokenChars: token.length,
     sealUs,
@@ -72,8 +113,10 @@ export function renderSeal(f: SealFigures): string {
     `| seal, ${f.payloadBytes}-byte payload (AES-256-GCM; token ${f.tokenChars} chars) | ${f.sealUs.toFixed(2)} |`,
     `| open, same token | ${f.openUs.toFixed(2)} |`,
     `| legacy session id: seal (id ${f.sessionIdChars} chars) | ${f.sessionSealUs.toFixed(2)} |`,
-    `| legacy session id: open (each request of a session on a replica) | ${f.sessionOpenUs.toFixed(2)} |`,
+    `| legacy session id: open (once per id on each replica: what it says is kept) | ${f.sessionOpenUs.toFixed(2)} |`,
     `| requestState codec seal + open (with digests) | ${f.codecUs.toFixed(2)} |`,
+    `| replica mode per request, legacy session this replica owns (id opened before: its owner is kept) | ${f.forwardLegacyUs.toFixed(2)} |`,
+    `| replica mode per request, 2026-07-28 without requestState or taskId | ${f.forwardModernUs.toFixed(2)} |`,
   ].join('\n')
 }
 

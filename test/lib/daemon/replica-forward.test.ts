@@ -129,6 +129,33 @@ describe('replica forwarding', () => {
     ).toBeUndefined()
   })
 
+  test('what a session id says is kept after its first open, but its age is judged again at each adoption', async () => {
+    const seed = { revision: '2025-11-25' as const, clientCapabilities: { roots: {} } }
+    const maxAgeMs = 300
+    const byA = createReplicaForwarder(
+      testSettings({ replicaId: 'replica-a', replicaPeers: 'replica-b=http://127.0.0.1:1', sealKeyFile: keyFile }),
+    )!.newSessionId(seed)
+    const closed = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+    const closedPort = closed.port
+    await closed.stop(true)
+    const heir = createReplicaForwarder(
+      testSettings({
+        replicaId: 'replica-b',
+        replicaPeers: `replica-a=http://127.0.0.1:${closedPort}`,
+        sealKeyFile: keyFile,
+        replicaSessionMaxAgeMs: maxAgeMs,
+      }),
+    )!
+    const url = new URL('http://127.0.0.1:1/mcp')
+    const post = () => new Request(url, { method: 'POST', headers: { 'mcp-session-id': byA }, body: '{}' })
+    // The owner refuses connections: the heir serves it, and rebuilds it from the id while it is young enough.
+    expect(await heir.forward(post(), url)).toBeUndefined()
+    expect(await heir.adoptSession(byA)).toMatchObject({ owner: 'replica-a', clientCapabilities: { roots: {} } })
+    await Bun.sleep(maxAgeMs + 50)
+    expect(await heir.forward(post(), url)).toBeUndefined()
+    expect(await heir.adoptSession(byA)).toBeUndefined()
+  })
+
   test("a replica that takes a request and dies before answering: a JSON-RPC error with the request's id, 502", async () => {
     const dying = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data: (socket) => void socket.end() } })
     const seed = { revision: '2025-11-25' as const, clientCapabilities: {} }

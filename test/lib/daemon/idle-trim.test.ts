@@ -1,0 +1,127 @@
+/**
+ * The idle trim (lib/daemon/idle-trim.ts): a full collection, then dropping the compiled code, once
+ * per quiet period; and the daemon's FTL switch (lib/daemon/spawn.ts). The unit half runs the real
+ * Bun.gc/Bun.shrink in this process; the daemon half reads a real daemon's environment and log.
+ */
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { spawnEnvironment } from '../../../lib/daemon/spawn.ts'
+import { type IdleTrimStage, startIdleTrim } from '../../../lib/daemon/idle-trim.ts'
+import { mcpxCommand, REPO_ROOT, tempDir } from '../../harness.ts'
+import { layoutForEnv } from '../../support/layout.ts'
+import { startTestDaemon } from './daemon-process.ts'
+
+function recorder(gcAfterMs: number, shrinkAfterMs: number) {
+  let lastActive = performance.now()
+  const stages: IdleTrimStage[] = []
+  const trim = startIdleTrim({ gcAfterMs, shrinkAfterMs, lastActive: () => lastActive, onTrim: (stage) => stages.push(stage) })
+  return {
+    stages,
+    touch: () => {
+      lastActive = performance.now()
+    },
+    [Symbol.dispose]: () => trim.stop(),
+  }
+}
+
+/** Wait until `done()` holds, at most `ms` (a loaded machine delays timers, it does not reorder them). */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const deadline = performance.now() + ms
+  while (!done() && performance.now() < deadline) await Bun.sleep(10)
+}
+
+describe('startIdleTrim', () => {
+  test('a quiet period gets the collection, then the shrink, once each; new activity starts another period', async () => {
+    using trim = recorder(60, 200)
+    await until(() => trim.stages.length === 2, 5_000)
+    expect(trim.stages).toEqual(['gc', 'shrink'])
+    // Nothing more while the quiet period goes on.
+    await Bun.sleep(300)
+    expect(trim.stages).toEqual(['gc', 'shrink'])
+    trim.touch()
+    await until(() => trim.stages.length === 4, 5_000)
+    expect(trim.stages).toEqual(['gc', 'shrink', 'gc', 'shrink'])
+  })
+
+  test('activity more often than the delay keeps it from running; 0 turns a stage off', async () => {
+    using busy = recorder(500, 0)
+    const started = performance.now()
+    let gap = 0
+    for (let i = 0; i < 10; i++) {
+      const before = performance.now()
+      busy.touch()
+      await Bun.sleep(20)
+      gap = Math.max(gap, performance.now() - before)
+    }
+    // Only meaningful when no pause between two touches reached the delay.
+    if (gap < 500) expect(busy.stages).toEqual([])
+    await until(() => busy.stages.length > 0, 5_000)
+    expect(busy.stages).toEqual(['gc'])
+    expect(performance.now() - started).toBeGreaterThanOrEqual(500)
+  })
+
+  test('both stages due at once: only the shrink runs, which collects too', async () => {
+    using late = recorder(30, 30)
+    await until(() => late.stages.length > 0, 5_000)
+    await Bun.sleep(100)
+    expect(late.stages).toEqual(['shrink'])
+  })
+})
+
+describe('the daemon', () => {
+  test('a daemon the CLI starts runs with FTL off, unless daemonFtlJit or the variable itself says otherwise', async () => {
+    expect(spawnEnvironment({ env: { PATH: '/bin' } })).toEqual({ PATH: '/bin', BUN_JSC_useFTLJIT: '0' })
+    expect(spawnEnvironment({ env: { PATH: '/bin' }, ftlJit: true })).toEqual({ PATH: '/bin' })
+    expect(spawnEnvironment({ env: { BUN_JSC_useFTLJIT: '1' } })).toEqual({ BUN_JSC_useFTLJIT: '1' })
+    const environ = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+    {
+      await using daemon = await startTestDaemon()
+      expect(environ(daemon.info.pid)).toContain('BUN_JSC_useFTLJIT=0')
+    }
+    {
+      await using daemon = await startTestDaemon({ MCPX_DAEMON_FTL_JIT: 'true' })
+      expect(environ(daemon.info.pid).filter((line) => line.startsWith('BUN_JSC_useFTLJIT='))).toEqual([])
+    }
+  })
+
+  test('a quiet daemon collects, then drops its compiled code; a request starts a new quiet period', async () => {
+    using dir = tempDir('mcpx-idle-trim')
+    const env = {
+      MCPX_HOME: join(dir.path, 'home'),
+      HOME: dir.path,
+      XDG_CONFIG_HOME: join(dir.path, 'xdg'),
+      MCPX_DAEMON_IDLE_GC_MS: '300',
+      MCPX_DAEMON_IDLE_SHRINK_MS: '700',
+    }
+    await using proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run', '--verbose'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdin: 'ignore',
+      stdout: 'ignore',
+      stderr: 'pipe',
+    })
+    const reader = proc.stderr.getReader()
+    const decoder = new TextDecoder()
+    let stderr = ''
+    const waitFor = async (pattern: RegExp, count: number) => {
+      const deadline = performance.now() + 20_000
+      while ((stderr.match(pattern) ?? []).length < count) {
+        if (performance.now() > deadline) throw new Error(`no ${count}× ${pattern} in the daemon's stderr:\n${stderr}`)
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`daemon run exited: ${stderr}`)
+        stderr += decoder.decode(value)
+      }
+    }
+    await waitFor(/listening on/g, 1)
+    await waitFor(/idle trim: gc/g, 1)
+    await waitFor(/idle trim: shrink/g, 1)
+    expect(stderr.indexOf('idle trim: gc')).toBeLessThan(stderr.indexOf('idle trim: shrink'))
+    const health = await fetch('http://localhost/v1/health', { unix: layoutForEnv(env).socket } as RequestInit)
+    expect(health.status).toBe(200)
+    await waitFor(/idle trim: gc/g, 2)
+    await waitFor(/idle trim: shrink/g, 2)
+    proc.kill('SIGTERM')
+    await proc.exited
+  }, 30_000)
+})
