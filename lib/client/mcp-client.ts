@@ -92,14 +92,23 @@ export class McpClient {
       return this.#attempt(method, params, options)
     }
     try {
-      return this.#attempt(method, params, options).catch(retry)
+      return this.#attempt(method, params, options, retry)
     } catch (error) {
       return retry(error)
     }
   }
 
-  /** One try of request() under the connection's state now. */
-  #attempt(method: string, params: JsonObject, options: CallOptions): Promise<JsonObject> {
+  /**
+   * One try of request() under the connection's state now; a failed answer goes to `onFailure`
+   * (request()'s retry) in the same reaction that shapes a good one. A result mcpx cannot read
+   * (an unknown resultType) is not retried: it is not a failure any retry puts right.
+   */
+  #attempt(
+    method: string,
+    params: JsonObject,
+    options: CallOptions,
+    onFailure?: (error: unknown) => Promise<JsonObject>,
+  ): Promise<JsonObject> {
     const revision = this.state.revision ?? this.identity.revision
     let body = this.identity.era === 'modern' ? withModernMeta(this.state, params, revision) : params
     if (options.logLevel && this.identity.era === 'modern')
@@ -115,7 +124,7 @@ export class McpClient {
       cancel: this.identity.era === 'modern' && this.identity.transport !== 'stdio' ? 'abort' : 'notify',
     })
     // One shape for the rest of mcpx: the newest (absent resultType = complete, cache hints ttl 0).
-    return answer.then((result) => upgradeResult(revision, method, this.#knownResultType(method, result)))
+    return answer.then((result) => upgradeResult(revision, method, this.#knownResultType(method, result)), onFailure)
   }
 
   /**

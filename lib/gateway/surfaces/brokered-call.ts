@@ -170,9 +170,8 @@ export function brokeredCall(
     return settle(
       () => run(askerFor(ctx, ask), ctx.signal, options),
       () => clearTimeout(poll),
-    ).catch((error: unknown) => {
-      throw withStatus(error, 'legacy')
-    })
+      (error) => withStatus(error, 'legacy'),
+    )
   }
   return brokeredModern(ctx, parking, run, options)
 }
