@@ -17,7 +17,7 @@ import {
   type RequestId,
   type Revision,
 } from '../../wire/index.ts'
-import { bodyReceived, withinBodyTimeout } from './timeouts.ts'
+import { type BodyDeadlines, bodyReceived, withinBodyTimeout } from './timeouts.ts'
 
 /**
  * A JSON-RPC error Response. `id` omitted → an id-less error object, which the spec allows for
@@ -41,6 +41,8 @@ export interface ReadBodyOptions {
   readonly maxFrameBytes: number
   /** settings.httpBodyTimeoutMs: longest the whole body may take to arrive (0 = unbounded). */
   readonly bodyTimeoutMs?: number
+  /** The handler's deadline queue for those bounds (one timer for all its reads); else a timer per read. */
+  readonly deadlines?: BodyDeadlines
   /** settings.maxJsonDepth: deeper nesting is refused before parsing (0 = unbounded). */
   readonly maxJsonDepth?: number
   /** The embedder's guard already refused non-JSON bodies (the daemon's security.ts, same isJsonMediaType rule). */
@@ -164,7 +166,7 @@ export async function readBody(
   const reading = declared !== null ? request.bytes() : readCapped(request, options.maxFrameBytes)
   let bytes: Uint8Array | undefined | 'timeout'
   try {
-    bytes = await withinBodyTimeout(reading, options.bodyTimeoutMs ?? 0)
+    bytes = await withinBodyTimeout(reading, options.bodyTimeoutMs ?? 0, options.deadlines)
   } catch {
     return fail(HTTP_STATUS.BAD_REQUEST, RPC.INVALID_REQUEST, 'Bad Request: the body could not be read (the connection ended)', CLOSE)
   }

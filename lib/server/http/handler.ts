@@ -25,7 +25,8 @@ import type { Connection, Outlet } from '../connection.ts'
 import type { Answer, Channel, Engine } from '../engine.ts'
 import { SUPPORTED_REVISIONS } from '../lifecycle.ts'
 import type { SessionSeed } from '../session-id.ts'
-import { type AcceptMemo, checkAccept, readJsonBody, rpcErrorResponse } from './body.ts'
+import { type AcceptMemo, type ReadBodyOptions, checkAccept, readJsonBody, rpcErrorResponse } from './body.ts'
+import { BodyDeadlines } from './timeouts.ts'
 import { classifyHttpRequest, headerValue, rejectResponse, type HttpVerdict } from './classify.ts'
 import { EventStore, type StoredEvent } from './event-store.ts'
 import { validateModernHeaders } from './modern-headers.ts'
@@ -122,6 +123,13 @@ interface LegacySession {
 export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const { engine, settings } = options
   const acceptMemo: AcceptMemo = {}
+  const bodyOptions: ReadBodyOptions = {
+    maxFrameBytes: settings.maxFrameBytes,
+    bodyTimeoutMs: settings.httpBodyTimeoutMs,
+    maxJsonDepth: settings.maxJsonDepth,
+    deadlines: new BodyDeadlines(settings.httpBodyTimeoutMs),
+    ...(options.guarded && { mediaTypeChecked: true }),
+  }
   const sessions = new SessionStore<LegacySession>({
     sessionIdleMs: settings.sessionIdleMs,
     maxSessions: settings.maxSessions,
@@ -148,12 +156,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     }
     let body: unknown
     if (request.method === 'POST') {
-      const read = await readJsonBody(request, {
-        maxFrameBytes: settings.maxFrameBytes,
-        bodyTimeoutMs: settings.httpBodyTimeoutMs,
-        maxJsonDepth: settings.maxJsonDepth,
-        ...(options.guarded && { mediaTypeChecked: true }),
-      })
+      const read = await readJsonBody(request, bodyOptions)
       if (!read.ok) return read.response
       body = read.value
     }
