@@ -10,6 +10,7 @@
 import { McpxError, RpcError, toRpcError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import type { Transport } from '../transport/index.ts'
+import { DeadlineQueue } from './deadlines.ts'
 import {
   type JsonRpcMessage,
   type JsonRpcNotification,
@@ -41,17 +42,20 @@ interface PeerHooks {
   /** True while we are answering a request of the peer (its silence is then our doing). */
   serving(): boolean
   dropProgress(token: string | number): void
+  /** Call `expire` after `ms` unless the returned cancel runs first (one timer per bound: deadlines.ts). */
+  deadline(ms: number, expire: () => void): () => void
 }
 
 /**
- * One request awaiting its answer. Its deadline and its caller's abort signal call back into it
- * directly (the timer gets it as an argument; it is its own abort listener), so a request costs one
- * object rather than a closure per concern: every upstream call passes here.
+ * One request awaiting its answer. Its caller's abort signal calls back into it directly (it is its
+ * own abort listener) and its deadline is an entry in the peer's queue for its bound, so a request
+ * costs one object and no timer of its own: every upstream call passes here.
  */
 class Pending implements EventListenerObject {
   resolve!: (result: Record<string, unknown>) => void
   reject!: (error: McpxError) => void
-  #timer: ReturnType<typeof setTimeout> | undefined
+  #cancelDeadline: (() => void) | undefined
+  readonly #expire = () => deadlinePassed(this)
 
   constructor(
     readonly hooks: PeerHooks,
@@ -71,12 +75,12 @@ class Pending implements EventListenerObject {
 
   /** Restart the deadline (progress arrived, or the peer just got an answer from us). */
   rearm(): void {
-    if (this.#timer) clearTimeout(this.#timer)
-    if (this.timeoutMs > 0) this.#timer = setTimeout(deadlinePassed, this.timeoutMs, this)
+    this.#cancelDeadline?.()
+    if (this.timeoutMs > 0) this.#cancelDeadline = this.hooks.deadline(this.timeoutMs, this.#expire)
   }
 
   cleanup(): void {
-    if (this.#timer) clearTimeout(this.#timer)
+    this.#cancelDeadline?.()
     this.signal?.removeEventListener('abort', this)
     if (this.progressToken !== undefined) this.hooks.dropProgress(this.progressToken)
   }
@@ -109,10 +113,27 @@ export class Peer {
   #serving = 0
   #closeReason?: McpxError
   #closeWaiters: ((reason?: McpxError) => void)[] = []
+  /**
+   * The deadlines of pending requests, one queue per bound. Most requests share the peer's default,
+   * whose queue stays; a queue of another bound goes once it is empty, so a caller's many bounds
+   * leave nothing behind.
+   */
+  readonly #deadlines = new Map<number, DeadlineQueue>()
   readonly #hooks: PeerHooks = {
     cancel: (id, error, mode, abort) => this.#cancel(id, error, mode, abort),
     serving: () => this.#serving > 0,
     dropProgress: (token) => this.#progress.delete(token),
+    deadline: (ms, expire) => {
+      let queue = this.#deadlines.get(ms)
+      if (queue === undefined) this.#deadlines.set(ms, (queue = new DeadlineQueue(ms)))
+      const cancel = queue.add(expire)
+      if (ms === this.options.requestTimeoutMs) return cancel
+      const own = queue
+      return () => {
+        cancel()
+        if (own.size === 0 && this.#deadlines.get(ms) === own) this.#deadlines.delete(ms)
+      }
+    },
   }
 
   constructor(

@@ -1,8 +1,8 @@
 /**
  * Where a `/mcp` tools/call spends the daemon's CPU, layer by layer, in one process: each layer is
- * called directly (the stdio transport, the peer, the client, Upstream.call, UpstreamPool.call, the
- * raw surface's tool handler, the engine's callTool, its legacy dispatch, Engine.answer and the
- * Streamable HTTP handler), each over its own upstream, in interleaved, rotated blocks, and the CPU
+ * called through its room's door (the stdio transport, the peer, the client, Upstream.call,
+ * UpstreamPool.call, Engine.answer of the raw surface and the Streamable HTTP handler), each over
+ * its own upstream, in interleaved, rotated blocks, and the CPU
  * of this process per call is read with process.cpuUsage. The difference between two rows is what
  * that layer adds. `--upstream memory` (the default) answers from an in-memory transport a turn
  * later (setImmediate, as I/O would), so the figures are mcpx's own JavaScript and nothing else;
@@ -19,10 +19,7 @@ import type { ConnectOptions, TransportFactory } from '../../lib/client/index.ts
 import { parseConfig } from '../../lib/config/index.ts'
 import { GatewaySurface, UpstreamPool } from '../../lib/gateway/index.ts'
 import { createSchemaValidator } from '../../lib/schema/index.ts'
-import { type Channel, createHttpHandler, type HandlerContext } from '../../lib/server/index.ts'
-import { createContext } from '../../lib/server/context.ts'
-import { dispatchLegacy } from '../../lib/server/legacy-dispatch.ts'
-import { callTool } from '../../lib/server/providers.ts'
+import { type Channel, createHttpHandler } from '../../lib/server/index.ts'
 import { resolveSettings } from '../../lib/settings/index.ts'
 import { createStdioTransport, type Transport, type TransportHandlers } from '../../lib/transport/index.ts'
 import type { JsonRpcMessage, JsonRpcRequest } from '../../lib/wire/index.ts'
@@ -184,21 +181,6 @@ async function rawSurface() {
   return { surface, engine, connection, channel }
 }
 
-/** A HandlerContext as the legacy dispatch builds it for a session that declared nothing. */
-function contextOf(s: Awaited<ReturnType<typeof rawSurface>>, signal: AbortSignal): HandlerContext {
-  return createContext({
-    era: 'legacy',
-    revision: '2025-11-25',
-    signal,
-    clientCapabilities: s.connection.legacy!.clientCapabilities,
-    meta: {},
-    outlet: s.channel.outlet,
-    connection: s.connection,
-    notify: s.engine.notify,
-    logLevel: 'debug',
-  })
-}
-
 async function http(method: 'ping' | 'tools/call'): Promise<Call> {
   const { surface } = await rawSurface()
   const handler = createHttpHandler({ engine: surface.engine, settings, guarded: true })
@@ -284,40 +266,8 @@ const LAYERS: Layer[] = [
     },
   },
   {
-    name: 'handler',
-    adds: "the raw surface's tool handler: brokered call, host capabilities, relayed result (+ a context)",
-    make: async () => {
-      const s = await rawSurface()
-      const tool = s.engine.registry.tool('echo_echo')!
-      return () => tool.handler(ARGS, contextOf(s, new AbortController().signal))
-    },
-  },
-  {
-    name: 'callTool',
-    adds: "the engine's callTool: name lookup, argument check",
-    make: async () => {
-      const s = await rawSurface()
-      return () => callTool(s.engine.registry, { name: 'echo_echo', arguments: ARGS }, contextOf(s, new AbortController().signal))
-    },
-  },
-  {
-    name: 'dispatch',
-    adds: 'dispatchLegacy: method and capability checks, params parse, context',
-    make: async () => {
-      const s = await rawSurface()
-      let next = 1
-      return () =>
-        dispatchLegacy(
-          s.engine,
-          { jsonrpc: '2.0', id: next++, method: 'tools/call', params: { name: 'echo_echo', arguments: ARGS } },
-          s.channel,
-          new AbortController().signal,
-        )
-    },
-  },
-  {
     name: 'engine',
-    adds: 'Engine.answer: in-flight bookkeeping, shutdown race, result finished for the revision',
+    adds: "Engine.answer of the raw surface: dispatch, argument check, the surface's brokered call, result for the revision",
     make: async () => {
       const s = await rawSurface()
       let next = 1

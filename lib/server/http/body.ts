@@ -17,7 +17,8 @@ import {
   type RequestId,
   type Revision,
 } from '../../wire/index.ts'
-import { type BodyDeadlines, bodyReceived, withinBodyTimeout } from './timeouts.ts'
+import type { DeadlineQueue } from '../../session/index.ts'
+import { bodyReceived, withinBodyTimeout } from './timeouts.ts'
 
 /**
  * A JSON-RPC error Response. `id` omitted → an id-less error object, which the spec allows for
@@ -42,7 +43,7 @@ export interface ReadBodyOptions {
   /** settings.httpBodyTimeoutMs: longest the whole body may take to arrive (0 = unbounded). */
   readonly bodyTimeoutMs?: number
   /** The handler's deadline queue for those bounds (one timer for all its reads); else a timer per read. */
-  readonly deadlines?: BodyDeadlines
+  readonly deadlines?: DeadlineQueue
   /** settings.maxJsonDepth: deeper nesting is refused before parsing (0 = unbounded). */
   readonly maxJsonDepth?: number
   /** The embedder's guard already refused non-JSON bodies (the daemon's security.ts, same isJsonMediaType rule). */

@@ -7,6 +7,7 @@
  * ack): then the response becomes an SSE stream (2025-11-25: primed and resumable).
  */
 import { RPC, RpcError } from '../../errors/index.ts'
+import { DeadlineQueue } from '../../session/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import {
   hasFeature,
@@ -26,7 +27,6 @@ import type { Answer, Channel, Engine } from '../engine.ts'
 import { SUPPORTED_REVISIONS } from '../lifecycle.ts'
 import type { SessionSeed } from '../session-id.ts'
 import { type AcceptMemo, type ReadBodyOptions, checkAccept, readJsonBody, rpcErrorResponse } from './body.ts'
-import { BodyDeadlines } from './timeouts.ts'
 import { classifyHttpRequest, headerValue, rejectResponse, type HttpVerdict } from './classify.ts'
 import { EventStore, type StoredEvent } from './event-store.ts'
 import { validateModernHeaders } from './modern-headers.ts'
@@ -127,7 +127,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     maxFrameBytes: settings.maxFrameBytes,
     bodyTimeoutMs: settings.httpBodyTimeoutMs,
     maxJsonDepth: settings.maxJsonDepth,
-    deadlines: new BodyDeadlines(settings.httpBodyTimeoutMs),
+    deadlines: new DeadlineQueue(settings.httpBodyTimeoutMs),
     ...(options.guarded && { mediaTypeChecked: true }),
   }
   const sessions = new SessionStore<LegacySession>({

@@ -7,6 +7,7 @@
  * httpBodyTimeoutMs (408, connection closed).
  */
 import type { Settings } from '../../settings/index.ts'
+import type { DeadlineQueue } from '../../session/index.ts'
 import { MIME } from '../../wire/index.ts'
 
 /** Bun's idleTimeout is whole seconds, 0 (none) up to 255. */
@@ -51,9 +52,10 @@ export function bodyReceived(request: Request): void {
 
 /**
  * `read`, or 'timeout' when it has not settled within `ms` (0 = no bound). With `deadlines` (one per
- * handler) the read joins that queue instead of arming a timer of its own: every POST comes here.
+ * handler, of the same `ms`) the read joins that queue instead of arming a timer of its own: every
+ * POST comes here.
  */
-export function withinBodyTimeout<T>(read: Promise<T>, ms: number, deadlines?: BodyDeadlines): Promise<T | 'timeout'> {
+export function withinBodyTimeout<T>(read: Promise<T>, ms: number, deadlines?: DeadlineQueue): Promise<T | 'timeout'> {
   if (ms <= 0) return read
   if (deadlines !== undefined && deadlines.ms !== ms) throw new RangeError(`a deadline queue of ${deadlines.ms} ms given for ${ms} ms`)
   return new Promise<T | 'timeout'>((resolve, reject) => {
@@ -68,43 +70,6 @@ export function withinBodyTimeout<T>(read: Promise<T>, ms: number, deadlines?: B
 function timerFor(ms: number, expire: () => void): () => void {
   const timer = setTimeout(expire, ms)
   return () => clearTimeout(timer)
-}
-
-/**
- * The body deadlines of one handler's reads, on one timer. Every read has the same bound (`ms`,
- * httpBodyTimeoutMs), so deadlines come due in the order the reads began: the queue is that order,
- * the timer is set for its oldest entry, and a read that ends leaves the queue without touching
- * the timer (when the timer fires it expires what is due and is set for the next entry, if any).
- * The timer never keeps the process alive: a pending read holds its own connection.
- */
-export class BodyDeadlines {
-  readonly #queue = new Set<{ readonly due: number; readonly expire: () => void }>()
-  #timer: ReturnType<typeof setTimeout> | undefined
-
-  constructor(readonly ms: number) {}
-
-  /** Call `expire` once `ms` have passed, unless the returned cancel runs first. */
-  add(expire: () => void): () => void {
-    const entry = { due: performance.now() + this.ms, expire }
-    this.#queue.add(entry)
-    if (this.#timer === undefined) this.#arm(this.ms)
-    return () => this.#queue.delete(entry)
-  }
-
-  #arm(ms: number): void {
-    this.#timer = setTimeout(() => this.#fire(), ms)
-    this.#timer.unref()
-  }
-
-  #fire(): void {
-    this.#timer = undefined
-    const now = performance.now()
-    for (const entry of this.#queue) {
-      if (entry.due > now) return this.#arm(entry.due - now)
-      this.#queue.delete(entry)
-      entry.expire()
-    }
-  }
 }
 
 /**

@@ -1,6 +1,9 @@
-/** lib/server/http/timeouts.ts: body deadlines on one timer per handler (BodyDeadlines), each read bounded by its own start. */
+/** lib/session/deadlines.ts through lib/server/http/timeouts.ts: body reads bounded on one timer per handler, each from its own start. */
 import { describe, expect, test } from 'bun:test'
-import { BodyDeadlines, withinBodyTimeout } from '../../../../lib/server/http/timeouts.ts'
+import { join } from 'node:path'
+import { withinBodyTimeout } from '../../../lib/server/http/timeouts.ts'
+import { DeadlineQueue } from '../../../lib/session/index.ts'
+import { REPO_ROOT } from '../../harness.ts'
 
 const MS = 80
 
@@ -11,9 +14,9 @@ function pendingRead(): { read: Promise<string>; finish(value: string): void } {
   return { read, finish }
 }
 
-describe('BodyDeadlines', () => {
+describe('DeadlineQueue', () => {
   test('a read that finishes in time gets its value; one that does not gets timeout, after its own bound', async () => {
-    const deadlines = new BodyDeadlines(MS)
+    const deadlines = new DeadlineQueue(MS)
     const quick = pendingRead()
     const slow = pendingRead()
     const started = performance.now()
@@ -26,7 +29,7 @@ describe('BodyDeadlines', () => {
   })
 
   test('a read begun later is timed from its own start, not from the first read', async () => {
-    const deadlines = new BodyDeadlines(MS)
+    const deadlines = new DeadlineQueue(MS)
     const first = pendingRead()
     void withinBodyTimeout(first.read, MS, deadlines)
     await Bun.sleep(MS / 2)
@@ -39,7 +42,7 @@ describe('BodyDeadlines', () => {
   })
 
   test('the queue keeps serving after it ran empty', async () => {
-    const deadlines = new BodyDeadlines(MS)
+    const deadlines = new DeadlineQueue(MS)
     expect(await withinBodyTimeout(pendingRead().read, MS, deadlines)).toBe('timeout')
     const later = pendingRead()
     const laterResult = withinBodyTimeout(later.read, MS, deadlines)
@@ -49,11 +52,37 @@ describe('BodyDeadlines', () => {
   })
 
   test('a rejected read is passed on', async () => {
-    const deadlines = new BodyDeadlines(MS)
+    const deadlines = new DeadlineQueue(MS)
     await expect(withinBodyTimeout(Promise.reject(new Error('reset')), MS, deadlines)).rejects.toThrow('reset')
   })
 
   test('a queue of another bound is refused', () => {
-    expect(() => withinBodyTimeout(Promise.resolve('x'), MS * 2, new BodyDeadlines(MS))).toThrow(RangeError)
+    expect(() => withinBodyTimeout(Promise.resolve('x'), MS * 2, new DeadlineQueue(MS))).toThrow(RangeError)
+  })
+})
+
+describe('DeadlineQueue keeps the process alive only while an entry waits', () => {
+  const MODULE = join(REPO_ROOT, 'lib/session/deadlines.ts')
+  const run = async (body: string) => {
+    const started = performance.now()
+    const child = Bun.spawn([process.execPath, '-e', `import { DeadlineQueue } from ${JSON.stringify(MODULE)}\n${body}`], {
+      stdout: 'pipe',
+      stderr: 'inherit',
+    })
+    const out = await new Response(child.stdout).text()
+    await child.exited
+    return { out: out.trim(), ms: performance.now() - started }
+  }
+
+  test('an entry that waits holds the process until it expires', async () => {
+    const { out, ms } = await run(`new DeadlineQueue(400).add(() => console.log('expired'))`)
+    expect(out).toBe('expired')
+    expect(ms).toBeGreaterThanOrEqual(400)
+  })
+
+  test('a cancelled entry does not: the process ends before the bound', async () => {
+    const { out, ms } = await run(`const q = new DeadlineQueue(5000); q.add(() => console.log('expired'))(); console.log('cancelled')`)
+    expect(out).toBe('cancelled')
+    expect(ms).toBeLessThan(5000)
   })
 })
