@@ -4,9 +4,6 @@
  */
 import { parseArgs } from 'node:util'
 
-const { values } = parseArgs({ options: { outfile: { type: 'string', default: 'dist/mcpx' } } })
-const root = new URL('..', import.meta.url).pathname
-
 // No start-up JIT policy (`--compile-jit-policy`): measured with the bench's paired blocks, a binary started at
 // scale 100 left the daemon's first thousand calls 8-10 % slower through /mcp and `mcpx serve` 13 % slower, even
 // after the daemon set scale 1, while the warm `mcpx call` gained nothing measurable.
@@ -15,15 +12,22 @@ const root = new URL('..', import.meta.url).pathname
 // --splitting: each command module (and what only it imports) is its own chunk in the binary, loaded
 // only when that command runs; with package.json "sideEffects": false the rooms' index re-exports a
 // command does not use are dropped, so `--version` and `call` do not load the gateway or code mode.
-const flags = ['--compile', '--splitting', '--bytecode', '--format=esm', '--minify-syntax', '--sourcemap=inline']
-const proc = Bun.spawn([process.execPath, 'build', ...flags, 'cli/main.ts', '--outfile', values.outfile!], {
-  cwd: root,
-  stdout: 'inherit',
-  stderr: 'inherit',
-})
-const code = await proc.exited
-if (code !== 0) {
-  console.error(`build: bun build --compile exited ${code}`)
-  process.exit(code)
+/** How the bundle is split and minified; test/cli/startup-modules.test.ts bundles with these too, to read the chunks. */
+export const BUNDLE_FLAGS = ['--splitting', '--format=esm', '--minify-syntax'] as const
+const flags = ['--compile', ...BUNDLE_FLAGS, '--bytecode', '--sourcemap=inline']
+
+if (import.meta.main) {
+  const { values } = parseArgs({ options: { outfile: { type: 'string', default: 'dist/mcpx' } } })
+  const root = new URL('..', import.meta.url).pathname
+  const proc = Bun.spawn([process.execPath, 'build', ...flags, 'cli/main.ts', '--outfile', values.outfile!], {
+    cwd: root,
+    stdout: 'inherit',
+    stderr: 'inherit',
+  })
+  const code = await proc.exited
+  if (code !== 0) {
+    console.error(`build: bun build --compile exited ${code}`)
+    process.exit(code)
+  }
+  console.error(`build: wrote ${values.outfile}`)
 }
-console.error(`build: wrote ${values.outfile}`)

@@ -1,9 +1,10 @@
 /**
  * Replicas, in paired blocks so both sides of each comparison see the same machine noise:
- *  - sealing: tools/call straight to one daemon in replica mode (sealed legacy session ids, the
- *    owner of each id looked up per request, requestState and task ids naming the replica, the
- *    forwarder's look at each body) vs one plain daemon (random session ids, no forwarder), for a
- *    legacy session and for 2026 requests; target: paired p50 ratio ≤ 1.05;
+ *  - sealing: tools/call straight to two daemons in replica mode (sealed legacy session ids, each
+ *    id's owner looked up per request, requestState and task ids naming the replica, the forwarder's
+ *    look at each request) vs two plain daemons (random session ids, no forwarder), for a legacy
+ *    session and for 2026 requests; target: paired p50 ratio ≤ 1.05. In the same rounds, two other
+ *    plain daemons vs the same two: the noise floor, a comparison with nothing to find;
  *  - balancing: tools/call through HAProxy + 3 replicas (scripts/cluster.ts, deploy/haproxy.cfg as
  *    shipped) vs straight to one replica, 2026-07-28 requests (stateless), with the daemons' CPU per
  *    call (from /proc) to estimate calls/s per core. On a 2-core box three replicas cannot scale:

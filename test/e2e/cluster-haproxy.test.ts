@@ -127,6 +127,9 @@ describe.skipIf(!haproxy)('three replicas behind HAProxy', () => {
     const cfg = await Bun.file(cluster.haproxyConfig).text()
     expect(cfg).not.toContain('stick ')
     expect(cfg).toContain('balance roundrobin')
+    // As shipped: each response closes the host's connection, so a request cut by a dying replica is a 502 (README).
+    expect(cfg).toMatch(/^ {4}http-after-response set-header Connection close$/m)
+    expect(cfg).toMatch(/^ {4}http-reuse always$/m)
     expect(cfg.match(/^ {4}server replica-\d 127\.0\.0\.1:\d+ check$/gm)?.length).toBe(3)
   })
 })
