@@ -72,6 +72,7 @@ import {
 } from './bench/report.ts'
 import { type StdioFigures, measureStdioPaths } from './bench/stdio.ts'
 import { ratio } from './bench/stats.ts'
+import { resolveSettings } from '../lib/settings/index.ts'
 
 const { values: flags } = parseArgs({
   options: {
@@ -189,11 +190,14 @@ async function startupAndMemory(
   )
   const raw = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
   clients.push(raw)
+  // The daemon's own idle collection (lib/daemon/idle-trim.ts), as its environment sets it.
+  const idleGcMs = resolveSettings(daemon.env).daemonIdleGcMs
   const daemonMemory = await measureDaemonMemory(
     daemon.pid,
     () => raw.callTool({ name: `${NS}_echo`, arguments: { message: 'hello' } }),
     num('memory-calls'),
     num('idle-ms'),
+    idleGcMs,
   )
   const floor = await measureFloorMemory(
     dir,
@@ -203,7 +207,8 @@ async function startupAndMemory(
       return { call: () => client.callTool({ name: 'echo', arguments: { message: 'hello' } }), close: () => client.close() }
     },
     num('memory-calls'),
-    num('idle-ms'),
+    // As long idle as the daemon's last reading.
+    num('idle-ms') + idleGcMs,
   )
   return { startup, memory: { ...daemonMemory, floor } }
 }

@@ -15,6 +15,7 @@ import type { DaemonEvent } from './events.ts'
 import { CALL_PATH, type CallStreamLine as StreamLine } from './call-stream.ts'
 import type { DaemonInfo } from './operations.ts'
 import { readToken } from './token.ts'
+import { postOverUnix } from './unix-post.ts'
 import { BUILD_HEADER, otherBuildLine } from './build.ts'
 
 export interface DaemonClientOptions {
@@ -229,16 +230,14 @@ export class DaemonClient {
   async callStream<T = unknown>(params: Record<string, unknown>, onLine: (line: StreamLine) => void | Promise<void>): Promise<T> {
     const path = CALL_PATH
     const operation = 'call'
+    const body = JSON.stringify({ ...params, stream: true })
     const send = async () => {
+      // On the socket, the one request of a warm `mcpx call` goes out on this thread (unix-post.ts says why).
+      if (this.options.via !== 'tcp') return this.#guard(undefined, () => postOverUnix(this.options.layout.socket, path, body))
       const endpoint = this.#endpoint()
       const headers = new Headers(endpoint.init.headers)
       headers.set('Content-Type', 'application/json')
-      return this.#fetch(`${endpoint.base}${path}`, {
-        ...endpoint.init,
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ ...params, stream: true }),
-      })
+      return this.#fetch(`${endpoint.base}${path}`, { ...endpoint.init, method: 'POST', headers, body })
     }
     let response: Response
     try {

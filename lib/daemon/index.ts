@@ -46,3 +46,4 @@ export {
   type ChannelOptions,
 } from './channel.ts'
 export { connectFailure, retryWhileBusy, type ConnectFailure, type ConnectRetry } from './connect.ts'
+export { ChunkedBody, postOverUnix } from './unix-post.ts'

@@ -3,10 +3,19 @@
  * `serve` over stdio (stdout belongs to the protocol), so both streams are bound to stderr
  * (consola.ts builds it).
  */
-import { copyFileSync, fstatSync, statSync, truncateSync } from 'node:fs'
-import type { ConsolaInstance } from 'consola'
+import { copyFileSync, fstatSync, statSync, truncateSync, writeSync } from 'node:fs'
 
-let instance: ConsolaInstance | undefined
+/** What mcpx logs through: the level methods it uses, and the level (0 silent … 3 info … 5 trace). */
+export interface Logger {
+  error(...args: unknown[]): void
+  warn(...args: unknown[]): void
+  info(...args: unknown[]): void
+  debug(...args: unknown[]): void
+  level: number
+}
+
+/** consola on a terminal (built on first use), or the daemon's file log (useFileLog). */
+let instance: Logger | undefined
 let pendingLevel = 3
 
 /**
@@ -16,12 +25,12 @@ let pendingLevel = 3
  * of its own that loads at the call (bun build --splitting), where a require() of consola's
  * CommonJS build would put its 50 KB into every chunk that imports this door.
  */
-function consola(): ConsolaInstance {
+function consola(): Logger {
   instance ??= (require('./consola.ts') as typeof import('./consola.ts')).stderrConsola(pendingLevel)
   return instance
 }
 
-export const log: ConsolaInstance = new Proxy({} as ConsolaInstance, {
+export const log: Logger = new Proxy({} as Logger, {
   get(_, key) {
     const target = consola()
     const value = Reflect.get(target, key, target)
@@ -35,8 +44,6 @@ export function setLogLevel(level: number): void {
   if (instance === undefined) pendingLevel = level
   else instance.level = level
 }
-
-export type Logger = ConsolaInstance
 
 export interface FileLogOptions {
   /** The log file stderr is appended to (the daemon's, opened O_APPEND by its starter). */
@@ -55,19 +62,29 @@ export interface FileLogOptions {
  */
 export function useFileLog(options: FileLogOptions): void {
   let written = 0
-  consola().setReporters([
-    {
-      log(entry) {
-        const { formatWithOptions } = require('node:util') as typeof import('node:util')
-        const text = `${entry.date.toISOString()} ${entry.type.padEnd(5)} ${formatWithOptions({ colors: false, breakLength: Number.POSITIVE_INFINITY }, ...entry.args).replace(/\n/g, '\n  ')}\n`
-        process.stderr.write(text)
-        written += Buffer.byteLength(text)
-        if (written < options.checkBytes) return
-        written = 0
-        rotateInPlace(options.path, options.maxBytes)
-      },
-    },
-  ])
+  // Written straight to fd 2 (the log file, O_APPEND): consola and Node's process.stderr stream are
+  // not loaded for it, which an idle daemon would otherwise hold (README "Start-up and memory").
+  const line =
+    (type: string, rank: number) =>
+    (...args: unknown[]): void => {
+      if (rank > file.level) return
+      const { formatWithOptions } = require('node:util') as typeof import('node:util')
+      const text = `${new Date().toISOString()} ${type.padEnd(5)} ${formatWithOptions({ colors: false, breakLength: Number.POSITIVE_INFINITY }, ...args).replace(/\n/g, '\n  ')}\n`
+      writeSync(2, text)
+      written += Buffer.byteLength(text)
+      if (written < options.checkBytes) return
+      written = 0
+      rotateInPlace(options.path, options.maxBytes)
+    }
+  // consola's levels: error 0, warn 1, info 3, debug 4.
+  const file: Logger = {
+    level: instance?.level ?? pendingLevel,
+    error: line('error', 0),
+    warn: line('warn', 1),
+    info: line('info', 3),
+    debug: line('debug', 4),
+  }
+  instance = file
 }
 
 function rotateInPlace(path: string, maxBytes: number): void {

@@ -140,6 +140,12 @@ export interface MemoryFigures {
   readonly before: Rss
   /** The daemon process alone, idle after the calls. */
   readonly after: Rss
+  /**
+   * The same, once its idle collection ran (setting daemonIdleGcMs, lib/daemon/idle-trim.ts): read
+   * `idleGcMs + idleMs` after the calls. The target is read here: the daemon has been idle that long.
+   */
+  readonly afterIdleGc?: Rss
+  readonly idleGcMs?: number
   /** Its children after the calls (upstreams over stdio, sandbox workers), summed VmRSS. */
   readonly childrenMb: number
   readonly childCount: number
@@ -150,12 +156,16 @@ export interface MemoryFigures {
   readonly floor?: Rss
 }
 
-/** `calls` sequential calls through `call`, then `idleMs` of idle, then the daemon's RSS. */
+/**
+ * `calls` sequential calls through `call`, then `idleMs` of idle, then the daemon's RSS; with
+ * `idleGcMs`, once more when the daemon's idle collection has run (`idleMs` after it was due).
+ */
 export async function measureDaemonMemory(
   pid: number,
   call: () => Promise<unknown>,
   calls: number,
   idleMs: number,
+  idleGcMs = 0,
 ): Promise<MemoryFigures> {
   await Bun.sleep(idleMs)
   const before = readRss(pid)
@@ -164,6 +174,12 @@ export async function measureDaemonMemory(
   await Bun.sleep(idleMs)
   const after = readRss(pid)
   if (after === null) throw new Error(`daemon ${pid} exited during the calls`)
+  let afterIdleGc: Rss | null = null
+  if (idleGcMs > 0) {
+    await Bun.sleep(idleGcMs)
+    afterIdleGc = readRss(pid)
+    if (afterIdleGc === null) throw new Error(`daemon ${pid} exited while idle`)
+  }
   const children = descendants(pid)
   const sum = (pids: number[]) => Math.round(pids.reduce((total, child) => total + (readRss(child)?.totalMb ?? 0), 0) * 10) / 10
   const sandboxes = children.filter((child) => commandLine(child).includes('sandbox-child'))
@@ -172,6 +188,7 @@ export async function measureDaemonMemory(
     idleMs,
     before,
     after,
+    ...(afterIdleGc && { afterIdleGc, idleGcMs }),
     childrenMb: sum(children),
     childCount: children.length,
     sandboxMb: sum(sandboxes),
