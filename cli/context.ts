@@ -10,7 +10,6 @@
  * (lib/config/environment.ts), and nothing the CLI resolved is sent to it.
  */
 import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import {
   type HomeLayout,
   configLocation,
@@ -99,5 +98,5 @@ export function refreshEnvSnapshot(ctx: CliContext, options: { replace?: boolean
 /** A `bun build --compile` binary runs its entry from Bun's embedded /$bunfs filesystem. */
 function selfCommand(): readonly string[] {
   if (Bun.main.startsWith('/$bunfs/')) return [process.execPath]
-  return [process.execPath, fileURLToPath(new URL('./main.ts', import.meta.url))]
+  return [process.execPath, Bun.fileURLToPath(new URL('./main.ts', import.meta.url))]
 }

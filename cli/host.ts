@@ -8,7 +8,6 @@
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import type { DaemonClient } from '../lib/daemon/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
 import type { QuestionKind } from '../lib/gateway/index.ts'
@@ -54,7 +53,8 @@ export function hostQuestions(options: HostOptions): QuestionKind[] {
 
 export function rootUris(cwd: string, extra: string | string[] | undefined): string[] {
   const dirs = [cwd, ...[extra ?? []].flat()]
-  return [...new Set(dirs.map((dir) => pathToFileURL(resolve(cwd, dir)).href))]
+  // Bun's own converter, the same URLs as node:url's: that module is not loaded on a warm call's path.
+  return [...new Set(dirs.map((dir) => Bun.pathToFileURL(resolve(cwd, dir)).href))]
 }
 
 export function readAnswers(source: string | undefined, stdinText: () => Promise<string>): Promise<JsonObject[] | undefined> {

@@ -70,21 +70,30 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
  */
 export function postOverUnix(socket: string, path: string, body: string): Promise<Response> {
   const payload = new TextEncoder().encode(body)
-  const request = `POST ${path} HTTP/1.1${CRLF}Host: localhost${CRLF}Content-Type: application/json${CRLF}Content-Length: ${payload.length}${CRLF}Connection: close${HEAD_END}`
+  const head = `POST ${path} HTTP/1.1${CRLF}Host: localhost${CRLF}Content-Type: application/json${CRLF}Content-Length: ${payload.length}${CRLF}Connection: close${HEAD_END}`
+  // One write: head and body in two would cost the daemon a second read before it can parse the request.
+  const request = concat(new TextEncoder().encode(head), payload)
   return new Promise<Response>((resolve, reject) => {
-    let head: Uint8Array = new Uint8Array(0)
+    let received: Uint8Array = new Uint8Array(0)
     let answered = false
     let controller!: ReadableStreamDefaultController<Uint8Array>
     const stream = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) })
     let feed: ((bytes: Uint8Array) => void) | undefined
-    let finish = () => controller.close()
+    // An answer cut short (the daemon went away, a reset) ends its body where it was cut: the
+    // reader sees the body end without its last line, as its caller's own rule for that expects.
+    let ended = false
+    const finish = () => {
+      if (ended) return
+      ended = true
+      controller.close()
+    }
     const fail = (error: unknown) => {
       if (!answered) reject(error)
-      else controller.error(error)
+      else finish()
     }
     const onHead = (bytes: Uint8Array) => {
-      head = head.length === 0 ? bytes : concat(head, bytes)
-      const text = new TextDecoder('latin1').decode(head)
+      received = received.length === 0 ? bytes : concat(received, bytes)
+      const text = new TextDecoder('latin1').decode(received)
       const end = text.indexOf(HEAD_END)
       if (end < 0) return
       const [statusLine, ...lines] = text.slice(0, end).split(CRLF)
@@ -94,18 +103,13 @@ export function postOverUnix(socket: string, path: string, body: string): Promis
         const colon = line.indexOf(':')
         if (colon > 0) headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim())
       }
-      const rest = head.subarray(end + HEAD_END.length)
+      const rest = received.subarray(end + HEAD_END.length)
       const emit = (chunk: Uint8Array) => controller.enqueue(chunk)
       if (headers.get('transfer-encoding')?.toLowerCase().includes('chunked')) {
         const chunked = new ChunkedBody(emit)
         feed = (chunk) => {
           chunked.push(chunk)
           if (chunked.done) finish()
-        }
-        finish = () => {
-          if (!chunked.done) controller.error(new Error('the daemon closed the connection inside a chunked answer'))
-          else controller.close()
-          finish = () => {}
         }
       } else {
         let left = Number(headers.get('content-length') ?? Number.POSITIVE_INFINITY)
@@ -115,22 +119,23 @@ export function postOverUnix(socket: string, path: string, body: string): Promis
           left -= take.length
           if (left === 0) finish()
         }
-        finish = () => {
-          controller.close()
-          finish = () => {}
-        }
       }
       answered = true
       resolve(new Response(stream, { status, headers }))
       if (rest.length > 0 || headers.get('content-length') === '0') feed(rest)
     }
+    let unsent = request
+    const send = (s: { write(data: Uint8Array): number }) => {
+      if (unsent.length === 0) return
+      const written = s.write(unsent)
+      if (written > 0) unsent = unsent.subarray(written)
+    }
     Bun.connect({
       unix: socket,
       socket: {
-        open: (s) => {
-          s.write(request)
-          s.write(payload)
-        },
+        // A socket takes what its buffer holds; the rest goes out as it drains (a large `key=@file` argument).
+        open: (s) => send(s),
+        drain: (s) => send(s),
         data: (_s, bytes) => {
           try {
             if (feed === undefined) onHead(new Uint8Array(bytes))

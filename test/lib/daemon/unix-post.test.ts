@@ -66,6 +66,39 @@ describe('postOverUnix', () => {
     }
   })
 
+  test('a request larger than the socket buffer goes out whole', async () => {
+    using dir = tempDir('mcpx-unix-post-large')
+    const socket = join(dir.path, 'daemon.sock')
+    const server = serveOn(socket, async (request) => Response.json({ length: ((await request.json()) as { text: string }).text.length }))
+    try {
+      const text = 'y'.repeat(8_000_000)
+      const response = await postOverUnix(socket, '/v1/call', JSON.stringify({ text }))
+      expect(await response.json()).toEqual({ length: text.length })
+    } finally {
+      server.stop(true)
+    }
+  })
+
+  test('an answer cut short ends its body where it was cut', async () => {
+    using dir = tempDir('mcpx-unix-post-cut')
+    const socket = join(dir.path, 'daemon.sock')
+    // A peer that sends a chunked head and one line, then closes mid-answer (as a daemon that died would).
+    const server = Bun.listen({
+      unix: socket,
+      socket: {
+        data(s) {
+          s.end('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nline1\n\r\n20\r\n{"type":"res')
+        },
+      },
+    })
+    try {
+      const response = await postOverUnix(socket, '/v1/call', '{}')
+      expect(await response.text()).toBe('line1\n{"type":"res')
+    } finally {
+      server.stop(true)
+    }
+  })
+
   test('nobody serving the socket: the connect error, with its code', async () => {
     using dir = tempDir('mcpx-unix-post-none')
     const error = await postOverUnix(join(dir.path, 'daemon.sock'), '/v1/call', '{}').catch((e: unknown) => e)
