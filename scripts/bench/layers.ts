@@ -235,7 +235,7 @@ const LAYERS: Layer[] = [
       ]),
   {
     name: 'peer',
-    adds: 'lib/session Peer.request: id, deadline timer, abort listener',
+    adds: 'lib/session Peer.request: id, deadline, abort listener',
     make: async () => {
       const { client } = await connected()
       return () => client.peer.request('tools/call', { name: 'echo', arguments: ARGS })
