@@ -47,3 +47,4 @@ export {
 } from './channel.ts'
 export { connectFailure, retryWhileBusy, type ConnectFailure, type ConnectRetry } from './connect.ts'
 export { ChunkedBody, postOverUnix } from './unix-post.ts'
+export { createReplicaForwarder, type ReplicaForwarder } from './replica-forward.ts'

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createReplicaForwarder } from '../../lib/daemon/replica-forward.ts'
+import { createReplicaForwarder } from '../../lib/daemon/index.ts'
 import { defaultSettings } from '../../lib/settings/index.ts'
 import { createRequestStateCodec, openSealed as open, openSession, randomKeyRing, seal, sealedSessionIds } from '../../lib/server/index.ts'
 
