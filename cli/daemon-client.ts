@@ -44,6 +44,8 @@ export function daemonClient(
         timeoutMs: ctx.settings.daemonStartTimeoutMs,
         logMaxBytes: ctx.settings.daemonLogMaxBytes,
         ftlJit: ctx.settings.daemonFtlJit,
+        // The daemon inherits the starter's environment (the registry's rule: only cli/context.ts reads it).
+        env: ctx.env,
       },
     }),
   })

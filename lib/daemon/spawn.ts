@@ -35,9 +35,9 @@ export interface SpawnOptions {
  */
 const FTL_VARIABLE = 'BUN_JSC_useFTLJIT'
 
-/** The daemon's environment: the starter's (or `env`), with FTL off unless asked for or already set. */
+/** The daemon's environment: `env` (the starter's, or none), with FTL off unless asked for or already set. */
 export function spawnEnvironment(options: Pick<SpawnOptions, 'env' | 'ftlJit'>): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...(options.env ?? process.env) }
+  const env: Record<string, string | undefined> = { ...options.env }
   if (options.ftlJit !== true && env[FTL_VARIABLE] === undefined) env[FTL_VARIABLE] = '0'
   return env
 }

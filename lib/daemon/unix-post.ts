@@ -4,14 +4,14 @@
  * Bun's fetch hands each one to its HTTP client thread and back: starting that thread and the two
  * hand-offs cost the one-shot CLI process more than the request itself (README "Start-up and
  * memory"). The peer is always this build's daemon (Bun.serve), so the answer is one of the two
- * framings it writes: Content-Length, or chunked for a streamed body (RFC 9112 §6–7); the
+ * framings it writes: Content-Length, or chunked for a streamed body (RFC 9112 sections 6–7); the
  * connection is closed after it (`Connection: close`), never reused.
  */
 
 const CRLF = '\r\n'
 const HEAD_END = '\r\n\r\n'
 
-/** Decodes a chunked body (RFC 9112 §7.1) as bytes arrive; extensions and trailers are skipped. */
+/** Decodes a chunked body (RFC 9112 section 7.1) as bytes arrive; extensions and trailers are skipped. */
 export class ChunkedBody {
   #pending = new Uint8Array(0)
   /** Bytes still to read of the current chunk's data, then its CRLF; undefined: a size line is next. */
