@@ -11,7 +11,7 @@
  *    this measures the load balancer's overhead, not throughput. Then what the shipped config's
  *    closing of each host connection costs against its keep-alive opt-out, and `option httpclose`
  *    against the same opt-out.
- * Part of `bun scripts/bench.ts --only cluster`; alone: `bun scripts/bench/cluster.ts [--calls 2000]
+ * Part of `bun scripts/bench.ts --only cluster`; alone: `bun scripts/bench/cluster.ts [--calls 8000]
  * [--block 50] [--part all|sealing|balancing] [--warmup 2000]` (the daemon: MCPX_EXE, else the sources).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -372,7 +372,7 @@ export function renderCluster(f: ClusterFigures): string {
 if (import.meta.main) {
   const { values } = parseArgs({
     options: {
-      calls: { type: 'string', default: '2000' },
+      calls: { type: 'string', default: '8000' },
       block: { type: 'string', default: '50' },
       part: { type: 'string', default: 'all' },
       warmup: { type: 'string', default: String(DAEMON_WARMUP) },
