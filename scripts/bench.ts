@@ -269,6 +269,20 @@ const toolCall = (client: Client, name: string, args: Record<string, unknown>) =
   if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result).slice(0, 300)}`)
 }
 
+/** Part 1's interleaved latency blocks over `targets`, and a ratio row between any two of them by name. */
+async function measureLatency(targets: Parameters<typeof measurePersistent>[0], calls: number) {
+  const persistent = await measurePersistent(targets, { calls, block: num('block'), warmup: num('warmup') })
+  const byName = Object.fromEntries(persistent.map((r) => [r.name, r]))
+  const ratios = (a: string, b: string) => ({
+    a,
+    b,
+    p50: ratio(byName[a]!.p50Us, byName[b]!.p50Us),
+    paired: pairedRatio(byName[a]!, byName[b]!),
+    p99: ratio(byName[a]!.p99Us, byName[b]!.p99Us),
+  })
+  return { persistent, ratios }
+}
+
 /** `--only mcp`: part 1a and the paired /mcp?codemode=false vs relay-floor blocks, optionally against a baseline binary. */
 async function mainMcp(): Promise<McpOnlyReport> {
   const { daemon } = await echoOnly()
@@ -308,15 +322,7 @@ async function mainMcp(): Promise<McpOnlyReport> {
   const daemonCpu = await ownCpu(targets)
   const calls = num('calls')
   progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
-  const persistent = await measurePersistent(targets, { calls, block: num('block'), warmup: num('warmup') })
-  const byName = Object.fromEntries(persistent.map((r) => [r.name, r]))
-  const ratios = (a: string, b: string) => ({
-    a,
-    b,
-    p50: ratio(byName[a]!.p50Us, byName[b]!.p50Us),
-    paired: pairedRatio(byName[a]!, byName[b]!),
-    p99: ratio(byName[a]!.p99Us, byName[b]!.p99Us),
-  })
+  const { persistent, ratios } = await measureLatency(targets, calls)
   const persistentRatios = [ratios('mcpx-raw', 'relay-floor')]
   if (flags.baseline !== undefined)
     persistentRatios.push(ratios('mcpx-raw-baseline', 'relay-floor'), ratios('mcpx-raw', 'mcpx-raw-baseline'))
@@ -414,15 +420,7 @@ async function main(): Promise<BenchReport> {
   ])
   const calls = num('calls')
   progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
-  const persistent = await measurePersistent(targets, { calls, block: num('block'), warmup: num('warmup') })
-  const byName = Object.fromEntries(persistent.map((r) => [r.name, r]))
-  const ratios = (a: string, b: string) => ({
-    a,
-    b,
-    p50: ratio(byName[a]!.p50Us, byName[b]!.p50Us),
-    paired: pairedRatio(byName[a]!, byName[b]!),
-    p99: ratio(byName[a]!.p99Us, byName[b]!.p99Us),
-  })
+  const { persistent, ratios } = await measureLatency(targets, calls)
   const cpuCalls = Math.max(200, Math.min(calls, 1000))
   progress(`part 1b: CPU per call, ${cpuCalls} calls per target in interleaved blocks of 100`)
   const serverRoot: Record<string, number> = {

@@ -230,15 +230,7 @@ function stdioSection(s: StdioFigures, calls: number, warmup: number, block: num
     '',
     `Before the blocks, ${w.calls} sequential calls went through \`mcpx serve --mode raw\` (the daemon's hot path reaches JSC's optimising tiers only after thousands of calls; the targets are the long-lived daemon's steady state).${w.firstCalls > 0 ? ` The first ${w.firstCalls} of them: p50 ${fmt(w.firstP50Us, 0)} µs (${fmt(w.firstPumpRatio)}× the pump floor's p50 below).` : ''}`,
     '',
-    table(
-      ['target', 'path', 'p50', 'p99'],
-      s.targets.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)]),
-    ),
-    '',
-    table(
-      ['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'],
-      s.ratios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`]),
-    ),
+    ...latencyTables(s.targets, s.ratios),
   ]
 }
 
@@ -273,17 +265,24 @@ export function renderMcpOnly(r: McpOnlyReport): string {
     '',
     `tools/call latency, ${f.calls} sequential calls per target (µs; ${f.warmup} warm-up, interleaved blocks of ${f.block}):`,
     '',
+    ...latencyTables(r.persistent, r.persistentRatios),
+  )
+  return `${out.join('\n')}\n`
+}
+
+/** The latency table of a set of targets and the same-run ratios between them. */
+function latencyTables(targets: readonly TargetResult[], ratios: readonly RatioRow[]): string[] {
+  return [
     table(
       ['target', 'path', 'p50', 'p99'],
-      r.persistent.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)]),
+      targets.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)]),
     ),
     '',
     table(
       ['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'],
-      r.persistentRatios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`]),
+      ratios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`]),
     ),
-  )
-  return `${out.join('\n')}\n`
+  ]
 }
 
 function table(header: string[], rows: string[][]): string {
@@ -300,19 +299,7 @@ export function renderMarkdown(r: BenchReport): string {
     `### 1. tools/call latency, ${f.calls} sequential calls per target (µs; ${f.warmup} warm-up, interleaved blocks of ${f.block})`,
     '',
   )
-  out.push(
-    table(
-      ['target', 'path', 'p50', 'p99'],
-      r.persistent.map((t) => [t.name, t.describe, fmt(t.p50Us, 0), fmt(t.p99Us, 0)]),
-    ),
-  )
-  out.push(
-    '',
-    table(
-      ['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'p99'],
-      r.persistentRatios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, `${fmt(x.p99)}×`]),
-    ),
-  )
+  out.push(...latencyTables(r.persistent, r.persistentRatios))
   out.push(
     '',
     `CPU per call (µs; ${r.cpu[0]?.calls ?? 0} sequential calls per target in interleaved blocks of 100, utime+stime from /proc — 10 ms ticks — so it does not depend on the machine's load the way latency does):`,
