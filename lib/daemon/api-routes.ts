@@ -6,7 +6,7 @@
 import type { ErrorCode } from '../errors/index.ts'
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
-import type { Operation, OperationContext, ParamSpec } from './operations.ts'
+import type { Operation, OperationContext, ParamSpec } from './operation-contract.ts'
 import type { Route } from './routes.ts'
 import { readBody } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'

@@ -11,16 +11,8 @@ export { inputSchemaHash, type CallStreamLine } from './call-stream.ts'
 export { ConfigSource, type ConfigProblem, type ConfigSourceOptions } from './config-source.ts'
 export { announceReady, spawnDaemon, type SpawnOptions } from './spawn.ts'
 export { CLI_SAMPLING_REFUSAL } from './host-questions.ts'
-export {
-  API_VERSION,
-  OPERATIONS,
-  findOperation,
-  paramsJsonSchema,
-  type DaemonInfo,
-  type Operation,
-  type OperationContext,
-  type ParamSpec,
-} from './operations.ts'
+export { API_VERSION, type DaemonInfo, type Operation, type OperationContext, type ParamSpec } from './operation-contract.ts'
+export { OPERATIONS, findOperation, paramsJsonSchema } from './operations.ts'
 export { validateParams } from './api-routes.ts'
 export {
   configuredStatus,

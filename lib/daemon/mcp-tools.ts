@@ -7,7 +7,8 @@
  * full garbage collection on demand is an operator's diagnostic, not a model's tool).
  */
 import type { ToolDef } from '../server/index.ts'
-import { OPERATIONS, type Operation, type OperationContext, paramsJsonSchema } from './operations.ts'
+import type { Operation, OperationContext } from './operation-contract.ts'
+import { OPERATIONS, paramsJsonSchema } from './operations.ts'
 
 const NOT_TOOLS = new Set(['call', 'catalog', 'search', 'types', 'exec', 'events', 'shutdown', 'operations', 'request', 'answer', 'memory'])
 

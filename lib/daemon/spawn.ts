@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import { closeSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs'
 import { type HomeLayout, ensurePrivateDir } from '../config/index.ts'
 import { McpxError, type ErrorCode, asMcpxError } from '../errors/index.ts'
-import type { DaemonInfo } from './operations.ts'
+import type { DaemonInfo } from './operation-contract.ts'
 
 /** The fd number the child reports readiness on (stdin, stdout, stderr, then this). */
 const READY_FD = 3
