@@ -6,18 +6,18 @@
  * `unavailable` saying why, and the rest of the file still serves. Relative paths are relative to
  * the config file (see resolveEntryPaths). With no file at all the embedded default is used.
  */
-import { locateJsonError } from './json-position.ts'
 import { pathToFileURL } from 'node:url'
-import { accessSync, constants, readFileSync, statSync } from 'node:fs'
+import { accessSync, constants, statSync } from 'node:fs'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import * as v from 'valibot'
-import { McpxError } from '../errors/index.ts'
+import type { McpxError } from '../errors/index.ts'
 import type { McpxPaths } from '../settings/index.ts'
 import { readEnvFile } from './environment.ts'
 import { configError, type DocPath, formatPath, interpolateDocument, referencedVariables } from './interpolate.ts'
 import { findConfigFile } from './location.ts'
 import { ConfigFileSchema, type McpxConfig, RemoteEntrySchema, SERVER_NAME, type ServerConfig, StdioEntrySchema } from './schema.ts'
 import { checkSettingsSection } from './settings-section.ts'
+import { parseConfigDocument, readConfigText } from './document.ts'
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -41,14 +41,7 @@ export interface ParseOptions {
 export function loadConfig(options: LoadConfigOptions): McpxConfig {
   const file = findConfigFile(options.paths)
   if (file === null) return defaultConfig(options.demoCommand)
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'file not found' : (error as Error).message
-    throw new McpxError('CONFIG', `config ${file}: ${reason}`, { file }, { cause: error })
-  }
-  return parseConfig(text, file, options.env, {
+  return parseConfig(readConfigText(file), file, options.env, {
     ...(options.envSource !== undefined && { envSource: options.envSource }),
     ...(options.check !== undefined && { check: options.check }),
   })
@@ -69,23 +62,7 @@ export function defaultConfig(demoCommand: readonly string[]): McpxConfig {
 
 /** Parse config text; `file` names it in messages and anchors its relative paths. */
 export function parseConfig(text: string, file: string, env: Env, options: ParseOptions = {}): McpxConfig {
-  let raw: unknown
-  try {
-    raw = JSON.parse(text)
-  } catch (error) {
-    const at = locateJsonError(text)
-    if (at !== undefined)
-      throw new McpxError(
-        'CONFIG',
-        `config ${file}:${at.line}:${at.column}: not valid JSON: ${at.message}`,
-        { file, line: at.line, column: at.column },
-        { cause: error },
-      )
-    throw new McpxError('CONFIG', `config ${file}: not valid JSON: ${(error as Error).message}`, { file }, { cause: error })
-  }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    throw configError({ file, path: [] }, 'expected an object at the top level')
-  const { mcpServers: rawServers, ...rest } = raw as Record<string, unknown>
+  const { mcpServers: rawServers, ...rest } = parseConfigDocument(text, file)
   const envFile = typeof rest.envFile === 'string' && rest.envFile !== '' ? resolve(dirname(file), rest.envFile) : undefined
   const fromFile = envFile === undefined ? {} : readEnvFile(envFile, file)
   const values: Env = { ...env, ...fromFile }

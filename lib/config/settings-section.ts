@@ -5,12 +5,11 @@
  * file, and building the file's schemas would cost it a few ms (README "Start-up and memory").
  * The whole-file load (load.ts) checks its section with the same function.
  */
-import { readFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { McpxError } from '../errors/index.ts'
 import { type McpxPaths, type SettingName, type SettingOverrides, type Settings, SETTINGS, resolveSettings } from '../settings/index.ts'
 import { readEnvFile } from './environment.ts'
 import { configError, interpolateDocument } from './interpolate.ts'
+import { parseConfigDocument, readConfigText } from './document.ts'
 import { findConfigFile } from './location.ts'
 
 type Env = Readonly<Record<string, string | undefined>>
@@ -53,15 +52,7 @@ export function checkSettingsSection(file: string, section: unknown): SettingOve
 export function readSettingsSection(paths: McpxPaths, env: Env): SettingOverrides {
   const file = findConfigFile(paths)
   if (file === null) return {}
-  let raw: unknown
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'))
-  } catch (error) {
-    throw new McpxError('CONFIG', `config ${file}: ${(error as Error).message}`, { file }, { cause: error })
-  }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
-    throw configError({ file, path: [] }, 'expected an object at the top level')
-  const { settings, envFile } = raw as { settings?: unknown; envFile?: unknown }
+  const { settings, envFile } = parseConfigDocument(readConfigText(file), file)
   if (settings === undefined) return {}
   const fromFile = typeof envFile === 'string' && envFile !== '' ? readEnvFile(resolve(dirname(file), envFile), file) : {}
   return checkSettingsSection(file, interpolateDocument(settings, { ...env, ...fromFile }, file, ['settings']))

@@ -27,7 +27,7 @@ export interface DaemonClientOptions {
     readonly argv: readonly string[]
     readonly timeoutMs: number
     readonly logMaxBytes: number
-    readonly env?: Readonly<Record<string, string | undefined>>
+    readonly env: Readonly<Record<string, string | undefined>>
     /** Let the daemon's JavaScriptCore use its FTL tier (setting daemonFtlJit); spawn.ts. */
     readonly ftlJit?: boolean
   }
@@ -131,7 +131,7 @@ export class DaemonClient {
               layout,
               timeoutMs: start.timeoutMs,
               logMaxBytes: start.logMaxBytes,
-              ...(start.env && { env: start.env }),
+              env: start.env,
               ...(start.ftlJit !== undefined && { ftlJit: start.ftlJit }),
             }),
           )

@@ -20,7 +20,8 @@ export interface SpawnOptions {
   readonly timeoutMs: number
   /** Rotate the log to `.1` first when it has grown past this. */
   readonly logMaxBytes: number
-  readonly env?: Readonly<Record<string, string | undefined>>
+  /** The daemon's environment: its starter's (the CLI context's: cli/context.ts alone reads the environment). */
+  readonly env: Readonly<Record<string, string | undefined>>
   /** Let the daemon use JavaScriptCore's FTL tier (setting daemonFtlJit); default: not. */
   readonly ftlJit?: boolean
 }
@@ -35,7 +36,7 @@ export interface SpawnOptions {
  */
 const FTL_VARIABLE = 'BUN_JSC_useFTLJIT'
 
-/** The daemon's environment: `env` (the starter's, or none), with FTL off unless asked for or already set. */
+/** `env` with FTL off unless asked for or already set. */
 export function spawnEnvironment(options: Pick<SpawnOptions, 'env' | 'ftlJit'>): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...options.env }
   if (options.ftlJit !== true && env[FTL_VARIABLE] === undefined) env[FTL_VARIABLE] = '0'

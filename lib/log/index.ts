@@ -25,19 +25,24 @@ let pendingLevel = 3
  * of its own that loads at the call (bun build --splitting), where a require() of consola's
  * CommonJS build would put its 50 KB into every chunk that imports this door.
  */
-function consola(): Logger {
+function current(): Logger {
   instance ??= (require('./consola.ts') as typeof import('./consola.ts')).stderrConsola(pendingLevel)
   return instance
 }
 
-export const log: Logger = new Proxy({} as Logger, {
-  get(_, key) {
-    const target = consola()
-    const value = Reflect.get(target, key, target)
-    return typeof value === 'function' ? value.bind(target) : value
+/** Each call goes to the logger of the moment (consola, or the file log once useFileLog ran). */
+export const log: Logger = {
+  error: (...args) => current().error(...args),
+  warn: (...args) => current().warn(...args),
+  info: (...args) => current().info(...args),
+  debug: (...args) => current().debug(...args),
+  get level() {
+    return current().level
   },
-  set: (_, key, value) => Reflect.set(consola(), key, value),
-})
+  set level(value) {
+    current().level = value
+  },
+}
 
 /** 0 silent … 3 info … 5 trace (consola levels). */
 export function setLogLevel(level: number): void {
