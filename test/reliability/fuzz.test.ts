@@ -26,12 +26,17 @@ afterAll(async () => {
   await daemon?.[Symbol.asyncDispose]()
 })
 
-/** Daemon RSS once it has settled (sampled until two readings agree within 2 %). */
+/**
+ * Daemon RSS once it has settled (sampled until two readings agree within 2 %), each reading after a
+ * full collection in the daemon (POST /v1/memory, as the soak samples): read without one, RSS moves
+ * with where the collector is in its cycle (and the daemon's own idle collection, daemonIdleGcMs),
+ * not with what the daemon still holds.
+ */
 async function settledRss(): Promise<number> {
-  let last = daemon.rssBytes()
+  let last = (await daemon.memory()).rssBytes
   for (let i = 0; i < 20; i++) {
     await Bun.sleep(250)
-    const now = daemon.rssBytes()
+    const now = (await daemon.memory()).rssBytes
     if (Math.abs(now - last) / last < 0.02) return now
     last = now
   }
