@@ -112,12 +112,14 @@ function isAllowedOrigin(origin: string, policy: GuardPolicy): boolean {
 /** The request's bearer token is the daemon's local token (constant-time comparison). */
 export function hasToken(request: Request, token: string): boolean {
   const header = request.headers.get('authorization') ?? ''
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  const match = BEARER.exec(header)
   if (!match) return false
   const given = Buffer.from(match[1]!)
   const expected = Buffer.from(token)
   return given.length === expected.length && timingSafeEqual(given, expected)
 }
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
 
 /** Split a comma-separated setting into a set of trimmed, non-empty, lower-cased values. */
 export function listSetting(value: string, lowerCase = true): Set<string> {
