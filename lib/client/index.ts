@@ -1,6 +1,7 @@
 /** The client room: connect to any MCP server (either era, any transport) and talk to it. */
 export { connect, MCPX_CLIENT_INFO, type ConnectInternals } from './connect.ts'
-export { McpClient, type CallOptions, type Page } from './mcp-client.ts'
+export { McpClient, type CallOptions } from './mcp-client.ts'
+export type { Page } from './pagination.ts'
 export { isModernError } from './handshake.ts'
 export { answerInputRequests } from './input.ts'
 export { defaultTransports, type StdioLaunch, type TransportFactory, type SessionControl } from './open-transport.ts'

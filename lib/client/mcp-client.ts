@@ -1,8 +1,8 @@
 /**
  * A connected MCP client: era-aware requests (modern `_meta` + headers, legacy version header and
- * one single-flight re-initialize when a legacy session id draws 404), the typed calls with pagination,
- * 2026 `input_required` rounds answered through the same handlers as legacy server→client
- * requests, and `subscriptions/listen`. Built by connect() (connect.ts).
+ * one single-flight re-initialize when a legacy session id draws 404) and the typed calls over
+ * them. Its parts live beside it: pages (pagination.ts), `input_required` rounds (input-rounds.ts),
+ * `subscriptions/listen` and follow() (subscriptions.ts). Built by connect() (connect.ts).
  */
 import { McpxError, RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
@@ -11,7 +11,6 @@ import type { Settings } from '../settings/index.ts'
 import {
   type LogLevel,
   META,
-  RESULT_TYPE,
   type RequestId,
   type Revision,
   findHeaderParams,
@@ -20,8 +19,10 @@ import {
   upgradeResult,
 } from '../wire/index.ts'
 import { initializeLegacy, pickModern } from './handshake.ts'
-import { answerInputRequests } from './input.ts'
+import { isFinal, runInputRounds } from './input-rounds.ts'
 import { sessionControl } from './open-transport.ts'
+import { type Page, collectPages, cursorOf } from './pagination.ts'
+import { type Listening, followChanges, openListen } from './subscriptions.ts'
 import type { FollowFilter, Following, JsonObject, ServerIdentity, TimingStep } from './connect-options.ts'
 import { type WireState, withModernMeta } from './wire-state.ts'
 
@@ -42,14 +43,6 @@ export interface CallOptions {
   /** Told each JSON-RPC id this call is sent under (a retry gets a new one). */
   onId?: (id: RequestId) => void
 }
-
-export interface Page<T> {
-  items: T[]
-  nextCursor?: string
-}
-
-/** Methods whose result may be `input_required` (2026-07-28 basic/patterns/mrtr.mdx "Supported Requests"). */
-const INPUT_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read'])
 
 export class McpClient {
   #generation = 0
@@ -172,38 +165,20 @@ export class McpClient {
     return false
   }
 
-  /**
-   * A request that may come back `input_required` (2026) — each round is answered through the
-   * handlers and retried with a NEW id, the server's `requestState` echoed byte for byte and never
-   * carried to any other call, at most `maxInputRounds` times (2026-07-28 basic/patterns/mrtr.mdx "Client Requirements").
-   */
+  /** A request that may come back `input_required` (2026): its rounds are input-rounds.ts's. */
   requestWithInput(method: string, params: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
     // Most answers are final: only an input_required one enters the rounds.
     return this.request(method, params, options).then((result) =>
-      isFinal(result, options) ? result : this.#inputRounds(method, params, options, result),
+      isFinal(result, options)
+        ? result
+        : runInputRounds(
+            { request: (m, p, o) => this.request(m, p, o), handlers: this.state.handlers, maxInputRounds: this.settings.maxInputRounds },
+            method,
+            params,
+            options,
+            result,
+          ),
     )
-  }
-
-  async #inputRounds(method: string, params: JsonObject, options: CallOptions, first: JsonObject): Promise<JsonObject> {
-    let result = first
-    for (let rounds = 0; ; rounds++) {
-      if (isFinal(result, options)) return result
-      const resultType = result.resultType
-      if (resultType !== RESULT_TYPE.INPUT_REQUIRED || !INPUT_METHODS.has(method)) {
-        throw new McpxError('PROTOCOL', `${method} returned resultType ${JSON.stringify(resultType)}, which mcpx did not ask for`, {
-          method,
-          resultType,
-        })
-      }
-      if (rounds >= this.settings.maxInputRounds) {
-        throw new McpxError('PROTOCOL', `${method} still needs input after ${rounds} rounds (maxInputRounds)`, { method, rounds })
-      }
-      const inputResponses = await answerInputRequests(this.state.handlers, result.inputRequests, 'modern', options.signal)
-      const round: JsonObject = { ...params }
-      if (inputResponses !== undefined) round.inputResponses = inputResponses
-      if (typeof result.requestState === 'string') round.requestState = result.requestState
-      result = await this.request(method, round, options)
-    }
   }
 
   // ---- typed calls -------------------------------------------------------------------------
@@ -214,7 +189,7 @@ export class McpClient {
     return { items: this.#admitTools(tools), nextCursor: cursorOf(result) }
   }
   listAllTools(options: CallOptions = {}): Promise<JsonObject[]> {
-    return this.#all((cursor) => this.listTools(cursor, options))
+    return collectPages((cursor) => this.listTools(cursor, options), this.settings.maxListPages, this.warn)
   }
   callTool(name: string, args?: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
     const params = args === undefined ? { name } : { name, arguments: args }
@@ -231,7 +206,7 @@ export class McpClient {
     return { items: Array.isArray(result.prompts) ? (result.prompts as JsonObject[]) : [], nextCursor: cursorOf(result) }
   }
   listAllPrompts(options: CallOptions = {}): Promise<JsonObject[]> {
-    return this.#all((cursor) => this.listPrompts(cursor, options))
+    return collectPages((cursor) => this.listPrompts(cursor, options), this.settings.maxListPages, this.warn)
   }
   getPrompt(name: string, args?: Record<string, string>, options: CallOptions = {}): Promise<JsonObject> {
     return this.requestWithInput('prompts/get', args === undefined ? { name } : { name, arguments: args }, options)
@@ -241,7 +216,7 @@ export class McpClient {
     return { items: Array.isArray(result.resources) ? (result.resources as JsonObject[]) : [], nextCursor: cursorOf(result) }
   }
   listAllResources(options: CallOptions = {}): Promise<JsonObject[]> {
-    return this.#all((cursor) => this.listResources(cursor, options))
+    return collectPages((cursor) => this.listResources(cursor, options), this.settings.maxListPages, this.warn)
   }
   async listResourceTemplates(cursor?: string, options: CallOptions = {}): Promise<Page<JsonObject>> {
     const result = await this.request('resources/templates/list', cursor === undefined ? {} : { cursor }, options)
@@ -251,7 +226,7 @@ export class McpClient {
     }
   }
   listAllResourceTemplates(options: CallOptions = {}): Promise<JsonObject[]> {
-    return this.#all((cursor) => this.listResourceTemplates(cursor, options))
+    return collectPages((cursor) => this.listResourceTemplates(cursor, options), this.settings.maxListPages, this.warn)
   }
   readResource(uri: string, options: CallOptions = {}): Promise<JsonObject> {
     return this.requestWithInput('resources/read', { uri }, options)
@@ -292,67 +267,17 @@ export class McpClient {
   }
 
   /**
-   * 2026 `subscriptions/listen` (basic/patterns/subscriptions.mdx): notifications tagged with this
-   * subscription's id go to `onNotification`; `acknowledged` resolves with the honoured filter.
-   * Legacy servers push change events unasked: use on() instead.
+   * 2026 `subscriptions/listen` (basic/patterns/subscriptions.mdx), routed by subscription id in
+   * subscriptions.ts. Legacy servers push change events unasked: use on() instead.
    */
-  listen(
-    filter: JsonObject,
-    onNotification: (method: string, params: JsonObject) => void,
-  ): { acknowledged: Promise<JsonObject>; done: Promise<JsonObject>; close(): void } {
+  listen(filter: JsonObject, onNotification: (method: string, params: JsonObject) => void): Listening {
     this.#requireEra('modern', 'subscriptions/listen')
-    const abort = new AbortController()
-    // The subscription id is this listen's own JSON-RPC id (subscriptions.mdx), known before it is
-    // sent: with several listens open, each ack and notification goes to the listen it names.
-    let subscriptionId: RequestId | undefined
-    let ack!: (filter: JsonObject) => void
-    const acknowledged = new Promise<JsonObject>((resolve) => (ack = resolve))
-    const off = this.peer.on('*', (params, notification) => {
-      const id = (params._meta as JsonObject | undefined)?.[META.SUBSCRIPTION_ID]
-      if (id === undefined || id !== subscriptionId) return
-      if (notification.method === 'notifications/subscriptions/acknowledged') ack((params.notifications as JsonObject | undefined) ?? {})
-      else onNotification(notification.method, params)
-    })
-    const done = this.request(
-      'subscriptions/listen',
-      { notifications: filter },
-      { signal: abort.signal, timeoutMs: 0, onId: (id) => (subscriptionId = id) },
-    ).finally(off)
-    done.catch(() => {})
-    return { acknowledged, done, close: () => abort.abort(new McpxError('CANCELLED', 'subscription closed')) }
+    return openListen(this, filter, onNotification)
   }
 
-  /**
-   * Follow list changes and resource updates the same way in both eras: `onNotification` gets each
-   * `notifications/{tools,prompts,resources}/list_changed` and `notifications/resources/updated` the
-   * filter asks for. 2026: one `subscriptions/listen` stream (subscriptions.mdx); legacy: the pushed
-   * notifications plus one `resources/subscribe` per URI (2025-11-25 server/resources.mdx
-   * "Subscriptions"; a refused subscribe is logged at debug and the rest still follow).
-   */
+  /** Follow list changes and resource updates the same way in both eras (subscriptions.ts says how). */
   follow(filter: FollowFilter, onNotification: (method: string, params: JsonObject) => void): Following {
-    if (this.identity.era === 'modern') {
-      const listener = this.listen(
-        { ...filter, ...(filter.resourceSubscriptions && { resourceSubscriptions: [...filter.resourceSubscriptions] }) },
-        onNotification,
-      )
-      const ended = listener.done.then(
-        () => {},
-        (error) => log.debug(`listen stream ended: ${error}`),
-      )
-      // The acknowledgement opens the stream (subscriptions.mdx); a stream that ends first settles it too.
-      return { ready: Promise.race([listener.acknowledged.then(() => {}), ended]), stop: () => listener.close() }
-    }
-    const methods = [
-      ...(filter.toolsListChanged ? ['notifications/tools/list_changed'] : []),
-      ...(filter.promptsListChanged ? ['notifications/prompts/list_changed'] : []),
-      ...(filter.resourcesListChanged ? ['notifications/resources/list_changed'] : []),
-      ...(filter.resourceSubscriptions?.length ? ['notifications/resources/updated'] : []),
-    ]
-    const offs = methods.map((method) => this.on(method, (params) => onNotification(method, params)))
-    const subscribed = (filter.resourceSubscriptions ?? []).map((uri) =>
-      this.subscribeResource(uri).catch((error) => log.debug(`resources/subscribe ${uri}: ${error}`)),
-    )
-    return { ready: Promise.all(subscribed).then(() => {}), stop: () => offs.forEach((off) => off()) }
+    return followChanges(this, filter, onNotification)
   }
 
   async close(): Promise<void> {
@@ -385,20 +310,6 @@ export class McpClient {
     return kept
   }
 
-  async #all(page: (cursor?: string) => Promise<Page<JsonObject>>): Promise<JsonObject[]> {
-    const items: JsonObject[] = []
-    let cursor: string | undefined
-    for (let pages = 0; pages < this.settings.maxListPages; pages++) {
-      const result = await page(cursor)
-      items.push(...result.items)
-      // Cursors are opaque; only an absent one ends the list (server/utilities/pagination.mdx, every revision).
-      if (result.nextCursor === undefined) return items
-      cursor = result.nextCursor
-    }
-    this.warn(`list stopped after ${this.settings.maxListPages} pages (maxListPages)`)
-    return items
-  }
-
   /**
    * A legacy client that gets 404 for its session id MUST re-initialize: once, shared by every request that saw the
    * same expired session.
@@ -417,16 +328,6 @@ export class McpClient {
   }
 }
 
-function cursorOf(result: JsonObject): string | undefined {
-  return typeof result.nextCursor === 'string' ? result.nextCursor : undefined
-}
-
 function isSessionExpired(error: unknown): boolean {
   return error instanceof McpxError && error.code === 'CONNECT' && error.data?.sessionExpired === true
-}
-
-/** A result the caller gets as it is: complete, or a task the caller asked to keep (acceptTask). */
-function isFinal(result: JsonObject, options: CallOptions): boolean {
-  const resultType = result.resultType ?? RESULT_TYPE.COMPLETE
-  return resultType === RESULT_TYPE.COMPLETE || (resultType === RESULT_TYPE.TASK && options.acceptTask === true)
 }
