@@ -4,14 +4,14 @@
  * table behind one guard, an idle exit, and an ordered graceful shutdown (listeners stop taking
  * clients, hooks run — the pool ends its upstreams — lock released, then the listeners close).
  */
-import { chmodSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, rmSync } from 'node:fs'
 import type { HomeLayout, McpxConfig } from '../config/index.ts'
-import { PRIVATE_FILE_MODE, ensurePrivateDir } from '../config/index.ts'
-import { McpxError, RPC } from '../errors/index.ts'
+import { ensurePrivateDir } from '../config/index.ts'
+import { McpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
-import { errorResponse, jsonResponse, operationRoutes, validateParams } from './api-routes.ts'
+import { errorResponse, operationRoutes, validateParams } from './api-routes.ts'
 import { EventFeed } from './events.ts'
 import { HostQuestions } from './host-questions.ts'
 import type { ConfigSource } from './config-source.ts'
@@ -19,8 +19,10 @@ import { acquireLock } from './lock.ts'
 import { API_VERSION, type DaemonInfo, type OperationContext } from './operation-contract.ts'
 import { OPERATIONS, findOperation } from './operations.ts'
 import type { CodeModeOps, Pool } from './pool-contract.ts'
-import { type Route, matchRoute } from './routes.ts'
-import { type ListenerKind, type Rejection, checkRequest, listSetting } from './security.ts'
+import { isApiPath, isDiscoveryPath, noRouteResponse, rejectionResponse } from './refusals.ts'
+import { type Route, type RouteContext, matchRoute, targetOf } from './routes.ts'
+import { type ListenerKind, checkRequest, listSetting } from './security.ts'
+import { keptPort, writePrivate, writeState } from './state-files.ts'
 import { ensureToken } from './token.ts'
 import { startIdleTrim } from './idle-trim.ts'
 import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from '../server/index.ts'
@@ -239,44 +241,34 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   const handle = async (request: Request, listener: ListenerKind): Promise<Response> => {
     const release = hold()
     try {
-      const url = new URL(request.url)
-      const rejection = checkRequest(request, listener, policy, url.pathname)
+      const { pathname, search } = targetOf(request.url)
+      const rejection = checkRequest(request, listener, policy, pathname)
       // Discovery paths answer without a token: 404 unless a route (OAuth on /mcp) serves them.
-      if (rejection && !(rejection.status === HTTP_STATUS.UNAUTHORIZED && isDiscoveryPath(url.pathname)))
-        return rejectionResponse(rejection, url.pathname, layout.token)
+      if (rejection && !(rejection.status === HTTP_STATUS.UNAUTHORIZED && isDiscoveryPath(pathname)))
+        return rejectionResponse(rejection, pathname, layout.token)
       if (shutdownPromise !== undefined)
         return rejectionResponse(
           { status: HTTP_STATUS.SERVICE_UNAVAILABLE, code: 'CONNECT', message: 'the mcpx daemon is stopping' },
-          url.pathname,
+          pathname,
           layout.token,
         )
-      const match = matchRoute(routes, request.method, url.pathname)
-      if ('status' in match) {
-        const allow: Record<string, string> = match.allow ? { Allow: match.allow } : {}
-        // MCP endpoints (/mcp) answer in JSON-RPC, whatever the method: an id-less -32600.
-        if (!isApiPath(url.pathname)) {
-          const message =
-            match.status === HTTP_STATUS.NOT_FOUND
-              ? `no route ${url.pathname}`
-              : `Method Not Allowed: ${request.method} is not served on ${url.pathname}${match.allow ? ` (allowed: ${match.allow})` : ''}`
-          return jsonResponse({ jsonrpc: '2.0', error: { code: RPC.INVALID_REQUEST, message } }, match.status, allow)
-        }
-        return jsonResponse(
-          {
-            error: {
-              code: 'NOT_FOUND',
-              message:
-                match.status === HTTP_STATUS.NOT_FOUND ? `no route ${url.pathname}` : `${request.method} not allowed on ${url.pathname}`,
-            },
-          },
-          match.status,
-          match.allow ? { Allow: match.allow } : {},
-        )
-      }
+      const match = matchRoute(routes, request.method, pathname)
+      if ('status' in match) return noRouteResponse(match, request.method, pathname)
+      const api = isApiPath(pathname)
       // /v1 answers reflect the config on disk as of now (an edit just made is applied first).
-      if (options.configSource && url.pathname.startsWith('/v1/')) await options.configSource.check()
-      const response = await match.route.handle(request, { listener, params: match.params, url })
-      return isApiPath(url.pathname) ? stamped(response) : response
+      if (api && options.configSource) await options.configSource.check()
+      let url: URL | undefined
+      const context: RouteContext = {
+        listener,
+        params: match.params,
+        pathname,
+        search,
+        get url() {
+          return (url ??= new URL(request.url))
+        },
+      }
+      const response = await match.route.handle(request, context)
+      return api ? stamped(response) : response
     } catch (error) {
       return stamped(errorResponse(error))
     } finally {
@@ -389,89 +381,4 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   log.info(`mcpx daemon listening on ${layout.socket} and ${info().tcp.url} (pid ${process.pid})`)
   armIdle(settings.daemonIdleMs)
   return daemon
-}
-
-/**
-/**
- * OAuth discovery and registration (RFC 9728 protected-resource metadata, RFC 8414 server
- * metadata, RFC 7591 registration). Without OAuth on /mcp they do not exist: 404, no challenge,
- * so a host does not mistake the daemon's bearer token for an OAuth server it cannot register with.
- */
-function isDiscoveryPath(pathname: string): boolean {
-  return pathname.startsWith('/.well-known/oauth-') || pathname.startsWith('/.well-known/openid-configuration') || pathname === '/register'
-}
-
-function isApiPath(pathname: string): boolean {
-  return pathname === '/v1' || pathname.startsWith('/v1/')
-}
-
-/**
- * /v1 callers get the API's error shape; other routes (/mcp) an id-less JSON-RPC error. A 401
- * carries an RFC 6750 section 3 challenge naming the problem, and the body says where the token is and
- * how to send it (no `resource_metadata`: there is no OAuth here). The body of a refused request is
- * never read, so the connection is closed with the answer.
- */
-function rejectionResponse(
-  rejection: Rejection | { readonly status: typeof HTTP_STATUS.SERVICE_UNAVAILABLE; readonly code: 'CONNECT'; readonly message: string },
-  pathname: string,
-  tokenFile: string,
-): Response {
-  const message =
-    rejection.status === HTTP_STATUS.UNAUTHORIZED
-      ? `${rejection.message}: send the header "Authorization: Bearer <token>" with the token from ${tokenFile}`
-      : rejection.message
-  const headers: Record<string, string> =
-    rejection.status === HTTP_STATUS.UNAUTHORIZED
-      ? {
-          'WWW-Authenticate': `Bearer realm="mcpx", error="invalid_token", error_description="send the bearer token from ${tokenFile}"`,
-          Connection: 'close',
-        }
-      : { Connection: 'close' }
-  if (isApiPath(pathname)) {
-    return jsonResponse(
-      { error: { code: rejection.code, message, ...(rejection.status === HTTP_STATUS.UNAUTHORIZED && { tokenFile }) } },
-      rejection.status,
-      headers,
-    )
-  }
-  // -32600 with no id member: 2025-11-25 and 2026-07-28 schema.json make JSONRPCErrorResponse's id
-  // optional for errors that cannot name a request (the SDKs refuse "id": null).
-  return jsonResponse(
-    {
-      jsonrpc: '2.0',
-      error: {
-        code: RPC.INVALID_REQUEST,
-        message,
-        ...(rejection.status === HTTP_STATUS.UNAUTHORIZED && { data: { tokenFile, header: 'Authorization: Bearer <token>' } }),
-      },
-    },
-    rejection.status,
-    headers,
-  )
-}
-
-/** The port this daemon chose at its last start, or null. */
-function keptPort(layout: HomeLayout): number | null {
-  try {
-    const port = Number.parseInt(readFileSync(layout.port, 'utf8').trim(), 10)
-    return Number.isInteger(port) && port > 0 && port < 65_536 ? port : null
-  } catch {
-    return null
-  }
-}
-
-/** A 0600 state file, written atomically (temp file + rename), whatever the umask. */
-function writePrivate(path: string, text: string): void {
-  const temp = `${path}.${process.pid}.tmp`
-  writeFileSync(temp, text, { mode: PRIVATE_FILE_MODE })
-  chmodSync(temp, PRIVATE_FILE_MODE)
-  renameSync(temp, path)
-}
-
-/** daemon.json: where a running daemon listens, for clients that need TCP and for `status --all`. */
-function writeState(layout: HomeLayout, info: DaemonInfo): void {
-  writePrivate(
-    layout.state,
-    `${JSON.stringify({ pid: info.pid, socket: info.socket, tcp: info.tcp, startedAt: info.startedAt, version: info.version, location: info.location, id: info.id, build: info.build })}\n`,
-  )
 }

@@ -22,7 +22,7 @@ import { followConfigNotices } from './config-notices.ts'
 import { readToken } from './token.ts'
 import { operationTools } from './mcp-tools.ts'
 import { upstreamConnectOptions } from './upstream-auth.ts'
-import type { ListenerKind } from './security.ts'
+import type { RouteContext } from './routes.ts'
 
 export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'pool' | 'codeMode'> {
   /** Default /mcp surface (setting `mcpMode`); `passthrough` needs `passthrough`. */
@@ -199,16 +199,16 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       // Only a legacy session another replica owns is handed on here (header only, no body read);
       // 2026 retries and tasks/* are handed on by the handler once it parsed the body (forwardModern).
       const forwarded = forwarder?.forward(request, context.url)
-      if (forwarded === undefined) return route(request, context.url, context.listener)
-      return forwarded.then((answer) => answer ?? route(request, context.url, context.listener))
+      if (forwarded === undefined) return route(request, context)
+      return forwarded.then((answer) => answer ?? route(request, context))
     },
   })
-  function route(request: Request, url: URL, listener: ListenerKind): Response | Promise<Response> {
-    if (!mcpAuth) return serveMcp(request, url)
+  function route(request: Request, context: RouteContext): Response | Promise<Response> {
+    if (!mcpAuth) return serveMcp(request, context)
     return mcpAuth
-      .principalFor(request, listener)
+      .principalFor(request, context.listener)
       .then((principal) =>
-        principal instanceof Response ? principal : serveMcp(request, url, principal.kind === 'owner' ? undefined : principal),
+        principal instanceof Response ? principal : serveMcp(request, context, principal.kind === 'owner' ? undefined : principal),
       )
   }
   if (mcpAuth) for (const route of mcpAuth.routes) daemon.mount(route)
@@ -220,14 +220,14 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   // The owner's hosts send the same query on every request: its surface is chosen once per query
   // string (the owner's surfaces are never dropped), not parsed again for each call.
   let ownerQuery: { readonly search: string; readonly entry: ReturnType<typeof surfaceFor> } | undefined
-  function serveMcp(request: Request, url: URL, principal?: Principal): Response | Promise<Response> {
+  function serveMcp(request: Request, context: RouteContext, principal?: Principal): Response | Promise<Response> {
     let entry: ReturnType<typeof surfaceFor>
     if (principal === undefined) {
-      const search = url.search
-      if (ownerQuery?.search !== search) ownerQuery = { search, entry: chooseSurface(askedOf(url)) }
+      const search = context.search
+      if (ownerQuery?.search !== search) ownerQuery = { search, entry: chooseSurface(askedOf(context.url)) }
       entry = ownerQuery.entry
     } else {
-      const asked = askedOf(url)
+      const asked = askedOf(context.url)
       const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
       // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
       if (passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {

@@ -5,7 +5,6 @@
  * 2025-11-25 basic/transports.mdx: "If the Origin header is present and invalid, servers MUST
  * respond with HTTP 403 Forbidden"; 2026-07-28 basic/transports/streamable-http.mdx likewise.
  */
-import { timingSafeEqual } from 'node:crypto'
 import { HTTP_STATUS, LOOPBACK_HOSTNAMES, isJsonMediaType } from '../wire/index.ts'
 
 /** Which of the daemon's two listeners a request came in on (not an MCP surface: those are lib/gateway's). */
@@ -109,15 +108,24 @@ function isAllowedOrigin(origin: string, policy: GuardPolicy): boolean {
   )
 }
 
-/** The request's bearer token is the daemon's local token (constant-time comparison). */
+/**
+ * The request's bearer token is the daemon's local token, compared in constant time: every
+ * character is visited and the differences OR-ed, never an early exit (what timingSafeEqual does
+ * with bytes, without encoding both strings to Buffers on every TCP request; equal strings are
+ * equal UTF-8). Only the length can differ visibly, as with timingSafeEqual's length check.
+ */
 export function hasToken(request: Request, token: string): boolean {
   const header = request.headers.get('authorization') ?? ''
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  const match = BEARER.exec(header)
   if (!match) return false
-  const given = Buffer.from(match[1]!)
-  const expected = Buffer.from(token)
-  return given.length === expected.length && timingSafeEqual(given, expected)
+  const given = match[1]!
+  if (given.length !== token.length) return false
+  let difference = 0
+  for (let i = 0; i < token.length; i++) difference |= given.charCodeAt(i) ^ token.charCodeAt(i)
+  return difference === 0
 }
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i
 
 /** Split a comma-separated setting into a set of trimmed, non-empty, lower-cased values. */
 export function listSetting(value: string, lowerCase = true): Set<string> {

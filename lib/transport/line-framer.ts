@@ -69,6 +69,25 @@ export function createLineFramer(options: LineFramerOptions): LineFramer {
     skippedHeadBytes += piece.length
   }
 
+  /**
+   * A chunk that is exactly one line and its newline, delivered as finishLine would deliver it: the
+   * newline decodes to the last character (0x0A is never part of a multi-byte sequence). False,
+   * with nothing done, for a `\r\n` ending or bytes the strict decoder refuses: finishLine decides.
+   */
+  function wholeLine(chunk: Uint8Array): boolean {
+    const last = chunk.length - 1
+    if (last > 0 && chunk[last - 1] === CARRIAGE_RETURN) return false
+    let text: string
+    try {
+      text = (strict ?? decoder).decode(chunk)
+    } catch {
+      return false
+    }
+    const line = text.slice(0, -1)
+    if (line.trim() !== '') onLine(line)
+    return true
+  }
+
   function finishLine(tail: Uint8Array, terminated: boolean): void {
     if (skippedBytes > 0) {
       const bytes = skippedBytes + tail.length
@@ -106,8 +125,10 @@ export function createLineFramer(options: LineFramerOptions): LineFramer {
   return {
     push(chunk) {
       let start = 0
+      let newline = chunk.indexOf(NEWLINE)
+      // Most chunks are one whole line: decoded as they are, no view of the line made first.
+      if (newline === chunk.length - 1 && pendingBytes === 0 && skippedBytes === 0 && newline <= maxFrameBytes && wholeLine(chunk)) return
       while (start < chunk.length) {
-        const newline = chunk.indexOf(NEWLINE, start)
         if (newline === -1) {
           const rest = chunk.subarray(start)
           if (skippedBytes > 0) {
@@ -123,6 +144,7 @@ export function createLineFramer(options: LineFramerOptions): LineFramer {
         }
         finishLine(chunk.subarray(start, newline), true)
         start = newline + 1
+        newline = chunk.indexOf(NEWLINE, start)
       }
     },
     end() {

@@ -6,6 +6,8 @@ import type { JsonObject } from '../../client/index.ts'
 import { META } from '../../wire/index.ts'
 
 export function relayResult(result: JsonObject): JsonObject {
+  // Most results carry none of them: handed on as they are (each is a fresh object per call).
+  if (!('resultType' in result || 'ttlMs' in result || 'cacheScope' in result || hasServerInfo(result._meta))) return result
   const { resultType: _resultType, ttlMs: _ttlMs, cacheScope: _cacheScope, ...rest } = result
   const meta = rest._meta as Record<string, unknown> | undefined
   if (meta && META.SERVER_INFO in meta) {
@@ -14,4 +16,8 @@ export function relayResult(result: JsonObject): JsonObject {
     else delete rest._meta
   }
   return rest
+}
+
+function hasServerInfo(meta: unknown): boolean {
+  return typeof meta === 'object' && meta !== null && META.SERVER_INFO in meta
 }

@@ -40,6 +40,10 @@ describe('checkRequest', () => {
     ['allow-listed origin', 'tcp', 'GET', { Host: '127.0.0.1:4000', Origin: 'https://ok.example', Authorization: 'Bearer secret' }, null],
     ['no token on TCP', 'tcp', 'GET', { Host: '127.0.0.1:4000' }, 401],
     ['wrong token on TCP', 'tcp', 'GET', { Host: '127.0.0.1:4000', Authorization: 'Bearer secreT' }, 401],
+    ['a prefix of the token', 'tcp', 'GET', { Host: '127.0.0.1:4000', Authorization: 'Bearer secre' }, 401],
+    ['the token and more', 'tcp', 'GET', { Host: '127.0.0.1:4000', Authorization: 'Bearer secrets' }, 401],
+    ['same length, first character wrong', 'tcp', 'GET', { Host: '127.0.0.1:4000', Authorization: 'Bearer Secret' }, 401],
+    ['the token, case-insensitive scheme, trailing space', 'tcp', 'GET', { Host: '127.0.0.1:4000', Authorization: 'bearer secret ' }, null],
     ['no token needed on the socket', 'unix', 'GET', { Host: 'localhost' }, null],
     ['text/plain POST', 'unix', 'POST', { Host: 'localhost', 'Content-Type': 'text/plain;charset=UTF-8' }, 415],
     [

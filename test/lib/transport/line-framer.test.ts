@@ -20,6 +20,33 @@ describe('line framer', () => {
     expect(lines).toEqual(['{"a":1}', '{"b":2}', '{"c":3}'])
   })
 
+  test('a chunk that is exactly one line is delivered as the same bytes split anywhere would be', () => {
+    const chunks = ['{"a":"héllo 世界"}\n', '{"b":2}\r\n', '\n', '   \n', `{"c":"${'x'.repeat(20)}"}\n`, '{"d":4}\n']
+    const whole = framer(24)
+    for (const chunk of chunks) whole.f.push(bytes(chunk))
+    const split = framer(24)
+    for (const chunk of chunks) for (const byte of bytes(chunk)) split.f.push(new Uint8Array([byte]))
+    expect(whole.lines).toEqual(['{"a":"héllo 世界"}', '{"b":2}', '{"d":4}'])
+    expect(whole.lines).toEqual(split.lines)
+    expect(whole.oversize).toEqual(split.oversize)
+    expect(whole.oversize.map((o) => o.bytes)).toEqual([28])
+  })
+
+  test('a whole-line chunk of invalid UTF-8 goes to onInvalidUtf8 with a strict framer', () => {
+    const lines: string[] = []
+    const invalid: string[] = []
+    const f = createLineFramer({
+      maxFrameBytes: 64,
+      onLine: (l) => lines.push(l),
+      onOversize: () => {},
+      onInvalidUtf8: (h) => invalid.push(h),
+    })
+    f.push(new Uint8Array([0x7b, 0xff, 0x7d, 0x0a]))
+    f.push(bytes('{"ok":1}\n'))
+    expect(invalid).toEqual(['{\ufffd}'])
+    expect(lines).toEqual(['{"ok":1}'])
+  })
+
   test('a multi-byte UTF-8 character split across chunks decodes intact', () => {
     const { f, lines } = framer()
     const all = bytes('{"t":"héllo 世界 🎉"}\n')
