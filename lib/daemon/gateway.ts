@@ -5,15 +5,7 @@
  * `?passthrough=<server>` one upstream as itself — read per request, so one host can use both.
  */
 import { join } from 'node:path'
-import {
-  type AccessPolicy,
-  type AuditLog,
-  OPEN_POLICY,
-  type Principal,
-  createAccessView,
-  createAuditLog,
-  createResourceServer,
-} from '../access/index.ts'
+import { type AccessPolicy, type AuditLog, OPEN_POLICY, type Principal, createAccessView, createAuditLog } from '../access/index.ts'
 import { createSchemaValidator } from '../schema/index.ts'
 import { CodeMode, GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
 import { McpxError, RPC } from '../errors/index.ts'
@@ -23,7 +15,7 @@ import { listenChannel } from './channel.ts'
 import { jsonResponse } from './api-routes.ts'
 import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
 import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
-import { createMcpAuth } from './mcp-auth.ts'
+import type { McpAuth } from './mcp-auth.ts'
 import { createReplicaForwarder } from './replica-forward.ts'
 import { createSharedState } from './shared-state.ts'
 import { followConfigNotices } from './config-notices.ts'
@@ -76,17 +68,19 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const codeMode = new CodeMode(upstreams, options.settings, options.sandboxCommand ? { sandboxCommand: options.sandboxCommand } : {})
   let daemon!: Daemon
   let localToken: string | undefined
-  // OAuth on /mcp (lib/access): null unless setting mcpAuthIssuer is set.
-  const resourceServer = createResourceServer({ settings: options.settings, defaultResource: () => `${daemon.info().tcp.url}${MCP_PATH}` })
-  const mcpAuth =
-    resourceServer &&
-    createMcpAuth({
-      server: resourceServer,
-      mcpPath: MCP_PATH,
-      localToken: () => (localToken ??= readToken(options.layout.token) ?? ''),
-      loopback: LOOPBACK_ADDRESSES.has(options.settings.daemonAddress),
-    })
-  const auditPath = options.settings.auditLog.trim() || (resourceServer ? join(options.layout.logDir, 'audit.jsonl') : '')
+  // OAuth on /mcp (lib/access): null unless setting mcpAuthIssuer is set; only then does mcp-auth.ts load,
+  // and with it the resource server and jose.
+  const mcpAuth: McpAuth | null =
+    options.settings.mcpAuthIssuer.trim() === ''
+      ? null
+      : (await import('./mcp-auth.ts')).createMcpAuth({
+          settings: options.settings,
+          defaultResource: () => `${daemon.info().tcp.url}${MCP_PATH}`,
+          mcpPath: MCP_PATH,
+          localToken: () => (localToken ??= readToken(options.layout.token) ?? ''),
+          loopback: LOOPBACK_ADDRESSES.has(options.settings.daemonAddress),
+        })
+  const auditPath = options.settings.auditLog.trim() || (mcpAuth ? join(options.layout.logDir, 'audit.jsonl') : '')
   const audit: AuditLog | undefined = auditPath === '' ? undefined : createAuditLog(auditPath, options.settings.auditArguments)
   let accessPolicy: AccessPolicy = options.config.access ?? OPEN_POLICY
   daemon = await startDaemon({

@@ -4,16 +4,21 @@
  * the Unix socket and the local token on a loopback listener are still the owner; any other
  * bearer must be an access token for this resource, verified by the resource server, and a
  * listener off loopback takes nothing else. The metadata routes (RFC 9728) are served without auth.
+ * gateway.ts loads this module only when `mcpAuthIssuer` is set: the resource server brings jose
+ * (README "Start-up and memory").
  */
 import { RPC } from '../errors/index.ts'
-import { type Principal, type ResourceServer, OWNER, PRM_PATH } from '../access/index.ts'
+import { type Principal, OWNER, PRM_PATH, createResourceServer } from '../access/index.ts'
+import type { Settings } from '../settings/index.ts'
 import { jsonResponse } from './api-routes.ts'
 import type { Route } from './routes.ts'
 import { hasToken, type ListenerKind } from './security.ts'
 import { HTTP_STATUS } from '../wire/index.ts'
 
 export interface McpAuthOptions {
-  readonly server: ResourceServer
+  readonly settings: Settings
+  /** The resource URL when `mcpAuthResource` is empty (the listener's own /mcp URL, known after it binds). */
+  readonly defaultResource: () => string
   readonly mcpPath: string
   /** The daemon's local token (token.ts) and whether the TCP listener is on loopback. */
   readonly localToken: () => string
@@ -26,8 +31,11 @@ export interface McpAuth {
   authenticatesItself(pathname: string): boolean
 }
 
-export function createMcpAuth(options: McpAuthOptions): McpAuth {
-  const { server, mcpPath } = options
+/** null when OAuth is not configured on /mcp (`mcpAuthIssuer` empty). Bad settings throw CONFIG. */
+export function createMcpAuth(options: McpAuthOptions): McpAuth | null {
+  const { mcpPath } = options
+  const server = createResourceServer({ settings: options.settings, defaultResource: options.defaultResource })
+  if (server === null) return null
   const metadataRoute: Route = {
     methods: ['GET'],
     path: PRM_PATH,

@@ -40,7 +40,7 @@ export interface UpstreamContext {
   readonly cacheDir?: string
   readonly emit: (type: string, data: unknown) => void
   /** Extra connect options (auth provider for HTTP upstreams, client info). */
-  readonly connectOptions?: (server: ServerConfig) => Partial<ConnectOptions>
+  readonly connectOptions?: (server: ServerConfig) => Partial<ConnectOptions> | Promise<Partial<ConnectOptions>>
   /** Validates arguments before a call and structuredContent after it, against the tool's schemas. */
   readonly validator?: SchemaValidator
   /** The kinds of upstream question some caller can answer, declared upstream (default: all of them). */
@@ -262,7 +262,7 @@ export class Upstream {
     this.context.emit('server.connecting', { server: this.name })
     let recorder: Recorder | undefined
     try {
-      const extra = this.context.connectOptions?.(this.config)
+      const extra = await this.context.connectOptions?.(this.config)
       recorder = this.#openRecorder()
       const client = await connect(targetOf(this.config), {
         settings: this.context.settings,

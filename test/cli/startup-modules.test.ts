@@ -45,7 +45,7 @@ const NOT_AT_START = [
 ]
 
 describe('start-up modules', () => {
-  test('`mcpx --version` and a warm `mcpx call` load none of what they do not use', async () => {
+  test('`mcpx --version` and a warm `mcpx call` load none of what they do not use, nor the daemon OAuth it is not configured for', async () => {
     using dir = tempDir('mcpx-startup-modules')
     const metafile = join(dir.path, 'meta.json')
     const build = Bun.spawn(
@@ -71,5 +71,16 @@ describe('start-up modules', () => {
     const unused = (modules: string[]) => modules.filter((module) => NOT_AT_START.some((pattern) => pattern.test(module)))
     expect(unused(version)).toEqual([])
     expect(unused(call)).toEqual([])
+    // The daemon loads the OAuth client (lib/auth) with its first HTTP upstream that can use it and the
+    // resource server with `mcpAuthIssuer`, each with jose (lib/daemon/upstream-oauth.ts, mcp-auth.ts).
+    const daemon = [...new Set([...version, ...staticModules(meta, 'cli/commands/daemon.ts')])]
+    expect(daemon).toEqual(expect.arrayContaining(['lib/daemon/gateway.ts', 'lib/daemon/upstream-auth.ts']))
+    const oauthOnly = [
+      /node_modules\/jose\//,
+      /^lib\/auth\/(?!(upstream-config|index)\.ts$)/,
+      /^lib\/access\/resource-server\.ts$/,
+      /^lib\/daemon\/(upstream-oauth|mcp-auth)\.ts$/,
+    ]
+    expect(daemon.filter((module) => oauthOnly.some((pattern) => pattern.test(module)))).toEqual([])
   })
 })

@@ -28,14 +28,14 @@ describe('upstreamConnectOptions', () => {
     expect(upstreamConnectOptions({ settings, home: home.path })(stdio)).toEqual({})
   })
 
-  test('a configured static Authorization header is left alone; an oauth block still gets a provider', () => {
+  test('a configured static Authorization header is left alone; an oauth block still gets a provider', async () => {
     using home = tempDir('mcpx-upstream-auth')
     const options = upstreamConnectOptions({ settings, home: home.path })
     expect(options(http('keyed', 'https://example.com/mcp', { headers: { authorization: 'Bearer static' } }))).toEqual({})
     expect(
-      options(http('both', 'https://example.com/mcp', { headers: { Authorization: 'x' }, oauth: { clientId: 'c' } })).auth,
+      (await options(http('both', 'https://example.com/mcp', { headers: { Authorization: 'x' }, oauth: { clientId: 'c' } }))).auth,
     ).toBeDefined()
-    expect(options(http('plain', 'https://example.com/mcp')).auth).toBeDefined()
+    expect((await options(http('plain', 'https://example.com/mcp'))).auth).toBeDefined()
   })
 
   test('a 401 without stored credentials fails AUTH naming the server and the login command', async () => {
@@ -43,7 +43,7 @@ describe('upstreamConnectOptions', () => {
     const registry: TokenRegistry = new Map()
     await using as = await startAuthorizationServer({ registry })
     await using resource = await startResourceServer({ registry, authorizationServers: () => [as.issuer] })
-    const { auth } = upstreamConnectOptions({ settings, home: home.path })(http('secure', resource.endpoint))
+    const { auth } = await upstreamConnectOptions({ settings, home: home.path })(http('secure', resource.endpoint))
     const error = (await callThrough(auth!, resource.endpoint, 'list').catch((e: unknown) => e)) as McpxError
     expect(error).toBeInstanceOf(McpxError)
     expect(error.code).toBe('AUTH')
@@ -58,7 +58,7 @@ describe('upstreamConnectOptions', () => {
     const registry: TokenRegistry = new Map()
     // The PRM names an authorization server that is not there.
     await using resource = await startResourceServer({ registry, authorizationServers: () => ['http://127.0.0.1:9/nowhere'] })
-    const { auth } = upstreamConnectOptions({ settings, home: home.path })(http('secure', resource.endpoint))
+    const { auth } = await upstreamConnectOptions({ settings, home: home.path })(http('secure', resource.endpoint))
     const error = (await callThrough(auth!, resource.endpoint, 'list').catch((e: unknown) => e)) as McpxError
     expect(error.code).toBe('AUTH')
     expect(error.message).toStartWith('server "secure" refused access (HTTP 401) and re-authorization failed: ')
