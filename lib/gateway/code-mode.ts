@@ -1,8 +1,9 @@
 /**
- * Code mode over the pool: the search index kept in step with upstream catalogs (rebuilt per server
- * when it connects or announces list_changed), TypeScript declarations of the same names the
- * sandbox exposes, and `exec` of agent code in the QuickJS sandbox whose every tool call comes
- * back through the pool (arguments validated, allowed/blocked lists applied, questions brokered).
+ * Code mode over the pool: the search index, built by the first search and then kept in step with
+ * upstream catalogs (rebuilt per server when it connects or announces list_changed), TypeScript
+ * declarations of the same names the sandbox exposes, and `exec` of agent code in the QuickJS
+ * sandbox whose every tool call comes back through the pool (arguments validated, allowed/blocked
+ * lists applied, questions brokered).
  * The sandbox holds no credential: it only sees what a call returns.
  */
 import type { AccessView } from '../access/index.ts'
@@ -45,7 +46,9 @@ export class CodeMode {
     this.#index = createToolIndex(settings)
     this.#stop = pool.on((type, data) => {
       const server = (data as { server?: string }).server
-      if (server && (type === 'catalog.changed' || type === 'server.ready')) void this.#reindex(server)
+      // Only an index some search has built is kept in step: until the first search the daemon holds none
+      // (a raw surface never searches), and that search indexes every catalog as it is then.
+      if (server && this.#indexed && (type === 'catalog.changed' || type === 'server.ready')) void this.#reindex(server)
       if (type === 'servers.changed') {
         const { removed, changed } = data as { removed: string[]; changed: string[] }
         for (const name of [...removed, ...changed]) this.#index.removeServer(name)

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { parseConfig } from '../../../lib/config/index.ts'
 import { McpxError } from '../../../lib/errors/index.ts'
-import { UpstreamPool } from '../../../lib/gateway/index.ts'
+import { CodeMode, UpstreamPool } from '../../../lib/gateway/index.ts'
 import { REPO_ROOT, testSettings } from '../../harness.ts'
 
 const FIXTURE = join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')
@@ -69,6 +69,29 @@ describe('UpstreamPool', () => {
     while (!events.some((e) => e.type === 'catalog.changed')) await Bun.sleep(5)
     const second = await pool.catalog('up')
     expect(second.tools.map((t) => t.name)).toContain('added_1')
+  })
+
+  test("code mode's search index is built by its first search, then kept in step with list_changed", async () => {
+    const events: { type: string; data: unknown }[] = []
+    await using pool = createPool({}, events)
+    const codeMode = new CodeMode(pool, testSettings())
+    const listed: string[] = []
+    const catalog = pool.catalog.bind(pool)
+    pool.catalog = (server) => {
+      listed.push(server)
+      return catalog(server)
+    }
+    // A connect (server.ready) before any search indexes nothing: no catalog is read for it.
+    await pool.call('up', 'echo', { text: 'hi' })
+    while (!events.some((e) => e.type === 'server.ready')) await Bun.sleep(5)
+    await Bun.sleep(50)
+    expect(listed).toEqual([])
+    expect((await codeMode.search('echo')).map((hit) => hit.qualifiedName)).toContain('up.echo')
+    await pool.call('up', 'touch', {})
+    const names = async () => (await codeMode.search('added')).map((hit) => hit.qualifiedName)
+    while (!(await names()).includes('up.added_1')) await Bun.sleep(5)
+    expect(listed).toContain('up')
+    await codeMode.close()
   })
 
   test('allowed/blocked tools filter the catalog and refuse calls', async () => {
