@@ -1,36 +1,29 @@
 /**
- * The daemon client the CLI uses: finds the daemon of one config location through its layout
- * (socket, or TCP port from daemon.json plus the token file), calls /v1 operations by name from
- * the one operation table, and starts the daemon on demand. A connect a busy daemon refused is retried (connect.ts); only one
- * client at a time starts the daemon (the start lock), the others wait for it to answer.
+ * The daemon client the CLI uses: calls /v1 operations by name from the one operation table,
+ * streams a `call` and follows the event feed, notes the daemon's build, and stops the daemon.
+ * Where the daemon answers is daemon-endpoint.ts's; starting it on demand, daemon-start.ts's;
+ * reading its answers (error bodies, NDJSON, SSE), daemon-answers.ts's.
  */
-import { mkdirSync, readFileSync } from 'node:fs'
 import type { FetchOptions } from 'ofetch'
-import { ensurePrivateDir, type HomeLayout } from '../config/index.ts'
-import { type ErrorCode, McpxError } from '../errors/index.ts'
-import { createSseParser } from '../transport/index.ts'
-import { type ConnectRetry, retryWhileBusy } from './connect.ts'
-import { acquireLock, isAlive, type Lock } from './lock.ts'
+import type { HomeLayout } from '../config/index.ts'
+import { McpxError } from '../errors/index.ts'
+import type { ConnectRetry } from './connect.ts'
+import { isAlive } from './lock.ts'
 import type { DaemonEvent } from './events.ts'
 import { CALL_PATH, type CallStreamLine as StreamLine } from './call-stream.ts'
 import type { DaemonInfo } from './operation-contract.ts'
-import { readToken } from './token.ts'
 import { postOverUnix } from './unix-post.ts'
 import { BUILD_HEADER, otherBuildLine } from './build.ts'
+import { errorFromBody, ndjsonLines, parseEvents } from './daemon-answers.ts'
+import { type DaemonVia, endpointOf, reachDaemon, unreachable } from './daemon-endpoint.ts'
+import { type DaemonStartOptions, startDaemonOnce } from './daemon-start.ts'
 
 export interface DaemonClientOptions {
   readonly layout: HomeLayout
   /** 'unix' (default) uses the socket; 'tcp' the loopback port and the bearer token. */
-  readonly via?: 'unix' | 'tcp'
+  readonly via?: DaemonVia
   /** How to start the daemon on demand; without it, a stopped daemon is a CONNECT error. */
-  readonly start?: {
-    readonly argv: readonly string[]
-    readonly timeoutMs: number
-    readonly logMaxBytes: number
-    readonly env: Readonly<Record<string, string | undefined>>
-    /** Let the daemon's JavaScriptCore use its FTL tier (setting daemonFtlJit); spawn.ts. */
-    readonly ftlJit?: boolean
-  }
+  readonly start?: DaemonStartOptions
   /** How long stop() waits for the daemon's process to be gone (setting daemonStopTimeoutMs). */
   readonly stopTimeoutMs?: number
   /** Bound on the health probe, so a wedged daemon fails the command instead of hanging it. */
@@ -48,24 +41,6 @@ export interface DaemonClientOptions {
 
 /** How often stop() looks whether the daemon's process is gone. */
 const STOP_POLL_MS = 20
-
-/** The one line every command prints when the daemon could not load its config file. */
-export function configProblemLine(info: DaemonInfo): string | null {
-  const problem = info.configProblem
-  if (problem === undefined) return null
-  const serving = problem.servingSince === null ? 'serving no servers' : `serving the version of ${clockTime(problem.servingSince)}`
-  return `config ${problem.file} not loaded: ${problem.message}; ${serving}`
-}
-
-function clockTime(iso: string): string {
-  const at = new Date(iso)
-  return `${String(at.getHours()).padStart(2, '0')}:${String(at.getMinutes()).padStart(2, '0')}`
-}
-
-interface Endpoint {
-  readonly base: string
-  readonly init: RequestInit & { unix?: string }
-}
 
 export class DaemonClient {
   constructor(readonly options: DaemonClientOptions) {}
@@ -94,68 +69,7 @@ export class DaemonClient {
     if (running) return this.#checkConfig(running)
     const start = this.options.start
     if (!start) throw unreachable(this.options.layout)
-    return this.#start(start)
-  }
-
-  /** One starter at a time: the holder of the start lock spawns, everyone else waits for it to answer. */
-  async #start(start: NonNullable<DaemonClientOptions['start']>): Promise<DaemonInfo> {
-    const { layout } = this.options
-    try {
-      mkdirSync(layout.home, { recursive: true, mode: 0o700 })
-      ensurePrivateDir(layout.runDir)
-    } catch (error) {
-      if (error instanceof McpxError) throw error
-      // A home that is a file, or not ours to write: the user's setup, not a bug in mcpx.
-      const { code, message } = error as NodeJS.ErrnoException
-      throw new McpxError(
-        'CONFIG',
-        `cannot use ${layout.home} as the mcpx home (MCPX_HOME): ${code === 'EEXIST' || code === 'ENOTDIR' ? 'a file is in the way of its directories' : message}`,
-        { home: layout.home, errno: code },
-      )
-    }
-    const deadline = performance.now() + start.timeoutMs
-    let wait = this.options.connectRetry?.backoffMs ?? START_POLL_MS
-    for (;;) {
-      const lock = tryLock(layout.startLock)
-      if (lock) {
-        try {
-          // Another starter may have finished between our health check and taking the lock.
-          const running = await this.health()
-          if (running) return this.#checkConfig(running)
-          // A daemon this run started reports a config it could not load like one already running.
-          // node:child_process and the spawner load only when a daemon must be started.
-          const { spawnDaemon } = await import('./spawn.ts')
-          return this.#checkConfig(
-            await spawnDaemon({
-              argv: start.argv,
-              layout,
-              timeoutMs: start.timeoutMs,
-              logMaxBytes: start.logMaxBytes,
-              env: start.env,
-              ...(start.ftlJit !== undefined && { ftlJit: start.ftlJit }),
-            }),
-          )
-        } catch (error) {
-          // The daemon lock is held: another daemon (started by hand, or one still stopping) owns
-          // it. Serve from it if it answers; otherwise wait below until it is gone.
-          if (!(error instanceof McpxError && error.data?.pid !== undefined)) throw error
-          const winner = await this.health()
-          if (winner) return this.#checkConfig(winner)
-        } finally {
-          lock.release()
-        }
-      }
-      await Bun.sleep(wait)
-      wait = Math.min(wait * 2, this.options.connectRetry?.backoffMaxMs ?? START_POLL_MS)
-      const started = await this.health()
-      if (started) return this.#checkConfig(started)
-      if (performance.now() > deadline)
-        throw new McpxError(
-          'TIMEOUT',
-          `another mcpx client was starting the daemon and it did not answer within ${start.timeoutMs} ms (lock ${layout.startLock}, log ${layout.daemonLog})`,
-          { lock: layout.startLock },
-        )
-    }
+    return this.#checkConfig(await startDaemonOnce(this.options.layout, start, this.options.connectRetry, () => this.health()))
   }
 
   #reported = false
@@ -317,98 +231,15 @@ export class DaemonClient {
     return response._data as T
   }
 
-  /** A socket or port with nobody behind it is the daemon not running, said once, with how to start it. */
-  async #guard<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
-    const retry = this.options.connectRetry
-    try {
-      if (retry === undefined || this.options.via === 'tcp') return await run()
-      return await retryWhileBusy(run, this.options.layout, this.options.layout.socket, retry, signal)
-    } catch (error) {
-      // The caller's own deadline or abort, not the daemon's absence (ofetch wraps the reason).
-      if (signal?.aborted) throw signal.reason ?? error
-      throw unreachable(this.options.layout, error)
-    }
+  #guard<T>(signal: AbortSignal | undefined, run: () => Promise<T>): Promise<T> {
+    return reachDaemon(this.options, signal, run)
   }
 
   #fetch(url: string, init: RequestInit & { unix?: string }): Promise<Response> {
     return this.#guard(init.signal ?? undefined, () => fetch(url, init))
   }
 
-  #endpoint(): Endpoint {
-    const layout = this.options.layout
-    if (this.options.via !== 'tcp') return { base: 'http://localhost', init: { unix: layout.socket } }
-    const state = readState(layout)
-    const token = readToken(layout.token)
-    if (state === null || token === null) throw unreachable(layout)
-    return { base: state.tcp.url, init: { headers: { Authorization: `Bearer ${token}` } } }
-  }
-}
-
-/** How often a waiting client looks whether the starter's daemon answers, without connectRetry. */
-const START_POLL_MS = 50
-
-/** The lock at `path`, or undefined when a live process holds it. */
-function tryLock(path: string): Lock | undefined {
-  try {
-    return acquireLock(path)
-  } catch (error) {
-    if (error instanceof McpxError && error.data?.pid !== undefined) return undefined
-    throw error
-  }
-}
-
-function unreachable(layout: HomeLayout, cause?: unknown): McpxError {
-  return new McpxError(
-    'CONNECT',
-    `the mcpx daemon is not running (no answer on ${layout.socket}); start it with \`mcpx daemon start\``,
-    { daemon: 'unreachable', socket: layout.socket },
-    { cause },
-  )
-}
-
-function readState(layout: HomeLayout): { tcp: { url: string } } | null {
-  try {
-    return JSON.parse(readFileSync(layout.state, 'utf8'))
-  } catch {
-    return null
-  }
-}
-
-/** Rebuild the McpxError a /v1 error body describes (api-routes.ts errorResponse writes it). */
-function errorFromBody(body: unknown, status: number): McpxError {
-  const error = (body as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null)?.error
-  if (error && typeof error.code === 'string' && typeof error.message === 'string') {
-    const data = error.data !== null && typeof error.data === 'object' ? (error.data as Record<string, unknown>) : undefined
-    return new McpxError(error.code as ErrorCode, error.message, data)
-  }
-  return new McpxError('INTERNAL', `daemon answered HTTP ${status} without an error body`)
-}
-
-/** One JSON object a line (a streamed operation's answer). */
-async function* ndjsonLines(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamLine> {
-  const decoder = new TextDecoder()
-  let buffered = ''
-  const reader = body.getReader()
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    buffered += decoder.decode(chunk.value, { stream: true })
-    for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
-      const text = buffered.slice(0, end)
-      buffered = buffered.slice(end + 1)
-      if (text.trim() !== '') yield JSON.parse(text) as StreamLine
-    }
-  }
-}
-
-/** The feed's events, parsed by the one SSE parser (lib/transport). */
-async function* parseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<DaemonEvent> {
-  const ready: DaemonEvent[] = []
-  const parser = createSseParser({ onEvent: (event) => event.data !== '' && ready.push(JSON.parse(event.data) as DaemonEvent) })
-  const reader = body.getReader()
-  for (;;) {
-    const { value, done } = await reader.read()
-    if (done) parser.end()
-    else parser.push(value)
-    while (ready.length > 0) yield ready.shift()!
-    if (done) return
+  #endpoint() {
+    return endpointOf(this.options.layout, this.options.via)
   }
 }

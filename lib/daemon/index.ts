@@ -5,7 +5,8 @@
  */
 export { startDaemon, type Daemon, type DaemonOptions, type ShutdownHook } from './daemon.ts'
 export { MCP_PATH, parseMode as parseSurfaceMode, startGatewayDaemon, type GatewayDaemonOptions } from './gateway.ts'
-export { DaemonClient, configProblemLine, type DaemonClientOptions } from './daemon-client.ts'
+export { DaemonClient, type DaemonClientOptions } from './daemon-client.ts'
+export { configProblemLine } from './config-problem.ts'
 export { BUILD_HEADER, otherBuildLine, thisBuild, type BuildIdentity } from './build.ts'
 export { inputSchemaHash, type CallStreamLine } from './call-stream.ts'
 export { ConfigSource, type ConfigProblem, type ConfigSourceOptions } from './config-source.ts'

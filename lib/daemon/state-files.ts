@@ -32,3 +32,12 @@ export function writeState(layout: HomeLayout, info: DaemonInfo): void {
     `${JSON.stringify({ pid: info.pid, socket: info.socket, tcp: info.tcp, startedAt: info.startedAt, version: info.version, location: info.location, id: info.id, build: info.build })}\n`,
   )
 }
+
+/** daemon.json as a client reads it to reach the daemon over TCP, or null when there is none to read. */
+export function readState(layout: HomeLayout): { tcp: { url: string } } | null {
+  try {
+    return JSON.parse(readFileSync(layout.state, 'utf8'))
+  } catch {
+    return null
+  }
+}

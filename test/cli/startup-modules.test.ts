@@ -40,7 +40,7 @@ const NOT_AT_START = [
   /^lib\/(access|auth|client|server|session|schema|codemode|search|replay|probe)\//,
   /^lib\/wire\/(shape|matrix|params)\//,
   /^lib\/gateway\/(?!naming\.ts$)/,
-  /^lib\/daemon\/(operations|api-routes|daemon|gateway|routes|security|channel|serve-shim|spawn|host-questions)\.ts$/,
+  /^lib\/daemon\/(operations|api-routes|daemon|gateway|routes|security|channel|serve-shim(?:-[a-z]+)?|spawn|host-questions)\.ts$/,
   /^cli\/(help|configured-context|direct-session|signature|elicit-form)\.ts$/,
 ]
 
