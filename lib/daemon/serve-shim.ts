@@ -20,16 +20,19 @@
  * shutdownGraceMs), then ends the channel and the shim exits. EPIPE on stdout ends it quietly.
  * A 2025-03-26 batch (a JSON array) is copied like any line but not tracked: a batch in flight when
  * the channel breaks gets no error from the shim.
+ *
+ * This file copies and frames; the channel's opening is serve-shim-channel.ts's, the session kept
+ * for a restart serve-shim-session.ts's, the requests in flight serve-shim-inflight.ts's.
  */
-import type { Socket } from 'bun'
 import type { HomeLayout } from '../config/index.ts'
-import { McpxError, RPC } from '../errors/index.ts'
+import { McpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { scanEnvelope, type Envelope } from '../wire/index.ts'
-import { CHANNEL_VERSION, type ChannelAnswer, type ChannelOpening } from './channel.ts'
-import { type ConnectRetry, connectFailure, retryWhileBusy } from './connect.ts'
-import { SocketWriter } from './socket-writer.ts'
+import type { ConnectRetry } from './connect.ts'
+import { InFlight, unsentLine } from './serve-shim-inflight.ts'
+import { NEWLINE, type ShimChannel, openShimChannel } from './serve-shim-channel.ts'
+import { ShimSession } from './serve-shim-session.ts'
 
 export interface ServeShimOptions {
   readonly settings: Settings
@@ -49,23 +52,6 @@ export interface ServeShim {
   readonly closed: Promise<{ readonly outputBroken: boolean }>
 }
 
-/** Methods whose accepted effect is session state a new channel must be given again. */
-const STATE_METHODS = new Set(['initialize', 'resources/subscribe', 'resources/unsubscribe', 'logging/setLevel'])
-const LIST_CHANGED = ['tools', 'prompts', 'resources'].map((kind) => `{"jsonrpc":"2.0","method":"notifications/${kind}/list_changed"}\n`)
-const NEWLINE = 0x0a
-const REPLAY_ID_PREFIX = 'mcpx-serve-replay-'
-
-interface Chan {
-  socket?: Socket<Chan>
-  writer?: SocketWriter
-  /** Until the daemon's answer line arrived: its bytes so far. */
-  answer?: Uint8Array[]
-  onAnswer?: (line: string) => void
-  onClosedUnanswered?: () => void
-  tail?: Uint8Array
-  lost: boolean
-}
-
 interface QueuedLine {
   readonly line: Uint8Array
   readonly envelope: Envelope | undefined
@@ -73,25 +59,19 @@ interface QueuedLine {
 
 /** Open the first channel (a refusal throws: usage errors come before any stdout) and start copying. */
 export async function runServeShim(options: ServeShimOptions): Promise<ServeShim> {
-  const { settings, layout } = options
+  const { settings } = options
   const output = options.io?.output ?? process.stdout
-  const inflight = new Set<string>()
-  /** Requests that set session state, by id, until the daemon answered them. */
-  const pendingState = new Map<string, QueuedLine & { method: string }>()
-  let initializeLine: Uint8Array | undefined
-  let initializedLine: Uint8Array | undefined
-  let levelLine: Uint8Array | undefined
-  const subscriptions = new Map<string, Uint8Array>()
-  const replayWaiters = new Map<string, () => void>()
-  let replayCount = 0
+  const inflight = new InFlight()
+  const session = new ShimSession()
   let queued: QueuedLine[] = []
   let state: 'open' | 'lost' | 'reconnecting' = 'reconnecting'
-  let channel: Chan | undefined
+  let channel: ShimChannel | undefined
   let hostTail: Uint8Array | undefined
   let hostEnded = false
   let finished = false
   let resolveClosed!: (outcome: { outputBroken: boolean }) => void
   const closed = new Promise<{ outputBroken: boolean }>((resolve) => (resolveClosed = resolve))
+  const channelHooks = { onBytes: onDaemonBytes, onLost: onChannelLost }
 
   // ---- host side -------------------------------------------------------------------------------
 
@@ -114,17 +94,14 @@ export async function runServeShim(options: ServeShimOptions): Promise<ServeShim
   }
   if (output === process.stdout) process.stdout.on('error', onStdoutError)
 
-  const errorLine = (id: string, message: string, data: Record<string, unknown>) =>
-    `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify({ code: RPC.INTERNAL_ERROR, message, data: { mcpxCode: 'CONNECT', ...data } })}}\n`
-
   /** A host line is about to go to the daemon: note what it starts. */
   function noteHostLine(line: Uint8Array, envelope: Envelope | undefined): void {
     if (envelope?.method === undefined) return
     if (envelope.id !== undefined) {
       inflight.add(envelope.id)
-      if (STATE_METHODS.has(envelope.method)) pendingState.set(envelope.id, { line, envelope, method: envelope.method })
+      session.noteRequest(envelope.id, envelope.method, line)
     } else if (envelope.method === 'notifications/initialized') {
-      initializedLine = line
+      session.noteInitialized(line)
     }
   }
 
@@ -182,7 +159,7 @@ export async function runServeShim(options: ServeShimOptions): Promise<ServeShim
 
   // ---- daemon side -----------------------------------------------------------------------------
 
-  function onDaemonBytes(chan: Chan, chunk: Uint8Array): void {
+  function onDaemonBytes(chan: ShimChannel, chunk: Uint8Array): void {
     let start = 0
     // Complete lines of this chunk the host gets, not written yet (one write unless a line is swallowed).
     let runStart = 0
@@ -207,50 +184,18 @@ export async function runServeShim(options: ServeShimOptions): Promise<ServeShim
   function daemonLine(line: Uint8Array): boolean {
     const envelope = scanEnvelope(line)
     if (envelope?.id === undefined || !envelope.response || envelope.method !== undefined) return true
-    const waiter = replayWaiters.get(envelope.id)
-    if (waiter) {
-      replayWaiters.delete(envelope.id)
-      waiter()
-      return false
-    }
-    inflight.delete(envelope.id)
-    const stateful = pendingState.get(envelope.id)
-    if (stateful) {
-      pendingState.delete(envelope.id)
-      // A refused request changes nothing: the session keeps what it had.
-      if (!envelope.error) keepState(stateful)
-    }
+    if (session.takeReplayAnswer(envelope.id)) return false
+    inflight.settle(envelope.id)
+    session.settle(envelope.id, Boolean(envelope.error))
     return true
   }
 
-  function keepState(request: QueuedLine & { method: string }): void {
-    if (request.method === 'initialize') initializeLine = request.line
-    else if (request.method === 'logging/setLevel') levelLine = request.line
-    else {
-      const uri = (JSON.parse(Buffer.from(request.line).toString('utf8')) as { params?: { uri?: unknown } }).params?.uri
-      if (typeof uri !== 'string') return
-      if (request.method === 'resources/subscribe') subscriptions.set(uri, request.line)
-      else subscriptions.delete(uri)
-    }
-  }
-
-  function onChannelLost(chan: Chan): void {
+  function onChannelLost(chan: ShimChannel): void {
     if (chan.lost) return
     chan.lost = true
     if (chan !== channel) return
-    for (const id of inflight) {
-      writeHost(
-        errorLine(
-          id,
-          'the mcpx daemon went away while this request was in flight: it may or may not have run, and mcpx did not send it again',
-          { inFlight: true },
-        ),
-      )
-    }
-    inflight.clear()
-    pendingState.clear()
-    for (const waiter of replayWaiters.values()) waiter()
-    replayWaiters.clear()
+    inflight.failAll(writeHost)
+    session.channelLost()
     if (state === 'open') {
       state = 'lost'
       if (hostEnded) finish()
@@ -260,105 +205,14 @@ export async function runServeShim(options: ServeShimOptions): Promise<ServeShim
 
   // ---- channels --------------------------------------------------------------------------------
 
-  async function openChannel(): Promise<Chan> {
-    const opening: ChannelOpening = { channel: CHANNEL_VERSION, ...options.surface }
-    let chan: Chan
-    try {
-      chan = await connect()
-    } catch (error) {
-      if (connectFailure(error, layout, layout.channelSocket) !== 'absent') throw error
-      await options.ensureDaemon()
-      try {
-        chan = await connect()
-      } catch (again) {
-        if (connectFailure(again, layout, layout.channelSocket) !== 'absent') throw again
-        throw new McpxError(
-          'CONNECT',
-          `the mcpx daemon answers on ${layout.socket} but not on its channel ${layout.channelSocket} (an older mcpx?); \`mcpx daemon stop\` and retry`,
-          { socket: layout.channelSocket },
-          { cause: again },
-        )
-      }
-    }
-    const answered = new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        chan.socket!.end()
-        reject(new McpxError('TIMEOUT', `the mcpx daemon did not answer the channel opening within ${settings.daemonStartTimeoutMs} ms`))
-      }, settings.daemonStartTimeoutMs)
-      chan.onAnswer = (line) => {
-        clearTimeout(timer)
-        resolve(line)
-      }
-      chan.onClosedUnanswered = () => {
-        clearTimeout(timer)
-        reject(new McpxError('CONNECT', 'the mcpx daemon closed the channel before answering its opening line'))
-      }
-    })
-    chan.writer!.write(`${JSON.stringify(opening)}\n`)
-    const answer = JSON.parse(await answered) as ChannelAnswer
-    if ('error' in answer) {
-      chan.socket!.end()
-      throw new McpxError(answer.error.code as McpxError['code'], answer.error.message, answer.error.data)
-    }
-    options.onOpened?.(answer)
-    return chan
-  }
-
-  function connect(): Promise<Chan> {
-    return retryWhileBusy(
-      async () => {
-        const chan: Chan = { answer: [], lost: false }
-        chan.socket = await Bun.connect<Chan>({
-          unix: layout.channelSocket,
-          allowHalfOpen: true,
-          data: chan,
-          socket: {
-            binaryType: 'uint8array',
-            data(socket, chunk) {
-              const c = socket.data
-              if (c.answer === undefined) return onDaemonBytes(c, chunk)
-              const newline = chunk.indexOf(NEWLINE)
-              if (newline < 0) return void c.answer.push(chunk)
-              c.answer.push(chunk.subarray(0, newline))
-              const line = Buffer.concat(c.answer).toString('utf8')
-              c.answer = undefined
-              c.onAnswer?.(line)
-              if (newline + 1 < chunk.length) onDaemonBytes(c, chunk.subarray(newline + 1))
-            },
-            drain(socket) {
-              socket.data.writer?.flush()
-            },
-            end(socket) {
-              socket.end()
-            },
-            close(socket) {
-              const c = socket.data
-              if (c.writer) c.writer.closed = true
-              if (c.answer !== undefined) c.onClosedUnanswered?.()
-              onChannelLost(c)
-            },
-            error(_socket, error) {
-              log.debug(`serve: channel: ${error.message}`)
-            },
-          },
-        })
-        chan.writer = new SocketWriter(chan.socket)
-        return chan
-      },
-      layout,
-      layout.channelSocket,
-      options.connectRetry,
-    )
-  }
-
   let reconnecting: Promise<void> | undefined
   function reconnect(): Promise<void> {
     reconnecting ??= (async () => {
       state = 'reconnecting'
       try {
-        const chan = await openChannel()
+        const chan = await openShimChannel(options, channelHooks)
         channel = chan
-        await replay(chan)
+        await session.replay(chan, writeHost)
         if (chan.lost) throw new McpxError('CONNECT', 'the mcpx daemon closed the channel while it was being restored')
         state = 'open'
         const lines = queued
@@ -375,31 +229,12 @@ export async function runServeShim(options: ServeShimOptions): Promise<ServeShim
         const reason = (error as Error).message
         log.warn(`serve: could not reach the mcpx daemon: ${reason}`)
         for (const { envelope } of lines) {
-          if (envelope?.id !== undefined && envelope.method !== undefined)
-            writeHost(errorLine(envelope.id, `mcpx daemon unreachable (the request was not sent): ${reason}`, { sent: false }))
+          if (envelope?.id !== undefined && envelope.method !== undefined) writeHost(unsentLine(envelope.id, reason))
         }
         if (hostEnded) finish()
       }
     })().finally(() => (reconnecting = undefined))
     return reconnecting
-  }
-
-  /** Give a new channel the session the host had: its initialize, then the state it set; answers swallowed. */
-  async function replay(chan: Chan): Promise<void> {
-    if (initializeLine === undefined) return
-    await replayRequest(chan, initializeLine)
-    if (initializedLine) chan.writer!.write(initializedLine)
-    const rest = [...(levelLine ? [levelLine] : []), ...subscriptions.values()]
-    await Promise.all(rest.map((line) => replayRequest(chan, line)))
-    for (const line of LIST_CHANGED) writeHost(line)
-  }
-
-  function replayRequest(chan: Chan, line: Uint8Array): Promise<void> {
-    const message = JSON.parse(Buffer.from(line).toString('utf8')) as Record<string, unknown>
-    const id = JSON.stringify(`${REPLAY_ID_PREFIX}${++replayCount}`)
-    const done = new Promise<void>((resolve) => replayWaiters.set(id, resolve))
-    chan.writer!.write(`${JSON.stringify({ ...message, id: JSON.parse(id) })}\n`)
-    return done
   }
 
   function finish(): void {
@@ -410,7 +245,7 @@ export async function runServeShim(options: ServeShimOptions): Promise<ServeShim
   }
 
   // The first channel: a refusal (unknown surface, daemon that cannot start) is the command's error.
-  channel = await openChannel()
+  channel = await openShimChannel(options, channelHooks)
   state = 'open'
 
   void (async () => {

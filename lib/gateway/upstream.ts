@@ -4,29 +4,20 @@
  * restarted with exponential backoff after a crash, and every call bounded by a deadline and
  * brokered back to its caller for any question the upstream asks mid-call.
  */
-import {
-  type CallOptions,
-  type ConnectOptions,
-  type JsonObject,
-  type McpClient,
-  MCPX_CLIENT_INFO,
-  type Target,
-  connect,
-  defaultTransports,
-} from '../client/index.ts'
+import { type CallOptions, type ConnectOptions, type JsonObject, type McpClient, type Target, connect } from '../client/index.ts'
 import { type ServerConfig, transportKindOf } from '../config/index.ts'
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import { isLostInFlight, resendable } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
-import { Recorder, fileSink, recordingTransports } from '../replay/index.ts'
 import type { SchemaValidator } from '../schema/index.ts'
 import { EXTENSION } from '../wire/index.ts'
 import { UI_EXTENSION_SETTINGS } from './apps.ts'
 import { Broker, type QuestionKind } from './broker.ts'
 import { callAsTask, canRunAsTask, taskRefusal } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
-import { configuredStatus, redactUrl } from './status.ts'
+import { configuredStatus } from './status.ts'
+import type { UpstreamRecording } from './upstream-recording.ts'
 
 /** Notifications that invalidate a catalog part (2025-11-25 server/tools.mdx etc.; 2026 listen filter keys). */
 const LIST_CHANGED = {
@@ -260,10 +251,12 @@ export class Upstream {
   async #connect(): Promise<McpClient> {
     this.#state = 'connecting'
     this.context.emit('server.connecting', { server: this.name })
-    let recorder: Recorder | undefined
+    let recording: UpstreamRecording | undefined
     try {
       const extra = await this.context.connectOptions?.(this.config)
-      recorder = this.#openRecorder()
+      // The config's `record: "<path>"` (upstream-recording.ts, and lib/replay with it, load only for it).
+      const path = this.config.record
+      if (path !== undefined) recording = (await import('./upstream-recording.ts')).openRecording(this.config, path, ++this.#recordings)
       const client = await connect(targetOf(this.config), {
         settings: this.context.settings,
         handlers: this.broker.handlers(),
@@ -279,9 +272,9 @@ export class Upstream {
         ...(this.context.cacheDir !== undefined && { cacheDir: this.context.cacheDir }),
         onWarning: (message) => log.warn(`[${this.name}] ${message}`),
         ...(extra && withoutCapabilities(extra)),
-        ...(recorder !== undefined && { transports: recordingTransports(defaultTransports, recorder) }),
+        ...(recording !== undefined && { transports: recording.transports }),
       })
-      void client.peer.whenClosed().then(() => recorder?.close())
+      void client.peer.whenClosed().then(() => recording?.close())
       if (this.#closed) {
         await client.close()
         throw new McpxError('CONNECT', `server "${this.name}" is shut down`, { server: this.name })
@@ -297,7 +290,7 @@ export class Upstream {
       this.context.emit('server.ready', { server: this.name, era: client.era, revision: client.revision })
       return client
     } catch (error) {
-      recorder?.close(error instanceof Error ? error.message : String(error))
+      recording?.close(error instanceof Error ? error.message : String(error))
       const failure = asMcpxError(error, 'CONNECT')
       this.#failures += 1
       this.#lastError = failure
@@ -306,32 +299,6 @@ export class Upstream {
       this.context.emit('server.failed', { server: this.name, error: failure.toJSON() })
       throw failure
     }
-  }
-
-  /**
-   * The config's `record: "<path>"`: every connection's traffic goes to a recording (lib/replay
-   * format). The first connection writes `<path>`; a reconnection (after a crash) writes
-   * `<name>.<n><ext>` beside it, so the session that ended badly is kept.
-   */
-  #openRecorder(): Recorder | undefined {
-    const path = this.config.record
-    if (path === undefined) return undefined
-    this.#recordings += 1
-    const dot = path.lastIndexOf('.')
-    const file =
-      this.#recordings === 1
-        ? path
-        : dot > path.lastIndexOf('/')
-          ? `${path.slice(0, dot)}.${this.#recordings}${path.slice(dot)}`
-          : `${path}.${this.#recordings}`
-    const target = this.config.target
-    return new Recorder({
-      sink: fileSink(file),
-      mcpxVersion: MCPX_CLIENT_INFO.version,
-      role: 'client',
-      transport: target.kind === 'stdio' ? 'stdio' : transportKindOf(target.transport) === 'http+sse' ? 'http+sse' : 'streamable-http',
-      peer: target.kind === 'stdio' ? { command: [target.command, ...target.args] } : { url: redactUrl(target.url) },
-    })
   }
 
   #onClosed(client: McpClient, reason: McpxError | undefined): void {

@@ -40,12 +40,12 @@ const NOT_AT_START = [
   /^lib\/(access|auth|client|server|session|schema|codemode|search|replay|probe)\//,
   /^lib\/wire\/(shape|matrix|params)\//,
   /^lib\/gateway\/(?!naming\.ts$)/,
-  /^lib\/daemon\/(operations|api-routes|daemon|gateway|routes|security|channel|serve-shim|spawn|host-questions)\.ts$/,
+  /^lib\/daemon\/(operations|api-routes|daemon|gateway|routes|security|channel|serve-shim(?:-[a-z]+)?|spawn|host-questions)\.ts$/,
   /^cli\/(help|configured-context|direct-session|signature|elicit-form)\.ts$/,
 ]
 
 describe('start-up modules', () => {
-  test('`mcpx --version` and a warm `mcpx call` load none of what they do not use, nor the daemon OAuth it is not configured for', async () => {
+  test('`mcpx --version` and a warm `mcpx call` load none of what they do not use, nor the daemon OAuth and recording it is not configured for', async () => {
     using dir = tempDir('mcpx-startup-modules')
     const metafile = join(dir.path, 'meta.json')
     const build = Bun.spawn(
@@ -72,15 +72,18 @@ describe('start-up modules', () => {
     expect(unused(version)).toEqual([])
     expect(unused(call)).toEqual([])
     // The daemon loads the OAuth client (lib/auth) with its first HTTP upstream that can use it and the
-    // resource server with `mcpAuthIssuer`, each with jose (lib/daemon/upstream-oauth.ts, mcp-auth.ts).
+    // resource server with `mcpAuthIssuer`, each with jose (lib/daemon/upstream-oauth.ts, mcp-auth.ts), and
+    // lib/replay with the first connection of a server whose config records (lib/gateway/upstream-recording.ts).
     const daemon = [...new Set([...version, ...staticModules(meta, 'cli/commands/daemon.ts')])]
     expect(daemon).toEqual(expect.arrayContaining(['lib/daemon/gateway.ts', 'lib/daemon/upstream-auth.ts']))
-    const oauthOnly = [
+    const onlyWhenConfigured = [
       /node_modules\/jose\//,
       /^lib\/auth\/(?!(upstream-config|index)\.ts$)/,
       /^lib\/access\/resource-server\.ts$/,
       /^lib\/daemon\/(upstream-oauth|mcp-auth)\.ts$/,
+      /^lib\/replay\//,
+      /^lib\/gateway\/upstream-recording\.ts$/,
     ]
-    expect(daemon.filter((module) => oauthOnly.some((pattern) => pattern.test(module)))).toEqual([])
+    expect(daemon.filter((module) => onlyWhenConfigured.some((pattern) => pattern.test(module)))).toEqual([])
   })
 })
