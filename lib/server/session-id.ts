@@ -3,7 +3,7 @@
  * ring (seal.ts) holding the replica that answered `initialize`, when, a random nonce, and what the
  * session negotiated (revision, client capabilities and info, principal). Any replica can tell
  * whose session a request belongs to and hand it there (lib/daemon/replica-forward.ts); when that
- * replica is gone, another one rebuilds the session from the id alone (http/handler.ts adoption),
+ * replica is gone, another one rebuilds the session from the id alone (http/session-lifecycle.ts adoption),
  * so the host keeps its session without a new initialize. An id that does not open is unknown (404).
  * 2025-11-25 basic/transports.mdx: session ids are visible ASCII and cryptographically secure
  * (base64url and `.` only).

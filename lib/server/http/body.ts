@@ -1,7 +1,8 @@
 /**
  * The HTTP edge of the MCP endpoint before any JSON-RPC is seen: Content-Type and Accept checks,
  * byte-capped body reading (`maxFrameBytes`, checked on Content-Length and while streaming) and
- * JSON parsing, plus the one builder of JSON-RPC error Responses the other http/ modules share.
+ * JSON parsing, plus the builders of JSON Responses the other http/ modules share: JSON-RPC errors
+ * and JSON answers.
  * Requiring `application/json` also refuses CORS "simple" cross-site posts (text/plain, forms).
  */
 import { RPC, RpcError } from '../../errors/index.ts'
@@ -32,6 +33,12 @@ export function rpcErrorResponse(status: number, error: RpcError, id?: RequestId
   const out = new Headers(headers)
   out.set('content-type', MIME.JSON)
   return new Response(restoreRawIds(JSON.stringify(body)), { status, headers: out })
+}
+
+/** A JSON answer (a message or a batch's array); nothing to answer is 202 Accepted. */
+export function jsonResponse(body: unknown, status: number, headers: Record<string, string> = {}): Response {
+  if (body === undefined) return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers })
+  return new Response(restoreRawIds(JSON.stringify(body)), { status, headers: { ...headers, 'content-type': MIME.JSON } })
 }
 
 /** Stateless between calls (no `stream: true`), so one strict decoder serves every request. */

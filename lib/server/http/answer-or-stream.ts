@@ -1,0 +1,103 @@
+/**
+ * One JSON-RPC message POSTed to the endpoint, either era: a notification or response is 202; a
+ * request's answer is JSON unless the call emits something first (progress, logs, a legacy
+ * server→client request, a listen ack, a closeStream), and then the response becomes an SSE stream
+ * (2025-11-25 basic/transports.mdx "Sending Messages to the Server": primed and resumable). The
+ * switch is decided by whichever comes first, the answer or the first message to stream.
+ */
+import { RPC, RpcError } from '../../errors/index.ts'
+import { hasFeature, HTTP_STATUS, isRequest, parseMessage, recoverId, type JsonRpcMessage } from '../../wire/index.ts'
+import type { Connection, Outlet } from '../connection.ts'
+import type { Answer, Channel } from '../engine.ts'
+import { jsonResponse, rpcErrorResponse } from './body.ts'
+import type { HandlerContext, LegacySession } from './handler-context.ts'
+import { sessionOutlet } from './session-lifecycle.ts'
+import { openSseStream, type SseStream } from './sse-stream.ts'
+
+export interface AnswerOptions {
+  era: 'legacy' | 'modern'
+  headers: Record<string, string>
+  session?: LegacySession
+}
+
+/** One JSON-RPC message: 202 for notifications/responses, JSON or SSE for a request. */
+export async function answerOrStream(
+  ctx: HandlerContext,
+  request: Request,
+  raw: unknown,
+  connection: Connection,
+  opts: AnswerOptions,
+): Promise<Response> {
+  const { engine, settings } = ctx
+  let message: JsonRpcMessage
+  try {
+    message = parseMessage(raw)
+  } catch (error) {
+    return rpcErrorResponse(HTTP_STATUS.BAD_REQUEST, error as RpcError, recoverId(raw))
+  }
+  if (!isRequest(message)) {
+    await engine.answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era })
+    return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
+  }
+  // Primed, numbered events that survive a dropped connection (2025-11-25 only, SEP-1699).
+  const resumable = opts.session && hasFeature(opts.session.revision, 'ssePolling') ? opts.session.events : undefined
+  // 2026-07-28: closing the response stream is cancellation; legacy: it is not (2025-11-25 transports.mdx).
+  const cancel = opts.era === 'modern' ? new AbortController() : undefined
+  if (cancel)
+    request.signal.addEventListener('abort', () => cancel.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')), {
+      once: true,
+    })
+
+  let stream: SseStream | undefined
+  const queued: JsonRpcMessage[] = []
+  let closeAsked = false
+  // Whichever comes first: the answer (a JSON response) or something to stream before it (SSE).
+  let settleFirst!: (first: Answer | 'stream') => void
+  let failFirst!: (error: unknown) => void
+  const first = new Promise<Answer | 'stream'>((resolve, reject) => ((settleFirst = resolve), (failFirst = reject)))
+  const upgrade = () => settleFirst('stream')
+  const outlet: Outlet = {
+    send(m) {
+      if (stream) stream.send(m)
+      else {
+        queued.push(m)
+        upgrade()
+      }
+    },
+  }
+  const channel: Channel = {
+    connection,
+    outlet,
+    principal: ctx.options.principalOf?.(request),
+    ...(cancel && { signal: cancel.signal }),
+    era: opts.era,
+    closeStream: () => {
+      closeAsked = true
+      if (stream) stream.closeMidStream()
+      else upgrade()
+    },
+  }
+  const answering = engine.answer(message, channel)
+  answering.then(settleFirst, failFirst)
+  const came = await first
+  if (came !== 'stream') {
+    return came.message
+      ? jsonResponse(came.message, came.httpStatus, opts.headers)
+      : new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
+  }
+  const sse = openSseStream({
+    sseKeepAliveMs: settings.sseKeepAliveMs,
+    retryMs: settings.sseRetryMs,
+    store: resumable,
+    headers: opts.headers,
+    onAbort: () => cancel?.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')),
+  })
+  stream = sse
+  for (const m of queued) sse.send(m)
+  if (closeAsked) sse.closeMidStream()
+  void answering.then((answer) => {
+    if (answer.message) sse.send(answer.message)
+    sse.end()
+  })
+  return sse.response
+}
