@@ -4,7 +4,6 @@
  * credentials never enter the child. The child enforces lib/settings/codemode.ts limits, the pool
  * re-checks those that protect itself and owns a SIGKILL watchdog at deadline + grace (then respawns).
  */
-import { availableParallelism } from 'node:os'
 import type { Settings } from '../settings/index.ts'
 import { type McpxError, RpcError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
@@ -83,7 +82,7 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
   const command = withAddressSpaceLimit(options.command ?? sandboxChildCommand(), settings.codemodeAddressSpaceMb)
   // Warm processes: one per core unless set. Up to one process per running exec is started on
   // demand, so a ready exec never waits behind a script spinning out its CPU slice in a shared child.
-  const size = settings.codemodeProcesses > 0 ? settings.codemodeProcesses : availableParallelism()
+  const size = settings.codemodeProcesses > 0 ? settings.codemodeProcesses : navigator.hardwareConcurrency
   const maxProcesses = Math.max(size, settings.codemodeMaxConcurrentExecs)
   const processes: SandboxProcess[] = []
   const active = new Map<number, ActiveExec>()

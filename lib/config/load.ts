@@ -6,7 +6,6 @@
  * `unavailable` saying why, and the rest of the file still serves. Relative paths are relative to
  * the config file (see resolveEntryPaths). With no file at all the embedded default is used.
  */
-import { pathToFileURL } from 'node:url'
 import { accessSync, constants, statSync } from 'node:fs'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import * as v from 'valibot'
@@ -177,7 +176,9 @@ export function parseServerEntry(name: string, entry: unknown, file: string): Se
     ...(e.blockedTools !== undefined && { blockedTools: e.blockedTools }),
     // A relative recording path is relative to the config file, not to wherever the daemon runs.
     ...(e.record !== undefined && { record: resolve(dirname(file), e.record) }),
-    roots: (e.roots ?? ['.']).map((root) => (/^[a-z][a-z0-9+.-]*:/i.test(root) ? root : pathToFileURL(resolve(dirname(file), root)).href)),
+    roots: (e.roots ?? ['.']).map((root) =>
+      /^[a-z][a-z0-9+.-]*:/i.test(root) ? root : Bun.pathToFileURL(resolve(dirname(file), root)).href,
+    ),
   })
   if (hasCommand) {
     const parsed = v.safeParse(StdioEntrySchema, entry)

@@ -9,7 +9,6 @@
  * Re-reads caused by a notice publish nothing, so notices never echo.
  */
 import { readFileSync } from 'node:fs'
-import { hostname } from 'node:os'
 import { RedisClient } from 'bun'
 import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
@@ -37,7 +36,8 @@ export function followConfigNotices(settings: Settings, source: ConfigSource): (
   const url = settings.redisUrl.trim()
   if (url === '') return undefined
   const channel = `${settings.redisKeyPrefix}config-changed`
-  const me = settings.replicaId || `${hostname()}:${process.pid}`
+  // node:os only here, with Redis: every module Bun builds on import costs the daemon RSS (README "Start-up and memory").
+  const me = settings.replicaId || `${(require('node:os') as typeof import('node:os')).hostname()}:${process.pid}`
   // A subscribed client can only (un)subscribe, so publishing takes a second connection.
   const publisher = new RedisClient(url)
   const subscriber = new RedisClient(url)

@@ -98,17 +98,6 @@ export async function spawnDaemon(options: SpawnOptions): Promise<DaemonInfo> {
   }
 }
 
-/** Called by `daemon run --ready-fd N`: one JSON line, then the fd is closed. */
-export function announceReady(fd: number, outcome: { info: DaemonInfo } | { error: unknown }): void {
-  const payload = 'info' in outcome ? { info: outcome.info } : { error: asMcpxError(outcome.error).toJSON() }
-  try {
-    writeSync(fd, `${JSON.stringify(payload)}\n`)
-    closeSync(fd)
-  } catch {
-    // The starter gave up waiting; nothing to tell.
-  }
-}
-
 function rotateLog(path: string, maxBytes: number): void {
   try {
     if (statSync(path).size > maxBytes) renameSync(path, `${path}.1`)
