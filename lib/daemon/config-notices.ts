@@ -8,7 +8,6 @@
  * says so in its log (each replica serves its own file; the notice never carries the config).
  * Re-reads caused by a notice publish nothing, so notices never echo.
  */
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { RedisClient } from 'bun'
@@ -25,7 +24,7 @@ interface ConfigNotice {
 export function configHash(file: string | null): string {
   if (file === null) return 'absent'
   try {
-    return createHash('sha256').update(readFileSync(file)).digest('hex')
+    return new Bun.CryptoHasher('sha256').update(readFileSync(file)).digest('hex')
   } catch {
     return 'absent'
   }

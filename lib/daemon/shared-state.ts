@@ -10,7 +10,6 @@
  * that rebuilds a session replays what its host missed (2025-11-25 basic/transports.mdx
  * "Resumability and Redelivery": only events of the stream the Last-Event-ID names).
  */
-import { createHash } from 'node:crypto'
 import { RedisClient } from 'bun'
 import { log } from '../log/index.ts'
 import type { SharedEvents } from '../server/index.ts'
@@ -33,11 +32,12 @@ export function createSharedState(settings: Settings): SharedState | undefined {
   const url = settings.redisUrl.trim()
   if (url === '') return undefined
   const client = new RedisClient(url)
-  const eventsKey = (sessionId: string) => `${settings.redisKeyPrefix}events:${createHash('sha256').update(sessionId).digest('base64url')}`
+  const eventsKey = (sessionId: string) =>
+    `${settings.redisKeyPrefix}events:${new Bun.CryptoHasher('sha256').update(sessionId).digest('base64url')}`
   // An idle session ends after sessionIdleMs, and its buffer with it; a session that never idles lives as long as it can move.
   const eventsTtlMs = String(settings.sessionIdleMs > 0 ? settings.sessionIdleMs : settings.replicaSessionMaxAgeMs)
   const taskKey = (taskId: string) => `${settings.redisKeyPrefix}task:${taskId}`
-  const key = (id: string) => `${settings.redisKeyPrefix}session-ended:${createHash('sha256').update(id).digest('base64url')}`
+  const key = (id: string) => `${settings.redisKeyPrefix}session-ended:${new Bun.CryptoHasher('sha256').update(id).digest('base64url')}`
   return {
     async revokeSession(id, ttlMs) {
       if (ttlMs <= 0) return

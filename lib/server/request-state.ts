@@ -7,7 +7,6 @@
  * With `singleUse` a token also opens only once (mrtr.mdx: servers for which a requestState must be
  * consumed at most once enforce it server-side): its digest is kept until the token expires.
  */
-import { createHash } from 'node:crypto'
 import { RPC, RpcError } from '../errors/index.ts'
 import { type KeyRing, open as openSealed, randomKeyRing, seal as sealText } from './seal.ts'
 import type { JsonObject } from './server-definition.ts'
@@ -77,7 +76,7 @@ export function createRequestStateCodec(
       if (until > now()) break
       used.delete(digest)
     }
-    const digest = createHash('sha256').update(token).digest('base64url')
+    const digest = new Bun.CryptoHasher('sha256').update(token).digest('base64url')
     if (used.has(digest)) return false
     used.set(digest, expiry)
     return true
@@ -115,13 +114,13 @@ export function createRequestStateCodec(
 }
 
 function digestPrincipal(principal: string | undefined): string {
-  return principal === undefined ? '' : createHash('sha256').update(principal).digest('base64url')
+  return principal === undefined ? '' : new Bun.CryptoHasher('sha256').update(principal).digest('base64url')
 }
 
 function digestParams(params: JsonObject): string {
   const salient: JsonObject = {}
   for (const k of Object.keys(params).sort()) if (!ROUND_KEYS.has(k)) salient[k] = params[k]
-  return createHash('sha256').update(stableStringify(salient)).digest('base64url')
+  return new Bun.CryptoHasher('sha256').update(stableStringify(salient)).digest('base64url')
 }
 
 function stableStringify(value: unknown): string {

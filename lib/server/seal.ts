@@ -6,7 +6,6 @@
  * 2026-07-28 basic/patterns/mrtr.mdx: requestState is attacker-controlled and must be
  * integrity-protected; SEP-2322 lets any instance continue a round when the state travels sealed.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { McpxError } from '../errors/index.ts'
 import { keyRings } from './caches.ts'
@@ -30,7 +29,7 @@ export interface KeyRing {
 }
 
 function sealKey(key: Buffer): SealKey {
-  return { id: createHash('sha256').update(key).digest('base64url').slice(0, KEY_ID_CHARS), key }
+  return { id: new Bun.CryptoHasher('sha256').update(key).digest('base64url').slice(0, KEY_ID_CHARS), key }
 }
 
 export function keyRing(keys: readonly Buffer[]): KeyRing {
@@ -71,10 +70,23 @@ export function loadKeyRing(path: string): KeyRing {
   return keyRing(keys)
 }
 
+/** Random bytes from Web Crypto (node:crypto loads only with the first seal or open, below). */
+function randomBytes(count: number): Buffer {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(count)))
+}
+
+/**
+ * node:crypto for AES-GCM, loaded on first use: Bun builds the module when it is imported (about 1 MB of
+ * a process's RSS, README "Start-up and memory"), and a daemon with one replica may never seal anything.
+ */
+function nodeCrypto(): typeof import('node:crypto') {
+  return require('node:crypto') as typeof import('node:crypto')
+}
+
 /** `aad` binds the token to its purpose (a requestState never opens as a session id). */
 export function seal(ring: KeyRing, plaintext: string, aad: string): string {
   const iv = randomBytes(IV_BYTES)
-  const cipher = createCipheriv('aes-256-gcm', ring.current.key, iv)
+  const cipher = nodeCrypto().createCipheriv('aes-256-gcm', ring.current.key, iv)
   cipher.setAAD(Buffer.from(aad))
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
   return `${ring.current.id}.${iv.toString('base64url')}.${body.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`
@@ -89,7 +101,7 @@ export function open(ring: KeyRing, token: string, aad: string): string | undefi
   const [iv, body, tag] = [canonical(parts[1]!), canonical(parts[2]!), canonical(parts[3]!)]
   if (!iv || !body || !tag || iv.length !== IV_BYTES || tag.length !== TAG_BYTES) return undefined
   try {
-    const decipher = createDecipheriv('aes-256-gcm', key.key, iv)
+    const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key.key, iv)
     decipher.setAAD(Buffer.from(aad))
     decipher.setAuthTag(tag)
     return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8')

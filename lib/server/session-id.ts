@@ -8,7 +8,6 @@
  * 2025-11-25 basic/transports.mdx: session ids are visible ASCII and cryptographically secure
  * (base64url and `.` only).
  */
-import { randomBytes } from 'node:crypto'
 import type { LegacyRevision } from '../wire/index.ts'
 import { type KeyRing, open, seal } from './seal.ts'
 import type { Implementation, JsonObject } from './server-definition.ts'
@@ -39,7 +38,7 @@ export function sealedSessionIds(ring: KeyRing, replica: string, now: () => numb
       JSON.stringify({
         r: replica,
         t: now(),
-        n: randomBytes(NONCE_BYTES).toString('base64url'),
+        n: Buffer.from(crypto.getRandomValues(new Uint8Array(NONCE_BYTES))).toString('base64url'),
         v: seed.revision,
         c: seed.clientCapabilities,
         i: seed.clientInfo,

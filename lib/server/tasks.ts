@@ -5,7 +5,6 @@
  * "task", flat), polled with tasks/get (result or error inlined), fed with tasks/update, ended with
  * tasks/cancel. A task's asks park it in `input_required` until every pending key is answered.
  */
-import { randomUUID } from 'node:crypto'
 import { RPC, RpcError, toRpcError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { EXTENSION, META, RESULT_TYPE, missingCapability } from '../wire/index.ts'
@@ -222,7 +221,7 @@ export class TaskStore {
     const replica = this.settings.replicaId
     const named = (id: string) => (replica === '' ? id : `${replica}${TASK_OWNER_SEPARATOR}${id}`)
     if (upstreamId !== undefined && !this.tasks.has(named(upstreamId))) return named(upstreamId)
-    return named(randomUUID())
+    return named(crypto.randomUUID())
   }
 
   private settle(task: TaskRecord, running: Promise<JsonObject>): void {

@@ -13,6 +13,7 @@ import { BUNDLE_FLAGS } from '../../scripts/build.ts'
 import { REPO_ROOT, tempDir } from '../harness.ts'
 
 interface Metafile {
+  readonly inputs: Record<string, { readonly imports: { path: string; kind: string }[] }>
   readonly outputs: Record<
     string,
     { readonly entryPoint?: string; readonly inputs: Record<string, unknown>; readonly imports: { path: string; kind: string }[] }
@@ -85,5 +86,9 @@ describe('start-up modules', () => {
       /^lib\/gateway\/upstream-recording\.ts$/,
     ]
     expect(daemon.filter((module) => onlyWhenConfigured.some((pattern) => pattern.test(module)))).toEqual([])
+    // node:crypto is built when imported (about 1 MB of the daemon's RSS): seal.ts require()s it when it first seals.
+    const importsCrypto = (module: string) =>
+      (meta.inputs[module]?.imports ?? []).some(({ path, kind }) => /^(node:)?crypto$/.test(path) && kind === 'import-statement')
+    expect(daemon.filter(importsCrypto)).toEqual([])
   })
 })

@@ -5,7 +5,6 @@
  * Questions asked together go out together under the upstream's keys, made unique within the call so
  * an earlier round's answer is never reused. Unclaimed slots expire.
  */
-import { randomUUID } from 'node:crypto'
 import { McpxError } from '../../errors/index.ts'
 import type { JsonObject, InputRequest } from '../../server/index.ts'
 
@@ -22,7 +21,7 @@ export type ParkedEvent =
   | { kind: 'error'; error: unknown }
 
 class ParkedCall {
-  readonly id = randomUUID()
+  readonly id = crypto.randomUUID()
   readonly abort = new AbortController()
   readonly #pending = new Map<string, Question>()
   readonly #usedKeys = new Set<string>()

@@ -5,7 +5,6 @@
  * another stream's (MUST NOT). Ids are unique across the session's streams because stream ids are
  * random. The buffer holds at most `sseEventBufferLength` events, oldest dropped first.
  */
-import { randomBytes } from 'node:crypto'
 
 export interface StoredEvent {
   readonly id: string
@@ -63,8 +62,8 @@ export class EventStore {
 
   /** A new stream id, unique within this store (base64url: never contains the separator). */
   newStream(): string {
-    let id = randomBytes(STREAM_ID_BYTES).toString('base64url')
-    while (this.#streams.has(id)) id = randomBytes(STREAM_ID_BYTES).toString('base64url')
+    let id = Buffer.from(crypto.getRandomValues(new Uint8Array(STREAM_ID_BYTES))).toString('base64url')
+    while (this.#streams.has(id)) id = Buffer.from(crypto.getRandomValues(new Uint8Array(STREAM_ID_BYTES))).toString('base64url')
     this.#streams.set(id, { nextSeq: 0, droppedUpTo: -1 })
     return id
   }

@@ -5,7 +5,6 @@
  * deleted, idle-expired or evicted id is unknown, so the caller answers 404 and the client
  * re-initializes (a terminated session's id MUST get 404). The Map stays in last-use order: idle expiry and the LRU cap walk its front.
  */
-import { randomBytes } from 'node:crypto'
 
 export type SessionEndReason = 'deleted' | 'idle' | 'evicted' | 'closed'
 
@@ -39,7 +38,7 @@ export function isValidSessionId(value: string): boolean {
 
 /** A fresh cryptographically random id: base64url of 24 bytes, all visible ASCII. */
 export function newSessionId(): string {
-  return randomBytes(SESSION_ID_BYTES).toString('base64url')
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(SESSION_ID_BYTES))).toString('base64url')
 }
 
 export class SessionStore<T> {
