@@ -1,7 +1,9 @@
 /**
  * A task-required upstream tool called by someone who did not ask for a task (a host of any era
  * that speaks no tasks, mcpx_call, mcpx_exec, the CLI): mcpx creates the upstream task itself and
- * follows it to its end, so the caller gets the tool's result as for any call.
+ * follows it to its end, so the caller gets the tool's result as for any call. Whether a call runs
+ * as such a task (runsAsTask: task-required, asked for, or keeping the upstream's task id) is
+ * decided here too, beside what the upstream can run (taskRefusal).
  * - 2025-11-25 upstreams (basic/utilities/tasks.mdx): `tools/call` with `params.task`, then
  *   `tasks/result`, which blocks until the task ends and carries the task's own questions
  *   (elicitation, sampling) as requests on that stream, brokered to the caller; `tasks/get` is
@@ -16,6 +18,7 @@ import { type CallOptions, type ClientHandlers, type JsonObject, type McpClient,
 import { McpxError, RpcError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import { EXTENSION, RESULT_TYPE, hasFeature, isRecord } from '../wire/index.ts'
+import type { UpstreamCallOptions } from './pool-shapes.ts'
 
 export interface TaskRunOptions {
   readonly call: CallOptions
@@ -44,6 +47,59 @@ export function taskRefusal(client: McpClient, support: unknown): 'server' | 'to
     return support === 'optional' || support === 'required' ? undefined : 'tool'
   }
   return isRecord(caps.extensions) && EXTENSION.TASKS in caps.extensions ? undefined : 'server'
+}
+
+/**
+ * Whether a call of `tool` (listed as `definition`) runs as an upstream task mcpx follows. A caller
+ * that asked for no task still gets a task-required tool's result (callAsTask); one that asked for
+ * a task (runAsTask) gets it followed to its end the same way. A caller keeping the upstream's
+ * task id (onTaskCreated) asked for a task: the upstream runs one for a tool whose listing offers
+ * it (2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation"), or, a 2026 server with the
+ * tasks extension, when it decides to (extensions/tasks: the extension is declared on this call
+ * and the server may answer with a task or directly). A caller that accepts a task follows it itself.
+ */
+export function runsAsTask(
+  server: string,
+  tool: string,
+  definition: JsonObject | undefined,
+  client: McpClient,
+  options: Pick<UpstreamCallOptions, 'acceptTask' | 'runAsTask' | 'onTaskCreated'>,
+): boolean {
+  const support = taskSupport(definition)
+  const keepsId = options.onTaskCreated !== undefined && taskRefusal(client, support) === undefined
+  return (
+    !options.acceptTask &&
+    (options.runAsTask ? runnableAsTask(server, tool, definition, client) : (support === 'required' || keepsId) && canRunAsTask(client))
+  )
+}
+
+/**
+ * Whether a call asked to run as a task (`mcpx call --task`) can: a 2025-11-25 tool says so in
+ * execution.taskSupport (basic/utilities/tasks.mdx "Tool-Level Negotiation"); a 2026 tool has no
+ * such field, the server with the tasks extension decides per call (extensions/tasks), so only
+ * the extension is needed. Anything else is a USAGE error rather than a silent plain call.
+ */
+function runnableAsTask(server: string, tool: string, definition: JsonObject | undefined, client: McpClient): true {
+  const support = taskSupport(definition)
+  const refusal = taskRefusal(client, support)
+  if (refusal === 'server')
+    throw new McpxError(
+      'USAGE',
+      `${server} (${client.revision}) declares no task support mcpx can follow, so ${tool} cannot run as a task`,
+      { server, tool },
+    )
+  if (refusal === 'tool')
+    throw new McpxError(
+      'USAGE',
+      `${server}.${tool} cannot run as a task (its execution.taskSupport is ${JSON.stringify(support ?? 'forbidden')})`,
+      { server, tool },
+    )
+  return true
+}
+
+function taskSupport(tool: JsonObject | undefined): unknown {
+  const execution = tool?.execution
+  return typeof execution === 'object' && execution !== null ? (execution as JsonObject).taskSupport : undefined
 }
 
 export function callAsTask(client: McpClient, tool: string, args: JsonObject, options: TaskRunOptions): Promise<JsonObject> {

@@ -1,22 +1,24 @@
 /**
- * One pooled upstream: connected lazily on first use (single-flight), its catalog cached until a
- * list_changed says otherwise (legacy notifications or a 2026 subscriptions/listen stream),
- * restarted with exponential backoff after a crash, and every call bounded by a deadline and
- * brokered back to its caller for any question the upstream asks mid-call.
+ * One pooled upstream: connected lazily on first use (single-flight; what a connection is made of:
+ * upstream-connect.ts), its catalog cached until a list_changed says otherwise (legacy
+ * notifications or a 2026 subscriptions/listen stream), restarted with exponential backoff after a
+ * crash, and every call bounded by a deadline, checked against the tool's schemas
+ * (call-validation.ts), run as a task where it must (task-runner.ts) and brokered back to its
+ * caller for any question the upstream asks mid-call.
  */
-import { type CallOptions, type ConnectOptions, type JsonObject, type McpClient, type Target, connect } from '../client/index.ts'
-import { type ServerConfig, transportKindOf } from '../config/index.ts'
+import type { CallOptions, ConnectOptions, JsonObject, McpClient } from '../client/index.ts'
+import type { ServerConfig } from '../config/index.ts'
 import { McpxError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import { isLostInFlight, resendable } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { SchemaValidator } from '../schema/index.ts'
-import { EXTENSION } from '../wire/index.ts'
-import { UI_EXTENSION_SETTINGS } from './apps.ts'
 import { Broker, type QuestionKind } from './broker.ts'
-import { callAsTask, canRunAsTask, taskRefusal } from './task-runner.ts'
+import { schemaProblem } from './call-validation.ts'
+import { callAsTask, runsAsTask, taskRefusal } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
 import { configuredStatus } from './status.ts'
+import { connectUpstream } from './upstream-connect.ts'
 import type { UpstreamRecording } from './upstream-recording.ts'
 
 /** Notifications that invalidate a catalog part (2025-11-25 server/tools.mdx etc.; 2026 listen filter keys). */
@@ -109,19 +111,7 @@ export class Upstream {
     if (definition && this.context.validator && !options.argumentsChecked) this.#validate('input', definition, args)
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
     const call = callOptions(options, timeoutMs)
-    // A caller that asked for no task still gets a task-required tool's result (task-runner.ts);
-    // one that asked for a task (runAsTask) gets it followed to its end the same way. A caller
-    // keeping the upstream's task id (onTaskCreated) asked for a task: the upstream runs one for a
-    // tool whose listing offers it (2025-11-25 basic/utilities/tasks.mdx "Tool-Level Negotiation"),
-    // or, a 2026 server with the tasks extension, when it decides to (extensions/tasks: the
-    // extension is declared on this call and the server may answer with a task or directly).
-    const support = taskSupport(definition)
-    const keepsId = options.onTaskCreated !== undefined && taskRefusal(client, support) === undefined
-    const asTask =
-      !options.acceptTask &&
-      (options.runAsTask
-        ? runnableAsTask(this.name, tool, definition, client)
-        : (support === 'required' || keepsId) && canRunAsTask(client))
+    const asTask = runsAsTask(this.name, tool, definition, client, options)
     if (!asTask) options.onTaskCreated?.(undefined)
     const run = asTask
       ? () =>
@@ -133,7 +123,7 @@ export class Upstream {
           })
       : () => client.callTool(tool, args, call)
     const result = await this.broker.run(options.asker, run, options.onLog)
-    // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema.
+    // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema (call-validation.ts).
     if (definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined)
       this.#validate('output', definition, result.structuredContent)
     return result
@@ -168,32 +158,12 @@ export class Upstream {
    * (ReDoS-safe, size-capped: upstream schemas are untrusted); undefined when they fit.
    */
   argumentsProblem(tool: JsonObject, args: unknown): McpxError | undefined {
-    return this.#problem('input', tool, args)
+    return schemaProblem(this.context.validator, this.name, 'input', tool, args)
   }
 
   #validate(direction: 'input' | 'output', tool: JsonObject, value: unknown): void {
-    const problem = this.#problem(direction, tool, value)
+    const problem = schemaProblem(this.context.validator, this.name, direction, tool, value)
     if (problem) throw problem
-  }
-
-  #problem(direction: 'input' | 'output', tool: JsonObject, value: unknown): McpxError | undefined {
-    const validator = this.context.validator
-    if (validator === undefined) return undefined
-    const verdict = direction === 'input' ? validator.validateInput(tool, value) : validator.validateOutput(tool, value)
-    if (verdict.ok) return undefined
-    const issues = verdict.errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')
-    const name = `${this.name}.${String(tool.name)}`
-    if (direction === 'input')
-      return new McpxError('USAGE', `arguments for ${name} do not match its inputSchema: ${issues}`, {
-        server: this.name,
-        tool: tool.name,
-        errors: verdict.errors,
-      })
-    return new McpxError('PROTOCOL', `${name} returned structuredContent that does not match its outputSchema: ${issues}`, {
-      server: this.name,
-      tool: tool.name,
-      errors: verdict.errors,
-    })
   }
 
   /** Any other request (prompts/get, resources/read, completion/complete…), brokered like a call. */
@@ -257,23 +227,7 @@ export class Upstream {
       // The config's `record: "<path>"` (upstream-recording.ts, and lib/replay with it, load only for it).
       const path = this.config.record
       if (path !== undefined) recording = (await import('./upstream-recording.ts')).openRecording(this.config, path, ++this.#recordings)
-      const client = await connect(targetOf(this.config), {
-        settings: this.context.settings,
-        handlers: this.broker.handlers(),
-        // The union of what mcpx can carry to some host: the questions (from handlers) and MCP Apps.
-        capabilities:
-          this.context.apps === false
-            ? { ...extra?.capabilities }
-            : {
-                ...extra?.capabilities,
-                extensions: { ...(extra?.capabilities?.extensions as JsonObject | undefined), [EXTENSION.UI]: UI_EXTENSION_SETTINGS },
-              },
-        ...(this.config.protocol !== undefined && { revision: this.config.protocol }),
-        ...(this.context.cacheDir !== undefined && { cacheDir: this.context.cacheDir }),
-        onWarning: (message) => log.warn(`[${this.name}] ${message}`),
-        ...(extra && withoutCapabilities(extra)),
-        ...(recording !== undefined && { transports: recording.transports }),
-      })
+      const client = await connectUpstream(this.config, this.context, this.broker.handlers(), extra, recording)
       void client.peer.whenClosed().then(() => recording?.close())
       if (this.#closed) {
         await client.close()
@@ -364,40 +318,6 @@ export class Upstream {
   }
 }
 
-function withoutCapabilities(options: Partial<ConnectOptions>): Partial<ConnectOptions> {
-  const { capabilities: _capabilities, ...rest } = options
-  return rest
-}
-
-/**
- * Whether a call asked to run as a task (`mcpx call --task`) can: a 2025-11-25 tool says so in
- * execution.taskSupport (basic/utilities/tasks.mdx "Tool-Level Negotiation"); a 2026 tool has no
- * such field, the server with the tasks extension decides per call (extensions/tasks), so only
- * the extension is needed. Anything else is a USAGE error rather than a silent plain call.
- */
-function runnableAsTask(server: string, tool: string, definition: JsonObject | undefined, client: McpClient): true {
-  const support = taskSupport(definition)
-  const refusal = taskRefusal(client, support)
-  if (refusal === 'server')
-    throw new McpxError(
-      'USAGE',
-      `${server} (${client.revision}) declares no task support mcpx can follow, so ${tool} cannot run as a task`,
-      { server, tool },
-    )
-  if (refusal === 'tool')
-    throw new McpxError(
-      'USAGE',
-      `${server}.${tool} cannot run as a task (its execution.taskSupport is ${JSON.stringify(support ?? 'forbidden')})`,
-      { server, tool },
-    )
-  return true
-}
-
-function taskSupport(tool: JsonObject | undefined): unknown {
-  const execution = tool?.execution
-  return typeof execution === 'object' && execution !== null ? (execution as JsonObject).taskSupport : undefined
-}
-
 function callOptions(options: UpstreamCallOptions, timeoutMs: number): CallOptions {
   const out: CallOptions = { timeoutMs }
   if (options.signal) out.signal = options.signal
@@ -406,24 +326,4 @@ function callOptions(options: UpstreamCallOptions, timeoutMs: number): CallOptio
   if (options.capabilities) out.capabilities = options.capabilities
   if (options.acceptTask) out.acceptTask = true
   return out
-}
-
-function targetOf(config: ServerConfig): Target {
-  const target = config.target
-  if (target.kind === 'stdio') {
-    return {
-      command: target.command,
-      args: [...target.args],
-      env: { ...target.env },
-      ...(target.cwd !== undefined && { cwd: target.cwd }),
-      // Upstream stderr goes to the daemon log under the server's name (stderr is logging, never a failure signal:
-      // 2025-11-25 basic/transports.mdx "stdio").
-      onStderrLine: (line: string) => log.info(`[${config.name} stderr] ${line}`),
-    }
-  }
-  return {
-    url: target.url,
-    headers: { ...target.headers },
-    ...(target.transport !== 'auto' && { transport: transportKindOf(target.transport) as 'streamable-http' | 'http+sse' }),
-  }
 }

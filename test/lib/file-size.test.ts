@@ -11,7 +11,7 @@ import { REPO_ROOT } from '../harness.ts'
 
 const MAX_LINES = 400
 /** Over the limit while their split is under way; empty it, do not add to it. */
-const STILL_BEING_SPLIT = new Set(['lib/gateway/upstream.ts'])
+const STILL_BEING_SPLIT = new Set<string>([])
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
