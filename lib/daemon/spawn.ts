@@ -4,9 +4,9 @@
  * its /v1/health info once both listeners are up, or the error that stopped it. No polling.
  */
 import { spawn } from 'node:child_process'
-import { closeSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, renameSync, statSync } from 'node:fs'
 import { type HomeLayout, ensurePrivateDir } from '../config/index.ts'
-import { McpxError, type ErrorCode, asMcpxError } from '../errors/index.ts'
+import { McpxError, type ErrorCode } from '../errors/index.ts'
 import type { DaemonInfo } from './operation-contract.ts'
 
 /** The fd number the child reports readiness on (stdin, stdout, stderr, then this). */
