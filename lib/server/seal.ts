@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { McpxError } from '../errors/index.ts'
 import { keyRings } from './caches.ts'
+import { randomBytes } from './random.ts'
 
 const KEY_BYTES = 32
 /** NIST SP 800-38D section 8.2: a 96-bit random IV per message. */
@@ -68,11 +69,6 @@ export function loadKeyRing(path: string): KeyRing {
     })
   if (keys.length === 0) throw new McpxError('CONFIG', `seal key file ${path} holds no key`, { setting: 'sealKeyFile' })
   return keyRing(keys)
-}
-
-/** Random bytes from Web Crypto (node:crypto loads only with the first seal or open, below). */
-function randomBytes(count: number): Buffer {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(count)))
 }
 
 /**

@@ -9,6 +9,7 @@
  * (base64url and `.` only).
  */
 import type { LegacyRevision } from '../wire/index.ts'
+import { randomToken } from './random.ts'
 import { type KeyRing, open, seal } from './seal.ts'
 import type { Implementation, JsonObject } from './server-definition.ts'
 
@@ -38,7 +39,7 @@ export function sealedSessionIds(ring: KeyRing, replica: string, now: () => numb
       JSON.stringify({
         r: replica,
         t: now(),
-        n: Buffer.from(crypto.getRandomValues(new Uint8Array(NONCE_BYTES))).toString('base64url'),
+        n: randomToken(NONCE_BYTES),
         v: seed.revision,
         c: seed.clientCapabilities,
         i: seed.clientInfo,

@@ -5,6 +5,7 @@
  * another stream's (MUST NOT). Ids are unique across the session's streams because stream ids are
  * random. The buffer holds at most `sseEventBufferLength` events, oldest dropped first.
  */
+import { randomToken } from '../random.ts'
 
 export interface StoredEvent {
   readonly id: string
@@ -62,8 +63,8 @@ export class EventStore {
 
   /** A new stream id, unique within this store (base64url: never contains the separator). */
   newStream(): string {
-    let id = Buffer.from(crypto.getRandomValues(new Uint8Array(STREAM_ID_BYTES))).toString('base64url')
-    while (this.#streams.has(id)) id = Buffer.from(crypto.getRandomValues(new Uint8Array(STREAM_ID_BYTES))).toString('base64url')
+    let id = randomToken(STREAM_ID_BYTES)
+    while (this.#streams.has(id)) id = randomToken(STREAM_ID_BYTES)
     this.#streams.set(id, { nextSeq: 0, droppedUpTo: -1 })
     return id
   }

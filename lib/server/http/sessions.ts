@@ -5,6 +5,7 @@
  * deleted, idle-expired or evicted id is unknown, so the caller answers 404 and the client
  * re-initializes (a terminated session's id MUST get 404). The Map stays in last-use order: idle expiry and the LRU cap walk its front.
  */
+import { randomToken } from '../random.ts'
 
 export type SessionEndReason = 'deleted' | 'idle' | 'evicted' | 'closed'
 
@@ -38,7 +39,7 @@ export function isValidSessionId(value: string): boolean {
 
 /** A fresh cryptographically random id: base64url of 24 bytes, all visible ASCII. */
 export function newSessionId(): string {
-  return Buffer.from(crypto.getRandomValues(new Uint8Array(SESSION_ID_BYTES))).toString('base64url')
+  return randomToken(SESSION_ID_BYTES)
 }
 
 export class SessionStore<T> {
