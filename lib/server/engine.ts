@@ -75,6 +75,15 @@ export interface DispatchResult {
   result?: JsonObject
 }
 
+/** A revision's server capabilities and what they were derived from (Engine.capabilities). */
+interface DerivedCapabilities {
+  readonly lists: number
+  readonly capabilities: ServerDefinition['capabilities']
+  readonly tasks: ServerDefinition['tasks']
+  readonly complete: ServerDefinition['complete']
+  readonly caps: JsonObject
+}
+
 export class Engine implements EngineCore {
   readonly registry: Registry
   readonly codec: RequestStateCodec
@@ -94,7 +103,7 @@ export class Engine implements EngineCore {
   /** drain()'s checks, run whenever a request settles. */
   readonly #onSettled = new Set<() => void>()
   /** capabilities() per revision, with what it was derived from. */
-  readonly #capabilities = new Map<Revision, { from: readonly unknown[]; caps: JsonObject }>()
+  readonly #capabilities = new Map<Revision, DerivedCapabilities>()
 
   constructor(
     readonly def: ServerDefinition,
@@ -127,11 +136,18 @@ export class Engine implements EngineCore {
   capabilities(revision: Revision): JsonObject {
     const { def, registry } = this
     const lists = (registry.toolCount > 0 ? 1 : 0) | (registry.promptCount > 0 ? 2 : 0) | (registry.resourceCount > 0 ? 4 : 0)
-    const from = [lists, def.capabilities, def.tasks, def.complete]
     const known = this.#capabilities.get(revision)
-    if (known?.from.every((value, i) => value === from[i])) return known.caps
+    // Compared field by field: no array of them built per request.
+    if (
+      known !== undefined &&
+      known.lists === lists &&
+      known.capabilities === def.capabilities &&
+      known.tasks === def.tasks &&
+      known.complete === def.complete
+    )
+      return known.caps
     const caps = serverCapabilities(def, registry, revision)
-    this.#capabilities.set(revision, { from, caps })
+    this.#capabilities.set(revision, { lists, capabilities: def.capabilities, tasks: def.tasks, complete: def.complete, caps })
     return caps
   }
 

@@ -14,9 +14,12 @@ const MARKED = new RegExp(`"${MARK_IN_JSON.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'
 
 /**
  * After `JSON.parse(text)` gave `value` (a message or a batch): each integer id beyond 2^53 is
- * replaced by its literal text from `text`, marked. Cheap when no id is that long (one regex test).
+ * replaced by its literal text from `text`, marked. Cheap when no id is that long (no scan of `text`).
  */
 export function keepRawIds<T>(text: string, value: T): T {
+  // Only a message whose id parsed to an unsafe number has anything to keep: most have none, and
+  // are not scanned.
+  if (!(Array.isArray(value) ? value.some(hasUnsafeId) : hasUnsafeId(value))) return value
   UNSAFE_ID.lastIndex = 0
   const found = UNSAFE_ID.test(text)
   // matchAll starts from the regex's lastIndex, which test() moved past the first match.
@@ -31,6 +34,12 @@ export function keepRawIds<T>(text: string, value: T): T {
     if (literal !== undefined) (message as { id: unknown }).id = `${MARK}${literal}`
   }
   return value
+}
+
+function hasUnsafeId(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null) return false
+  const id = (message as { id?: unknown }).id
+  return typeof id === 'number' && !Number.isSafeInteger(id)
 }
 
 /** Serialized JSON with every kept id written back as the literal it came as. */

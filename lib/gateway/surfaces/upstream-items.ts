@@ -12,7 +12,7 @@ import type { Catalog } from '../pool-shapes.ts'
 import { gatewayResourceUri, rawName } from '../naming.ts'
 import { appOf, appResourceUri, isAppResourceUri, rewriteAppMeta, upstreamAppResource } from '../apps.ts'
 import type { UpstreamPool } from '../upstream-pool.ts'
-import { brokeredCall, upstreamCapabilities } from './brokered-call.ts'
+import { type BrokeredCallOptions, brokeredCall, upstreamCapabilities } from './brokered-call.ts'
 import type { ParkingLot } from './parking.ts'
 import { relayTask } from './task-relay.ts'
 import { relayResult } from './upstream-result.ts'
@@ -33,6 +33,12 @@ const TOOL_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'ann
 
 export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[] {
   const upstream = options.pool.upstream(catalog.server)
+  // The same for every call of these tools: built once, not per call.
+  const brokering: BrokeredCallOptions = {
+    relayTasks: options.tasks !== undefined,
+    allExtensions: options.ownNames,
+    ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
+  }
   return catalog.tools.map((tool) => {
     const name = String(tool.name)
     // The engine's own check would compile the untrusted schema as is; the pool's validator is
@@ -62,11 +68,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
               ...(options.view && { view: options.view }),
               ...(adopt && { onTaskCreated: adopt }),
             }),
-          {
-            relayTasks: options.tasks !== undefined,
-            allExtensions: options.ownNames,
-            ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
-          },
+          brokering,
         )
         if (options.tasks && result.resultType === RESULT_TYPE.TASK) {
           const capabilities = upstreamCapabilities(ctx, true, true)

@@ -17,6 +17,8 @@ import { openSseStream, type SseStream } from './sse-stream.ts'
 export interface AnswerOptions {
   era: 'legacy' | 'modern'
   headers: Record<string, string>
+  /** `headers` with the JSON Content-Type, built once (body.ts jsonHeaders). */
+  jsonHeaders?: Headers
   session?: LegacySession
 }
 
@@ -82,7 +84,7 @@ export async function answerOrStream(
   const came = await first
   if (came !== 'stream') {
     return came.message
-      ? jsonResponse(came.message, came.httpStatus, opts.headers)
+      ? jsonResponse(came.message, came.httpStatus, opts.headers, opts.jsonHeaders)
       : new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
   }
   const sse = openSseStream({

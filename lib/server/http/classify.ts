@@ -37,6 +37,8 @@ export interface ClassifyInput {
   readonly sessionRevision?: LegacyRevision
   /** settings.maxBatchLength. */
   readonly maxBatchLength?: number
+  /** The session id header as the caller already read it with headerValue (absent: read here). */
+  readonly sessionId?: string | undefined
 }
 
 export type HttpVerdict =
@@ -59,7 +61,7 @@ export type HttpVerdict =
 export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   const supported = input.supported ?? REVISIONS
   const servesLegacy = supported.some(isLegacyRevision)
-  const sessionId = headerValue(input.headers, HEADER.SESSION_ID)
+  const sessionId = 'sessionId' in input ? input.sessionId : headerValue(input.headers, HEADER.SESSION_ID)
   const versionHeader = headerValue(input.headers, HEADER.PROTOCOL_VERSION)
 
   const body = input.method === 'POST' ? input.body : undefined

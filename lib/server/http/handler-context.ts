@@ -33,4 +33,12 @@ export interface LegacySession {
   principal?: string
   /** Rebuilt from a sealed id another replica minted (adoptSession). */
   adopted?: boolean
+  /** Its id as the header every answer carries, and those with the JSON Content-Type (body.ts jsonHeaders): built on its first request, the same for all. */
+  answerHeaders?: AnswerHeaders
+}
+
+/** The headers of a legacy session's answers, built once per session (handler.ts). */
+export interface AnswerHeaders {
+  readonly record: Record<string, string>
+  readonly json: Headers
 }

@@ -12,9 +12,9 @@ import { DeadlineQueue } from '../../session/index.ts'
 import { HTTP_STATUS, HEADER, recoverId } from '../../wire/index.ts'
 import { SUPPORTED_REVISIONS } from '../lifecycle.ts'
 import { answerOrStream } from './answer-or-stream.ts'
-import { type ReadBodyOptions, checkAccept, readJsonBody, rpcErrorResponse } from './body.ts'
+import { type ReadBodyOptions, checkAccept, jsonHeaders, readJsonBody, rpcErrorResponse } from './body.ts'
 import { classifyHttpRequest, headerValue, rejectResponse } from './classify.ts'
-import type { HandlerContext } from './handler-context.ts'
+import type { AnswerHeaders, HandlerContext } from './handler-context.ts'
 import type { HttpHandler, HttpHandlerOptions } from './handler-options.ts'
 import { answerBatch } from './legacy-batch.ts'
 import { openListenStream } from './listen-stream.ts'
@@ -56,6 +56,7 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
     const verdict = classifyHttpRequest({
       method: request.method,
       headers: request.headers,
+      sessionId,
       body,
       supported: SUPPORTED_REVISIONS,
       sessionRevision: session?.revision,
@@ -88,9 +89,15 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
         const notAcceptable = checkAccept(request, session.revision, ctx.acceptMemo)
         if (notAcceptable) return notAcceptable
         if (verdict.kind === 'legacy-get') return await openListenStream(ctx, request, verdict.sessionId, session, verdict.lastEventId)
-        const headers = { [HEADER.SESSION_ID]: verdict.sessionId }
-        if (verdict.kind === 'legacy-batch') return answerBatch(ctx, verdict.messages, session, headers)
-        return await answerOrStream(ctx, request, verdict.message, session.connection, { era: 'legacy', headers, session })
+        // The session's id is the one the store found it under: its answers' headers never change.
+        const answerHeaders = (session.answerHeaders ??= sessionHeaders(verdict.sessionId))
+        if (verdict.kind === 'legacy-batch') return answerBatch(ctx, verdict.messages, session, answerHeaders.record)
+        return await answerOrStream(ctx, request, verdict.message, session.connection, {
+          era: 'legacy',
+          headers: answerHeaders.record,
+          jsonHeaders: answerHeaders.json,
+          session,
+        })
       }
     }
   }
@@ -105,4 +112,9 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       ),
     close: () => sessions.close(),
   }
+}
+
+function sessionHeaders(sessionId: string): AnswerHeaders {
+  const record = { [HEADER.SESSION_ID]: sessionId }
+  return { record, json: jsonHeaders(record) }
 }
