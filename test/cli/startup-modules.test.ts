@@ -94,6 +94,8 @@ describe('start-up modules', () => {
       /^lib\/gateway\/code-mode-catalog\.ts$/,
       /^lib\/transport\/(http-client|sse-client|http-fetch)\.ts$/,
       /^lib\/client\/http-transports\.ts$/,
+      // Replica forwarding and Redis load with replicaId and redisUrl (lib/daemon/gateway.ts).
+      /^lib\/daemon\/(replica-forward|shared-state)\.ts$/,
     ]
     expect(daemon.filter((module) => onlyWhenConfigured.some((pattern) => pattern.test(module)))).toEqual([])
     // Bun builds a node: module when it is imported (node:crypto: about 1 MB of the daemon's RSS): seal.ts require()s
