@@ -4,14 +4,7 @@
  * 2024-11-05 HTTP+SSE end (legacy fallback, 2026-07-28 basic/transports/streamable-http.mdx "HTTP+SSE Transport").
  */
 import type { Settings } from '../settings/index.ts'
-import {
-  type AuthProvider,
-  type Transport,
-  type TransportKind,
-  createHttpTransport,
-  createSseTransport,
-  createStdioTransport,
-} from '../transport/index.ts'
+import { type AuthProvider, type Transport, type TransportKind, createStdioTransport } from '../transport/index.ts'
 import type { HttpTarget, StdioTarget } from './connect-options.ts'
 
 /**
@@ -36,6 +29,7 @@ export const defaultTransports: TransportFactory = {
   stdio: (target, settings) => createStdioTransport(target, settings),
   http(kind, target, settings, auth) {
     const params = { url: target.url, headers: target.headers, auth }
+    const { createHttpTransport, createSseTransport } = require('./http-transports.ts') as typeof import('./http-transports.ts')
     return kind === 'http+sse' ? createSseTransport(params, settings) : createHttpTransport(params, settings)
   },
 }

@@ -16,8 +16,6 @@ import { jsonResponse } from './api-routes.ts'
 import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
 import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import type { McpAuth } from './mcp-auth.ts'
-import { createReplicaForwarder } from './replica-forward.ts'
-import { createSharedState } from './shared-state.ts'
 import { followConfigNotices } from './config-notices.ts'
 import { readToken } from './token.ts'
 import { operationTools } from './mcp-tools.ts'
@@ -110,8 +108,10 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const listenerOf = new WeakMap<Request, string>()
   // Replicas behind a load balancer: a 2026 retry or a legacy session another replica owns goes back to it.
   // Optional Redis (settings.redisUrl): the ended sessions every replica must answer 404 for.
-  const shared = createSharedState(settings)
-  const forwarder = createReplicaForwarder(settings, shared)
+  // Each module loads only when its setting is set (each checks it again): a single daemon never loads them.
+  const shared = settings.redisUrl.trim() === '' ? undefined : (await import('./shared-state.ts')).createSharedState(settings)
+  const forwarder =
+    settings.replicaId.trim() === '' ? undefined : (await import('./replica-forward.ts')).createReplicaForwarder(settings, shared)
   /** OAuth principals get a surface each (their policy's view, their sessions); the oldest beyond the cap close. */
   const principalKeys: string[] = []
   const surfaceFor = (mode: SurfaceMode, passthrough?: string, principal?: Principal) => {

@@ -7,11 +7,11 @@
  * The sandbox holds no credential: it only sees what a call returns.
  */
 import type { AccessView } from '../access/index.ts'
-import { type ExecResult, type SandboxPool, type ToolTypeSource, createSandboxPool, renderDeclarationsFor } from '../codemode/index.ts'
+import { type ExecResult, type SandboxPool, type ToolTypeSource, createSandboxPool } from '../codemode/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import { appOf, appResourceUri, isAppResourceUri } from './apps.ts'
-import { type SearchHit, type ToolIndex, createToolIndex } from '../search/index.ts'
+import type { SearchHit, ToolIndex } from '../search/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { DownstreamAsker } from './broker.ts'
 import { splitQualified } from './naming.ts'
@@ -33,9 +33,10 @@ export interface TypesQuery {
 }
 
 export class CodeMode {
-  readonly #index: ToolIndex
+  /** Built by the first search (#ensureIndexed), with the code that builds it (code-mode-catalog.ts). */
+  #index?: ToolIndex
   #sandbox?: SandboxPool
-  #indexed?: Promise<void>
+  #indexed?: Promise<ToolIndex>
   readonly #stop: () => void
 
   constructor(
@@ -43,7 +44,6 @@ export class CodeMode {
     private readonly settings: Settings,
     private readonly options: CodeModeOptions = {},
   ) {
-    this.#index = createToolIndex(settings)
     this.#stop = pool.on((type, data) => {
       const server = (data as { server?: string }).server
       // Only an index some search has built is kept in step: until the first search the daemon holds none
@@ -51,15 +51,15 @@ export class CodeMode {
       if (server && this.#indexed && (type === 'catalog.changed' || type === 'server.ready')) void this.#reindex(server)
       if (type === 'servers.changed') {
         const { removed, changed } = data as { removed: string[]; changed: string[] }
-        for (const name of [...removed, ...changed]) this.#index.removeServer(name)
+        for (const name of [...removed, ...changed]) this.#index?.removeServer(name)
       }
     })
   }
 
   async search(query: string, options: { server?: string; limit?: number; view?: AccessView } = {}): Promise<SearchHit[]> {
-    await this.#ensureIndexed()
+    const index = await this.#ensureIndexed()
     const { view, ...rest } = options
-    return this.#index.search(query, view ? { ...rest, accept: (server, name) => view.item(server, name).allowed } : rest)
+    return index.search(query, view ? { ...rest, accept: (server, name) => view.item(server, name).allowed } : rest)
   }
 
   /** The ui:// URI (as the gateway surfaces serve it) of the MCP App that renders this tool, if any. */
@@ -96,6 +96,7 @@ export class CodeMode {
       for (const [server, names] of byServer) await add(server, names)
     } else if (query.server !== undefined) await add(query.server)
     else for (const server of Object.keys(namespaces)) await add(server)
+    const { renderDeclarationsFor } = await import('./code-mode-catalog.ts')
     return renderDeclarationsFor(entries, {
       maxDepth: this.settings.typesMaxDepth,
       maxSchemaBytes: this.settings.schemaMaxBytes,
@@ -166,16 +167,20 @@ export class CodeMode {
     await this.#sandbox?.close()
   }
 
-  #ensureIndexed(): Promise<void> {
-    return (this.#indexed ??= this.pool.catalogs().then(({ catalogs }) => {
-      for (const c of catalogs) this.#index.setServer(c.server, c.tools as never)
+  #ensureIndexed(): Promise<ToolIndex> {
+    return (this.#indexed ??= import('./code-mode-catalog.ts').then(async ({ createToolIndex }) => {
+      // Set before the catalogs are read, so servers removed meanwhile are removed from it too.
+      const index = (this.#index = createToolIndex(this.settings))
+      const { catalogs } = await this.pool.catalogs()
+      for (const c of catalogs) index.setServer(c.server, c.tools as never)
+      return index
     }))
   }
 
   async #reindex(server: string): Promise<void> {
     try {
-      const catalog = await this.pool.catalog(server)
-      this.#index.setServer(server, catalog.tools as never)
+      const [index, catalog] = await Promise.all([this.#ensureIndexed(), this.pool.catalog(server)])
+      index.setServer(server, catalog.tools as never)
     } catch (error) {
       log.debug(`[${server}] search index not updated: ${(error as Error).message}`)
     }

@@ -5,24 +5,31 @@
  * Usage"). No size or pattern guards: the schema is the server author's own. References are never
  * fetched (2026-07-28 basic/index.mdx: no network `$ref`).
  */
-import { Validator, type Schema } from '@cfworker/json-schema'
 import { type Accept, compileAccept } from './accept.ts'
-import { DEFAULT_DRAFT, dialectOf } from './dialect.ts'
+import { DEFAULT_DRAFT, type Draft, dialectOf } from './dialect.ts'
+import type { Interpreter } from './interpreter.ts'
 
-/** Declared cache: per schema object, the interpreter (null when unusable) and, for plain schemas, the fast accept-check. */
-const compiledTrusted = new WeakMap<object, { full: Validator | null; accept?: Accept }>()
+/**
+ * Declared cache: per schema object, for plain schemas the fast accept-check, and the interpreter (null
+ * when unusable; built when a value first needs it, interpreter.ts).
+ */
+const compiledTrusted = new WeakMap<object, { full?: Interpreter | null; draft: Draft | null; accept?: Accept }>()
 
 /** Why `value` does not fit `schema` (one line per problem, `arguments…` paths), or undefined when it does or cannot be checked. */
 export function trustedProblems(schema: Record<string, unknown>, value: unknown): string[] | undefined {
   let compiled = compiledTrusted.get(schema)
   if (compiled === undefined) {
-    const full = createValidator(schema)
-    const accept = full === null ? undefined : compileAccept(schema)
-    compiled = accept === undefined ? { full } : { full, accept }
+    const dialect = dialectOf(schema)
+    const draft = dialect === 'unknown' ? null : dialect === 'absent' ? DEFAULT_DRAFT : dialect
+    const accept = draft === null ? undefined : compileAccept(schema)
+    compiled = accept === undefined ? { draft } : { draft, accept }
+    // Without an accept-check every value goes to the interpreter: built now, as a schema it cannot read skips the check.
+    if (accept === undefined) compiled.full = createValidator(schema, draft)
     compiledTrusted.set(schema, compiled)
   }
-  const validator = compiled.full
-  if (validator === null || compiled.accept?.(value)) return undefined
+  if (compiled.draft === null || compiled.accept?.(value)) return undefined
+  const validator = (compiled.full ??= createValidator(schema, compiled.draft))
+  if (validator === null) return undefined
   const result = validator.validate(value)
   if (result.valid) return undefined
   const problems = result.errors
@@ -31,11 +38,10 @@ export function trustedProblems(schema: Record<string, unknown>, value: unknown)
   return problems.length > 0 ? problems : [result.errors[0]?.error ?? 'invalid']
 }
 
-function createValidator(schema: Record<string, unknown>): Validator | null {
-  const dialect = dialectOf(schema)
-  if (dialect === 'unknown') return null
+function createValidator(schema: Record<string, unknown>, draft: Draft | null): Interpreter | null {
+  if (draft === null) return null
   try {
-    return new Validator(schema as Schema, dialect === 'absent' ? DEFAULT_DRAFT : dialect, false)
+    return (require('./interpreter.ts') as typeof import('./interpreter.ts')).createInterpreter(schema, draft)
   } catch {
     return null
   }

@@ -4,7 +4,7 @@
  * caps, risky or long `pattern`s dropped and long strings exempt from patterns (ReDoS on the daemon
  * thread). What cannot be validated passes with `skipped` saying why: a bad schema never breaks a tool.
  */
-import { Validator } from '@cfworker/json-schema'
+import type { Interpreter } from './interpreter.ts'
 import type { Settings } from '../settings/index.ts'
 import { type Accept, compileAccept } from './accept.ts'
 import { DEFAULT_DRAFT, type Draft, dialectOf } from './dialect.ts'
@@ -34,10 +34,19 @@ type SchemaSettings = Pick<
 >
 
 /**
- * A compiled schema, or why there is none. Two validators: with patterns, and without (for long
- * strings); plus, for plain schemas, a fast accept-check tried first (accept.ts).
+ * A compiled schema, or why there is none. For plain schemas a fast accept-check, tried first
+ * (accept.ts); then two interpreters, built when a value first needs them (interpreter.ts): with
+ * patterns, and without (for long strings).
  */
-type Compiled = { full: Validator; noPatterns: Validator; accept?: Accept; broken: boolean } | { skipped: SkipReason }
+type Compiled =
+  | {
+      interpreters?: { full: Interpreter; noPatterns: Interpreter }
+      schema: object | boolean
+      draft: Draft
+      accept?: Accept
+      broken: boolean
+    }
+  | { skipped: SkipReason }
 
 /** Errors that only summarise a child's failure (reported separately) are dropped. */
 const SUMMARY_KEYWORDS = new Set([
@@ -92,12 +101,11 @@ export function createSchemaValidator(settings: SchemaSettings): SchemaValidator
     if ('skipped' in compiled) return { ok: true, skipped: compiled.skipped }
     if (compiled.broken) return { ok: true, skipped: 'invalid-schema' }
     if (compiled.accept?.(value)) return VALID
-    const validator = hasLongString(value, settings.schemaMaxValidatedStringLength, settings.schemaMaxDepth)
-      ? compiled.noPatterns
-      : compiled.full
-    let result: ReturnType<Validator['validate']>
+    let result: ReturnType<Interpreter['validate']>
     try {
-      result = validator.validate(value)
+      compiled.interpreters ??= interpretersOf(compiled.schema, compiled.draft, settings)
+      const { full, noPatterns } = compiled.interpreters
+      result = (hasLongString(value, settings.schemaMaxValidatedStringLength, settings.schemaMaxDepth) ? noPatterns : full).validate(value)
     } catch {
       // Unresolvable $ref, malformed keyword: the schema is at fault, not the value.
       compiled.broken = true
@@ -117,19 +125,25 @@ function build(schema: unknown, text: string, settings: SchemaSettings): Compile
   if (text.length > settings.schemaMaxBytes) return { skipped: 'too-large' }
   if (typeof schema !== 'boolean' && (typeof schema !== 'object' || Array.isArray(schema))) return { skipped: 'invalid-schema' }
   if (depthOf(schema, settings.schemaMaxDepth + 1) > settings.schemaMaxDepth) return { skipped: 'too-deep' }
-  const draft = draftOf(schema)
+  const accept = compileAccept(schema)
+  const compiled = { schema: schema as object | boolean, draft: draftOf(schema), ...(accept !== undefined && { accept }), broken: false }
+  if (accept !== undefined) return compiled
+  // No accept-check: every value goes to the interpreters, so they are built now, and a schema they
+  // cannot read is skipped from the start.
   try {
-    const safe = rewritePatterns(schema, (pattern) => isSafePattern(pattern, settings.schemaMaxPatternLength))
-    const noPatterns = rewritePatterns(schema, () => false)
-    const accept = compileAccept(schema)
-    return {
-      full: new Validator(safe as object, draft, false),
-      noPatterns: new Validator(noPatterns as object, draft, false),
-      ...(accept !== undefined && { accept }),
-      broken: false,
-    }
+    return { ...compiled, interpreters: interpretersOf(compiled.schema, compiled.draft, settings) }
   } catch {
     return { skipped: 'invalid-schema' }
+  }
+}
+
+/** The interpreters of one schema (throws for a schema they cannot read). */
+function interpretersOf(schema: object | boolean, draft: Draft, settings: SchemaSettings): { full: Interpreter; noPatterns: Interpreter } {
+  const { createInterpreter } = require('./interpreter.ts') as typeof import('./interpreter.ts')
+  const safe = rewritePatterns(schema, (pattern) => isSafePattern(pattern, settings.schemaMaxPatternLength))
+  return {
+    full: createInterpreter(safe as object, draft),
+    noPatterns: createInterpreter(rewritePatterns(schema, () => false) as object, draft),
   }
 }
 

@@ -46,7 +46,7 @@ const NOT_AT_START = [
 ]
 
 describe('start-up modules', () => {
-  test('`mcpx --version` and a warm `mcpx call` load none of what they do not use, nor the daemon OAuth and recording it is not configured for', async () => {
+  test('`mcpx --version` and a warm `mcpx call` load none of what they do not use, nor the daemon features it does not use yet', async () => {
     using dir = tempDir('mcpx-startup-modules')
     const metafile = join(dir.path, 'meta.json')
     const build = Bun.spawn(
@@ -84,6 +84,18 @@ describe('start-up modules', () => {
       /^lib\/daemon\/(upstream-oauth|mcp-auth)\.ts$/,
       /^lib\/replay\//,
       /^lib\/gateway\/upstream-recording\.ts$/,
+      // The schema interpreter loads when a value first fails the accept-check or its schema has none (lib/schema/interpreter.ts).
+      /node_modules\/@cfworker\//,
+      /^lib\/schema\/interpreter\.ts$/,
+      // Code mode's search index and declarations load with the first search or types (lib/gateway/code-mode-catalog.ts),
+      // the HTTP transports with the first HTTP upstream (lib/client/http-transports.ts).
+      /^lib\/search\//,
+      /^lib\/codemode\/(schema-to-ts|render-types)\.ts$/,
+      /^lib\/gateway\/code-mode-catalog\.ts$/,
+      /^lib\/transport\/(http-client|sse-client|http-fetch)\.ts$/,
+      /^lib\/client\/http-transports\.ts$/,
+      // Replica forwarding and Redis load with replicaId and redisUrl (lib/daemon/gateway.ts).
+      /^lib\/daemon\/(replica-forward|shared-state)\.ts$/,
     ]
     expect(daemon.filter((module) => onlyWhenConfigured.some((pattern) => pattern.test(module)))).toEqual([])
     // Bun builds a node: module when it is imported (node:crypto: about 1 MB of the daemon's RSS): seal.ts require()s
