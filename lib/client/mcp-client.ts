@@ -79,13 +79,18 @@ export class McpClient {
    * they came; methods that may need input go through requestWithInput().
    */
   request(method: string, params: JsonObject = {}, options: CallOptions = {}): Promise<JsonObject> {
+    return this.#request(method, params, options, false)
+  }
+
+  /** request(), or requestWithInput() when `withInput`: both retry through here. */
+  #request(method: string, params: JsonObject, options: CallOptions, withInput: boolean): Promise<JsonObject> {
     const generation = this.#generation
     const retry = async (error: unknown): Promise<JsonObject> => {
       if (!(await this.#readyToRetry(error, generation, method))) throw error
-      return this.#attempt(method, params, options)
+      return this.#attempt(method, params, options, withInput)
     }
     try {
-      return this.#attempt(method, params, options, retry)
+      return this.#attempt(method, params, options, withInput, retry)
     } catch (error) {
       return retry(error)
     }
@@ -93,31 +98,47 @@ export class McpClient {
 
   /**
    * One try of request() under the connection's state now; a failed answer goes to `onFailure`
-   * (request()'s retry) in the same reaction that shapes a good one. A result mcpx cannot read
-   * (an unknown resultType) is not retried: it is not a failure any retry puts right.
+   * (request()'s retry) in the same reaction that shapes a good one, and so does the step into
+   * `input_required` rounds (`withInput`). A result mcpx cannot read (an unknown resultType) is
+   * not retried: it is not a failure any retry puts right.
    */
   #attempt(
     method: string,
     params: JsonObject,
     options: CallOptions,
+    withInput: boolean,
     onFailure?: (error: unknown) => Promise<JsonObject>,
   ): Promise<JsonObject> {
     const revision = this.state.revision ?? this.identity.revision
-    let body = this.identity.era === 'modern' ? withModernMeta(this.state, params, revision) : params
-    if (options.logLevel && this.identity.era === 'modern')
-      body = { ...body, _meta: { ...(body._meta as JsonObject), [META.LOG_LEVEL]: options.logLevel } }
-    if (options.capabilities && this.identity.era === 'modern')
+    const modern = this.identity.era === 'modern'
+    let body = modern ? withModernMeta(this.state, params, revision) : params
+    if (options.logLevel && modern) body = { ...body, _meta: { ...(body._meta as JsonObject), [META.LOG_LEVEL]: options.logLevel } }
+    if (options.capabilities && modern)
       body = { ...body, _meta: { ...(body._meta as JsonObject), [META.CLIENT_CAPABILITIES]: options.capabilities } }
+    // Every field present, in one order: one object shape for every request the peer sees.
     const answer = this.peer.request(method, body, {
       signal: options.signal,
       timeoutMs: options.timeoutMs,
       onProgress: options.onProgress,
-      ...(options.onId && { onId: options.onId }),
+      onId: options.onId,
       // 2026 HTTP: closing the stream is the cancel; everywhere else send notifications/cancelled.
-      cancel: this.identity.era === 'modern' && this.identity.transport !== 'stdio' ? 'abort' : 'notify',
+      cancel: modern && this.identity.transport !== 'stdio' ? 'abort' : 'notify',
     })
     // One shape for the rest of mcpx: the newest (absent resultType = complete, cache hints ttl 0).
-    return answer.then((result) => upgradeResult(revision, method, this.#knownResultType(method, result)), onFailure)
+    return answer.then((result) => {
+      const upgraded = upgradeResult(revision, method, this.#knownResultType(method, result))
+      // Most answers are final: only an input_required one enters the rounds (input-rounds.ts).
+      return !withInput || isFinal(upgraded, options) ? upgraded : this.#inputRounds(method, params, options, upgraded)
+    }, onFailure)
+  }
+
+  #inputRounds(method: string, params: JsonObject, options: CallOptions, first: JsonObject): Promise<JsonObject> {
+    const context = {
+      request: (m: string, p: JsonObject, o: CallOptions) => this.request(m, p, o),
+      handlers: this.state.handlers,
+      maxInputRounds: this.settings.maxInputRounds,
+    }
+    return runInputRounds(context, method, params, options, first)
   }
 
   /**
@@ -167,18 +188,7 @@ export class McpClient {
 
   /** A request that may come back `input_required` (2026): its rounds are input-rounds.ts's. */
   requestWithInput(method: string, params: JsonObject, options: CallOptions = {}): Promise<JsonObject> {
-    // Most answers are final: only an input_required one enters the rounds.
-    return this.request(method, params, options).then((result) =>
-      isFinal(result, options)
-        ? result
-        : runInputRounds(
-            { request: (m, p, o) => this.request(m, p, o), handlers: this.state.handlers, maxInputRounds: this.settings.maxInputRounds },
-            method,
-            params,
-            options,
-            result,
-          ),
-    )
+    return this.#request(method, params, options, true)
   }
 
   // ---- typed calls -------------------------------------------------------------------------

@@ -103,16 +103,22 @@ export class UpstreamPool {
       : this.#call(name, tool, args, options)
   }
 
-  async #call(name: string, tool: string, args: Record<string, unknown>, options: UpstreamCallOptions): Promise<JsonObject> {
-    const upstream = this.upstream(name)
-    let result: JsonObject
+  #call(name: string, tool: string, args: Record<string, unknown>, options: UpstreamCallOptions): Promise<JsonObject> {
+    let upstream: Upstream
     try {
-      result = await upstream.call(tool, args, options)
+      upstream = this.upstream(name)
     } catch (error) {
-      throw (await this.#unknownTool(upstream, tool)) ?? error
+      return Promise.reject(error)
     }
-    // Many servers answer an unknown tool with an isError result rather than -32602.
-    return result.isError === true ? this.#unlessUnknown(upstream, tool, result) : result
+    // One reaction on the upstream's promise (no async frame around it): many servers answer an
+    // unknown tool with an isError result rather than -32602; either way the catalog says which.
+    return upstream.call(tool, args, options).then(
+      (result) => (result.isError === true ? this.#unlessUnknown(upstream, tool, result) : result),
+      (error: unknown) =>
+        this.#unknownTool(upstream, tool).then((unknown) => {
+          throw unknown ?? error
+        }),
+    )
   }
 
   /** An isError result, or NOT_FOUND with suggestions when the tool is not in the catalog. */

@@ -101,13 +101,38 @@ export class Upstream {
     return this.#connecting
   }
 
-  async call(tool: string, args: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
+  call(tool: string, args: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {
+    // The everyday call (connected, the current catalog's tools at hand) has nothing to await
+    // before the request: no async frame of its own, the broker's promise handed back.
+    const live = this.#client
+    const known = this.#tools
+    if (live === undefined || live.peer.closed || known === undefined || known.catalog !== this.#catalog || !this.isToolAllowed(tool))
+      return this.#connectAndCall(tool, args, options)
+    try {
+      return this.#callOn(live, tool, args, options, known.byName.get(tool))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  async #connectAndCall(tool: string, args: JsonObject, options: UpstreamCallOptions): Promise<JsonObject> {
     this.#checkToolAllowed(tool)
     const live = this.#client
     const client = live !== undefined && !live.peer.closed ? live : await this.client()
     const known = this.#tools
     // The definition is needed to validate, and to know a tool that must run as a task.
     const definition = known !== undefined && known.catalog === this.#catalog ? known.byName.get(tool) : await this.#toolDefinition(tool)
+    return this.#callOn(client, tool, args, options, definition)
+  }
+
+  /** The call on `client` once the tool's definition is known; throws what it refuses before sending. */
+  #callOn(
+    client: McpClient,
+    tool: string,
+    args: JsonObject,
+    options: UpstreamCallOptions,
+    definition: JsonObject | undefined,
+  ): Promise<JsonObject> {
     if (definition && this.context.validator && !options.argumentsChecked) this.#validate('input', definition, args)
     const timeoutMs = options.timeoutMs ?? this.context.settings.requestTimeoutMs
     const call = callOptions(options, timeoutMs)
@@ -122,11 +147,13 @@ export class Upstream {
             ...(options.onTaskCreated && { onCreated: options.onTaskCreated }),
           })
       : () => client.callTool(tool, args, call)
-    const result = await this.broker.run(options.asker, run, options.onLog)
+    const running = this.broker.run(options.asker, run, options.onLog)
+    if (definition?.outputSchema === undefined) return running
     // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema (call-validation.ts).
-    if (definition?.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined)
-      this.#validate('output', definition, result.structuredContent)
-    return result
+    return running.then((result) => {
+      if (result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
+      return result
+    })
   }
 
   async #toolDefinition(tool: string): Promise<JsonObject | undefined> {

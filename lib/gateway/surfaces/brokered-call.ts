@@ -56,13 +56,17 @@ function declaresUrlElicitation(ctx: HandlerContext): boolean {
   return isRecord(declared) && 'url' in declared
 }
 
+/** UpstreamCallOptions while brokeredCall fills it in (asker and signal once the run starts). */
+type Filling = { -readonly [K in keyof UpstreamCallOptions]: UpstreamCallOptions[K] }
+
 /**
  * What the upstream call carries from the downstream request: the host's answerable capabilities
  * (only those the gateway can broker), the log level it asked for (a legacy host's session level
- * is applied by ctx.log, so everything is asked for), and sinks for progress and log messages.
+ * is applied by ctx.log, so everything is asked for), and sinks for progress and log messages;
+ * then the caller's own fields (callOptions.call), so the run can hand the object on as it is.
  */
-function downstreamOptions(ctx: HandlerContext, relayTasks: boolean, allExtensions: boolean): UpstreamCallOptions {
-  const capabilities = upstreamCapabilities(ctx, relayTasks, allExtensions)
+function downstreamOptions(ctx: HandlerContext, callOptions: BrokeredCallOptions): Filling {
+  const capabilities = upstreamCapabilities(ctx, callOptions.relayTasks ?? false, callOptions.allExtensions ?? false)
   const requested = ctx.meta[META.LOG_LEVEL]
   const logLevel: LogLevel | undefined =
     ctx.era === 'legacy'
@@ -70,7 +74,7 @@ function downstreamOptions(ctx: HandlerContext, relayTasks: boolean, allExtensio
       : typeof requested === 'string' && (LOG_LEVELS as readonly string[]).includes(requested)
         ? (requested as LogLevel)
         : undefined
-  const options: { -readonly [K in keyof UpstreamCallOptions]: UpstreamCallOptions[K] } = { capabilities }
+  const options: Filling = { capabilities }
   if (isRecord(capabilities.extensions) && EXTENSION.TASKS in capabilities.extensions) options.acceptTask = true
   if (logLevel) {
     options.logLevel = logLevel
@@ -81,6 +85,12 @@ function downstreamOptions(ctx: HandlerContext, relayTasks: boolean, allExtensio
     }
   }
   if (ctx.meta.progressToken !== undefined) options.onProgress = (update) => ctx.progress(update.progress, update.total, update.message)
+  const fixed = callOptions.call
+  if (fixed !== undefined) {
+    if (fixed.argumentsChecked) options.argumentsChecked = true
+    if (fixed.view) options.view = fixed.view
+  }
+  if (callOptions.adoptTaskId && ctx.adoptTaskId) options.onTaskCreated = ctx.adoptTaskId
   return options
 }
 
@@ -96,17 +106,18 @@ const BROKERED_CAPABILITIES = Object.values(CAPABILITY_OF_ASK)
  * same on every call of the session, so its calls share one answer (frozen: it is read-only
  * everywhere it goes).
  */
-const DERIVED = new WeakMap<JsonObject, Map<string, JsonObject>>()
+const DERIVED = new WeakMap<JsonObject, JsonObject[]>()
 
 export function upstreamCapabilities(ctx: HandlerContext, relayTasks: boolean, allExtensions = false): JsonObject {
   const tasksExtension = relayTasks && hasFeature(ctx.revision, 'tasksExtension')
-  const variant = `${tasksExtension ? 't' : ''}${allExtensions ? 'a' : ''}`
+  // The variant as an index (no string built per call): bit 0 tasks, bit 1 all extensions.
+  const variant = (tasksExtension ? 1 : 0) | (allExtensions ? 2 : 0)
   let known = DERIVED.get(ctx.clientCapabilities)
-  const hit = known?.get(variant)
+  const hit = known?.[variant]
   if (hit !== undefined) return hit
   const derived = Object.freeze(deriveCapabilities(ctx.clientCapabilities, tasksExtension, allExtensions))
-  if (known === undefined) DERIVED.set(ctx.clientCapabilities, (known = new Map()))
-  known.set(variant, derived)
+  if (known === undefined) DERIVED.set(ctx.clientCapabilities, (known = []))
+  known[variant] = derived
   return derived
 }
 
@@ -148,15 +159,25 @@ export interface BrokeredCallOptions {
   readonly allExtensions?: boolean
   /** Setting ssePollAfterMs: a 2025-11-25 host's SSE stream is closed after this long (0 = never). */
   readonly ssePollAfterMs?: number
+  /** The same on every call of this caller (argument check done, the principal): copied into the run's options. */
+  readonly call?: Pick<UpstreamCallOptions, 'argumentsChecked' | 'view'>
+  /** A 2025-11-25 host's task keeps the upstream task's id: ctx.adoptTaskId becomes the run's onTaskCreated. */
+  readonly adoptTaskId?: boolean
 }
 
+const NO_OPTIONS: BrokeredCallOptions = {}
+
+/**
+ * `run` gets the asker and signal, and the options object already holding both (with the
+ * downstream's fields and callOptions.call): a run may hand it on as it is, unspread.
+ */
 export function brokeredCall(
   ctx: HandlerContext,
   parking: ParkingLot,
   run: Run,
-  callOptions: BrokeredCallOptions = {},
+  callOptions: BrokeredCallOptions = NO_OPTIONS,
 ): Promise<JsonObject> {
-  const options = downstreamOptions(ctx, callOptions.relayTasks ?? false, callOptions.allExtensions ?? false)
+  const options = downstreamOptions(ctx, callOptions)
   if (ctx.era === 'legacy') {
     let asked = 0
     const ask: Ask = async (request) => {
@@ -167,20 +188,29 @@ export function brokeredCall(
     // the host resumes it with GET + Last-Event-ID and the result arrives there. A no-op elsewhere.
     const pollMs = callOptions.ssePollAfterMs ?? 0
     const poll = pollMs > 0 && hasFeature(ctx.revision, 'ssePolling') ? setTimeout(() => ctx.closeStream(), pollMs) : undefined
+    const asker = (options.asker = askerFor(ctx, ask))
+    const signal = (options.signal = ctx.signal)
     return settle(
-      () => run(askerFor(ctx, ask), ctx.signal, options),
-      () => clearTimeout(poll),
+      () => run(asker, signal, options),
+      poll === undefined ? noop : () => clearTimeout(poll),
       (error) => withStatus(error, 'legacy'),
     )
   }
   return brokeredModern(ctx, parking, run, options)
 }
 
+function noop(): void {}
+
 /** 2026 hosts: the upstream call runs parked across input_required rounds (parking.ts). */
-async function brokeredModern(ctx: HandlerContext, parking: ParkingLot, run: Run, options: UpstreamCallOptions): Promise<JsonObject> {
+async function brokeredModern(ctx: HandlerContext, parking: ParkingLot, run: Run, options: Filling): Promise<JsonObject> {
   const prior = ctx.state<ParkState>()
   const call = prior ? parking.get(prior.park) : parking.create()
-  if (!prior) call.start((ask, signal) => run(askerFor(ctx, ask), signal, options))
+  if (!prior)
+    call.start((ask, signal) => {
+      const asker = (options.asker = askerFor(ctx, ask))
+      options.signal = signal
+      return run(asker, signal, options)
+    })
   ctx.setState({ park: call.id } satisfies ParkState)
   const onAbort = () => call.abort.abort(ctx.signal.reason)
   ctx.signal.addEventListener('abort', onAbort)

@@ -33,54 +33,46 @@ const TOOL_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'ann
 
 export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[] {
   const upstream = options.pool.upstream(catalog.server)
-  // The same for every call of these tools: built once, not per call.
-  const brokering: BrokeredCallOptions = {
-    relayTasks: options.tasks !== undefined,
-    allExtensions: options.ownNames,
-    ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
-  }
+  const { pool, parking, tasks } = options
+  const server = catalog.server
   return catalog.tools.map((tool) => {
     const name = String(tool.name)
     // The engine's own check would compile the untrusted schema as is; the pool's validator is
     // ReDoS-safe and size-capped, so it checks instead, once (SEP-1303: an isError result).
     const checked = upstream.validatesArguments
+    // The same for every call of this tool: built once, not per call (brokered-call.ts copies `call` in).
+    const brokering: BrokeredCallOptions = {
+      relayTasks: tasks !== undefined,
+      allExtensions: options.ownNames,
+      ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
+      call: { argumentsChecked: checked, ...(options.view && { view: options.view }) },
+      // A 2025-11-25 host's task here keeps the upstream task's id (ToolDef.adoptsTaskId).
+      ...(tasks && { adoptTaskId: true }),
+    }
     const def: ToolDef = {
-      name: options.ownNames ? name : rawName(catalog.server, name),
+      name: options.ownNames ? name : rawName(server, name),
       ...(checked && {
         argumentsError: (args: JsonObject) => {
           const problem = upstream.argumentsProblem(tool, args)
           return problem && { isError: true, content: [{ type: 'text', text: problem.message }] }
         },
       }),
-      // A 2025-11-25 host's task here keeps the upstream task's id (ToolDef.adoptsTaskId).
-      ...(options.tasks && { adoptsTaskId: true }),
-      handler: async (args, ctx) => {
-        const adopt = options.tasks ? ctx.adoptTaskId : undefined
-        const result = await brokeredCall(
-          ctx,
-          options.parking,
-          (asker, signal, extra) =>
-            options.pool.call(catalog.server, name, args, {
-              ...extra,
-              asker,
-              signal,
-              argumentsChecked: checked,
-              ...(options.view && { view: options.view }),
-              ...(adopt && { onTaskCreated: adopt }),
-            }),
-          brokering,
+      ...(tasks && { adoptsTaskId: true }),
+      handler: (args, ctx) => {
+        // The options brokeredCall built already carry asker, signal and this tool's fixed fields.
+        const result = brokeredCall(ctx, parking, (_asker, _signal, call) => pool.call(server, name, args, call), brokering)
+        if (!tasks) return result.then(relayResult)
+        return result.then((answer) =>
+          answer.resultType === RESULT_TYPE.TASK
+            ? relayTask(ctx, answer, {
+                pool,
+                server,
+                tasks: tasks(),
+                settings: options.settings!,
+                capabilities: upstreamCapabilities(ctx, true, true),
+              })
+            : relayResult(answer),
         )
-        if (options.tasks && result.resultType === RESULT_TYPE.TASK) {
-          const capabilities = upstreamCapabilities(ctx, true, true)
-          return relayTask(ctx, result, {
-            pool: options.pool,
-            server: catalog.server,
-            tasks: options.tasks(),
-            settings: options.settings!,
-            capabilities,
-          })
-        }
-        return relayResult(result)
       },
     }
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
