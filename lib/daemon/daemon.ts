@@ -20,12 +20,12 @@ import { API_VERSION, type DaemonInfo, type OperationContext } from './operation
 import { OPERATIONS, findOperation } from './operations.ts'
 import type { CodeModeOps, Pool } from './pool-contract.ts'
 import { isApiPath, isDiscoveryPath, noRouteResponse, rejectionResponse } from './refusals.ts'
-import { type Route, type RouteContext, matchRoute, targetOf } from './routes.ts'
+import { type Route, RequestRoute, matchRoute, targetOf } from './routes.ts'
 import { type ListenerKind, checkRequest, listSetting } from './security.ts'
 import { keptPort, writePrivate, writeState } from './state-files.ts'
 import { ensureToken } from './token.ts'
 import { startIdleTrim } from './idle-trim.ts'
-import { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from '../server/index.ts'
+import { BODY_LIMIT_ENFORCED_BY_MCPX, type IdleControl, idleTimeoutSeconds, idleTimeouts as idleTimeoutsOf } from '../server/index.ts'
 import { BUILD_HEADER, thisBuild } from './build.ts'
 
 export interface DaemonOptions {
@@ -238,42 +238,45 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     }
     return response
   }
-  const handle = async (request: Request, listener: ListenerKind): Promise<Response> => {
-    const release = hold()
-    try {
-      const { pathname, search } = targetOf(request.url)
-      const rejection = checkRequest(request, listener, policy, pathname)
-      // Discovery paths answer without a token: 404 unless a route (OAuth on /mcp) serves them.
-      if (rejection && !(rejection.status === HTTP_STATUS.UNAUTHORIZED && isDiscoveryPath(pathname)))
-        return rejectionResponse(rejection, pathname, layout.token)
-      if (shutdownPromise !== undefined)
-        return rejectionResponse(
-          { status: HTTP_STATUS.SERVICE_UNAVAILABLE, code: 'CONNECT', message: 'the mcpx daemon is stopping' },
-          pathname,
-          layout.token,
-        )
-      const match = matchRoute(routes, request.method, pathname)
-      if ('status' in match) return noRouteResponse(match, request.method, pathname)
-      const api = isApiPath(pathname)
-      // /v1 answers reflect the config on disk as of now (an edit just made is applied first).
-      if (api && options.configSource) await options.configSource.check()
-      let url: URL | undefined
-      const context: RouteContext = {
-        listener,
-        params: match.params,
+  // The route's answer, or a refusal, without an async frame of its own: serve() below is the one
+  // each request runs in.
+  const respond = (request: Request, listener: ListenerKind): Response | Promise<Response> => {
+    const { pathname, search } = targetOf(request.url)
+    const rejection = checkRequest(request, listener, policy, pathname)
+    // Discovery paths answer without a token: 404 unless a route (OAuth on /mcp) serves them.
+    if (rejection && !(rejection.status === HTTP_STATUS.UNAUTHORIZED && isDiscoveryPath(pathname)))
+      return rejectionResponse(rejection, pathname, layout.token)
+    if (shutdownPromise !== undefined)
+      return rejectionResponse(
+        { status: HTTP_STATUS.SERVICE_UNAVAILABLE, code: 'CONNECT', message: 'the mcpx daemon is stopping' },
         pathname,
-        search,
-        get url() {
-          return (url ??= new URL(request.url))
-        },
-      }
-      const response = await match.route.handle(request, context)
-      return api ? stamped(response) : response
+        layout.token,
+      )
+    const match = matchRoute(routes, request.method, pathname)
+    if ('status' in match) return noRouteResponse(match, request.method, pathname)
+    const context = new RequestRoute(listener, match.params, pathname, search, request)
+    if (!isApiPath(pathname)) return match.route.handle(request, context)
+    // /v1 answers reflect the config on disk as of now (an edit just made is applied first).
+    const checked = options.configSource?.check()
+    return checked
+      ? checked.then(async () => stamped(await match.route.handle(request, context)))
+      : Promise.resolve(match.route.handle(request, context)).then(stamped)
+  }
+  const idleTimeouts = idleTimeoutsOf(settings)
+  const serve = async (request: Request, server: IdleControl, listener: ListenerKind): Promise<Response> => {
+    idleTimeouts?.begin(request, server)
+    // What hold() does, inline: every request counts itself, without a release closure of its own.
+    busy++
+    let response: Response
+    try {
+      response = await respond(request, listener)
     } catch (error) {
-      return stamped(errorResponse(error))
+      response = stamped(errorResponse(error))
     } finally {
-      release()
+      busy--
+      lastActive = performance.now()
     }
+    return idleTimeouts ? idleTimeouts.end(request, server, response) : response
   }
 
   // Idle sockets and stalled bodies close after httpIdleTimeoutMs; answers being worked on and event
@@ -282,14 +285,14 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   const idle: object = { idleTimeout: idleTimeoutSeconds(settings), ...BODY_LIMIT_ENFORCED_BY_MCPX }
   const unixServer = Bun.serve({
     unix: layout.socket,
-    fetch: withIdleTimeouts(settings, (request) => handle(request, 'unix')),
+    fetch: (request, server) => serve(request, server, 'unix'),
     ...idle,
     ...PRODUCTION,
   })
   chmodSync(layout.socket, 0o600)
   let tcpServer: ReturnType<typeof Bun.serve>
   const serveTcp = (port: number) =>
-    Bun.serve({ hostname: address, port, fetch: withIdleTimeouts(settings, (request) => handle(request, 'tcp')), ...idle, ...PRODUCTION })
+    Bun.serve({ hostname: address, port, fetch: (request, server) => serve(request, server, 'tcp'), ...idle, ...PRODUCTION })
   // A set daemonPort wins; else the port kept from the last start, when it is still free; else any.
   const kept = settings.daemonPort === 0 ? keptPort(layout) : null
   try {

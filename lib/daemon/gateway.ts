@@ -14,7 +14,7 @@ import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import { listenChannel } from './channel.ts'
 import { jsonResponse } from './api-routes.ts'
 import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
-import { HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
+import { HEADER, HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import type { McpAuth } from './mcp-auth.ts'
 import { followConfigNotices } from './config-notices.ts'
 import { readToken } from './token.ts'
@@ -195,7 +195,10 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     methods: ['GET', 'POST', 'DELETE'],
     path: MCP_PATH,
     handle(request, context) {
-      listenerOf.set(request, context.listener === 'unix' ? 'streamable-http on the Unix socket' : 'streamable-http on TCP')
+      // Read only by the lines of a session opened (no session id yet) or adopted (replicas): a
+      // request of a known session needs no entry.
+      if (forwarder !== undefined || !request.headers.has(HEADER.SESSION_ID))
+        listenerOf.set(request, context.listener === 'unix' ? 'streamable-http on the Unix socket' : 'streamable-http on TCP')
       // Only a legacy session another replica owns is handed on here (header only, no body read);
       // 2026 retries and tasks/* are handed on by the handler once it parsed the body (forwardModern).
       const forwarded = forwarder?.forward(request, context.url)

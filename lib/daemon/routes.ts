@@ -17,6 +17,23 @@ export interface RouteContext {
   readonly url: URL
 }
 
+/** A RouteContext as one class: every request builds one, and its URL getter lives on the prototype. */
+export class RequestRoute implements RouteContext {
+  #url: URL | undefined
+
+  constructor(
+    readonly listener: ListenerKind,
+    readonly params: Readonly<Record<string, string>>,
+    readonly pathname: string,
+    readonly search: string,
+    private readonly request: Request,
+  ) {}
+
+  get url(): URL {
+    return (this.#url ??= new URL(this.request.url))
+  }
+}
+
 /**
  * The path and query of a request URL as `new URL(url)` gives them, without building one when the
  * URL is plain (every request pays for the route lookup): an absolute http URL whose path and
@@ -60,17 +77,19 @@ export type RouteMatch =
  * (routes are only ever appended) and only for a path spelled exactly as its route, so it is bounded
  * by the table itself.
  */
-const MATCHED = new WeakMap<readonly Route[], { length: number; byKey: Map<string, RouteMatch> }>()
+const MATCHED = new WeakMap<readonly Route[], { length: number; byMethod: Map<string, Map<string, RouteMatch>> }>()
 
 export function matchRoute(routes: readonly Route[], method: string, pathname: string): RouteMatch {
   let memo = MATCHED.get(routes)
-  if (memo === undefined || memo.length !== routes.length) MATCHED.set(routes, (memo = { length: routes.length, byKey: new Map() }))
-  const key = `${method} ${pathname}`
-  const known = memo.byKey.get(key)
+  if (memo === undefined || memo.length !== routes.length) MATCHED.set(routes, (memo = { length: routes.length, byMethod: new Map() }))
+  // Keyed by method, then path: no key string built per request.
+  let byPath = memo.byMethod.get(method)
+  const known = byPath?.get(pathname)
   if (known !== undefined) return known
   const match = findRoute(routes, method, pathname)
   if ('route' in match && match.route.path === pathname && Object.keys(match.params).length === 0) {
-    memo.byKey.set(key, { route: match.route, params: Object.freeze(match.params) })
+    if (byPath === undefined) memo.byMethod.set(method, (byPath = new Map()))
+    byPath.set(pathname, { route: match.route, params: Object.freeze(match.params) })
   }
   return match
 }

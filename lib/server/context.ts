@@ -60,17 +60,11 @@ export function createContext(init: ContextInit): HandlerContext {
 
 /**
  * One object per request with its methods on the prototype: every call builds a context, and most
- * never ask, log or report progress, so nothing is allocated for those until they are used.
+ * never ask, log or report progress, so nothing is allocated for those until they are used. What
+ * the caller gave is read through getters from that one init object, not copied field by field
+ * into this one (a handful of own fields keeps it small enough to need no separate property store).
  */
 class RequestContext implements HandlerContext {
-  readonly era: Era
-  readonly revision: Revision
-  readonly signal: AbortSignal
-  readonly clientCapabilities: JsonObject
-  readonly clientInfo?: Implementation
-  readonly meta: JsonObject
-  readonly notify: ServerNotifier
-  readonly adoptTaskId?: (taskId: string | undefined) => void
   readonly #init: ContextInit
   #outlet?: Outlet
   #answers?: Record<string, JsonObject>
@@ -79,15 +73,32 @@ class RequestContext implements HandlerContext {
 
   constructor(init: ContextInit) {
     this.#init = init
-    this.era = init.era
-    this.revision = init.revision
-    this.signal = init.signal
-    this.clientCapabilities = init.clientCapabilities
-    if (init.clientInfo !== undefined) this.clientInfo = init.clientInfo
-    this.meta = init.meta
-    this.notify = init.notify
-    if (init.adoptTaskId !== undefined) this.adoptTaskId = init.adoptTaskId
     this.#state = init.priorState?.state
+  }
+
+  get era(): Era {
+    return this.#init.era
+  }
+  get revision(): Revision {
+    return this.#init.revision
+  }
+  get signal(): AbortSignal {
+    return this.#init.signal
+  }
+  get clientCapabilities(): JsonObject {
+    return this.#init.clientCapabilities
+  }
+  get clientInfo(): Implementation | undefined {
+    return this.#init.clientInfo
+  }
+  get meta(): JsonObject {
+    return this.#init.meta
+  }
+  get notify(): ServerNotifier {
+    return this.#init.notify
+  }
+  get adoptTaskId(): ((taskId: string | undefined) => void) | undefined {
+    return this.#init.adoptTaskId
   }
 
   /** Legacy peers get messages spelled for their revision. */

@@ -22,7 +22,7 @@ import {
   type Revision,
 } from '../wire/index.ts'
 import { Connection, ShutdownError, type Outlet } from './connection.ts'
-import { finishResult } from './edge.ts'
+import { type EdgeOptions, finishResult } from './edge.ts'
 import { dispatchLegacy } from './legacy-dispatch.ts'
 import { ListenRegistry } from './listen.ts'
 import { dispatchModern } from './modern-dispatch.ts'
@@ -102,6 +102,9 @@ export class Engine implements EngineCore {
   #draining = false
   /** drain()'s checks, run whenever a request settles. */
   readonly #onSettled = new Set<() => void>()
+  /** What #edgeOptions gives (public, private): every answer is finished with one of them. */
+  #edge: EdgeOptions | undefined
+  #edgePrivate: EdgeOptions | undefined
   /** capabilities() per revision, with what it was derived from. */
   readonly #capabilities = new Map<Revision, DerivedCapabilities>()
 
@@ -215,11 +218,7 @@ export class Engine implements EngineCore {
         if (controller.signal.reason instanceof ShutdownError) throw controller.signal.reason
         return { httpStatus: HTTP_STATUS.ACCEPTED }
       }
-      const result = finishResult(dispatched.revision, req.method, dispatched.result, {
-        serverInfo: this.def.info,
-        cacheTtlMs: this.settings.cacheTtlMs,
-        cacheScope: channel.principal === undefined ? CACHE_SCOPE.PUBLIC : CACHE_SCOPE.PRIVATE,
-      })
+      const result = finishResult(dispatched.revision, req.method, dispatched.result, this.#edgeOptions(channel.principal !== undefined))
       return { message: makeResult(req.id, result), httpStatus: HTTP_STATUS.OK }
     } catch (error) {
       const reason: unknown = controller.signal.reason
@@ -230,7 +229,8 @@ export class Engine implements EngineCore {
       if (stream) stream.removeEventListener('abort', onStreamClosed!)
       connection.inflight.delete(req.id)
       this.running.delete(controller)
-      for (const check of this.#onSettled) check()
+      // drain()'s checks exist only while it waits: no Set iterator per request otherwise.
+      if (this.#onSettled.size > 0) for (const check of this.#onSettled) check()
     }
   }
 
@@ -248,6 +248,17 @@ export class Engine implements EngineCore {
       if (c.legacy?.subscriptions.has(uri) && !this.listens.delivers(c, { uri }))
         c.unsolicited?.send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })
     }
+  }
+
+  /** finishResult's options for public or private answers, built again only when the server's identity changes. */
+  #edgeOptions(authenticated: boolean): EdgeOptions {
+    const info = this.def.info
+    if (this.#edge?.serverInfo !== info) {
+      const cacheTtlMs = this.settings.cacheTtlMs
+      this.#edge = { serverInfo: info, cacheTtlMs, cacheScope: CACHE_SCOPE.PUBLIC }
+      this.#edgePrivate = { serverInfo: info, cacheTtlMs, cacheScope: CACHE_SCOPE.PRIVATE }
+    }
+    return authenticated ? this.#edgePrivate! : this.#edge
   }
 
   /** Requests being answered right now, on every connection. */

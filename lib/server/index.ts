@@ -10,7 +10,13 @@ export { createHttpHandler } from './http/handler.ts'
 export type { HttpHandler, HttpHandlerOptions, SessionEvent, SharedEvents } from './http/handler-options.ts'
 export { parseEventId } from './http/event-store.ts'
 export { SUPPORTED_REVISIONS } from './lifecycle.ts'
-export { BODY_LIMIT_ENFORCED_BY_MCPX, idleTimeoutSeconds, withIdleTimeouts } from './http/timeouts.ts'
+export {
+  BODY_LIMIT_ENFORCED_BY_MCPX,
+  type IdleControl,
+  idleTimeouts,
+  idleTimeoutSeconds,
+  withIdleTimeouts,
+} from './http/timeouts.ts'
 export { readBody } from './http/body.ts'
 export { requestStateOwner } from './request-state.ts'
 export { keyRingFor, open as openSealed, randomKeyRing, seal, type KeyRing } from './seal.ts'

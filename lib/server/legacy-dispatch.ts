@@ -15,6 +15,7 @@ import {
   type LegacyRevision,
   type LogLevel,
 } from '../wire/index.ts'
+import type { LegacyState } from './connection.ts'
 import { createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
 import { initializeResult, negotiateLegacy } from './lifecycle.ts'
@@ -53,7 +54,6 @@ export async function dispatchLegacy(
   if (req.method === 'ping') return { revision, result: {} }
 
   const caps = engine.capabilities(revision)
-  const notFound = () => methodNotFound(req.method, revision)
   // Accept liberally: a legacy client may ask for what mcpx can answer although its revision
   // predates it — subscriptions/listen (served as to a 2026 client) and the 2025-11-25 tasks.
   // Their results are spelled as the revision that defines them.
@@ -66,34 +66,17 @@ export async function dispatchLegacy(
       result: await legacyTaskMethod(engine, req.method, parseParams(TASKS_REVISION, req.method, raw) as JsonObject),
     }
   }
-  if (!methodExists(revision, req.method, 'client-to-server')) throw notFound()
+  if (!methodExists(revision, req.method, 'client-to-server')) throw methodNotFound(req.method, revision)
   const params = parseParams(revision, req.method, raw) as JsonObject
-  const makeCtx = (extras?: Pick<ContextInit, 'signal' | 'outlet' | 'adoptTaskId'>): HandlerContext =>
-    createContext({
-      era: 'legacy',
-      revision,
-      signal,
-      clientCapabilities: state?.clientCapabilities ?? {},
-      clientInfo: state?.clientInfo,
-      meta: isRecord(raw._meta) ? raw._meta : {},
-      outlet: channel.outlet,
-      connection,
-      notify: engine.notify,
-      // Without logging/setLevel every level is sent (2025-11-25 server/utilities/logging.mdx leaves the default open).
-      logLevel: state?.logLevel ?? 'debug',
-      closeStream: channel.closeStream,
-      ...extras,
-    })
-
   const listing = LIST_METHODS.get(req.method)
   if (listing) {
-    if (!caps[listing.capability]) throw notFound()
+    if (!caps[listing.capability]) throw methodNotFound(req.method, revision)
     const hideApps = engine.def.appsToDeclaredClientsOnly === true && !rendersApps(state?.clientCapabilities ?? {})
     return { revision, result: listing.list(engine.registry, params, engine.settings.listPageSize, hideApps) }
   }
   switch (req.method) {
     case 'logging/setLevel': {
-      if (!caps.logging) throw notFound()
+      if (!caps.logging) throw methodNotFound(req.method, revision)
       const level = params.level
       if (typeof level !== 'string' || !(LOG_LEVELS as readonly string[]).includes(level))
         throw new RpcError(RPC.INVALID_PARAMS, `Invalid log level: ${String(level)}`)
@@ -103,14 +86,14 @@ export async function dispatchLegacy(
     case 'resources/subscribe':
     case 'resources/unsubscribe': {
       const resources = caps.resources as JsonObject | undefined
-      if (!resources?.subscribe) throw notFound()
+      if (!resources?.subscribe) throw methodNotFound(req.method, revision)
       const uri = params.uri as string
       if (req.method === 'resources/subscribe') state?.subscriptions.add(uri)
       else state?.subscriptions.delete(uri)
       return { revision, result: {} }
     }
     case 'tools/call': {
-      if (!caps.tools) throw notFound()
+      if (!caps.tools) throw methodNotFound(req.method, revision)
       // The 2025-11-25 `task` hint from a client of any legacy revision (older ones lose it in parsing).
       if (tasksServed && isRecord(raw.task) && !isRecord(params.task)) params.task = raw.task
       if (caps.tasks || (tasksServed && isRecord(params.task))) {
@@ -126,27 +109,71 @@ export async function dispatchLegacy(
           // The call's stream ends with CreateTaskResult; later asks go to the unsolicited stream.
           const outlet = connection.unsolicited ?? { send: () => {} }
           const work = (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) =>
-            callTool(engine.registry, params, makeCtx({ ...extras, outlet }), engine.def.validateArguments ?? true)
+            callTool(
+              engine.registry,
+              params,
+              contextOf(engine, channel, state, revision, raw, signal, { ...extras, outlet }),
+              engine.def.validateArguments ?? true,
+            )
           const result = tool?.adoptsTaskId
             ? await engine.tasks.launchLegacyAdopting(params.task as JsonObject, work)
             : engine.tasks.launchLegacy(params.task as JsonObject, work)
           return { revision: TASKS_REVISION, result }
         }
       }
-      return { revision, result: await callTool(engine.registry, params, makeCtx(), engine.def.validateArguments ?? true) }
+      return {
+        revision,
+        result: await callTool(
+          engine.registry,
+          params,
+          contextOf(engine, channel, state, revision, raw, signal),
+          engine.def.validateArguments ?? true,
+        ),
+      }
     }
     case 'prompts/get':
-      if (!caps.prompts) throw notFound()
-      return { revision, result: await getPrompt(engine.registry, params, makeCtx()) }
+      if (!caps.prompts) throw methodNotFound(req.method, revision)
+      return { revision, result: await getPrompt(engine.registry, params, contextOf(engine, channel, state, revision, raw, signal)) }
     case 'resources/read':
-      if (!caps.resources) throw notFound()
-      return { revision, result: await readResource(engine.registry, params, makeCtx()) }
+      if (!caps.resources) throw methodNotFound(req.method, revision)
+      return { revision, result: await readResource(engine.registry, params, contextOf(engine, channel, state, revision, raw, signal)) }
     case 'completion/complete':
-      if (!caps.completions) throw notFound()
-      return { revision, result: await complete(engine.def, engine.registry, params, makeCtx()) }
+      if (!caps.completions) throw methodNotFound(req.method, revision)
+      return {
+        revision,
+        result: await complete(engine.def, engine.registry, params, contextOf(engine, channel, state, revision, raw, signal)),
+      }
     default:
-      throw notFound()
+      throw methodNotFound(req.method, revision)
   }
+}
+
+/** A legacy call's HandlerContext: a function of its own, so a request builds no closure to make one. */
+function contextOf(
+  engine: EngineCore,
+  channel: Channel,
+  state: LegacyState | undefined,
+  revision: LegacyRevision,
+  raw: JsonObject,
+  signal: AbortSignal,
+  extras?: Pick<ContextInit, 'signal' | 'outlet' | 'adoptTaskId'>,
+): HandlerContext {
+  const init: ContextInit = {
+    era: 'legacy',
+    revision,
+    signal,
+    clientCapabilities: state?.clientCapabilities ?? {},
+    clientInfo: state?.clientInfo,
+    meta: isRecord(raw._meta) ? raw._meta : {},
+    outlet: channel.outlet,
+    connection: channel.connection,
+    notify: engine.notify,
+    // Without logging/setLevel every level is sent (2025-11-25 server/utilities/logging.mdx leaves the default open).
+    logLevel: state?.logLevel ?? 'debug',
+    closeStream: channel.closeStream,
+  }
+  // No object spread for the common call without extras (each one is a copy-properties call).
+  return createContext(extras === undefined ? init : Object.assign(init, extras))
 }
 
 /** 2025-11-25 tasks/get | tasks/result | tasks/list | tasks/cancel. */

@@ -50,34 +50,19 @@ export async function answerOrStream(
       once: true,
     })
 
-  let stream: SseStream | undefined
-  const queued: JsonRpcMessage[] = []
-  let closeAsked = false
   // Whichever comes first: the answer (a JSON response) or something to stream before it (SSE).
   let settleFirst!: (first: Answer | 'stream') => void
   let failFirst!: (error: unknown) => void
   const first = new Promise<Answer | 'stream'>((resolve, reject) => ((settleFirst = resolve), (failFirst = reject)))
-  const upgrade = () => settleFirst('stream')
-  const outlet: Outlet = {
-    send(m) {
-      if (stream) stream.send(m)
-      else {
-        queued.push(m)
-        upgrade()
-      }
-    },
-  }
+  const outlet = new CallOutlet(settleFirst)
   const channel: Channel = {
     connection,
     outlet,
     principal: ctx.options.principalOf?.(request),
-    ...(cancel && { signal: cancel.signal }),
+    // No object spread per request: a legacy call has no signal of its own.
+    signal: cancel?.signal,
     era: opts.era,
-    closeStream: () => {
-      closeAsked = true
-      if (stream) stream.closeMidStream()
-      else upgrade()
-    },
+    closeStream: () => outlet.closeStream(),
   }
   const answering = engine.answer(message, channel)
   answering.then(settleFirst, failFirst)
@@ -94,12 +79,38 @@ export async function answerOrStream(
     headers: opts.headers,
     onAbort: () => cancel?.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')),
   })
-  stream = sse
-  for (const m of queued) sse.send(m)
-  if (closeAsked) sse.closeMidStream()
+  outlet.stream = sse
+  for (const m of outlet.queued ?? []) sse.send(m)
+  if (outlet.closeAsked) sse.closeMidStream()
   void answering.then((answer) => {
     if (answer.message) sse.send(answer.message)
     sse.end()
   })
   return sse.response
+}
+
+/**
+ * The call's own stream until its answer, one object per request: messages sent before the answer
+ * queue here and make the response SSE (`upgrade`), then go straight to the SSE stream.
+ */
+class CallOutlet implements Outlet {
+  stream: SseStream | undefined
+  queued: JsonRpcMessage[] | undefined
+  closeAsked = false
+
+  constructor(private readonly upgrade: (first: 'stream') => void) {}
+
+  send(message: JsonRpcMessage): void {
+    if (this.stream) this.stream.send(message)
+    else {
+      ;(this.queued ??= []).push(message)
+      this.upgrade('stream')
+    }
+  }
+
+  closeStream(): void {
+    this.closeAsked = true
+    if (this.stream) this.stream.closeMidStream()
+    else this.upgrade('stream')
+  }
 }

@@ -60,13 +60,11 @@ export type HttpVerdict =
 /** Classify one request. Never throws; a refusal is a `reject` verdict. */
 export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   const supported = input.supported ?? REVISIONS
-  const servesLegacy = supported.some(isLegacyRevision)
+  const servesLegacy = servesLegacyOf(supported)
   const sessionId = 'sessionId' in input ? input.sessionId : headerValue(input.headers, HEADER.SESSION_ID)
   const versionHeader = headerValue(input.headers, HEADER.PROTOCOL_VERSION)
 
   const body = input.method === 'POST' ? input.body : undefined
-  const id = recoverId(body) ?? undefined
-  const reject = (status: number, error: RpcError): HttpVerdict => ({ kind: 'reject', status, error, ...(id !== undefined && { id }) })
   const isStreamMethod = input.method === 'GET' || input.method === 'DELETE'
   // 2026-07-28 streamable-http.mdx "Backward Compatibility": a modern-only server answers 405.
   if ((isStreamMethod && !servesLegacy) || (!isStreamMethod && input.method !== 'POST')) {
@@ -75,7 +73,7 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   // A header naming a revision this endpoint does not serve: 400 (2025-11-25 "Protocol Version
   // Header": MUST), with the 2026 error so modern clients can pick from `supported`.
   if (versionHeader !== undefined && (!isRevision(versionHeader) || !supported.includes(versionHeader))) {
-    return reject(HTTP_STATUS.BAD_REQUEST, unsupportedVersion(supported, versionHeader))
+    return reject(HTTP_STATUS.BAD_REQUEST, unsupportedVersion(supported, versionHeader), body)
   }
 
   if (isStreamMethod) {
@@ -88,9 +86,13 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
     return { kind: 'legacy-get', revision, ...(sessionId && { sessionId }), ...(lastEventId && { lastEventId }) }
   }
 
-  if (Array.isArray(body)) return classifyBatch(input, body, versionHeader, sessionId, reject)
+  if (Array.isArray(body)) return classifyBatch(input, body, versionHeader, sessionId)
   if (typeof body !== 'object' || body === null) {
-    return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC message object'))
+    return reject(
+      HTTP_STATUS.BAD_REQUEST,
+      new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: the body must be a JSON-RPC message object'),
+      body,
+    )
   }
   const message = body as Record<string, unknown>
   const metaVersion = bodyProtocolVersion(message)
@@ -101,11 +103,12 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
     return reject(
       HTTP_STATUS.BAD_REQUEST,
       headerMismatch(`the ${HEADER.PROTOCOL_VERSION} header is required (body _meta names ${JSON.stringify(metaVersion)})`),
+      body,
     )
   }
   if (!servesLegacy) {
     // A modern-only server MUST reject a request without the header (streamable-http.mdx).
-    return reject(HTTP_STATUS.BAD_REQUEST, headerMismatch(`the ${HEADER.PROTOCOL_VERSION} header is required`))
+    return reject(HTTP_STATUS.BAD_REQUEST, headerMismatch(`the ${HEADER.PROTOCOL_VERSION} header is required`), body)
   }
   if (message.method === 'initialize') return { kind: 'legacy-initialize', message }
   if (sessionId !== undefined) {
@@ -118,6 +121,7 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
     return reject(
       HTTP_STATUS.BAD_REQUEST,
       headerMismatch(`${HEADER.PROTOCOL_VERSION} ${JSON.stringify(versionHeader)} does not match _meta ${JSON.stringify(metaVersion)}`),
+      body,
     )
   }
   // 2025-11-25 "Protocol Version Header": absent and no other way to tell → assume 2025-03-26.
@@ -125,12 +129,25 @@ export function classifyHttpRequest(input: ClassifyInput): HttpVerdict {
   return { kind: 'legacy', revision, message }
 }
 
+/** A `reject` verdict echoing the body's id when one can be read (read only for a refusal). */
+function reject(status: number, error: RpcError, body: unknown): HttpVerdict {
+  const id = recoverId(body) ?? undefined
+  return { kind: 'reject', status, error, ...(id !== undefined && { id }) }
+}
+
+/** Whether a list of served revisions has a legacy one, per list: a handler passes the same list on every request. */
+const SERVES_LEGACY = new WeakMap<readonly Revision[], boolean>()
+function servesLegacyOf(supported: readonly Revision[]): boolean {
+  let serves = SERVES_LEGACY.get(supported)
+  if (serves === undefined) SERVES_LEGACY.set(supported, (serves = supported.some(isLegacyRevision)))
+  return serves
+}
+
 function classifyBatch(
   input: ClassifyInput,
   body: unknown[],
   versionHeader: string | undefined,
   sessionId: string | undefined,
-  reject: (status: number, error: RpcError) => HttpVerdict,
 ): HttpVerdict {
   const revision = isModernRevision(versionHeader)
     ? versionHeader
@@ -139,10 +156,11 @@ function classifyBatch(
     return reject(
       HTTP_STATUS.BAD_REQUEST,
       new RpcError(RPC.INVALID_REQUEST, `Invalid Request: JSON-RPC batches are not supported in revision ${revision} (only 2025-03-26)`),
+      body,
     )
   }
   // JSON-RPC 2.0 section 6: an empty array is a single Invalid Request.
-  if (body.length === 0) return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: empty batch'))
+  if (body.length === 0) return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: empty batch'), body)
   if (input.maxBatchLength !== undefined && body.length > input.maxBatchLength) {
     return reject(
       HTTP_STATUS.BAD_REQUEST,
@@ -150,11 +168,16 @@ function classifyBatch(
         RPC.INVALID_REQUEST,
         `Invalid Request: batch of ${body.length} messages exceeds ${input.maxBatchLength} (maxBatchLength)`,
       ),
+      body,
     )
   }
   // 2025-03-26 basic/lifecycle.mdx: the initialize request MUST NOT be part of a batch.
   if (body.some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize')) {
-    return reject(HTTP_STATUS.BAD_REQUEST, new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch'))
+    return reject(
+      HTTP_STATUS.BAD_REQUEST,
+      new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: initialize must not be part of a batch'),
+      body,
+    )
   }
   return { kind: 'legacy-batch', revision: '2025-03-26', messages: body, ...(sessionId && { sessionId }) }
 }

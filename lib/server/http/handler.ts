@@ -34,82 +34,85 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
   const sessions = createLegacySessionStore(engine, settings, options)
   const ctx: HandlerContext = { engine, settings, options, sessions, acceptMemo: {} }
 
+  // Every failure becomes a 500 here, in the one async frame a request runs in (no .catch wrapper
+  // per request): each branch's promise is awaited inside the try.
   async function handle(request: Request): Promise<Response> {
-    if (!options.guarded) {
-      const forbidden = checkOrigin(request, options.origin)
-      if (forbidden) return forbidden
-    }
-    const sessionId = headerValue(request.headers, HEADER.SESSION_ID)
-    let session = sessionId === undefined ? undefined : sessions.get(sessionId)
-    if (
-      sessionId !== undefined &&
-      (session === undefined ? options.adoptSession !== undefined : session.adopted === true && options.sessionRevoked !== undefined)
-    ) {
-      session = await adoptOrRecheck(ctx, request, sessionId, session)
-    }
-    let body: unknown
-    if (request.method === 'POST') {
-      const read = await readJsonBody(request, bodyOptions)
-      if (!read.ok) return read.response
-      body = read.value
-    }
-    const verdict = classifyHttpRequest({
-      method: request.method,
-      headers: request.headers,
-      sessionId,
-      body,
-      supported: SUPPORTED_REVISIONS,
-      sessionRevision: session?.revision,
-      maxBatchLength: settings.maxBatchLength,
-    })
-    switch (verdict.kind) {
-      case 'reject':
-        return rejectResponse(verdict)
-      case 'modern':
-        return serveModern(ctx, request, verdict)
-      case 'legacy-initialize':
-        return openLegacySession(ctx, request, verdict.message)
-      case 'legacy-get':
-      case 'legacy-delete':
-      case 'legacy':
-      case 'legacy-batch': {
-        // 2025-11-25 "Session Management": every request after initialize names its session.
-        if (verdict.sessionId === undefined)
-          return rpcErrorResponse(
-            HTTP_STATUS.BAD_REQUEST,
-            new RpcError(RPC.INVALID_REQUEST, `Bad Request: the ${HEADER.SESSION_ID} header is required`),
-            recoverId(body),
-          )
-        if (session === undefined)
-          return rpcErrorResponse(HTTP_STATUS.NOT_FOUND, new RpcError(RPC.INVALID_REQUEST, 'Session not found'), recoverId(body))
-        if (verdict.kind === 'legacy-delete') {
-          sessions.delete(verdict.sessionId)
-          return new Response(null, { status: HTTP_STATUS.NO_CONTENT })
-        }
-        const notAcceptable = checkAccept(request, session.revision, ctx.acceptMemo)
-        if (notAcceptable) return notAcceptable
-        if (verdict.kind === 'legacy-get') return await openListenStream(ctx, request, verdict.sessionId, session, verdict.lastEventId)
-        // The session's id is the one the store found it under: its answers' headers never change.
-        const answerHeaders = (session.answerHeaders ??= sessionHeaders(verdict.sessionId))
-        if (verdict.kind === 'legacy-batch') return answerBatch(ctx, verdict.messages, session, answerHeaders.record)
-        return await answerOrStream(ctx, request, verdict.message, session.connection, {
-          era: 'legacy',
-          headers: answerHeaders.record,
-          jsonHeaders: answerHeaders.json,
-          session,
-        })
+    try {
+      if (!options.guarded) {
+        const forbidden = checkOrigin(request, options.origin)
+        if (forbidden) return forbidden
       }
+      const sessionId = headerValue(request.headers, HEADER.SESSION_ID)
+      let session = sessionId === undefined ? undefined : sessions.get(sessionId)
+      if (
+        sessionId !== undefined &&
+        (session === undefined ? options.adoptSession !== undefined : session.adopted === true && options.sessionRevoked !== undefined)
+      ) {
+        session = await adoptOrRecheck(ctx, request, sessionId, session)
+      }
+      let body: unknown
+      if (request.method === 'POST') {
+        const read = await readJsonBody(request, bodyOptions)
+        if (!read.ok) return read.response
+        body = read.value
+      }
+      const verdict = classifyHttpRequest({
+        method: request.method,
+        headers: request.headers,
+        sessionId,
+        body,
+        supported: SUPPORTED_REVISIONS,
+        sessionRevision: session?.revision,
+        maxBatchLength: settings.maxBatchLength,
+      })
+      switch (verdict.kind) {
+        case 'reject':
+          return rejectResponse(verdict)
+        case 'modern':
+          return await serveModern(ctx, request, verdict)
+        case 'legacy-initialize':
+          return await openLegacySession(ctx, request, verdict.message)
+        case 'legacy-get':
+        case 'legacy-delete':
+        case 'legacy':
+        case 'legacy-batch': {
+          // 2025-11-25 "Session Management": every request after initialize names its session.
+          if (verdict.sessionId === undefined)
+            return rpcErrorResponse(
+              HTTP_STATUS.BAD_REQUEST,
+              new RpcError(RPC.INVALID_REQUEST, `Bad Request: the ${HEADER.SESSION_ID} header is required`),
+              recoverId(body),
+            )
+          if (session === undefined)
+            return rpcErrorResponse(HTTP_STATUS.NOT_FOUND, new RpcError(RPC.INVALID_REQUEST, 'Session not found'), recoverId(body))
+          if (verdict.kind === 'legacy-delete') {
+            sessions.delete(verdict.sessionId)
+            return new Response(null, { status: HTTP_STATUS.NO_CONTENT })
+          }
+          const notAcceptable = checkAccept(request, session.revision, ctx.acceptMemo)
+          if (notAcceptable) return notAcceptable
+          if (verdict.kind === 'legacy-get') return await openListenStream(ctx, request, verdict.sessionId, session, verdict.lastEventId)
+          // The session's id is the one the store found it under: its answers' headers never change.
+          const answerHeaders = (session.answerHeaders ??= sessionHeaders(verdict.sessionId))
+          if (verdict.kind === 'legacy-batch') return await answerBatch(ctx, verdict.messages, session, answerHeaders.record)
+          return await answerOrStream(ctx, request, verdict.message, session.connection, {
+            era: 'legacy',
+            headers: answerHeaders.record,
+            jsonHeaders: answerHeaders.json,
+            session,
+          })
+        }
+      }
+    } catch (error) {
+      return rpcErrorResponse(
+        HTTP_STATUS.INTERNAL_SERVER_ERROR,
+        new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`),
+      )
     }
   }
 
   return {
-    fetch: (request) =>
-      handle(request).catch((error: unknown) =>
-        rpcErrorResponse(
-          HTTP_STATUS.INTERNAL_SERVER_ERROR,
-          new RpcError(RPC.INTERNAL_ERROR, `internal error: ${(error as Error)?.message ?? String(error)}`),
-        ),
-      ),
+    fetch: handle,
     close: () => sessions.close(),
   }
 }

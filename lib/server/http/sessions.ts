@@ -50,6 +50,8 @@ export class SessionStore<T> {
   readonly #now: () => number
   #timer: ReturnType<typeof setTimeout> | undefined
   #closed = false
+  /** The id at the end of the last-use order, if known: a host's requests name the same session one after another. */
+  #newest: string | undefined
 
   constructor(options: SessionStoreOptions<T>) {
     this.#options = options
@@ -78,6 +80,7 @@ export class SessionStore<T> {
     if (this.#ended.has(id) || this.#entries.has(id)) return false
     this.#expireIdle()
     this.#entries.set(id, { payload, lastUsedMs: this.#now() })
+    this.#newest = id
     while (this.#entries.size > Math.max(1, this.#options.maxSessions)) {
       const oldest = this.#entries.keys().next().value as string
       this.#end(oldest, 'evicted')
@@ -96,8 +99,12 @@ export class SessionStore<T> {
     const entry = this.#live(id)
     if (entry === undefined) return undefined
     entry.lastUsedMs = this.#now()
-    this.#entries.delete(id)
-    this.#entries.set(id, entry)
+    // Already last in use order: no delete and set again.
+    if (id !== this.#newest) {
+      this.#entries.delete(id)
+      this.#entries.set(id, entry)
+      this.#newest = id
+    }
     return entry.payload
   }
 
@@ -155,6 +162,7 @@ export class SessionStore<T> {
     const entry = this.#entries.get(id)
     if (entry === undefined) return
     this.#entries.delete(id)
+    if (id === this.#newest) this.#newest = undefined
     if (reason !== 'closed') {
       this.#ended.add(id)
       if (this.#ended.size > Math.max(1, this.#options.maxSessions)) this.#ended.delete(this.#ended.values().next().value as string)

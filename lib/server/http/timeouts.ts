@@ -18,7 +18,7 @@ export function idleTimeoutSeconds(settings: Pick<Settings, 'httpIdleTimeoutMs'>
   return Math.min(BUN_MAX_IDLE_SECONDS, Math.max(1, Math.ceil(settings.httpIdleTimeoutMs / 1000)))
 }
 
-interface IdleControl {
+export interface IdleControl {
   timeout(request: Request, seconds: number): void
 }
 
@@ -26,22 +26,42 @@ interface IdleControl {
 const listeners = new WeakMap<Request, IdleControl>()
 
 /**
- * Wrap a fetch handler for Bun.serve: requests without a body are lifted at once, others when
- * bodyReceived() is called; a plain (non-SSE) response puts the idle timeout back.
+ * What withIdleTimeouts does around a handler, for a fetch handler that runs it in its own frame
+ * (the daemon's: one async frame per request, not two); undefined when there is no idle timeout.
  */
+export interface IdleTimeouts {
+  /** Before the handler: a request without a body is lifted at once, others when bodyReceived() is called. */
+  begin(request: Request, server: IdleControl): void
+  /** After it: a plain (non-SSE) response puts the idle timeout back. */
+  end(request: Request, server: IdleControl, response: Response): Response
+}
+
+export function idleTimeouts(settings: Pick<Settings, 'httpIdleTimeoutMs'>): IdleTimeouts | undefined {
+  const seconds = idleTimeoutSeconds(settings)
+  if (seconds === 0) return undefined
+  return {
+    begin(request, server) {
+      if (request.body === null) server.timeout(request, 0)
+      else listeners.set(request, server)
+    },
+    end(request, server, response) {
+      if (!(response.headers.get('content-type') ?? '').startsWith(MIME.SSE)) server.timeout(request, seconds)
+      else server.timeout(request, 0)
+      return response
+    },
+  }
+}
+
+/** Wrap a fetch handler for Bun.serve with idleTimeouts' begin and end. */
 export function withIdleTimeouts(
   settings: Pick<Settings, 'httpIdleTimeoutMs'>,
   handle: (request: Request) => Response | Promise<Response>,
 ): (request: Request, server: IdleControl) => Promise<Response> {
-  const seconds = idleTimeoutSeconds(settings)
+  const idle = idleTimeouts(settings)
   return async (request, server) => {
-    if (seconds === 0) return handle(request)
-    if (request.body === null) server.timeout(request, 0)
-    else listeners.set(request, server)
-    const response = await handle(request)
-    if (!(response.headers.get('content-type') ?? '').startsWith(MIME.SSE)) server.timeout(request, seconds)
-    else server.timeout(request, 0)
-    return response
+    if (idle === undefined) return handle(request)
+    idle.begin(request, server)
+    return idle.end(request, server, await handle(request))
   }
 }
 
