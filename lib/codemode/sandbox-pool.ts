@@ -59,6 +59,8 @@ interface ActiveExec {
   readonly process: SandboxProcess
   readonly calls: AbortController
   toolCalls: number
+  /** performance.now() when the exec was sent: a watchdog kill tells apart who was past its deadline. */
+  readonly sentAt: number
   settle(outcome: { result?: ExecResult; error?: McpxError }): void
 }
 
@@ -263,6 +265,13 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
             if (active.get(id) !== entry) return
             log.debug(`sandbox child ${child.pid} killed: ${failure.message}`)
             entry.settle({ error: new SandboxError(failure) })
+            // Execs on the same child that are past their own deadline too were stuck behind the
+            // same builtin: they end as what they are (a deadline), not as the kill's crash.
+            if (failure.reason === 'deadline') {
+              const now = performance.now()
+              for (const other of [...active.values()])
+                if (other.process === child && now - other.sentAt >= limits.timeoutMs) other.settle({ error: new SandboxError(failure) })
+            }
             if (child.alive) {
               killedByWatchdog.add(child)
               restarts++
@@ -280,6 +289,7 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
         process: child,
         calls: new AbortController(),
         toolCalls: 0,
+        sentAt: performance.now(),
         settle: ({ result, error }) => {
           if (active.get(id) !== entry) return
           active.delete(id)

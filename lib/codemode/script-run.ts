@@ -207,7 +207,7 @@ export function startScript(
     try {
       step()
     } catch (error) {
-      fail(atMemoryCap(engine, limits) ? memoryFailure() : { reason: 'crash', message: `sandbox engine trapped: ${String(error)}` })
+      fail(atMemoryCap(engine, limits) ? memoryFailure() : trapFailure(error))
     }
     settle()
   }
@@ -314,6 +314,23 @@ function scriptError(json: string | undefined, atCompile = false): ScriptFailure
       ? ': there is no module loader in the mcpx sandbox; tools are the global namespace objects (see mcpx types)'
       : ''
   return { reason, name, message: `${name}: ${message}${hint}`, ...(stack ? { stack } : {}) }
+}
+
+/**
+ * A trap of the engine while guest code ran. The host's own stack running out is the script's
+ * doing (recursion or nesting deep in native code, e.g. serialising `{o: {o: …}}`, can exhaust the
+ * wasm call stack before QuickJS's own limit fires; which fires first depends on the wasm tier):
+ * a runtime error of the script. Every exec has its own wasm instance (engine.ts), so the broken
+ * one affects nobody else.
+ */
+function trapFailure(error: unknown): ScriptFailure {
+  if (error instanceof RangeError && /call stack/i.test(error.message))
+    return {
+      reason: 'runtime',
+      name: 'RangeError',
+      message: 'RangeError: Maximum call stack size exceeded (nesting or recursion deeper than the sandbox stack)',
+    }
+  return { reason: 'crash', message: `sandbox engine trapped: ${String(error)}` }
 }
 
 function memoryFailure(): ScriptFailure {
