@@ -273,7 +273,7 @@ describe('hostile scripts: volume', () => {
     expect(value).toEqual(['ToolError', 'SANDBOX'])
   })
 
-  test('a sibling exec killed with the watchdog\'s child ends as a deadline or a crash, the pool recovers', async () => {
+  test("a sibling exec killed with the watchdog's child ends as a deadline or a crash, the pool recovers", async () => {
     const results = await Promise.allSettled([
       watchdogPool.exec('await test.slow({ms: 50}); return "sibling"', recordingBridge()),
       watchdogPool.exec('return String(10n ** 300000n).length', recordingBridge()),
