@@ -122,11 +122,16 @@ export interface McpxDaemon {
   stop(): Promise<void>
 }
 
-/** `mcpx daemon start` with its own MCPX_HOME and a config naming `servers`. */
-export async function startMcpxDaemon(binary: string, dir: string, servers: Record<string, unknown>): Promise<McpxDaemon> {
+/** `mcpx daemon start` with its own MCPX_HOME and a config naming `servers` (`extraEnv`: for the CLI and so the daemon). */
+export async function startMcpxDaemon(
+  binary: string,
+  dir: string,
+  servers: Record<string, unknown>,
+  extraEnv: Record<string, string> = {},
+): Promise<McpxDaemon> {
   const config = join(dir, 'mcpx-config.json')
   writeFileSync(config, JSON.stringify({ mcpServers: servers }, null, 2))
-  const env = isolatedEnv(dir, { MCPX_HOME: join(dir, 'mcpx-home'), MCPX_CONFIG: config })
+  const env = isolatedEnv(dir, { MCPX_HOME: join(dir, 'mcpx-home'), MCPX_CONFIG: config, ...extraEnv })
   const run = (args: string[]) => Bun.spawnSync([binary, ...args], { env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
   const started = run(['daemon', 'start', '--json'])
   if (started.exitCode !== 0) throw new Error(`mcpx daemon start failed: ${started.stderr.toString()}`)
@@ -209,13 +214,18 @@ export function startHttpFloor(): Promise<Peer> {
 }
 
 /** The minimal HTTP→stdio relay of relay-floor.ts (with its own echo upstream), likewise. */
-export function startRelayFloor(): Promise<Peer> {
-  return startScriptPeer('relay-floor.ts')
+export function startRelayFloor(extraEnv: Record<string, string> = {}): Promise<Peer> {
+  return startScriptPeer('relay-floor.ts', extraEnv)
 }
 
 /** A bench helper script run by bun: it prints `{"url": …}` once listening and exits on stdin EOF. */
-async function startScriptPeer(script: string): Promise<Peer> {
-  const child = Bun.spawn([process.execPath, join(REPO, 'scripts/bench', script)], { stdin: 'pipe', stdout: 'pipe', stderr: 'inherit' })
+async function startScriptPeer(script: string, extraEnv: Record<string, string> = {}): Promise<Peer> {
+  const child = Bun.spawn([process.execPath, join(REPO, 'scripts/bench', script)], {
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'inherit',
+    env: { ...process.env, ...extraEnv },
+  })
   const reader = child.stdout.getReader()
   let text = ''
   while (!text.includes('\n')) {
