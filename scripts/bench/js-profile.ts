@@ -33,8 +33,8 @@ const count = (name: 'calls' | 'warmup' | 'top' | 'interval-us') => {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be an integer ≥ 1`)
   return value
 }
-/** How long the preload has to write its file after the second signal. */
-const PROFILE_WRITE_WAIT_MS = 200
+/** The pause after each signal (for the profiler to start, then between looks for the preload's file), and how many looks. */
+const PROFILE_SIGNAL_WAIT_MS = 200
 const PROFILE_WRITE_TRIES = 50
 
 interface Frame {
@@ -47,21 +47,22 @@ interface Profile {
   readonly traces: readonly { readonly frames: readonly Frame[] }[]
 }
 
+const intervalUs = count('interval-us')
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-js-profile-'))
 const profileEnv = {
   BUN_OPTIONS: `--preload=${join(REPO, 'scripts/bench/js-profile-preload.ts')}`,
   MCPX_BENCH_PROFILE_DIR: dir,
-  MCPX_BENCH_PROFILE_INTERVAL_US: String(count('interval-us')),
+  MCPX_BENCH_PROFILE_INTERVAL_US: String(intervalUs),
 }
 
 async function profile(pid: number, call: () => Promise<unknown>, calls: number): Promise<Profile> {
   process.kill(pid, 'SIGUSR2')
-  await Bun.sleep(PROFILE_WRITE_WAIT_MS)
+  await Bun.sleep(PROFILE_SIGNAL_WAIT_MS)
   for (let i = 0; i < calls; i++) await call()
   process.kill(pid, 'SIGUSR2')
   const file = join(dir, `profile-${pid}.json`)
   for (let tries = 0; tries < PROFILE_WRITE_TRIES; tries++) {
-    await Bun.sleep(PROFILE_WRITE_WAIT_MS)
+    await Bun.sleep(PROFILE_SIGNAL_WAIT_MS)
     try {
       return JSON.parse(readFileSync(file, 'utf8')) as Profile
     } catch {}
@@ -89,11 +90,16 @@ function selfTimes(p: Profile): Map<string, number> {
 }
 
 const calls = count('calls')
+const warmup = count('warmup')
+const top = count('top')
 const binary = flags.binary ?? (await buildBinary(dir))
-const daemon = await startMcpxDaemon(binary, dir, { echo: { command: NODE, args: [ECHO_SERVER] } }, profileEnv)
-const relay = await startRelayFloor(profileEnv)
 const clients: Client[] = []
+const peers: Array<{ stop(): Promise<void> }> = []
 try {
+  const daemon = await startMcpxDaemon(binary, dir, { echo: { command: NODE, args: [ECHO_SERVER] } }, profileEnv)
+  peers.push(daemon)
+  const relay = await startRelayFloor(profileEnv)
+  peers.push(relay)
   const viaDaemon = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
   const viaRelay = await httpClient(relay.url)
   clients.push(viaDaemon, viaRelay)
@@ -101,32 +107,32 @@ try {
     { name: 'daemon', pid: daemon.pid, call: () => viaDaemon.callTool({ name: 'echo_echo', arguments: { message: 'hello' } }) },
     { name: 'relay floor', pid: relay.pid, call: () => viaRelay.callTool({ name: 'echo', arguments: { message: 'hello' } }) },
   ]
-  for (const target of targets) for (let i = 0; i < count('warmup'); i++) await target.call()
+  for (const target of targets) for (let i = 0; i < warmup; i++) await target.call()
   const results = []
   for (const target of targets) {
     const sampled = await profile(target.pid, target.call, calls)
-    results.push({ name: target.name, self: selfTimes(sampled), usPerSample: (sampled.interval * 1e6) / calls })
+    // One sample stands for `interval` of JavaScript on the stack, spread over the profiled calls.
+    results.push({ name: target.name, self: selfTimes(sampled), callUsPerSample: (sampled.interval * 1e6) / calls })
   }
-  const perCall = (samples: number, usPerSample: number) => fmt(samples * usPerSample, 1)
+  const perCall = (samples: number, callUsPerSample: number) => fmt(samples * callUsPerSample, 1)
   const when = new Date().toISOString()
-  console.log(`## JavaScript on the stack per call (${calls} calls after ${count('warmup')}, every ${count('interval-us')} µs, ${when})\n`)
+  console.log(`## JavaScript on the stack per call (${calls} calls after ${warmup}, every ${intervalUs} µs, ${when})\n`)
   console.log('| process | samples | µs per call | in its own JavaScript | in host functions | not attributed |\n|---|---|---|---|---|---|')
   for (const r of results) {
     const sum = (keep: (name: string) => boolean) => [...r.self].filter(([name]) => keep(name)).reduce((a, [, n]) => a + n, 0)
     const total = sum(() => true)
     const host = sum((name) => name.endsWith(' (host)'))
     const unattributed = sum((name) => name === NOT_ATTRIBUTED)
-    const row = [total, total - host - unattributed, host, unattributed].map((n) => perCall(n, r.usPerSample))
+    const row = [total, total - host - unattributed, host, unattributed].map((n) => perCall(n, r.callUsPerSample))
     console.log(`| ${r.name} | ${total} | ${row.join(' | ')} |`)
   }
   for (const r of results) {
-    console.log(`\n### ${r.name}: self time, top ${count('top')}\n\n| function | samples | µs per call |\n|---|---|---|`)
-    const ranked = [...r.self.entries()].sort((a, b) => b[1] - a[1]).slice(0, count('top'))
-    for (const [name, samples] of ranked) console.log(`| ${name} | ${samples} | ${perCall(samples, r.usPerSample)} |`)
+    console.log(`\n### ${r.name}: self time, top ${top}\n\n| function | samples | µs per call |\n|---|---|---|`)
+    const ranked = [...r.self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)
+    for (const [name, samples] of ranked) console.log(`| ${name} | ${samples} | ${perCall(samples, r.callUsPerSample)} |`)
   }
 } finally {
   await Promise.all(clients.map((client) => client.close()))
-  await relay.stop()
-  await daemon.stop()
+  for (const peer of peers.reverse()) await peer.stop()
   rmSync(dir, { recursive: true, force: true })
 }
