@@ -1,0 +1,201 @@
+/**
+ * Where all of the daemon's CPU per `/mcp?codemode=false` tools/call goes, native code and kernel
+ * included, beside the relay floor's (relay-floor.ts). js-profile.ts sees only time with
+ * JavaScript on the stack; this samples each whole process with `perf record -g` (cpu-clock, so
+ * the samples' periods add up to the process's CPU time) while an SDK 1.x client makes `--calls`
+ * sequential calls after `--warmup`. Both processes write JavaScriptCore's JIT dump
+ * (BUN_JSC_useJITDump), which names the compiled JavaScript in the call chains; bun's own code is
+ * stripped, so native frames are told apart only as bun, libc or kernel. Each sample is put on
+ * one side, JavaScript on the stack or not, and by the frame it ran in. Samples with JavaScript on
+ * the stack are also charged to the nearest named JavaScript function (inlined frames the JIT does
+ * not name are charged to the function they were inlined into), with everything they called.
+ * Needs `perf` (Debian: linux-perf) and permission to attach to the two processes.
+ * Usage: bun scripts/bench/native-profile.ts [--binary path] [--calls 8000] [--warmup 10000]
+ *        [--frequency 4999] [--top 20]. Markdown on stdout.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { ECHO_SERVER, NODE, buildBinary, httpClient, startMcpxDaemon, startRelayFloor } from './peers.ts'
+import { fmt } from './stats.ts'
+
+const { values: flags } = parseArgs({
+  options: {
+    binary: { type: 'string' },
+    calls: { type: 'string', default: '8000' },
+    warmup: { type: 'string', default: '10000' },
+    frequency: { type: 'string', default: '4999' },
+    top: { type: 'string', default: '20' },
+  },
+})
+const count = (name: 'calls' | 'warmup' | 'frequency' | 'top') => {
+  const value = Number(flags[name])
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be an integer ≥ 1`)
+  return value
+}
+const calls = count('calls')
+const warmup = count('warmup')
+const frequency = count('frequency')
+const top = count('top')
+/** How long perf gets to attach before the first measured call, and to write its file after SIGINT. */
+const PERF_ATTACH_WAIT_MS = 1000
+/** JIT dump record ids and layout: linux tools/perf/Documentation/jitdump-specification.txt. */
+const JIT_CODE_LOAD = 0
+const JIT_HEADER_SIZE_OFFSET = 8
+const JIT_RECORD_HEADER_BYTES = 16
+const JIT_CODE_LOAD_FIXED_BYTES = 40
+
+if (Bun.which('perf') === null) {
+  console.error('native-profile: perf is not installed (Debian: apt-get install -y linux-perf)')
+  process.exit(2)
+}
+
+interface JitSymbol {
+  readonly start: bigint
+  readonly end: bigint
+  readonly name: string
+}
+
+/** The code-load records of one process's JIT dump, sorted by address (later loads at an address win). */
+function readJitDump(file: string): JitSymbol[] {
+  const bytes = readFileSync(file)
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const symbols: JitSymbol[] = []
+  for (let at = view.getUint32(JIT_HEADER_SIZE_OFFSET, true); at + JIT_RECORD_HEADER_BYTES <= bytes.length; ) {
+    const id = view.getUint32(at, true)
+    const size = view.getUint32(at + 4, true)
+    if (size === 0 || at + size > bytes.length) break
+    if (id === JIT_CODE_LOAD) {
+      const body = at + JIT_RECORD_HEADER_BYTES
+      const start = view.getBigUint64(body + 16, true)
+      const codeSize = view.getBigUint64(body + 24, true)
+      const nameStart = body + JIT_CODE_LOAD_FIXED_BYTES
+      const name = bytes.toString('utf8', nameStart, bytes.indexOf(0, nameStart))
+      symbols.push({ start, end: start + codeSize, name })
+    }
+    at += size
+  }
+  return symbols.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0))
+}
+
+function jitName(symbols: readonly JitSymbol[], ip: bigint): string | undefined {
+  let low = 0
+  let high = symbols.length - 1
+  let found: JitSymbol | undefined
+  while (low <= high) {
+    const mid = (low + high) >> 1
+    if (symbols[mid]!.start <= ip) {
+      found = symbols[mid]
+      low = mid + 1
+    } else high = mid - 1
+  }
+  return found && ip < found.end ? found.name : undefined
+}
+
+type Region = 'JIT code' | 'bun' | 'libc' | 'kernel'
+interface Split {
+  readonly total: number
+  readonly bySide: Map<string, number>
+  readonly byFunction: Map<string, number>
+}
+
+/** A named JavaScript function (JSC-Baseline/DFG/FTL: name#hash), not a thunk, cache stub or unnamed inline. */
+function functionOf(name: string): string | undefined {
+  const match = /^JSC-(?:Baseline|DFG|FTL|BaselineJIT)[^:]*: ([^#<]+)#/.exec(name)
+  return match?.[1]
+}
+
+function split(perfData: string, symbols: readonly JitSymbol[]): Split {
+  const script = Bun.spawnSync(['perf', 'script', '-i', perfData, '-F', 'period,ip,dso'], { stdout: 'pipe', stderr: 'pipe' })
+  if (script.exitCode !== 0) throw new Error(`perf script failed: ${script.stderr.toString()}`)
+  const bySide = new Map<string, number>()
+  const byFunction = new Map<string, number>()
+  const add = (map: Map<string, number>, key: string, ns: number) => map.set(key, (map.get(key) ?? 0) + ns)
+  let total = 0
+  for (const sample of script.stdout.toString().split('\n\n')) {
+    const lines = sample.trim().split('\n')
+    const period = Number(lines[0]?.trim())
+    if (!Number.isFinite(period) || lines.length < 2) continue
+    total += period
+    let leaf: Region | undefined
+    let onStack = false
+    let charged: string | undefined
+    for (const line of lines.slice(1)) {
+      const [address = '', dso = ''] = line.trim().split(/\s+/, 2)
+      const jit = jitName(symbols, BigInt(`0x${address}`))
+      const region: Region = jit !== undefined ? 'JIT code' : dso.includes('kernel') ? 'kernel' : dso.includes('libc') ? 'libc' : 'bun'
+      leaf ??= region
+      if (jit === undefined) continue
+      onStack = true
+      charged = functionOf(jit)
+      if (charged !== undefined) break
+    }
+    add(bySide, `${onStack ? 'JavaScript on the stack' : 'no JavaScript on the stack'}, in ${leaf}`, period)
+    if (onStack) add(byFunction, charged ?? '(no named function)', period)
+  }
+  return { total, bySide, byFunction }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mcpx-native-profile-'))
+const jitDumps = join(dir, 'jit')
+mkdirSync(jitDumps)
+const profileEnv = { BUN_JSC_useJITDump: '1', BUN_JSC_jitDumpDirectory: jitDumps }
+const binary = flags.binary ?? (await buildBinary(dir))
+const clients: Client[] = []
+const peers: Array<{ stop(): Promise<void> }> = []
+const recorded: Array<{ name: string; pid: number; data: string }> = []
+try {
+  const daemon = await startMcpxDaemon(binary, dir, { echo: { command: NODE, args: [ECHO_SERVER] } }, profileEnv)
+  peers.push(daemon)
+  const relay = await startRelayFloor(profileEnv)
+  peers.push(relay)
+  const viaDaemon = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
+  const viaRelay = await httpClient(relay.url)
+  clients.push(viaDaemon, viaRelay)
+  const targets = [
+    { name: 'daemon', pid: daemon.pid, call: () => viaDaemon.callTool({ name: 'echo_echo', arguments: { message: 'hello' } }) },
+    { name: 'relay floor', pid: relay.pid, call: () => viaRelay.callTool({ name: 'echo', arguments: { message: 'hello' } }) },
+  ]
+  for (const target of targets) for (let i = 0; i < warmup; i++) await target.call()
+  for (const target of targets) {
+    const data = join(dir, `perf-${target.pid}.data`)
+    const perf = Bun.spawn(['perf', 'record', '-F', String(frequency), '-g', '-p', String(target.pid), '-o', data], {
+      stdout: 'ignore',
+      stderr: 'pipe',
+    })
+    await Bun.sleep(PERF_ATTACH_WAIT_MS)
+    for (let i = 0; i < calls; i++) await target.call()
+    perf.kill('SIGINT')
+    await perf.exited
+    // perf exits non-zero after SIGINT even when it wrote its file; its report line says whether it did.
+    const report = await new Response(perf.stderr).text()
+    if (!report.includes('Captured and wrote')) throw new Error(`perf record failed: ${report.trim()}`)
+    recorded.push({ name: target.name, pid: target.pid, data })
+  }
+} finally {
+  await Promise.all(clients.map((client) => client.close()))
+  for (const peer of peers.reverse()) await peer.stop()
+}
+try {
+  const results = recorded.map((r) => {
+    // JSC names the file jit-<thread>-<pid>.dump.
+    const dump = readdirSync(jitDumps).find((file) => file.endsWith(`-${r.pid}.dump`))
+    if (dump === undefined) throw new Error(`process ${r.pid} wrote no JIT dump to ${jitDumps}`)
+    return { ...r, split: split(r.data, readJitDump(join(jitDumps, dump))) }
+  })
+  const perCall = (ns: number) => fmt(ns / 1000 / calls, 1)
+  const sides = [...new Set(results.flatMap((r) => [...r.split.bySide.keys()]))].sort()
+  console.log(`## CPU per call by where it ran (perf, ${calls} calls after ${warmup}, ${frequency} Hz, ${new Date().toISOString()})\n`)
+  console.log(`| µs per call | ${results.map((r) => r.name).join(' | ')} |\n|---|${results.map(() => '---|').join('')}`)
+  console.log(`| all | ${results.map((r) => perCall(r.split.total)).join(' | ')} |`)
+  for (const side of sides) console.log(`| ${side} | ${results.map((r) => perCall(r.split.bySide.get(side) ?? 0)).join(' | ')} |`)
+  for (const r of results) {
+    console.log(`\n### ${r.name}: JavaScript functions with what they called, top ${top}\n\n| function | µs per call |\n|---|---|`)
+    const ranked = [...r.split.byFunction.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)
+    for (const [name, ns] of ranked) console.log(`| ${name} | ${perCall(ns)} |`)
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
