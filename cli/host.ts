@@ -92,6 +92,14 @@ export interface FollowOptions {
 }
 
 /**
+ * Wait until a follower has read its last event, or at most `ms`: the timer is unref'd, so a
+ * command whose follower is done exits at once instead of when the drain would have ended.
+ */
+export function drainFeed(reading: Promise<unknown>, ms: number): Promise<unknown> {
+  return Promise.race([reading, new Promise((resolve) => setTimeout(resolve, ms).unref?.())])
+}
+
+/**
  * Follow one call's events: progress lines, questions to answer, a slow notice. Ends when the
  * daemon's `call` event for this id arrives (published before the answer) or the feed breaks.
  */
@@ -110,7 +118,7 @@ export function followCall(client: DaemonClient, options: FollowOptions): { id: 
     id: follower.id,
     async stop() {
       follower.pause()
-      await Promise.race([reading, new Promise((r) => setTimeout(r, options.settings.cliEventDrainMs).unref?.())])
+      await drainFeed(reading, options.settings.cliEventDrainMs)
       abort.abort()
       follower.stop()
     },

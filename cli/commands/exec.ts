@@ -10,6 +10,7 @@ import type { DaemonClient } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../configured-context.ts'
+import { drainFeed } from '../host.ts'
 import { printJson } from '../render.ts'
 import { daemonClient } from './daemon.ts'
 
@@ -59,7 +60,7 @@ function streamLogs(client: DaemonClient, drainMs: number): { id: string; count(
     id,
     count: () => count,
     async stop() {
-      await Promise.race([reading, Bun.sleep(drainMs)])
+      await drainFeed(reading, drainMs)
       abort.abort()
     },
   }

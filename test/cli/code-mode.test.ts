@@ -4,6 +4,9 @@ import { runMcpx, errorJson } from '../harness.ts'
 import { isolatedUser } from './cli-env.ts'
 
 const user = isolatedUser('mcpx-cli-codemode')
+/** A drain far beyond the test's own timeout, so an exec that waits it out cannot pass. */
+const LINGER_PROBE_DRAIN_MS = 600_000
+const EXEC_EXIT_TIMEOUT_MS = 30_000
 const mcpx = (args: string[], stdin?: string) => runMcpx(args, { env: user.env, ...(stdin !== undefined && { stdin }) })
 
 afterAll(async () => {
@@ -32,6 +35,16 @@ describe('code mode verbs', () => {
     )
     expect(result).toEqual({ stdout: '{\n  "doubled": 6\n}\n', stderr: 'sum is 3\n', exitCode: 0 })
   })
+
+  test('exec exits once its answer is printed, not when the event drain would end', async () => {
+    // Before, the drain's timer kept the process alive: every exec lingered the whole drain (1 s by
+    // default) after printing. With a drain longer than this test's timeout, a lingering exec fails it.
+    const result = await runMcpx(['exec', '-'], {
+      env: { ...user.env, MCPX_CLI_EVENT_DRAIN_MS: String(LINGER_PROBE_DRAIN_MS) },
+      stdin: 'console.log("ran"); return 7',
+    })
+    expect(result).toEqual({ stdout: '7\n', stderr: 'ran\n', exitCode: 0 })
+  }, EXEC_EXIT_TIMEOUT_MS)
 
   test('a runaway script is stopped with its reason and exit 1; the next one works', async () => {
     const runaway = await mcpx(['exec', '-'], 'while (true) {}')
