@@ -36,15 +36,19 @@ describe('code mode verbs', () => {
     expect(result).toEqual({ stdout: '{\n  "doubled": 6\n}\n', stderr: 'sum is 3\n', exitCode: 0 })
   })
 
-  test('exec exits once its answer is printed, not when the event drain would end', async () => {
-    // Before, the drain's timer kept the process alive: every exec lingered the whole drain (1 s by
-    // default) after printing. With a drain longer than this test's timeout, a lingering exec fails it.
-    const result = await runMcpx(['exec', '-'], {
-      env: { ...user.env, MCPX_CLI_EVENT_DRAIN_MS: String(LINGER_PROBE_DRAIN_MS) },
-      stdin: 'console.log("ran"); return 7',
-    })
-    expect(result).toEqual({ stdout: '7\n', stderr: 'ran\n', exitCode: 0 })
-  }, EXEC_EXIT_TIMEOUT_MS)
+  test(
+    'exec exits once its answer is printed, not when the event drain would end',
+    async () => {
+      // Before, the drain's timer kept the process alive: every exec lingered the whole drain (1 s by
+      // default) after printing. With a drain longer than this test's timeout, a lingering exec fails it.
+      const result = await runMcpx(['exec', '-'], {
+        env: { ...user.env, MCPX_CLI_EVENT_DRAIN_MS: String(LINGER_PROBE_DRAIN_MS) },
+        stdin: 'console.log("ran"); return 7',
+      })
+      expect(result).toEqual({ stdout: '7\n', stderr: 'ran\n', exitCode: 0 })
+    },
+    EXEC_EXIT_TIMEOUT_MS,
+  )
 
   test('a runaway script is stopped with its reason and exit 1; the next one works', async () => {
     const runaway = await mcpx(['exec', '-'], 'while (true) {}')
