@@ -39,6 +39,7 @@ import {
   type MemoryFigures,
   type StartupFigures,
   buildHello,
+  measureAfterCodeModeHost,
   measureDaemonMemory,
   measureFloorMemory,
   measureStartup,
@@ -212,7 +213,17 @@ async function startupAndMemory(
     // As long idle as the daemon's last reading.
     num('idle-ms') + idleGcMs,
   )
-  return { startup, memory: { ...daemonMemory, floor } }
+  const afterCodeModeHost = await measureAfterCodeModeHost(
+    daemon.pid,
+    async () => {
+      const host = await httpClient(`${daemon.baseUrl}/mcp`, daemon.token)
+      await host.listTools()
+      await host.close()
+    },
+    num('idle-ms'),
+    idleGcMs,
+  )
+  return { startup, memory: { ...daemonMemory, floor, afterCodeModeHost } }
 }
 
 /** The binary, a daemon that pools just the echo server, and mcporter's keep-alive peer: the set-up of a part run alone. */

@@ -28,6 +28,8 @@ import { startIdleTrim } from './idle-trim.ts'
 import { BODY_LIMIT_ENFORCED_BY_MCPX, type IdleControl, idleTimeoutSeconds, idleTimeouts as idleTimeoutsOf } from '../server/index.ts'
 import { BUILD_HEADER, thisBuild } from './build.ts'
 
+const MIB = 1024 * 1024
+
 export interface DaemonOptions {
   readonly settings: Settings
   readonly config: McpxConfig
@@ -180,6 +182,8 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     gcAfterMs: settings.daemonIdleGcMs,
     shrinkAfterMs: settings.daemonIdleShrinkMs,
     lastActive: () => lastActive,
+    pageOutSliceBytes: settings.daemonIdlePageOutSliceMb * MIB,
+    onPageOut: (report) => log.debug(`idle page-out: ${report}`),
     onTrim: (stage, ms) => log.debug(`idle trim: ${stage} in ${ms.toFixed(1)} ms`),
   })
   const hold = (): (() => void) => {

@@ -100,8 +100,13 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     signal,
     holdOpen: () => () => {},
   }))
-  // A warm sandbox makes the first mcpx_exec as fast as the rest.
-  codeMode.warm().catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
+  // A warm sandbox makes the first mcpx_exec as fast as the rest. The sandboxes start with the first
+  // surface that offers mcpx_exec (a host's first request), not with the daemon: a daemon that serves
+  // only raw or passthrough hosts and the CLI's calls never starts them (about 50 MB each).
+  const warmSandboxes = (mode: SurfaceMode) => {
+    if (mode === 'code-mode' || mode === 'reactive')
+      codeMode.warm().catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
+  }
   const gatewayTools = opTools
   const surfaces = new Map<string, { surface: GatewaySurface; http: HttpHandler }>()
   // Which listener each /mcp request came in on, for the session lines of the log.
@@ -118,6 +123,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     const key = `${mode}:${passthrough ?? ''}${principal ? `:${principal.id}:${principal.scopes.join(' ')}:${principal.groups.join(' ')}` : ''}`
     let entry = surfaces.get(key)
     if (!entry) {
+      warmSandboxes(mode)
       const view = principal && createAccessView(principal, accessPolicy, audit)
       const surface = new GatewaySurface({
         pool: upstreams,

@@ -8,6 +8,8 @@
  *     bytecode and JIT code, collects again and returns free malloc memory to the system. The next
  *     calls compile their code again: measured, about 1 ms more CPU per call for the first hundred
  *     calls and a few hundred µs more for the next two thousand (README "Start-up and memory").
+ * After either stage, with `pageOutSliceBytes`, the clean file pages go back to the kernel too
+ * (page-out.ts, loaded with the first page-out), a slice at a time, stopping when activity resumes.
  * One timer, re-armed only when it fires: the request path only notes when it was last active.
  */
 
@@ -18,6 +20,10 @@ export interface IdleTrimOptions {
   readonly shrinkAfterMs: number
   /** performance.now() of the last activity (a request ended, channel bytes arrived). */
   lastActive(): number
+  /** After each stage, page out the clean file pages this many bytes at a time (page-out.ts); 0 = not. */
+  readonly pageOutSliceBytes?: number
+  /** Told what a page-out did (the daemon log's debug line). */
+  onPageOut?(report: string): void
   /** Told after each stage ran (the daemon log's debug line). */
   onTrim?(stage: IdleTrimStage, ms: number): void
 }
@@ -39,6 +45,13 @@ export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
     .sort((a, b) => a.afterMs - b.afterMs)
   let timer: ReturnType<typeof setTimeout> | undefined
   if (stages.length === 0) return { stop() {} }
+  const pageOut = (sliceBytes: number, quietSince: number) =>
+    void import('./page-out.ts')
+      .then(({ pageOutFileMappings }) => pageOutFileMappings({ sliceBytes, stop: () => options.lastActive() !== quietSince }))
+      .then(
+        (report) => options.onPageOut?.(report),
+        (error: unknown) => options.onPageOut?.(`failed: ${(error as Error).message}`),
+      )
   // The quiet period the stages ran for (its start), and how many of them ran.
   let period = Number.NaN
   let done = 0
@@ -55,9 +68,13 @@ export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
     if (due) {
       const started = performance.now()
       due.run()
+      if (options.pageOutSliceBytes) pageOut(options.pageOutSliceBytes, last)
       options.onTrim?.(due.name, performance.now() - started)
     }
-    const next = done < stages.length ? stages[done]!.afterMs - quietMs : stages[0]!.afterMs
+    // Never later than the first stage's delay: activity after a stage starts a new quiet period,
+    // whose first stage is due that long after it, not when this period's next stage would have been.
+    const first = stages[0]!.afterMs
+    const next = done < stages.length ? Math.min(stages[done]!.afterMs - quietMs, first) : first
     timer = setTimeout(check, Math.max(1, next))
     // An idle daemon exits on its own timer (daemonIdleMs); this one must not keep it alive.
     timer.unref?.()

@@ -117,6 +117,11 @@ export const DAEMON_SETTINGS = defineSettings({
     env: 'MCPX_DAEMON_IDLE_SHRINK_MS',
     doc: 'After this long quiet the daemon also drops its compiled code (Bun.shrink: bytecode and JIT code, then a full collection); the next calls compile it again (0 = never)',
   },
+  daemonIdlePageOutSliceMb: {
+    default: 4,
+    env: 'MCPX_DAEMON_IDLE_PAGE_OUT_SLICE_MB',
+    doc: "After each idle collection the daemon asks the kernel to reclaim its clean file pages now (Linux madvise MADV_PAGEOUT: its executable's code and bytecode, pages other processes also map excepted), this many MiB at a time with requests served between, stopping when one comes; the next call reads back the few it uses (0 = never)",
+  },
   daemonEventBufferLength: {
     default: 1_000,
     env: 'MCPX_DAEMON_EVENT_BUFFER',

@@ -110,6 +110,15 @@ function startupTargets(r: Pick<BenchReport, 'startup' | 'memory'>): string[][] 
       `${fmt(idle.totalMb, 1)} MB (anon ${fmt(idle.anonMb, 1)} + file-backed ${fmt(idle.fileMb, 1)}${m.afterIdleGc ? `, after its idle collection; ${fmt(m.after.totalMb, 1)} MB ${m.idleMs} ms after the calls` : ''}; children apart: ${fmt(m.childrenMb, 1)} MB in ${m.childCount}, of which sandboxes ${fmt(m.sandboxMb, 1)} MB in ${m.sandboxCount})`,
       mark(idle.totalMb <= 50),
     ],
+    ...(m.afterCodeModeHost
+      ? [
+          [
+            '… the same daemon once a code-mode host came and went (its sandboxes started) and it idled again',
+            `${fmt(m.afterCodeModeHost.daemon.totalMb, 1)} MB (anon ${fmt(m.afterCodeModeHost.daemon.anonMb, 1)} + file-backed ${fmt(m.afterCodeModeHost.daemon.fileMb, 1)}, ${m.afterCodeModeHost.idleMs} ms after; sandboxes apart: ${fmt(m.afterCodeModeHost.sandboxMb, 1)} MB in ${m.afterCodeModeHost.sandboxCount})`,
+            mark(m.afterCodeModeHost.daemon.totalMb <= 50),
+          ],
+        ]
+      : []),
     ...(m.floor
       ? [
           [
@@ -151,6 +160,14 @@ function startupSection(r: Pick<BenchReport, 'startup' | 'memory' | 'flags'>): s
         ['daemon process, idle, before the calls', rss(m.before)],
         [`daemon process, idle, after ${m.calls} tools/call on /mcp?codemode=false`, rss(m.after)],
         ...(m.afterIdleGc ? [[`… ${m.idleGcMs} ms later, once its idle collection ran (daemonIdleGcMs)`, rss(m.afterIdleGc)]] : []),
+        ...(m.afterCodeModeHost
+          ? [
+              [
+                `… after a code-mode host came and went, ${m.afterCodeModeHost.idleMs} ms later`,
+                `${rss(m.afterCodeModeHost.daemon)}; its sandboxes ${fmt(m.afterCodeModeHost.sandboxMb, 1)} MB in ${m.afterCodeModeHost.sandboxCount}`,
+              ],
+            ]
+          : []),
         [
           'its children (upstreams, sandbox workers), summed',
           `${fmt(m.childrenMb, 1)} MB in ${m.childCount} processes, of which code-mode sandboxes ${fmt(m.sandboxMb, 1)} MB in ${m.sandboxCount}`,

@@ -154,6 +154,16 @@ export interface MemoryFigures {
   readonly sandboxCount: number
   /** The compiled relay floor after the same calls (measureFloorMemory). */
   readonly floor?: Rss
+  /** After that, a code-mode host came and went (its first request starts the sandboxes) and the daemon idled again. */
+  readonly afterCodeModeHost?: CodeModeHostFigures
+}
+
+export interface CodeModeHostFigures {
+  readonly daemon: Rss
+  readonly sandboxMb: number
+  readonly sandboxCount: number
+  /** How long after the host left the daemon was read (two idle-trim delays and `idleMs`). */
+  readonly idleMs: number
 }
 
 /**
@@ -180,20 +190,46 @@ export async function measureDaemonMemory(
     afterIdleGc = readRss(pid)
     if (afterIdleGc === null) throw new Error(`daemon ${pid} exited while idle`)
   }
-  const children = descendants(pid)
-  const sum = (pids: number[]) => Math.round(pids.reduce((total, child) => total + (readRss(child)?.totalMb ?? 0), 0) * 10) / 10
-  const sandboxes = children.filter((child) => commandLine(child).includes('sandbox-child'))
+  const { childrenMb, childCount, sandboxMb, sandboxCount } = childrenOf(pid)
   return {
     calls,
     idleMs,
     before,
     after,
     ...(afterIdleGc && { afterIdleGc, idleGcMs }),
-    childrenMb: sum(children),
-    childCount: children.length,
-    sandboxMb: sum(sandboxes),
-    sandboxCount: sandboxes.length,
+    childrenMb,
+    childCount,
+    sandboxMb,
+    sandboxCount,
   }
+}
+
+function childrenOf(pid: number) {
+  const children = descendants(pid)
+  const sum = (pids: number[]) => Math.round(pids.reduce((total, child) => total + (readRss(child)?.totalMb ?? 0), 0) * 10) / 10
+  const sandboxes = children.filter((child) => commandLine(child).includes('sandbox-child'))
+  return { childrenMb: sum(children), childCount: children.length, sandboxMb: sum(sandboxes), sandboxCount: sandboxes.length }
+}
+
+/**
+ * A code-mode host connects, lists its tools and leaves: its first request starts the sandbox pool
+ * (lib/daemon/gateway.ts), whose processes run the same executable, so the pages they share with
+ * the daemon stay resident through its idle page-out. Read once the idle trim ran again: the trim
+ * looks every `idleGcMs` and collects `idleGcMs` into the new quiet period, so at most twice that.
+ */
+export async function measureAfterCodeModeHost(
+  pid: number,
+  host: () => Promise<void>,
+  idleMs: number,
+  idleGcMs: number,
+): Promise<CodeModeHostFigures> {
+  await host()
+  const waitedMs = 2 * idleGcMs + idleMs
+  await Bun.sleep(waitedMs)
+  const daemon = readRss(pid)
+  if (daemon === null) throw new Error(`daemon ${pid} exited while idle`)
+  const { sandboxMb, sandboxCount } = childrenOf(pid)
+  return { daemon, sandboxMb, sandboxCount, idleMs: waitedMs }
 }
 
 function commandLine(pid: number): string {

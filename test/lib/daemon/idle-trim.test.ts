@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { spawnEnvironment } from '../../../lib/daemon/spawn.ts'
 import { type IdleTrimStage, startIdleTrim } from '../../../lib/daemon/idle-trim.ts'
+import { pageOutFileMappings } from '../../../lib/daemon/page-out.ts'
 import { mcpxCommand, REPO_ROOT, tempDir } from '../../harness.ts'
 import { layoutForEnv } from '../../support/layout.ts'
 import { startTestDaemon } from './daemon-process.ts'
@@ -22,6 +23,31 @@ function recorder(gcAfterMs: number, shrinkAfterMs: number) {
       lastActive = performance.now()
     },
     [Symbol.dispose]: () => trim.stop(),
+  }
+}
+
+/** The lines of a daemon's stderr as they come: waitFor resolves with the first new line matching. */
+function stderrLines(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  let from = 0
+  return {
+    async waitFor(pattern: RegExp): Promise<string> {
+      const deadline = performance.now() + 20_000
+      for (;;) {
+        const lines = text.slice(from).split('\n')
+        const index = lines.slice(0, -1).findIndex((candidate) => pattern.test(candidate))
+        if (index >= 0) {
+          from += lines.slice(0, index + 1).join('\n').length + 1
+          return lines[index]!
+        }
+        if (performance.now() > deadline) throw new Error(`no ${pattern} in the daemon's stderr:\n${text}`)
+        const { value, done } = await reader.read()
+        if (done) throw new Error(`daemon run exited: ${text}`)
+        text += decoder.decode(value)
+      }
+    },
   }
 }
 
@@ -42,6 +68,37 @@ describe('startIdleTrim', () => {
     trim.touch()
     await until(() => trim.stages.length === 4, 5_000)
     expect(trim.stages).toEqual(['gc', 'shrink', 'gc', 'shrink'])
+  })
+
+  test('activity after the collection starts a new period whose collection comes on time, not at the shrink', async () => {
+    // Before, the one timer was re-armed for the shrink (a minute here): the second collection waited for it.
+    using trim = recorder(50, 60_000)
+    await until(() => trim.stages.length === 1, 5_000)
+    trim.touch()
+    await until(() => trim.stages.length === 2, 5_000)
+    expect(trim.stages).toEqual(['gc', 'gc'])
+  })
+
+  test('each stage is followed by a page-out of the file pages, sliced; new activity stops it', async () => {
+    const reports: string[] = []
+    const lastActive = performance.now()
+    const trim = startIdleTrim({
+      gcAfterMs: 30,
+      shrinkAfterMs: 90,
+      lastActive: () => lastActive,
+      pageOutSliceBytes: 4 * 1024 * 1024,
+      onPageOut: (report) => reports.push(report),
+    })
+    try {
+      await until(() => reports.length === 2, 5_000)
+    } finally {
+      trim.stop()
+    }
+    for (const report of reports) expect(report).toMatch(/^\d+ slices of file mappings advised, \d+ refused, in [\d.]+ ms$/)
+    // This process maps bun's executable: well over one 4 MiB slice.
+    expect(Number(reports[0]!.split(' ')[0])).toBeGreaterThan(1)
+    let asked = 0
+    expect(await pageOutFileMappings({ sliceBytes: 1024 * 1024, stop: () => ++asked > 3 })).toBe('stopped by new activity after 3 slices')
   })
 
   test('activity more often than the delay keeps it from running; 0 turns a stage off', async () => {
@@ -84,6 +141,38 @@ describe('the daemon', () => {
       expect(environ(daemon.info.pid).filter((line) => line.startsWith('BUN_JSC_useFTLJIT='))).toEqual([])
     }
   })
+
+  test('a quiet daemon hands its clean file pages back: the clean pages only it maps fall by more than half', async () => {
+    using dir = tempDir('mcpx-idle-page-out')
+    const env = {
+      MCPX_HOME: join(dir.path, 'home'),
+      HOME: dir.path,
+      XDG_CONFIG_HOME: join(dir.path, 'xdg'),
+      MCPX_DAEMON_IDLE_GC_MS: '1000',
+    }
+    await using proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run', '--verbose'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdin: 'ignore',
+      stdout: 'ignore',
+      stderr: 'pipe',
+    })
+    const log = stderrLines(proc.stderr)
+    await log.waitFor(/listening on/)
+    // The clean pages only this process maps: the ones the kernel may reclaim (pages of an executable
+    // another process runs too, as the test's own bun when the daemon runs from source, stay).
+    const privateCleanKb = () => Number(/Private_Clean:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/smaps_rollup`, 'utf8'))![1])
+    const before = privateCleanKb()
+    const line = await log.waitFor(/idle page-out: (\d+) slices of file mappings advised, (\d+) refused/)
+    const [, advised, refused] = /(\d+) slices of file mappings advised, (\d+) refused/.exec(line)!
+    expect(Number(advised) + Number(refused)).toBeGreaterThan(0)
+    // A kernel without MADV_PAGEOUT (before 5.4) refuses every mapping: the daemon goes on the same.
+    if (Number(advised) > 0) expect(privateCleanKb()).toBeLessThan(before / 2)
+    const health = await fetch('http://localhost/v1/health', { unix: layoutForEnv(env).socket } as RequestInit)
+    expect(health.status).toBe(200)
+    proc.kill('SIGTERM')
+    await proc.exited
+  }, 30_000)
 
   test('a quiet daemon collects, then drops its compiled code; a request starts a new quiet period', async () => {
     using dir = tempDir('mcpx-idle-trim')
