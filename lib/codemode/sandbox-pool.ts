@@ -45,6 +45,8 @@ export interface SandboxPool {
   warm(): Promise<void>
   stats(): SandboxPoolStats
   close(): Promise<void>
+  /** close() only when no exec holds or waits for a slot, decided at once; null (and nothing done) otherwise. */
+  closeIfIdle(): Promise<void> | null
   [Symbol.asyncDispose](): Promise<void>
 }
 
@@ -327,6 +329,8 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
     },
     stats: () => ({ processes: processes.filter((p) => p.alive).length, running: active.size, queued: queue.length, restarts }),
     close,
+    // `running` counts an exec from the moment it takes its slot, before it has a child (active).
+    closeIfIdle: () => (running === 0 && queue.length === 0 ? close() : null),
     [Symbol.asyncDispose]: close,
   }
 }

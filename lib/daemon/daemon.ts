@@ -182,6 +182,8 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     gcAfterMs: settings.daemonIdleGcMs,
     shrinkAfterMs: settings.daemonIdleShrinkMs,
     lastActive: () => lastActive,
+    releaseIdle: () =>
+      codeMode?.releaseIdleSandboxes?.().catch((e: unknown) => log.warn(`idle sandboxes: ${String(e)}`)) ?? Promise.resolve(),
     pageOutSliceBytes: settings.daemonIdlePageOutSliceMb * MIB,
     onPageOut: (report) => log.debug(`idle page-out: ${report}`),
     onTrim: (stage, ms) => log.debug(`idle trim: ${stage} in ${ms.toFixed(1)} ms`),

@@ -20,6 +20,8 @@ export interface IdleTrimOptions {
   readonly shrinkAfterMs: number
   /** performance.now() of the last activity (a request ended, channel bytes arrived). */
   lastActive(): number
+  /** At the shrink stage, before its page-out: end what can start again on demand (idle sandboxes). */
+  releaseIdle?(): Promise<void>
   /** After each stage, page out the clean file pages this many bytes at a time (page-out.ts); 0 = not. */
   readonly pageOutSliceBytes?: number
   /** Told what a page-out did (the daemon log's debug line). */
@@ -45,8 +47,10 @@ export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
     .sort((a, b) => a.afterMs - b.afterMs)
   let timer: ReturnType<typeof setTimeout> | undefined
   if (stages.length === 0) return { stop() {} }
-  const pageOut = (sliceBytes: number, quietSince: number) =>
-    void import('./page-out.ts')
+  const pageOut = (sliceBytes: number, quietSince: number, after?: Promise<void>) =>
+    void Promise.resolve(after)
+      .catch(() => {})
+      .then(() => import('./page-out.ts'))
       .then(({ pageOutFileMappings }) => pageOutFileMappings({ sliceBytes, stop: () => options.lastActive() !== quietSince }))
       .then(
         (report) => options.onPageOut?.(report),
@@ -68,7 +72,9 @@ export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
     if (due) {
       const started = performance.now()
       due.run()
-      if (options.pageOutSliceBytes) pageOut(options.pageOutSliceBytes, last)
+      // Processes ended first: the pages they shared with this one are its own by the page-out.
+      const released = due.name === 'shrink' ? options.releaseIdle?.() : undefined
+      if (options.pageOutSliceBytes) pageOut(options.pageOutSliceBytes, last, released)
       options.onTrim?.(due.name, performance.now() - started)
     }
     // Never later than the first stage's delay: activity after a stage starts a new quiet period,

@@ -30,6 +30,8 @@ export interface CodeModeOps {
     code: string,
     options?: { signal?: AbortSignal; onLog?: (line: string) => void },
   ): Promise<{ value: unknown; logs: readonly string[]; stats: unknown }>
+  /** End idle sandbox processes (the idle shrink); the next exec starts what it needs. */
+  releaseIdleSandboxes?(): Promise<void>
 }
 
 export interface Pool {

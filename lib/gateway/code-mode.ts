@@ -162,6 +162,18 @@ export class CodeMode {
     )).warm()
   }
 
+  /**
+   * End the sandbox processes if no script runs or waits (the daemon's long idle, idle-trim.ts); the
+   * next exec starts a new pool, with one process on demand.
+   */
+  releaseIdleSandboxes(): Promise<void> {
+    const closing = this.#sandbox?.closeIfIdle()
+    if (!closing) return Promise.resolve()
+    // Before any await: an exec from now on makes a new pool instead of finding this closed one.
+    this.#sandbox = undefined
+    return closing
+  }
+
   async close(): Promise<void> {
     this.#stop()
     await this.#sandbox?.close()

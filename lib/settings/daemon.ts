@@ -115,7 +115,7 @@ export const DAEMON_SETTINGS = defineSettings({
   daemonIdleShrinkMs: {
     default: 300_000,
     env: 'MCPX_DAEMON_IDLE_SHRINK_MS',
-    doc: 'After this long quiet the daemon also drops its compiled code (Bun.shrink: bytecode and JIT code, then a full collection); the next calls compile it again (0 = never)',
+    doc: 'After this long quiet the daemon also drops its compiled code (Bun.shrink: bytecode and JIT code, then a full collection) and ends its code-mode sandboxes if no script runs; the next calls compile again and the next exec starts a sandbox (0 = never)',
   },
   daemonIdlePageOutSliceMb: {
     default: 4,

@@ -107,14 +107,14 @@ function startupTargets(r: Pick<BenchReport, 'startup' | 'memory'>): string[][] 
     ['warm `mcpx call` ≤ 0.1× warm `mcporter call`', pair(callVsMcporter), mark(callVsMcporter.ratio <= 0.1)],
     [
       `idle daemon process RSS after ${m.calls} calls ≤ 50 MB`,
-      `${fmt(idle.totalMb, 1)} MB (anon ${fmt(idle.anonMb, 1)} + file-backed ${fmt(idle.fileMb, 1)}${m.afterIdleGc ? `, after its idle collection; ${fmt(m.after.totalMb, 1)} MB ${m.idleMs} ms after the calls` : ''}; children apart: ${fmt(m.childrenMb, 1)} MB in ${m.childCount}, of which sandboxes ${fmt(m.sandboxMb, 1)} MB in ${m.sandboxCount})`,
+      `${fmt(idle.totalMb, 1)} MB (anon ${fmt(idle.anonMb, 1)} + file-backed ${fmt(idle.fileMb, 1)}; PSS ${fmt(idle.pssMb, 1)}${m.afterIdleGc ? `, after its idle collection; ${fmt(m.after.totalMb, 1)} MB ${m.idleMs} ms after the calls` : ''}; children apart: ${fmt(m.childrenMb, 1)} MB in ${m.childCount}, of which sandboxes ${fmt(m.sandboxMb, 1)} MB in ${m.sandboxCount})`,
       mark(idle.totalMb <= 50),
     ],
     ...(m.afterCodeModeHost
       ? [
           [
             '… the same daemon once a code-mode host came and went (its sandboxes started) and it idled again',
-            `${fmt(m.afterCodeModeHost.daemon.totalMb, 1)} MB (anon ${fmt(m.afterCodeModeHost.daemon.anonMb, 1)} + file-backed ${fmt(m.afterCodeModeHost.daemon.fileMb, 1)}, ${m.afterCodeModeHost.idleMs} ms after; sandboxes apart: ${fmt(m.afterCodeModeHost.sandboxMb, 1)} MB in ${m.afterCodeModeHost.sandboxCount})`,
+            `${fmt(m.afterCodeModeHost.daemon.totalMb, 1)} MB (anon ${fmt(m.afterCodeModeHost.daemon.anonMb, 1)} + file-backed ${fmt(m.afterCodeModeHost.daemon.fileMb, 1)}; PSS ${fmt(m.afterCodeModeHost.daemon.pssMb, 1)}; ${m.afterCodeModeHost.idleMs} ms after; sandboxes apart: ${fmt(m.afterCodeModeHost.sandboxMb, 1)} MB in ${m.afterCodeModeHost.sandboxCount})`,
             mark(m.afterCodeModeHost.daemon.totalMb <= 50),
           ],
         ]
@@ -134,7 +134,8 @@ function startupTargets(r: Pick<BenchReport, 'startup' | 'memory'>): string[][] 
 function startupSection(r: Pick<BenchReport, 'startup' | 'memory' | 'flags'>): string[] {
   const { versionVsHello, callVsHello, callVsMcporter } = r.startup
   const m = r.memory
-  const rss = (x: MemoryFigures['before']) => `${fmt(x.totalMb, 1)} MB (anon ${fmt(x.anonMb, 1)}, file-backed ${fmt(x.fileMb, 1)})`
+  const rss = (x: MemoryFigures['before']) =>
+    `${fmt(x.totalMb, 1)} MB (anon ${fmt(x.anonMb, 1)}, file-backed ${fmt(x.fileMb, 1)}; PSS ${fmt(x.pssMb, 1)})`
   return [
     `### 2. Start-up and memory: one CLI process, whole (wall ms, median of ${r.flags.oneshotRuns} alternated A/B pairs after 2 warm-ups)`,
     '',

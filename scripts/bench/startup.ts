@@ -56,6 +56,8 @@ export interface Rss {
   readonly anonMb: number
   /** RssFile: pages of the executable and other mapped files (shared with every process mapping them). */
   readonly fileMb: number
+  /** Pss (smaps_rollup): each page divided by the processes mapping it, what this process costs the machine. */
+  readonly pssMb: number
 }
 
 export function readRss(pid: number): Rss | null {
@@ -63,7 +65,9 @@ export function readRss(pid: number): Rss | null {
     const text = readFileSync(`/proc/${pid}/status`, 'utf8')
     const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN)
     const mb = (value: number) => Math.round((value / 1024) * 10) / 10
-    return { totalMb: mb(kb('VmRSS')), anonMb: mb(kb('RssAnon')), fileMb: mb(kb('RssFile') + kb('RssShmem')) }
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+    const pssKb = Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? Number.NaN)
+    return { totalMb: mb(kb('VmRSS')), anonMb: mb(kb('RssAnon')), fileMb: mb(kb('RssFile') + kb('RssShmem')), pssMb: mb(pssKb) }
   } catch {
     return null
   }

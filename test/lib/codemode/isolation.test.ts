@@ -38,3 +38,17 @@ test(`a trivial exec completes while ${SPINNERS} scripts spin (each running exec
   expect(pool.stats().processes).toBeLessThanOrEqual(SPINNERS)
   expect((await pool.exec('return 3', recordingBridge())).value).toBe(3)
 })
+
+test('closeIfIdle ends the pool only when no exec holds or waits for a slot, decided at once', async () => {
+  const idle = createSandboxPool(settings)
+  await idle.warm()
+  // The exec takes its slot synchronously, before its child is ready: the pool is not idle from then on.
+  const running = idle.exec('return 5', recordingBridge())
+  expect(idle.closeIfIdle()).toBeNull()
+  expect((await running).value).toBe(5)
+  const closing = idle.closeIfIdle()
+  expect(closing).not.toBeNull()
+  await closing
+  expect(idle.stats().processes).toBe(0)
+  await expect(idle.exec('return 1', recordingBridge())).rejects.toMatchObject({ reason: 'crash' })
+})

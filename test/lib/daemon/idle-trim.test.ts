@@ -4,12 +4,12 @@
  * Bun.gc/Bun.shrink in this process; the daemon half reads a real daemon's environment and log.
  */
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { spawnEnvironment } from '../../../lib/daemon/spawn.ts'
 import { type IdleTrimStage, startIdleTrim } from '../../../lib/daemon/idle-trim.ts'
 import { pageOutFileMappings } from '../../../lib/daemon/page-out.ts'
-import { mcpxCommand, REPO_ROOT, tempDir } from '../../harness.ts'
+import { mcpxCommand, REPO_ROOT, runMcpx, tempDir } from '../../harness.ts'
 import { layoutForEnv } from '../../support/layout.ts'
 import { startTestDaemon } from './daemon-process.ts'
 
@@ -49,6 +49,30 @@ function stderrLines(stream: ReadableStream<Uint8Array>) {
       }
     },
   }
+}
+
+/** The code-mode sandbox processes below `root` (their command line names the sandbox-child command). */
+function sandboxesOf(root: number): number[] {
+  const parents = new Map<number, number>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))
+    } catch {}
+  }
+  const below = (pid: number): boolean => {
+    for (let parent = parents.get(pid); parent !== undefined && parent > 1; parent = parents.get(parent)) if (parent === root) return true
+    return false
+  }
+  return [...parents.keys()].filter((pid) => {
+    if (!below(pid)) return false
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sandbox-child')
+    } catch {
+      return false
+    }
+  })
 }
 
 /** Wait until `done()` holds, at most `ms` (a loaded machine delays timers, it does not reorder them). */
@@ -170,6 +194,36 @@ describe('the daemon', () => {
     if (Number(advised) > 0) expect(privateCleanKb()).toBeLessThan(before / 2)
     const health = await fetch('http://localhost/v1/health', { unix: layoutForEnv(env).socket } as RequestInit)
     expect(health.status).toBe(200)
+    proc.kill('SIGTERM')
+    await proc.exited
+  }, 30_000)
+
+  test('a long-quiet daemon ends its idle sandboxes; the next exec starts one again', async () => {
+    using dir = tempDir('mcpx-idle-sandboxes')
+    const env = {
+      MCPX_HOME: join(dir.path, 'home'),
+      HOME: dir.path,
+      XDG_CONFIG_HOME: join(dir.path, 'xdg'),
+      MCPX_DAEMON_IDLE_GC_MS: '300',
+      MCPX_DAEMON_IDLE_SHRINK_MS: '1500',
+    }
+    await using proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run', '--verbose'], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdin: 'ignore',
+      stdout: 'ignore',
+      stderr: 'pipe',
+    })
+    const log = stderrLines(proc.stderr)
+    await log.waitFor(/listening on/)
+    const exec = () => runMcpx(['exec', '-'], { env, stdin: 'return 6 * 7' })
+    expect((await exec()).stdout).toBe('42\n')
+    expect(sandboxesOf(proc.pid).length).toBeGreaterThan(0)
+    await log.waitFor(/idle trim: shrink/)
+    await until(() => sandboxesOf(proc.pid).length === 0, 10_000)
+    expect(sandboxesOf(proc.pid)).toEqual([])
+    expect((await exec()).stdout).toBe('42\n')
+    expect(sandboxesOf(proc.pid).length).toBeGreaterThan(0)
     proc.kill('SIGTERM')
     await proc.exited
   }, 30_000)
