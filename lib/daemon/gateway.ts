@@ -165,7 +165,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
       // With Redis, every task record is kept there too: readable through any replica if this one stops.
       if (shared)
         surface.engine.tasks.mirror = (detailed) =>
-          void shared.saveTask(detailed as { taskId: string }, typeof detailed.ttlMs === 'number' ? detailed.ttlMs : settings.taskTtlMs)
+          shared.saveTask(detailed as { taskId: string }, typeof detailed.ttlMs === 'number' ? detailed.ttlMs : settings.taskTtlMs)
       entry = { surface, http }
       surfaces.set(key, entry)
       if (principal) {

@@ -182,5 +182,5 @@ async function legacyTaskMethod(engine: EngineCore, method: string, params: Json
   const task = engine.tasks.get(params.taskId)
   if (method === 'tasks/result') return engine.tasks.result(task)
   if (method === 'tasks/cancel') engine.tasks.cancel(task)
-  return engine.tasks.detailed(task)
+  return engine.tasks.detailed(await engine.tasks.mirroredTask(task))
 }

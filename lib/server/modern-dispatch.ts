@@ -109,7 +109,7 @@ export async function dispatchModern(
     case 'subscriptions/listen':
       return { revision, result: await listen(engine, req, channel, caps, meta.clientCapabilities, signal) }
     default:
-      if (isTaskMethod && tasksOn) return { revision, result: modernTaskMethod(engine, req.method, params, meta) }
+      if (isTaskMethod && tasksOn) return { revision, result: await modernTaskMethod(engine, req.method, params, meta) }
       throw notFound()
   }
 }
@@ -149,10 +149,10 @@ export async function listen(
 }
 
 /** SEP-2663 tasks/get | tasks/update | tasks/cancel; each needs the extension on this request (-32021). */
-function modernTaskMethod(engine: EngineCore, method: string, params: JsonObject, meta: ModernMeta): JsonObject {
+async function modernTaskMethod(engine: EngineCore, method: string, params: JsonObject, meta: ModernMeta): Promise<JsonObject> {
   if (!hasTasksExtension(meta.clientCapabilities)) throw TaskStore.requireExtension()
   const task = engine.tasks.get(params.taskId)
-  if (method === 'tasks/get') return engine.tasks.detailed(task)
+  if (method === 'tasks/get') return engine.tasks.detailed(await engine.tasks.mirroredTask(task))
   if (method === 'tasks/update') engine.tasks.update(task, params.inputResponses)
   else engine.tasks.cancel(task)
   return {}

@@ -28,6 +28,8 @@ interface TaskRecord {
   /** Resolves when the task reaches a terminal status. */
   finished: Promise<void>
   finish(): void
+  /** The mirror's write of the latest status, while it is under way. */
+  mirrored?: Promise<unknown>
 }
 
 const TERMINAL: readonly Status[] = ['completed', 'failed', 'cancelled']
@@ -67,7 +69,7 @@ export class TaskStore {
    * Set by an embedder that keeps task records elsewhere too (replicas with Redis,
    * lib/daemon/shared-state.ts): the DetailedTask at creation and at every status change.
    */
-  mirror?: (detailedTask: JsonObject) => void
+  mirror?: (detailedTask: JsonObject) => void | Promise<unknown>
 
   constructor(private readonly settings: Settings) {}
 
@@ -142,6 +144,18 @@ export class TaskStore {
     return task
   }
 
+  /**
+   * The task once the mirror holds its latest status. A status is answered only after that: a host
+   * that saw `completed` from this replica reads the same from any other if this one stops now.
+   */
+  async mirroredTask(task: TaskRecord): Promise<TaskRecord> {
+    for (let write = task.mirrored; write !== undefined; write = task.mirrored) {
+      await write
+      if (task.mirrored === write) task.mirrored = undefined
+    }
+    return task
+  }
+
   /** The DetailedTask view: status plus whatever that status carries (SEP-2663 "Task Status"). */
   detailed(task: TaskRecord): JsonObject {
     const out: JsonObject = this.envelope(task)
@@ -174,6 +188,7 @@ export class TaskStore {
   /** 2025-11-25 tasks/result: wait for a terminal status, then the result (or its error). */
   async result(task: TaskRecord): Promise<JsonObject> {
     await task.finished
+    await this.mirroredTask(task)
     if (task.status === 'failed' && task.error) throw new RpcError(task.error.code, task.error.message, task.error.data)
     if (task.status === 'cancelled') throw new RpcError(RPC.INVALID_PARAMS, `Task ${task.taskId} was cancelled`, { taskId: task.taskId })
     return { ...task.result, _meta: { ...(task.result?._meta as JsonObject | undefined), [META.RELATED_TASK]: { taskId: task.taskId } } }
@@ -208,7 +223,7 @@ export class TaskStore {
       controller,
     }
     this.tasks.set(task.taskId, task)
-    this.mirror?.(this.detailed(task))
+    this.mirrorStatus(task, this.detailed(task))
     return task
   }
 
@@ -264,7 +279,12 @@ export class TaskStore {
     }
     const detailed = this.detailed(task)
     this.onStatus(task.taskId, detailed)
-    this.mirror?.(detailed)
+    this.mirrorStatus(task, detailed)
+  }
+
+  private mirrorStatus(task: TaskRecord, detailed: JsonObject): void {
+    const write = this.mirror?.(detailed)
+    if (write !== undefined) task.mirrored = write
   }
 
   private envelope(task: TaskRecord): JsonObject {

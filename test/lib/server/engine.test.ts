@@ -216,6 +216,31 @@ describe('tasks', () => {
     expect(error(await call('tasks/get', { taskId: created.taskId, _meta: META }))?.code).toBe(-32021)
   })
 
+  test('with a mirror (replicas keep tasks in Redis), a status is answered only once the mirror has written it', async () => {
+    const { engine, call, blocker } = setup()
+    const meta = { ...META, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } }
+    const written: string[] = []
+    const held: Array<() => void> = []
+    engine.tasks.mirror = (detailed) => new Promise<void>((resolve) => held.push(() => (written.push(String(detailed.status)), resolve())))
+    const created = result(await call('tools/call', { name: 'slow', _meta: meta }))
+    const releaseAll = () => {
+      for (const release of held.splice(0)) release()
+    }
+    releaseAll()
+    blocker.open()
+    // The task completes while its mirror write is held: tasks/get waits for that write, then says completed.
+    while (held.length === 0) await Bun.sleep(1)
+    const polled = call('tasks/get', { taskId: created.taskId, _meta: meta })
+    let answered = false
+    void polled.then(() => (answered = true))
+    await Bun.sleep(20)
+    expect(answered).toBe(false)
+    expect(written).toEqual(['working'])
+    releaseAll()
+    expect(result(await polled)).toMatchObject({ status: 'completed' })
+    expect(written).toEqual(['working', 'completed'])
+  })
+
   test('2025-11-25 core: params.task creates a task; tasks/result waits for it', async () => {
     const { call, blocker } = setup()
     await call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } })
