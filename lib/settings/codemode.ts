@@ -34,7 +34,7 @@ export const CODEMODE_SETTINGS = defineSettings({
   codemodeProcesses: {
     default: 0,
     env: 'MCPX_CODEMODE_PROCESSES',
-    doc: 'Sandbox child processes kept warm (0 = one per CPU core); busy ones get an idle sibling started on demand',
+    doc: 'Sandbox child processes kept warm from the first code-mode host on (0 = one per CPU core); busy ones get an idle sibling started on demand',
   },
   codemodeMaxConcurrentExecs: {
     default: 16,
