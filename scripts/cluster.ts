@@ -177,8 +177,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       async killReplica(index) {
         const { pid } = replicas[index]!
         process.kill(pid, 'SIGKILL')
-        // Dead means gone or a zombie (proc(5) state Z) waiting for its parent to reap it.
+        // Dead means gone or a zombie (proc(5) state Z) waiting for its parent to reap it, and its port
+        // refusing: a zombie leader's other threads can hold its listening socket a little longer.
         while (existsSync(`/proc/${pid}`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8').toString())) await Bun.sleep(20)
+        while (await accepts(replicas[index]!.port)) await Bun.sleep(20)
       },
       async restartReplica(index) {
         replicas[index] = await start(replicas[index]!)
@@ -193,6 +195,16 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     haproxy?.kill()
     await Promise.all(replicas.map(stop))
     throw error
+  }
+}
+
+/** Whether something accepts a TCP connection on 127.0.0.1:`port` now (closed at once). */
+async function accepts(port: number): Promise<boolean> {
+  try {
+    ;(await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } })).end()
+    return true
+  } catch {
+    return false
   }
 }
 

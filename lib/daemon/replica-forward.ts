@@ -61,11 +61,14 @@ async function taskFromRecord(
   method: string,
   taskId: string,
   id: unknown,
+  ifFinished = false,
 ): Promise<Response | undefined> {
   const record = await shared.loadTask(taskId)
   if (record === undefined) return undefined
   let current = record
   if (!TERMINAL.has(String(record.status))) {
+    // Whether its owner is gone is not known yet: a running task is not ended on a guess.
+    if (ifFinished) return undefined
     const { inputRequests: _asked, ...rest } = record
     const lastUpdatedAt = new Date().toISOString()
     current =
@@ -101,6 +104,18 @@ function idOf(body: string | undefined): unknown {
 
 /** Bun's fetch error code when nothing listens at the address: the request was never sent. */
 const REFUSED = 'ECONNREFUSED'
+
+/** Whether something accepts a new TCP connection at a peer's http://host:port (closed at once). */
+async function listening(peer: string): Promise<boolean> {
+  const { hostname, port } = new URL(peer)
+  try {
+    const socket = await Bun.connect({ hostname, port: Number(port), socket: { data() {} } })
+    socket.end()
+    return true
+  } catch {
+    return false
+  }
+}
 
 export function parsePeers(value: string): Map<string, string> {
   const peers = new Map<string, string>()
@@ -216,12 +231,28 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
       const peer = owner === undefined ? undefined : peers.get(owner)
       if (owner === undefined || peer === undefined) return undefined
       const lost = 'the call or task it held is lost; a call can be sent again without requestState'
+      const isTaskRequest = params.requestState === undefined && typeof params.taskId === 'string'
       try {
-        const answer = await hop(peer, request, url, text)
+        let answer: Response | 'refused'
+        try {
+          answer = await hop(peer, request, url, text)
+        } catch (error) {
+          // The owner stopped while answering. tasks/* change nothing when sent twice (a key already
+          // answered is ignored), so a task request goes once more if something still listens at the
+          // owner's address, asked on a socket of its own: fetch may hand back another connection it kept
+          // to the dead owner, reset too. Nothing listening: the owner is gone, and its record answers.
+          // A call (requestState) is not resent: it may have run.
+          if (!isTaskRequest) throw error
+          // A finished task's record says all there is, whether or not its owner is still there (a
+          // dying process can hold its listening socket for a few more milliseconds).
+          const finished = shared && (await taskFromRecord(shared, owner, method, params.taskId as string, idOf(text), true))
+          if (finished) return finished
+          answer = (await listening(peer)) ? await hop(peer, request, url, text) : 'refused'
+        }
         if (answer !== 'refused') return answer
         // With Redis, a task of a replica that is gone is still read (and ended) from its record.
-        if (shared && params.requestState === undefined && typeof params.taskId === 'string') {
-          const fromRecord = await taskFromRecord(shared, owner, method, params.taskId, idOf(text))
+        if (shared && isTaskRequest) {
+          const fromRecord = await taskFromRecord(shared, owner, method, params.taskId as string, idOf(text))
           if (fromRecord) return fromRecord
         }
         // JSON-RPC 2.0: the request was not answered; the host sends the call again from the start.
