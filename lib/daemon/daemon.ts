@@ -28,8 +28,6 @@ import { startIdleTrim } from './idle-trim.ts'
 import { BODY_LIMIT_ENFORCED_BY_MCPX, type IdleControl, idleTimeoutSeconds, idleTimeouts as idleTimeoutsOf } from '../server/index.ts'
 import { BUILD_HEADER, thisBuild } from './build.ts'
 
-const MIB = 1024 * 1024
-
 export interface DaemonOptions {
   readonly settings: Settings
   readonly config: McpxConfig
@@ -184,7 +182,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     lastActive: () => lastActive,
     releaseIdle: () =>
       codeMode?.releaseIdleSandboxes?.().catch((e: unknown) => log.warn(`idle sandboxes: ${String(e)}`)) ?? Promise.resolve(),
-    pageOutSliceBytes: settings.daemonIdlePageOutSliceMb * MIB,
+    pageOutSliceMb: settings.daemonIdlePageOutSliceMb,
     onPageOut: (report) => log.debug(`idle page-out: ${report}`),
     onTrim: (stage, ms) => log.debug(`idle trim: ${stage} in ${ms.toFixed(1)} ms`),
   })

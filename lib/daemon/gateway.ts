@@ -102,10 +102,24 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   }))
   // A warm sandbox makes the first mcpx_exec as fast as the rest. The sandboxes start with the first
   // surface that offers mcpx_exec (a host's first request), not with the daemon: a daemon that serves
-  // only raw or passthrough hosts and the CLI's calls never starts them (about 50 MB each).
+  // only raw or passthrough hosts and the CLI's calls never starts them (about 50 MB each). Just before,
+  // the daemon hands back its file pages (page-out.ts): the sandboxes run the same executable, and a page
+  // they map too, such as what only the daemon's start-up touched, the kernel keeps for both.
+  let sandboxesStarted = false
   const warmSandboxes = (mode: SurfaceMode) => {
-    if (mode === 'code-mode' || mode === 'reactive')
-      codeMode.warm().catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
+    if ((mode !== 'code-mode' && mode !== 'reactive') || sandboxesStarted) return
+    sandboxesStarted = true
+    const sliceMb = settings.daemonIdlePageOutSliceMb
+    const pagedOut =
+      sliceMb > 0
+        ? import('./page-out.ts')
+            .then(({ pageOutFileMappings }) => pageOutFileMappings({ sliceMb, stop: () => false }))
+            .then((report) => log.debug(`page-out before the sandboxes start: ${report}`))
+        : Promise.resolve()
+    pagedOut
+      .catch((error: unknown) => log.debug(`page-out before the sandboxes start failed: ${(error as Error).message}`))
+      .then(() => codeMode.warm())
+      .catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
   }
   const gatewayTools = opTools
   const surfaces = new Map<string, { surface: GatewaySurface; http: HttpHandler }>()

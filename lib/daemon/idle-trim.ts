@@ -8,7 +8,7 @@
  *     bytecode and JIT code, collects again and returns free malloc memory to the system. The next
  *     calls compile their code again: measured, about 1 ms more CPU per call for the first hundred
  *     calls and a few hundred µs more for the next two thousand (README "Start-up and memory").
- * After either stage, with `pageOutSliceBytes`, the clean file pages go back to the kernel too
+ * After either stage, with `pageOutSliceMb`, the clean file pages go back to the kernel too
  * (page-out.ts, loaded with the first page-out), a slice at a time, stopping when activity resumes.
  * One timer, re-armed only when it fires: the request path only notes when it was last active.
  */
@@ -22,8 +22,8 @@ export interface IdleTrimOptions {
   lastActive(): number
   /** At the shrink stage, before its page-out: end what can start again on demand (idle sandboxes). */
   releaseIdle?(): Promise<void>
-  /** After each stage, page out the clean file pages this many bytes at a time (page-out.ts); 0 = not. */
-  readonly pageOutSliceBytes?: number
+  /** After each stage, page out the clean file pages this many MiB at a time (page-out.ts); 0 = not. */
+  readonly pageOutSliceMb?: number
   /** Told what a page-out did (the daemon log's debug line). */
   onPageOut?(report: string): void
   /** Told after each stage ran (the daemon log's debug line). */
@@ -47,11 +47,11 @@ export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
     .sort((a, b) => a.afterMs - b.afterMs)
   let timer: ReturnType<typeof setTimeout> | undefined
   if (stages.length === 0) return { stop() {} }
-  const pageOut = (sliceBytes: number, quietSince: number, after?: Promise<void>) =>
+  const pageOut = (sliceMb: number, quietSince: number, after?: Promise<void>) =>
     void Promise.resolve(after)
       .catch(() => {})
       .then(() => import('./page-out.ts'))
-      .then(({ pageOutFileMappings }) => pageOutFileMappings({ sliceBytes, stop: () => options.lastActive() !== quietSince }))
+      .then(({ pageOutFileMappings }) => pageOutFileMappings({ sliceMb, stop: () => options.lastActive() !== quietSince }))
       .then(
         (report) => options.onPageOut?.(report),
         (error: unknown) => options.onPageOut?.(`failed: ${(error as Error).message}`),
@@ -74,7 +74,7 @@ export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
       due.run()
       // Processes ended first: the pages they shared with this one are its own by the page-out.
       const released = due.name === 'shrink' ? options.releaseIdle?.() : undefined
-      if (options.pageOutSliceBytes) pageOut(options.pageOutSliceBytes, last, released)
+      if (options.pageOutSliceMb) pageOut(options.pageOutSliceMb, last, released)
       options.onTrim?.(due.name, performance.now() - started)
     }
     // Never later than the first stage's delay: activity after a stage starts a new quiet period,

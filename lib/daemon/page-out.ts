@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs'
 
+const MIB = 1024 * 1024
 /** Linux's advice value (include/uapi/asm-generic/mman-common.h). */
 const MADV_PAGEOUT = 21
 /** A /proc/self/maps line of a mapping backed by a file: start, end, inode and path. */
@@ -30,8 +31,8 @@ function openMadvise(): { madvise: Madvise; close(): void } | null {
 }
 
 export interface PageOutOptions {
-  /** Bytes advised per madvise call; the event loop runs between two (a request waits at most one slice). */
-  readonly sliceBytes: number
+  /** MiB advised per madvise call; the event loop runs between two (a request waits at most one slice). */
+  readonly sliceMb: number
   /** Asked before each slice: true once activity resumed, when the pages are about to be used again. */
   stop(): boolean
 }
@@ -51,7 +52,7 @@ export async function pageOutFileMappings(options: PageOutOptions): Promise<stri
       const match = FILE_MAPPING.exec(line)
       if (match === null || match[3] === '0') continue
       const end = BigInt(`0x${match[2]}`)
-      const slice = BigInt(options.sliceBytes)
+      const slice = BigInt(options.sliceMb * MIB)
       for (let start = BigInt(`0x${match[1]}`); start < end; start += slice) {
         if (options.stop()) return `stopped by new activity after ${advised} slices`
         const length = end - start < slice ? end - start : slice

@@ -120,7 +120,7 @@ export const DAEMON_SETTINGS = defineSettings({
   daemonIdlePageOutSliceMb: {
     default: 4,
     env: 'MCPX_DAEMON_IDLE_PAGE_OUT_SLICE_MB',
-    doc: "After each idle collection the daemon asks the kernel to reclaim its clean file pages now (Linux madvise MADV_PAGEOUT: its executable's code and bytecode, pages other processes also map excepted), this many MiB at a time with requests served between, stopping when one comes; the next call reads back the few it uses (0 = never)",
+    doc: "After each idle collection the daemon asks the kernel to reclaim its clean file pages now (Linux madvise MADV_PAGEOUT: its executable's code and bytecode, pages other processes also map excepted), this many MiB at a time with requests served between, stopping when one comes; the next call reads back the few it uses. Also once just before the code-mode sandboxes first start, so they do not share the pages only its start-up touched (0 = never)",
   },
   daemonEventBufferLength: {
     default: 1_000,

@@ -110,7 +110,7 @@ describe('startIdleTrim', () => {
       gcAfterMs: 30,
       shrinkAfterMs: 90,
       lastActive: () => lastActive,
-      pageOutSliceBytes: 4 * 1024 * 1024,
+      pageOutSliceMb: 4,
       onPageOut: (report) => reports.push(report),
     })
     try {
@@ -122,7 +122,7 @@ describe('startIdleTrim', () => {
     // This process maps bun's executable: well over one 4 MiB slice.
     expect(Number(reports[0]!.split(' ')[0])).toBeGreaterThan(1)
     let asked = 0
-    expect(await pageOutFileMappings({ sliceBytes: 1024 * 1024, stop: () => ++asked > 3 })).toBe('stopped by new activity after 3 slices')
+    expect(await pageOutFileMappings({ sliceMb: 1, stop: () => ++asked > 3 })).toBe('stopped by new activity after 3 slices')
   })
 
   test('activity more often than the delay keeps it from running; 0 turns a stage off', async () => {
