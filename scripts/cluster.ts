@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ensurePrivateDir, homeLayout } from '../lib/config/index.ts'
+import { acceptsConnections } from '../lib/daemon/replica-forward.ts'
 import { freePort } from './free-port.ts'
 
 export { freePort }
@@ -180,7 +181,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         // Dead means gone or a zombie (proc(5) state Z) waiting for its parent to reap it, and its port
         // refusing: a zombie leader's other threads can hold its listening socket a little longer.
         while (existsSync(`/proc/${pid}`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8').toString())) await Bun.sleep(20)
-        while (await accepts(replicas[index]!.port)) await Bun.sleep(20)
+        while (await acceptsConnections(`http://127.0.0.1:${replicas[index]!.port}`)) await Bun.sleep(20)
       },
       async restartReplica(index) {
         replicas[index] = await start(replicas[index]!)
@@ -195,16 +196,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     haproxy?.kill()
     await Promise.all(replicas.map(stop))
     throw error
-  }
-}
-
-/** Whether something accepts a TCP connection on 127.0.0.1:`port` now (closed at once). */
-async function accepts(port: number): Promise<boolean> {
-  try {
-    ;(await Bun.connect({ hostname: '127.0.0.1', port, socket: { data() {} } })).end()
-    return true
-  } catch {
-    return false
   }
 }
 

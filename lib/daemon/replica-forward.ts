@@ -106,7 +106,7 @@ function idOf(body: string | undefined): unknown {
 const REFUSED = 'ECONNREFUSED'
 
 /** Whether something accepts a new TCP connection at a peer's http://host:port (closed at once). */
-async function listening(peer: string): Promise<boolean> {
+export async function acceptsConnections(peer: string): Promise<boolean> {
   const { hostname, port } = new URL(peer)
   try {
     const socket = await Bun.connect({ hostname, port: Number(port), socket: { data() {} } })
@@ -247,7 +247,7 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
           // dying process can hold its listening socket for a few more milliseconds).
           const finished = shared && (await taskFromRecord(shared, owner, method, params.taskId as string, idOf(text), true))
           if (finished) return finished
-          answer = (await listening(peer)) ? await hop(peer, request, url, text) : 'refused'
+          answer = (await acceptsConnections(peer)) ? await hop(peer, request, url, text) : 'refused'
         }
         if (answer !== 'refused') return answer
         // With Redis, a task of a replica that is gone is still read (and ended) from its record.

@@ -15,8 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { ECHO_SERVER, NODE, REPO, buildBinary, httpClient, startMcpxDaemon, startRelayFloor } from './peers.ts'
+import { REPO, buildBinary, daemonAndRelayTargets } from './peers.ts'
 import { fmt } from './stats.ts'
 
 const { values: flags } = parseArgs({
@@ -93,20 +92,11 @@ const calls = count('calls')
 const warmup = count('warmup')
 const top = count('top')
 const binary = flags.binary ?? (await buildBinary(dir))
-const clients: Client[] = []
-const peers: Array<{ stop(): Promise<void> }> = []
+const { targets, stop } = await daemonAndRelayTargets(binary, dir, profileEnv).catch((error: unknown) => {
+  rmSync(dir, { recursive: true, force: true })
+  throw error
+})
 try {
-  const daemon = await startMcpxDaemon(binary, dir, { echo: { command: NODE, args: [ECHO_SERVER] } }, profileEnv)
-  peers.push(daemon)
-  const relay = await startRelayFloor(profileEnv)
-  peers.push(relay)
-  const viaDaemon = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
-  const viaRelay = await httpClient(relay.url)
-  clients.push(viaDaemon, viaRelay)
-  const targets = [
-    { name: 'daemon', pid: daemon.pid, call: () => viaDaemon.callTool({ name: 'echo_echo', arguments: { message: 'hello' } }) },
-    { name: 'relay floor', pid: relay.pid, call: () => viaRelay.callTool({ name: 'echo', arguments: { message: 'hello' } }) },
-  ]
   for (const target of targets) for (let i = 0; i < warmup; i++) await target.call()
   const results = []
   for (const target of targets) {
@@ -132,7 +122,6 @@ try {
     for (const [name, samples] of ranked) console.log(`| ${name} | ${samples} | ${perCall(samples, r.callUsPerSample)} |`)
   }
 } finally {
-  await Promise.all(clients.map((client) => client.close()))
-  for (const peer of peers.reverse()) await peer.stop()
+  await stop()
   rmSync(dir, { recursive: true, force: true })
 }

@@ -17,8 +17,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { ECHO_SERVER, NODE, buildBinary, httpClient, startMcpxDaemon, startRelayFloor } from './peers.ts'
+import { buildBinary, daemonAndRelayTargets } from './peers.ts'
 import { fmt } from './stats.ts'
 
 const { values: flags } = parseArgs({
@@ -143,21 +142,12 @@ const jitDumps = join(dir, 'jit')
 mkdirSync(jitDumps)
 const profileEnv = { BUN_JSC_useJITDump: '1', BUN_JSC_jitDumpDirectory: jitDumps }
 const binary = flags.binary ?? (await buildBinary(dir))
-const clients: Client[] = []
-const peers: Array<{ stop(): Promise<void> }> = []
 const recorded: Array<{ name: string; pid: number; data: string }> = []
+const { targets, stop } = await daemonAndRelayTargets(binary, dir, profileEnv).catch((error: unknown) => {
+  rmSync(dir, { recursive: true, force: true })
+  throw error
+})
 try {
-  const daemon = await startMcpxDaemon(binary, dir, { echo: { command: NODE, args: [ECHO_SERVER] } }, profileEnv)
-  peers.push(daemon)
-  const relay = await startRelayFloor(profileEnv)
-  peers.push(relay)
-  const viaDaemon = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
-  const viaRelay = await httpClient(relay.url)
-  clients.push(viaDaemon, viaRelay)
-  const targets = [
-    { name: 'daemon', pid: daemon.pid, call: () => viaDaemon.callTool({ name: 'echo_echo', arguments: { message: 'hello' } }) },
-    { name: 'relay floor', pid: relay.pid, call: () => viaRelay.callTool({ name: 'echo', arguments: { message: 'hello' } }) },
-  ]
   for (const target of targets) for (let i = 0; i < warmup; i++) await target.call()
   for (const target of targets) {
     const data = join(dir, `perf-${target.pid}.data`)
@@ -175,8 +165,7 @@ try {
     recorded.push({ name: target.name, pid: target.pid, data })
   }
 } finally {
-  await Promise.all(clients.map((client) => client.close()))
-  for (const peer of peers.reverse()) await peer.stop()
+  await stop()
 }
 try {
   const results = recorded.map((r) => {

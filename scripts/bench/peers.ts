@@ -246,3 +246,46 @@ async function startScriptPeer(script: string, extraEnv: Record<string, string> 
     },
   }
 }
+
+/** One process to measure and the SDK call that goes through it. */
+export interface CallTarget {
+  readonly name: string
+  readonly pid: number
+  call(): Promise<unknown>
+}
+
+/**
+ * The two targets the profiles compare: a daemon of `binary` pooling the echo server and the relay
+ * floor, each with an SDK client (`/mcp?codemode=false` for the daemon), both started with
+ * `extraEnv`. `stop` ends whatever was started, also when a later start failed (then it throws).
+ */
+export async function daemonAndRelayTargets(
+  binary: string,
+  dir: string,
+  extraEnv: Record<string, string>,
+): Promise<{ targets: CallTarget[]; stop(): Promise<void> }> {
+  const clients: Client[] = []
+  const peers: Array<{ stop(): Promise<void> }> = []
+  const stop = async () => {
+    await Promise.all(clients.map((client) => client.close()))
+    for (const peer of peers.reverse()) await peer.stop()
+  }
+  try {
+    const daemon = await startMcpxDaemon(binary, dir, { echo: { command: NODE, args: [ECHO_SERVER] } }, extraEnv)
+    peers.push(daemon)
+    const relay = await startRelayFloor(extraEnv)
+    peers.push(relay)
+    const viaDaemon = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
+    clients.push(viaDaemon)
+    const viaRelay = await httpClient(relay.url)
+    clients.push(viaRelay)
+    const targets = [
+      { name: 'daemon', pid: daemon.pid, call: () => viaDaemon.callTool({ name: 'echo_echo', arguments: { message: 'hello' } }) },
+      { name: 'relay floor', pid: relay.pid, call: () => viaRelay.callTool({ name: 'echo', arguments: { message: 'hello' } }) },
+    ]
+    return { targets, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}

@@ -51,6 +51,30 @@ function stderrLines(stream: ReadableStream<Uint8Array>) {
   }
 }
 
+/** `mcpx daemon run --verbose` in a temp home with `settings`: its stderr as lines, a health request, stopped on dispose. */
+async function verboseDaemon(prefix: string, settings: Record<string, string>) {
+  const dir = tempDir(prefix)
+  const env = { MCPX_HOME: join(dir.path, 'home'), HOME: dir.path, XDG_CONFIG_HOME: join(dir.path, 'xdg'), ...settings }
+  const proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run', '--verbose'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
+  return {
+    pid: proc.pid,
+    env,
+    log: stderrLines(proc.stderr),
+    health: () => fetch('http://localhost/v1/health', { unix: layoutForEnv(env).socket } as RequestInit),
+    async [Symbol.asyncDispose]() {
+      proc.kill('SIGTERM')
+      await proc.exited
+      dir[Symbol.dispose]()
+    },
+  }
+}
+
 /** The code-mode sandbox processes below `root` (their command line names the sandbox-child command). */
 function sandboxesOf(root: number): number[] {
   const parents = new Map<number, number>()
@@ -167,104 +191,41 @@ describe('the daemon', () => {
   })
 
   test('a quiet daemon hands its clean file pages back: the clean pages only it maps fall by more than half', async () => {
-    using dir = tempDir('mcpx-idle-page-out')
-    const env = {
-      MCPX_HOME: join(dir.path, 'home'),
-      HOME: dir.path,
-      XDG_CONFIG_HOME: join(dir.path, 'xdg'),
-      MCPX_DAEMON_IDLE_GC_MS: '1000',
-    }
-    await using proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run', '--verbose'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-      stdin: 'ignore',
-      stdout: 'ignore',
-      stderr: 'pipe',
-    })
-    const log = stderrLines(proc.stderr)
-    await log.waitFor(/listening on/)
+    await using daemon = await verboseDaemon('mcpx-idle-page-out', { MCPX_DAEMON_IDLE_GC_MS: '1000' })
+    await daemon.log.waitFor(/listening on/)
     // The clean pages only this process maps: the ones the kernel may reclaim (pages of an executable
     // another process runs too, as the test's own bun when the daemon runs from source, stay).
-    const privateCleanKb = () => Number(/Private_Clean:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/smaps_rollup`, 'utf8'))![1])
+    const privateCleanKb = () => Number(/Private_Clean:\s+(\d+)/.exec(readFileSync(`/proc/${daemon.pid}/smaps_rollup`, 'utf8'))![1])
     const before = privateCleanKb()
-    const line = await log.waitFor(/idle page-out: (\d+) slices of file mappings advised, (\d+) refused/)
+    const line = await daemon.log.waitFor(/idle page-out: (\d+) slices of file mappings advised, (\d+) refused/)
     const [, advised, refused] = /(\d+) slices of file mappings advised, (\d+) refused/.exec(line)!
     expect(Number(advised) + Number(refused)).toBeGreaterThan(0)
     // A kernel without MADV_PAGEOUT (before 5.4) refuses every mapping: the daemon goes on the same.
     if (Number(advised) > 0) expect(privateCleanKb()).toBeLessThan(before / 2)
-    const health = await fetch('http://localhost/v1/health', { unix: layoutForEnv(env).socket } as RequestInit)
-    expect(health.status).toBe(200)
-    proc.kill('SIGTERM')
-    await proc.exited
+    expect((await daemon.health()).status).toBe(200)
   }, 30_000)
 
   test('a long-quiet daemon ends its idle sandboxes; the next exec starts one again', async () => {
-    using dir = tempDir('mcpx-idle-sandboxes')
-    const env = {
-      MCPX_HOME: join(dir.path, 'home'),
-      HOME: dir.path,
-      XDG_CONFIG_HOME: join(dir.path, 'xdg'),
-      MCPX_DAEMON_IDLE_GC_MS: '300',
-      MCPX_DAEMON_IDLE_SHRINK_MS: '1500',
-    }
-    await using proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run', '--verbose'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-      stdin: 'ignore',
-      stdout: 'ignore',
-      stderr: 'pipe',
-    })
-    const log = stderrLines(proc.stderr)
-    await log.waitFor(/listening on/)
-    const exec = () => runMcpx(['exec', '-'], { env, stdin: 'return 6 * 7' })
+    await using daemon = await verboseDaemon('mcpx-idle-sandboxes', { MCPX_DAEMON_IDLE_GC_MS: '300', MCPX_DAEMON_IDLE_SHRINK_MS: '1500' })
+    await daemon.log.waitFor(/listening on/)
+    const exec = () => runMcpx(['exec', '-'], { env: daemon.env, stdin: 'return 6 * 7' })
     expect((await exec()).stdout).toBe('42\n')
-    expect(sandboxesOf(proc.pid).length).toBeGreaterThan(0)
-    await log.waitFor(/idle trim: shrink/)
-    await until(() => sandboxesOf(proc.pid).length === 0, 10_000)
-    expect(sandboxesOf(proc.pid)).toEqual([])
+    expect(sandboxesOf(daemon.pid).length).toBeGreaterThan(0)
+    await daemon.log.waitFor(/idle trim: shrink/)
+    await until(() => sandboxesOf(daemon.pid).length === 0, 10_000)
+    expect(sandboxesOf(daemon.pid)).toEqual([])
     expect((await exec()).stdout).toBe('42\n')
-    expect(sandboxesOf(proc.pid).length).toBeGreaterThan(0)
-    proc.kill('SIGTERM')
-    await proc.exited
+    expect(sandboxesOf(daemon.pid).length).toBeGreaterThan(0)
   }, 30_000)
 
   test('a quiet daemon collects, then drops its compiled code; a request starts a new quiet period', async () => {
-    using dir = tempDir('mcpx-idle-trim')
-    const env = {
-      MCPX_HOME: join(dir.path, 'home'),
-      HOME: dir.path,
-      XDG_CONFIG_HOME: join(dir.path, 'xdg'),
-      MCPX_DAEMON_IDLE_GC_MS: '300',
-      MCPX_DAEMON_IDLE_SHRINK_MS: '700',
-    }
-    await using proc = Bun.spawn([...mcpxCommand(), 'daemon', 'run', '--verbose'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-      stdin: 'ignore',
-      stdout: 'ignore',
-      stderr: 'pipe',
-    })
-    const reader = proc.stderr.getReader()
-    const decoder = new TextDecoder()
-    let stderr = ''
-    const waitFor = async (pattern: RegExp, count: number) => {
-      const deadline = performance.now() + 20_000
-      while ((stderr.match(pattern) ?? []).length < count) {
-        if (performance.now() > deadline) throw new Error(`no ${count}× ${pattern} in the daemon's stderr:\n${stderr}`)
-        const { value, done } = await reader.read()
-        if (done) throw new Error(`daemon run exited: ${stderr}`)
-        stderr += decoder.decode(value)
-      }
-    }
-    await waitFor(/listening on/g, 1)
-    await waitFor(/idle trim: gc/g, 1)
-    await waitFor(/idle trim: shrink/g, 1)
-    expect(stderr.indexOf('idle trim: gc')).toBeLessThan(stderr.indexOf('idle trim: shrink'))
-    const health = await fetch('http://localhost/v1/health', { unix: layoutForEnv(env).socket } as RequestInit)
-    expect(health.status).toBe(200)
-    await waitFor(/idle trim: gc/g, 2)
-    await waitFor(/idle trim: shrink/g, 2)
-    proc.kill('SIGTERM')
-    await proc.exited
+    await using daemon = await verboseDaemon('mcpx-idle-trim', { MCPX_DAEMON_IDLE_GC_MS: '300', MCPX_DAEMON_IDLE_SHRINK_MS: '700' })
+    await daemon.log.waitFor(/listening on/)
+    // The log's lines are read in order: the shrink's line comes after the collection's.
+    await daemon.log.waitFor(/idle trim: gc/)
+    await daemon.log.waitFor(/idle trim: shrink/)
+    expect((await daemon.health()).status).toBe(200)
+    await daemon.log.waitFor(/idle trim: gc/)
+    await daemon.log.waitFor(/idle trim: shrink/)
   }, 30_000)
 })
