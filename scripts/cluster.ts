@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ensurePrivateDir, homeLayout } from '../lib/config/index.ts'
-import { acceptsConnections } from '../lib/daemon/replica-forward.ts'
+import { acceptsConnections } from '../lib/transport/index.ts'
 import { freePort } from './free-port.ts'
 
 export { freePort }

@@ -15,6 +15,7 @@
  * it ended, and with Redis (shared-state.ts) every replica knows them.
  */
 import { McpxError, RPC } from '../errors/index.ts'
+import { acceptsConnections } from '../transport/index.ts'
 import { HTTP_STATUS } from '../wire/index.ts'
 import {
   keyRingFor,
@@ -104,18 +105,6 @@ function idOf(body: string | undefined): unknown {
 
 /** Bun's fetch error code when nothing listens at the address: the request was never sent. */
 const REFUSED = 'ECONNREFUSED'
-
-/** Whether something accepts a new TCP connection at a peer's http://host:port (closed at once). */
-export async function acceptsConnections(peer: string): Promise<boolean> {
-  const { hostname, port } = new URL(peer)
-  try {
-    const socket = await Bun.connect({ hostname, port: Number(port), socket: { data() {} } })
-    socket.end()
-    return true
-  } catch {
-    return false
-  }
-}
 
 export function parsePeers(value: string): Map<string, string> {
   const peers = new Map<string, string>()

@@ -14,3 +14,4 @@ export {
 export { createHttpTransport, type HttpTransport, type HttpTransportParams } from './http-client.ts'
 export { createStdioServerTransport, type ByteSource, type StdioServerOptions, type StdioServerTransport } from './stdio-server.ts'
 export { createSseTransport, type SseTransport, type SseTransportParams } from './sse-client.ts'
+export { acceptsConnections } from './tcp-probe.ts'
