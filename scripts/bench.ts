@@ -72,6 +72,7 @@ import {
   type StdioOnlyReport,
 } from './bench/report.ts'
 import { type StdioFigures, measureStdioPaths } from './bench/stdio.ts'
+import { integerFlag } from './bench/flags.ts'
 import { ratio } from './bench/stats.ts'
 import { resolveSettings } from '../lib/settings/index.ts'
 
@@ -99,12 +100,7 @@ const { values: flags } = parseArgs({
     out: { type: 'string' },
   },
 })
-const num = (name: keyof typeof flags) => {
-  const value = Number(flags[name])
-  const least = name === 'daemon-warmup' ? 0 : 1
-  if (!Number.isInteger(value) || value < least) throw new Error(`--${name} must be an integer ≥ ${least}`)
-  return value
-}
+const num = (name: keyof typeof flags) => integerFlag(name, flags[name] as string | undefined, name === 'daemon-warmup' ? 0 : 1)
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`)
 
 const NS = 'echo'

@@ -17,6 +17,7 @@ import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
 import { HEADER, HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import type { McpAuth } from './mcp-auth.ts'
 import { followConfigNotices } from './config-notices.ts'
+import { pageOutLater } from './idle-trim.ts'
 import { readToken } from './token.ts'
 import { operationTools } from './mcp-tools.ts'
 import { upstreamConnectOptions } from './upstream-auth.ts'
@@ -109,15 +110,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const warmSandboxes = (mode: SurfaceMode) => {
     if ((mode !== 'code-mode' && mode !== 'reactive') || sandboxesStarted) return
     sandboxesStarted = true
-    const sliceMb = settings.daemonIdlePageOutSliceMb
-    const pagedOut =
-      sliceMb > 0
-        ? import('./page-out.ts')
-            .then(({ pageOutFileMappings }) => pageOutFileMappings({ sliceMb, stop: () => false }))
-            .then((report) => log.debug(`page-out before the sandboxes start: ${report}`))
-        : Promise.resolve()
-    pagedOut
-      .catch((error: unknown) => log.debug(`page-out before the sandboxes start failed: ${(error as Error).message}`))
+    pageOutLater(settings.daemonIdlePageOutSliceMb, () => false)
+      .then((report) => log.debug(`page-out before the sandboxes start: ${report}`))
       .then(() => codeMode.warm())
       .catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
   }

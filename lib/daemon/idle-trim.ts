@@ -38,6 +38,17 @@ interface Stage {
   run(): void
 }
 
+/**
+ * Page out the file pages (page-out.ts, loaded now, not at start-up), `sliceMb` MiB at a time until
+ * `stop()`; resolves with the line for the daemon log, failures included. 0 MiB: nothing is done.
+ */
+export function pageOutLater(sliceMb: number, stop: () => boolean): Promise<string> {
+  if (!(sliceMb > 0)) return Promise.resolve('off')
+  return import('./page-out.ts')
+    .then(({ pageOutFileMappings }) => pageOutFileMappings({ sliceMb, stop }))
+    .catch((error: unknown) => `failed: ${(error as Error).message}`)
+}
+
 export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
   const stages: Stage[] = [
     { name: 'gc' as const, afterMs: options.gcAfterMs, run: () => Bun.gc(true) },
@@ -50,12 +61,8 @@ export function startIdleTrim(options: IdleTrimOptions): { stop(): void } {
   const pageOut = (sliceMb: number, quietSince: number, after?: Promise<void>) =>
     void Promise.resolve(after)
       .catch(() => {})
-      .then(() => import('./page-out.ts'))
-      .then(({ pageOutFileMappings }) => pageOutFileMappings({ sliceMb, stop: () => options.lastActive() !== quietSince }))
-      .then(
-        (report) => options.onPageOut?.(report),
-        (error: unknown) => options.onPageOut?.(`failed: ${(error as Error).message}`),
-      )
+      .then(() => pageOutLater(sliceMb, () => options.lastActive() !== quietSince))
+      .then((report) => options.onPageOut?.(report))
   // The quiet period the stages ran for (its start), and how many of them ran.
   let period = Number.NaN
   let done = 0

@@ -3,9 +3,10 @@
  * idle daemon's resident memory is pages of its own executable: bun's machine code and the bundle's
  * bytecode, touched at start-up or by the last calls (README "Start-up and memory"). They are
  * unmodified copies of the file, so `madvise(MADV_PAGEOUT)` (madvise(2), Linux 5.4+) can reclaim
- * them at once instead of when memory runs short. The kernel leaves alone the pages another process also maps (the code-mode sandboxes
- * run the same executable), and a page a later call needs is read back in (measured: the first
- * call after a page-out takes a few ms more, once). Loaded only when the first idle trim runs.
+ * them at once instead of when memory runs short. The kernel leaves alone the pages another process
+ * also maps (the code-mode sandboxes run the same executable), and a page a later call needs is read
+ * back in (measured: the first call after a page-out takes a few ms more, once). Loaded with the
+ * first page-out (idle-trim.ts pageOutLater).
  */
 import { readFileSync } from 'node:fs'
 
@@ -44,6 +45,7 @@ export interface PageOutOptions {
 export async function pageOutFileMappings(options: PageOutOptions): Promise<string> {
   const libc = openMadvise()
   if (libc === null) return 'not available here'
+  const slice = BigInt(Math.ceil(options.sliceMb * MIB))
   const started = performance.now()
   let advised = 0
   let refused = 0
@@ -52,7 +54,6 @@ export async function pageOutFileMappings(options: PageOutOptions): Promise<stri
       const match = FILE_MAPPING.exec(line)
       if (match === null || match[3] === '0') continue
       const end = BigInt(`0x${match[2]}`)
-      const slice = BigInt(options.sliceMb * MIB)
       for (let start = BigInt(`0x${match[1]}`); start < end; start += slice) {
         if (options.stop()) return `stopped by new activity after ${advised} slices`
         const length = end - start < slice ? end - start : slice

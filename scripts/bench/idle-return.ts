@@ -12,11 +12,11 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { resolveSettings } from '../../lib/settings/index.ts'
 import { ECHO_SERVER, NODE, buildBinary, httpClient, startMcpxDaemon } from './peers.ts'
+import { integerFlag } from './flags.ts'
 import { fmt } from './stats.ts'
 
 const { values: flags } = parseArgs({ options: { binary: { type: 'string' }, rounds: { type: 'string', default: '3' } } })
-const rounds = Number(flags.rounds)
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be an integer ≥ 1')
+const rounds = integerFlag('rounds', flags.rounds)
 const CALLS_BEFORE = 1000
 const CALLS_BETWEEN = 200
 /** Past the idle collection: the page-out runs right after it, in slices of about a millisecond each. */

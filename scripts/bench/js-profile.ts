@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { REPO, buildBinary, daemonAndRelayTargets } from './peers.ts'
+import { integerFlag } from './flags.ts'
 import { fmt } from './stats.ts'
 
 const { values: flags } = parseArgs({
@@ -27,11 +28,7 @@ const { values: flags } = parseArgs({
     'interval-us': { type: 'string', default: '250' },
   },
 })
-const count = (name: 'calls' | 'warmup' | 'top' | 'interval-us') => {
-  const value = Number(flags[name])
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be an integer ≥ 1`)
-  return value
-}
+const count = (name: 'calls' | 'warmup' | 'top' | 'interval-us') => integerFlag(name, flags[name])
 /** The pause after each signal (for the profiler to start, then between looks for the preload's file), and how many looks. */
 const PROFILE_SIGNAL_WAIT_MS = 200
 const PROFILE_WRITE_TRIES = 50

@@ -23,6 +23,7 @@ import { type Channel, createHttpHandler } from '../../lib/server/index.ts'
 import { resolveSettings } from '../../lib/settings/index.ts'
 import { createStdioTransport, type Transport, type TransportHandlers } from '../../lib/transport/index.ts'
 import type { JsonRpcMessage, JsonRpcRequest } from '../../lib/wire/index.ts'
+import { integerFlag } from './flags.ts'
 import { fmt } from './stats.ts'
 
 const { values: flags } = parseArgs({
@@ -36,11 +37,7 @@ const { values: flags } = parseArgs({
 })
 if (flags.upstream !== 'memory' && flags.upstream !== 'stdio') throw new Error(`--upstream must be memory or stdio, got ${flags.upstream}`)
 const inMemory = flags.upstream === 'memory'
-const count = (name: 'calls' | 'block' | 'warmup') => {
-  const value = Number(flags[name])
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be an integer ≥ 1`)
-  return value
-}
+const count = (name: 'calls' | 'block' | 'warmup') => integerFlag(name, flags[name])
 
 const ECHO_SERVER = join(import.meta.dir, 'echo-server.mjs')
 const settings = resolveSettings({}, {})

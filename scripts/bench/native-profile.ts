@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { buildBinary, daemonAndRelayTargets } from './peers.ts'
+import { integerFlag } from './flags.ts'
 import { fmt } from './stats.ts'
 
 const { values: flags } = parseArgs({
@@ -29,11 +30,7 @@ const { values: flags } = parseArgs({
     top: { type: 'string', default: '20' },
   },
 })
-const count = (name: 'calls' | 'warmup' | 'frequency' | 'top') => {
-  const value = Number(flags[name])
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be an integer ≥ 1`)
-  return value
-}
+const count = (name: 'calls' | 'warmup' | 'frequency' | 'top') => integerFlag(name, flags[name])
 const calls = count('calls')
 const warmup = count('warmup')
 const frequency = count('frequency')

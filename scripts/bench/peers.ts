@@ -248,7 +248,7 @@ async function startScriptPeer(script: string, extraEnv: Record<string, string> 
 }
 
 /** One process to measure and the SDK call that goes through it. */
-export interface CallTarget {
+export interface ProcessTarget {
   readonly name: string
   readonly pid: number
   call(): Promise<unknown>
@@ -263,7 +263,7 @@ export async function daemonAndRelayTargets(
   binary: string,
   dir: string,
   extraEnv: Record<string, string>,
-): Promise<{ targets: CallTarget[]; stop(): Promise<void> }> {
+): Promise<{ targets: ProcessTarget[]; stop(): Promise<void> }> {
   const clients: Client[] = []
   const peers: Array<{ stop(): Promise<void> }> = []
   const stop = async () => {
