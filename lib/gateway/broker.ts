@@ -21,6 +21,12 @@ export interface DownstreamAsker {
 /** Where the upstream's log messages for one call go (a `notifications/message` params object). */
 export type LogSink = (params: JsonObject) => void
 
+/** What a relayed call is brokered with (brokered-call.ts relayBrokering): its host's asker and log sink. */
+export interface RelayBrokering {
+  readonly asker: DownstreamAsker
+  readonly onLog: LogSink
+}
+
 export type QuestionKind = keyof DownstreamAsker
 type Kind = QuestionKind
 /** Every kind of question mcpx can broker to some caller (what a daemon declares upstream). */

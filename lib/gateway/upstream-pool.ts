@@ -7,7 +7,8 @@ import type { JsonObject } from '../client/index.ts'
 import type { McpxConfig } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
-import type { DownstreamAsker } from './broker.ts'
+import type { RelayedCall } from '../server/index.ts'
+import type { DownstreamAsker, RelayBrokering } from './broker.ts'
 import { checkRequest, guardedCall } from './guarded-call.ts'
 import { suggest } from './naming.ts'
 import type { Catalog, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
@@ -110,9 +111,22 @@ export class UpstreamPool {
     } catch (error) {
       return Promise.reject(error)
     }
-    // One reaction on the upstream's promise (no async frame around it): many servers answer an
-    // unknown tool with an isError result rather than -32602; either way the catalog says which.
-    return upstream.call(tool, args, options).then(
+    return this.#known(upstream, tool, upstream.call(tool, args, options))
+  }
+
+  /** A host's plain call relayed to `name` (Upstream.relay), or undefined when it cannot be relayed now. */
+  relay(name: string, tool: string, args: JsonObject, call: RelayedCall, brokering: RelayBrokering): Promise<JsonObject> | undefined {
+    const upstream = this.#upstreams.get(name)
+    const running = upstream?.relay(tool, args, call, brokering)
+    return running && this.#known(upstream!, tool, running)
+  }
+
+  /**
+   * One reaction on the upstream's promise (no async frame around it): many servers answer an
+   * unknown tool with an isError result rather than -32602; either way the catalog says which.
+   */
+  #known(upstream: Upstream, tool: string, running: Promise<JsonObject>): Promise<JsonObject> {
+    return running.then(
       (result) => (result.isError === true ? this.#unlessUnknown(upstream, tool, result) : result),
       (error: unknown) =>
         this.#unknownTool(upstream, tool).then((unknown) => {

@@ -13,7 +13,9 @@ import { log } from '../log/index.ts'
 import { isLostInFlight, resendable } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { SchemaValidator } from '../schema/index.ts'
-import { Broker, type QuestionKind } from './broker.ts'
+import type { RelayedCall } from '../server/index.ts'
+import type { RequestId } from '../wire/index.ts'
+import { Broker, type QuestionKind, type RelayBrokering } from './broker.ts'
 import { schemaProblem } from './call-validation.ts'
 import { callAsTask, runsAsTask, taskRefusal } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
@@ -147,9 +149,36 @@ export class Upstream {
             ...(options.onTaskCreated && { onCreated: options.onTaskCreated }),
           })
       : () => client.callTool(tool, args, call)
-    const running = this.broker.run(options.asker, run, options.onLog)
+    return this.#checkedOutput(this.broker.run(options.asker, run, options.onLog), definition)
+  }
+
+  /**
+   * A plain call relayed for a host (lib/server relay.ts): sent on the live connection of a legacy
+   * upstream whose catalog is current, for an allowed tool that does not run as a task, with the
+   * host's questions and the upstream's log lines brokered through `brokering`; the host's cancel
+   * stops it by its id. Undefined, before anything is sent, for any other call: call() covers it.
+   */
+  relay(tool: string, args: JsonObject, call: RelayedCall, brokering: RelayBrokering): Promise<JsonObject> | undefined {
+    const live = this.#client
+    const known = this.#tools
+    if (live === undefined || live.peer.closed || live.era !== 'legacy' || known === undefined || known.catalog !== this.#catalog) return undefined
+    const definition = known.byName.get(tool)
+    if (!this.isToolAllowed(tool) || runsAsTask(this.name, tool, definition, live, NO_TASK_OPTIONS)) return undefined
+    const { peer } = live
+    let sent: RequestId | undefined
+    call.onCancel = (reason) => {
+      if (sent !== undefined) peer.cancel(sent, reason)
+    }
+    const options: CallOptions = { timeoutMs: this.context.settings.requestTimeoutMs, onId: (id) => (sent = id) }
+    return this.#checkedOutput(
+      this.broker.run(brokering.asker, () => live.callTool(tool, args, options), brokering.onLog),
+      definition,
+    )
+  }
+
+  /** 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema (call-validation.ts). */
+  #checkedOutput(running: Promise<JsonObject>, definition: JsonObject | undefined): Promise<JsonObject> {
     if (definition?.outputSchema === undefined) return running
-    // 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema (call-validation.ts).
     return running.then((result) => {
       if (result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
       return result
@@ -344,6 +373,9 @@ export class Upstream {
     }
   }
 }
+
+/** A relayed call asks for no task: only a task-required tool runs as one (runsAsTask). */
+const NO_TASK_OPTIONS: UpstreamCallOptions = Object.freeze({})
 
 function callOptions(options: UpstreamCallOptions, timeoutMs: number): CallOptions {
   const out: CallOptions = { timeoutMs }

@@ -14,6 +14,11 @@ export interface Outlet {
   send(message: JsonRpcMessage): void
 }
 
+/** What stops a request being answered: its handler's AbortController, or a relayed call (relay.ts). */
+export interface Cancellable {
+  abort(reason?: unknown): void
+}
+
 /** State negotiated by `initialize` (legacy era). */
 export interface LegacyState {
   revision: LegacyRevision
@@ -42,7 +47,7 @@ export class Connection {
   legacy?: LegacyState
   /** Unsolicited legacy messages (list_changed, resources/updated): stdout, or the session's GET stream. */
   unsolicited?: Outlet
-  readonly inflight = new Map<RequestId, AbortController>()
+  readonly inflight = new Map<RequestId, Cancellable>()
   private readonly pending = new Map<RequestId, { resolve(result: JsonObject): void; reject(error: unknown): void }>()
   private nextId = 0
   private closed = false

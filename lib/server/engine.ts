@@ -21,11 +21,12 @@ import {
   type JsonRpcResponse,
   type Revision,
 } from '../wire/index.ts'
-import { Connection, ShutdownError, type Outlet } from './connection.ts'
+import { type Cancellable, Connection, ShutdownError, type Outlet } from './connection.ts'
 import { type EdgeOptions, finishResult } from './edge.ts'
 import { dispatchLegacy } from './legacy-dispatch.ts'
 import { ListenRegistry } from './listen.ts'
 import { dispatchModern } from './modern-dispatch.ts'
+import { type RelayHost, relayCall } from './relay.ts'
 import { Registry } from './registry.ts'
 import { createRequestStateCodec, type RequestStateCodec } from './request-state.ts'
 import { keyRingFor } from './seal.ts'
@@ -98,7 +99,7 @@ export class Engine implements EngineCore {
    * with the reject of its answer: drain() answers a request with its ShutdownError at once, even
    * when the handler ignores its signal.
    */
-  private readonly running = new Map<AbortController, (error: ShutdownError) => void>()
+  private readonly running = new Map<Cancellable, (error: ShutdownError) => void>()
   #draining = false
   /** drain()'s checks, run whenever a request settles. */
   readonly #onSettled = new Set<() => void>()
@@ -107,6 +108,17 @@ export class Engine implements EngineCore {
   #edgePrivate: EdgeOptions | undefined
   /** capabilities() per revision, with what it was derived from. */
   readonly #capabilities = new Map<Revision, DerivedCapabilities>()
+  /** What a relayed call (relay.ts) is answered under: the same bookkeeping as request()'s. */
+  readonly #relayHost: RelayHost = {
+    core: this,
+    track: (connection, id, call) => {
+      connection.inflight.set(id, call)
+      // The call answers a drain itself (its abort does), so nothing is to be rejected here.
+      this.running.set(call, answeredByItsAbort)
+    },
+    settled: (connection, id, call) => this.#settled(connection, id, call),
+    edge: (authenticated) => this.#edgeOptions(authenticated),
+  }
 
   constructor(
     readonly def: ServerDefinition,
@@ -193,7 +205,16 @@ export class Engine implements EngineCore {
     else if (method === 'notifications/initialized' && connection.legacy) connection.legacy.initialized = true
   }
 
-  private async request(req: JsonRpcRequest, channel: Channel): Promise<Answer> {
+  private request(req: JsonRpcRequest, channel: Channel): Promise<Answer> {
+    // A plain legacy call of a relaying tool is handed on without the general dispatch (relay.ts).
+    if (req.method === 'tools/call' && !this.#draining && (channel.era ?? classify(req, channel.connection)) === 'legacy') {
+      const relayed = relayCall(this.#relayHost, req, channel)
+      if (relayed !== undefined) return relayed
+    }
+    return this.#dispatch(req, channel)
+  }
+
+  async #dispatch(req: JsonRpcRequest, channel: Channel): Promise<Answer> {
     const { connection } = channel
     const controller = new AbortController()
     const stream = channel.signal
@@ -227,11 +248,15 @@ export class Engine implements EngineCore {
       return { message: makeError(req.id, rpc.toRpc()), httpStatus: rpc.httpStatus ?? HTTP_STATUS.OK }
     } finally {
       if (stream) stream.removeEventListener('abort', onStreamClosed!)
-      connection.inflight.delete(req.id)
-      this.running.delete(controller)
-      // drain()'s checks exist only while it waits: no Set iterator per request otherwise.
-      if (this.#onSettled.size > 0) for (const check of this.#onSettled) check()
+      this.#settled(connection, req.id, controller)
     }
+  }
+
+  #settled(connection: Connection, id: JsonRpcRequest['id'], request: Cancellable): void {
+    connection.inflight.delete(id)
+    this.running.delete(request)
+    // drain()'s checks exist only while it waits: no Set iterator per request otherwise.
+    if (this.#onSettled.size > 0) for (const check of this.#onSettled) check()
   }
 
   private listChanged(kind: 'tools' | 'prompts' | 'resources'): void {
@@ -308,6 +333,8 @@ export class Engine implements EngineCore {
     this.tasks.close()
   }
 }
+
+function answeredByItsAbort(): void {}
 
 /**
  * stdio (and any transport that does not classify): `initialize` or an initialized connection is

@@ -35,5 +35,7 @@ export type {
   ServerNotifier,
   TemplateDef,
   ToolDef,
+  ToolRelay,
+  RelayedCall,
   CompleteRequest,
 } from './server-definition.ts'

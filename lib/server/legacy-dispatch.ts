@@ -149,7 +149,7 @@ export async function dispatchLegacy(
 }
 
 /** A legacy call's HandlerContext: a function of its own, so a request builds no closure to make one. */
-function contextOf(
+export function contextOf(
   engine: EngineCore,
   channel: Channel,
   state: LegacyState | undefined,

@@ -53,15 +53,28 @@ export async function callTool(registry: Registry, params: JsonObject, ctx: Hand
     if (registry.unknown?.callTool) return registry.unknown.callTool(name, args, ctx)
     throw new RpcError(RPC.INVALID_PARAMS, `Unknown tool: ${name}`, { name })
   }
-  const invalid = validate ? (tool.argumentsError ? tool.argumentsError(args) : argumentsError(tool, args)) : undefined
+  const invalid = validate ? invalidArguments(tool, args) : undefined
   if (invalid) return invalid
   try {
     return await tool.handler(args, ctx)
   } catch (error) {
-    if (error instanceof RpcError || error instanceof InputRequired || ctx.signal.aborted) throw error
-    const message = error instanceof Error ? error.message : String(error)
-    return { content: [{ type: 'text', text: message }], isError: true }
+    return toolFailure(error, ctx.signal.aborted)
   }
+}
+
+/** The isError result for arguments that do not fit the tool, by its own check or its inputSchema; undefined when they fit. */
+export function invalidArguments(tool: ToolDef, args: JsonObject): JsonObject | undefined {
+  return tool.argumentsError ? tool.argumentsError(args) : argumentsError(tool, args)
+}
+
+/**
+ * What a tool call's failure answers: a protocol error (and anything once the call was cancelled)
+ * is thrown on; any other failure is an isError result the model can read (SEP-1303).
+ */
+export function toolFailure(error: unknown, aborted: boolean): JsonObject {
+  if (error instanceof RpcError || error instanceof InputRequired || aborted) throw error
+  const message = error instanceof Error ? error.message : String(error)
+  return { content: [{ type: 'text', text: message }], isError: true }
 }
 
 /**

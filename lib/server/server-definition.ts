@@ -93,6 +93,36 @@ export interface ToolDef {
    * `args` do not fit, or undefined (a gateway checks untrusted upstream schemas its own way).
    */
   argumentsError?(args: JsonObject): JsonObject | undefined
+  /**
+   * The tool answers by relaying the call to another server (a gateway's upstream tool): a plain
+   * legacy call (no task, no progress token) may be handed to `relay` instead of `handler`, without
+   * a handler context unless the call needs one mid-way (relay.ts).
+   */
+  relay?: ToolRelay
+}
+
+/**
+ * How a relaying tool takes a plain call. `start` sends it on and returns its result, or returns
+ * undefined before sending anything when it cannot now (the engine then runs `handler`, which
+ * covers every case). The result is in the newest shape, as a handler's; a rejection is what the
+ * handler would have thrown.
+ */
+export interface ToolRelay {
+  start(args: JsonObject, call: RelayedCall): Promise<JsonObject> | undefined
+}
+
+/** What a relayed call offers the relay (lib/server/relay.ts owns it). */
+export interface RelayedCall {
+  readonly revision: Revision
+  /** The host's capabilities as declared at initialize: the asks it can answer. */
+  readonly clientCapabilities: JsonObject
+  /**
+   * The call's HandlerContext, built on first use: an upstream that logs or asks mid-call reaches
+   * the host through it (its answer then becomes a stream, as a handler's would).
+   */
+  context(): HandlerContext
+  /** Set by the relay: stop the call upstream (the host cancelled it, or the server is stopping). */
+  onCancel?: (reason: unknown) => void
 }
 
 export interface PromptArgument {

@@ -232,6 +232,16 @@ export class Peer {
     return answered
   }
 
+  /**
+   * Cancel the pending request `id` as its caller's abort signal would (a caller that passed none,
+   * and knows the id from `onId`): it fails with `reason`, and the peer hears of it as the request's
+   * cancel mode says. Nothing happens once it has its answer.
+   */
+  cancel(id: RequestId, reason?: unknown): void {
+    const pending = this.#pending.get(id)
+    if (pending !== undefined) this.#cancel(id, cancelledError(pending.method, reason), pending.mode, pending.abort)
+  }
+
   /** Send a notification. */
   async notify(method: string, params?: Record<string, unknown>, headers?: Record<string, string>): Promise<void> {
     if (this.#closed) throw this.#closeReason ?? new McpxError('CONNECT', 'connection is closed', { method })

@@ -6,7 +6,7 @@
  */
 import type { JsonObject } from '../../client/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
-import type { HandlerContext, InputRequest } from '../../server/index.ts'
+import type { HandlerContext, InputRequest, RelayedCall } from '../../server/index.ts'
 import {
   hasFeature,
   CAPABILITY_OF_ASK,
@@ -18,7 +18,7 @@ import {
   isRecord,
   missingCapability,
 } from '../../wire/index.ts'
-import { ASK_METHOD_OF, type DownstreamAsker, capabilityOfKind } from '../broker.ts'
+import { ASK_METHOD_OF, type DownstreamAsker, type RelayBrokering, capabilityOfKind } from '../broker.ts'
 import type { UpstreamCallOptions } from '../pool-shapes.ts'
 import { settle } from '../settle.ts'
 import type { ParkingLot } from './parking.ts'
@@ -27,15 +27,15 @@ import type { ParkingLot } from './parking.ts'
 type Run = (asker: DownstreamAsker, signal: AbortSignal, options: UpstreamCallOptions) => Promise<JsonObject>
 type Ask = (request: InputRequest, key?: string) => Promise<JsonObject>
 
-/** An asker whose members exist only for what the host declared, each delegating to `ask`. */
-function askerFor(ctx: HandlerContext, ask: Ask): DownstreamAsker {
+/** An asker whose members exist only for what the host declared (`capabilities`), each delegating to `ask`. */
+function askerFor(capabilities: JsonObject, ask: Ask): DownstreamAsker {
   const asker: DownstreamAsker = {}
   for (const kind of ['elicit', 'sample', 'listRoots'] as const) {
-    if (capabilityOfKind(kind) in ctx.clientCapabilities)
+    if (capabilityOfKind(kind) in capabilities)
       asker[kind] = (params: JsonObject, _signal?: AbortSignal, key?: string) => ask({ method: ASK_METHOD_OF[kind], params }, key)
   }
   const elicit = asker.elicit
-  if (elicit && !declaresUrlElicitation(ctx)) {
+  if (elicit && !declaresUrlElicitation(capabilities)) {
     // 2025-11-25 client/elicitation.mdx "Capabilities": URL mode only to a client that declared
     // `elicitation.url` (an empty `elicitation` is form only); mcpx declares it upstream for all.
     asker.elicit = (params, signal, key) =>
@@ -51,8 +51,8 @@ function askerFor(ctx: HandlerContext, ask: Ask): DownstreamAsker {
   return asker
 }
 
-function declaresUrlElicitation(ctx: HandlerContext): boolean {
-  const declared = ctx.clientCapabilities.elicitation
+function declaresUrlElicitation(capabilities: JsonObject): boolean {
+  const declared = capabilities.elicitation
   return isRecord(declared) && 'url' in declared
 }
 
@@ -78,11 +78,7 @@ function downstreamOptions(ctx: HandlerContext, callOptions: BrokeredCallOptions
   if (isRecord(capabilities.extensions) && EXTENSION.TASKS in capabilities.extensions) options.acceptTask = true
   if (logLevel) {
     options.logLevel = logLevel
-    options.onLog = (params: JsonObject) => {
-      const level = params.level as LogLevel
-      if ((LOG_LEVELS as readonly string[]).includes(level))
-        ctx.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined)
-    }
+    options.onLog = (params: JsonObject) => logTo(ctx, params)
   }
   if (ctx.meta.progressToken !== undefined) options.onProgress = (update) => ctx.progress(update.progress, update.total, update.message)
   const fixed = callOptions.call
@@ -92,6 +88,30 @@ function downstreamOptions(ctx: HandlerContext, callOptions: BrokeredCallOptions
   }
   if (callOptions.adoptTaskId && ctx.adoptTaskId) options.onTaskCreated = ctx.adoptTaskId
   return options
+}
+
+/** An upstream's `notifications/message` params on to the host's call (its own level filter applies). */
+function logTo(ctx: HandlerContext, params: JsonObject): void {
+  const level = params.level as LogLevel
+  if ((LOG_LEVELS as readonly string[]).includes(level)) ctx.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined)
+}
+
+/**
+ * What brokeredCall gives a legacy host's call, for a relayed one (lib/server relay.ts): the asker
+ * of what the host declared and a sink for the upstream's log lines, both reaching the host
+ * through the call's handler context, which is built only when the upstream first asks or logs.
+ */
+export function relayBrokering(call: RelayedCall): RelayBrokering {
+  return { asker: askerFor(call.clientCapabilities, legacyAsk(() => call.context())), onLog: (params) => logTo(call.context(), params) }
+}
+
+/** A legacy host's answer to one question: a real request on the call's own stream, keyed anew for each. */
+function legacyAsk(context: () => HandlerContext): Ask {
+  let asked = 0
+  return async (request) => {
+    const key = `upstream-${++asked}`
+    return (await context().ask({ [key]: request }))[key]!
+  }
 }
 
 /**
@@ -142,7 +162,7 @@ function deriveCapabilities(host: JsonObject, tasksExtension: boolean, allExtens
  * table). A legacy host keeps -32601 on a 200: on a 2025-11-25 session a 404 means the session is
  * gone (basic/transports.mdx "Session Management"), and the host would start over.
  */
-function withStatus(error: unknown, era: 'legacy' | 'modern'): unknown {
+export function withStatus(error: unknown, era: 'legacy' | 'modern'): unknown {
   if (!(error instanceof RpcError) || error.httpStatus !== undefined) return error
   const status = era === 'legacy' && error.rpcCode === RPC.METHOD_NOT_FOUND ? undefined : httpStatusOf(error.rpcCode)
   return status === undefined ? error : new RpcError(error.rpcCode, error.message, error.rpcData, status)
@@ -179,16 +199,12 @@ export function brokeredCall(
 ): Promise<JsonObject> {
   const options = downstreamOptions(ctx, callOptions)
   if (ctx.era === 'legacy') {
-    let asked = 0
-    const ask: Ask = async (request) => {
-      const key = `upstream-${++asked}`
-      return (await ctx.ask({ [key]: request }))[key]!
-    }
+    const ask = legacyAsk(() => ctx)
     // 2025-11-25 basic/transports.mdx (SEP-1699): a server MAY close the SSE stream of a long call;
     // the host resumes it with GET + Last-Event-ID and the result arrives there. A no-op elsewhere.
     const pollMs = callOptions.ssePollAfterMs ?? 0
     const poll = pollMs > 0 && hasFeature(ctx.revision, 'ssePolling') ? setTimeout(() => ctx.closeStream(), pollMs) : undefined
-    const asker = (options.asker = askerFor(ctx, ask))
+    const asker = (options.asker = askerFor(ctx.clientCapabilities, ask))
     const signal = (options.signal = ctx.signal)
     return settle(
       () => run(asker, signal, options),
@@ -207,7 +223,7 @@ async function brokeredModern(ctx: HandlerContext, parking: ParkingLot, run: Run
   const call = prior ? parking.get(prior.park) : parking.create()
   if (!prior)
     call.start((ask, signal) => {
-      const asker = (options.asker = askerFor(ctx, ask))
+      const asker = (options.asker = askerFor(ctx.clientCapabilities, ask))
       options.signal = signal
       return run(asker, signal, options)
     })

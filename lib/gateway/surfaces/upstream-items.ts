@@ -5,14 +5,14 @@
  */
 import type { AccessView } from '../../access/index.ts'
 import type { JsonObject } from '../../client/index.ts'
-import type { Engine, HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef, UnknownNames } from '../../server/index.ts'
+import type { Engine, HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef, ToolRelay, UnknownNames } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
-import { RESULT_TYPE, isRecord, resourceNotFound } from '../../wire/index.ts'
+import { RESULT_TYPE, hasFeature, isRecord, resourceNotFound } from '../../wire/index.ts'
 import type { Catalog } from '../pool-shapes.ts'
 import { gatewayResourceUri, rawName } from '../naming.ts'
 import { appOf, appResourceUri, isAppResourceUri, rewriteAppMeta, upstreamAppResource } from '../apps.ts'
 import type { UpstreamPool } from '../upstream-pool.ts'
-import { type BrokeredCallOptions, brokeredCall, upstreamCapabilities } from './brokered-call.ts'
+import { type BrokeredCallOptions, brokeredCall, relayBrokering, upstreamCapabilities, withStatus } from './brokered-call.ts'
 import type { ParkingLot } from './parking.ts'
 import { relayTask } from './task-relay.ts'
 import { relayResult } from './upstream-result.ts'
@@ -75,6 +75,9 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
         )
       },
     }
+    // A host's plain call may go on as it is (lib/server relay.ts), unless the principal's policy
+    // audits it (view) or tasks are relayed; pool.relay declines whatever else it cannot relay.
+    if (!options.view && !tasks) def.relay = { start: relayStart(pool, server, name, options.settings?.ssePollAfterMs ?? 0) }
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
     // MCP Apps: the UI resource is re-addressed with the tool (apps.ts); pass-through keeps it.
     if (!options.ownNames && isRecord(tool._meta) && appOf(tool) !== undefined) def._meta = rewriteAppMeta(catalog.server, tool._meta)
@@ -97,6 +100,19 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     }
     return def
   })
+}
+
+/** The relay of one upstream tool: what its handler does for a plain call, without a handler context until one is needed. */
+function relayStart(pool: UpstreamPool, server: string, tool: string, ssePollAfterMs: number): ToolRelay['start'] {
+  return (args, call) => {
+    // A 2025-11-25 host's stream may be closed mid-call (brokeredCall's SSE polling): the handler's way.
+    if (ssePollAfterMs > 0 && hasFeature(call.revision, 'ssePolling')) return undefined
+    return pool.relay(server, tool, args, call, relayBrokering(call))?.then(relayResult, relayFailure)
+  }
+}
+
+function relayFailure(error: unknown): never {
+  throw withStatus(error, 'legacy')
 }
 
 function taskRequired(tool: JsonObject): boolean {
