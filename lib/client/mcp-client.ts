@@ -4,9 +4,9 @@
  * them. Its parts live beside it: pages (pagination.ts), `input_required` rounds (input-rounds.ts),
  * `subscriptions/listen` and follow() (subscriptions.ts). Built by connect() (connect.ts).
  */
-import { McpxError, RPC, RpcError } from '../errors/index.ts'
+import { McpxError, RPC, RpcError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
-import type { NotificationListener, Peer, ProgressUpdate } from '../session/index.ts'
+import type { AnswerReceiver, NotificationListener, Peer, ProgressUpdate } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
 import {
   type LogLevel,
@@ -42,6 +42,28 @@ export interface CallOptions {
   acceptTask?: boolean
   /** Told each JSON-RPC id this call is sent under (a retry gets a new one). */
   onId?: (id: RequestId) => void
+}
+
+/** A legacy tools/call result lifted into the newest shape on its way to the caller's receiver (relayToolCall). */
+class InNewestShape implements AnswerReceiver {
+  constructor(
+    private readonly revision: Revision,
+    private readonly receiver: AnswerReceiver,
+  ) {}
+
+  answered(result: JsonObject): void {
+    let upgraded: JsonObject
+    try {
+      upgraded = upgradeResult(this.revision, 'tools/call', result)
+    } catch (error) {
+      return this.receiver.failed(asMcpxError(error))
+    }
+    this.receiver.answered(upgraded)
+  }
+
+  failed(error: McpxError): void {
+    this.receiver.failed(error)
+  }
 }
 
 export class McpClient {
@@ -184,6 +206,23 @@ export class McpClient {
       }
     }
     return false
+  }
+
+  /**
+   * A tools/call whose outcome goes to `receiver` (Peer.requestTo) instead of a promise, for a
+   * caller that relays it on at once: only where relaysToolCalls says (a legacy connection over
+   * stdio: a request carries nothing per call and has no session to expire and retry). The result
+   * reaches the receiver in the newest shape, as callTool's does. Its id is returned for Peer.cancel().
+   */
+  relayToolCall(name: string, args: JsonObject, receiver: AnswerReceiver, timeoutMs: number): RequestId {
+    if (!this.relaysToolCalls) throw new McpxError('INTERNAL', `relayToolCall on a ${this.identity.era} ${this.identity.transport} connection`)
+    const revision = this.state.revision ?? this.identity.revision
+    return this.peer.requestTo('tools/call', { name, arguments: args }, new InNewestShape(revision, receiver), timeoutMs)
+  }
+
+  /** Whether relayToolCall() serves this connection: a legacy one over stdio. */
+  get relaysToolCalls(): boolean {
+    return this.identity.era === 'legacy' && this.identity.transport === 'stdio'
   }
 
   /** A request that may come back `input_required` (2026): its rounds are input-rounds.ts's. */

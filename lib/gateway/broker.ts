@@ -21,10 +21,12 @@ export interface DownstreamAsker {
 /** Where the upstream's log messages for one call go (a `notifications/message` params object). */
 export type LogSink = (params: JsonObject) => void
 
-/** What a relayed call is brokered with (brokered-call.ts relayBrokering): its host's asker and log sink. */
-export interface RelayBrokering {
-  readonly asker: DownstreamAsker
-  readonly onLog: LogSink
+/**
+ * A relayed call as the broker sees it (surfaces/relayed-tool-call.ts): the asker of its host, and
+ * the receiver of the upstream's log lines while it is in flight (a method: no sink per call).
+ */
+export interface RelayScope extends DownstreamAsker {
+  log(params: JsonObject): void
 }
 
 export type QuestionKind = keyof DownstreamAsker
@@ -55,7 +57,7 @@ export const capabilityOfKind = (kind: Kind): string => CAPABILITY_OF_ASK[ASK_ME
 export class Broker {
   readonly #scope = new AsyncLocalStorage<DownstreamAsker>()
   readonly #inFlight: DownstreamAsker[] = []
-  readonly #logSinks: LogSink[] = []
+  readonly #logSinks: (LogSink | RelayScope)[] = []
 
   /**
    * `roots`: file:// URIs to answer roots/list with when no caller can (the config's `roots`).
@@ -80,9 +82,26 @@ export class Broker {
     return settle(() => this.#scope.run(scope, call), done)
   }
 
+  /**
+   * A relayed call in flight from now until leave(): the same place among the calls as run()
+   * gives, for a legacy upstream, whose questions and log lines arrive from the transport, outside
+   * any call's async flow (so no AsyncLocalStorage scope is needed).
+   */
+  enter(scope: RelayScope): void {
+    this.#inFlight.push(scope)
+    this.#logSinks.push(scope)
+  }
+
+  leave(scope: RelayScope): void {
+    this.#inFlight.splice(this.#inFlight.indexOf(scope), 1)
+    this.#logSinks.splice(this.#logSinks.indexOf(scope), 1)
+  }
+
   /** An upstream `notifications/message`: to the most recent call that asked for logs, else dropped. */
   log(params: JsonObject): void {
-    this.#logSinks.at(-1)?.(params)
+    const sink = this.#logSinks.at(-1)
+    if (typeof sink === 'function') sink(params)
+    else sink?.log(params)
   }
 
   /** The handlers given to the upstream connection: every question goes through the broker. */

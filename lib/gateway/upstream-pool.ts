@@ -7,12 +7,11 @@ import type { JsonObject } from '../client/index.ts'
 import type { McpxConfig } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
-import type { RelayedCall } from '../server/index.ts'
-import type { DownstreamAsker, RelayBrokering } from './broker.ts'
+import type { DownstreamAsker } from './broker.ts'
 import { checkRequest, guardedCall } from './guarded-call.ts'
 import { suggest } from './naming.ts'
 import type { Catalog, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
-import { Upstream, type UpstreamContext } from './upstream.ts'
+import { type RelayReceiver, type RelayStop, Upstream, type UpstreamContext } from './upstream.ts'
 
 export interface UpstreamPoolOptions {
   readonly config: McpxConfig
@@ -114,11 +113,18 @@ export class UpstreamPool {
     return this.#known(upstream, tool, upstream.call(tool, args, options))
   }
 
-  /** A host's plain call relayed to `name` (Upstream.relay), or undefined when it cannot be relayed now. */
-  relay(name: string, tool: string, args: JsonObject, call: RelayedCall, brokering: RelayBrokering): Promise<JsonObject> | undefined {
+  /** A host's plain call relayed to `name` as it is (Upstream.relay), or undefined when it cannot be now. */
+  relay(name: string, tool: string, args: JsonObject, receiver: RelayReceiver): RelayStop | undefined {
+    return this.#upstreams.get(name)?.relay(tool, args, receiver)
+  }
+
+  /**
+   * Why `tool` failed, when the reason is that `name` has no such tool (NOT_FOUND with suggestions;
+   * undefined otherwise): what call() asks after an error or an isError result, for a relayed call.
+   */
+  unknownTool(name: string, tool: string): Promise<McpxError | undefined> {
     const upstream = this.#upstreams.get(name)
-    const running = upstream?.relay(tool, args, call, brokering)
-    return running && this.#known(upstream!, tool, running)
+    return upstream === undefined ? Promise.resolve(undefined) : this.#unknownTool(upstream, tool)
   }
 
   /**

@@ -13,9 +13,9 @@ import { log } from '../log/index.ts'
 import { isLostInFlight, resendable } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { SchemaValidator } from '../schema/index.ts'
-import type { RelayedCall } from '../server/index.ts'
+import type { AnswerReceiver } from '../session/index.ts'
 import type { RequestId } from '../wire/index.ts'
-import { Broker, type QuestionKind, type RelayBrokering } from './broker.ts'
+import { Broker, type QuestionKind, type RelayScope } from './broker.ts'
 import { schemaProblem } from './call-validation.ts'
 import { callAsTask, runsAsTask, taskRefusal } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
@@ -153,36 +153,39 @@ export class Upstream {
   }
 
   /**
-   * A plain call relayed for a host (lib/server relay.ts): sent on the live connection of a legacy
-   * upstream whose catalog is current, for an allowed tool that does not run as a task, with the
-   * host's questions and the upstream's log lines brokered through `brokering`; the host's cancel
-   * stops it by its id. Undefined, before anything is sent, for any other call: call() covers it.
+   * A host's plain call relayed as it is (lib/server relay.ts): sent on the live connection when it
+   * relays tool calls (McpClient.relaysToolCalls) and its catalog is current, for an allowed tool
+   * of that catalog that does not run as a task. Its outcome goes to `receiver`, which is also the
+   * broker's scope for the call meanwhile (the host's asker, the upstream's log lines); output is
+   * checked as call() checks it. Undefined, before anything is sent, for any other call: call()
+   * covers it. The returned stop cancels it upstream by its id.
    */
-  relay(tool: string, args: JsonObject, call: RelayedCall, brokering: RelayBrokering): Promise<JsonObject> | undefined {
+  relay(tool: string, args: JsonObject, receiver: RelayReceiver): RelayStop | undefined {
     const live = this.#client
     const known = this.#tools
-    if (live === undefined || live.peer.closed || live.era !== 'legacy' || known === undefined || known.catalog !== this.#catalog) return undefined
+    if (live === undefined || live.peer.closed || !live.relaysToolCalls || known === undefined || known.catalog !== this.#catalog)
+      return undefined
     const definition = known.byName.get(tool)
-    if (!this.isToolAllowed(tool) || runsAsTask(this.name, tool, definition, live, NO_TASK_OPTIONS)) return undefined
-    const { peer } = live
-    let sent: RequestId | undefined
-    call.onCancel = (reason) => {
-      if (sent !== undefined) peer.cancel(sent, reason)
-    }
-    const options: CallOptions = { timeoutMs: this.context.settings.requestTimeoutMs, onId: (id) => (sent = id) }
-    return this.#checkedOutput(
-      this.broker.run(brokering.asker, () => live.callTool(tool, args, options), brokering.onLog),
-      definition,
-    )
+    if (definition === undefined || !this.isToolAllowed(tool) || runsAsTask(this.name, tool, definition, live, NO_TASK_OPTIONS))
+      return undefined
+    const relayed = new UpstreamRelay(this.broker, live, definition, receiver, this.#checkOutput)
+    this.broker.enter(receiver)
+    relayed.id = live.relayToolCall(tool, args, relayed, this.context.settings.requestTimeoutMs)
+    return relayed
   }
 
-  /** 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema (call-validation.ts). */
   #checkedOutput(running: Promise<JsonObject>, definition: JsonObject | undefined): Promise<JsonObject> {
     if (definition?.outputSchema === undefined) return running
     return running.then((result) => {
-      if (result.isError !== true && result.structuredContent !== undefined) this.#validate('output', definition, result.structuredContent)
+      this.#checkOutput(definition, result)
       return result
     })
+  }
+
+  /** 2025-06-18 server/tools.mdx: clients SHOULD validate structured results against outputSchema (call-validation.ts). */
+  readonly #checkOutput = (definition: JsonObject, result: JsonObject): void => {
+    if (definition.outputSchema !== undefined && result.isError !== true && result.structuredContent !== undefined)
+      this.#validate('output', definition, result.structuredContent)
   }
 
   async #toolDefinition(tool: string): Promise<JsonObject | undefined> {
@@ -371,6 +374,46 @@ export class Upstream {
       // Of the connection these lists came from, not of whichever is live when a surface reads them.
       decidesTasksPerCall: taskRefusal(client, undefined) === undefined,
     }
+  }
+}
+
+/** What takes a relayed call's outcome from its upstream (a surface's relayed tool call), and is the broker's scope for it meanwhile. */
+export interface RelayReceiver extends AnswerReceiver, RelayScope {}
+
+/** How a relayed call is stopped once sent: the host cancelled it, or the server is stopping. */
+export interface RelayStop {
+  cancel(reason: unknown): void
+}
+
+/** One relayed call on its upstream: its id there, the broker's scope until it ends, its output checked. */
+class UpstreamRelay implements AnswerReceiver, RelayStop {
+  id: RequestId = 0
+
+  constructor(
+    private readonly broker: Broker,
+    private readonly client: McpClient,
+    private readonly definition: JsonObject,
+    private readonly receiver: RelayReceiver,
+    private readonly checkOutput: (definition: JsonObject, result: JsonObject) => void,
+  ) {}
+
+  answered(result: JsonObject): void {
+    this.broker.leave(this.receiver)
+    try {
+      this.checkOutput(this.definition, result)
+    } catch (error) {
+      return this.receiver.failed(asMcpxError(error))
+    }
+    this.receiver.answered(result)
+  }
+
+  failed(error: McpxError): void {
+    this.broker.leave(this.receiver)
+    this.receiver.failed(error)
+  }
+
+  cancel(reason: unknown): void {
+    this.client.peer.cancel(this.id, reason)
   }
 }
 

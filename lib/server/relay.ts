@@ -43,17 +43,19 @@ export function relayCall(host: RelayHost, req: JsonRpcRequest, channel: Channel
   if (relay === undefined || taskSupportOf(tool) === 'required') return undefined
   if ((def.validateArguments ?? true) && invalidArguments(tool!, args) !== undefined) return undefined
   const call = new Relayed(host, req, channel, state, params)
-  const running = relay.start(args, call)
-  if (process.env.RELAY_TRACE) console.error(`RELAYED ${name} ${running !== undefined}`)
-  return running === undefined ? undefined : call.follow(running)
+  if (relay.start(args, call)) return call.answer()
+  call.untrack()
+  return undefined
 }
 
 const NO_ARGUMENTS: JsonObject = Object.freeze({}) as JsonObject
 
 /** One relayed call: its answer, its place among the engine's running requests, and its context once needed. */
 class Relayed implements RelayedCall, Cancellable {
-  onCancel?: (reason: unknown) => void
-  #answer!: (answer: Answer) => void
+  stop?: { cancel(reason: unknown): void }
+  /** Its answer, once settled (an answer that came before anyone asked for it). */
+  #settled: Answer | undefined
+  #deliver: ((answer: Answer) => void) | undefined
   #done = false
   #context: HandlerContext | undefined
   /** The context's signal: made with the context, aborted with the call. */
@@ -65,7 +67,9 @@ class Relayed implements RelayedCall, Cancellable {
     private readonly channel: Channel,
     private readonly state: LegacyState,
     private readonly params: JsonObject,
-  ) {}
+  ) {
+    host.track(channel.connection, req.id, this)
+  }
 
   get revision(): LegacyRevision {
     return this.state.revision
@@ -79,32 +83,18 @@ class Relayed implements RelayedCall, Cancellable {
     return (this.#context ??= contextOf(this.host.core, this.channel, this.state, this.state.revision, this.params, this.#controller.signal))
   }
 
-  follow(running: Promise<JsonObject>): Promise<Answer> {
-    const answered = new Promise<Answer>((resolve) => (this.#answer = resolve))
-    this.host.track(this.channel.connection, this.req.id, this)
-    running.then(
-      (result) => this.#result(result),
-      (error: unknown) => this.#failure(error),
-    )
-    return answered
+  /** The answer, once the relay took the call. */
+  answer(): Promise<Answer> {
+    const settled = this.#settled
+    if (settled !== undefined) return Promise.resolve(settled)
+    return new Promise<Answer>((resolve) => (this.#deliver = resolve))
   }
 
-  /** notifications/cancelled from the host, its connection closing, or a drain: the call stops upstream now. */
-  abort(reason?: unknown): void {
-    if (this.#done) return
-    this.#controller?.abort(reason)
-    this.onCancel?.(reason)
-    // cancellation.mdx: a cancelled request gets no response; one a stopping server ends gets its
-    // error, whether or not the relay has let go yet (engine.ts drain).
-    this.#finish(reason instanceof ShutdownError ? this.#error(reason) : { httpStatus: HTTP_STATUS.ACCEPTED })
-  }
-
-  #result(result: JsonObject): void {
+  resolve(result: JsonObject): void {
     if (this.#done) return
     let answer: Answer
     try {
-      const { revision } = this.state
-      const finished = finishResult(revision, 'tools/call', result, this.host.edge(this.channel.principal !== undefined))
+      const finished = finishResult(this.state.revision, 'tools/call', result, this.host.edge(this.channel.principal !== undefined))
       answer = { message: makeResult(this.req.id, finished), httpStatus: HTTP_STATUS.OK }
     } catch (error) {
       answer = this.#error(error)
@@ -112,7 +102,7 @@ class Relayed implements RelayedCall, Cancellable {
     this.#finish(answer)
   }
 
-  #failure(error: unknown): void {
+  reject(error: unknown): void {
     if (this.#done) return
     let result: JsonObject
     try {
@@ -120,7 +110,23 @@ class Relayed implements RelayedCall, Cancellable {
     } catch {
       return this.#finish(this.#error(error))
     }
-    this.#result(result)
+    this.resolve(result)
+  }
+
+  /** notifications/cancelled from the host, its connection closing, or a drain: the call stops upstream now. */
+  abort(reason?: unknown): void {
+    if (this.#done) return
+    this.#controller?.abort(reason)
+    this.stop?.cancel(reason)
+    // cancellation.mdx: a cancelled request gets no response; one a stopping server ends gets its
+    // error, whether or not the relay has let go yet (engine.ts drain).
+    this.#finish(reason instanceof ShutdownError ? this.#error(reason) : { httpStatus: HTTP_STATUS.ACCEPTED })
+  }
+
+  /** The relay declined: the handler answers the call, under bookkeeping of its own. */
+  untrack(): void {
+    this.#done = true
+    this.host.settled(this.channel.connection, this.req.id, this)
   }
 
   #error(error: unknown): Answer {
@@ -131,6 +137,7 @@ class Relayed implements RelayedCall, Cancellable {
   #finish(answer: Answer): void {
     this.#done = true
     this.host.settled(this.channel.connection, this.req.id, this)
-    this.#answer(answer)
+    if (this.#deliver !== undefined) this.#deliver(answer)
+    else this.#settled = answer
   }
 }

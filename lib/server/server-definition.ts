@@ -102,13 +102,13 @@ export interface ToolDef {
 }
 
 /**
- * How a relaying tool takes a plain call. `start` sends it on and returns its result, or returns
- * undefined before sending anything when it cannot now (the engine then runs `handler`, which
- * covers every case). The result is in the newest shape, as a handler's; a rejection is what the
- * handler would have thrown.
+ * How a relaying tool takes a plain call. `start` sends it on and returns true, after which its
+ * outcome comes once, to `call.resolve` or `call.reject`; or it returns false before sending
+ * anything when it cannot now (the engine then runs `handler`, which covers every case). The
+ * result is in the newest shape, as a handler's; a rejection is what the handler would have thrown.
  */
 export interface ToolRelay {
-  start(args: JsonObject, call: RelayedCall): Promise<JsonObject> | undefined
+  start(args: JsonObject, call: RelayedCall): boolean
 }
 
 /** What a relayed call offers the relay (lib/server/relay.ts owns it). */
@@ -121,8 +121,12 @@ export interface RelayedCall {
    * the host through it (its answer then becomes a stream, as a handler's would).
    */
   context(): HandlerContext
-  /** Set by the relay: stop the call upstream (the host cancelled it, or the server is stopping). */
-  onCancel?: (reason: unknown) => void
+  /** Set by the relay once sent: stops the call where it runs (the host cancelled it, or the server is stopping). */
+  stop?: { cancel(reason: unknown): void }
+  /** The call's result, in the newest shape. */
+  resolve(result: JsonObject): void
+  /** What the handler would have thrown. */
+  reject(error: unknown): void
 }
 
 export interface PromptArgument {

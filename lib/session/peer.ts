@@ -9,8 +9,8 @@
  */
 import { McpxError, RpcError, toRpcError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
-import type { Transport } from '../transport/index.ts'
-import { DeadlineQueue } from './deadlines.ts'
+import { SENT, type SendOptions, type Transport } from '../transport/index.ts'
+import { type Deadline, DeadlineQueue } from './deadlines.ts'
 import {
   type JsonRpcMessage,
   type JsonRpcNotification,
@@ -42,20 +42,33 @@ interface PeerHooks {
   /** True while we are answering a request of the peer (its silence is then our doing). */
   serving(): boolean
   dropProgress(token: string | number): void
-  /** Call `expire` after `ms` unless the returned cancel runs first (one timer per bound: deadlines.ts). */
-  deadline(ms: number, expire: () => void): () => void
+  /** The deadline queue of requests bounded by `ms` (one timer per bound: deadlines.ts). */
+  deadlines(ms: number): DeadlineQueue
+  /** A request of that queue settled: a queue of a bound other than the peer's default goes once empty. */
+  released(queue: DeadlineQueue): void
+}
+
+/**
+ * What takes one request's outcome instead of a promise (Peer.requestTo): a caller that relays the
+ * answer on at once, with no promise or closure of its own in between.
+ */
+export interface AnswerReceiver {
+  answered(result: Record<string, unknown>): void
+  failed(error: McpxError): void
 }
 
 /**
  * One request awaiting its answer. Its caller's abort signal calls back into it directly (it is its
- * own abort listener) and its deadline is an entry in the peer's queue for its bound, so a request
- * costs one object and no timer of its own: every upstream call passes here.
+ * own abort listener) and it is its own entry in the peer's deadline queue for its bound, so a
+ * request costs one object and no timer or closure of its own: every upstream call passes here.
  */
-class Pending implements EventListenerObject {
-  resolve!: (result: Record<string, unknown>) => void
-  reject!: (error: McpxError) => void
-  #cancelDeadline: (() => void) | undefined
-  readonly #expire = () => deadlinePassed(this)
+class Pending implements EventListenerObject, Deadline {
+  due = 0
+  /** Where the outcome goes: a promise's resolve and reject (request()), or a receiver (requestTo()). */
+  resolve: ((result: Record<string, unknown>) => void) | undefined
+  reject: ((error: McpxError) => void) | undefined
+  receiver: AnswerReceiver | undefined
+  readonly #queue: DeadlineQueue | undefined
 
   constructor(
     readonly hooks: PeerHooks,
@@ -66,23 +79,42 @@ class Pending implements EventListenerObject {
     readonly timeoutMs: number,
     readonly signal: AbortSignal | undefined,
     readonly progressToken: string | number | undefined,
-  ) {}
+  ) {
+    this.#queue = timeoutMs > 0 ? hooks.deadlines(timeoutMs) : undefined
+  }
 
   /** The caller's signal aborted. */
   handleEvent(): void {
     this.hooks.cancel(this.id, cancelledError(this.method, this.signal?.reason), this.mode, this.abort)
   }
 
+  /** The deadline passed. */
+  expire(): void {
+    deadlinePassed(this)
+  }
+
   /** Restart the deadline (progress arrived, or the peer just got an answer from us). */
   rearm(): void {
-    this.#cancelDeadline?.()
-    if (this.timeoutMs > 0) this.#cancelDeadline = this.hooks.deadline(this.timeoutMs, this.#expire)
+    this.#queue?.add(this)
   }
 
   cleanup(): void {
-    this.#cancelDeadline?.()
+    if (this.#queue !== undefined) {
+      this.#queue.delete(this)
+      this.hooks.released(this.#queue)
+    }
     this.signal?.removeEventListener('abort', this)
     if (this.progressToken !== undefined) this.hooks.dropProgress(this.progressToken)
+  }
+
+  succeed(result: Record<string, unknown>): void {
+    if (this.receiver !== undefined) this.receiver.answered(result)
+    else this.resolve!(result)
+  }
+
+  fail(error: McpxError): void {
+    if (this.receiver !== undefined) this.receiver.failed(error)
+    else this.reject!(error)
   }
 }
 
@@ -123,16 +155,14 @@ export class Peer {
     cancel: (id, error, mode, abort) => this.#cancel(id, error, mode, abort),
     serving: () => this.#serving > 0,
     dropProgress: (token) => this.#progress.delete(token),
-    deadline: (ms, expire) => {
+    deadlines: (ms) => {
       let queue = this.#deadlines.get(ms)
       if (queue === undefined) this.#deadlines.set(ms, (queue = new DeadlineQueue(ms)))
-      const cancel = queue.add(expire)
-      if (ms === this.options.requestTimeoutMs) return cancel
-      const own = queue
-      return () => {
-        cancel()
-        if (own.size === 0 && this.#deadlines.get(ms) === own) this.#deadlines.delete(ms)
-      }
+      return queue
+    },
+    released: (queue) => {
+      if (queue.size === 0 && queue.ms !== this.options.requestTimeoutMs && this.#deadlines.get(queue.ms) === queue)
+        this.#deadlines.delete(queue.ms)
     },
   }
 
@@ -224,12 +254,49 @@ export class Peer {
     // An abort event fires once and cleanup() removes the listener: no `once` option (Bun parses it on every call).
     options.signal?.addEventListener('abort', pending)
     pending.rearm()
-    this.transport.send(message, abort === undefined ? { headers } : { headers, signal: abort.signal }).catch((error: unknown) => {
+    this.#send(pending, message, abort === undefined ? { headers } : { headers, signal: abort.signal })
+    return answered
+  }
+
+  /**
+   * request() for a caller that takes the outcome on `receiver` instead of a promise, with the
+   * peer's default cancel mode and no progress: the same id, deadline and bookkeeping, and
+   * cancellation by id (cancel()). Returns the id; a closed peer fails the receiver on a later turn.
+   */
+  requestTo(method: string, params: Record<string, unknown>, receiver: AnswerReceiver, timeoutMs = this.options.requestTimeoutMs): RequestId {
+    const id = this.#allocateId()
+    if (this.#closed) {
+      const reason = this.#closeReason ?? new McpxError('CONNECT', 'connection is closed', { method })
+      queueMicrotask(() => receiver.failed(reason))
+      return id
+    }
+    const message = makeRequest(id, method, params)
+    const mode = this.options.cancelMode ?? 'notify'
+    const abort = mode === 'abort' ? new AbortController() : undefined
+    let headers: Record<string, string> | undefined
+    try {
+      headers = this.options.headersFor?.(message)
+    } catch (error) {
+      queueMicrotask(() => receiver.failed(asError(error, method)))
+      return id
+    }
+    const pending = new Pending(this.#hooks, id, method, mode, abort, timeoutMs, undefined, undefined)
+    pending.receiver = receiver
+    this.#pending.set(id, pending)
+    pending.rearm()
+    this.#send(pending, message, headers === undefined && abort === undefined ? NO_SEND_OPTIONS : { headers, signal: abort?.signal })
+    return id
+  }
+
+  #send(pending: Pending, message: JsonRpcRequest, options: SendOptions): void {
+    const sending = this.transport.send(message, options)
+    // Written at once (stdio's usual case): nothing can fail later, so nothing waits for it.
+    if (sending === SENT) return
+    sending.catch((error: unknown) => {
       // A send failure (HTTP status, spawn gone) fails this request; a late failure after the
       // answer arrived is moot.
-      this.#settle(id, undefined, asError(error, method))
+      this.#settle(pending.id, undefined, asError(error, pending.method))
     })
-    return answered
   }
 
   /**
@@ -283,8 +350,8 @@ export class Peer {
     if (!pending) return
     this.#pending.delete(id)
     pending.cleanup()
-    if (error) pending.reject(error)
-    else pending.resolve(result ?? {})
+    if (error) pending.fail(error)
+    else pending.succeed(result ?? {})
   }
 
   #receive(message: JsonRpcMessage): void {
@@ -373,6 +440,9 @@ export class Peer {
     for (const waiter of this.#closeWaiters.splice(0)) waiter(reason)
   }
 }
+
+/** Send options of a request with neither headers nor a stream to abort (stdio's usual case): one object for all. */
+const NO_SEND_OPTIONS: SendOptions = Object.freeze({})
 
 /** Methods a relay may send again after a lost connection: reads whose repetition changes nothing. */
 const RESENDABLE = new Set(['ping', 'resources/read', 'prompts/get', 'completion/complete', 'server/discover'])

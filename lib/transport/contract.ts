@@ -28,9 +28,16 @@ export interface SendOptions {
 export interface Transport {
   readonly kind: TransportKind
   start(handlers: TransportHandlers): Promise<void>
+  /** Settles once the message is handed on; SENT itself when it was at once (nothing can fail later). */
   send(message: JsonRpcMessage, options?: SendOptions): Promise<void>
   close(): Promise<void>
 }
+
+/**
+ * What send() returns for a message written at once (stdio with room in its pipe): one settled
+ * promise for all, so a caller can tell that nothing is left to wait for without a reaction.
+ */
+export const SENT: Promise<void> = Promise.resolve()
 
 /**
  * How an HTTP transport gets credentials without knowing OAuth: lib/auth implements this for

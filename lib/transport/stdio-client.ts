@@ -13,7 +13,7 @@ import { decodeMessages, quote } from './decode-messages.ts'
 import { createLineFramer, encodeFrame, leadingId } from './line-framer.ts'
 import { terminateGroup, trackGroup, untrackGroup } from './process-group.ts'
 import { createStderrTail } from './stderr-tail.ts'
-import type { SendOptions, Transport, TransportHandlers } from './contract.ts'
+import { SENT, type SendOptions, type Transport, type TransportHandlers } from './contract.ts'
 
 export interface StdioServerParams {
   command: string
@@ -177,6 +177,24 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
     done()
   }
 
+  /**
+   * A broken pipe means the server is gone or going: its exit and last stderr say why, so wait for
+   * them (bounded by shutdownGraceMs) rather than report the broken pipe alone.
+   */
+  async function writeFailed(child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>, error: unknown): Promise<never> {
+    await within(child.exited.then(drained), settings.shutdownGraceMs, undefined)
+    const how = child.signalCode ? `was killed by ${child.signalCode}` : child.exitCode !== null ? `exited with code ${child.exitCode}` : undefined
+    const what = how
+      ? `server ${how} (write failed: ${(error as Error).message})`
+      : `stdio upstream ${label}: write failed (${(error as Error).message})`
+    throw new McpxError(
+      'CONNECT',
+      withStderr(what),
+      { command: params.command, ...(how && { exitCode: child.exitCode, signal: child.signalCode ?? null }) },
+      { cause: error },
+    )
+  }
+
   async function shutdown(child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>): Promise<void> {
     // A server that stopped reading can leave stdin's buffer unflushed forever: bound the close.
     const stdinClosed = Promise.resolve()
@@ -232,37 +250,27 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
       void watch(proc)
     },
 
-    async send(message: JsonRpcMessage, options?: SendOptions) {
-      if (!proc || closed || closing) throw new McpxError('CONNECT', `stdio upstream ${label} is not running`, { command: params.command })
-      if (options?.signal?.aborted) throw new McpxError('CANCELLED', 'send cancelled before it was written')
+    // Not async: a message the pipe takes at once is SENT, with no promise or frame of its own.
+    send(message: JsonRpcMessage, options?: SendOptions): Promise<void> {
+      if (!proc || closed || closing)
+        return Promise.reject(new McpxError('CONNECT', `stdio upstream ${label} is not running`, { command: params.command }))
+      if (options?.signal?.aborted) return Promise.reject(new McpxError('CANCELLED', 'send cancelled before it was written'))
+      const child = proc
+      let flushed: number | Promise<number>
       try {
         sent(message)
-        proc.stdin.write(encodeFrame(message))
+        child.stdin.write(encodeFrame(message))
         // Bun's flush is synchronous when the pipe took everything; only a pending one is awaited. A
         // server that stops reading fills the pipe: the signal (if any) and the caller's deadline bound it.
-        const flushed = proc.stdin.flush()
-        if (flushed instanceof Promise) await abortable(flushed, options?.signal)
+        flushed = child.stdin.flush()
       } catch (error) {
-        if (error instanceof McpxError) throw error
-        // A broken pipe means the server is gone or going: its exit and last stderr say why, so
-        // wait for them (bounded by shutdownGraceMs) rather than report the broken pipe alone.
-        const child = proc
-        await within(child.exited.then(drained), settings.shutdownGraceMs, undefined)
-        const how = child.signalCode
-          ? `was killed by ${child.signalCode}`
-          : child.exitCode !== null
-            ? `exited with code ${child.exitCode}`
-            : undefined
-        const what = how
-          ? `server ${how} (write failed: ${(error as Error).message})`
-          : `stdio upstream ${label}: write failed (${(error as Error).message})`
-        throw new McpxError(
-          'CONNECT',
-          withStderr(what),
-          { command: params.command, ...(how && { exitCode: child.exitCode, signal: child.signalCode ?? null }) },
-          { cause: error },
-        )
+        return writeFailed(child, error)
       }
+      if (!(flushed instanceof Promise)) return SENT
+      return abortable(flushed, options?.signal).then(
+        () => {},
+        (error: unknown) => (error instanceof McpxError ? Promise.reject(error) : writeFailed(child, error)),
+      )
     },
 
     close() {

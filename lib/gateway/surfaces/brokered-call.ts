@@ -6,55 +6,16 @@
  */
 import type { JsonObject } from '../../client/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
-import type { HandlerContext, InputRequest, RelayedCall } from '../../server/index.ts'
-import {
-  hasFeature,
-  CAPABILITY_OF_ASK,
-  EXTENSION,
-  LOG_LEVELS,
-  type LogLevel,
-  META,
-  httpStatusOf,
-  isRecord,
-  missingCapability,
-} from '../../wire/index.ts'
-import { ASK_METHOD_OF, type DownstreamAsker, type RelayBrokering, capabilityOfKind } from '../broker.ts'
+import type { HandlerContext, InputRequest } from '../../server/index.ts'
+import { hasFeature, CAPABILITY_OF_ASK, EXTENSION, LOG_LEVELS, type LogLevel, META, httpStatusOf, isRecord } from '../../wire/index.ts'
+import type { DownstreamAsker } from '../broker.ts'
+import { type Ask, askerFor } from './host-asks.ts'
 import type { UpstreamCallOptions } from '../pool-shapes.ts'
 import { settle } from '../settle.ts'
 import type { ParkingLot } from './parking.ts'
 
 /** The upstream request; `options` carries what the downstream request implies (capabilities, logs, progress). */
 type Run = (asker: DownstreamAsker, signal: AbortSignal, options: UpstreamCallOptions) => Promise<JsonObject>
-type Ask = (request: InputRequest, key?: string) => Promise<JsonObject>
-
-/** An asker whose members exist only for what the host declared (`capabilities`), each delegating to `ask`. */
-function askerFor(capabilities: JsonObject, ask: Ask): DownstreamAsker {
-  const asker: DownstreamAsker = {}
-  for (const kind of ['elicit', 'sample', 'listRoots'] as const) {
-    if (capabilityOfKind(kind) in capabilities)
-      asker[kind] = (params: JsonObject, _signal?: AbortSignal, key?: string) => ask({ method: ASK_METHOD_OF[kind], params }, key)
-  }
-  const elicit = asker.elicit
-  if (elicit && !declaresUrlElicitation(capabilities)) {
-    // 2025-11-25 client/elicitation.mdx "Capabilities": URL mode only to a client that declared
-    // `elicitation.url` (an empty `elicitation` is form only); mcpx declares it upstream for all.
-    asker.elicit = (params, signal, key) =>
-      params.mode === 'url'
-        ? Promise.reject(
-            missingCapability(
-              { elicitation: { url: {} } },
-              'the upstream asked for URL-mode elicitation, but the host that made the call declared form mode only',
-            ),
-          )
-        : elicit(params, signal, key)
-  }
-  return asker
-}
-
-function declaresUrlElicitation(capabilities: JsonObject): boolean {
-  const declared = capabilities.elicitation
-  return isRecord(declared) && 'url' in declared
-}
 
 /** UpstreamCallOptions while brokeredCall fills it in (asker and signal once the run starts). */
 type Filling = { -readonly [K in keyof UpstreamCallOptions]: UpstreamCallOptions[K] }
@@ -91,27 +52,20 @@ function downstreamOptions(ctx: HandlerContext, callOptions: BrokeredCallOptions
 }
 
 /** An upstream's `notifications/message` params on to the host's call (its own level filter applies). */
-function logTo(ctx: HandlerContext, params: JsonObject): void {
+export function logTo(ctx: HandlerContext, params: JsonObject): void {
   const level = params.level as LogLevel
   if ((LOG_LEVELS as readonly string[]).includes(level)) ctx.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined)
 }
 
-/**
- * What brokeredCall gives a legacy host's call, for a relayed one (lib/server relay.ts): the asker
- * of what the host declared and a sink for the upstream's log lines, both reaching the host
- * through the call's handler context, which is built only when the upstream first asks or logs.
- */
-export function relayBrokering(call: RelayedCall): RelayBrokering {
-  return { asker: askerFor(call.clientCapabilities, legacyAsk(() => call.context())), onLog: (params) => logTo(call.context(), params) }
+/** A legacy host's answer to one question: a real request on the call's own stream, keyed anew for each. */
+function legacyAsk(ctx: HandlerContext): Ask {
+  let asked = 0
+  return (request) => askLegacyHost(ctx, request, `upstream-${++asked}`)
 }
 
-/** A legacy host's answer to one question: a real request on the call's own stream, keyed anew for each. */
-function legacyAsk(context: () => HandlerContext): Ask {
-  let asked = 0
-  return async (request) => {
-    const key = `upstream-${++asked}`
-    return (await context().ask({ [key]: request }))[key]!
-  }
+/** One question to a legacy host under `key`: a real request on the call's own stream. */
+export async function askLegacyHost(ctx: HandlerContext, request: InputRequest, key: string): Promise<JsonObject> {
+  return (await ctx.ask({ [key]: request }))[key]!
 }
 
 /**
@@ -199,7 +153,7 @@ export function brokeredCall(
 ): Promise<JsonObject> {
   const options = downstreamOptions(ctx, callOptions)
   if (ctx.era === 'legacy') {
-    const ask = legacyAsk(() => ctx)
+    const ask = legacyAsk(ctx)
     // 2025-11-25 basic/transports.mdx (SEP-1699): a server MAY close the SSE stream of a long call;
     // the host resumes it with GET + Last-Event-ID and the result arrives there. A no-op elsewhere.
     const pollMs = callOptions.ssePollAfterMs ?? 0

@@ -12,7 +12,8 @@ import type { Catalog } from '../pool-shapes.ts'
 import { gatewayResourceUri, rawName } from '../naming.ts'
 import { appOf, appResourceUri, isAppResourceUri, rewriteAppMeta, upstreamAppResource } from '../apps.ts'
 import type { UpstreamPool } from '../upstream-pool.ts'
-import { type BrokeredCallOptions, brokeredCall, relayBrokering, upstreamCapabilities, withStatus } from './brokered-call.ts'
+import { type BrokeredCallOptions, brokeredCall, upstreamCapabilities } from './brokered-call.ts'
+import { RelayedToolCall } from './relayed-tool-call.ts'
 import type { ParkingLot } from './parking.ts'
 import { relayTask } from './task-relay.ts'
 import { relayResult } from './upstream-result.ts'
@@ -102,17 +103,11 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
   })
 }
 
-/** The relay of one upstream tool: what its handler does for a plain call, without a handler context until one is needed. */
+/** The relay of one upstream tool: what its handler does for a plain call (relayed-tool-call.ts), with no handler context until one is needed. */
 function relayStart(pool: UpstreamPool, server: string, tool: string, ssePollAfterMs: number): ToolRelay['start'] {
-  return (args, call) => {
-    // A 2025-11-25 host's stream may be closed mid-call (brokeredCall's SSE polling): the handler's way.
-    if (ssePollAfterMs > 0 && hasFeature(call.revision, 'ssePolling')) return undefined
-    return pool.relay(server, tool, args, call, relayBrokering(call))?.then(relayResult, relayFailure)
-  }
-}
-
-function relayFailure(error: unknown): never {
-  throw withStatus(error, 'legacy')
+  return (args, call) =>
+    // A 2025-11-25 host's stream may have to be closed mid-call (brokeredCall's SSE polling): the handler's way.
+    !(ssePollAfterMs > 0 && hasFeature(call.revision, 'ssePolling')) && new RelayedToolCall(pool, server, tool, call).send(args)
 }
 
 function taskRequired(tool: JsonObject): boolean {

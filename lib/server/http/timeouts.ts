@@ -79,12 +79,18 @@ export function withinBodyTimeout<T>(read: Promise<T>, ms: number, deadlines?: D
   if (ms <= 0) return read
   if (deadlines !== undefined && deadlines.ms !== ms) throw new RangeError(`a deadline queue of ${deadlines.ms} ms given for ${ms} ms`)
   return new Promise<T | 'timeout'>((resolve, reject) => {
-    const cancel = deadlines ? deadlines.add(() => resolve('timeout')) : timerFor(ms, () => resolve('timeout'))
+    const cancel = deadlines ? queued(deadlines, () => resolve('timeout')) : timerFor(ms, () => resolve('timeout'))
     read.then(
       (value) => (cancel(), resolve(value)),
       (error: unknown) => (cancel(), reject(error)),
     )
   })
+}
+
+function queued(deadlines: DeadlineQueue, expire: () => void): () => void {
+  const entry = { due: 0, expire }
+  deadlines.add(entry)
+  return () => deadlines.delete(entry)
 }
 
 function timerFor(ms: number, expire: () => void): () => void {

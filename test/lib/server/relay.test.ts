@@ -31,9 +31,10 @@ function setup(options: { decline?: boolean; tasks?: boolean } = {}) {
   })
   tool.relay = {
     start(args, call) {
-      if (options.decline) return undefined
-      call.onCancel = (reason) => void cancelled.push(reason)
-      return new Promise((resolve, reject) => started.push({ args, call, resolve, reject }))
+      if (options.decline) return false
+      call.stop = { cancel: (reason) => void cancelled.push(reason) }
+      started.push({ args, call, resolve: (result) => call.resolve(result), reject: (error) => call.reject(error) })
+      return true
     },
   }
   const engine = new Engine(defineServer({ info: { name: 'unit', version: '1.0.0' }, tools: [tool], tasks: options.tasks }), testSettings())
@@ -49,7 +50,7 @@ function setup(options: { decline?: boolean; tasks?: boolean } = {}) {
 }
 
 const textOf = (r: JsonRpcResponse | undefined) =>
-  ((r as { result: { content: { text: string }[] } }).result.content[0] as { text: string }).text
+  ((r as unknown as { result: { content: { text: string }[] } }).result.content[0] as { text: string }).text
 const until = async (check: () => boolean) => {
   while (!check()) await Bun.sleep(1)
 }

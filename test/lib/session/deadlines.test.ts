@@ -56,6 +56,20 @@ describe('DeadlineQueue', () => {
     await expect(withinBodyTimeout(Promise.reject(new Error('reset')), MS, deadlines)).rejects.toThrow('reset')
   })
 
+  test('an entry added again is timed from then, as one entry', async () => {
+    const deadlines = new DeadlineQueue(MS)
+    const expired: number[] = []
+    const entry = { due: 0, expire: () => void expired.push(performance.now()) }
+    const started = performance.now()
+    deadlines.add(entry)
+    await Bun.sleep(MS / 2)
+    deadlines.add(entry)
+    expect(deadlines.size).toBe(1)
+    await Bun.sleep(MS * 1.5)
+    expect(expired).toHaveLength(1)
+    expect(expired[0]! - started).toBeGreaterThanOrEqual(MS * 1.5 - 1)
+  })
+
   test('a queue of another bound is refused', () => {
     expect(() => withinBodyTimeout(Promise.resolve('x'), MS * 2, new DeadlineQueue(MS))).toThrow(RangeError)
   })
@@ -75,13 +89,15 @@ describe('DeadlineQueue keeps the process alive only while an entry waits', () =
   }
 
   test('an entry that waits holds the process until it expires', async () => {
-    const { out, ms } = await run(`new DeadlineQueue(400).add(() => console.log('expired'))`)
+    const { out, ms } = await run(`new DeadlineQueue(400).add({ due: 0, expire: () => console.log('expired') })`)
     expect(out).toBe('expired')
     expect(ms).toBeGreaterThanOrEqual(400)
   })
 
-  test('a cancelled entry does not: the process ends before the bound', async () => {
-    const { out, ms } = await run(`const q = new DeadlineQueue(5000); q.add(() => console.log('expired'))(); console.log('cancelled')`)
+  test('a deleted entry does not: the process ends before the bound', async () => {
+    const { out, ms } = await run(
+      `const q = new DeadlineQueue(5000); const e = { due: 0, expire: () => console.log('expired') }; q.add(e); q.delete(e); console.log('cancelled')`,
+    )
     expect(out).toBe('cancelled')
     expect(ms).toBeLessThan(5000)
   })
