@@ -268,7 +268,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   }
   const idleTimeouts = idleTimeoutsOf(settings)
   const serve = async (request: Request, server: IdleControl, listener: ListenerKind): Promise<Response> => {
-    idleTimeouts?.begin(request, server)
+    const answering = idleTimeouts?.begin(request, server)
     // What hold() does, inline: every request counts itself, without a release closure of its own.
     busy++
     let response: Response
@@ -280,7 +280,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
       busy--
       lastActive = performance.now()
     }
-    return idleTimeouts ? idleTimeouts.end(request, server, response) : response
+    return answering ? idleTimeouts!.end(answering, response) : response
   }
 
   // Idle sockets and stalled bodies close after httpIdleTimeoutMs; answers being worked on and event

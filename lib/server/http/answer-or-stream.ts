@@ -51,9 +51,7 @@ export async function answerOrStream(
     })
 
   // Whichever comes first: the answer (a JSON response) or something to stream before it (SSE).
-  let settleFirst!: (first: Answer | 'stream') => void
-  let failFirst!: (error: unknown) => void
-  const first = new Promise<Answer | 'stream'>((resolve, reject) => ((settleFirst = resolve), (failFirst = reject)))
+  const { promise: first, resolve: settleFirst, reject: failFirst } = Promise.withResolvers<Answer | 'stream'>()
   const outlet = new CallOutlet(settleFirst)
   const channel: Channel = {
     connection,

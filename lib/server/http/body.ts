@@ -19,7 +19,7 @@ import {
   type Revision,
 } from '../../wire/index.ts'
 import type { DeadlineQueue } from '../../session/index.ts'
-import { bodyReceived, withinBodyTimeout } from './timeouts.ts'
+import { withinBodyTimeout } from './timeouts.ts'
 
 /**
  * A JSON-RPC error Response. `id` omitted → an id-less error object, which the spec allows for
@@ -198,7 +198,6 @@ export async function readBody(
     )
   }
   if (bytes === undefined) return tooLarge(options.maxFrameBytes)
-  bodyReceived(request)
   return { ok: true, value: bytes }
 }
 

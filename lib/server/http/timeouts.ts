@@ -1,13 +1,14 @@
 /**
  * Idle and body timeouts of a Bun HTTP listener. The connection's idle timeout (settings
- * httpIdleTimeoutMs) guards idle sockets and stalled bodies; once a request's body is in, the
+ * httpIdleTimeoutMs) guards idle sockets and stalled bodies; once a request is being answered, the
  * handler decides how long it takes (a tool call may run for minutes without a byte), so the idle
- * timeout is lifted, and put back after a plain response — never for an SSE stream, which lives
- * until the server ends it (keep-alive comments flow). A body that trickles is bounded by
- * httpBodyTimeoutMs (408, connection closed).
+ * timeout is lifted for an answer still being worked on halfway through it, and put back after a
+ * plain response; it is lifted for good for an SSE stream, which lives until the server ends it
+ * (keep-alive comments flow). Most answers come long before, and touch the connection not at all.
+ * A body that trickles is bounded by httpBodyTimeoutMs (408, connection closed).
  */
 import type { Settings } from '../../settings/index.ts'
-import type { DeadlineQueue } from '../../session/index.ts'
+import { type Deadline, DeadlineQueue } from '../../session/index.ts'
 import { MIME } from '../../wire/index.ts'
 
 /** Bun's idleTimeout is whole seconds, 0 (none) up to 255. */
@@ -22,31 +23,48 @@ export interface IdleControl {
   timeout(request: Request, seconds: number): void
 }
 
-/** The listener of each request being served, so body readers can lift its idle timeout. */
-const listeners = new WeakMap<Request, IdleControl>()
-
 /**
  * What withIdleTimeouts does around a handler, for a fetch handler that runs it in its own frame
  * (the daemon's: one async frame per request, not two); undefined when there is no idle timeout.
  */
 export interface IdleTimeouts {
-  /** Before the handler: a request without a body is lifted at once, others when bodyReceived() is called. */
-  begin(request: Request, server: IdleControl): void
-  /** After it: a plain (non-SSE) response puts the idle timeout back. */
-  end(request: Request, server: IdleControl, response: Response): Response
+  /** Before the handler: the request is being answered from now on. */
+  begin(request: Request, server: IdleControl): Answering
+  /** After it: a plain response ends the answering (the idle timeout back if it was lifted); an SSE stream keeps it lifted. */
+  end(answering: Answering, response: Response): Response
+}
+
+/** One request being answered: its entry in the queue that lifts the idle timeout of answers still being worked on. */
+export class Answering implements Deadline {
+  due = 0
+  lifted = false
+
+  constructor(
+    readonly request: Request,
+    readonly server: IdleControl,
+  ) {}
+
+  expire(): void {
+    this.server.timeout(this.request, 0)
+    this.lifted = true
+  }
 }
 
 export function idleTimeouts(settings: Pick<Settings, 'httpIdleTimeoutMs'>): IdleTimeouts | undefined {
   const seconds = idleTimeoutSeconds(settings)
   if (seconds === 0) return undefined
+  // Halfway: Bun closes an idle connection no sooner than its whole idle timeout.
+  const answering = new DeadlineQueue(Math.floor((seconds * 1000) / 2))
   return {
     begin(request, server) {
-      if (request.body === null) server.timeout(request, 0)
-      else listeners.set(request, server)
+      const entry = new Answering(request, server)
+      answering.add(entry)
+      return entry
     },
-    end(request, server, response) {
-      if (!(response.headers.get('content-type') ?? '').startsWith(MIME.SSE)) server.timeout(request, seconds)
-      else server.timeout(request, 0)
+    end(entry, response) {
+      answering.delete(entry)
+      if ((response.headers.get('content-type') ?? '').startsWith(MIME.SSE)) entry.server.timeout(entry.request, 0)
+      else if (entry.lifted) entry.server.timeout(entry.request, seconds)
       return response
     },
   }
@@ -60,42 +78,47 @@ export function withIdleTimeouts(
   const idle = idleTimeouts(settings)
   return async (request, server) => {
     if (idle === undefined) return handle(request)
-    idle.begin(request, server)
-    return idle.end(request, server, await handle(request))
+    const answering = idle.begin(request, server)
+    return idle.end(answering, await handle(request))
   }
 }
 
-/** The body is in: from here on the handler, not the idle timeout, decides how long this takes. */
-export function bodyReceived(request: Request): void {
-  listeners.get(request)?.timeout(request, 0)
+/** One body being read: its entry in the handler's deadline queue, which answers its read with 'timeout' when due. */
+class BodyWait<T> implements Deadline {
+  due = 0
+
+  constructor(private readonly settle: (value: T | 'timeout') => void) {}
+
+  expire(): void {
+    this.settle('timeout')
+  }
 }
 
 /**
  * `read`, or 'timeout' when it has not settled within `ms` (0 = no bound). With `deadlines` (one per
- * handler, of the same `ms`) the read joins that queue instead of arming a timer of its own: every
- * POST comes here.
+ * handler, of the same `ms`) the read is an entry of that queue instead of a timer of its own:
+ * every POST comes here, so it allocates no closure.
  */
-export function withinBodyTimeout<T>(read: Promise<T>, ms: number, deadlines?: DeadlineQueue): Promise<T | 'timeout'> {
+export async function withinBodyTimeout<T>(read: Promise<T>, ms: number, deadlines?: DeadlineQueue): Promise<T | 'timeout'> {
   if (ms <= 0) return read
   if (deadlines !== undefined && deadlines.ms !== ms) throw new RangeError(`a deadline queue of ${deadlines.ms} ms given for ${ms} ms`)
-  return new Promise<T | 'timeout'>((resolve, reject) => {
-    const cancel = deadlines ? queued(deadlines, () => resolve('timeout')) : timerFor(ms, () => resolve('timeout'))
-    read.then(
-      (value) => (cancel(), resolve(value)),
-      (error: unknown) => (cancel(), reject(error)),
-    )
-  })
-}
-
-function queued(deadlines: DeadlineQueue, expire: () => void): () => void {
-  const entry = { due: 0, expire }
-  deadlines.add(entry)
-  return () => deadlines.delete(entry)
-}
-
-function timerFor(ms: number, expire: () => void): () => void {
-  const timer = setTimeout(expire, ms)
-  return () => clearTimeout(timer)
+  const { promise, resolve, reject } = Promise.withResolvers<T | 'timeout'>()
+  read.then(resolve, reject)
+  if (deadlines === undefined) {
+    const timer = setTimeout(resolve, ms, 'timeout')
+    try {
+      return await promise
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+  const wait = new BodyWait(resolve)
+  deadlines.add(wait)
+  try {
+    return await promise
+  } finally {
+    deadlines.delete(wait)
+  }
 }
 
 /**
