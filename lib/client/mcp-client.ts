@@ -215,7 +215,8 @@ export class McpClient {
    * reaches the receiver in the newest shape, as callTool's does. Its id is returned for Peer.cancel().
    */
   relayToolCall(name: string, args: JsonObject, receiver: AnswerReceiver, timeoutMs: number): RequestId {
-    if (!this.relaysToolCalls) throw new McpxError('INTERNAL', `relayToolCall on a ${this.identity.era} ${this.identity.transport} connection`)
+    if (!this.relaysToolCalls)
+      throw new McpxError('INTERNAL', `relayToolCall on a ${this.identity.era} ${this.identity.transport} connection`)
     const revision = this.state.revision ?? this.identity.revision
     return this.peer.requestTo('tools/call', { name, arguments: args }, new InNewestShape(revision, receiver), timeoutMs)
   }

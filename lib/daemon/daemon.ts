@@ -156,6 +156,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     ]),
     allowedOrigins: listSetting(settings.daemonAllowedOrigins, false),
     port: () => tcpPort,
+    passed: {},
     // A listener reachable from the network takes OAuth tokens only (lib/access); the local token
     // is for the machine's owner, on the socket and loopback.
     ...(oauth && { authenticatesItself: options.authenticatesItself, localTokenOnTcp: LOOPBACK_ADDRESSES.has(address) }),

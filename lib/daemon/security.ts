@@ -28,6 +28,11 @@ export interface GuardPolicy {
   readonly authenticatesItself?: (pathname: string) => boolean
   /** false: the local token is not accepted on TCP at all (a non-loopback listener with OAuth on /mcp). */
   readonly localTokenOnTcp?: boolean
+  /**
+   * The last Host and Content-Type values found to pass: a client sends the same ones on every
+   * request, so they are judged once (what checkRequest writes; the daemon's policy has one).
+   */
+  readonly passed?: { host?: string; contentType?: string }
 }
 
 export interface Rejection {
@@ -49,8 +54,9 @@ export function checkRequest(
   policy: GuardPolicy,
   pathname = new URL(request.url).pathname,
 ): Rejection | null {
-  const host = request.headers.get('host')
-  if (host !== null || listener === 'tcp') {
+  const headers = request.headers
+  const host = headers.get('host')
+  if ((host !== null || listener === 'tcp') && (host === null || host !== policy.passed?.host)) {
     const hostname = host === null ? '' : hostnameOf(host)
     if (!LOOPBACK_HOSTNAMES.has(hostname) && !policy.allowedHosts.has(hostname)) {
       return {
@@ -59,8 +65,9 @@ export function checkRequest(
         message: `Host ${JSON.stringify(host)} is not allowed (DNS rebinding protection)`,
       }
     }
+    if (policy.passed !== undefined && host !== null) policy.passed.host = host
   }
-  const origin = request.headers.get('origin')
+  const origin = headers.get('origin')
   if (origin !== null && !isAllowedOrigin(origin, policy)) {
     return { status: HTTP_STATUS.FORBIDDEN, code: 'AUTH', message: `Origin ${JSON.stringify(origin)} is not allowed` }
   }
@@ -78,8 +85,17 @@ export function checkRequest(
         message: 'missing or wrong bearer token (local clients read it from the token file in the mcpx home)',
       }
   }
-  if (BODY_METHODS.has(request.method) && !isJsonMediaType(request.headers.get('content-type'))) {
-    return { status: HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE, code: 'USAGE', message: 'request bodies must be Content-Type: application/json' }
+  if (BODY_METHODS.has(request.method)) {
+    const contentType = headers.get('content-type')
+    if (contentType === null || contentType !== policy.passed?.contentType) {
+      if (!isJsonMediaType(contentType))
+        return {
+          status: HTTP_STATUS.UNSUPPORTED_MEDIA_TYPE,
+          code: 'USAGE',
+          message: 'request bodies must be Content-Type: application/json',
+        }
+      if (policy.passed !== undefined && contentType !== null) policy.passed.contentType = contentType
+    }
   }
   return null
 }
@@ -116,16 +132,22 @@ function isAllowedOrigin(origin: string, policy: GuardPolicy): boolean {
  */
 export function hasToken(request: Request, token: string): boolean {
   const header = request.headers.get('authorization') ?? ''
+  // The usual spelling, `Bearer <token>`, is compared in place; any other the RFC 6750 pattern reads.
+  if (header.length === BEARER_PREFIX.length + token.length && header.startsWith(BEARER_PREFIX))
+    return sameCharacters(header, BEARER_PREFIX.length, token)
   const match = BEARER.exec(header)
-  if (!match) return false
-  const given = match[1]!
-  if (given.length !== token.length) return false
-  let difference = 0
-  for (let i = 0; i < token.length; i++) difference |= given.charCodeAt(i) ^ token.charCodeAt(i)
-  return difference === 0
+  return match !== null && match[1]!.length === token.length && sameCharacters(match[1]!, 0, token)
 }
 
+const BEARER_PREFIX = 'Bearer '
 const BEARER = /^Bearer\s+(\S+)\s*$/i
+
+/** `text` from `offset` holds `token`, compared over every character (no early exit). */
+function sameCharacters(text: string, offset: number, token: string): boolean {
+  let difference = 0
+  for (let i = 0; i < token.length; i++) difference |= text.charCodeAt(offset + i) ^ token.charCodeAt(i)
+  return difference === 0
+}
 
 /** Split a comma-separated setting into a set of trimmed, non-empty, lower-cased values. */
 export function listSetting(value: string, lowerCase = true): Set<string> {

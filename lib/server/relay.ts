@@ -80,7 +80,14 @@ class Relayed implements RelayedCall, Cancellable {
 
   context(): HandlerContext {
     this.#controller ??= new AbortController()
-    return (this.#context ??= contextOf(this.host.core, this.channel, this.state, this.state.revision, this.params, this.#controller.signal))
+    return (this.#context ??= contextOf(
+      this.host.core,
+      this.channel,
+      this.state,
+      this.state.revision,
+      this.params,
+      this.#controller.signal,
+    ))
   }
 
   /** The answer, once the relay took the call. */

@@ -263,7 +263,12 @@ export class Peer {
    * peer's default cancel mode and no progress: the same id, deadline and bookkeeping, and
    * cancellation by id (cancel()). Returns the id; a closed peer fails the receiver on a later turn.
    */
-  requestTo(method: string, params: Record<string, unknown>, receiver: AnswerReceiver, timeoutMs = this.options.requestTimeoutMs): RequestId {
+  requestTo(
+    method: string,
+    params: Record<string, unknown>,
+    receiver: AnswerReceiver,
+    timeoutMs = this.options.requestTimeoutMs,
+  ): RequestId {
     const id = this.#allocateId()
     if (this.#closed) {
       const reason = this.#closeReason ?? new McpxError('CONNECT', 'connection is closed', { method })

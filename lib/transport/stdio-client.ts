@@ -183,7 +183,11 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
    */
   async function writeFailed(child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>, error: unknown): Promise<never> {
     await within(child.exited.then(drained), settings.shutdownGraceMs, undefined)
-    const how = child.signalCode ? `was killed by ${child.signalCode}` : child.exitCode !== null ? `exited with code ${child.exitCode}` : undefined
+    const how = child.signalCode
+      ? `was killed by ${child.signalCode}`
+      : child.exitCode !== null
+        ? `exited with code ${child.exitCode}`
+        : undefined
     const what = how
       ? `server ${how} (write failed: ${(error as Error).message})`
       : `stdio upstream ${label}: write failed (${(error as Error).message})`

@@ -54,7 +54,10 @@ async function host(): Promise<{ client: Client; logs: LoggingMessageNotificatio
   const client = new Client({ name: 'relay-host', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} } })
   const logs: LoggingMessageNotification['params'][] = []
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params))
-  client.setRequestHandler(ElicitRequestSchema, async (request) => ({ action: 'accept', content: { answer: `re: ${request.params.message}` } }))
+  client.setRequestHandler(ElicitRequestSchema, async (request) => ({
+    action: 'accept',
+    content: { answer: `re: ${request.params.message}` },
+  }))
   client.setRequestHandler(CreateMessageRequestSchema, async () => ({
     role: 'assistant',
     content: { type: 'text', text: 'sampled by the host' },

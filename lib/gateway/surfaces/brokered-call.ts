@@ -54,7 +54,8 @@ function downstreamOptions(ctx: HandlerContext, callOptions: BrokeredCallOptions
 /** An upstream's `notifications/message` params on to the host's call (its own level filter applies). */
 export function logTo(ctx: HandlerContext, params: JsonObject): void {
   const level = params.level as LogLevel
-  if ((LOG_LEVELS as readonly string[]).includes(level)) ctx.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined)
+  if ((LOG_LEVELS as readonly string[]).includes(level))
+    ctx.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined)
 }
 
 /** A legacy host's answer to one question: a real request on the call's own stream, keyed anew for each. */

@@ -19,7 +19,7 @@ import {
   type Revision,
 } from '../../wire/index.ts'
 import type { DeadlineQueue } from '../../session/index.ts'
-import { withinBodyTimeout } from './timeouts.ts'
+import { BodyWait, withinBodyTimeout } from './timeouts.ts'
 
 /**
  * A JSON-RPC error Response. `id` omitted → an id-less error object, which the spec allows for
@@ -183,8 +183,21 @@ export async function readBody(
   // body is taken at once: Bun's buffered path, far cheaper than a stream reader.
   const reading = declared !== null ? request.bytes() : readCapped(request, options.maxFrameBytes)
   let bytes: Uint8Array | undefined | 'timeout'
+  const { deadlines, bodyTimeoutMs = 0 } = options
+  if (deadlines !== undefined && deadlines.ms !== bodyTimeoutMs)
+    throw new RangeError(`a deadline queue of ${deadlines.ms} ms given for ${bodyTimeoutMs} ms`)
   try {
-    bytes = await withinBodyTimeout(reading, options.bodyTimeoutMs ?? 0, options.deadlines)
+    if (deadlines === undefined || bodyTimeoutMs <= 0) bytes = await withinBodyTimeout(reading, bodyTimeoutMs)
+    else {
+      // The handler's queue (every POST comes here): the wait inline, with no async frame of its own.
+      const wait = new BodyWait(reading)
+      deadlines.add(wait)
+      try {
+        bytes = await wait.promise
+      } finally {
+        deadlines.delete(wait)
+      }
+    }
   } catch {
     return fail(HTTP_STATUS.BAD_REQUEST, RPC.INVALID_REQUEST, 'Bad Request: the body could not be read (the connection ended)', CLOSE)
   }

@@ -83,39 +83,44 @@ export function withIdleTimeouts(
   }
 }
 
-/** One body being read: its entry in the handler's deadline queue, which answers its read with 'timeout' when due. */
-class BodyWait<T> implements Deadline {
+/**
+ * One body being read as an entry of the handler's deadline queue: `promise` settles with the
+ * read, or with 'timeout' once the entry comes due. The reader deletes the entry when its await
+ * returns, so a body costs this object and no timer or closure of its own.
+ */
+export class BodyWait<T> implements Deadline {
   due = 0
+  readonly promise: Promise<T | 'timeout'>
+  readonly #resolve: (value: T | 'timeout') => void
 
-  constructor(private readonly settle: (value: T | 'timeout') => void) {}
+  constructor(read: Promise<T>) {
+    const { promise, resolve, reject } = Promise.withResolvers<T | 'timeout'>()
+    this.promise = promise
+    this.#resolve = resolve
+    read.then(resolve, reject)
+  }
 
   expire(): void {
-    this.settle('timeout')
+    this.#resolve('timeout')
   }
 }
 
-/**
- * `read`, or 'timeout' when it has not settled within `ms` (0 = no bound). With `deadlines` (one per
- * handler, of the same `ms`) the read is an entry of that queue instead of a timer of its own:
- * every POST comes here, so it allocates no closure.
- */
+/** `read`, or 'timeout' when it has not settled within `ms` (0 = no bound), on a queue of that bound or a timer of its own. */
 export async function withinBodyTimeout<T>(read: Promise<T>, ms: number, deadlines?: DeadlineQueue): Promise<T | 'timeout'> {
   if (ms <= 0) return read
   if (deadlines !== undefined && deadlines.ms !== ms) throw new RangeError(`a deadline queue of ${deadlines.ms} ms given for ${ms} ms`)
-  const { promise, resolve, reject } = Promise.withResolvers<T | 'timeout'>()
-  read.then(resolve, reject)
+  const wait = new BodyWait(read)
   if (deadlines === undefined) {
-    const timer = setTimeout(resolve, ms, 'timeout')
+    const timer = setTimeout(() => wait.expire(), ms)
     try {
-      return await promise
+      return await wait.promise
     } finally {
       clearTimeout(timer)
     }
   }
-  const wait = new BodyWait(resolve)
   deadlines.add(wait)
   try {
-    return await promise
+    return await wait.promise
   } finally {
     deadlines.delete(wait)
   }

@@ -137,7 +137,10 @@ describe('how a relayed call ends', () => {
     await s.initialize()
     const answer = s.request('tools/call', { name: 'relayed', arguments: {} })
     await until(() => s.started.length === 1)
-    await s.engine.handle({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'host gave up' } }, s.channel)
+    await s.engine.handle(
+      { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2, reason: 'host gave up' } },
+      s.channel,
+    )
     expect(await answer).toBeUndefined()
     expect(s.cancelled).toHaveLength(1)
     // The relay's late rejection changes nothing.
@@ -167,6 +170,8 @@ describe('how a relayed call ends', () => {
     const second = s.request('tools/call', { name: 'relayed', arguments: {} })
     await until(() => s.started.length === 2)
     s.started[1]!.reject(new Error('the upstream went away'))
-    expect((await second) as unknown).toMatchObject({ result: { isError: true, content: [{ type: 'text', text: 'the upstream went away' }] } })
+    expect((await second) as unknown).toMatchObject({
+      result: { isError: true, content: [{ type: 'text', text: 'the upstream went away' }] },
+    })
   })
 })
