@@ -11,7 +11,8 @@ import type { DownstreamAsker } from './broker.ts'
 import { checkRequest, guardedCall } from './guarded-call.ts'
 import { suggest } from './naming.ts'
 import type { Catalog, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
-import { type RelayReceiver, type RelayStop, Upstream, type UpstreamContext } from './upstream.ts'
+import type { RelayReceiver, RelayStop } from './upstream-relay.ts'
+import { Upstream, type UpstreamContext } from './upstream.ts'
 
 export interface UpstreamPoolOptions {
   readonly config: McpxConfig

@@ -13,9 +13,8 @@ import { log } from '../log/index.ts'
 import { isLostInFlight, resendable } from '../session/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { SchemaValidator } from '../schema/index.ts'
-import type { AnswerReceiver } from '../session/index.ts'
-import type { RequestId } from '../wire/index.ts'
-import { Broker, type QuestionKind, type RelayScope } from './broker.ts'
+import { Broker, type QuestionKind } from './broker.ts'
+import { type RelayReceiver, type RelayStop, UpstreamRelay } from './upstream-relay.ts'
 import { schemaProblem } from './call-validation.ts'
 import { callAsTask, runsAsTask, taskRefusal } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
@@ -374,46 +373,6 @@ export class Upstream {
       // Of the connection these lists came from, not of whichever is live when a surface reads them.
       decidesTasksPerCall: taskRefusal(client, undefined) === undefined,
     }
-  }
-}
-
-/** What takes a relayed call's outcome from its upstream (a surface's relayed tool call), and is the broker's scope for it meanwhile. */
-export interface RelayReceiver extends AnswerReceiver, RelayScope {}
-
-/** How a relayed call is stopped once sent: the host cancelled it, or the server is stopping. */
-export interface RelayStop {
-  cancel(reason: unknown): void
-}
-
-/** One relayed call on its upstream: its id there, the broker's scope until it ends, its output checked. */
-class UpstreamRelay implements AnswerReceiver, RelayStop {
-  id: RequestId = 0
-
-  constructor(
-    private readonly broker: Broker,
-    private readonly client: McpClient,
-    private readonly definition: JsonObject,
-    private readonly receiver: RelayReceiver,
-    private readonly checkOutput: (definition: JsonObject, result: JsonObject) => void,
-  ) {}
-
-  answered(result: JsonObject): void {
-    this.broker.leave(this.receiver)
-    try {
-      this.checkOutput(this.definition, result)
-    } catch (error) {
-      return this.receiver.failed(asMcpxError(error))
-    }
-    this.receiver.answered(result)
-  }
-
-  failed(error: McpxError): void {
-    this.broker.leave(this.receiver)
-    this.receiver.failed(error)
-  }
-
-  cancel(reason: unknown): void {
-    this.client.peer.cancel(this.id, reason)
   }
 }
 
