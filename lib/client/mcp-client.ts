@@ -52,6 +52,9 @@ class InNewestShape implements AnswerReceiver {
   ) {}
 
   answered(result: JsonObject): void {
+    // A plain result is already in the newest shape (an absent resultType means complete: 2026-07-28
+    // basic/index.mdx "ResultType"); only a 2025-11-25 CreateTaskResult is spelled anew.
+    if (!('task' in result)) return this.receiver.answered(result)
     let upgraded: JsonObject
     try {
       upgraded = upgradeResult(this.revision, 'tools/call', result)

@@ -3,6 +3,8 @@
  * client that reconnects with Last-Event-ID gets every buffered event after that id (an id from
  * a previous daemon instance, i.e. larger than any issued, replays the whole buffer).
  */
+import { streaming } from '../server/index.ts'
+
 export interface DaemonEvent {
   readonly id: number
   readonly type: string
@@ -95,7 +97,9 @@ export function sseResponse(feed: EventFeed, options: SseOptions): Response {
       cleanup()
     },
   })
-  return new Response(stream, {
-    headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
-  })
+  return streaming(
+    new Response(stream, {
+      headers: { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
+    }),
+  )
 }

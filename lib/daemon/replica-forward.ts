@@ -16,7 +16,7 @@
  */
 import { McpxError, RPC } from '../errors/index.ts'
 import { acceptsConnections } from '../transport/index.ts'
-import { HTTP_STATUS } from '../wire/index.ts'
+import { HTTP_STATUS, MIME } from '../wire/index.ts'
 import {
   keyRingFor,
   openSession,
@@ -24,6 +24,7 @@ import {
   type SealedSession,
   sealedSessionIds,
   type SessionSeed,
+  streaming,
   taskOwner,
 } from '../server/index.ts'
 import type { Settings } from '../settings/index.ts'
@@ -140,12 +141,14 @@ export function createReplicaForwarder(settings: Settings, shared?: SharedState)
     headers.delete('content-length')
     headers.set(FORWARDED, self)
     try {
-      return await fetch(`${peer}${url.pathname}${url.search}`, {
+      const answer = await fetch(`${peer}${url.pathname}${url.search}`, {
         method: request.method,
         headers,
         ...(body !== undefined && { body }),
         signal: request.signal,
       })
+      // A relayed stream keeps its host's connection as the peer's own stream would (idle timeout lifted).
+      return (answer.headers.get('content-type') ?? '').startsWith(MIME.SSE) ? streaming(answer) : answer
     } catch (error) {
       if ((error as { code?: unknown }).code === REFUSED) return 'refused'
       throw error

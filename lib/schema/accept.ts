@@ -53,7 +53,15 @@ function keywordCheck(keyword: string, value: unknown, node: Record<string, unkn
     case 'type': {
       const types = Array.isArray(value) ? value : [value]
       if (types.length === 0 || !types.every((t) => typeof t === 'string' && TYPES.has(t))) return undefined
-      return (v) => types.some((t) => hasType(v, t as string))
+      // Checks run on every call: loops, no callback allocated per check.
+      if (types.length === 1) {
+        const only = types[0] as string
+        return (v) => hasType(v, only)
+      }
+      return (v) => {
+        for (const t of types) if (hasType(v, t as string)) return true
+        return false
+      }
     }
     case 'enum':
       if (!Array.isArray(value) || !value.every(isPrimitive)) return undefined
@@ -69,11 +77,19 @@ function keywordCheck(keyword: string, value: unknown, node: Record<string, unkn
       return propertiesCheck({}, value)
     case 'required':
       if (!Array.isArray(value) || !value.every((k) => typeof k === 'string')) return undefined
-      return (v) => !isRecord(v) || value.every((k) => Object.hasOwn(v, k))
+      return (v) => {
+        if (!isRecord(v)) return true
+        for (const k of value as string[]) if (!Object.hasOwn(v, k)) return false
+        return true
+      }
     case 'items': {
       const item = compileAccept(value)
       if (item === undefined) return undefined
-      return (v) => !Array.isArray(v) || v.every(item)
+      return (v) => {
+        if (!Array.isArray(v)) return true
+        for (const element of v) if (!item(element)) return false
+        return true
+      }
     }
     case 'minItems':
     case 'maxItems':

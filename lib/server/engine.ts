@@ -50,7 +50,20 @@ export interface Channel {
    * requestState to that caller (mrtr.mdx) and makes cacheable results `private` (caching.mdx).
    */
   principal?: string
+  /**
+   * Where a request's answer may go as soon as it is known, when the engine has it without a
+   * promise of its own (a relayed call: relay.ts); answer() then returns SETTLED_THROUGH_CHANNEL.
+   */
+  settle?: AnswerSink
 }
+
+/** What takes a request's answer directly (Channel.settle). */
+export interface AnswerSink {
+  answered(answer: Answer): void
+}
+
+/** What answer() returns when the answer went to the channel's `settle` instead: a promise that never settles. */
+export const SETTLED_THROUGH_CHANNEL: Promise<Answer> = new Promise<Answer>(() => {})
 
 /** A response plus the HTTP status its error demands (2026: 400 / 404). */
 export interface Answer {

@@ -16,6 +16,7 @@ export {
   idleTimeouts,
   idleTimeoutSeconds,
   withIdleTimeouts,
+  streaming,
 } from './http/timeouts.ts'
 export { readBody } from './http/body.ts'
 export { requestStateOwner } from './request-state.ts'

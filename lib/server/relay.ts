@@ -12,7 +12,7 @@ import { toRpcError } from '../errors/index.ts'
 import { HTTP_STATUS, isRecord, makeError, makeResult, type JsonRpcRequest, type LegacyRevision, type RequestId } from '../wire/index.ts'
 import { type Cancellable, type Connection, type LegacyState, ShutdownError } from './connection.ts'
 import { contextOf } from './legacy-dispatch.ts'
-import type { Answer, Channel, EngineCore } from './engine.ts'
+import { type Answer, type Channel, type EngineCore, SETTLED_THROUGH_CHANNEL } from './engine.ts'
 import { type EdgeOptions, finishResult } from './edge.ts'
 import { invalidArguments, toolFailure } from './providers.ts'
 import { taskSupportOf } from './tasks.ts'
@@ -43,9 +43,11 @@ export function relayCall(host: RelayHost, req: JsonRpcRequest, channel: Channel
   if (relay === undefined || taskSupportOf(tool) === 'required') return undefined
   if ((def.validateArguments ?? true) && invalidArguments(tool!, args) !== undefined) return undefined
   const call = new Relayed(host, req, channel, state, params)
-  if (relay.start(args, call)) return call.answer()
-  call.untrack()
-  return undefined
+  if (!relay.start(args, call)) {
+    call.untrack()
+    return undefined
+  }
+  return channel.settle === undefined ? call.answer() : SETTLED_THROUGH_CHANNEL
 }
 
 const NO_ARGUMENTS: JsonObject = Object.freeze({}) as JsonObject
@@ -144,7 +146,9 @@ class Relayed implements RelayedCall, Cancellable {
   #finish(answer: Answer): void {
     this.#done = true
     this.host.settled(this.channel.connection, this.req.id, this)
-    if (this.#deliver !== undefined) this.#deliver(answer)
+    const sink = this.channel.settle
+    if (sink !== undefined) sink.answered(answer)
+    else if (this.#deliver !== undefined) this.#deliver(answer)
     else this.#settled = answer
   }
 }

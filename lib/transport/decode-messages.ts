@@ -17,22 +17,50 @@ export interface Decoded {
 
 export function decodeMessages(text: string, source: string): Decoded {
   const out: Decoded = { messages: [], errors: [] }
+  readMessages(
+    text,
+    source,
+    (message) => out.messages.push(message),
+    (error) => out.errors.push(error),
+  )
+  return out
+}
+
+/**
+ * decodeMessages for a reader that takes each message (or error) as it is decoded: a stdio line
+ * is usually one message, and gets no arrays.
+ */
+export function readMessages(
+  text: string,
+  source: string,
+  onMessage: (message: JsonRpcMessage) => void,
+  onError: (error: McpxError) => void,
+): void {
   let value: unknown
   try {
     value = parseJson(text)
   } catch (error) {
-    out.errors.push(protocolError(`${source}: not JSON (${reason(error)})`, text))
-    return out
+    return onError(protocolError(`${source}: not JSON (${reason(error)})`, text))
   }
-  for (const item of Array.isArray(value) ? value : [value]) {
-    try {
-      out.messages.push(parseMessage(item))
-    } catch (error) {
-      const id = recoverId(item)
-      out.errors.push(protocolError(`${source}: not a JSON-RPC message (${reason(error)})`, text, id === null ? {} : { id }))
-    }
+  if (!Array.isArray(value)) return readMessage(value, text, source, onMessage, onError)
+  for (const item of value) readMessage(item, text, source, onMessage, onError)
+}
+
+function readMessage(
+  item: unknown,
+  text: string,
+  source: string,
+  onMessage: (message: JsonRpcMessage) => void,
+  onError: (error: McpxError) => void,
+): void {
+  let message: JsonRpcMessage
+  try {
+    message = parseMessage(item)
+  } catch (error) {
+    const id = recoverId(item)
+    return onError(protocolError(`${source}: not a JSON-RPC message (${reason(error)})`, text, id === null ? {} : { id }))
   }
-  return out
+  onMessage(message)
 }
 
 /** Quote the start of some peer text for an error message or error data. */

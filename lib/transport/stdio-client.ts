@@ -9,7 +9,7 @@ import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { JsonRpcMessage } from '../wire/index.ts'
-import { decodeMessages, quote } from './decode-messages.ts'
+import { quote, readMessages } from './decode-messages.ts'
 import { createLineFramer, encodeFrame, leadingId } from './line-framer.ts'
 import { terminateGroup, trackGroup, untrackGroup } from './process-group.ts'
 import { createStderrTail } from './stderr-tail.ts'
@@ -102,9 +102,7 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
     const framer = createLineFramer({
       maxFrameBytes: settings.maxFrameBytes,
       onLine(line) {
-        const { messages, errors } = decodeMessages(line, 'stdout line')
-        for (const error of errors) report(error)
-        for (const message of messages) deliver(message)
+        readMessages(line, 'stdout line', deliver, report)
       },
       onOversize(frame) {
         const limit = `exceeds maxFrameBytes (${frame.maxFrameBytes}; setting maxFrameBytes, MCPX_MAX_FRAME_BYTES)`

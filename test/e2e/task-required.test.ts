@@ -6,7 +6,7 @@
  * upstream task, the task's own elicitation brokered to the calling host; and the pass-through
  * surface in front of it answering as itself.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { join } from 'node:path'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
@@ -18,6 +18,9 @@ import { UpstreamPool } from '../../lib/gateway/index.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
 
 const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')
+// server-everything's research task runs fixed steps of about 4 s in all; the ambiguous query adds
+// an elicitation round and more polls, past bun's 5 s default on a slow machine.
+setDefaultTimeout(20_000)
 const configText = JSON.stringify({ mcpServers: { everything: { command: 'node', args: [EVERYTHING, 'stdio'] } } })
 const dir = tempDir('mcpx-task-required')
 let daemon: Daemon

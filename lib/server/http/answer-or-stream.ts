@@ -8,7 +8,7 @@
 import { RPC, RpcError } from '../../errors/index.ts'
 import { hasFeature, HTTP_STATUS, isRequest, parseMessage, recoverId, type JsonRpcMessage } from '../../wire/index.ts'
 import type { Connection, Outlet } from '../connection.ts'
-import type { Answer, Channel } from '../engine.ts'
+import { type Answer, type AnswerSink, type Channel, SETTLED_THROUGH_CHANNEL } from '../engine.ts'
 import { jsonResponse, rpcErrorResponse } from './body.ts'
 import type { HandlerContext, LegacySession } from './handler-context.ts'
 import { sessionOutlet } from './session-lifecycle.ts'
@@ -51,8 +51,7 @@ export async function answerOrStream(
     })
 
   // Whichever comes first: the answer (a JSON response) or something to stream before it (SSE).
-  const { promise: first, resolve: settleFirst, reject: failFirst } = Promise.withResolvers<Answer | 'stream'>()
-  const outlet = new CallOutlet(settleFirst)
+  const outlet = new CallOutlet()
   const channel: Channel = {
     connection,
     outlet,
@@ -61,10 +60,15 @@ export async function answerOrStream(
     signal: cancel?.signal,
     era: opts.era,
     closeStream: () => outlet.closeStream(),
+    settle: outlet,
   }
   const answering = engine.answer(message, channel)
-  answering.then(settleFirst, failFirst)
-  const came = await first
+  if (answering !== SETTLED_THROUGH_CHANNEL)
+    answering.then(
+      (answer) => outlet.answered(answer),
+      (error: unknown) => outlet.failed(error),
+    )
+  const came = await outlet.first
   if (came !== 'stream') {
     return came.message
       ? jsonResponse(came.message, came.httpStatus, opts.headers, opts.jsonHeaders)
@@ -77,38 +81,75 @@ export async function answerOrStream(
     headers: opts.headers,
     onAbort: () => cancel?.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')),
   })
-  outlet.stream = sse
-  for (const m of outlet.queued ?? []) sse.send(m)
-  if (outlet.closeAsked) sse.closeMidStream()
-  void answering.then((answer) => {
-    if (answer.message) sse.send(answer.message)
-    sse.end()
-  })
+  outlet.attach(sse)
   return sse.response
 }
 
 /**
  * The call's own stream until its answer, one object per request: messages sent before the answer
- * queue here and make the response SSE (`upgrade`), then go straight to the SSE stream.
+ * queue here and make the response SSE (`first` settles with 'stream'), then go straight to the SSE
+ * stream. The answer comes here too (the channel's `settle`, or the engine's promise): first, it is
+ * the JSON response; after a stream began, its last event.
  */
-class CallOutlet implements Outlet {
-  stream: SseStream | undefined
-  queued: JsonRpcMessage[] | undefined
-  closeAsked = false
+class CallOutlet implements Outlet, AnswerSink {
+  readonly first: Promise<Answer | 'stream'>
+  readonly #settleFirst: (first: Answer | 'stream') => void
+  readonly #failFirst: (error: unknown) => void
+  #stream: SseStream | undefined
+  #queued: JsonRpcMessage[] | undefined
+  #streaming = false
+  #closeAsked = false
+  /** The answer, when it came after the stream was chosen and before it was attached. */
+  #final: Answer | undefined
 
-  constructor(private readonly upgrade: (first: 'stream') => void) {}
+  constructor() {
+    const { promise, resolve, reject } = Promise.withResolvers<Answer | 'stream'>()
+    this.first = promise
+    this.#settleFirst = resolve
+    this.#failFirst = reject
+  }
 
   send(message: JsonRpcMessage): void {
-    if (this.stream) this.stream.send(message)
+    if (this.#stream) this.#stream.send(message)
     else {
-      ;(this.queued ??= []).push(message)
-      this.upgrade('stream')
+      ;(this.#queued ??= []).push(message)
+      this.#upgrade()
     }
   }
 
   closeStream(): void {
-    this.closeAsked = true
-    if (this.stream) this.stream.closeMidStream()
-    else this.upgrade('stream')
+    this.#closeAsked = true
+    if (this.#stream) this.#stream.closeMidStream()
+    else this.#upgrade()
+  }
+
+  answered(answer: Answer): void {
+    if (!this.#streaming) return this.#settleFirst(answer)
+    if (this.#stream) this.#end(this.#stream, answer)
+    else this.#final = answer
+  }
+
+  failed(error: unknown): void {
+    if (!this.#streaming) this.#failFirst(error)
+    else this.answered({ httpStatus: HTTP_STATUS.INTERNAL_SERVER_ERROR })
+  }
+
+  /** The stream the response became: what queued goes out, then what comes. */
+  attach(sse: SseStream): void {
+    this.#stream = sse
+    for (const m of this.#queued ?? []) sse.send(m)
+    if (this.#closeAsked) sse.closeMidStream()
+    if (this.#final !== undefined) this.#end(sse, this.#final)
+  }
+
+  #upgrade(): void {
+    if (this.#streaming) return
+    this.#streaming = true
+    this.#settleFirst('stream')
+  }
+
+  #end(sse: SseStream, answer: Answer): void {
+    if (answer.message) sse.send(answer.message)
+    sse.end()
   }
 }

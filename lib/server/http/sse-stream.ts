@@ -11,6 +11,7 @@
 import { McpxError } from '../../errors/index.ts'
 import { HTTP_STATUS, MIME, restoreRawIds, type JsonRpcMessage } from '../../wire/index.ts'
 import type { EventStore } from './event-store.ts'
+import { streaming } from './timeouts.ts'
 
 export interface SseOptions {
   /** settings.sseKeepAliveMs: a comment line is written this often while connected. 0 = none. */
@@ -76,7 +77,7 @@ class SseConnection {
     })
     const headers = new Headers(options.headers)
     for (const [name, value] of Object.entries(SSE_HEADERS)) headers.set(name, value)
-    this.response = new Response(body, { status: HTTP_STATUS.OK, headers })
+    this.response = streaming(new Response(body, { status: HTTP_STATUS.OK, headers }))
     // Bun sends the status line and headers only with the first body chunk; a comment (ignored by
     // every SSE parser) makes them go out now even when no event is due yet (an idle GET stream).
     this.write(OPENING)

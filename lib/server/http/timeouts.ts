@@ -9,7 +9,6 @@
  */
 import type { Settings } from '../../settings/index.ts'
 import { type Deadline, DeadlineQueue } from '../../session/index.ts'
-import { MIME } from '../../wire/index.ts'
 
 /** Bun's idleTimeout is whole seconds, 0 (none) up to 255. */
 const BUN_MAX_IDLE_SECONDS = 255
@@ -50,6 +49,19 @@ export class Answering implements Deadline {
   }
 }
 
+/**
+ * The responses that stream (SSE): their connections keep no idle timeout. Marked where they are
+ * made (or relayed), so a plain answer is told apart without reading its headers. A side table of
+ * the responses themselves, freed with them.
+ */
+const STREAMING = new WeakSet<Response>()
+
+/** `response` streams until the server ends it: end() lifts its connection's idle timeout for good. */
+export function streaming(response: Response): Response {
+  STREAMING.add(response)
+  return response
+}
+
 export function idleTimeouts(settings: Pick<Settings, 'httpIdleTimeoutMs'>): IdleTimeouts | undefined {
   const seconds = idleTimeoutSeconds(settings)
   if (seconds === 0) return undefined
@@ -63,7 +75,7 @@ export function idleTimeouts(settings: Pick<Settings, 'httpIdleTimeoutMs'>): Idl
     },
     end(entry, response) {
       answering.delete(entry)
-      if ((response.headers.get('content-type') ?? '').startsWith(MIME.SSE)) entry.server.timeout(entry.request, 0)
+      if (STREAMING.has(response)) entry.server.timeout(entry.request, 0)
       else if (entry.lifted) entry.server.timeout(entry.request, seconds)
       return response
     },
