@@ -38,7 +38,7 @@ export function shapeContentBlock(revision: Revision, block: unknown): JsonObjec
   }
 }
 
-function isBareText(block: JsonObject): boolean {
+export function isBareText(block: JsonObject): boolean {
   for (const key in block) if (key !== 'type' && key !== 'text') return false
   return typeof block.text === 'string'
 }

@@ -10,6 +10,7 @@ import { isSpecMethod, methodExists } from '../matrix/methods.ts'
 import { withShapedMeta } from './meta.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import {
+  isBareText,
   shapeContentBlock,
   shapeImplementation,
   shapePrompt,
@@ -58,6 +59,9 @@ export function shapeResult(revision: Revision, method: string, result: JsonObje
     throw new McpxError('ERA', `${method} does not exist in ${revision}`)
   }
   if (isModernRevision(revision)) return shapeModern(revision, method, { ...result })
+  // The everyday legacy tool result, text content and perhaps isError, has nothing any revision
+  // lacks: it goes out as it came, with no copy (what follows would build the same object).
+  if (method === 'tools/call' && isPlainToolResult(result)) return result
 
   // Legacy results have no resultType: copied without it rather than deleted afterwards (a deleted
   // property leaves the object in slow dictionary mode for the encoding that follows).
@@ -84,6 +88,14 @@ export function shapeResult(revision: Revision, method: string, result: JsonObje
   }
   withShapedMeta(revision, out)
   return shapeBody(revision, method, out)
+}
+
+function isPlainToolResult(result: JsonObject): boolean {
+  for (const key in result) if (key !== 'content' && key !== 'isError') return false
+  const { content, isError } = result
+  if (!Array.isArray(content) || (isError !== undefined && typeof isError !== 'boolean')) return false
+  for (const block of content) if (!isRecord(block) || block.type !== 'text' || !isBareText(block)) return false
+  return true
 }
 
 function shapeModern(revision: Revision, method: string, out: JsonObject): JsonObject {
