@@ -18,7 +18,7 @@ export {
   withIdleTimeouts,
   streaming,
 } from './http/timeouts.ts'
-export { readBody } from './http/body.ts'
+export { readBody } from './http/body-read.ts'
 export { requestStateOwner } from './request-state.ts'
 export { keyRingFor, open as openSealed, randomKeyRing, seal, type KeyRing } from './seal.ts'
 export { createRequestStateCodec } from './request-state.ts'

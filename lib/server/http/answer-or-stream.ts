@@ -4,6 +4,9 @@
  * server→client request, a listen ack, a closeStream), and then the response becomes an SSE stream
  * (2025-11-25 basic/transports.mdx "Sending Messages to the Server": primed and resumable). The
  * switch is decided by whichever comes first, the answer or the first message to stream.
+ * startAnswer begins it and leaves the one wait to its caller (the handler's own async frame:
+ * every request comes here, and each frame and hop between the answer and Bun costs), whose
+ * `response()` then builds what goes out; answerOrStream does both for callers that need no such care.
  */
 import { RPC, RpcError } from '../../errors/index.ts'
 import { hasFeature, HTTP_STATUS, isRequest, parseMessage, recoverId, type JsonRpcMessage } from '../../wire/index.ts'
@@ -30,7 +33,24 @@ export async function answerOrStream(
   connection: Connection,
   opts: AnswerOptions,
 ): Promise<Response> {
-  const { engine, settings } = ctx
+  const started = startAnswer(ctx, request, raw, connection, opts)
+  if (!(started instanceof CallOutlet)) return started
+  return started.response(await started.first)
+}
+
+/**
+ * Begin answering one message: the Response when it is known at once (a refusal, or the 202 of a
+ * notification or response), else the call's outlet, whose `first` says what comes first and
+ * whose `response(first)` is then the Response.
+ */
+export function startAnswer(
+  ctx: HandlerContext,
+  request: Request,
+  raw: unknown,
+  connection: Connection,
+  opts: AnswerOptions,
+): Response | Promise<Response> | CallOutlet {
+  const { engine } = ctx
   let message: JsonRpcMessage
   try {
     message = parseMessage(raw)
@@ -38,11 +58,10 @@ export async function answerOrStream(
     return rpcErrorResponse(HTTP_STATUS.BAD_REQUEST, error as RpcError, recoverId(raw))
   }
   if (!isRequest(message)) {
-    await engine.answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era })
-    return new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
+    return engine
+      .answer(message, { connection, outlet: sessionOutlet(opts.session), era: opts.era })
+      .then(() => new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers }))
   }
-  // Primed, numbered events that survive a dropped connection (2025-11-25 only, SEP-1699).
-  const resumable = opts.session && hasFeature(opts.session.revision, 'ssePolling') ? opts.session.events : undefined
   // 2026-07-28: closing the response stream is cancellation; legacy: it is not (2025-11-25 transports.mdx).
   const cancel = opts.era === 'modern' ? new AbortController() : undefined
   if (cancel)
@@ -51,7 +70,7 @@ export async function answerOrStream(
     })
 
   // Whichever comes first: the answer (a JSON response) or something to stream before it (SSE).
-  const outlet = new CallOutlet()
+  const outlet = new CallOutlet(ctx, opts, cancel)
   const channel: Channel = {
     connection,
     outlet,
@@ -59,7 +78,7 @@ export async function answerOrStream(
     // No object spread per request: a legacy call has no signal of its own.
     signal: cancel?.signal,
     era: opts.era,
-    closeStream: () => outlet.closeStream(),
+    closeStream: outlet.closeStream,
     settle: outlet,
   }
   const answering = engine.answer(message, channel)
@@ -68,21 +87,7 @@ export async function answerOrStream(
       (answer) => outlet.answered(answer),
       (error: unknown) => outlet.failed(error),
     )
-  const came = await outlet.first
-  if (came !== 'stream') {
-    return came.message
-      ? jsonResponse(came.message, came.httpStatus, opts.headers, opts.jsonHeaders)
-      : new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
-  }
-  const sse = openSseStream({
-    sseKeepAliveMs: settings.sseKeepAliveMs,
-    retryMs: settings.sseRetryMs,
-    store: resumable,
-    headers: opts.headers,
-    onAbort: () => cancel?.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')),
-  })
-  outlet.attach(sse)
-  return sse.response
+  return outlet
 }
 
 /**
@@ -91,7 +96,7 @@ export async function answerOrStream(
  * stream. The answer comes here too (the channel's `settle`, or the engine's promise): first, it is
  * the JSON response; after a stream began, its last event.
  */
-class CallOutlet implements Outlet, AnswerSink {
+export class CallOutlet implements Outlet, AnswerSink {
   readonly first: Promise<Answer | 'stream'>
   readonly #settleFirst: (first: Answer | 'stream') => void
   readonly #failFirst: (error: unknown) => void
@@ -102,7 +107,11 @@ class CallOutlet implements Outlet, AnswerSink {
   /** The answer, when it came after the stream was chosen and before it was attached. */
   #final: Answer | undefined
 
-  constructor() {
+  constructor(
+    private readonly ctx: HandlerContext,
+    private readonly opts: AnswerOptions,
+    private readonly cancel: AbortController | undefined,
+  ) {
     const { promise, resolve, reject } = Promise.withResolvers<Answer | 'stream'>()
     this.first = promise
     this.#settleFirst = resolve
@@ -117,7 +126,8 @@ class CallOutlet implements Outlet, AnswerSink {
     }
   }
 
-  closeStream(): void {
+  /** Legacy 2025-11-25: end the stream now (a bound arrow: the channel hands it to the handler context). */
+  readonly closeStream = (): void => {
     this.#closeAsked = true
     if (this.#stream) this.#stream.closeMidStream()
     else this.#upgrade()
@@ -134,12 +144,29 @@ class CallOutlet implements Outlet, AnswerSink {
     else this.answered({ httpStatus: HTTP_STATUS.INTERNAL_SERVER_ERROR })
   }
 
-  /** The stream the response became: what queued goes out, then what comes. */
-  attach(sse: SseStream): void {
+  /** What goes out once `first` settled: the answer as JSON (or a bare 202), or the SSE stream it became. */
+  response(first: Answer | 'stream'): Response {
+    const { opts } = this
+    if (first !== 'stream') {
+      return first.message
+        ? jsonResponse(first.message, first.httpStatus, opts.headers, opts.jsonHeaders)
+        : new Response(null, { status: HTTP_STATUS.ACCEPTED, headers: opts.headers })
+    }
+    const { settings } = this.ctx
+    const cancel = this.cancel
+    const sse = openSseStream({
+      sseKeepAliveMs: settings.sseKeepAliveMs,
+      retryMs: settings.sseRetryMs,
+      // Primed, numbered events that survive a dropped connection (2025-11-25 only, SEP-1699).
+      store: opts.session && hasFeature(opts.session.revision, 'ssePolling') ? opts.session.events : undefined,
+      headers: opts.headers,
+      onAbort: () => cancel?.abort(new RpcError(RPC.INTERNAL_ERROR, 'client closed the stream')),
+    })
     this.#stream = sse
     for (const m of this.#queued ?? []) sse.send(m)
     if (this.#closeAsked) sse.closeMidStream()
     if (this.#final !== undefined) this.#end(sse, this.#final)
+    return sse.response
   }
 
   #upgrade(): void {

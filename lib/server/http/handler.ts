@@ -11,8 +11,9 @@ import { RPC, RpcError } from '../../errors/index.ts'
 import { DeadlineQueue } from '../../session/index.ts'
 import { HTTP_STATUS, HEADER, recoverId } from '../../wire/index.ts'
 import { SUPPORTED_REVISIONS } from '../lifecycle.ts'
-import { answerOrStream } from './answer-or-stream.ts'
-import { type ReadBodyOptions, checkAccept, jsonHeaders, readJsonBody, rpcErrorResponse } from './body.ts'
+import { CallOutlet, startAnswer } from './answer-or-stream.ts'
+import { checkAccept, jsonHeaders, rpcErrorResponse } from './body.ts'
+import { BodyRead, type ReadBodyOptions, parseJsonBody, startBody } from './body-read.ts'
 import { classifyHttpRequest, headerValue, rejectResponse } from './classify.ts'
 import type { AnswerHeaders, HandlerContext } from './handler-context.ts'
 import type { HttpHandler, HttpHandlerOptions } from './handler-options.ts'
@@ -52,9 +53,12 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
       }
       let body: unknown
       if (request.method === 'POST') {
-        const read = await readJsonBody(request, bodyOptions)
-        if (!read.ok) return read.response
-        body = read.value
+        // The body's one wait is this frame's (body-read.ts startBody).
+        const read = startBody(request, bodyOptions, true)
+        if (!(read instanceof BodyRead)) return read.response
+        const parsed = parseJsonBody(read.bytes(await read.settled), bodyOptions)
+        if (!parsed.ok) return parsed.response
+        body = parsed.value
       }
       const verdict = classifyHttpRequest({
         method: request.method,
@@ -95,12 +99,14 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
           // The session's id is the one the store found it under: its answers' headers never change.
           const answerHeaders = (session.answerHeaders ??= sessionHeaders(verdict.sessionId))
           if (verdict.kind === 'legacy-batch') return await answerBatch(ctx, verdict.messages, session, answerHeaders.record)
-          return await answerOrStream(ctx, request, verdict.message, session.connection, {
+          // The answer's one wait is this frame's too (answer-or-stream.ts startAnswer).
+          const started = startAnswer(ctx, request, verdict.message, session.connection, {
             era: 'legacy',
             headers: answerHeaders.record,
             jsonHeaders: answerHeaders.json,
             session,
           })
+          return started instanceof CallOutlet ? started.response(await started.first) : await started
         }
       }
     } catch (error) {

@@ -96,49 +96,6 @@ export function withIdleTimeouts(
 }
 
 /**
- * One body being read as an entry of the handler's deadline queue: `promise` settles with the
- * read, or with 'timeout' once the entry comes due. The reader deletes the entry when its await
- * returns, so a body costs this object and no timer or closure of its own.
- */
-export class BodyWait<T> implements Deadline {
-  due = 0
-  readonly promise: Promise<T | 'timeout'>
-  readonly #resolve: (value: T | 'timeout') => void
-
-  constructor(read: Promise<T>) {
-    const { promise, resolve, reject } = Promise.withResolvers<T | 'timeout'>()
-    this.promise = promise
-    this.#resolve = resolve
-    read.then(resolve, reject)
-  }
-
-  expire(): void {
-    this.#resolve('timeout')
-  }
-}
-
-/** `read`, or 'timeout' when it has not settled within `ms` (0 = no bound), on a queue of that bound or a timer of its own. */
-export async function withinBodyTimeout<T>(read: Promise<T>, ms: number, deadlines?: DeadlineQueue): Promise<T | 'timeout'> {
-  if (ms <= 0) return read
-  if (deadlines !== undefined && deadlines.ms !== ms) throw new RangeError(`a deadline queue of ${deadlines.ms} ms given for ${ms} ms`)
-  const wait = new BodyWait(read)
-  if (deadlines === undefined) {
-    const timer = setTimeout(() => wait.expire(), ms)
-    try {
-      return await wait.promise
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-  deadlines.add(wait)
-  try {
-    return await wait.promise
-  } finally {
-    deadlines.delete(wait)
-  }
-}
-
-/**
  * Bun refuses a body over its maxRequestBodySize (128 MiB by default) before any handler runs,
  * with an empty 413. mcpx enforces maxFrameBytes itself (server/http/body.ts: from Content-Length
  * before reading, counted while streaming) and answers in JSON-RPC, so Bun's cap is lifted out of

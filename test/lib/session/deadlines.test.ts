@@ -1,11 +1,20 @@
-/** lib/session/deadlines.ts through lib/server/http/timeouts.ts: body reads bounded on one timer per handler, each from its own start. */
+/** lib/session/deadlines.ts through lib/server/http/body-read.ts: body reads bounded on one timer per handler, each from its own start. */
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { withinBodyTimeout } from '../../../lib/server/http/timeouts.ts'
+import { BodyRead } from '../../../lib/server/http/body-read.ts'
 import { DeadlineQueue } from '../../../lib/session/index.ts'
 import { REPO_ROOT } from '../../harness.ts'
 
 const MS = 80
+
+/** `read` bounded by `ms` on `deadlines` (or a timer of its own): what its wait settles with, the queue entry gone after. */
+async function withinBodyTimeout(read: Promise<unknown>, ms: number, deadlines?: DeadlineQueue): Promise<unknown> {
+  const bounded = new BodyRead(read as Promise<Uint8Array>, { maxFrameBytes: 1024, bodyTimeoutMs: ms, ...(deadlines && { deadlines }) })
+  const outcome = await bounded.settled
+  bounded.bytes(outcome)
+  if (outcome instanceof Error) throw outcome
+  return outcome
+}
 
 /** A read that settles when told to. */
 function pendingRead(): { read: Promise<string>; finish(value: string): void } {
@@ -71,7 +80,9 @@ describe('DeadlineQueue', () => {
   })
 
   test('a queue of another bound is refused', () => {
-    expect(() => withinBodyTimeout(Promise.resolve('x'), MS * 2, new DeadlineQueue(MS))).toThrow(RangeError)
+    expect(
+      () => new BodyRead(Promise.resolve(new Uint8Array()), { maxFrameBytes: 1, bodyTimeoutMs: MS * 2, deadlines: new DeadlineQueue(MS) }),
+    ).toThrow(RangeError)
   })
 })
 

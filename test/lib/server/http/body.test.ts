@@ -1,6 +1,7 @@
 /** lib/server/http/body.ts: Accept and Content-Type checks and byte-capped body reading. */
 import { describe, expect, test } from 'bun:test'
-import { accepts, checkAccept, readJsonBody } from '../../../../lib/server/http/body.ts'
+import { accepts, checkAccept } from '../../../../lib/server/http/body.ts'
+import { readJsonBody } from '../../../../lib/server/http/body-read.ts'
 
 const URL_ = 'http://localhost/mcp'
 const BOTH = 'application/json, text/event-stream'
