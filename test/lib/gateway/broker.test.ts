@@ -70,4 +70,17 @@ describe('Broker', () => {
     expect(refused.message).toContain('did not declare')
     await call.release()
   })
+
+  test('a relayed call entered is the call in flight until it leaves, and its log lines come to it', async () => {
+    const broker = new Broker('up', ['file:///cfg'])
+    const lines: unknown[] = []
+    const scope = { ...host('relayed'), log: (params: Record<string, unknown>) => void lines.push(params.data) }
+    broker.enter(scope)
+    expect(await askFromTransport(broker, 'onElicit')).toEqual({ action: 'accept', content: { from: 'relayed' } })
+    broker.log({ level: 'info', data: 'step 1' })
+    broker.leave(scope)
+    broker.log({ level: 'info', data: 'after' })
+    expect(lines).toEqual(['step 1'])
+    expect(await askFromTransport(broker, 'onListRoots')).toEqual({ roots: [{ uri: 'file:///cfg' }] })
+  })
 })

@@ -146,4 +146,37 @@ describe('Peer deadlines while answering the other side', () => {
     const result = await client.request('tools/call', {})
     expect(result).toEqual({ content: [] })
   })
+
+  test('requestTo: the outcome goes to the receiver, and cancel() by id fails it and tells the peer', async () => {
+    const { client, server } = await pair()
+    server.handle('echo', (params) => ({ echoed: params.value }))
+    let release!: () => void
+    server.handle('hold', () => new Promise((resolve) => (release = () => resolve({}))))
+    const outcome = () => {
+      const got: { answered?: Record<string, unknown>; failed?: McpxError } = {}
+      let done!: () => void
+      const settled = new Promise<void>((resolve) => (done = resolve))
+      const receiver = {
+        answered: (result: Record<string, unknown>) => ((got.answered = result), done()),
+        failed: (error: McpxError) => ((got.failed = error), done()),
+      }
+      return { got, settled, receiver }
+    }
+    const echoed = outcome()
+    client.requestTo('echo', { value: 7 }, echoed.receiver)
+    await echoed.settled
+    expect(echoed.got).toEqual({ answered: { echoed: 7 } })
+
+    const held = outcome()
+    const cancelled = new Promise<Record<string, unknown>>((resolve) => server.on('notifications/cancelled', resolve))
+    const id = client.requestTo('hold', {}, held.receiver)
+    client.cancel(id, new McpxError('CANCELLED', 'the host gave up'))
+    await held.settled
+    expect(held.got.failed?.message).toBe('the host gave up')
+    expect((await cancelled).requestId).toBe(id)
+    release()
+    // A late answer to a cancelled request goes nowhere; cancelling a settled one does nothing.
+    client.cancel(id)
+    expect(client.pendingCount).toBe(0)
+  })
 })
