@@ -264,7 +264,7 @@ const LAYERS: Layer[] = [
   },
   {
     name: 'engine',
-    adds: "Engine.answer of the raw surface: dispatch, argument check, the surface's brokered call, result for the revision",
+    adds: 'Engine.answer of the raw surface: the plain call relayed (lib/server/relay.ts), argument check, result for the revision',
     make: async () => {
       const s = await rawSurface()
       let next = 1
