@@ -215,6 +215,11 @@ export class Upstream {
    * Why `args` do not fit `tool`'s inputSchema (a USAGE error), checked by the daemon's validator
    * (ReDoS-safe, size-capped: upstream schemas are untrusted); undefined when they fit.
    */
+  /** The compiled accept-check of `tool`'s inputSchema (SchemaValidator.inputAccept): true, the arguments surely fit. */
+  argumentsAccept(tool: JsonObject): ((args: unknown) => boolean) | undefined {
+    return this.context.validator?.inputAccept(tool)
+  }
+
   argumentsProblem(tool: JsonObject, args: unknown): McpxError | undefined {
     return schemaProblem(this.context.validator, this.name, 'input', tool, args)
   }

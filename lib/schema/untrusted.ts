@@ -26,6 +26,12 @@ export interface SchemaValidator {
   validateInput(tool: { readonly inputSchema?: unknown }, args: unknown): ValidationResult
   /** Check a tool's structuredContent against `tool.outputSchema` (pass-through when it has none). */
   validateOutput(tool: { readonly outputSchema?: unknown }, structuredContent: unknown): ValidationResult
+  /**
+   * The compiled accept-check of `tool.inputSchema` (accept.ts), for a caller that checks the same
+   * tool's arguments on every call: true means they fit; false, or no check at all (undefined:
+   * only the full validator can tell), sends them to validateInput for the verdict.
+   */
+  inputAccept(tool: { readonly inputSchema?: unknown }): Accept | undefined
 }
 
 type SchemaSettings = Pick<
@@ -118,6 +124,10 @@ export function createSchemaValidator(settings: SchemaSettings): SchemaValidator
   return {
     validateInput: (tool, args) => validate(tool.inputSchema, args),
     validateOutput: (tool, structuredContent) => validate(tool.outputSchema, structuredContent),
+    inputAccept: (tool) => {
+      const compiled = compile(tool.inputSchema)
+      return 'skipped' in compiled || compiled.broken ? undefined : compiled.accept
+    },
   }
 }
 

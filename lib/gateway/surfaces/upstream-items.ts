@@ -41,6 +41,8 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     // The engine's own check would compile the untrusted schema as is; the pool's validator is
     // ReDoS-safe and size-capped, so it checks instead, once (SEP-1303: an isError result).
     const checked = upstream.validatesArguments
+    // Every call's arguments meet this first: the everyday call fits and goes no further.
+    const accept = checked ? upstream.argumentsAccept(tool) : undefined
     // The same for every call of this tool: built once, not per call (brokered-call.ts copies `call` in).
     const brokering: BrokeredCallOptions = {
       relayTasks: tasks !== undefined,
@@ -54,6 +56,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
       name: options.ownNames ? name : rawName(server, name),
       ...(checked && {
         argumentsError: (args: JsonObject) => {
+          if (accept?.(args)) return undefined
           const problem = upstream.argumentsProblem(tool, args)
           return problem && { isError: true, content: [{ type: 'text', text: problem.message }] }
         },
