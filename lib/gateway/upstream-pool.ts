@@ -26,6 +26,9 @@ export interface UpstreamPoolOptions {
 
 export type PoolListener = (type: string, data: unknown) => void
 
+/** How a call that needs the catalog's say ended: an isError result, or a failure. */
+export type CallOutcome = { readonly result: JsonObject } | { readonly error: unknown }
+
 export class UpstreamPool {
   readonly #upstreams = new Map<string, Upstream>()
   readonly #listeners = new Set<PoolListener>()
@@ -120,12 +123,13 @@ export class UpstreamPool {
   }
 
   /**
-   * Why `tool` failed, when the reason is that `name` has no such tool (NOT_FOUND with suggestions;
-   * undefined otherwise): what call() asks after an error or an isError result, for a relayed call.
+   * A relayed call's isError result or failure, as call() finishes them: the same unless the
+   * catalog of `name` lacks `tool` (unlessUnknown).
    */
-  unknownTool(name: string, tool: string): Promise<McpxError | undefined> {
+  relayedOutcome(name: string, tool: string, outcome: CallOutcome): Promise<JsonObject> {
     const upstream = this.#upstreams.get(name)
-    return upstream === undefined ? Promise.resolve(undefined) : this.#unknownTool(upstream, tool)
+    if (upstream !== undefined) return this.#unlessUnknown(upstream, tool, outcome)
+    return 'error' in outcome ? Promise.reject(outcome.error) : Promise.resolve(outcome.result)
   }
 
   /**
@@ -134,19 +138,17 @@ export class UpstreamPool {
    */
   #known(upstream: Upstream, tool: string, running: Promise<JsonObject>): Promise<JsonObject> {
     return running.then(
-      (result) => (result.isError === true ? this.#unlessUnknown(upstream, tool, result) : result),
-      (error: unknown) =>
-        this.#unknownTool(upstream, tool).then((unknown) => {
-          throw unknown ?? error
-        }),
+      (result) => (result.isError === true ? this.#unlessUnknown(upstream, tool, { result }) : result),
+      (error: unknown) => this.#unlessUnknown(upstream, tool, { error }),
     )
   }
 
-  /** An isError result, or NOT_FOUND with suggestions when the tool is not in the catalog. */
-  async #unlessUnknown(upstream: Upstream, tool: string, result: JsonObject): Promise<JsonObject> {
+  /** An isError result or a failure as it is, or NOT_FOUND with suggestions when the tool is not in the catalog. */
+  async #unlessUnknown(upstream: Upstream, tool: string, outcome: CallOutcome): Promise<JsonObject> {
     const unknown = await this.#unknownTool(upstream, tool)
     if (unknown) throw unknown
-    return result
+    if ('error' in outcome) throw outcome.error
+    return outcome.result
   }
 
   request(name: string, method: string, params: JsonObject, options: UpstreamCallOptions = {}): Promise<JsonObject> {

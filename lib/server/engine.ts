@@ -219,15 +219,16 @@ export class Engine implements EngineCore {
   }
 
   private request(req: JsonRpcRequest, channel: Channel): Promise<Answer> {
+    const era = channel.era ?? classify(req, channel.connection)
     // A plain legacy call of a relaying tool is handed on without the general dispatch (relay.ts).
-    if (req.method === 'tools/call' && !this.#draining && (channel.era ?? classify(req, channel.connection)) === 'legacy') {
+    if (req.method === 'tools/call' && era === 'legacy' && !this.#draining) {
       const relayed = relayCall(this.#relayHost, req, channel)
       if (relayed !== undefined) return relayed
     }
-    return this.#dispatch(req, channel)
+    return this.#dispatch(req, channel, era)
   }
 
-  async #dispatch(req: JsonRpcRequest, channel: Channel): Promise<Answer> {
+  async #dispatch(req: JsonRpcRequest, channel: Channel, era: Era): Promise<Answer> {
     const { connection } = channel
     const controller = new AbortController()
     const stream = channel.signal
@@ -240,7 +241,6 @@ export class Engine implements EngineCore {
     connection.inflight.set(req.id, controller)
     try {
       if (this.#draining) throw new ShutdownError('the server is stopping')
-      const era = channel.era ?? classify(req, connection)
       const dispatching =
         era === 'legacy' ? dispatchLegacy(this, req, channel, controller.signal) : dispatchModern(this, req, channel, controller.signal)
       const dispatched = await new Promise<DispatchResult>((resolve, reject) => {

@@ -152,15 +152,13 @@ export class Peer {
       pending.resolve = resolve
       pending.reject = reject
     })
-    this.#pending.set(id, pending)
     if (progressToken !== undefined && options.onProgress) {
       const touch = this.options.resetTimeoutOnProgress === false ? () => {} : () => pending.rearm()
       this.#progress.set(progressToken, { pendingId: id, onProgress: options.onProgress, touch })
     }
     // An abort event fires once and cleanup() removes the listener: no `once` option (Bun parses it on every call).
     options.signal?.addEventListener('abort', pending)
-    pending.rearm()
-    this.#send(pending, message, abort === undefined ? { headers } : { headers, signal: abort.signal })
+    this.#launch(pending, message, headers)
     return answered
   }
 
@@ -193,13 +191,16 @@ export class Peer {
     }
     const pending = new Pending(this.#hooks, id, method, mode, abort, timeoutMs, undefined, undefined)
     pending.receiver = receiver
-    this.#pending.set(id, pending)
-    pending.rearm()
-    this.#send(pending, message, headers === undefined && abort === undefined ? NO_SEND_OPTIONS : { headers, signal: abort?.signal })
+    this.#launch(pending, message, headers)
     return id
   }
 
-  #send(pending: Pending, message: JsonRpcRequest, options: SendOptions): void {
+  /** What request() and requestTo() do once their request is ready: it waits from now, and goes out. */
+  #launch(pending: Pending, message: JsonRpcRequest, headers: Record<string, string> | undefined): void {
+    this.#pending.set(pending.id, pending)
+    pending.rearm()
+    const { abort } = pending
+    const options = headers === undefined && abort === undefined ? NO_SEND_OPTIONS : { headers, signal: abort?.signal }
     const sending = this.transport.send(message, options)
     // Written at once (stdio's usual case): nothing can fail later, so nothing waits for it.
     if (sending === SENT) return

@@ -61,11 +61,12 @@ export function logTo(ctx: HandlerContext, params: JsonObject): void {
 /** A legacy host's answer to one question: a real request on the call's own stream, keyed anew for each. */
 function legacyAsk(ctx: HandlerContext): Ask {
   let asked = 0
-  return (request) => askLegacyHost(ctx, request, `upstream-${++asked}`)
+  return (request) => askLegacyHost(ctx, request, ++asked)
 }
 
-/** One question to a legacy host under `key`: a real request on the call's own stream. */
-export async function askLegacyHost(ctx: HandlerContext, request: InputRequest, key: string): Promise<JsonObject> {
+/** The call's `ordinal`-th question to a legacy host: a real request on the call's own stream. */
+export async function askLegacyHost(ctx: HandlerContext, request: InputRequest, ordinal: number): Promise<JsonObject> {
+  const key = `upstream-${ordinal}`
   return (await ctx.ask({ [key]: request }))[key]!
 }
 

@@ -11,7 +11,7 @@
 import type { JsonObject } from '../../client/index.ts'
 import type { McpxError } from '../../errors/index.ts'
 import type { InputRequest, RelayedCall } from '../../server/index.ts'
-import type { UpstreamPool } from '../upstream-pool.ts'
+import type { CallOutcome, UpstreamPool } from '../upstream-pool.ts'
 import type { RelayReceiver } from '../upstream-relay.ts'
 import { askLegacyHost, logTo, withStatus } from './brokered-call.ts'
 import { type Asking, declareAsks } from './host-asks.ts'
@@ -39,7 +39,7 @@ export class RelayedToolCall implements RelayReceiver, Asking {
 
   /** A question of the upstream's, to this call's legacy host (host-asks.ts puts each through here). */
   ask(request: InputRequest): Promise<JsonObject> {
-    return askLegacyHost(this.call.context(), request, `upstream-${++this.#asked}`)
+    return askLegacyHost(this.call.context(), request, ++this.#asked)
   }
 
   log(params: JsonObject): void {
@@ -47,15 +47,19 @@ export class RelayedToolCall implements RelayReceiver, Asking {
   }
 
   answered(result: JsonObject): void {
-    if (result.isError !== true) return this.call.resolve(relayResult(result))
-    // Many servers answer an unknown tool with an isError result rather than -32602: the catalog says which.
-    void this.pool.unknownTool(this.server, this.tool).then((unknown) => {
-      if (unknown === undefined) this.call.resolve(relayResult(result))
-      else this.call.reject(withStatus(unknown, 'legacy'))
-    })
+    if (result.isError !== true) this.call.resolve(relayResult(result))
+    else this.#checked({ result })
   }
 
   failed(error: McpxError): void {
-    void this.pool.unknownTool(this.server, this.tool).then((unknown) => this.call.reject(withStatus(unknown ?? error, 'legacy')))
+    this.#checked({ error })
+  }
+
+  /** Many servers answer an unknown tool with an isError result rather than -32602: the pool's catalog says which. */
+  #checked(outcome: CallOutcome): void {
+    this.pool.relayedOutcome(this.server, this.tool, outcome).then(
+      (result) => this.call.resolve(relayResult(result)),
+      (error: unknown) => this.call.reject(withStatus(error, 'legacy')),
+    )
   }
 }

@@ -5,8 +5,8 @@
  * it), 408 past `bodyTimeoutMs`, 400 + -32700 for invalid UTF-8, JSON nested deeper than
  * `maxJsonDepth`, or no JSON at all. startBody begins the read and leaves its one wait to the
  * caller (the handler's own async frame: every POST comes here, and each frame and hop costs),
- * whose read's `bytes()` and then parseJsonBody finish it; readBody and readJsonBody do it all for
- * callers that need no such care.
+ * whose read's `bytes()` and then parseJsonBody finish it; readBody does the reading for callers
+ * that need no such care (/v1).
  */
 import { RPC, RpcError } from '../../errors/index.ts'
 import type { Deadline, DeadlineQueue } from '../../session/index.ts'
@@ -125,12 +125,6 @@ export function parseJsonBody(read: BodyBytes, options: ReadBodyOptions): ReadBo
 export async function readBody(request: Request, options: ReadBodyOptions): Promise<BodyBytes> {
   const read = startBody(request, options)
   return read instanceof BodyRead ? read.bytes(await read.settled) : read
-}
-
-/** The body's JSON (startBody with the media type check, its wait, parseJsonBody). */
-export async function readJsonBody(request: Request, options: ReadBodyOptions): Promise<ReadBodyResult> {
-  const read = startBody(request, options, true)
-  return read instanceof BodyRead ? parseJsonBody(read.bytes(await read.settled), options) : read
 }
 
 async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array | undefined> {

@@ -97,7 +97,7 @@ export function withIdleTimeouts(
 
 /**
  * Bun refuses a body over its maxRequestBodySize (128 MiB by default) before any handler runs,
- * with an empty 413. mcpx enforces maxFrameBytes itself (server/http/body.ts: from Content-Length
+ * with an empty 413. mcpx enforces maxFrameBytes itself (server/http/body-read.ts: from Content-Length
  * before reading, counted while streaming) and answers in JSON-RPC, so Bun's cap is lifted out of
  * the way; a listener option for Bun.serve.
  */

@@ -1,10 +1,16 @@
-/** lib/server/http/body.ts: Accept and Content-Type checks and byte-capped body reading. */
+/** lib/server/http/body.ts and body-read.ts: Accept and Content-Type checks and byte-capped body reading. */
 import { describe, expect, test } from 'bun:test'
 import { accepts, checkAccept } from '../../../../lib/server/http/body.ts'
-import { readJsonBody } from '../../../../lib/server/http/body-read.ts'
+import { BodyRead, type ReadBodyOptions, type ReadBodyResult, parseJsonBody, startBody } from '../../../../lib/server/http/body-read.ts'
 
 const URL_ = 'http://localhost/mcp'
 const BOTH = 'application/json, text/event-stream'
+
+/** A POST body's JSON as the HTTP handler reads it: startBody with the media type check, its wait, parseJsonBody. */
+async function readJsonBody(request: Request, options: ReadBodyOptions): Promise<ReadBodyResult> {
+  const read = startBody(request, options, true)
+  return read instanceof BodyRead ? parseJsonBody(read.bytes(await read.settled), options) : read
+}
 
 function post(body: BodyInit | null, headers: Record<string, string> = { 'content-type': 'application/json' }): Request {
   return new Request(URL_, { method: 'POST', headers, body })
