@@ -9,9 +9,12 @@
  * one side, JavaScript on the stack or not, and by the frame it ran in. Samples with JavaScript on
  * the stack are also charged to the nearest named JavaScript function (inlined frames the JIT does
  * not name are charged to the function they were inlined into), with everything they called.
+ * The JIT dump costs each process time of its own (its writes, and perf reading it): with `--regions`
+ * the processes run without it and only the first table is printed, each sample put by the code it
+ * was in (compiled JavaScript, bun, libc or the kernel): the split to compare totals by.
  * Needs `perf` (Debian: linux-perf) and permission to attach to the two processes.
  * Usage: bun scripts/bench/native-profile.ts [--binary path] [--calls 8000] [--warmup 10000]
- *        [--frequency 4999] [--top 20]. Markdown on stdout.
+ *        [--frequency 4999] [--top 20] [--regions]. Markdown on stdout.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -28,6 +31,7 @@ const { values: flags } = parseArgs({
     warmup: { type: 'string', default: '10000' },
     frequency: { type: 'string', default: '4999' },
     top: { type: 'string', default: '20' },
+    regions: { type: 'boolean', default: false },
   },
 })
 const count = (name: 'calls' | 'warmup' | 'frequency' | 'top') => integerFlag(name, flags[name])
@@ -91,6 +95,33 @@ function jitName(symbols: readonly JitSymbol[], ip: bigint): string | undefined 
 }
 
 type Region = 'JIT code' | 'bun' | 'libc' | 'kernel'
+
+/**
+ * The region of a sample's own frame by perf's name for its mapping. Without a JIT dump, compiled
+ * JavaScript is the runtime's perf map (`/tmp/perf-<pid>.map`) or, without one, anonymous `[JIT]` memory.
+ */
+function regionOf(dso: string): Region {
+  if (dso.includes('[JIT]') || PERF_MAP.test(dso)) return 'JIT code'
+  return dso.includes('kernel') ? 'kernel' : dso.includes('libc') ? 'libc' : 'bun'
+}
+const PERF_MAP = /\/perf-\d+\.map$/
+
+/** `--regions`: each sample's period by the region of its own frame. */
+function regionsOf(perfData: string): Split {
+  const script = Bun.spawnSync(['perf', 'script', '-i', perfData, '-F', 'period,ip,dso'], { stdout: 'pipe', stderr: 'pipe' })
+  if (script.exitCode !== 0) throw new Error(`perf script failed: ${script.stderr.toString()}`)
+  const bySide = new Map<string, number>()
+  let total = 0
+  for (const line of script.stdout.toString().split('\n')) {
+    const match = /^\s*(\d+)\s+[0-9a-f]+\s+\((.*)\)\s*$/.exec(line)
+    if (match === null) continue
+    const period = Number(match[1])
+    total += period
+    const region = regionOf(match[2]!)
+    bySide.set(region, (bySide.get(region) ?? 0) + period)
+  }
+  return { total, bySide, byFunction: new Map() }
+}
 interface Split {
   readonly total: number
   readonly bySide: Map<string, number>
@@ -137,7 +168,7 @@ function split(perfData: string, symbols: readonly JitSymbol[]): Split {
 const dir = mkdtempSync(join(tmpdir(), 'mcpx-native-profile-'))
 const jitDumps = join(dir, 'jit')
 mkdirSync(jitDumps)
-const profileEnv = { BUN_JSC_useJITDump: '1', BUN_JSC_jitDumpDirectory: jitDumps }
+const profileEnv: Record<string, string> = flags.regions ? {} : { BUN_JSC_useJITDump: '1', BUN_JSC_jitDumpDirectory: jitDumps }
 const binary = flags.binary ?? (await buildBinary(dir))
 const recorded: Array<{ name: string; pid: number; data: string }> = []
 const { targets, stop } = await daemonAndRelayTargets(binary, dir, profileEnv).catch((error: unknown) => {
@@ -148,7 +179,8 @@ try {
   for (const target of targets) for (let i = 0; i < warmup; i++) await target.call()
   for (const target of targets) {
     const data = join(dir, `perf-${target.pid}.data`)
-    const perf = Bun.spawn(['perf', 'record', '-F', String(frequency), '-g', '-p', String(target.pid), '-o', data], {
+    const chains = flags.regions ? [] : ['-g']
+    const perf = Bun.spawn(['perf', 'record', '-F', String(frequency), ...chains, '-p', String(target.pid), '-o', data], {
       stdout: 'ignore',
       stderr: 'pipe',
     })
@@ -166,6 +198,7 @@ try {
 }
 try {
   const results = recorded.map((r) => {
+    if (flags.regions) return { ...r, split: regionsOf(r.data) }
     // JSC names the file jit-<thread>-<pid>.dump.
     const dump = readdirSync(jitDumps).find((file) => file.endsWith(`-${r.pid}.dump`))
     if (dump === undefined) throw new Error(`process ${r.pid} wrote no JIT dump to ${jitDumps}`)
@@ -173,11 +206,12 @@ try {
   })
   const perCall = (ns: number) => fmt(ns / 1000 / calls, 1)
   const sides = [...new Set(results.flatMap((r) => [...r.split.bySide.keys()]))].sort()
-  console.log(`## CPU per call by where it ran (perf, ${calls} calls after ${warmup}, ${frequency} Hz, ${new Date().toISOString()})\n`)
+  const how = flags.regions ? 'by the code each sample was in, no JIT dump' : 'by where it ran'
+  console.log(`## CPU per call ${how} (perf, ${calls} calls after ${warmup}, ${frequency} Hz, ${new Date().toISOString()})\n`)
   console.log(`| µs per call | ${results.map((r) => r.name).join(' | ')} |\n|---|${results.map(() => '---|').join('')}`)
   console.log(`| all | ${results.map((r) => perCall(r.split.total)).join(' | ')} |`)
   for (const side of sides) console.log(`| ${side} | ${results.map((r) => perCall(r.split.bySide.get(side) ?? 0)).join(' | ')} |`)
-  for (const r of results) {
+  for (const r of flags.regions ? [] : results) {
     console.log(`\n### ${r.name}: JavaScript functions with what they called, top ${top}\n\n| function | µs per call |\n|---|---|`)
     const ranked = [...r.split.byFunction.entries()].sort((a, b) => b[1] - a[1]).slice(0, top)
     for (const [name, ns] of ranked) console.log(`| ${name} | ${perCall(ns)} |`)
