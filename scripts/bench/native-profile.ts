@@ -101,10 +101,14 @@ type Region = 'JIT code' | 'bun' | 'libc' | 'kernel'
  * JavaScript is the runtime's perf map (`/tmp/perf-<pid>.map`) or, without one, anonymous `[JIT]` memory.
  */
 function regionOf(dso: string): Region {
-  if (dso.includes('[JIT]') || PERF_MAP.test(dso)) return 'JIT code'
-  return dso.includes('kernel') ? 'kernel' : dso.includes('libc') ? 'libc' : 'bun'
+  return dso.includes('[JIT]') || PERF_MAP.test(dso) ? 'JIT code' : nativeRegionOf(dso)
 }
 const PERF_MAP = /\/perf-\d+\.map$/
+
+/** Code that is not compiled JavaScript, by its mapping. */
+function nativeRegionOf(dso: string): Exclude<Region, 'JIT code'> {
+  return dso.includes('kernel') ? 'kernel' : dso.includes('libc') ? 'libc' : 'bun'
+}
 
 /** `--regions`: each sample's period by the region of its own frame. */
 function regionsOf(perfData: string): Split {
@@ -122,6 +126,7 @@ function regionsOf(perfData: string): Split {
   }
   return { total, bySide, byFunction: new Map() }
 }
+
 interface Split {
   readonly total: number
   readonly bySide: Map<string, number>
@@ -152,7 +157,7 @@ function split(perfData: string, symbols: readonly JitSymbol[]): Split {
     for (const line of lines.slice(1)) {
       const [address = '', dso = ''] = line.trim().split(/\s+/, 2)
       const jit = jitName(symbols, BigInt(`0x${address}`))
-      const region: Region = jit !== undefined ? 'JIT code' : dso.includes('kernel') ? 'kernel' : dso.includes('libc') ? 'libc' : 'bun'
+      const region: Region = jit !== undefined ? 'JIT code' : nativeRegionOf(dso)
       leaf ??= region
       if (jit === undefined) continue
       onStack = true
