@@ -271,6 +271,10 @@ async function ownCpu(cpuTargets: readonly { name: string; pid: number; call: ()
   return ownCpuPerCall(cpuTargets, cpuOwnCalls, 500)
 }
 
+const RELAY_FLOOR_DESCRIPTION =
+  'SDK client → minimal bun HTTP→stdio relay (no validation, sessions or auth), placed in sessions as the daemon is → stdio upstream'
+const RELAY_FLOOR_SHARED_DESCRIPTION = 'the same relay floor, it and its upstream in the bench\'s own session (with the client)'
+
 const toolCall = (client: Client, name: string, args: Record<string, unknown>) => async () => {
   const result = await client.callTool({ name, arguments: args })
   if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result).slice(0, 300)}`)
@@ -293,11 +297,14 @@ async function measureLatency(targets: Parameters<typeof measurePersistent>[0], 
 /** `--only mcp`: part 1a and the paired /mcp?codemode=false vs relay-floor blocks, optionally against a baseline binary. */
 async function mainMcp(): Promise<McpOnlyReport> {
   const { daemon } = await echoOnly()
-  const relay: Peer = await startRelayFloor()
+  const relay: Peer = await startRelayFloor('daemon')
   cleanups.push(() => relay.stop())
+  const relayShared: Peer = await startRelayFloor('shared')
+  cleanups.push(() => relayShared.stop())
   const raw = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
   const relaySdk = await httpClient(relay.url)
-  clients.push(raw, relaySdk)
+  const relaySharedSdk = await httpClient(relayShared.url)
+  clients.push(raw, relaySdk, relaySharedSdk)
   const targets: Array<CallTarget & { pid: number }> = [
     {
       name: 'mcpx-raw',
@@ -307,9 +314,15 @@ async function mainMcp(): Promise<McpOnlyReport> {
     },
     {
       name: 'relay-floor',
-      describe: 'SDK client → minimal bun HTTP→stdio relay (no validation, sessions or auth) → stdio upstream',
+      describe: RELAY_FLOOR_DESCRIPTION,
       pid: relay.pid,
       call: toolCall(relaySdk, 'echo', { message: 'hello' }),
+    },
+    {
+      name: 'relay-floor-shared',
+      describe: RELAY_FLOOR_SHARED_DESCRIPTION,
+      pid: relayShared.pid,
+      call: toolCall(relaySharedSdk, 'echo', { message: 'hello' }),
     },
   ]
   if (flags.baseline !== undefined) {
@@ -330,7 +343,7 @@ async function mainMcp(): Promise<McpOnlyReport> {
   const calls = num('calls')
   progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
   const { persistent, ratios } = await measureLatency(targets, calls)
-  const persistentRatios = [ratios('mcpx-raw', 'relay-floor')]
+  const persistentRatios = [ratios('mcpx-raw', 'relay-floor'), ratios('mcpx-raw', 'relay-floor-shared'), ratios('relay-floor', 'relay-floor-shared')]
   if (flags.baseline !== undefined)
     persistentRatios.push(ratios('mcpx-raw-baseline', 'relay-floor'), ratios('mcpx-raw', 'mcpx-raw-baseline'))
   return {
@@ -363,8 +376,10 @@ async function main(): Promise<BenchReport> {
   cleanups.push(() => mcporter.stop())
   const floor: Peer = await startHttpFloor()
   cleanups.push(() => floor.stop())
-  const relay: Peer = await startRelayFloor()
+  const relay: Peer = await startRelayFloor('daemon')
   cleanups.push(() => relay.stop())
+  const relayShared: Peer = await startRelayFloor('shared')
+  cleanups.push(() => relayShared.stop())
 
   const { client: direct, pid: directPid } = await directClient(dir)
   const raw = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
@@ -372,7 +387,8 @@ async function main(): Promise<BenchReport> {
   const sg = await httpClient(supergateway.url)
   const floorSdk = await httpClient(floor.url)
   const relaySdk = await httpClient(relay.url)
-  clients.push(direct, raw, codeMode, sg, floorSdk, relaySdk)
+  const relaySharedSdk = await httpClient(relayShared.url)
+  clients.push(direct, raw, codeMode, sg, floorSdk, relaySdk, relaySharedSdk)
   const floorBody = JSON.stringify({
     jsonrpc: '2.0',
     id: 1,
@@ -413,17 +429,15 @@ async function main(): Promise<BenchReport> {
       call: call(floorSdk, 'echo', { message: 'hello' }),
     },
     { name: 'http-floor-fetch', describe: 'bare fetch POST → the same canned-JSON server (loopback HTTP floor)', call: floorFetch },
-    {
-      name: 'relay-floor',
-      describe: 'SDK client → minimal bun HTTP→stdio relay (no validation, sessions or auth) → stdio upstream',
-      call: call(relaySdk, 'echo', { message: 'hello' }),
-    },
+    { name: 'relay-floor', describe: RELAY_FLOOR_DESCRIPTION, call: call(relaySdk, 'echo', { message: 'hello' }) },
+    { name: 'relay-floor-shared', describe: RELAY_FLOOR_SHARED_DESCRIPTION, call: call(relaySharedSdk, 'echo', { message: 'hello' }) },
   ]
   const cpuOwnCalls = num('cpu-calls')
   const byTarget = Object.fromEntries(targets.map((t) => [t.name, t]))
   const daemonCpu: OwnCpuPerCall[] = await ownCpu([
     { name: 'mcpx-raw', pid: daemon.pid, call: byTarget['mcpx-raw']!.call },
     { name: 'relay-floor', pid: relay.pid, call: byTarget['relay-floor']!.call },
+    { name: 'relay-floor-shared', pid: relayShared.pid, call: byTarget['relay-floor-shared']!.call },
   ])
   const calls = num('calls')
   progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
@@ -438,6 +452,7 @@ async function main(): Promise<BenchReport> {
     'http-floor-sdk': floor.pid,
     'http-floor-fetch': floor.pid,
     'relay-floor': relay.pid,
+    'relay-floor-shared': relayShared.pid,
   }
   const cpu: CpuPerCall[] = await cpuPerCall(
     targets.map((t) => ({ name: t.name, serverRoot: serverRoot[t.name]!, call: t.call })),
@@ -454,6 +469,8 @@ async function main(): Promise<BenchReport> {
     ratios('http-floor-fetch', 'direct'),
     ratios('relay-floor', 'direct'),
     ratios('mcpx-raw', 'relay-floor'),
+    ratios('mcpx-raw', 'relay-floor-shared'),
+    ratios('relay-floor', 'relay-floor-shared'),
     ratios('mcpx-raw', 'http-floor-sdk'),
   ]
 

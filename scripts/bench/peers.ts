@@ -213,18 +213,34 @@ export function startHttpFloor(): Promise<Peer> {
   return startScriptPeer('http-floor.ts')
 }
 
+/**
+ * How the relay floor's two processes are placed among sessions. Linux schedules each session as a
+ * group of its own (autogroup, on in Debian's kernels), and a wake-up across groups costs more than
+ * one within a group: the relay floor in the bench's own session, with its upstream, measured
+ * 2–15 % faster than the same floor placed as the daemon is (README "Benchmarks", 2026-12-07 06:40).
+ * - `daemon` (what the targets compare against): the floor in a session of its own, as `mcpx daemon
+ *   start` places the daemon, and its upstream in another, as mcpx places every stdio upstream;
+ * - `shared`: both in the bench's session, with the client (how the floor ran until 2026-12-07).
+ */
+export type RelayArrangement = 'daemon' | 'shared'
+
 /** The minimal HTTP→stdio relay of relay-floor.ts (with its own echo upstream), likewise. */
-export function startRelayFloor(extraEnv: Record<string, string> = {}): Promise<Peer> {
-  return startScriptPeer('relay-floor.ts', extraEnv)
+export function startRelayFloor(arrangement: RelayArrangement = 'daemon', extraEnv: Record<string, string> = {}): Promise<Peer> {
+  const own = arrangement === 'daemon'
+  return startScriptPeer('relay-floor.ts', extraEnv, own ? ['', '--upstream-session', 'own'] : [], own)
 }
 
-/** A bench helper script run by bun: it prints `{"url": …}` once listening and exits on stdin EOF. */
-async function startScriptPeer(script: string, extraEnv: Record<string, string> = {}): Promise<Peer> {
-  const child = Bun.spawn([process.execPath, join(REPO, 'scripts/bench', script)], {
+/**
+ * A bench helper script run by bun: it prints `{"url": …}` once listening and exits on stdin EOF.
+ * `ownSession`: started with setsid (Bun's `detached`), as a daemon is.
+ */
+async function startScriptPeer(script: string, extraEnv: Record<string, string> = {}, args: string[] = [], ownSession = false): Promise<Peer> {
+  const child = Bun.spawn([process.execPath, join(REPO, 'scripts/bench', script), ...args], {
     stdin: 'pipe',
     stdout: 'pipe',
     stderr: 'inherit',
     env: { ...process.env, ...extraEnv },
+    detached: ownSession,
   })
   const reader = child.stdout.getReader()
   let text = ''
@@ -273,7 +289,7 @@ export async function daemonAndRelayTargets(
   try {
     const daemon = await startMcpxDaemon(binary, dir, { echo: { command: NODE, args: [ECHO_SERVER] } }, extraEnv)
     peers.push(daemon)
-    const relay = await startRelayFloor(extraEnv)
+    const relay = await startRelayFloor('daemon', extraEnv)
     peers.push(relay)
     const viaDaemon = await httpClient(`${daemon.baseUrl}/mcp?codemode=false`, daemon.token)
     clients.push(viaDaemon)
