@@ -273,7 +273,7 @@ async function ownCpu(cpuTargets: readonly { name: string; pid: number; call: ()
 
 const RELAY_FLOOR_DESCRIPTION =
   'SDK client → minimal bun HTTP→stdio relay (no validation, sessions or auth), placed in sessions as the daemon is → stdio upstream'
-const RELAY_FLOOR_SHARED_DESCRIPTION = 'the same relay floor, it and its upstream in the bench\'s own session (with the client)'
+const RELAY_FLOOR_SHARED_DESCRIPTION = "the same relay floor, it and its upstream in the bench's own session (with the client)"
 
 const toolCall = (client: Client, name: string, args: Record<string, unknown>) => async () => {
   const result = await client.callTool({ name, arguments: args })
@@ -343,7 +343,11 @@ async function mainMcp(): Promise<McpOnlyReport> {
   const calls = num('calls')
   progress(`part 1: ${calls} calls per target, blocks of ${num('block')}, warm-up ${num('warmup')}`)
   const { persistent, ratios } = await measureLatency(targets, calls)
-  const persistentRatios = [ratios('mcpx-raw', 'relay-floor'), ratios('mcpx-raw', 'relay-floor-shared'), ratios('relay-floor', 'relay-floor-shared')]
+  const persistentRatios = [
+    ratios('mcpx-raw', 'relay-floor'),
+    ratios('mcpx-raw', 'relay-floor-shared'),
+    ratios('relay-floor', 'relay-floor-shared'),
+  ]
   if (flags.baseline !== undefined)
     persistentRatios.push(ratios('mcpx-raw-baseline', 'relay-floor'), ratios('mcpx-raw', 'mcpx-raw-baseline'))
   return {

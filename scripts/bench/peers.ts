@@ -234,7 +234,12 @@ export function startRelayFloor(arrangement: RelayArrangement = 'daemon', extraE
  * A bench helper script run by bun: it prints `{"url": …}` once listening and exits on stdin EOF.
  * `ownSession`: started with setsid (Bun's `detached`), as a daemon is.
  */
-async function startScriptPeer(script: string, extraEnv: Record<string, string> = {}, args: string[] = [], ownSession = false): Promise<Peer> {
+async function startScriptPeer(
+  script: string,
+  extraEnv: Record<string, string> = {},
+  args: string[] = [],
+  ownSession = false,
+): Promise<Peer> {
   const child = Bun.spawn([process.execPath, join(REPO, 'scripts/bench', script), ...args], {
     stdin: 'pipe',
     stdout: 'pipe',

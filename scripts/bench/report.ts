@@ -212,7 +212,7 @@ function httpTargets(r: Pick<BenchReport, 'persistentRatios' | 'daemonCpu'>): st
       mark(relay.paired <= 1.1),
     ],
     [
-      '… the same against the floor in the bench\'s own session (how it ran until 2026-12-07)',
+      "… the same against the floor in the bench's own session (how it ran until 2026-12-07)",
       `${fmt(shared.paired)}× paired (p50 ${fmt(shared.p50)}×); that floor is ${fmt(placement.paired)}× the other`,
       mark(shared.paired <= 1.1),
     ],
