@@ -217,7 +217,8 @@ export function startHttpFloor(): Promise<Peer> {
  * How the relay floor's two processes are placed among sessions. Linux schedules each session as a
  * group of its own (autogroup, on in Debian's kernels), and a wake-up across groups costs more than
  * one within a group: the relay floor in the bench's own session, with its upstream, measured
- * 2–15 % faster than the same floor placed as the daemon is (README "Benchmarks", 2026-12-07 06:40).
+ * 1–15 % faster than the same floor placed as the daemon is (README "Benchmarks", "Runs of
+ * 2026-12-07 06:34–06:48 UTC").
  * - `daemon` (what the targets compare against): the floor in a session of its own, as `mcpx daemon
  *   start` places the daemon, and its upstream in another, as mcpx places every stdio upstream;
  * - `shared`: both in the bench's session, with the client (how the floor ran until 2026-12-07).
@@ -227,7 +228,7 @@ export type RelayArrangement = 'daemon' | 'shared'
 /** The minimal HTTP→stdio relay of relay-floor.ts (with its own echo upstream), likewise. */
 export function startRelayFloor(arrangement: RelayArrangement = 'daemon', extraEnv: Record<string, string> = {}): Promise<Peer> {
   const own = arrangement === 'daemon'
-  return startScriptPeer('relay-floor.ts', extraEnv, own ? ['', '--upstream-session', 'own'] : [], own)
+  return startScriptPeer('relay-floor.ts', extraEnv, own ? ['--upstream-session=own'] : [], own)
 }
 
 /**

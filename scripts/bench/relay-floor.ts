@@ -7,15 +7,16 @@
  */
 import { join } from 'node:path'
 
-// argv[2]: the echo server's path, for a compiled copy (bench/startup.ts), whose import.meta.dir is Bun's embedded /$bunfs.
-const upstream = Bun.spawn(['node', process.argv[2] || join(import.meta.dir, 'echo-server.mjs')], {
+// Arguments: the echo server's path, for a compiled copy (bench/startup.ts), whose import.meta.dir is
+// Bun's embedded /$bunfs; `--upstream-session=own`: the upstream in a session of its own, as mcpx
+// starts every stdio upstream (its own process group, for cleanup; Bun's `detached` is setsid), so
+// that both relays' upstreams are scheduled alike (peers.ts RelayArrangement says why that matters).
+const args = process.argv.slice(2)
+const upstream = Bun.spawn(['node', args.find((arg) => !arg.startsWith('--')) ?? join(import.meta.dir, 'echo-server.mjs')], {
   stdin: 'pipe',
   stdout: 'pipe',
   stderr: 'inherit',
-  // `--upstream-session own`: the upstream in a session of its own, as mcpx starts every stdio
-  // upstream (its own process group, for cleanup; Bun's `detached` is setsid), so that both relays'
-  // upstreams are scheduled alike (peers.ts startRelayFloor says why that matters).
-  detached: process.argv[3] === '--upstream-session' && process.argv[4] === 'own',
+  detached: args.includes('--upstream-session=own'),
 })
 const waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>()
 let nextId = 1
