@@ -60,7 +60,7 @@ import {
   type McpxDaemon,
   type Mcporter,
 } from './bench/peers.ts'
-import { type CallTarget, measurePersistent, pairedRatio } from './bench/persistent.ts'
+import { type CallTarget, measurePersistent, pairedQuartiles, pairedRatio } from './bench/persistent.ts'
 import {
   type McpOnlyReport,
   renderMarkdown,
@@ -289,6 +289,7 @@ async function measureLatency(targets: Parameters<typeof measurePersistent>[0], 
     b,
     p50: ratio(byName[a]!.p50Us, byName[b]!.p50Us),
     paired: pairedRatio(byName[a]!, byName[b]!),
+    pairedQuartiles: pairedQuartiles(byName[a]!, byName[b]!),
     p99: ratio(byName[a]!.p99Us, byName[b]!.p99Us),
   })
   return { persistent, ratios }

@@ -58,8 +58,22 @@ export async function measurePersistent(targets: readonly CallTarget[], options:
   })
 }
 
-/** Median over rounds of a.block / b.block (same round, so the same machine state). */
+/** a.block / b.block for each round (same round, so the same machine state), in round order. */
+function roundRatios(a: TargetResult, b: TargetResult): number[] {
+  return a.blockP50Us.map((value, i) => value / b.blockP50Us[i]!)
+}
+
+/** Median over rounds of a.block / b.block. */
 export function pairedRatio(a: TargetResult, b: TargetResult): number {
-  const ratios = a.blockP50Us.map((value, i) => value / b.blockP50Us[i]!)
-  return median(ratios)
+  return median(roundRatios(a, b))
+}
+
+/**
+ * The middle half of those per-round ratios (first and third quartile): how far single rounds
+ * scatter around pairedRatio, so a target a few per cent away from it reads as inside or outside
+ * the run's own noise.
+ */
+export function pairedQuartiles(a: TargetResult, b: TargetResult): readonly [number, number] {
+  const ratios = roundRatios(a, b)
+  return [quantile(ratios, 0.25), quantile(ratios, 0.75)]
 }

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path'
 import { ECHO_SERVER, MCPORTER, NODE, REPO, isolatedEnv, type McpxDaemon, type Mcporter } from './peers.ts'
-import { type TargetResult, pairedRatio } from './persistent.ts'
+import { type TargetResult, pairedQuartiles, pairedRatio } from './persistent.ts'
 import type { RatioRow } from './report.ts'
 import { quantile, ratio } from './stats.ts'
 
@@ -103,6 +103,7 @@ export async function measureStdioPaths(options: StdioOptions): Promise<StdioFig
       b,
       p50: ratio(by[a]!.p50Us, by[b]!.p50Us),
       paired: pairedRatio(by[a]!, by[b]!),
+      pairedQuartiles: pairedQuartiles(by[a]!, by[b]!),
       p99: ratio(by[a]!.p99Us, by[b]!.p99Us),
     })
     const first = raw.targets.find((t) => t.name === 'serve-raw')?.firstBlockUs ?? []
