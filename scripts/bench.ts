@@ -60,7 +60,7 @@ import {
   type McpxDaemon,
   type Mcporter,
 } from './bench/peers.ts'
-import { type CallTarget, measurePersistent, pairedQuartiles, pairedRatio } from './bench/persistent.ts'
+import { type CallTarget, measurePersistent, ratioRow } from './bench/persistent.ts'
 import {
   type McpOnlyReport,
   renderMarkdown,
@@ -73,7 +73,6 @@ import {
 } from './bench/report.ts'
 import { type StdioFigures, measureStdioPaths } from './bench/stdio.ts'
 import { integerFlag } from './bench/flags.ts'
-import { ratio } from './bench/stats.ts'
 import { resolveSettings } from '../lib/settings/index.ts'
 
 const { values: flags } = parseArgs({
@@ -284,14 +283,7 @@ const toolCall = (client: Client, name: string, args: Record<string, unknown>) =
 async function measureLatency(targets: Parameters<typeof measurePersistent>[0], calls: number) {
   const persistent = await measurePersistent(targets, { calls, block: num('block'), warmup: num('warmup') })
   const byName = Object.fromEntries(persistent.map((r) => [r.name, r]))
-  const ratios = (a: string, b: string) => ({
-    a,
-    b,
-    p50: ratio(byName[a]!.p50Us, byName[b]!.p50Us),
-    paired: pairedRatio(byName[a]!, byName[b]!),
-    pairedQuartiles: pairedQuartiles(byName[a]!, byName[b]!),
-    p99: ratio(byName[a]!.p99Us, byName[b]!.p99Us),
-  })
+  const ratios = (a: string, b: string) => ratioRow(byName[a]!, byName[b]!)
   return { persistent, ratios }
 }
 

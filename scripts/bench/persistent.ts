@@ -4,7 +4,7 @@
  * rotated each round, so machine noise lands on every target alike. Per target: p50/p99 over all
  * samples, and the "paired" ratio = median over rounds of (block p50 / the reference's block p50).
  */
-import { median, quantile, rotate } from './stats.ts'
+import { median, quantile, ratio, rotate } from './stats.ts'
 
 export interface CallTarget {
   readonly name: string
@@ -58,22 +58,29 @@ export async function measurePersistent(targets: readonly CallTarget[], options:
   })
 }
 
-/** a.block / b.block for each round (same round, so the same machine state), in round order. */
-function roundRatios(a: TargetResult, b: TargetResult): number[] {
-  return a.blockP50Us.map((value, i) => value / b.blockP50Us[i]!)
+/** Two targets of one run compared: p50 and p99 ratios, and the paired ratio with its rounds' spread. */
+export interface RatioRow {
+  readonly a: string
+  readonly b: string
+  readonly p50: number
+  /** Median over rounds of a.block / b.block (same round, so the same machine state). */
+  readonly paired: number
+  /**
+   * First and third quartile of those per-round ratios: how far single rounds scatter around
+   * `paired`, so a target a few per cent away from it reads as inside or outside the run's own noise.
+   */
+  readonly pairedQuartiles: readonly [number, number]
+  readonly p99: number
 }
 
-/** Median over rounds of a.block / b.block. */
-export function pairedRatio(a: TargetResult, b: TargetResult): number {
-  return median(roundRatios(a, b))
-}
-
-/**
- * The middle half of those per-round ratios (first and third quartile): how far single rounds
- * scatter around pairedRatio, so a target a few per cent away from it reads as inside or outside
- * the run's own noise.
- */
-export function pairedQuartiles(a: TargetResult, b: TargetResult): readonly [number, number] {
-  const ratios = roundRatios(a, b)
-  return [quantile(ratios, 0.25), quantile(ratios, 0.75)]
+export function ratioRow(a: TargetResult, b: TargetResult): RatioRow {
+  const rounds = a.blockP50Us.map((value, i) => value / b.blockP50Us[i]!)
+  return {
+    a: a.name,
+    b: b.name,
+    p50: ratio(a.p50Us, b.p50Us),
+    paired: median(rounds),
+    pairedQuartiles: [quantile(rounds, 0.25), quantile(rounds, 0.75)],
+    p99: ratio(a.p99Us, b.p99Us),
+  }
 }

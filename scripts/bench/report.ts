@@ -7,20 +7,10 @@ import type { SearchBench } from '../../lib/search/index.ts'
 import { type BatchFigures, EXEC_IDLE_MS, type ListBytes, type SandboxFigures } from './codemode.ts'
 import type { CpuPerCall, OwnCpuPerCall } from './cpu.ts'
 import type { MemoryFigures, StartupFigures } from './startup.ts'
-import type { TargetResult } from './persistent.ts'
+import type { RatioRow, TargetResult } from './persistent.ts'
 import type { StdioFigures } from './stdio.ts'
 import type { PairResult } from './oneshot.ts'
 import { fmt, ratio } from './stats.ts'
-
-export interface RatioRow {
-  readonly a: string
-  readonly b: string
-  readonly p50: number
-  readonly paired: number
-  /** First and third quartile of the per-round ratios whose median is `paired`. */
-  readonly pairedQuartiles: readonly [number, number]
-  readonly p99: number
-}
 
 export interface BenchReport {
   readonly when: string
@@ -68,8 +58,8 @@ export interface StdioOnlyReport {
 }
 
 const mark = (ok: boolean) => (ok ? '✅' : '❌')
-/** The rounds' spread around a paired ratio, for a target row. */
-const quartiles = (row: RatioRow) => `middle half of the rounds ${fmt(row.pairedQuartiles[0])}–${fmt(row.pairedQuartiles[1])}×`
+/** The middle half of a paired ratio's per-round ratios. */
+const spread = (row: RatioRow) => `${fmt(row.pairedQuartiles[0])}–${fmt(row.pairedQuartiles[1])}×`
 const ms = (value: number) => fmt(value, value < 10 ? 2 : 0)
 const lat = (l: LatencySummary) => `median ${ms(l.medianMs)} ms · p95 ${ms(l.p95Ms)} ms · min ${ms(l.minMs)} ms`
 
@@ -212,7 +202,7 @@ function httpTargets(r: Pick<BenchReport, 'persistentRatios' | 'daemonCpu'>): st
   return [
     [
       'daemon `/mcp?codemode=false` p50 (paired) ≤ 1.1× the relay floor (placed in sessions as the daemon is)',
-      `${fmt(relay.paired)}× paired, ${quartiles(relay)} (p50 ${fmt(relay.p50)}×)`,
+      `${fmt(relay.paired)}× paired, middle half of the rounds ${spread(relay)} (p50 ${fmt(relay.p50)}×)`,
       mark(relay.paired <= 1.1),
     ],
     [
@@ -244,7 +234,7 @@ function stdioTargets(s: StdioFigures): string[][] {
   return [
     [
       '`mcpx serve --mode raw` p50 (paired) ≤ 1.25× the byte-pump floor',
-      `${fmt(floor.paired)}× paired, ${quartiles(floor)} (p50 ${fmt(floor.p50)}×)`,
+      `${fmt(floor.paired)}× paired, middle half of the rounds ${spread(floor)} (p50 ${fmt(floor.p50)}×)`,
       mark(floor.paired <= 1.25),
     ],
     [
@@ -312,13 +302,7 @@ function latencyTables(targets: readonly TargetResult[], ratios: readonly RatioR
     '',
     table(
       ['ratio (same run)', 'p50', 'paired p50 (median of per-block ratios)', 'middle half of the per-block ratios', 'p99'],
-      ratios.map((x) => [
-        `${x.a} / ${x.b}`,
-        `${fmt(x.p50)}×`,
-        `${fmt(x.paired)}×`,
-        `${fmt(x.pairedQuartiles[0])}–${fmt(x.pairedQuartiles[1])}×`,
-        `${fmt(x.p99)}×`,
-      ]),
+      ratios.map((x) => [`${x.a} / ${x.b}`, `${fmt(x.p50)}×`, `${fmt(x.paired)}×`, spread(x), `${fmt(x.p99)}×`]),
     ),
   ]
 }

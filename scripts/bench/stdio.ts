@@ -6,8 +6,7 @@
  */
 import { join } from 'node:path'
 import { ECHO_SERVER, MCPORTER, NODE, REPO, isolatedEnv, type McpxDaemon, type Mcporter } from './peers.ts'
-import { type TargetResult, pairedQuartiles, pairedRatio } from './persistent.ts'
-import type { RatioRow } from './report.ts'
+import { type RatioRow, type TargetResult, ratioRow } from './persistent.ts'
 import { quantile, ratio } from './stats.ts'
 
 export interface StdioFigures {
@@ -98,14 +97,7 @@ export async function measureStdioPaths(options: StdioOptions): Promise<StdioFig
       blockP50Us: t.blockP50Us,
     }))
     const by = Object.fromEntries(results.map((r) => [r.name, r]))
-    const row = (a: string, b: string): RatioRow => ({
-      a,
-      b,
-      p50: ratio(by[a]!.p50Us, by[b]!.p50Us),
-      paired: pairedRatio(by[a]!, by[b]!),
-      pairedQuartiles: pairedQuartiles(by[a]!, by[b]!),
-      p99: ratio(by[a]!.p99Us, by[b]!.p99Us),
-    })
+    const row = (a: string, b: string): RatioRow => ratioRow(by[a]!, by[b]!)
     const first = raw.targets.find((t) => t.name === 'serve-raw')?.firstBlockUs ?? []
     const firstP50Us = quantile(first, 0.5)
     return {
