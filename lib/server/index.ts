@@ -2,7 +2,7 @@
 export { defineServer, defineTool, definePrompt, defineResource, defineTemplate } from './define.ts'
 export { Engine, type Channel, type Answer } from './engine.ts'
 export { Connection, ShutdownError, type Outlet } from './connection.ts'
-export { Registry, type UnknownNames } from './registry.ts'
+export { Registry, TOOL_WIRE_FIELDS, type UnknownNames } from './registry.ts'
 export { InputRequired } from './context.ts'
 export { serveStdio, type StdioServer, type StdioSessionEvent } from './serve-stdio.ts'
 export { serveHttp, type HttpServer, type ServeHttpOptions } from './serve-http.ts'

@@ -8,7 +8,7 @@
 import { RPC, RpcError } from '../errors/index.ts'
 import { InputRequired } from './context.ts'
 import { paginate } from './pagination.ts'
-import { describe, type Registry } from './registry.ts'
+import { describe, describeTool, type Registry } from './registry.ts'
 import { EXTENSION, MCP_APPS, resourceNotFound } from '../wire/index.ts'
 import { trustedProblems } from '../schema/index.ts'
 import type { CompleteRequest, HandlerContext, JsonObject, ServerDefinition, ToolDef } from './server-definition.ts'
@@ -28,7 +28,7 @@ function optionalObject(params: JsonObject, key: string): JsonObject {
 
 export function listTools(registry: Registry, params: JsonObject, pageSize: number, hideApps = false): JsonObject {
   const tools = registry.listTools().map((t) => {
-    const wire = describe(t)
+    const wire = describeTool(t)
     wire.inputSchema ??= { type: 'object' }
     return hideApps ? withoutAppMeta(wire) : wire
   })

@@ -118,7 +118,21 @@ function matchUriTemplate(template: string, uri: string): Record<string, string>
   return vars
 }
 
-/** The wire description of a provider: every field except the handler. */
+/**
+ * The members of a ToolDef that are the tool on the wire: schema.json `Tool` of every revision
+ * (2025-11-25 adds `execution`, spelled down at the edge). The others (handler, relay, the task
+ * flags) are the engine's own and never listed.
+ */
+export const TOOL_WIRE_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta'] as const
+
+/** A tool as tools/list gives it: its wire members only. */
+export function describeTool(def: ToolDef): JsonObject {
+  const out: JsonObject = {}
+  for (const field of TOOL_WIRE_FIELDS) if (def[field] !== undefined) out[field] = def[field] as JsonObject[keyof JsonObject]
+  return out
+}
+
+/** The wire description of a prompt, resource or template: every field except its functions. */
 export function describe<T extends object>(def: T): JsonObject {
   const out: JsonObject = {}
   for (const [k, v] of Object.entries(def)) if (typeof v !== 'function' && v !== undefined) out[k] = v

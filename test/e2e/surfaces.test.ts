@@ -13,6 +13,9 @@ import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/ind
 import { readEventStream } from '../../lib/transport/index.ts'
 import { META } from '../../lib/wire/index.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
+import { validateSpec } from '../support/spec-schema.ts'
+
+type Json = Record<string, unknown>
 
 const WORKING_SET = 2
 const dir = tempDir('mcpx-surfaces')
@@ -149,4 +152,42 @@ describe('reactive surface', () => {
     // Bounded: the least recently used (echo) made room for pid.
     expect((await names(host.client)).filter((n) => n.startsWith('up_'))).toEqual(['up_add', 'up_pid'])
   })
+})
+
+describe('each surface describes itself as it is', () => {
+  /** initialize at `revision` on `query`'s surface, then tools/list, over plain HTTP. */
+  async function describeSurface(query: string, revision: '2025-06-18' | '2025-11-25') {
+    const post = async (body: object, session?: string) => {
+      const response = await fetch(base + query, {
+        method: 'POST',
+        headers: {
+          ...auth,
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...(session && { 'Mcp-Session-Id': session, 'MCP-Protocol-Version': revision }),
+        },
+        body: JSON.stringify(body),
+      })
+      expect(response.headers.get('content-type')).toStartWith('application/json')
+      return { session: response.headers.get('mcp-session-id') ?? undefined, message: (await response.json()) as { result: Json } }
+    }
+    const capabilities = {}
+    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: revision, capabilities, clientInfo: { name: 't', version: '1' } } })
+    const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, init.session)
+    const tools = list.message.result.tools as Json[]
+    return { instructions: init.message.result.instructions as string | undefined, tools, result: list.message.result }
+  }
+
+  for (const revision of ['2025-06-18', '2025-11-25'] as const)
+    for (const query of ['', '?codemode=false', '?mode=reactive', '?passthrough=up'])
+      test(`${query || 'code mode'} at ${revision}: tools carry only the revision's Tool members, instructions name only listed tools`, async () => {
+        const surface = await describeSurface(query, revision)
+        expect(surface.tools.length).toBeGreaterThan(0)
+        expect(validateSpec(revision, 'ListToolsResult', surface.result, { strict: true })).toEqual([])
+        const named = new Set(surface.instructions?.match(/\bmcpx_[a-z]+/g) ?? [])
+        const listed = new Set(surface.tools.map((tool) => tool.name))
+        for (const name of named) expect(listed).toContain(name)
+        if (query === '?passthrough=up') expect(surface.instructions).toBeUndefined()
+        else expect(surface.instructions).toContain('mcpx is a gateway')
+      })
 })

@@ -60,10 +60,24 @@ export interface SurfaceOptions {
   readonly view?: AccessView
 }
 
-const INSTRUCTIONS =
-  'mcpx is a gateway to several MCP servers. Find tools with mcpx_search or mcpx_catalog, learn their ' +
-  'arguments with mcpx_types, and call one with mcpx_call ("<server>.<tool>") or run a short program that ' +
-  'calls several with mcpx_exec.'
+/**
+ * The surface's initialize `instructions`: how to find and call tools on it, naming only the tools it
+ * lists (the raw surface has no mcpx_* tools; code mode without a sandbox has no mcpx_exec). Pass-through
+ * gives the upstream's own (mirrorIdentity).
+ */
+export function surfaceInstructions(mode: SurfaceMode, codeMode: boolean): string | undefined {
+  const gateway = 'mcpx is a gateway to several MCP servers.'
+  const listed = "Each server's tools are listed here as <server>_<tool>."
+  if (mode === 'passthrough') return undefined
+  if (mode === 'raw') return `${gateway} ${listed}`
+  const find = codeMode
+    ? 'Find tools with mcpx_search or mcpx_catalog, learn their arguments with mcpx_types, and call one with mcpx_call ' +
+      '("<server>.<tool>") or run a short program that calls several with mcpx_exec.'
+    : 'Find tools with mcpx_catalog and call one with mcpx_call ("<server>.<tool>").'
+  if (mode === 'code-mode') return `${gateway} ${find}`
+  const joins = codeMode ? 'A tool you call or find with mcpx_search' : 'A tool you call'
+  return `${gateway} ${find} ${joins} joins this list as <server>_<tool>, to be called directly.`
+}
 
 export class GatewaySurface {
   readonly engine: EngineType
@@ -96,7 +110,7 @@ export class GatewaySurface {
     this.engine = new Engine(
       {
         info: { name: options.passthrough ?? 'mcpx', version: options.version },
-        instructions: options.mode === 'passthrough' ? undefined : INSTRUCTIONS,
+        instructions: surfaceInstructions(options.mode, options.codeMode !== undefined),
         tools,
         listChanged: true,
         appsToDeclaredClientsOnly: true,

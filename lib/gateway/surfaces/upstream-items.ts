@@ -5,7 +5,17 @@
  */
 import type { AccessView } from '../../access/index.ts'
 import type { JsonObject } from '../../client/index.ts'
-import type { Engine, HandlerContext, PromptDef, ResourceDef, TemplateDef, ToolDef, ToolRelay, UnknownNames } from '../../server/index.ts'
+import {
+  type Engine,
+  type HandlerContext,
+  type PromptDef,
+  type ResourceDef,
+  TOOL_WIRE_FIELDS,
+  type TemplateDef,
+  type ToolDef,
+  type ToolRelay,
+  type UnknownNames,
+} from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import { RESULT_TYPE, hasFeature, isRecord, resourceNotFound } from '../../wire/index.ts'
 import type { Catalog } from '../pool-shapes.ts'
@@ -30,7 +40,8 @@ export interface ItemOptions {
   readonly view?: AccessView
 }
 
-const TOOL_FIELDS = ['title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta'] as const
+/** What an upstream tool keeps as it is; its name is the surface's (rawName). */
+const TOOL_FIELDS = TOOL_WIRE_FIELDS.filter((field) => field !== 'name')
 
 export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[] {
   const upstream = options.pool.upstream(catalog.server)
