@@ -123,7 +123,17 @@ function matchUriTemplate(template: string, uri: string): Record<string, string>
  * (2025-11-25 adds `execution`, spelled down at the edge). The others (handler, relay, the task
  * flags) are the engine's own and never listed.
  */
-export const TOOL_WIRE_FIELDS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations', 'icons', 'execution', '_meta'] as const
+export const TOOL_WIRE_FIELDS = [
+  'name',
+  'title',
+  'description',
+  'inputSchema',
+  'outputSchema',
+  'annotations',
+  'icons',
+  'execution',
+  '_meta',
+] as const
 
 /** A tool as tools/list gives it: its wire members only. */
 export function describeTool(def: ToolDef): JsonObject {

@@ -172,7 +172,12 @@ describe('each surface describes itself as it is', () => {
       return { session: response.headers.get('mcp-session-id') ?? undefined, message: (await response.json()) as { result: Json } }
     }
     const capabilities = {}
-    const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: revision, capabilities, clientInfo: { name: 't', version: '1' } } })
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: revision, capabilities, clientInfo: { name: 't', version: '1' } },
+    })
     const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, init.session)
     const tools = list.message.result.tools as Json[]
     return { instructions: init.message.result.instructions as string | undefined, tools, result: list.message.result }
