@@ -74,7 +74,7 @@ export interface UpstreamCallOptions {
    * and this is told its id once created, or undefined when there is none.
    */
   readonly onTaskCreated?: (taskId: string | undefined) => void
-  /** The arguments were already checked against this tool's inputSchema (Upstream.argumentsProblem). */
+  /** The arguments were already checked against this tool's inputSchema (Upstream.argumentsProblem), or are left to the upstream (pass-through). */
   readonly argumentsChecked?: boolean
   /** The principal the call runs for: the pool checks its policy and audits the call (lib/access). */
   readonly view?: AccessView

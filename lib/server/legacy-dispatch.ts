@@ -133,7 +133,15 @@ export async function dispatchLegacy(
     }
     case 'prompts/get':
       if (!caps.prompts) throw methodNotFound(req.method, revision)
-      return { revision, result: await getPrompt(engine.registry, params, contextOf(engine, channel, state, revision, raw, signal)) }
+      return {
+        revision,
+        result: await getPrompt(
+          engine.registry,
+          params,
+          contextOf(engine, channel, state, revision, raw, signal),
+          engine.def.validateArguments ?? true,
+        ),
+      }
     case 'resources/read':
       if (!caps.resources) throw methodNotFound(req.method, revision)
       return { revision, result: await readResource(engine.registry, params, contextOf(engine, channel, state, revision, raw, signal)) }

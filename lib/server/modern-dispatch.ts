@@ -99,7 +99,7 @@ export async function dispatchModern(
     }
     case 'prompts/get':
       if (!caps.prompts) throw notFound()
-      return { revision, result: await withInput((ctx) => getPrompt(engine.registry, params, ctx)) }
+      return { revision, result: await withInput((ctx) => getPrompt(engine.registry, params, ctx, engine.def.validateArguments ?? true)) }
     case 'resources/read':
       if (!caps.resources) throw notFound()
       return { revision, result: await withInput((ctx) => readResource(engine.registry, params, ctx)) }

@@ -102,7 +102,7 @@ export function listPrompts(registry: Registry, params: JsonObject, pageSize: nu
   return paginate(registry.listPrompts().map(describe), 'prompts', params, pageSize)
 }
 
-export async function getPrompt(registry: Registry, params: JsonObject, ctx: HandlerContext): Promise<JsonObject> {
+export async function getPrompt(registry: Registry, params: JsonObject, ctx: HandlerContext, validate = true): Promise<JsonObject> {
   const name = requireString(params, 'name')
   const prompt = registry.prompt(name)
   const args = optionalObject(params, 'arguments') as Record<string, string>
@@ -110,10 +110,11 @@ export async function getPrompt(registry: Registry, params: JsonObject, ctx: Han
     if (registry.unknown?.getPrompt) return registry.unknown.getPrompt(name, args, ctx)
     throw new RpcError(RPC.INVALID_PARAMS, `Unknown prompt: ${name}`, { name })
   }
-  for (const a of prompt.arguments ?? []) {
-    if (a.required && typeof args[a.name] !== 'string')
-      throw new RpcError(RPC.INVALID_PARAMS, `Missing required argument '${a.name}' for prompt ${name}`, { name, argument: a.name })
-  }
+  if (validate)
+    for (const a of prompt.arguments ?? []) {
+      if (a.required && typeof args[a.name] !== 'string')
+        throw new RpcError(RPC.INVALID_PARAMS, `Missing required argument '${a.name}' for prompt ${name}`, { name, argument: a.name })
+    }
   return prompt.handler(args, ctx)
 }
 

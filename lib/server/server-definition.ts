@@ -196,7 +196,7 @@ export interface ServerDefinition {
   logging?: boolean
   /** Serve the 2025-11-25 core tasks and the io.modelcontextprotocol/tasks extension (default true). */
   tasks?: boolean
-  /** Check tool arguments against inputSchema before the handler (default true; a gateway may leave it to upstreams). */
+  /** Check tool arguments against inputSchema, and a prompt's required arguments, before the handler (default true; a gateway's pass-through leaves them to its upstream). */
   validateArguments?: boolean
   /** Extra `extensions` entries for the 2026 capabilities. */
   extensions?: JsonObject

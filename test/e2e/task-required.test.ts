@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { join } from 'node:path'
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client'
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
@@ -144,6 +145,30 @@ describe('pass-through in front of server-everything', () => {
 async function upstreamTasks(pool: { request: UpstreamPool['request'] }): Promise<Record<string, unknown>[]> {
   return (await pool.request('everything', 'tasks/list', {})).tasks as Record<string, unknown>[]
 }
+
+describe('pass-through answers bad arguments as the upstream does', () => {
+  test('a tool call whose arguments miss its schema, and a prompt missing a required argument', async () => {
+    const ask = async (client: LegacyClient) => ({
+      call: await client.callTool({ name: 'echo', arguments: { wrong: 1 } }),
+      prompt: await client.getPrompt({ name: 'args-prompt', arguments: {} }).then(
+        () => 'answered',
+        (error: Error & { code?: number }) => ({ code: error.code, message: error.message }),
+      ),
+    })
+    const direct = new LegacyClient({ name: 'no-tasks-host', version: '1.0.0' }, { capabilities: {} })
+    await direct.connect(new StdioClientTransport({ command: 'node', args: [EVERYTHING, 'stdio'], stderr: 'ignore' }))
+    let expected: Awaited<ReturnType<typeof ask>>
+    try {
+      expected = await ask(direct)
+    } finally {
+      await direct.close()
+    }
+    expect(expected.call.isError).toBe(true)
+    expect(expected.prompt).toMatchObject({ code: -32602 })
+    // The upstream's own words (its validator), not the gateway's, which names the tool everything.echo.
+    expect(await legacyHost('?passthrough=everything', ask)).toEqual(expected)
+  })
+})
 
 describe('pass-through: a 2025-11-25 host asking for a task', () => {
   test("gets the upstream's own task id, and the task's result under it", async () => {

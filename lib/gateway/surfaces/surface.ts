@@ -114,7 +114,8 @@ export class GatewaySurface {
         tools,
         listChanged: true,
         appsToDeclaredClientsOnly: true,
-        ...(passthrough && { complete: this.#complete }),
+        // Pass-through leaves tool arguments to the upstream (upstream-items.ts): its own answer.
+        ...(passthrough && { complete: this.#complete, validateArguments: false }),
       },
       options.settings,
     )

@@ -51,7 +51,8 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     const name = String(tool.name)
     // The engine's own check would compile the untrusted schema as is; the pool's validator is
     // ReDoS-safe and size-capped, so it checks instead, once (SEP-1303: an isError result).
-    const checked = upstream.validatesArguments
+    // Pass-through leaves arguments to the upstream: the host gets its own answer, as from it directly.
+    const checked = upstream.validatesArguments && !options.ownNames
     // Every call's arguments meet this first: the everyday call fits and goes no further.
     const accept = checked ? upstream.argumentsAccept(tool) : undefined
     // The same for every call of this tool: built once, not per call (brokered-call.ts copies `call` in).
@@ -59,7 +60,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
       relayTasks: tasks !== undefined,
       allExtensions: options.ownNames,
       ...(options.settings && { ssePollAfterMs: options.settings.ssePollAfterMs }),
-      call: { argumentsChecked: checked, ...(options.view && { view: options.view }) },
+      call: { argumentsChecked: checked || options.ownNames, ...(options.view && { view: options.view }) },
       // A 2025-11-25 host's task here keeps the upstream task's id (ToolDef.adoptsTaskId).
       ...(tasks && { adoptTaskId: true }),
     }
