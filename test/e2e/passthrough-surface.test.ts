@@ -18,7 +18,11 @@ const V = '2026-07-28'
 const dir = tempDir('mcpx-passthrough')
 const config = parseConfig(
   JSON.stringify({
-    mcpServers: { everything: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] } },
+    mcpServers: {
+      everything: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'] },
+      // The same fixture spoken to in the legacy era: its errors are that era's.
+      legacy: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/everything/main.ts'), '--stdio'], protocol: '2025-11-25' },
+    },
   }),
   'passthrough.json',
   {},
@@ -181,6 +185,45 @@ describe('pass-through surface: the upstream as itself', () => {
     expect(init.serverInfo).toEqual({ name: 'mcpx-everything', version: '0.1.0', title: 'mcpx everything fixture' })
     expect(init.instructions).toBe('Conformance fixture: every tool, prompt and resource the MCP conformance suite exercises.')
     expect(Object.keys(init.capabilities as object).sort()).toEqual(['completions', 'logging', 'prompts', 'resources', 'tasks', 'tools'])
+  })
+})
+
+describe("pass-through surface: a missing resource in the host's era", () => {
+  const missing = 'test://no-such-resource'
+
+  test('a 2025-11-25 host in front of a 2026 upstream gets -32002', async () => {
+    const post = (body: object, session?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(session && { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }),
+        },
+        body: JSON.stringify(body),
+      })
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } },
+    })
+    const session = init.headers.get('mcp-session-id')!
+    await init.text()
+    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)
+    const read = (await messagesOf(await post({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: missing } }, session)))[0]!
+    expect(read.error).toMatchObject({ code: -32002, data: { uri: missing } })
+  })
+
+  test('a 2026 host in front of a 2025-11-25 upstream gets -32602 naming the URI', async () => {
+    const saved = url
+    url = `${saved}?passthrough=legacy`
+    try {
+      const read = await modernRequest('resources/read', { uri: missing }, missing)
+      expect(read.error).toMatchObject({ code: -32602, data: { uri: missing } })
+    } finally {
+      url = saved
+    }
   })
 })
 

@@ -17,7 +17,8 @@ import {
   type UnknownNames,
 } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
-import { RESULT_TYPE, hasFeature, isRecord, resourceNotFound } from '../../wire/index.ts'
+import { RpcError } from '../../errors/index.ts'
+import { RESULT_TYPE, type Revision, hasFeature, isRecord, isResourceNotFoundError, resourceNotFound } from '../../wire/index.ts'
 import type { Catalog } from '../pool-shapes.ts'
 import { gatewayResourceUri, rawName } from '../naming.ts'
 import { appOf, appResourceUri, isAppResourceUri, rewriteAppMeta, upstreamAppResource } from '../apps.ts'
@@ -222,14 +223,30 @@ export function readUnlistedApps(options: ItemOptions): UnknownNames {
 }
 
 async function readThrough(options: ItemOptions, ctx: HandlerContext, server: string, uri: string, exposed: string): Promise<JsonObject> {
-  const result = relayResult(
-    await forward(options, ctx, (asker, signal, extra) =>
+  let answer: JsonObject
+  try {
+    answer = await forward(options, ctx, (asker, signal, extra) =>
       options.pool.request(server, 'resources/read', { uri }, { ...extra, asker, signal, ...(options.view && { view: options.view }) }),
-    ),
-  )
+    )
+  } catch (error) {
+    throw error instanceof RpcError && isResourceNotFoundError({ code: error.rpcCode, data: error.rpcData })
+      ? notFoundAsHostKnowsIt(error, ctx.revision, exposed)
+      : error
+  }
+  const result = relayResult(answer)
   if (options.ownNames || !Array.isArray(result.contents)) return result
   // Contents name the resource as the downstream knows it.
   return { ...result, contents: (result.contents as JsonObject[]).map((c) => (c.uri === uri ? { ...c, uri: exposed } : c)) }
+}
+
+/**
+ * The upstream's "resource not found" in the code of the host's revision (-32002 before 2026-07-28,
+ * -32602 with `data.uri` from it: 2026-07-28 server/resources.mdx "Error Handling"), naming the URI
+ * as the host knows it; the upstream's own message kept. Upstream and host may be of different eras.
+ */
+function notFoundAsHostKnowsIt(error: RpcError, revision: Revision, exposed: string): RpcError {
+  const code = resourceNotFound(revision, exposed).rpcCode
+  return new RpcError(code, error.message, { ...(isRecord(error.rpcData) && error.rpcData), uri: exposed })
 }
 
 function forward(options: ItemOptions, ctx: HandlerContext, run: Parameters<typeof brokeredCall>[2]): Promise<JsonObject> {
