@@ -119,6 +119,18 @@ export function precheckArguments(args: Record<string, unknown>, inputSchema: un
   }
 }
 
+/**
+ * Top-level arguments the tool's inputSchema does not declare, where it declares some and lets others
+ * through (a schema with `additionalProperties: false` refused them already, in parseCallArguments):
+ * likely a misspelt optional argument, which the tool would ignore without a word.
+ */
+export function undeclaredArguments(args: Record<string, unknown>, inputSchema: unknown): string[] {
+  if (!isRecord(inputSchema) || !isRecord(inputSchema.properties)) return []
+  const properties = inputSchema.properties as Record<string, Schema>
+  if (Object.keys(properties).length === 0) return []
+  return Object.keys(args).filter((key) => properties[key] === undefined)
+}
+
 /** The schema of `segment` inside `parent`: an object's property or an array's items. */
 function childSchema(parent: Schema | undefined, segment: string): Schema | undefined {
   if (!isRecord(parent)) return undefined

@@ -9,7 +9,7 @@ import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
 import { type Catalog, inputSchemaHash } from '../../lib/daemon/index.ts'
 import { splitQualified, suggest } from '../../lib/gateway/index.ts'
-import { parseCallArguments, parseJsonObject, precheckArguments } from '../tool-arguments.ts'
+import { parseCallArguments, parseJsonObject, precheckArguments, undeclaredArguments } from '../tool-arguments.ts'
 import { commonArgs } from '../args.ts'
 import type { McpxConfig } from '../../lib/config/index.ts'
 import { loadSettingsContext } from '../context.ts'
@@ -63,6 +63,7 @@ const call = defineCommand({
     const { server, tool, tokens } = splitTarget(positionals, args.stdio)
     const timeoutMs = args.timeout === undefined ? undefined : parseTimeout(args.timeout)
     const stdin = onceStdin()
+    const note = stderrNote(args.quiet)
     if (args.answers === '-' && tokens.includes('-'))
       throw new McpxError('USAGE', 'stdin can carry the arguments (-) or the answers (--answers -), not both')
     if (args.record !== undefined) {
@@ -78,7 +79,7 @@ const call = defineCommand({
       const upstream = recording.recordedUpstream(full, server, args.record, host)
       try {
         const definition = findTool(await upstream.broker.run(asker, () => upstream.catalog()), server, tool, full.config)
-        const callArguments = await buildArguments(args.args, tokens, definition, stdin)
+        const callArguments = await buildArguments(args.args, tokens, definition, stdin, note, `${server}.${tool}`)
         const result = await upstream.call(tool, callArguments, {
           asker,
           ...(timeoutMs !== undefined && { timeoutMs }),
@@ -99,7 +100,8 @@ const call = defineCommand({
         ...(args.task && { task: true }),
       }
       const attempt = async (definition: Record<string, unknown>, cached: boolean) => {
-        const callArguments = await buildArguments(args.args, tokens, definition, stdin)
+        const label = session.adHoc ? tool : `${session.label}.${tool}`
+        const callArguments = await buildArguments(args.args, tokens, definition, stdin, note, label)
         if (args.verbose)
           process.stderr.write(
             `mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}${cached ? ' (built against the cached schema)' : ''}\n`,
@@ -200,6 +202,8 @@ async function buildArguments(
   tokens: string[],
   definition: Record<string, unknown>,
   stdin: Stdin,
+  note: Note,
+  label: string,
 ): Promise<Record<string, unknown>> {
   const base = await baseArguments(json, tokens, definition, stdin)
   const callArguments = parseCallArguments(
@@ -208,7 +212,30 @@ async function buildArguments(
     { readFile: readArgumentFile, base },
   )
   precheckArguments(callArguments, definition.inputSchema)
+  const undeclared = undeclaredArguments(callArguments, definition.inputSchema)
+  if (undeclared.length > 0) {
+    const declared = Object.keys((definition.inputSchema as { properties: object }).properties)
+    const hints = undeclared.flatMap((key) => suggest(key, declared))
+    const quoted = (keys: string[]) => keys.map((key) => `"${key}"`).join(', ')
+    note(
+      `${label} takes no argument ${quoted(undeclared)}${hints.length ? ` (did you mean ${quoted(hints)}?)` : ''}; sent as given (its arguments: ${declared.join(', ')})`,
+    )
+  }
   return callArguments
+}
+
+/**
+ * One line on stderr, unless --quiet; said once (a warm call retried against the fresh catalog builds
+ * its arguments again).
+ */
+type Note = (text: string) => void
+function stderrNote(quiet: boolean | undefined): Note {
+  const said = new Set<string>()
+  return (text) => {
+    if (quiet || said.has(text)) return
+    said.add(text)
+    process.stderr.write(`mcpx: ${text}\n`)
+  }
 }
 
 /** The result on stdout (human, or --json as the spec shapes it); isError exits 1 with an error line. */

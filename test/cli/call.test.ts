@@ -127,6 +127,13 @@ describe('the README main command', () => {
     using user = isolatedUser('mcpx-readme')
     try {
       expect(await runMcpx(['call', 'demo.echo', 'text=hello'], { env: user.env })).toEqual({ stdout: 'hello\n', stderr: '', exitCode: 0 })
+      // demo.echo's schema lets other arguments through: a misspelt one is sent, and named on stderr once.
+      expect(await runMcpx(['call', 'demo.echo', 'text=hi', 'txet=1'], { env: user.env })).toEqual({
+        stdout: 'hi\n',
+        stderr: 'mcpx: demo.echo takes no argument "txet" (did you mean "text"?); sent as given (its arguments: text)\n',
+        exitCode: 0,
+      })
+      expect((await runMcpx(['call', 'demo.echo', 'text=hi', 'txet=1', '--quiet'], { env: user.env })).stderr).toBe('')
     } finally {
       await runMcpx(['daemon', 'stop'], { env: user.env })
     }

@@ -1,6 +1,6 @@
 /** cli/tool-arguments.ts: `mcpx call` arguments parsed and pre-checked against a tool's schema. */
 import { describe, expect, test } from 'bun:test'
-import { parseCallArguments, precheckArguments } from '../../cli/tool-arguments.ts'
+import { parseCallArguments, precheckArguments, undeclaredArguments } from '../../cli/tool-arguments.ts'
 
 const schema = {
   type: 'object',
@@ -69,5 +69,18 @@ describe('precheckArguments', () => {
     expect(() => precheckArguments({}, schema)).toThrow(/missing required argument: text/)
     expect(() => precheckArguments({ text: 1 }, schema)).toThrow(/argument "text" must be string/)
     expect(() => precheckArguments({ text: 'ok', count: 2 }, schema)).not.toThrow()
+  })
+})
+
+describe('undeclaredArguments', () => {
+  test.each([
+    [{ text: 'x', txet: 1 }, { properties: { text: {} } }, ['txet']],
+    [{ text: 'x' }, { properties: { text: {} } }, []],
+    // A schema that declares nothing has nothing to misspell.
+    [{ anything: 1 }, { type: 'object' }, []],
+    [{ anything: 1 }, { type: 'object', properties: {} }, []],
+    [{ a: 1 }, undefined, []],
+  ])('%j against %j → %j', (args, inputSchema, expected) => {
+    expect(undeclaredArguments(args, inputSchema)).toEqual(expected)
   })
 })
