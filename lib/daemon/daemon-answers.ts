@@ -3,16 +3,18 @@
  * (back into the McpxError it described), a streamed operation's NDJSON lines (call-stream.ts) and
  * the event feed's SSE (events.ts).
  */
-import { type ErrorCode, McpxError } from '../errors/index.ts'
+import { type ErrorCode, McpxError, RpcError } from '../errors/index.ts'
 import { createSseParser } from '../transport/index.ts'
 import type { CallStreamLine } from './call-stream.ts'
 import type { DaemonEvent } from './events.ts'
 
 /** Rebuild the McpxError a /v1 error body describes (api-routes.ts errorResponse writes it). */
 export function errorFromBody(body: unknown, status: number): McpxError {
-  const error = (body as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null)?.error
+  const error = (body as { error?: { code?: unknown; message?: unknown; rpcCode?: unknown; data?: unknown } } | null)?.error
   if (error && typeof error.code === 'string' && typeof error.message === 'string') {
     const data = error.data !== null && typeof error.data === 'object' ? (error.data as Record<string, unknown>) : undefined
+    // A peer's JSON-RPC error stays one (RpcError.toJSON wrote its numeric code).
+    if (error.code === 'PEER' && typeof error.rpcCode === 'number') return new RpcError(error.rpcCode, error.message, data)
     return new McpxError(error.code as ErrorCode, error.message, data)
   }
   return new McpxError('INTERNAL', `daemon answered HTTP ${status} without an error body`)

@@ -21,11 +21,19 @@ export class McpxError extends Error {
     this.name = new.target.name
   }
 
-  toJSON(): { code: ErrorCode; message: string; data?: Record<string, unknown> } {
+  toJSON(): McpxErrorJson {
     return this.data === undefined
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, data: this.data }
   }
+}
+
+/** An McpxError as JSON (the CLI's error line, the daemon's /v1 error bodies); `rpcCode` for a peer's JSON-RPC error. */
+export interface McpxErrorJson {
+  code: ErrorCode
+  message: string
+  rpcCode?: number
+  data?: Record<string, unknown>
 }
 
 /** A JSON-RPC error from or to a peer. `rpcData` is the error object's `data` member verbatim. */
@@ -38,6 +46,12 @@ export class RpcError extends McpxError {
     readonly httpStatus?: number,
   ) {
     super('PEER', message, rpcData !== undefined && isRecord(rpcData) ? rpcData : rpcData === undefined ? undefined : { value: rpcData })
+  }
+
+  /** Its JSON keeps the numeric code: a script (or the CLI across the daemon's /v1) can tell -32601 from -32602. */
+  override toJSON(): McpxErrorJson {
+    const { code, message, data } = super.toJSON()
+    return data === undefined ? { code, message, rpcCode: this.rpcCode } : { code, message, rpcCode: this.rpcCode, data }
   }
 
   /** The JSON-RPC `error` member for this error. */

@@ -274,7 +274,16 @@ describe('tasks', () => {
     const missing = await run(['tasks', 'get', 'everything', 'no-such-task'])
     expect(missing.exitCode).toBe(5)
     expect(missing.stdout).toBe('')
-    expect(errorJson(missing.stderr).error.code).toBe('PEER')
+    // The peer's JSON-RPC code comes through the daemon's /v1 to the error line.
+    expect(errorJson(missing.stderr).error).toMatchObject({ code: 'PEER', rpcCode: expect.any(Number) })
+  })
+
+  test('a server that keeps no tasks says so, by name (exit 2)', async () => {
+    const listed = await run(['tasks', 'list', 'memory'])
+    expect(listed.exitCode).toBe(2)
+    expect(listed.stdout).toBe('')
+    expect(listed.stderr).toStartWith('mcpx: memory does not serve tasks/list (it answered -32601, method not found)\n')
+    expect(errorJson(listed.stderr).error).toMatchObject({ code: 'NOT_FOUND', data: { server: 'memory', method: 'tasks/list' } })
   })
 })
 
