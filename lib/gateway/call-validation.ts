@@ -9,19 +9,22 @@ import type { JsonObject } from '../client/index.ts'
 import { McpxError } from '../errors/index.ts'
 import type { SchemaValidator } from '../schema/index.ts'
 
-/** Why `value` does not fit `tool`'s schema for `direction`; undefined when it fits or nothing validates. */
+/**
+ * Why `value` does not fit `tool`'s schema for `direction`; undefined when it fits or nothing validates.
+ * `name`: the tool as the caller knows it (`server.tool` for mcpx_call and the CLI, `server_tool` on the raw surface).
+ */
 export function schemaProblem(
   validator: SchemaValidator | undefined,
   server: string,
   direction: 'input' | 'output',
   tool: JsonObject,
   value: unknown,
+  name = `${server}.${String(tool.name)}`,
 ): McpxError | undefined {
   if (validator === undefined) return undefined
   const verdict = direction === 'input' ? validator.validateInput(tool, value) : validator.validateOutput(tool, value)
   if (verdict.ok) return undefined
   const issues = verdict.errors.map((e) => `${e.path || '(root)'}: ${e.message}`).join('; ')
-  const name = `${server}.${String(tool.name)}`
   if (direction === 'input')
     return new McpxError('USAGE', `arguments for ${name} do not match its inputSchema: ${issues}`, {
       server,

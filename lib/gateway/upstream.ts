@@ -211,17 +211,17 @@ export class Upstream {
     return this.context.validator !== undefined
   }
 
-  /**
-   * Why `args` do not fit `tool`'s inputSchema (a USAGE error), checked by the daemon's validator
-   * (ReDoS-safe, size-capped: upstream schemas are untrusted); undefined when they fit.
-   */
   /** The compiled accept-check of `tool`'s inputSchema (SchemaValidator.inputAccept): true, the arguments surely fit. */
   argumentsAccept(tool: JsonObject): ((args: unknown) => boolean) | undefined {
     return this.context.validator?.inputAccept(tool)
   }
 
-  argumentsProblem(tool: JsonObject, args: unknown): McpxError | undefined {
-    return schemaProblem(this.context.validator, this.name, 'input', tool, args)
+  /**
+   * Why `args` do not fit `tool`'s inputSchema (a USAGE error naming the tool as `shownAs`), checked by
+   * the daemon's validator (ReDoS-safe, size-capped: upstream schemas are untrusted); undefined when they fit.
+   */
+  argumentsProblem(tool: JsonObject, args: unknown, shownAs?: string): McpxError | undefined {
+    return schemaProblem(this.context.validator, this.name, 'input', tool, args, shownAs)
   }
 
   #validate(direction: 'input' | 'output', tool: JsonObject, value: unknown): void {

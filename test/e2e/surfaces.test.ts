@@ -196,3 +196,13 @@ describe('each surface describes itself as it is', () => {
         else expect(surface.instructions).toContain('mcpx is a gateway')
       })
 })
+
+describe('the raw surface names its tools as the host knows them', () => {
+  test('arguments that miss the schema: an isError result naming up_echo', async () => {
+    await using host = await legacyHost('?codemode=false')
+    const result = await host.client.callTool({ name: 'up_echo', arguments: { txet: 'x' } })
+    expect(result.isError).toBe(true)
+    const text = (result.content as { text: string }[])[0]!.text
+    expect(text).toStartWith('arguments for up_echo do not match its inputSchema')
+  })
+})

@@ -50,6 +50,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
   const server = catalog.server
   return catalog.tools.map((tool) => {
     const name = String(tool.name)
+    const listedAs = options.ownNames ? name : rawName(server, name)
     // The engine's own check would compile the untrusted schema as is; the pool's validator is
     // ReDoS-safe and size-capped, so it checks instead, once (SEP-1303: an isError result).
     // Pass-through leaves arguments to the upstream: the host gets its own answer, as from it directly.
@@ -66,11 +67,11 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
       ...(tasks && { adoptTaskId: true }),
     }
     const def: ToolDef = {
-      name: options.ownNames ? name : rawName(server, name),
+      name: listedAs,
       ...(checked && {
         argumentsError: (args: JsonObject) => {
           if (accept?.(args)) return undefined
-          const problem = upstream.argumentsProblem(tool, args)
+          const problem = upstream.argumentsProblem(tool, args, listedAs)
           return problem && { isError: true, content: [{ type: 'text', text: problem.message }] }
         },
       }),
