@@ -107,13 +107,15 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   // the daemon hands back its file pages (page-out.ts): the sandboxes run the same executable, and a page
   // they map too, such as what only the daemon's start-up touched, the kernel keeps for both.
   let sandboxesStarted = false
+  // A sandbox still starting when the daemon stops is ended with it: that is no failure to warn of.
+  let stopping = false
   const warmSandboxes = (mode: SurfaceMode) => {
     if ((mode !== 'code-mode' && mode !== 'reactive') || sandboxesStarted) return
     sandboxesStarted = true
     pageOutLater(settings.daemonIdlePageOutSliceMb, () => false)
       .then((report) => log.debug(`page-out before the sandboxes start: ${report}`))
       .then(() => codeMode.warm())
-      .catch((error) => log.warn(`code mode sandbox did not start: ${(error as Error).message}`))
+      .catch((error) => (stopping ? log.debug : log.warn)(`code mode sandbox did not start: ${(error as Error).message}`))
   }
   const gatewayTools = opTools
   const surfaces = new Map<string, { surface: GatewaySurface; http: HttpHandler }>()
@@ -309,6 +311,7 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     if (type === 'server.ready') log.info(`upstream ${event.server} connected (${event.era} era, revision ${event.revision})`)
   })
   daemon.onShutdown(async () => {
+    stopping = true
     channel.close()
     shared?.close()
     stopWatching()
