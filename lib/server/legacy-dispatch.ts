@@ -68,6 +68,7 @@ export async function dispatchLegacy(
   }
   if (!methodExists(revision, req.method, 'client-to-server')) throw methodNotFound(req.method, revision)
   const params = parseParams(revision, req.method, raw) as JsonObject
+  const validates = engine.def.validateArguments ?? true
   const listing = LIST_METHODS.get(req.method)
   if (listing) {
     if (!caps[listing.capability]) throw methodNotFound(req.method, revision)
@@ -109,12 +110,7 @@ export async function dispatchLegacy(
           // The call's stream ends with CreateTaskResult; later asks go to the unsolicited stream.
           const outlet = connection.unsolicited ?? { send: () => {} }
           const work = (extras: Pick<ContextInit, 'signal' | 'adoptTaskId'>) =>
-            callTool(
-              engine.registry,
-              params,
-              contextOf(engine, channel, state, revision, raw, signal, { ...extras, outlet }),
-              engine.def.validateArguments ?? true,
-            )
+            callTool(engine.registry, params, contextOf(engine, channel, state, revision, raw, signal, { ...extras, outlet }), validates)
           const result = tool?.adoptsTaskId
             ? await engine.tasks.launchLegacyAdopting(params.task as JsonObject, work)
             : engine.tasks.launchLegacy(params.task as JsonObject, work)
@@ -123,24 +119,14 @@ export async function dispatchLegacy(
       }
       return {
         revision,
-        result: await callTool(
-          engine.registry,
-          params,
-          contextOf(engine, channel, state, revision, raw, signal),
-          engine.def.validateArguments ?? true,
-        ),
+        result: await callTool(engine.registry, params, contextOf(engine, channel, state, revision, raw, signal), validates),
       }
     }
     case 'prompts/get':
       if (!caps.prompts) throw methodNotFound(req.method, revision)
       return {
         revision,
-        result: await getPrompt(
-          engine.registry,
-          params,
-          contextOf(engine, channel, state, revision, raw, signal),
-          engine.def.validateArguments ?? true,
-        ),
+        result: await getPrompt(engine.registry, params, contextOf(engine, channel, state, revision, raw, signal), validates),
       }
     case 'resources/read':
       if (!caps.resources) throw methodNotFound(req.method, revision)

@@ -134,6 +134,30 @@ async function modernRequest(method: string, params: Record<string, unknown>, na
   return (await messagesOf(response)).find((m) => m.id !== undefined)!
 }
 
+const LEGACY = '2025-11-25'
+const JSON_POST = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+/** A 2025-11-25 host's initialize over raw HTTP: the answer, and the headers its session's requests carry once initialized. */
+async function legacySession(clientName: string): Promise<{ init: Message; headers: Record<string, string> }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: JSON_POST,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: clientName, version: '1' } },
+    }),
+  })
+  const session = response.headers.get('mcp-session-id')!
+  const init = (await messagesOf(response))[0]!
+  const headers = { ...JSON_POST, 'mcp-session-id': session, 'mcp-protocol-version': LEGACY }
+  await (
+    await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+  ).text()
+  return { init, headers }
+}
+
 describe('pass-through surface (2026 host, raw HTTP, no token)', () => {
   test("input_required relays the upstream's keys, several in one round, and resumes the same call", async () => {
     const first = await modernCall('test_input_required_result_multiple_inputs', { capabilities: ALL })
@@ -171,17 +195,7 @@ describe('pass-through surface (2026 host, raw HTTP, no token)', () => {
 
 describe('pass-through surface: the upstream as itself', () => {
   test("a legacy host's initialize gets the upstream's serverInfo, instructions and capabilities", async () => {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } },
-      }),
-    })
-    const init = (await messagesOf(response))[0]!.result!
+    const init = (await legacySession('legacy')).init.result!
     expect(init.serverInfo).toEqual({ name: 'mcpx-everything', version: '0.1.0', title: 'mcpx everything fixture' })
     expect(init.instructions).toBe('Conformance fixture: every tool, prompt and resource the MCP conformance suite exercises.')
     expect(Object.keys(init.capabilities as object).sort()).toEqual(['completions', 'logging', 'prompts', 'resources', 'tasks', 'tools'])
@@ -192,26 +206,13 @@ describe("pass-through surface: a missing resource in the host's era", () => {
   const missing = 'test://no-such-resource'
 
   test('a 2025-11-25 host in front of a 2026 upstream gets -32002', async () => {
-    const post = (body: object, session?: string) =>
-      fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...(session && { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }),
-        },
-        body: JSON.stringify(body),
-      })
-    const init = await post({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } },
+    const { headers } = await legacySession('legacy')
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: missing } }),
     })
-    const session = init.headers.get('mcp-session-id')!
-    await init.text()
-    await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)
-    const read = (await messagesOf(await post({ jsonrpc: '2.0', id: 2, method: 'resources/read', params: { uri: missing } }, session)))[0]!
+    const read = (await messagesOf(response))[0]!
     expect(read.error).toMatchObject({ code: -32002, data: { uri: missing } })
   })
 
@@ -254,23 +255,7 @@ describe('pass-through surface: tasks and SSE polling', () => {
   })
 
   test('2025-11-25 host: a long call has its SSE stream closed (ssePollAfterMs) and the result comes on the resumed GET', async () => {
-    const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
-    const init = await fetch(url, {
-      method: 'POST',
-      headers: base,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy-raw', version: '1' } },
-      }),
-    })
-    const session = init.headers.get('mcp-session-id')!
-    await init.text()
-    const headers = { ...base, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
-    await (
-      await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
-    ).text()
+    const { headers } = await legacySession('legacy-raw')
     const call = await fetch(url, {
       method: 'POST',
       headers,
@@ -282,7 +267,12 @@ describe('pass-through surface: tasks and SSE polling', () => {
     const lastId = [...text.matchAll(/^id: ?(.+)$/gm)].at(-1)![1]!.trim()
     const resumed = await fetch(url, {
       method: 'GET',
-      headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25', 'last-event-id': lastId },
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-session-id': headers['mcp-session-id']!,
+        'mcp-protocol-version': LEGACY,
+        'last-event-id': lastId,
+      },
     })
     const reader = resumed.body!.getReader()
     let seen = ''
