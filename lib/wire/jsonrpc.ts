@@ -158,6 +158,7 @@ function envelopeProblem(obj: Record<string, unknown>): string | undefined {
     if (typeof error.message !== 'string') return `error.message: expected a string but received ${describe(error.message)}`
     return undefined
   }
+  if (!('result' in obj)) return 'no method, result or error: a request or notification has a method, a response a result or an error'
   if (!isId(obj.id)) return `id: expected a string or an integer but received ${describe(obj.id)}`
   if (!isRecord(obj.result)) return `result: expected an object but received ${describe(obj.result)}`
   return undefined

@@ -89,12 +89,20 @@ describe('stdio server: malformed input at 2025-11-25', () => {
     ['missing resource (legacy code)', '{"jsonrpc":"2.0","id":14,"method":"resources/read","params":{"uri":"test://missing"}}', -32002, 14],
     ['bad log level', '{"jsonrpc":"2.0","id":15,"method":"logging/setLevel","params":{"level":"loud"}}', -32602, 15],
     ['batch outside 2025-03-26', `[${ping(16)}]`, -32600, null],
+    ['an id and nothing else', '{"jsonrpc":"2.0","id":17}', -32600, 17],
   ]
   test.each(cases)('%s → error, then the next request is served', async (_name, line, code, id) => {
     const reply = await peer.exchange(line)
     expect(reply.error.code).toBe(code)
     expect(reply.id ?? null).toEqual(id)
     expect(await peer.exchange(ping(100))).toEqual({ jsonrpc: '2.0', id: 100, result: {} })
+  })
+
+  test('a message that is neither request nor response is told what it lacks', async () => {
+    const reply = await peer.exchange('{"jsonrpc":"2.0","id":18}')
+    expect(reply.error.message).toBe(
+      'Invalid Request: no method, result or error: a request or notification has a method, a response a result or an error',
+    )
   })
 })
 
