@@ -209,5 +209,9 @@ function issueError(file: string, base: DocPath, issue: v.BaseIssue<unknown>, sc
 /** valibot reports a strict object's stray key with expected "never"; say which keys are allowed. */
 function unknownKey(schema: { entries: Record<string, unknown> }, issue: v.BaseIssue<unknown>): string {
   if (issue.path?.length !== 1) return 'unknown key'
-  return `unknown key (allowed: ${Object.keys(schema.entries).join(', ')})`
+  const allowed = `unknown key (allowed: ${Object.keys(schema.entries).join(', ')})`
+  // VS Code's mcp.json (and some other hosts') name the table "servers".
+  if (issue.path[0]?.key === 'servers' && 'mcpServers' in schema.entries)
+    return `${allowed}; this is VS Code's mcp.json shape: name the table "mcpServers", or let \`mcpx import vscode\` convert it`
+  return allowed
 }
