@@ -196,7 +196,10 @@ describe('parseConfig', () => {
     ['{"mcpServers": {"a": {"command": "x", "protocol": "2099-01-01"}}}', /mcpServers\.a\.protocol: must be one of 2024-11-05/],
     ['{"settings": {"requestTimeoutMs": "soon"}}', /settings\.requestTimeoutMs: must be a number/],
     ['{"settings": {"noSuchSetting": 1}}', /settings\.noSuchSetting: unknown setting/],
-    ['{"servers": {}}', /^config \/etc\/mcpx\.json: servers: unknown key .*name the table "mcpServers", or let `mcpx import vscode` convert it$/],
+    [
+      '{"servers": {}}',
+      /^config \/etc\/mcpx\.json: servers: unknown key .*name the table "mcpServers", or let `mcpx import vscode` convert it$/,
+    ],
     ['{"mcpServers": {"a": {"command": "x", "args": "${X"}}}', /mcpServers\.a\.args: malformed reference/],
   ])('rejects %s with one message', (text, message) => {
     const error = configErrorOf(text)
