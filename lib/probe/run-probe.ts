@@ -9,7 +9,7 @@ import { type ConnectInternals, type Target, type TimingStep, connect, isHttpTar
 import { McpxError, RpcError, asMcpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { AuthProvider, TransportKind } from '../transport/index.ts'
-import type { Era } from '../wire/index.ts'
+import { type Era, LEGACY_REVISIONS, type LegacyRevision } from '../wire/index.ts'
 import { type Observation, type ProbeReport, classify } from './classify.ts'
 
 export interface ProbeOptions extends ConnectInternals {
@@ -37,16 +37,24 @@ export async function runProbe(target: Target, options: ProbeOptions): Promise<P
     observations.push(observation)
     return observation
   }
+  let legacy: Observation
   if (isHttpTarget(target)) {
     const modern = await attempt('modern', 'streamable-http')
     // Nothing listening, or auth needed: every other attempt would say the same.
     if (!modern.ok && isFinal(modern)) return finish(target, observations, timings)
-    const legacy = await attempt('legacy', 'streamable-http')
-    if (!legacy.ok && !isFinal(legacy)) await attempt('legacy', 'http+sse')
+    legacy = await attempt('legacy', 'streamable-http')
+    if (!legacy.ok && !isFinal(legacy)) legacy = await attempt('legacy', 'http+sse')
   } else {
     await attempt('modern', 'stdio')
-    await attempt('legacy', 'stdio')
+    legacy = await attempt('legacy', 'stdio')
   }
+  // initialize offered the latest legacy revision and the server answered the newest it keeps: offering
+  // each older one on the transport that worked tells which others it keeps too (a server answers with
+  // the offered revision when it supports it: 2025-11-25 basic/lifecycle.mdx "Version Negotiation").
+  if (legacy.ok)
+    for (const revision of LEGACY_REVISIONS)
+      if (revision < String(legacy.revision))
+        observations.push(await observe(target, 'legacy', legacy.transport, options, timings, revision))
   return finish(target, observations, timings)
 }
 
@@ -68,6 +76,8 @@ async function observe(
   transport: TransportKind,
   options: ProbeOptions,
   timings: TimingStep[],
+  /** The legacy revision initialize offers (default the latest). */
+  legacyOffer?: LegacyRevision,
 ): Promise<Observation> {
   const label = `${era}/${transport}`
   const started = performance.now()
@@ -86,12 +96,20 @@ async function observe(
       auth: options.auth,
       ...(options.parentEnv !== undefined && { parentEnv: options.parentEnv }),
       noCache: true,
+      ...(legacyOffer !== undefined && { legacyOffer }),
       serverStream: false,
       transports: options.transports,
       onWarning: () => {},
     })
-    for (const step of client.timings) timings.push({ ...step, step: `${label}: ${step.step}` })
     const server = client.server
+    // An offer of an older revision is one line: what the server answered to it.
+    if (legacyOffer === undefined) for (const step of client.timings) timings.push({ ...step, step: `${label}: ${step.step}` })
+    else
+      timings.push({
+        step: `${label}: initialize offering ${legacyOffer}, answered ${server.revision}`,
+        ms: Math.round(performance.now() - started),
+        ok: true,
+      })
     await client.close().catch(() => {})
     return {
       era,

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runMcpx, errorJson, tempDir } from '../harness.ts'
+import { REPO_ROOT, runMcpx, errorJson, tempDir } from '../harness.ts'
 import { LEGACY, MODERN, serveFixture } from '../lib/client/sdk-peers.ts'
 const ENV = { MCPX_PROBE_TIMEOUT_MS: '1000', MCPX_TIMEOUT_MS: '10000' }
 
@@ -18,11 +18,28 @@ describe('mcpx probe', () => {
   test('legacy stdio server', async () => {
     const { exitCode, report } = await probe('--', process.execPath, LEGACY, 'stdio')
     expect(exitCode).toBe(0)
-    expect([report.era, report.transport, report.protocolVersions]).toEqual(['legacy', 'stdio', ['2025-11-25']])
+    // The SDK keeps every legacy revision: each older one offered is answered as offered.
+    expect([report.era, report.transport, report.protocolVersions]).toEqual([
+      'legacy',
+      'stdio',
+      ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'],
+    ])
     expect(report.server).toEqual({ name: 'sdk-legacy-fixture', version: '1.0.0' })
     expect(Object.keys(report.capabilities)).toContain('tools')
     expect(report.auth).toEqual({ required: false })
     expect(report.timings.length).toBeGreaterThan(0)
+  })
+
+  test('a server keeping two revisions is reported with those two', async () => {
+    const { exitCode, report } = await probe('--', process.execPath, join(REPO_ROOT, 'test/fixtures/peers/two-revision-fixture.ts'))
+    expect(exitCode).toBe(0)
+    expect(report.protocolVersions).toEqual(['2025-03-26', '2025-06-18'])
+    // Offering 2025-11-25 was answered 2025-06-18, so only the older ones were offered after it.
+    const offers = (report.timings as { step: string }[]).map((t) => t.step).filter((step) => step.includes('offering'))
+    expect(offers).toEqual([
+      'legacy/stdio: initialize offering 2024-11-05, answered 2025-06-18',
+      'legacy/stdio: initialize offering 2025-03-26, answered 2025-03-26',
+    ])
   })
 
   test('a stdio probe ends with its children, not with the shutdown grace', async () => {
