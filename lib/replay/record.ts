@@ -39,6 +39,8 @@ export interface RecordProxyOptions {
 
 /**
  * Relay messages both ways until either side closes; resolves then (after closing the other side).
+ * The host ending its stdin closes the server's, and the relay ends only once the server is done:
+ * what it answers meanwhile (requests the host sent just before EOF) is relayed and recorded.
  * Rejects only if a transport fails to start.
  */
 export async function recordProxy(options: RecordProxyOptions): Promise<McpxError | undefined> {
@@ -65,8 +67,8 @@ export async function recordProxy(options: RecordProxyOptions): Promise<McpxErro
       void upstream.send(message, headers === undefined ? undefined : { headers }).catch(() => {})
     },
     onClose() {
-      void upstream.close()
-      finished()
+      // upstream's onClose (its process exited, its pipes drained) ends the relay; close() always gets there.
+      void upstream.close().finally(() => finished())
     },
   })
   return done

@@ -59,6 +59,33 @@ describe('mcpx record / replay', () => {
     expect(JSON.parse(json.stdout).header.format).toBe('mcpx-recording')
   })
 
+  test('a host that ends its stdin right after its requests: the answers are relayed and recorded', async () => {
+    const piped = join(dir.path, 'piped.jsonl')
+    const lines = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'p', version: '1' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } },
+    ]
+    const relayed = await runMcpx(['record', piped, '--', process.execPath, FIXTURE, '--stdio'], {
+      stdin: lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
+    })
+    expect(relayed.exitCode).toBe(0)
+    const answered = relayed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).id)
+    expect(answered).toEqual([1, 2])
+    const answers = readRecording(piped).messages.filter((entry) => entry.direction === 'to-client' && 'id' in entry.message)
+    expect(answers.map((entry) => (entry.message as { id: unknown }).id)).toEqual([1, 2])
+    const replayed = await runMcpx(['replay', piped, '--against', '--', process.execPath, FIXTURE, '--stdio'])
+    expect(replayed.stdout).toContain('2 requests, 2 matched, 0 diverged')
+  })
+
   test('--serve --stdio answers a fresh SDK client from the recording', async () => {
     await withSdkClient([...mcpxCommand(), 'replay', file, '--serve', '--stdio'], async (client) => {
       expect(client.getServerVersion()?.name).toBe('mcpx-everything')
