@@ -21,6 +21,7 @@ host.dropped = 0;
 const hostCall = host.call, hostLog = host.log, hostDone = host.done, hostFail = host.fail;
 const stringify = JSON.stringify, parse = JSON.parse, StringCtor = String, freeze = Object.freeze, then = Promise.prototype.then, apply = Reflect.apply;
 let config, maxLine = 0;
+const PROBED = new Set(['then', 'catch', 'finally', 'toJSON', 'constructor', 'toString', 'toLocaleString', 'valueOf', 'inspect', 'prototype', '__proto__']);
 
 class ToolError extends Error {
   constructor(error) {
@@ -101,7 +102,15 @@ for (const ns of config.aliases) {
   if (!Object.prototype.hasOwnProperty.call(obj, 'call')) {
     Object.defineProperty(obj, 'call', { value: (name, args) => invoke('call', ns.server + '.' + name, args), enumerable: false });
   }
-  globalDefs[ns.alias] = freeze(obj);
+  // A name the server does not list is still a call, which the host answers NOT_FOUND with a did-you-mean
+  // (a plain object gave "TypeError: not a function"); 'name' in ns, Object.keys and the probes that
+  // await, JSON and printing make (then, toJSON, …) see only what is listed.
+  globalDefs[ns.alias] = new Proxy(freeze(obj), {
+    get(target, key) {
+      if (typeof key !== 'string' || key in target || PROBED.has(key)) return target[key];
+      return (args) => invoke('call', ns.server + '.' + key, args);
+    },
+  });
 }
 for (const key of Object.keys(globalDefs)) Object.defineProperty(globalThis, key, { value: globalDefs[key], writable: false, configurable: false });
 

@@ -79,6 +79,23 @@ describe('mcpx_exec: tools', () => {
     expect(bridge.calls.map((c) => c.name)).toEqual(['test.echo', 'weird-server.get-weather', 'weird-server.delete'])
   })
 
+  test("a name the namespace does not list is still a call (the host's NOT_FOUND names it); probes see only what is listed", async () => {
+    const bridge = recordingBridge()
+    const { value } = await pool.exec(
+      'const typo = await test.ecoh({q: 1})\nreturn [typo, "ecoh" in test, Object.keys(test), typeof test.then, JSON.stringify(test), typeof (await test)]',
+      bridge,
+    )
+    expect(value).toEqual([
+      { name: 'test.ecoh', args: { q: 1 } },
+      false,
+      ['echo', 'fail', 'rpc_fail', 'big', 'hang', 'slow'],
+      'undefined',
+      '{}',
+      'object',
+    ])
+    expect(bridge.calls.map((c) => c.name)).toEqual(['test.ecoh'])
+  })
+
   test('mcpx.call, mcpx.search and mcpx.namespaces', async () => {
     const bridge = recordingBridge()
     const { value, stats } = await pool.exec(
