@@ -193,7 +193,8 @@ export class UpstreamPool {
     const hint = suggest(tool, names)
     return new McpxError(
       'NOT_FOUND',
-      `server "${upstream.name}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.join(', ')}?)` : ''}`,
+      // Suggested as mcpx_call, the CLI and mcpx_exec's namespaces name them: server.tool.
+      `server "${upstream.name}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map((name) => `${upstream.name}.${name}`).join(', ')}?)` : ''}`,
       {
         server: upstream.name,
         tool,

@@ -107,7 +107,7 @@ describe('UpstreamPool', () => {
     expect(() => pool.status('uo')).toThrow(/did you mean up/)
     const unknown = await pool.call('up', 'ecoh', { text: 'x' }).catch((e) => e)
     expect(unknown).toMatchObject({ code: 'NOT_FOUND' })
-    expect((unknown as McpxError).message).toMatch(/did you mean echo/)
+    expect((unknown as McpxError).message).toMatch(/did you mean up\.echo\?/)
   })
 
   test('an elicitation raised mid-call goes to the caller that made the call', async () => {
