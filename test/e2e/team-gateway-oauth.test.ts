@@ -340,10 +340,16 @@ describe('policy per principal', () => {
       const exec = (
         await client.callTool({
           name: 'mcpx_exec',
-          arguments: { code: 'return { ev: typeof ev, echo: await up.echo({ text: "in exec" }), crash: typeof up.crash }' },
+          arguments: {
+            code:
+              'return { ev: typeof ev, echo: await up.echo({ text: "in exec" }), listed: "crash" in up, ' +
+              'called: await up.crash({}).then(() => "ran", (e) => e.message) }',
+          },
         })
-      ).structuredContent as { result: unknown }
-      expect(exec.result).toEqual({ ev: 'undefined', echo: 'in exec', crash: 'undefined' })
+      ).structuredContent as { result: Record<string, unknown> }
+      // Not listed; and a name not listed is still a call, which the policy refuses.
+      expect(exec.result).toMatchObject({ ev: 'undefined', echo: 'in exec', listed: false })
+      expect(exec.result.called).toStartWith('access denied')
     } finally {
       await client.close()
     }
@@ -446,6 +452,8 @@ describe('policy per principal', () => {
       ['alice', 'up', 'crash', 'denied'],
       ['bob', 'up', 'echo', 'denied'],
       ['alice', 'up', 'echo', 'ok'],
+      // mcpx_exec's up.crash({}), a name its namespace does not list: a call, refused and audited.
+      ['alice', 'up', 'crash', 'denied'],
     ])
     for (const line of lines) {
       expect(typeof line.time).toBe('string')
