@@ -32,3 +32,24 @@ export function toolMarks(tool: JsonObject): string[] {
   if (Array.isArray(ui?.visibility) && ui.visibility.length > 0 && !ui.visibility.includes('model')) marks.push('app-only')
   return marks
 }
+
+/**
+ * One tool in full for `mcpx tools server.tool`: its signature line (named `label`), its whole
+ * description, then a line per parameter (type, required or default, description).
+ */
+export function renderToolDetail(label: string, tool: JsonObject): string[] {
+  const schema = (tool.inputSchema ?? {}) as JsonObject
+  const properties = (schema.properties ?? {}) as Record<string, JsonObject>
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : [])
+  const signature = renderToolSignature({ ...tool, description: undefined })
+  const lines = [`${label}.${signature}`]
+  if (typeof tool.description === 'string') for (const line of tool.description.trim().split('\n')) lines.push(`  ${line}`.trimEnd())
+  const params = Object.entries(properties)
+  if (params.length > 0) lines.push('  parameters:')
+  for (const [name, property] of params) {
+    const how = required.has(name) ? 'required' : 'default' in property ? `default ${JSON.stringify(property.default)}` : 'optional'
+    const about = typeof property.description === 'string' ? `  ${property.description.split('\n')[0]}` : ''
+    lines.push(`    ${name}: ${inlineTypeText(property, schema)}  (${how})${about}`)
+  }
+  return lines
+}

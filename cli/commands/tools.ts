@@ -5,25 +5,31 @@
  */
 import { defineCommand } from 'citty'
 import type { Catalog, ServerStatus } from '../../lib/daemon/index.ts'
-import type { McpxError } from '../../lib/errors/index.ts'
+import { McpxError } from '../../lib/errors/index.ts'
+import { splitQualified, suggest } from '../../lib/gateway/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../configured-context.ts'
 import { hostArgs, rootUris } from '../host.ts'
 import { repeatable } from '../parse.ts'
 import { withNotice } from '../progress.ts'
 import { firstLine, printJson } from '../render.ts'
-import { renderToolSignature } from '../signature.ts'
+import { renderToolDetail, renderToolSignature } from '../signature.ts'
 import { openServer } from '../target.ts'
 import { daemonClient } from './daemon.ts'
 
 export default defineCommand({
   meta: {
     name: 'tools',
-    description: 'List upstream tools: mcpx tools [server], or an ad-hoc server: mcpx tools --url URL / --stdio "CMD"',
+    description:
+      'List upstream tools: mcpx tools [server], one in full: mcpx tools server.tool, or an ad-hoc server: mcpx tools --url URL / --stdio "CMD"',
   },
   args: {
     ...commonArgs,
-    server: { type: 'positional', description: 'Only this server (a configured name, or a URL)', required: false },
+    server: {
+      type: 'positional',
+      description: 'Only this server (a configured name, or a URL), or server.tool for one tool in full',
+      required: false,
+    },
     url: { type: 'string', description: 'Ad-hoc HTTP server at this URL (no config needed)', valueHint: 'url' },
     stdio: { type: 'string', description: 'Ad-hoc stdio server: this command line (no config needed)', valueHint: 'command' },
     root: repeatable({ ...hostArgs.root }),
@@ -44,6 +50,26 @@ export default defineCommand({
       return
     }
     const client = daemonClient(ctx, args, true)
+    // `server.tool`: that one tool in full.
+    const one = args.server?.includes('.') ? splitQualified(args.server) : undefined
+    if (one !== undefined) {
+      const catalog = await client.request<Catalog>('catalog', { name: one.server, roots: rootUris(process.cwd(), args.root) })
+      const tool = (catalog.tools as Record<string, unknown>[]).find((t) => t.name === one.tool)
+      if (tool === undefined) {
+        const hint = suggest(
+          one.tool,
+          catalog.tools.map((t) => String((t as { name: unknown }).name)),
+        )
+        throw new McpxError(
+          'NOT_FOUND',
+          `server "${one.server}" has no tool "${one.tool}"${hint.length ? ` (did you mean ${hint.map((name) => `${one.server}.${name}`).join(', ')}?)` : ''}`,
+          { server: one.server, tool: one.tool, suggestions: hint },
+        )
+      }
+      if (ctx.json) return printJson([{ server: one.server, tools: [tool] }])
+      process.stdout.write(`${renderToolDetail(one.server, tool).join('\n')}\n`)
+      return
+    }
     const names = args.server
       ? [args.server]
       : (await client.request<ServerStatus[]>('servers')).filter((s) => s.state !== 'disabled').map((s) => s.name)

@@ -233,6 +233,18 @@ describe('arguments and tool listing', () => {
     expect(apps.stdout).toMatch(/^ {2}show\(\) {2}Show the board$/m)
   })
 
+  test('tools server.tool shows one tool in full: description and every parameter; a misspelt one gets a did-you-mean', async () => {
+    const one = await run(['tools', 'everything.get-sum'])
+    expect(one.exitCode).toBe(0)
+    const lines = one.stdout.trimEnd().split('\n')
+    expect(lines[0]).toBe('everything.get-sum(a: number, b: number)')
+    expect(lines).toContain('  parameters:')
+    expect(lines.filter((line) => /^ {4}[ab]: number {2}\(required\)/.test(line))).toHaveLength(2)
+    const typo = await run(['tools', 'everything.get-summ'])
+    expect(typo.exitCode).toBe(2)
+    expect(errorJson(typo.stderr).error.message).toBe('server "everything" has no tool "get-summ" (did you mean everything.get-sum?)')
+  })
+
   test('simulate-research-query (task-required) completes through mcpx call, with progress lines on stderr', async () => {
     // The gateway runs the upstream task itself (lib/gateway/task-runner.ts) and reports each
     // status as progress; off a terminal --progress writes them as plain lines.
