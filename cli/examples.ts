@@ -21,7 +21,7 @@ export const EXAMPLES: Record<string, HelpExtra> = {
   call: {
     usage: "mcpx call <server.tool | URL tool | --stdio CMD tool> [key=value | key=@file | '{json}' | -]... [options]",
     notes: [
-      "Arguments: key=value pairs are coerced by the tool's inputSchema (numbers, booleans, JSON for objects and arrays); key=@file reads the value from a file; a positional '{...}' is a JSON object of arguments; - (or no arguments for a tool with required parameters, with stdin piped) reads a JSON object from stdin.",
+      "Arguments: key=value pairs are coerced by the tool's inputSchema (numbers, booleans, JSON for objects and arrays); key=@file reads the value from a file; a positional '{...}' is a JSON object of arguments; - (or no arguments for a tool with required parameters, with stdin piped) reads a JSON object from stdin. `mcpx tools <server.tool>` lists a tool's parameters.",
       'Repeating a key builds an array (only for array parameters); a single value for an array parameter becomes a one-element array; dotted keys build nested objects (a.b=1, items.0.name=x).',
       'Ad-hoc targets need no config: a URL (https://host/mcp) or --stdio "command args" names the server, the next word the tool.',
       'Exit codes: 0 ok, 1 the tool returned isError, 2 usage / unknown name, 3 connect or deadline, 4 auth, 5 peer error.',
@@ -41,6 +41,7 @@ export const EXAMPLES: Record<string, HelpExtra> = {
     examples: [
       'mcpx tools',
       'mcpx tools everything',
+      'mcpx tools everything.get-sum',
       'mcpx tools --url http://127.0.0.1:3000/mcp',
       'mcpx tools --stdio "npx -y @modelcontextprotocol/server-memory"',
       "mcpx tools --json | jq '.[0].tools[].name'",

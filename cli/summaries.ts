@@ -7,7 +7,8 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   call: 'Call one tool: mcpx call <server.tool> [key=value ...], or an ad-hoc server: mcpx call <URL> <tool> ... / mcpx call --stdio "CMD" <tool> ...',
   servers: 'List the configured upstream servers and their state',
   serve: 'Serve the gateway to an MCP host over stdio (via the daemon, started on demand)',
-  tools: 'List upstream tools: mcpx tools [server], or an ad-hoc server: mcpx tools --url URL / --stdio "CMD"',
+  tools:
+    'List upstream tools: mcpx tools [server], one in full: mcpx tools server.tool, or an ad-hoc server: mcpx tools --url URL / --stdio "CMD"',
   search: 'Find upstream tools by what they do: mcpx search <query>',
   types: 'TypeScript declarations of upstream tools: mcpx types [server[.tool]]',
   exec: 'Run a script that calls upstream tools (JavaScript or TypeScript): mcpx exec <file|->',
