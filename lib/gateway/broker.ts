@@ -13,6 +13,8 @@ import { CAPABILITY_OF_ASK, type AskMethod, missingCapability } from '../wire/in
  * capability. `key` is the upstream's inputRequests key (2026 upstreams), kept so the host sees it.
  */
 export interface DownstreamAsker {
+  /** The host session the call came from (HandlerContext.session); none for a 2026 request or the CLI. */
+  readonly host?: object
   elicit?(params: JsonObject, signal?: AbortSignal, key?: string): Promise<JsonObject>
   sample?(params: JsonObject, signal?: AbortSignal, key?: string): Promise<JsonObject>
   listRoots?(params: JsonObject, signal?: AbortSignal, key?: string): Promise<JsonObject>
@@ -29,7 +31,7 @@ export interface RelayScope extends DownstreamAsker {
   log(params: JsonObject): void
 }
 
-export type QuestionKind = keyof DownstreamAsker
+export type QuestionKind = Exclude<keyof DownstreamAsker, 'host'>
 type Kind = QuestionKind
 /** Every kind of question mcpx can broker to some caller (what a daemon declares upstream). */
 export const ALL_QUESTIONS: readonly QuestionKind[] = ['elicit', 'sample', 'listRoots']
@@ -45,8 +47,10 @@ export const capabilityOfKind = (kind: Kind): string => CAPABILITY_OF_ASK[ASK_ME
  * The brokering policy (README "Brokering"). A 2026 upstream asks inside the call's own async flow
  * (input_required rounds), so AsyncLocalStorage finds the caller exactly. A legacy upstream sends a
  * JSON-RPC request that arrives from the transport, outside that flow (stdio carries no call
- * association); it belongs to the one call in flight on that connection, and when there is not
- * exactly one (several, or none, like `roots/list` right after `initialize`) nobody is guessed:
+ * association); it belongs to the one call in flight on that connection, or to the one host session
+ * all the calls in flight came from (a legacy host's parallel calls: it is put to that host through
+ * the oldest of them), and otherwise (calls of several hosts, of 2026 hosts, which have no session,
+ * or none, like `roots/list` right after `initialize`) nobody is guessed:
  * `roots/list` is answered from the server's configured roots, anything else is refused with
  * -32021 naming what is missing. A caller that cannot answer a kind of question is treated the same.
  * The upstream's `notifications/message` carry no request association either, so they go to the
@@ -116,12 +120,20 @@ export class Broker {
     }
   }
 
+  /** The caller of the one call in flight, or of the oldest when every call in flight came from one host session. */
+  #soleHost(): DownstreamAsker | undefined {
+    const first = this.#inFlight[0]
+    if (first === undefined || this.#inFlight.length === 1) return first
+    const host = first.host
+    return host !== undefined && this.#inFlight.every((asker) => asker.host === host) ? first : undefined
+  }
+
   async #ask(kind: Kind, params: JsonObject, context: InputContext): Promise<JsonObject> {
     // A legacy connection's reader inherits the async context of the call that opened it; a scope
     // that is no longer in flight is that stale context, not the caller of this question.
     const stored = this.#scope.getStore()
     const scoped = stored !== undefined && this.#inFlight.includes(stored) ? stored : undefined
-    const asker = scoped ?? (this.#inFlight.length === 1 ? this.#inFlight[0] : undefined)
+    const asker = scoped ?? this.#soleHost()
     const answer = asker?.[kind]
     if (answer)
       return answer.call(
@@ -136,7 +148,7 @@ export class Broker {
         ? 'the host that made the call did not declare that it can answer'
         : this.#inFlight.length === 0
           ? 'no call is in flight on that connection to ask'
-          : `${this.#inFlight.length} calls are in flight on that connection and the question names none of them`
+          : `${this.#inFlight.length} calls of different hosts are in flight on that connection and the question names none of them`
     // 2026-07-28 basic/index.mdx: the error a server gives for a capability the client lacks.
     throw missingCapability({ [capabilityOfKind(kind)]: {} }, `upstream "${this.server}" asked for ${capabilityOfKind(kind)}, but ${why}`)
   }

@@ -91,6 +91,9 @@ class RequestContext implements HandlerContext {
   get clientInfo(): Implementation | undefined {
     return this.#init.clientInfo
   }
+  get session(): object | undefined {
+    return this.#init.era === 'legacy' ? this.#init.connection.legacy : undefined
+  }
   get meta(): JsonObject {
     return this.#init.meta
   }

@@ -79,6 +79,9 @@ class Relayed implements RelayedCall, Cancellable {
   get clientCapabilities(): JsonObject {
     return this.state.clientCapabilities
   }
+  get session(): object {
+    return this.state
+  }
 
   context(): HandlerContext {
     this.#controller ??= new AbortController()

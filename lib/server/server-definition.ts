@@ -29,6 +29,11 @@ export interface HandlerContext {
   /** The client's declared capabilities (legacy: from initialize; modern: from this request's _meta). */
   readonly clientCapabilities: JsonObject
   readonly clientInfo?: Implementation
+  /**
+   * The legacy session the request came in on: one object for every request of that session (a stdio
+   * connection, or an HTTP session); undefined for a 2026 request, which belongs to none.
+   */
+  readonly session?: object
   /** The request's `_meta` as sent. */
   readonly meta: JsonObject
   /** notifications/progress when the request carried a progressToken; otherwise a no-op. */
@@ -116,6 +121,8 @@ export interface RelayedCall {
   readonly revision: Revision
   /** The host's capabilities as declared at initialize: the asks it can answer. */
   readonly clientCapabilities: JsonObject
+  /** The legacy session the call came in on (HandlerContext.session). */
+  readonly session: object
   /**
    * The call's HandlerContext, built on first use: an upstream that logs or asks mid-call reaches
    * the host through it (its answer then becomes a stream, as a handler's would).

@@ -104,6 +104,34 @@ describe('legacy host (SDK 1.x) on /mcp', () => {
     })
   })
 
+  test("two of one host's calls asking at once on one legacy upstream: both questions reach that host, both calls complete", async () => {
+    for (const path of ['?codemode=false', '']) {
+      await legacyHost(path, async (client) => {
+        const ask = (question: string) =>
+          path === ''
+            ? client.callTool({ name: 'mcpx_call', arguments: { tool: 'up.ask', arguments: { question } } })
+            : client.callTool({ name: 'up_ask', arguments: { question } })
+        const answers = await Promise.all([ask('first?'), ask('second?')])
+        expect(answers.map(textOf).sort()).toEqual([
+          'action=accept answer=legacy host saw "first?"',
+          'action=accept answer=legacy host saw "second?"',
+        ])
+      })
+    }
+  })
+
+  test("a question while another host's call is in flight on that upstream is refused, never put to the wrong host", async () => {
+    await legacyHost('?codemode=false', async (other) => {
+      const slow = other.callTool({ name: 'up_slow', arguments: { ms: 1500 } })
+      await Bun.sleep(200)
+      await legacyHost('?codemode=false', async (client) => {
+        const refused = await client.callTool({ name: 'up_ask', arguments: { question: 'whose?' } })
+        expect(textOf(refused)).toContain('2 calls of different hosts are in flight on that connection')
+      })
+      expect(textOf(await slow)).toBe('slept 1500')
+    })
+  })
+
   test('an input_required from a modern upstream becomes a request to the host', async () => {
     await legacyHost('', async (client) => {
       const result = await client.callTool({

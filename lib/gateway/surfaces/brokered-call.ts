@@ -160,7 +160,7 @@ export function brokeredCall(
     // the host resumes it with GET + Last-Event-ID and the result arrives there. A no-op elsewhere.
     const pollMs = callOptions.ssePollAfterMs ?? 0
     const poll = pollMs > 0 && hasFeature(ctx.revision, 'ssePolling') ? setTimeout(() => ctx.closeStream(), pollMs) : undefined
-    const asker = (options.asker = askerFor(ctx.clientCapabilities, ask))
+    const asker = (options.asker = askerFor(ctx.clientCapabilities, ask, ctx.session))
     const signal = (options.signal = ctx.signal)
     return settle(
       () => run(asker, signal, options),

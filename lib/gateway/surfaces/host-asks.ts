@@ -52,9 +52,9 @@ export function declareAsks<T extends Asking>(asker: T, capabilities: JsonObject
   return asker
 }
 
-/** An asker of what the host declared, putting each question through `ask`. */
-export function askerFor(capabilities: JsonObject, ask: Ask): DownstreamAsker {
-  return declareAsks({ ask } as Asking, capabilities)
+/** An asker of what the host declared, putting each question through `ask`; `host`: its session (DownstreamAsker.host). */
+export function askerFor(capabilities: JsonObject, ask: Ask, host?: object): DownstreamAsker {
+  return declareAsks((host === undefined ? { ask } : { ask, host }) as Asking, capabilities)
 }
 
 function declaresUrlElicitation(capabilities: JsonObject): boolean {

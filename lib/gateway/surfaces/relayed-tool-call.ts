@@ -19,6 +19,7 @@ import { relayResult } from './upstream-result.ts'
 
 export class RelayedToolCall implements RelayReceiver, Asking {
   #asked = 0
+  readonly host: object
 
   constructor(
     private readonly pool: UpstreamPool,
@@ -26,6 +27,7 @@ export class RelayedToolCall implements RelayReceiver, Asking {
     private readonly tool: string,
     private readonly call: RelayedCall,
   ) {
+    this.host = call.session
     declareAsks(this, call.clientCapabilities)
   }
 

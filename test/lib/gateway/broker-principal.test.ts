@@ -9,8 +9,8 @@ import { Broker, type DownstreamAsker } from '../../../lib/gateway/index.ts'
 const QUESTION = { message: 'which one?', requestedSchema: { type: 'object', properties: {} } }
 const CONTEXT = { era: 'legacy' as const, via: 'request' as const, key: 7 }
 
-function asker(answer: string): DownstreamAsker {
-  return { elicit: async () => ({ action: 'accept', content: { answer } }) }
+function asker(answer: string, host?: object): DownstreamAsker {
+  return { ...(host && { host }), elicit: async () => ({ action: 'accept', content: { answer } }) }
 }
 
 /** Start a call that stays in flight until the returned function is called. */
@@ -32,8 +32,26 @@ describe('Broker questions and principals', () => {
     const broker = new Broker('up')
     const releases = [hold(broker, asker('alice')), hold(broker, asker('bob'))]
     await expect(Promise.resolve().then(() => broker.handlers().onElicit!(QUESTION, CONTEXT))).rejects.toThrow(
-      'upstream "up" asked for elicitation, but 2 calls are in flight on that connection and the question names none of them',
+      'upstream "up" asked for elicitation, but 2 calls of different hosts are in flight on that connection and the question names none of them',
     )
+    for (const release of releases) release()
+  })
+
+  test('with calls of two sessions in flight, even of one principal, the question is refused', async () => {
+    const broker = new Broker('up')
+    const releases = [hold(broker, asker('alice', {})), hold(broker, asker('alice again', {}))]
+    await expect(Promise.resolve().then(() => broker.handlers().onElicit!(QUESTION, CONTEXT))).rejects.toThrow('2 calls of different hosts')
+    for (const release of releases) release()
+  })
+
+  test('with several calls of one host session in flight, the question goes to that host, through the oldest call', async () => {
+    const broker = new Broker('up')
+    const session = {}
+    const releases = [hold(broker, asker('first call', session)), hold(broker, asker('second call', session))]
+    expect(await broker.handlers().onElicit!(QUESTION, CONTEXT)).toEqual({ action: 'accept', content: { answer: 'first call' } })
+    // A call of another session joining makes it ambiguous again.
+    releases.push(hold(broker, asker('bob', {})))
+    await expect(Promise.resolve().then(() => broker.handlers().onElicit!(QUESTION, CONTEXT))).rejects.toThrow('3 calls of different hosts')
     for (const release of releases) release()
   })
 

@@ -52,13 +52,13 @@ describe('Broker', () => {
     expect((refused as RpcError).rpcData).toEqual({ requiredCapabilities: { elicitation: {} } })
   })
 
-  test('several calls in flight: nobody is guessed', async () => {
+  test('several calls of different hosts in flight: nobody is guessed', async () => {
     const broker = new Broker('up', ['file:///cfg'])
     const a = openCall(broker, host('a'))
     const b = openCall(broker, host('b'))
     expect(await askFromTransport(broker, 'onListRoots')).toEqual({ roots: [{ uri: 'file:///cfg' }] })
     const refused = (await askFromTransport(broker, 'onElicit').catch((error: unknown) => error)) as RpcError
-    expect(refused.message).toContain('2 calls are in flight')
+    expect(refused.message).toContain('2 calls of different hosts are in flight')
     await Promise.all([a.release(), b.release()])
   })
 
