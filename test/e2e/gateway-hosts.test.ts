@@ -118,6 +118,17 @@ describe('legacy host (SDK 1.x) on /mcp', () => {
         ])
       })
     }
+    // The same from one mcpx_exec script calling twice at once.
+    await legacyHost('', async (client) => {
+      const exec = await client.callTool({
+        name: 'mcpx_exec',
+        arguments: { code: 'return await Promise.all([up.ask({ question: "a?" }), up.ask({ question: "b?" })])' },
+      })
+      expect((exec.structuredContent as { result: unknown }).result).toEqual([
+        'action=accept answer=legacy host saw "a?"',
+        'action=accept answer=legacy host saw "b?"',
+      ])
+    })
   })
 
   test("a question while another host's call is in flight on that upstream is refused, never put to the wrong host", async () => {
