@@ -1,5 +1,6 @@
 /** `mcpx search <query>`: ranked search over every upstream's tools, through the daemon. */
 import { defineCommand } from 'citty'
+import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../configured-context.ts'
 import { printJson } from '../render.ts'
@@ -24,13 +25,17 @@ export default defineCommand({
   async run({ args }) {
     const ctx = loadConfiguredContext(args, {}, { tolerant: true })
     const query = [args.query, ...args._.slice(1)].join(' ')
+    if (query.trim() === '') throw new McpxError('USAGE', 'search: QUERY is empty (say what the tool should do)', { argument: 'query' })
+    const limit = args.limit === undefined ? undefined : Number(args.limit)
+    if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1))
+      throw new McpxError('USAGE', `--limit must be a whole number of hits, at least 1; got "${args.limit}"`, { flag: 'limit' })
     const client = daemonClient(ctx, args, true)
     // An unknown --server is NOT_FOUND (exit 2) with suggestions, not "no tool matches".
     if (args.server !== undefined) await client.request('server', { name: args.server })
     const hits = await client.request<Hit[]>('search', {
       query,
       ...(args.server !== undefined && { server: args.server }),
-      ...(args.limit !== undefined && { limit: Number(args.limit) }),
+      ...(limit !== undefined && { limit }),
     })
     if (ctx.json) return printJson(hits)
     if (hits.length === 0) return void process.stderr.write(`no tool matches "${query}"\n`)

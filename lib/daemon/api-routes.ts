@@ -107,7 +107,7 @@ export function validateParams(operation: Operation, raw: Record<string, unknown
 
 function coerce(operation: string, name: string, spec: ParamSpec, value: unknown): unknown {
   const fail = () =>
-    new McpxError('USAGE', `${operation}: parameter "${name}" must be ${spec.type === 'object' ? 'a JSON object' : `a ${spec.type}`}`, {
+    new McpxError('USAGE', `${operation}: parameter "${name}" must be ${spec.type === 'object' ? 'a JSON object' : `${/^[aeiou]/.test(spec.type) ? 'an' : 'a'} ${spec.type}`}`, {
       operation,
       param: name,
     })

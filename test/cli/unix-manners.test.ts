@@ -116,6 +116,14 @@ describe('strict parsing', () => {
     ],
     ['types of an unknown tool', ['types', 'demo.nope'], 2, 'stderr', /server "demo" has no tool "nope"/],
     ['search on an unknown server', ['search', 'q', '--server', 'nope'], 2, 'stderr', /no server named "nope"/],
+    ['search for nothing', ['search', '  '], 2, 'stderr', /search: QUERY is empty/],
+    [
+      'search with a limit that is no count',
+      ['search', 'q', '--limit', '0'],
+      2,
+      'stderr',
+      /--limit must be a whole number of hits, at least 1; got "0"/,
+    ],
     [
       'a blocked tool is reported as blocked',
       ['call', 'demo.add', 'a=1', 'b=2', '--config', blockedConfig],
