@@ -107,10 +107,14 @@ export function validateParams(operation: Operation, raw: Record<string, unknown
 
 function coerce(operation: string, name: string, spec: ParamSpec, value: unknown): unknown {
   const fail = () =>
-    new McpxError('USAGE', `${operation}: parameter "${name}" must be ${spec.type === 'object' ? 'a JSON object' : `${/^[aeiou]/.test(spec.type) ? 'an' : 'a'} ${spec.type}`}`, {
-      operation,
-      param: name,
-    })
+    new McpxError(
+      'USAGE',
+      `${operation}: parameter "${name}" must be ${spec.type === 'object' ? 'a JSON object' : `${/^[aeiou]/.test(spec.type) ? 'an' : 'a'} ${spec.type}`}`,
+      {
+        operation,
+        param: name,
+      },
+    )
   switch (spec.type) {
     case 'string':
       if (typeof value !== 'string') throw fail()
