@@ -51,10 +51,14 @@ export async function runProbe(target: Target, options: ProbeOptions): Promise<P
   // initialize offered the latest legacy revision and the server answered the newest it keeps: offering
   // each older one on the transport that worked tells which others it keeps too (a server answers with
   // the offered revision when it supports it: 2025-11-25 basic/lifecycle.mdx "Version Negotiation").
-  if (legacy.ok)
-    for (const revision of LEGACY_REVISIONS)
-      if (revision < String(legacy.revision))
-        observations.push(await observe(target, 'legacy', legacy.transport, options, timings, revision))
+  // At once (a stdio server started through npx takes seconds each), reported in revision order.
+  if (legacy.ok) {
+    const older = LEGACY_REVISIONS.filter((revision) => revision < String(legacy.revision))
+    const steps = older.map((): TimingStep[] => [])
+    const offers = await Promise.all(older.map((revision, i) => observe(target, 'legacy', legacy.transport, options, steps[i]!, revision)))
+    observations.push(...offers)
+    timings.push(...steps.flat())
+  }
   return finish(target, observations, timings)
 }
 
