@@ -44,6 +44,8 @@ export interface Catalog {
    * 2025-11-25 hosts (upstream-items.ts).
    */
   readonly decidesTasksPerCall?: boolean
+  /** The server declared `completions`: its prompts' arguments and resource templates can be completed. */
+  readonly completes?: boolean
 }
 
 export interface UpstreamCallOptions {

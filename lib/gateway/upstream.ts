@@ -377,6 +377,7 @@ export class Upstream {
       resourceTemplates,
       // Of the connection these lists came from, not of whichever is live when a surface reads them.
       decidesTasksPerCall: taskRefusal(client, undefined) === undefined,
+      completes: caps.completions !== undefined,
     }
   }
 }

@@ -180,7 +180,12 @@ describe('each surface describes itself as it is', () => {
     })
     const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, init.session)
     const tools = list.message.result.tools as Json[]
-    return { instructions: init.message.result.instructions as string | undefined, tools, result: list.message.result }
+    return {
+      instructions: init.message.result.instructions as string | undefined,
+      capabilities: init.message.result.capabilities as Json,
+      tools,
+      result: list.message.result,
+    }
   }
 
   for (const revision of ['2025-06-18', '2025-11-25'] as const)
@@ -194,6 +199,8 @@ describe('each surface describes itself as it is', () => {
         for (const name of named) expect(listed).toContain(name)
         if (query === '?passthrough=up') expect(surface.instructions).toBeUndefined()
         else expect(surface.instructions).toContain('mcpx is a gateway')
+        // The upstream offers no completions (nor prompts or templates to complete): none are declared.
+        expect(surface.capabilities.completions).toBeUndefined()
       })
 })
 

@@ -30,6 +30,7 @@ import { ParkingLot } from './parking.ts'
 import { followResourceUpdates } from './resource-updates.ts'
 import {
   type ItemOptions,
+  completeThrough,
   forwardUnknown,
   readUnlistedApps,
   upstreamPrompts,
@@ -83,6 +84,8 @@ export class GatewaySurface {
   readonly engine: EngineType
   readonly #parking: ParkingLot
   readonly #items: ItemOptions
+  /** completion/complete on the renamed surfaces (completeThrough). */
+  readonly #completeListed: NonNullable<ServerDefinition['complete']>
   readonly #workingSet = new Map<string, ToolDef>()
   #catalogs: Catalog[] = []
   #synced?: Promise<void>
@@ -106,6 +109,7 @@ export class GatewaySurface {
       ...(passthrough && { tasks: () => this.engine.tasks }),
       ...(options.view && { view: options.view }),
     }
+    this.#completeListed = completeThrough(this.#items, () => this.#catalogs)
     const tools = this.#baseTools()
     this.engine = new Engine(
       {
@@ -338,6 +342,13 @@ export class GatewaySurface {
       registry.setResources(nextResources, templates)
       changed.add('resources')
     }
+    // completion/complete: declared, and forwarded (completeThrough), where an upstream whose prompts or
+    // templates this surface lists offers it.
+    if (mode !== 'passthrough') {
+      const completes = this.#catalogs.some((c) => c.completes && (c.prompts.length > 0 || c.resourceTemplates.length > 0))
+      if (completes) this.engine.def.complete = this.#completeListed
+      else delete this.engine.def.complete
+    }
     return changed
   }
 }
@@ -354,6 +365,7 @@ function visibleTo(view: AccessView | undefined, catalog: Catalog): Catalog {
     resources: whole ? catalog.resources : [],
     resourceTemplates: whole ? catalog.resourceTemplates : [],
     ...(catalog.decidesTasksPerCall !== undefined && { decidesTasksPerCall: catalog.decidesTasksPerCall }),
+    ...(catalog.completes !== undefined && { completes: catalog.completes }),
   }
 }
 

@@ -6,10 +6,12 @@
 import type { AccessView } from '../../access/index.ts'
 import type { JsonObject } from '../../client/index.ts'
 import {
+  type CompleteRequest,
   type Engine,
   type HandlerContext,
   type PromptDef,
   type ResourceDef,
+  type ServerDefinition,
   TOOL_WIRE_FIELDS,
   type TemplateDef,
   type ToolDef,
@@ -17,7 +19,7 @@ import {
   type UnknownNames,
 } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
-import { RpcError } from '../../errors/index.ts'
+import { RPC, RpcError } from '../../errors/index.ts'
 import { RESULT_TYPE, type Revision, hasFeature, isRecord, isResourceNotFoundError, resourceNotFound } from '../../wire/index.ts'
 import type { Catalog } from '../pool-shapes.ts'
 import { gatewayResourceUri, rawName } from '../naming.ts'
@@ -252,4 +254,45 @@ function notFoundAsHostKnowsIt(error: RpcError, revision: Revision, exposed: str
 
 function forward(options: ItemOptions, ctx: HandlerContext, run: Parameters<typeof brokeredCall>[2]): Promise<JsonObject> {
   return brokeredCall(ctx, options.parking, run, { allExtensions: options.ownNames })
+}
+
+/**
+ * completion/complete on a renamed surface (2025-11-25 server/utilities/completion.mdx): the prompt
+ * (`<ns>_<prompt>`) or resource template (`mcpx://<ns>/<template>`) is found among `catalogs` as the
+ * surface lists them, and the request goes to its upstream under the upstream's own name. A ref to
+ * nothing listed is -32602; one whose upstream offers no completions gets none.
+ */
+export function completeThrough(options: ItemOptions, catalogs: () => readonly Catalog[]): NonNullable<ServerDefinition['complete']> {
+  return async (request, ctx) => {
+    const target = upstreamRef(catalogs(), request.ref)
+    if (target === undefined) {
+      const what = request.ref.type === 'ref/prompt' ? `prompt ${request.ref.name}` : `resource ${request.ref.uri}`
+      throw new RpcError(RPC.INVALID_PARAMS, `completion/complete: no ${what} is listed here`, { ref: request.ref })
+    }
+    if (!target.catalog.completes) return { completion: { values: [], hasMore: false } }
+    const params = { ...request, ref: target.ref } as unknown as JsonObject
+    return options.pool.request(target.catalog.server, 'completion/complete', params, {
+      signal: ctx.signal,
+      ...(options.view && { view: options.view }),
+    })
+  }
+}
+
+function upstreamRef(
+  catalogs: readonly Catalog[],
+  ref: CompleteRequest['ref'],
+): { catalog: Catalog; ref: CompleteRequest['ref'] } | undefined {
+  for (const catalog of catalogs) {
+    if (ref.type === 'ref/prompt') {
+      const prompt = catalog.prompts.find((p) => rawName(catalog.server, String(p.name)) === ref.name)
+      if (prompt) return { catalog, ref: { type: 'ref/prompt', name: String(prompt.name) } }
+      continue
+    }
+    const prefix = gatewayResourceUri(catalog.server, '')
+    if (!ref.uri.startsWith(prefix)) continue
+    const uri = ref.uri.slice(prefix.length)
+    const listed = catalog.resourceTemplates.some((t) => t.uriTemplate === uri) || catalog.resources.some((r) => r.uri === uri)
+    if (listed) return { catalog, ref: { type: 'ref/resource', uri } }
+  }
+  return undefined
 }
