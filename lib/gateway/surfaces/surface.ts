@@ -117,6 +117,9 @@ export class GatewaySurface {
         instructions: surfaceInstructions(options.mode, options.codeMode !== undefined),
         tools,
         listChanged: true,
+        // Resource updates are followed upstream for pass-through only (resource-updates.ts): the
+        // renamed surfaces do not offer subscriptions they would never deliver.
+        subscribe: passthrough,
         appsToDeclaredClientsOnly: true,
         // Pass-through leaves tool arguments to the upstream (upstream-items.ts): its own answer.
         ...(passthrough && { complete: this.#complete, validateArguments: false }),
