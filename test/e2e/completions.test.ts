@@ -4,35 +4,17 @@
  * `mcpx://<ns>/<template>` completed by its own answers, as a host connected to it directly gets them.
  * And what these surfaces declare of its resources: no subscriptions (they follow none upstream).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { homeLayout, parseConfig } from '../../lib/config/index.ts'
-import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
-import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
+import { REPO_ROOT } from '../harness.ts'
+import { testGateway } from '../support/gateway-daemon.ts'
 
 const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')
 const TEMPLATE = 'demo://resource/dynamic/text/{resourceId}'
-const dir = tempDir('mcpx-completions')
-let daemon: Daemon
-let headers: Record<string, string>
-
-beforeAll(async () => {
-  const config = parseConfig(
-    JSON.stringify({ mcpServers: { ev: { command: 'node', args: [EVERYTHING, 'stdio'] } } }),
-    'completions.json',
-    {},
-  )
-  const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
-  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout, version: '0.0.0-test' })
-  headers = { Authorization: `Bearer ${readToken(layout.token)}` }
-})
-afterAll(async () => {
-  await daemon?.shutdown('test done')
-  dir[Symbol.dispose]()
-})
+const daemon = testGateway('completions', { ev: { command: 'node', args: [EVERYTHING, 'stdio'] } })
 
 async function withClient<T>(connect: (client: Client) => Promise<void>, run: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ name: 'completing-host', version: '1.0.0' })
@@ -49,7 +31,7 @@ const direct = <T>(run: (client: Client) => Promise<T>) =>
 const gateway = <T>(query: string, run: (client: Client) => Promise<T>) =>
   withClient(
     (client) =>
-      client.connect(new StreamableHTTPClientTransport(new URL(`${daemon.info().tcp.url}/mcp${query}`), { requestInit: { headers } })),
+      client.connect(new StreamableHTTPClientTransport(new URL(`${daemon.mcpUrl}${query}`), { requestInit: { headers: daemon.headers } })),
     run,
   )
 

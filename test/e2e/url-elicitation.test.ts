@@ -6,35 +6,17 @@
  * 1.x server (test/fixtures/peers/url-elicit-fixture.ts), which itself refuses to ask a client
  * that did not declare URL mode; the hosts are SDK 1.x clients speaking 2025-11-25.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { homeLayout, parseConfig } from '../../lib/config/index.ts'
-import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { SIGN_IN_URL } from '../fixtures/peers/url-elicit-fixture-url.ts'
-import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
+import { REPO_ROOT } from '../harness.ts'
+import { testGateway } from '../support/gateway-daemon.ts'
 
-const config = parseConfig(
-  JSON.stringify({
-    mcpServers: { u: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/url-elicit-fixture.ts')] } },
-  }),
-  'url-elicitation.json',
-  {},
-)
-const dir = tempDir('mcpx-url-elicitation')
-let daemon: Daemon
-let headers: Record<string, string>
-
-beforeAll(async () => {
-  const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
-  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout, version: '0.0.0-test' })
-  headers = { Authorization: `Bearer ${readToken(layout.token)}` }
-})
-afterAll(async () => {
-  await daemon?.shutdown('test done')
-  dir[Symbol.dispose]()
+const gateway = testGateway('url-elicitation', {
+  u: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/url-elicit-fixture.ts')] },
 })
 
 async function host(elicitation: Record<string, unknown>, asked: unknown[]): Promise<Client> {
@@ -44,7 +26,7 @@ async function host(elicitation: Record<string, unknown>, asked: unknown[]): Pro
     return { action: 'accept' }
   })
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${daemon.info().tcp.url}/mcp?passthrough=u`), { requestInit: { headers } }),
+    new StreamableHTTPClientTransport(new URL(`${gateway.mcpUrl}?passthrough=u`), { requestInit: { headers: gateway.headers } }),
   )
   return client
 }
