@@ -46,6 +46,8 @@ export interface Catalog {
   readonly decidesTasksPerCall?: boolean
   /** The server declared `completions`: its prompts' arguments and resource templates can be completed. */
   readonly completes?: boolean
+  /** The server declared `resources.subscribe`: it announces updates of the resources it is asked to follow. */
+  readonly subscribes?: boolean
 }
 
 export interface UpstreamCallOptions {

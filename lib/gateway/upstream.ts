@@ -378,6 +378,7 @@ export class Upstream {
       // Of the connection these lists came from, not of whichever is live when a surface reads them.
       decidesTasksPerCall: taskRefusal(client, undefined) === undefined,
       completes: caps.completions !== undefined,
+      subscribes: (caps.resources as { subscribe?: unknown } | undefined)?.subscribe === true,
     }
   }
 }

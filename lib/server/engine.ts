@@ -95,6 +95,7 @@ interface DerivedCapabilities {
   readonly capabilities: ServerDefinition['capabilities']
   readonly tasks: ServerDefinition['tasks']
   readonly complete: ServerDefinition['complete']
+  readonly subscribe: ServerDefinition['subscribe']
   readonly caps: JsonObject
 }
 
@@ -159,7 +160,8 @@ export class Engine implements EngineCore {
   /**
    * serverCapabilities for the dispatchers' checks (read-only there), derived again only when what
    * it depends on changed: a list becoming empty or not, or what a pass-through surface mirrors
-   * from its upstream (def.capabilities, def.tasks, def.complete). Every request asks.
+   * from its upstream (def.capabilities, def.tasks, def.complete) or a renamed surface from its upstreams
+   * (def.complete, def.subscribe). Every request asks.
    */
   capabilities(revision: Revision): JsonObject {
     const { def, registry } = this
@@ -171,11 +173,13 @@ export class Engine implements EngineCore {
       known.lists === lists &&
       known.capabilities === def.capabilities &&
       known.tasks === def.tasks &&
-      known.complete === def.complete
+      known.complete === def.complete &&
+      known.subscribe === def.subscribe
     )
       return known.caps
     const caps = serverCapabilities(def, registry, revision)
-    this.#capabilities.set(revision, { lists, capabilities: def.capabilities, tasks: def.tasks, complete: def.complete, caps })
+    const { capabilities, tasks, complete, subscribe } = def
+    this.#capabilities.set(revision, { lists, capabilities, tasks, complete, subscribe, caps })
     return caps
   }
 

@@ -19,7 +19,7 @@ import type { LegacyState } from './connection.ts'
 import { createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
 import { initializeResult, negotiateLegacy } from './lifecycle.ts'
-import { LIST_METHODS, callTool, complete, getPrompt, readResource, rendersApps } from './providers.ts'
+import { LIST_METHODS, callTool, complete, getPrompt, readResource, rendersApps, subscribed } from './providers.ts'
 import { listen } from './modern-dispatch.ts'
 import { taskSupportOf } from './tasks.ts'
 import type { HandlerContext, Implementation, JsonObject } from './server-definition.ts'
@@ -89,8 +89,10 @@ export async function dispatchLegacy(
       const resources = caps.resources as JsonObject | undefined
       if (!resources?.subscribe) throw methodNotFound(req.method, revision)
       const uri = params.uri as string
-      if (req.method === 'resources/subscribe') state?.subscriptions.add(uri)
-      else state?.subscriptions.delete(uri)
+      if (req.method === 'resources/subscribe') {
+        await subscribed(engine.def, [uri])
+        state?.subscriptions.add(uri)
+      } else state?.subscriptions.delete(uri)
       return { revision, result: {} }
     }
     case 'tools/call': {

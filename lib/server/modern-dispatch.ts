@@ -10,7 +10,7 @@ import { EXTENSION, META, RESULT_TYPE, isRecord, isRequestMethod, methodNotFound
 import { InputRequired, createContext, type ContextInit } from './context.ts'
 import type { Channel, DispatchResult, EngineCore } from './engine.ts'
 import { discoverResult, validateModernMeta, type ModernMeta } from './lifecycle.ts'
-import { LIST_METHODS, callTool, complete, getPrompt, readResource, rendersApps } from './providers.ts'
+import { LIST_METHODS, callTool, complete, getPrompt, readResource, rendersApps, subscribed } from './providers.ts'
 import type { RequestStatePayload } from './request-state.ts'
 import { TaskStore, hasTasksExtension, taskSupportOf, type TaskContextExtras } from './tasks.ts'
 import type { HandlerContext, JsonObject } from './server-definition.ts'
@@ -138,6 +138,11 @@ export async function listen(
     subscribe: !!resources?.subscribe,
     tasks: tasksServed,
   }
+  if (support.subscribe && Array.isArray(requested?.resourceSubscriptions))
+    await subscribed(
+      engine.def,
+      requested.resourceSubscriptions.filter((uri): uri is string => typeof uri === 'string'),
+    )
   const subscription = engine.listens.open(req.id, requested, support, channel.outlet, channel.connection)
   const aborted = new Promise<'aborted'>((resolve) =>
     signal.aborted ? resolve('aborted') : signal.addEventListener('abort', () => resolve('aborted'), { once: true }),

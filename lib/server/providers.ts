@@ -6,6 +6,7 @@
  * anything but a protocol error reports it as an `isError` result (SEP-1303).
  */
 import { RPC, RpcError } from '../errors/index.ts'
+import { log } from '../log/index.ts'
 import { InputRequired } from './context.ts'
 import { paginate } from './pagination.ts'
 import { describe, describeTool, type Registry } from './registry.ts'
@@ -178,4 +179,14 @@ export async function complete(def: ServerDefinition, registry: Registry, params
     throw new RpcError(RPC.INVALID_PARAMS, 'params.argument needs name and value strings')
   const result = def.complete ? await def.complete(params as unknown as CompleteRequest, ctx) : undefined
   return result ?? { completion: { values: [], total: 0, hasMore: false } }
+}
+
+/** Tell the definition of a host's new resource subscriptions (ServerDefinition.onSubscribe), before acknowledging them. */
+export async function subscribed(def: ServerDefinition, uris: readonly string[]): Promise<void> {
+  if (def.onSubscribe === undefined || uris.length === 0) return
+  try {
+    await def.onSubscribe(uris)
+  } catch (error) {
+    log.warn(`following resource subscriptions ${uris.join(', ')}: ${(error as Error).message}`)
+  }
 }

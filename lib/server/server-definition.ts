@@ -194,6 +194,12 @@ export interface ServerDefinition {
   prompts?: PromptDef[]
   resources?: ResourceDef[]
   templates?: TemplateDef[]
+  /**
+   * A host subscribed to these resource URIs (legacy `resources/subscribe`, 2026 `subscriptions/listen`
+   * with `resourceSubscriptions`). The subscription is acknowledged once this settles, so a server that
+   * follows them elsewhere first (a gateway, upstream) misses no update; a failure is logged, not the host's.
+   */
+  onSubscribe?(uris: readonly string[]): Promise<void> | void
   /** completion/complete; absent means the completions capability is not declared. */
   complete?(request: CompleteRequest, ctx: HandlerContext): Promise<JsonObject> | JsonObject
   /** Declare list_changed / subscribe capabilities (default true when the provider list is non-empty). */

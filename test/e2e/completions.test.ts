@@ -2,7 +2,7 @@
  * completion/complete through the renamed surfaces: the official server-everything (which offers
  * completions) behind the daemon, its prompt `<ns>_completable-prompt` and its resource template
  * `mcpx://<ns>/<template>` completed by its own answers, as a host connected to it directly gets them.
- * And what these surfaces declare of its resources: no subscriptions (they follow none upstream).
+ * And what these surfaces declare of its resources: subscriptions, as it offers them.
  */
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
@@ -51,8 +51,8 @@ describe('completion/complete on the renamed surfaces', () => {
       expect(expected.prompt.completion.values.length).toBeGreaterThan(0)
       await gateway(query, async (client) => {
         expect(client.getServerCapabilities()?.completions).toBeDefined()
-        // Resource updates are followed upstream for pass-through only: no subscriptions are offered here.
-        expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: true, subscribe: false })
+        // server-everything announces resource updates: the subscriptions hosts make are followed upstream.
+        expect(client.getServerCapabilities()?.resources).toEqual({ listChanged: true, subscribe: true })
         expect(await client.complete(prompt('ev_completable-prompt'))).toEqual(expected.prompt)
         expect(await client.complete(template(`mcpx://ev/${TEMPLATE}`))).toEqual(expected.template)
         // A template this surface does not list is a caller error, not a question for some upstream.

@@ -2,9 +2,14 @@
  * Resource updates through the pass-through surface: an in-process mcpx server (Streamable HTTP,
  * reached as 2026) whose tool announces `notifications/resources/updated`; a 2026 host listening
  * with `resourceSubscriptions` on the gateway hears it, and one listening to another URI does not.
+ * The renamed surfaces (raw, code mode) follow upstream only what hosts subscribe to, under their
+ * `mcpx://<ns>/<uri>` names: a 2026 listener and a legacy `resources/subscribe` each hear their update.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { Engine, type HttpServer, defineResource, defineServer, defineTool, serveHttp } from '../../lib/server/index.ts'
@@ -59,8 +64,8 @@ afterAll(async () => {
   dir[Symbol.dispose]()
 })
 
-function post(method: string, params: Record<string, unknown>, name?: string, signal?: AbortSignal) {
-  return fetch(url, {
+function post(method: string, params: Record<string, unknown>, name?: string, signal?: AbortSignal, at = url) {
+  return fetch(at, {
     method: 'POST',
     signal,
     headers: {
@@ -121,4 +126,62 @@ test('an upstream resources/updated reaches the host that subscribed to that URI
   stop.abort()
   const messagesB = await heardB
   expect(messagesB.some((m) => m.method === 'notifications/resources/updated')).toBe(false)
+})
+
+describe('the renamed surfaces follow upstream what hosts subscribe to', () => {
+  const updated = (m: Record<string, unknown>) => m.method === 'notifications/resources/updated'
+
+  test('a 2026 host listening to mcpx://notes/note://a on the raw surface hears its update, named so', async () => {
+    const raw = url.replace('?passthrough=notes', '?codemode=false')
+    const stop = new AbortController()
+    const listenA = sseReader(
+      await post(
+        'subscriptions/listen',
+        { notifications: { resourceSubscriptions: ['mcpx://notes/note://a'] } },
+        undefined,
+        stop.signal,
+        raw,
+      ),
+    )
+    const listenB = sseReader(
+      await post(
+        'subscriptions/listen',
+        { notifications: { resourceSubscriptions: ['mcpx://notes/note://b'] } },
+        undefined,
+        stop.signal,
+        raw,
+      ),
+    )
+    const acknowledged = (m: Record<string, unknown>) => m.method === 'notifications/subscriptions/acknowledged'
+    const [ackA] = await Promise.all([listenA.until(acknowledged), listenB.until(acknowledged)])
+    expect(ackA.find(acknowledged)?.params).toMatchObject({ notifications: { resourceSubscriptions: ['mcpx://notes/note://a'] } })
+    const heardB = listenB.until(updated).catch(() => [] as Record<string, unknown>[])
+    expect(
+      await (await post('tools/call', { name: 'notes_touch', arguments: { uri: 'note://a' } }, 'notes_touch', undefined, raw)).text(),
+    ).toContain('touched')
+    expect((await listenA.until(updated)).find(updated)?.params).toMatchObject({ uri: 'mcpx://notes/note://a' })
+    stop.abort()
+    expect((await heardB).some(updated)).toBe(false)
+  })
+
+  test('a legacy host (SDK 1.x) subscribing on the code-mode surface gets notifications/resources/updated', async () => {
+    const client = new Client({ name: 'subscriber', version: '1.0.0' })
+    const heard: string[] = []
+    let wake: () => void = () => {}
+    const next = new Promise<void>((resolve) => (wake = resolve))
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
+      heard.push(notification.params.uri)
+      wake()
+    })
+    await client.connect(new StreamableHTTPClientTransport(new URL(url.replace('?passthrough=notes', ''))))
+    try {
+      expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true)
+      await client.subscribeResource({ uri: 'mcpx://notes/note://b' })
+      await client.callTool({ name: 'mcpx_call', arguments: { tool: 'notes.touch', arguments: { uri: 'note://b' } } })
+      await next
+      expect(heard).toEqual(['mcpx://notes/note://b'])
+    } finally {
+      await client.close()
+    }
+  })
 })

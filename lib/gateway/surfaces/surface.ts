@@ -31,6 +31,8 @@ import { followResourceUpdates } from './resource-updates.ts'
 import {
   type ItemOptions,
   completeThrough,
+  exposedResourceUri,
+  resourceOrigin,
   forwardUnknown,
   readUnlistedApps,
   upstreamPrompts,
@@ -93,6 +95,8 @@ export class GatewaySurface {
   /** When the surface's one wait for its first catalogs ends (performance.now() time). */
   #waitUntil?: number
   #updates?: { client: McpClient; key: string; stop: () => void; ready: Promise<void> }
+  /** Renamed surfaces: per upstream, the resources hosts subscribed to (its own URIs), followed on its live connection. */
+  readonly #subscriptions = new Map<string, { client?: McpClient; uris: Set<string>; stop: () => void }>()
   #stop: () => void
 
   constructor(private readonly options: SurfaceOptions) {
@@ -117,9 +121,9 @@ export class GatewaySurface {
         instructions: surfaceInstructions(options.mode, options.codeMode !== undefined),
         tools,
         listChanged: true,
-        // Resource updates are followed upstream for pass-through only (resource-updates.ts): the
-        // renamed surfaces do not offer subscriptions they would never deliver.
-        subscribe: passthrough,
+        // Pass-through follows every listed resource upstream (#followUpdates); the renamed surfaces
+        // follow the ones hosts subscribe to, as they do (#subscribe), declaring it once a catalog says so (#apply).
+        ...(!passthrough && { subscribe: false, onSubscribe: (uris: readonly string[]) => this.#subscribe(uris) }),
         appsToDeclaredClientsOnly: true,
         // Pass-through leaves tool arguments to the upstream (upstream-items.ts): its own answer.
         ...(passthrough && { complete: this.#complete, validateArguments: false }),
@@ -137,6 +141,8 @@ export class GatewaySurface {
         void this.sync()
           .then((changed) => {
             if (relay && !changed.has(relay)) this.engine.notify[`${relay}ListChanged`]()
+            // A reconnected upstream knows none of the subscriptions made on its last connection.
+            if (type === 'server.ready' && server !== undefined && this.#subscriptions.has(server)) return this.#followResources(server)
           })
           .catch(() => {})
       }
@@ -276,6 +282,34 @@ export class GatewaySurface {
     await this.#updates.ready
   }
 
+  /** Renamed surfaces: follow upstream what hosts subscribed to (resource-updates.ts), each update told as the host knows its URI. */
+  async #subscribe(uris: readonly string[]): Promise<void> {
+    const wanted = new Map<string, string[]>()
+    for (const uri of uris) {
+      const origin = resourceOrigin(this.#catalogs, uri)
+      if (origin) wanted.set(origin.server, [...(wanted.get(origin.server) ?? []), origin.uri])
+    }
+    await Promise.all([...wanted].map(([server, more]) => this.#followResources(server, more)))
+  }
+
+  /** (Re)follow `server`'s subscribed resources, plus `more`, on its live connection; the same connection and set are left as they are. */
+  async #followResources(server: string, more: readonly string[] = []): Promise<void> {
+    const entry = this.#subscriptions.get(server) ?? { uris: new Set<string>(), stop: () => {} }
+    const client = await this.options.pool.upstream(server).client()
+    const size = entry.uris.size
+    for (const uri of more) entry.uris.add(uri)
+    if (entry.client === client && entry.uris.size === size) return
+    entry.stop()
+    const follow = followResourceUpdates(client, [...entry.uris], (uri) =>
+      this.engine.notify.resourceUpdated(exposedResourceUri(server, uri)),
+    )
+    entry.client = client
+    entry.stop = () => follow.stop()
+    this.#subscriptions.set(server, entry)
+    // A host told "subscribed" must not miss an update the upstream sends before it subscribed.
+    await follow.ready
+  }
+
   /** Pass-through completion/complete: the upstream's answer as is. */
   readonly #complete: NonNullable<ServerDefinition['complete']> = async (request, ctx) =>
     this.#items.pool.request(this.options.passthrough!, 'completion/complete', request as unknown as Record<string, unknown>, {
@@ -285,6 +319,7 @@ export class GatewaySurface {
   close(): void {
     this.#stop()
     this.#updates?.stop()
+    for (const entry of this.#subscriptions.values()) entry.stop()
     this.#parking.close()
     this.engine.close()
   }
@@ -351,6 +386,8 @@ export class GatewaySurface {
       const completes = this.#catalogs.some((c) => c.completes && (c.prompts.length > 0 || c.resourceTemplates.length > 0))
       if (completes) this.engine.def.complete = this.#completeListed
       else delete this.engine.def.complete
+      // Subscriptions likewise: offered where an upstream whose resources this surface lists announces updates.
+      this.engine.def.subscribe = this.#catalogs.some((c) => c.subscribes && c.resources.length > 0)
     }
     return changed
   }
@@ -369,6 +406,7 @@ function visibleTo(view: AccessView | undefined, catalog: Catalog): Catalog {
     resourceTemplates: whole ? catalog.resourceTemplates : [],
     ...(catalog.decidesTasksPerCall !== undefined && { decidesTasksPerCall: catalog.decidesTasksPerCall }),
     ...(catalog.completes !== undefined && { completes: catalog.completes }),
+    ...(catalog.subscribes !== undefined && { subscribes: catalog.subscribes }),
   }
 }
 

@@ -155,14 +155,26 @@ export function upstreamPrompts(catalog: Catalog, options: ItemOptions): PromptD
   })
 }
 
+/** An upstream resource's URI on the renamed surfaces: `mcpx://<ns>/<uri>`, or `ui://<ns>/…` for an MCP Apps one. */
+export function exposedResourceUri(server: string, uri: string): string {
+  return isAppResourceUri(uri) ? appResourceUri(server, uri) : gatewayResourceUri(server, uri)
+}
+
+/** The upstream and its own URI behind a renamed surface's resource URI (listed, or under `mcpx://<ns>/`), if any. */
+export function resourceOrigin(catalogs: readonly Catalog[], uri: string): { server: string; uri: string } | undefined {
+  for (const catalog of catalogs) {
+    const listed = catalog.resources.find((r) => exposedResourceUri(catalog.server, String(r.uri)) === uri)
+    if (listed) return { server: catalog.server, uri: String(listed.uri) }
+    const prefix = gatewayResourceUri(catalog.server, '')
+    if (uri.startsWith(prefix)) return { server: catalog.server, uri: uri.slice(prefix.length) }
+  }
+  return undefined
+}
+
 export function upstreamResources(catalog: Catalog, options: ItemOptions): ResourceDef[] {
   return catalog.resources.map((resource) => {
     const uri = String(resource.uri)
-    const exposed = options.ownNames
-      ? uri
-      : isAppResourceUri(uri)
-        ? appResourceUri(catalog.server, uri)
-        : gatewayResourceUri(catalog.server, uri)
+    const exposed = options.ownNames ? uri : exposedResourceUri(catalog.server, uri)
     return {
       ...(resource as Omit<ResourceDef, 'read'>),
       uri: exposed,
