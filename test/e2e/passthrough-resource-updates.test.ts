@@ -13,7 +13,7 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { Engine, type HttpServer, defineResource, defineServer, defineTool, serveHttp } from '../../lib/server/index.ts'
-import { tempDir, testSettings } from '../harness.ts'
+import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
 
 const V = '2026-07-28'
 const META = {
@@ -49,7 +49,16 @@ beforeAll(async () => {
     settings,
   )
   upstream = serveHttp(engine, settings)
-  const config = parseConfig(JSON.stringify({ mcpServers: { notes: { url: upstream.url } } }), 'updates.json', {})
+  const config = parseConfig(
+    JSON.stringify({
+      mcpServers: {
+        notes: { url: upstream.url },
+        local: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/notes-fixture.ts')] },
+      },
+    }),
+    'updates.json',
+    {},
+  )
   daemon = await startGatewayDaemon({
     settings: testSettings({ daemonIdleMs: 0, daemonRequireToken: false }),
     config,
@@ -162,6 +171,38 @@ describe('the renamed surfaces follow upstream what hosts subscribe to', () => {
     expect((await listenA.until(updated)).find(updated)?.params).toMatchObject({ uri: 'mcpx://notes/note://a' })
     stop.abort()
     expect((await heardB).some(updated)).toBe(false)
+  })
+
+  test('a stdio upstream that crashed and was restarted is asked to follow the subscriptions again', async () => {
+    const client = new Client({ name: 'subscriber', version: '1.0.0' })
+    const heard: string[] = []
+    let wake: () => void = () => {}
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (notification) => {
+      heard.push(notification.params.uri)
+      wake()
+    })
+    const heardOne = () => new Promise<void>((resolve) => (wake = resolve))
+    await client.connect(new StreamableHTTPClientTransport(new URL(url.replace('?passthrough=notes', '?codemode=false'))))
+    try {
+      await client.subscribeResource({ uri: 'mcpx://local/note://a' })
+      let next = heardOne()
+      await client.callTool({ name: 'local_touch', arguments: { uri: 'note://a' } })
+      await next
+      const crashed = await client.callTool({ name: 'local_crash', arguments: {} })
+      expect(crashed.isError).toBe(true)
+      // The restarted server hears the subscription again before its tools are back on the surface's
+      // connection; touching it until the update arrives bounds the wait by the restart, not a guess.
+      next = heardOne()
+      let arrived = false
+      void next.then(() => (arrived = true))
+      for (let i = 0; i < 100 && !arrived; i++) {
+        await client.callTool({ name: 'local_touch', arguments: { uri: 'note://a' } }).catch(() => {})
+        await Promise.race([next, Bun.sleep(100)])
+      }
+      expect(heard).toEqual(['mcpx://local/note://a', 'mcpx://local/note://a'])
+    } finally {
+      await client.close()
+    }
   })
 
   test('a legacy host (SDK 1.x) subscribing on the code-mode surface gets notifications/resources/updated', async () => {
