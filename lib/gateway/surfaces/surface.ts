@@ -96,7 +96,7 @@ export class GatewaySurface {
   #waitUntil?: number
   #updates?: { client: McpClient; key: string; stop: () => void; ready: Promise<void> }
   /** Renamed surfaces: per upstream, the resources hosts subscribed to (its own URIs), followed on its live connection. */
-  readonly #subscriptions = new Map<string, { client?: McpClient; uris: Set<string>; stop: () => void }>()
+  readonly #subscriptions = new Map<string, ResourceSubscriptions>()
   #stop: () => void
 
   constructor(private readonly options: SurfaceOptions) {
@@ -292,22 +292,26 @@ export class GatewaySurface {
     await Promise.all([...wanted].map(([server, more]) => this.#followResources(server, more)))
   }
 
-  /** (Re)follow `server`'s subscribed resources, plus `more`, on its live connection; the same connection and set are left as they are. */
+  /**
+   * (Re)follow `server`'s subscribed resources, plus `more`, on its live connection; the same connection
+   * following the same set is left as it is. The set grows before the wait for the connection, so
+   * subscriptions arriving together are followed together.
+   */
   async #followResources(server: string, more: readonly string[] = []): Promise<void> {
-    const entry = this.#subscriptions.get(server) ?? { uris: new Set<string>(), stop: () => {} }
-    const client = await this.options.pool.upstream(server).client()
-    const size = entry.uris.size
+    let entry = this.#subscriptions.get(server)
+    if (entry === undefined)
+      this.#subscriptions.set(server, (entry = { uris: new Set(), following: 0, stop: () => {}, ready: Promise.resolve() }))
     for (const uri of more) entry.uris.add(uri)
-    if (entry.client === client && entry.uris.size === size) return
-    entry.stop()
-    const follow = followResourceUpdates(client, [...entry.uris], (uri) =>
-      this.engine.notify.resourceUpdated(exposedResourceUri(server, uri)),
-    )
-    entry.client = client
-    entry.stop = () => follow.stop()
-    this.#subscriptions.set(server, entry)
+    const client = await this.options.pool.upstream(server).client()
+    if (entry.client !== client || entry.following !== entry.uris.size) {
+      entry.stop()
+      const follow = followResourceUpdates(client, [...entry.uris], (uri) =>
+        this.engine.notify.resourceUpdated(exposedResourceUri(server, uri)),
+      )
+      Object.assign(entry, { client, following: entry.uris.size, stop: () => follow.stop(), ready: follow.ready })
+    }
     // A host told "subscribed" must not miss an update the upstream sends before it subscribed.
-    await follow.ready
+    await entry.ready
   }
 
   /** Pass-through completion/complete: the upstream's answer as is. */
@@ -391,6 +395,17 @@ export class GatewaySurface {
     }
     return changed
   }
+}
+
+/** One upstream's resources that hosts of a renamed surface subscribed to, and the follow of them on its connection. */
+interface ResourceSubscriptions {
+  /** The upstream's own URIs. */
+  readonly uris: Set<string>
+  client?: McpClient
+  /** How many of `uris` the follow on `client` covers. */
+  following: number
+  stop: () => void
+  ready: Promise<void>
 }
 
 /** The part of a catalog a principal may use (policy.ts): tools and prompts by name, resources by server. */
