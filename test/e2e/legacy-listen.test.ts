@@ -19,7 +19,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { type Notification, ResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, startGatewayDaemon } from '../../lib/daemon/index.ts'
-import { Engine, type HttpServer, defineResource, defineServer, defineTool, serveHttp } from '../../lib/server/index.ts'
+import { Engine, type HttpServer, defineTool, serveHttp } from '../../lib/server/index.ts'
+import { notesServer } from '../fixtures/peers/notes-server.ts'
 import { mcpxCommand, tempDir, testSettings } from '../harness.ts'
 
 const V = '2026-07-28'
@@ -32,27 +33,15 @@ let url: string
 beforeAll(async () => {
   const settings = testSettings()
   const engine = new Engine(
-    defineServer({
-      info: { name: 'notes', version: '1.0.0' },
-      resources: [defineResource({ uri: 'note://a', name: 'a', read: () => ({ contents: [{ uri: 'note://a', text: 'A' }] }) })],
-      tools: [
-        defineTool({
-          name: 'touch',
-          inputSchema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] },
-          handler: (args, ctx) => {
-            ctx.notify.resourceUpdated(String(args.uri))
-            return { content: [{ type: 'text', text: 'touched' }] }
-          },
-        }),
-        defineTool({
-          name: 'retool',
-          handler: (_args, ctx) => {
-            ctx.notify.toolsListChanged()
-            return { content: [{ type: 'text', text: 'retooled' }] }
-          },
-        }),
-      ],
-    }),
+    notesServer([
+      defineTool({
+        name: 'retool',
+        handler: (_args, ctx) => {
+          ctx.notify.toolsListChanged()
+          return { content: [{ type: 'text', text: 'retooled' }] }
+        },
+      }),
+    ]),
     settings,
   )
   upstream = serveHttp(engine, settings)

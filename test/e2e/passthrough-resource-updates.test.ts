@@ -12,7 +12,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, startGatewayDaemon } from '../../lib/daemon/index.ts'
-import { Engine, type HttpServer, defineResource, defineServer, defineTool, serveHttp } from '../../lib/server/index.ts'
+import { Engine, type HttpServer, serveHttp } from '../../lib/server/index.ts'
+import { notesServer } from '../fixtures/peers/notes-server.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
 
 const V = '2026-07-28'
@@ -28,26 +29,7 @@ let url: string
 
 beforeAll(async () => {
   const settings = testSettings()
-  const engine = new Engine(
-    defineServer({
-      info: { name: 'notes', version: '1.0.0' },
-      resources: [
-        defineResource({ uri: 'note://a', name: 'a', read: () => ({ contents: [{ uri: 'note://a', text: 'A' }] }) }),
-        defineResource({ uri: 'note://b', name: 'b', read: () => ({ contents: [{ uri: 'note://b', text: 'B' }] }) }),
-      ],
-      tools: [
-        defineTool({
-          name: 'touch',
-          inputSchema: { type: 'object', properties: { uri: { type: 'string' } }, required: ['uri'] },
-          handler: (args, ctx) => {
-            ctx.notify.resourceUpdated(String(args.uri))
-            return { content: [{ type: 'text', text: 'touched' }] }
-          },
-        }),
-      ],
-    }),
-    settings,
-  )
+  const engine = new Engine(notesServer(), settings)
   upstream = serveHttp(engine, settings)
   const config = parseConfig(
     JSON.stringify({
@@ -143,24 +125,10 @@ describe('the renamed surfaces follow upstream what hosts subscribe to', () => {
   test('a 2026 host listening to mcpx://notes/note://a on the raw surface hears its update, named so', async () => {
     const raw = url.replace('?passthrough=notes', '?codemode=false')
     const stop = new AbortController()
-    const listenA = sseReader(
-      await post(
-        'subscriptions/listen',
-        { notifications: { resourceSubscriptions: ['mcpx://notes/note://a'] } },
-        undefined,
-        stop.signal,
-        raw,
-      ),
-    )
-    const listenB = sseReader(
-      await post(
-        'subscriptions/listen',
-        { notifications: { resourceSubscriptions: ['mcpx://notes/note://b'] } },
-        undefined,
-        stop.signal,
-        raw,
-      ),
-    )
+    const listen = async (uri: string) =>
+      sseReader(await post('subscriptions/listen', { notifications: { resourceSubscriptions: [uri] } }, undefined, stop.signal, raw))
+    const listenA = await listen('mcpx://notes/note://a')
+    const listenB = await listen('mcpx://notes/note://b')
     const acknowledged = (m: Record<string, unknown>) => m.method === 'notifications/subscriptions/acknowledged'
     const [ackA] = await Promise.all([listenA.until(acknowledged), listenB.until(acknowledged)])
     expect(ackA.find(acknowledged)?.params).toMatchObject({ notifications: { resourceSubscriptions: ['mcpx://notes/note://a'] } })

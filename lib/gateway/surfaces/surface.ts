@@ -27,12 +27,12 @@ import type { CodeMode } from '../code-mode.ts'
 import { codeModeTools } from './code-mode-tools.ts'
 import { callTool, catalogTool } from './direct-tools.ts'
 import { ParkingLot } from './parking.ts'
+import { FollowedResources } from './followed-resources.ts'
+import { surfaceInstructions } from './instructions.ts'
 import { followResourceUpdates } from './resource-updates.ts'
 import {
   type ItemOptions,
   completeThrough,
-  exposedResourceUri,
-  resourceOrigin,
   forwardUnknown,
   readUnlistedApps,
   upstreamPrompts,
@@ -63,25 +63,6 @@ export interface SurfaceOptions {
   readonly view?: AccessView
 }
 
-/**
- * The surface's initialize `instructions`: how to find and call tools on it, naming only the tools it
- * lists (the raw surface has no mcpx_* tools; code mode without a sandbox has no mcpx_exec). Pass-through
- * gives the upstream's own (mirrorIdentity).
- */
-export function surfaceInstructions(mode: SurfaceMode, codeMode: boolean): string | undefined {
-  const gateway = 'mcpx is a gateway to several MCP servers.'
-  const listed = "Each server's tools are listed here as <server>_<tool>."
-  if (mode === 'passthrough') return undefined
-  if (mode === 'raw') return `${gateway} ${listed}`
-  const find = codeMode
-    ? 'Find tools with mcpx_search or mcpx_catalog, learn their arguments with mcpx_types, and call one with mcpx_call ' +
-      '("<server>.<tool>") or run a short program that calls several with mcpx_exec.'
-    : 'Find tools with mcpx_catalog and call one with mcpx_call ("<server>.<tool>").'
-  if (mode === 'code-mode') return `${gateway} ${find}`
-  const joins = codeMode ? 'A tool you call or find with mcpx_search' : 'A tool you call'
-  return `${gateway} ${find} ${joins} joins this list as <server>_<tool>, to be called directly.`
-}
-
 export class GatewaySurface {
   readonly engine: EngineType
   readonly #parking: ParkingLot
@@ -95,8 +76,8 @@ export class GatewaySurface {
   /** When the surface's one wait for its first catalogs ends (performance.now() time). */
   #waitUntil?: number
   #updates?: { client: McpClient; key: string; stop: () => void; ready: Promise<void> }
-  /** Renamed surfaces: per upstream, the resources hosts subscribed to (its own URIs), followed on its live connection. */
-  readonly #subscriptions = new Map<string, ResourceSubscriptions>()
+  /** Renamed surfaces: what hosts subscribed to, followed upstream (followed-resources.ts). */
+  readonly #followed: FollowedResources
   #stop: () => void
 
   constructor(private readonly options: SurfaceOptions) {
@@ -114,6 +95,7 @@ export class GatewaySurface {
       ...(options.view && { view: options.view }),
     }
     this.#completeListed = completeThrough(this.#items, () => this.#catalogs)
+    this.#followed = new FollowedResources(options.pool, (uri) => this.engine.notify.resourceUpdated(uri))
     const tools = this.#baseTools()
     this.engine = new Engine(
       {
@@ -123,7 +105,10 @@ export class GatewaySurface {
         listChanged: true,
         // Pass-through follows every listed resource upstream (#followUpdates); the renamed surfaces
         // follow the ones hosts subscribe to, as they do (#subscribe), declaring it once a catalog says so (#apply).
-        ...(!passthrough && { subscribe: false, onSubscribe: (uris: readonly string[]) => this.#subscribe(uris) }),
+        ...(!passthrough && {
+          subscribe: false,
+          onSubscribe: (uris: readonly string[]) => this.#followed.subscribe(this.#catalogs, uris),
+        }),
         appsToDeclaredClientsOnly: true,
         // Pass-through leaves tool arguments to the upstream (upstream-items.ts): its own answer.
         ...(passthrough && { complete: this.#complete, validateArguments: false }),
@@ -142,7 +127,7 @@ export class GatewaySurface {
           .then((changed) => {
             if (relay && !changed.has(relay)) this.engine.notify[`${relay}ListChanged`]()
             // A reconnected upstream knows none of the subscriptions made on its last connection.
-            if (type === 'server.ready' && server !== undefined && this.#subscriptions.has(server)) return this.#followResources(server)
+            if (type === 'server.ready' && server !== undefined) return this.#followed.reconnected(server)
           })
           .catch(() => {})
       }
@@ -282,38 +267,6 @@ export class GatewaySurface {
     await this.#updates.ready
   }
 
-  /** Renamed surfaces: follow upstream what hosts subscribed to (resource-updates.ts), each update told as the host knows its URI. */
-  async #subscribe(uris: readonly string[]): Promise<void> {
-    const wanted = new Map<string, string[]>()
-    for (const uri of uris) {
-      const origin = resourceOrigin(this.#catalogs, uri)
-      if (origin) wanted.set(origin.server, [...(wanted.get(origin.server) ?? []), origin.uri])
-    }
-    await Promise.all([...wanted].map(([server, more]) => this.#followResources(server, more)))
-  }
-
-  /**
-   * (Re)follow `server`'s subscribed resources, plus `more`, on its live connection; the same connection
-   * following the same set is left as it is. The set grows before the wait for the connection, so
-   * subscriptions arriving together are followed together.
-   */
-  async #followResources(server: string, more: readonly string[] = []): Promise<void> {
-    let entry = this.#subscriptions.get(server)
-    if (entry === undefined)
-      this.#subscriptions.set(server, (entry = { uris: new Set(), following: 0, stop: () => {}, ready: Promise.resolve() }))
-    for (const uri of more) entry.uris.add(uri)
-    const client = await this.options.pool.upstream(server).client()
-    if (entry.client !== client || entry.following !== entry.uris.size) {
-      entry.stop()
-      const follow = followResourceUpdates(client, [...entry.uris], (uri) =>
-        this.engine.notify.resourceUpdated(exposedResourceUri(server, uri)),
-      )
-      Object.assign(entry, { client, following: entry.uris.size, stop: () => follow.stop(), ready: follow.ready })
-    }
-    // A host told "subscribed" must not miss an update the upstream sends before it subscribed.
-    await entry.ready
-  }
-
   /** Pass-through completion/complete: the upstream's answer as is. */
   readonly #complete: NonNullable<ServerDefinition['complete']> = async (request, ctx) =>
     this.#items.pool.request(this.options.passthrough!, 'completion/complete', request as unknown as Record<string, unknown>, {
@@ -323,7 +276,7 @@ export class GatewaySurface {
   close(): void {
     this.#stop()
     this.#updates?.stop()
-    for (const entry of this.#subscriptions.values()) entry.stop()
+    this.#followed.close()
     this.#parking.close()
     this.engine.close()
   }
@@ -395,17 +348,6 @@ export class GatewaySurface {
     }
     return changed
   }
-}
-
-/** One upstream's resources that hosts of a renamed surface subscribed to, and the follow of them on its connection. */
-interface ResourceSubscriptions {
-  /** The upstream's own URIs. */
-  readonly uris: Set<string>
-  client?: McpClient
-  /** How many of `uris` the follow on `client` covers. */
-  following: number
-  stop: () => void
-  ready: Promise<void>
 }
 
 /** The part of a catalog a principal may use (policy.ts): tools and prompts by name, resources by server. */
