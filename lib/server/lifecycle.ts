@@ -5,7 +5,7 @@
  * (2026-07-28 basic/index.mdx "_meta": missing keys -32602, unknown version -32022 with data
  * {supported, requested}; HTTP status 400 for both).
  */
-import { RPC, RpcError } from '../errors/index.ts'
+import { RPC, RpcError, toRpcError } from '../errors/index.ts'
 import {
   shapeServerCapabilities,
   HTTP_STATUS,
@@ -74,13 +74,21 @@ function mirroredCapabilities(def: ServerDefinition): JsonObject {
   return out
 }
 
+/** A server that cannot serve now (ServerDefinition.unavailable) answers its handshake with why. */
+function refuseIfUnavailable(def: ServerDefinition): void {
+  const down = def.unavailable?.()
+  if (down !== undefined) throw toRpcError(down)
+}
+
 export function initializeResult(def: ServerDefinition, registry: Registry, revision: LegacyRevision): JsonObject {
+  refuseIfUnavailable(def)
   const result: JsonObject = { protocolVersion: revision, capabilities: serverCapabilities(def, registry, revision), serverInfo: def.info }
   if (def.instructions !== undefined) result.instructions = def.instructions
   return result
 }
 
 export function discoverResult(def: ServerDefinition, registry: Registry, revision: ModernRevision): JsonObject {
+  refuseIfUnavailable(def)
   // A dual-era server names its legacy revisions too (versioning.mdx example lists 2025-11-25).
   const result: JsonObject = { supportedVersions: [...SUPPORTED_REVISIONS], capabilities: serverCapabilities(def, registry, revision) }
   if (def.instructions !== undefined) result.instructions = def.instructions

@@ -3,6 +3,7 @@
  * completions) and the context a handler receives. Results are written in the newest (2026-07-28)
  * shape; the engine shapes them for older peers at the edge.
  */
+import type { McpxError } from '../errors/index.ts'
 import type { Era, JsonObject, LogLevel, Revision } from '../wire/index.ts'
 
 export type { JsonObject }
@@ -200,6 +201,11 @@ export interface ServerDefinition {
    * follows them elsewhere first (a gateway, upstream) misses no update; a failure is logged, not the host's.
    */
   onSubscribe?(uris: readonly string[]): Promise<void> | void
+  /**
+   * Why this server cannot serve now, if so: its handshake (initialize, server/discover) is answered
+   * with that error instead of an empty server (a gateway's pass-through whose one upstream is down).
+   */
+  unavailable?(): McpxError | undefined
   /** completion/complete; absent means the completions capability is not declared. */
   complete?(request: CompleteRequest, ctx: HandlerContext): Promise<JsonObject> | JsonObject
   /** Declare list_changed / subscribe capabilities (default true when the provider list is non-empty). */

@@ -7,7 +7,7 @@
  */
 import type { AccessView } from '../../access/index.ts'
 import type { McpClient } from '../../client/index.ts'
-import { McpxError } from '../../errors/index.ts'
+import { McpxError, asMcpxError } from '../../errors/index.ts'
 import { log } from '../../log/index.ts'
 import { EXTENSION } from '../../wire/index.ts'
 import {
@@ -76,6 +76,8 @@ export class GatewaySurface {
   /** When the surface's one wait for its first catalogs ends (performance.now() time). */
   #waitUntil?: number
   #updates?: { client: McpClient; key: string; stop: () => void; ready: Promise<void> }
+  /** Pass-through: why its one upstream could not be listed at the last try (hosts' handshakes get it). */
+  #unavailable?: McpxError
   /** Renamed surfaces: what hosts subscribed to, followed upstream (followed-resources.ts). */
   readonly #followed: FollowedResources
   #stop: () => void
@@ -111,7 +113,7 @@ export class GatewaySurface {
         }),
         appsToDeclaredClientsOnly: true,
         // Pass-through leaves tool arguments to the upstream (upstream-items.ts): its own answer.
-        ...(passthrough && { complete: this.#complete, validateArguments: false }),
+        ...(passthrough && { complete: this.#complete, validateArguments: false, unavailable: () => this.#unavailable }),
       },
       options.settings,
     )
@@ -179,7 +181,15 @@ export class GatewaySurface {
   async sync(): Promise<Set<ChangeKind>> {
     const { pool, passthrough } = this.options
     if (passthrough) {
-      const catalog = await pool.catalog(passthrough)
+      const catalog = await pool.catalog(passthrough).catch((error: unknown) => {
+        const why = asMcpxError(error, 'CONNECT')
+        this.#unavailable = new McpxError('CONNECT', `server "${passthrough}" is unavailable: ${why.message}`, {
+          ...why.data,
+          server: passthrough,
+        })
+        throw error
+      })
+      this.#unavailable = undefined
       this.#catalogs = [visibleTo(this.options.view, catalog)]
       const client = await pool.upstream(passthrough).client()
       this.#mirrorIdentity(client)

@@ -1,0 +1,62 @@
+/**
+ * Pass-through in front of an upstream that cannot start: the host's handshake (legacy initialize,
+ * 2026 server/discover) is answered with why, naming the server and what it wrote on stderr, as a
+ * host connected to it directly would see it fail, not an empty server; other surfaces keep serving.
+ */
+import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { REPO_ROOT } from '../harness.ts'
+import { testGateway } from '../support/gateway-daemon.ts'
+
+const gateway = testGateway('passthrough-unavailable', {
+  broken: { command: 'sh', args: ['-c', 'echo cannot open the database >&2; exit 1'] },
+  up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] },
+})
+
+async function post(query: string, body: object, headers: Record<string, string> = {}) {
+  const response = await fetch(`${gateway.mcpUrl}${query}`, {
+    method: 'POST',
+    headers: { ...gateway.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  })
+  return (await response.json()) as {
+    result?: Record<string, unknown>
+    error?: { code: number; message: string; data?: Record<string, unknown> }
+  }
+}
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } },
+}
+
+describe('pass-through of an upstream that cannot start', () => {
+  test('a legacy initialize is answered with why, naming the server and its stderr', async () => {
+    const answer = await post('?passthrough=broken', initialize)
+    expect(answer.error?.code).toBe(-32603)
+    expect(answer.error?.message).toStartWith('server "broken" is unavailable: ')
+    expect(answer.error?.message).toContain('cannot open the database')
+    expect(answer.error?.data).toMatchObject({ server: 'broken', mcpxCode: 'CONNECT' })
+  })
+
+  test('a 2026 server/discover likewise', async () => {
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'host', version: '1' },
+    }
+    const answer = await post(
+      '?passthrough=broken',
+      { jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: meta } },
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+    )
+    expect(answer.error?.message).toStartWith('server "broken" is unavailable: ')
+  })
+
+  test('the other surfaces keep serving', async () => {
+    expect((await post('?passthrough=up', initialize)).result?.serverInfo).toMatchObject({ name: 'gateway-upstream-fixture' })
+    expect((await post('?codemode=false', initialize)).result?.serverInfo).toMatchObject({ name: 'mcpx' })
+  })
+})
