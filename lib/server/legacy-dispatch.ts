@@ -40,6 +40,8 @@ export async function dispatchLegacy(
   if (req.method === 'initialize') {
     const params = parseParams('2025-11-25', 'initialize', raw) as JsonObject
     const revision = negotiateLegacy(params.protocolVersion)
+    // Built first: a server that cannot serve now refuses the handshake, and the connection stays uninitialized.
+    const result = initializeResult(engine.def, engine.registry, revision)
     connection.legacy = {
       revision,
       clientCapabilities: isRecord(params.capabilities) ? params.capabilities : {},
@@ -47,7 +49,7 @@ export async function dispatchLegacy(
       initialized: false,
       subscriptions: new Set(),
     }
-    return { revision, result: initializeResult(engine.def, engine.registry, revision) }
+    return { revision, result }
   }
   const state = connection.legacy
   const revision = state?.revision ?? FALLBACK_REVISION

@@ -19,10 +19,11 @@ async function post(query: string, body: object, headers: Record<string, string>
     headers: { ...gateway.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: JSON.stringify(body),
   })
-  return (await response.json()) as {
+  const answer = (await response.json()) as {
     result?: Record<string, unknown>
     error?: { code: number; message: string; data?: Record<string, unknown> }
   }
+  return { ...answer, session: response.headers.get('mcp-session-id') }
 }
 
 const initialize = {
@@ -39,6 +40,8 @@ describe('pass-through of an upstream that cannot start', () => {
     expect(answer.error?.message).toStartWith('server "broken" is unavailable: ')
     expect(answer.error?.message).toContain('cannot open the database')
     expect(answer.error?.data).toMatchObject({ server: 'broken', mcpxCode: 'CONNECT' })
+    // No session was opened for a handshake that failed.
+    expect(answer.session).toBeNull()
   })
 
   test('a 2026 server/discover likewise', async () => {

@@ -4,6 +4,7 @@
  * both task surfaces.
  */
 import { describe, expect, test } from 'bun:test'
+import { McpxError } from '../../../lib/errors/index.ts'
 import { Engine, defineServer, defineTool, type Channel } from '../../../lib/server/index.ts'
 import type { JsonRpcMessage, JsonRpcResponse } from '../../../lib/wire/index.ts'
 import { testSettings } from '../../harness.ts'
@@ -65,6 +66,27 @@ function setup() {
 
 const result = (r: JsonRpcResponse | undefined) => (r && 'result' in r ? r.result : undefined) as any
 const error = (r: JsonRpcResponse | undefined) => (r && 'error' in r ? r.error : undefined)
+
+describe('a server that cannot serve now (ServerDefinition.unavailable)', () => {
+  test('refuses initialize and server/discover with why, and the connection stays uninitialized', async () => {
+    let down: McpxError | undefined = new McpxError('CONNECT', 'the one upstream is down')
+    const engine = new Engine(defineServer({ info: { name: 'gate', version: '1.0.0' }, unavailable: () => down }), testSettings())
+    const connection = engine.connect('stdio')
+    const channel: Channel = { connection, outlet: { send: () => {} } }
+    const initialize = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } }
+    const refused = await engine.handle({ jsonrpc: '2.0', id: 1, method: 'initialize', params: initialize }, channel)
+    expect(error(refused)).toMatchObject({ code: -32603, message: 'the one upstream is down', data: { mcpxCode: 'CONNECT' } })
+    expect(connection.legacy).toBeUndefined()
+    const discover = await engine.handle({ jsonrpc: '2.0', id: 2, method: 'server/discover', params: { _meta: META } }, channel)
+    expect(error(discover)?.message).toBe('the one upstream is down')
+    // Once it can serve again, the same connection initializes.
+    down = undefined
+    expect(result(await engine.handle({ jsonrpc: '2.0', id: 3, method: 'initialize', params: initialize }, channel)).serverInfo.name).toBe(
+      'gate',
+    )
+    expect(connection.legacy?.revision).toBe('2025-11-25')
+  })
+})
 
 describe('legacy lifecycle', () => {
   test('echoes a supported version and counter-offers an unknown one', async () => {
