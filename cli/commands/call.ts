@@ -8,7 +8,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
 import { type Catalog, inputSchemaHash } from '../../lib/daemon/index.ts'
-import { splitQualified, suggest } from '../../lib/gateway/index.ts'
+import { splitQualified, suggest, unknownToolError } from '../../lib/gateway/index.ts'
 import { parseCallArguments, parseJsonObject, precheckArguments, undeclaredArguments } from '../tool-arguments.ts'
 import { commonArgs } from '../args.ts'
 import type { McpxConfig } from '../../lib/config/index.ts'
@@ -181,19 +181,11 @@ function findTool(
       blocked: true,
     })
   }
-  const hint = suggest(
+  throw unknownToolError(
+    server,
     tool,
     catalog.tools.map((t) => String((t as { name: unknown }).name)),
-  )
-  const qualified = (name: string) => (adHoc ? name : `${server}.${name}`)
-  throw new McpxError(
-    'NOT_FOUND',
-    `server "${server}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map(qualified).join(', ')}?)` : ''}`,
-    {
-      server,
-      tool,
-      suggestions: hint,
-    },
+    adHoc,
   )
 }
 

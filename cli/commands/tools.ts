@@ -5,8 +5,8 @@
  */
 import { defineCommand } from 'citty'
 import type { Catalog, ServerStatus } from '../../lib/daemon/index.ts'
-import { McpxError } from '../../lib/errors/index.ts'
-import { splitQualified, suggest } from '../../lib/gateway/index.ts'
+import type { McpxError } from '../../lib/errors/index.ts'
+import { splitQualified, unknownToolError } from '../../lib/gateway/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../configured-context.ts'
 import { hostArgs, rootUris } from '../host.ts'
@@ -55,17 +55,12 @@ export default defineCommand({
     if (one !== undefined) {
       const catalog = await client.request<Catalog>('catalog', { name: one.server, roots: rootUris(process.cwd(), args.root) })
       const tool = (catalog.tools as Record<string, unknown>[]).find((t) => t.name === one.tool)
-      if (tool === undefined) {
-        const hint = suggest(
+      if (tool === undefined)
+        throw unknownToolError(
+          one.server,
           one.tool,
           catalog.tools.map((t) => String((t as { name: unknown }).name)),
         )
-        throw new McpxError(
-          'NOT_FOUND',
-          `server "${one.server}" has no tool "${one.tool}"${hint.length ? ` (did you mean ${hint.map((name) => `${one.server}.${name}`).join(', ')}?)` : ''}`,
-          { server: one.server, tool: one.tool, suggestions: hint },
-        )
-      }
       if (ctx.json) return printJson([{ server: one.server, tools: [tool] }])
       process.stdout.write(`${renderToolDetail(one.server, tool).join('\n')}\n`)
       return

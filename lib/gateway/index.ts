@@ -6,7 +6,7 @@
 export { UpstreamPool, type UpstreamPoolOptions } from './upstream-pool.ts'
 export { Upstream, type UpstreamContext } from './upstream.ts'
 export { ALL_QUESTIONS, Broker, type DownstreamAsker, type QuestionKind } from './broker.ts'
-export { gatewayResourceUri, rawName, splitQualified, suggest, type QualifiedName } from './naming.ts'
+export { gatewayResourceUri, rawName, splitQualified, suggest, unknownToolError, type QualifiedName } from './naming.ts'
 export type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
 export { configuredStatus } from './status.ts'
 export { GatewaySurface, type SurfaceMode, type SurfaceOptions } from './surfaces/surface.ts'

@@ -30,6 +30,24 @@ export function gatewayResourceUri(server: string, uri: string): string {
   return `${RESOURCE_SCHEME}${server}/${uri}`
 }
 
+/**
+ * NOT_FOUND for a tool `server` does not list, suggesting the closest of its `names` as mcpx_call, the
+ * CLI and mcpx_exec's namespaces name them (`server.tool`), or bare for an ad-hoc server that has no name.
+ */
+export function unknownToolError(server: string, tool: string, names: readonly string[], bare = false): McpxError {
+  const hint = suggest(tool, names)
+  const shown = bare ? hint : hint.map((name) => `${server}.${name}`)
+  return new McpxError(
+    'NOT_FOUND',
+    `server "${server}" has no tool "${tool}"${shown.length ? ` (did you mean ${shown.join(', ')}?)` : ''}`,
+    {
+      server,
+      tool,
+      suggestions: hint,
+    },
+  )
+}
+
 /** Closest names for "did you mean": by edit distance, then shared prefix. */
 export function suggest(name: string, candidates: readonly string[], limit = 3): string[] {
   const scored = candidates.map((c) => ({ c, d: editDistance(name.toLowerCase(), c.toLowerCase()) }))

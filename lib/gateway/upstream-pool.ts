@@ -9,7 +9,7 @@ import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { DownstreamAsker } from './broker.ts'
 import { checkRequest, guardedCall } from './guarded-call.ts'
-import { suggest } from './naming.ts'
+import { suggest, unknownToolError } from './naming.ts'
 import type { Catalog, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
 import type { RelayReceiver, RelayStop } from './upstream-relay.ts'
 import { Upstream, type UpstreamContext } from './upstream.ts'
@@ -189,17 +189,6 @@ export class UpstreamPool {
     const catalog = await upstream.catalog().catch(() => undefined)
     if (!catalog) return undefined
     const names = catalog.tools.map((t) => String(t.name))
-    if (names.includes(tool)) return undefined
-    const hint = suggest(tool, names)
-    return new McpxError(
-      'NOT_FOUND',
-      // Suggested as mcpx_call, the CLI and mcpx_exec's namespaces name them: server.tool.
-      `server "${upstream.name}" has no tool "${tool}"${hint.length ? ` (did you mean ${hint.map((name) => `${upstream.name}.${name}`).join(', ')}?)` : ''}`,
-      {
-        server: upstream.name,
-        tool,
-        suggestions: hint,
-      },
-    )
+    return names.includes(tool) ? undefined : unknownToolError(upstream.name, tool, names)
   }
 }

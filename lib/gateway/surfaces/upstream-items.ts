@@ -294,17 +294,16 @@ function upstreamRef(
   catalogs: readonly Catalog[],
   ref: CompleteRequest['ref'],
 ): { catalog: Catalog; ref: CompleteRequest['ref'] } | undefined {
-  for (const catalog of catalogs) {
-    if (ref.type === 'ref/prompt') {
+  if (ref.type === 'ref/prompt') {
+    for (const catalog of catalogs) {
       const prompt = catalog.prompts.find((p) => rawName(catalog.server, String(p.name)) === ref.name)
       if (prompt) return { catalog, ref: { type: 'ref/prompt', name: String(prompt.name) } }
-      continue
     }
-    const prefix = gatewayResourceUri(catalog.server, '')
-    if (!ref.uri.startsWith(prefix)) continue
-    const uri = ref.uri.slice(prefix.length)
-    const listed = catalog.resourceTemplates.some((t) => t.uriTemplate === uri) || catalog.resources.some((r) => r.uri === uri)
-    if (listed) return { catalog, ref: { type: 'ref/resource', uri } }
+    return undefined
   }
-  return undefined
+  const origin = resourceOrigin(catalogs, ref.uri)
+  const catalog = origin && catalogs.find((c) => c.server === origin.server)
+  if (!origin || !catalog) return undefined
+  const listed = catalog.resourceTemplates.some((t) => t.uriTemplate === origin.uri) || catalog.resources.some((r) => r.uri === origin.uri)
+  return listed ? { catalog, ref: { type: 'ref/resource', uri: origin.uri } } : undefined
 }
