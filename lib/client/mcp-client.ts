@@ -1,6 +1,6 @@
 /**
  * A connected MCP client: era-aware requests (modern `_meta` + headers, legacy version header and
- * one single-flight re-initialize when a legacy session id draws 404) and the typed calls over
+ * a new session when the old one is refused as expired: session-renewal.ts) and the typed calls over
  * them. Its parts live beside it: pages (pagination.ts), `input_required` rounds (input-rounds.ts),
  * `subscriptions/listen` and follow() (subscriptions.ts). Built by connect() (connect.ts).
  */
@@ -20,8 +20,8 @@ import {
 } from '../wire/index.ts'
 import { initializeLegacy, pickModern } from './handshake.ts'
 import { isFinal, runInputRounds } from './input-rounds.ts'
-import { sessionControl } from './open-transport.ts'
 import { type Page, collectPages, cursorOf } from './pagination.ts'
+import { SessionRenewal } from './session-renewal.ts'
 import { type Listening, followChanges, openListen } from './subscriptions.ts'
 import type { FollowFilter, Following, JsonObject, ServerIdentity, TimingStep } from './connect-options.ts'
 import { type WireState, withModernMeta } from './wire-state.ts'
@@ -70,8 +70,7 @@ class InNewestShape implements AnswerReceiver {
 }
 
 export class McpClient {
-  #generation = 0
-  #reinit?: Promise<void>
+  readonly #session: SessionRenewal
 
   constructor(
     readonly peer: Peer,
@@ -81,7 +80,13 @@ export class McpClient {
     /** Steps connect() took, with durations (for `mcpx probe`). */
     readonly timings: TimingStep[],
     private readonly warn: (message: string) => void,
-  ) {}
+  ) {
+    this.#session = new SessionRenewal(peer, async () => {
+      const identity = await initializeLegacy(this.peer, this.state, this.identity.revision)
+      this.identity = { ...this.identity, ...identity }
+      log.debug(`legacy session re-initialized (${identity.revision})`)
+    })
+  }
 
   get era() {
     return this.identity.era
@@ -109,7 +114,7 @@ export class McpClient {
 
   /** request(), or requestWithInput() when `withInput`: both retry through here. */
   #request(method: string, params: JsonObject, options: CallOptions, withInput: boolean): Promise<JsonObject> {
-    const generation = this.#generation
+    const generation = this.#session.generation
     const retry = async (error: unknown): Promise<JsonObject> => {
       if (!(await this.#readyToRetry(error, generation, method))) throw error
       return this.#attempt(method, params, options, withInput)
@@ -191,7 +196,7 @@ export class McpClient {
    */
   async #readyToRetry(error: unknown, generation: number, method: string): Promise<boolean> {
     if (this.identity.era === 'legacy' && isSessionExpired(error)) {
-      if (this.#generation === generation) await this.#reinitialize()
+      await this.#session.renew(generation)
       return true
     }
     // streamable-http.mdx "Client Behavior": on HeaderMismatch the tool's schema may have
@@ -314,6 +319,14 @@ export class McpClient {
     await this.peer.notify('notifications/roots/list_changed')
   }
 
+  /**
+   * Call `listener` each time an expired legacy session was replaced by a new one (2025-11-25
+   * basic/transports.mdx "Session Management": the client MUST start a new session).
+   */
+  onSessionRenewed(listener: () => void): () => void {
+    return this.#session.onRenewed(listener)
+  }
+
   /** Listen for server notifications of one method ('*' = all): list_changed, resources/updated, message… */
   on(method: string, listener: NotificationListener): () => void {
     return this.peer.on(method, listener)
@@ -361,23 +374,6 @@ export class McpClient {
       kept.push(tool)
     }
     return kept
-  }
-
-  /**
-   * A legacy client that gets 404 for its session id MUST re-initialize: once, shared by every request that saw the
-   * same expired session.
-   */
-  #reinitialize(): Promise<void> {
-    this.#reinit ??= (async () => {
-      sessionControl(this.peer.transport)?.resetSession()
-      const identity = await initializeLegacy(this.peer, this.state, this.identity.revision)
-      this.identity = { ...this.identity, ...identity }
-      this.#generation++
-      log.debug(`legacy session re-initialized (${identity.revision})`)
-    })().finally(() => {
-      this.#reinit = undefined
-    })
-    return this.#reinit
   }
 }
 

@@ -14,6 +14,10 @@ import type { HttpTarget, StdioTarget } from './connect-options.ts'
 export interface SessionControl {
   readonly sessionId?: string
   resetSession(): void
+  /** A new session started: the standalone GET stream, if one was open, follows it (legacy Streamable HTTP). */
+  renewListenStream?(): void
+  /** The standalone GET stream found the session refused while nothing was asked. */
+  onSessionRefused?(listener: () => void): void
 }
 
 /** What connect() hands the stdio factory: the target plus the environment the child inherits. */

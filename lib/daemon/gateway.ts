@@ -307,8 +307,9 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const stopNotices = source && followConfigNotices(settings, source)
   // One line per upstream (re)connect, with what it negotiated.
   upstreams.on((type, data) => {
-    const event = data as { server?: string; era?: string; revision?: string }
-    if (type === 'server.ready') log.info(`upstream ${event.server} connected (${event.era} era, revision ${event.revision})`)
+    const event = data as { server?: string; era?: string; revision?: string; renewed?: boolean }
+    const how = event.renewed ? 'started a new session, its last one having expired' : 'connected'
+    if (type === 'server.ready') log.info(`upstream ${event.server} ${how} (${event.era} era, revision ${event.revision})`)
   })
   daemon.onShutdown(async () => {
     stopping = true

@@ -19,15 +19,9 @@ import { schemaProblem } from './call-validation.ts'
 import { callAsTask, runsAsTask, taskRefusal } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
 import { configuredStatus } from './status.ts'
+import { watchChanges } from './upstream-changes.ts'
 import { connectUpstream } from './upstream-connect.ts'
 import type { UpstreamRecording } from './upstream-recording.ts'
-
-/** Notifications that invalidate a catalog part (2025-11-25 server/tools.mdx etc.; 2026 listen filter keys). */
-const LIST_CHANGED = {
-  'notifications/tools/list_changed': 'tools',
-  'notifications/prompts/list_changed': 'prompts',
-  'notifications/resources/list_changed': 'resources',
-} as const
 
 export interface UpstreamContext {
   readonly settings: Settings
@@ -300,7 +294,12 @@ export class Upstream {
       this.#state = 'ready'
       this.#failures = 0
       this.#lastError = undefined
-      this.#watchChanges(client)
+      this.#stopListening = watchChanges(client, (part) => {
+        this.#catalog = undefined
+        if (part !== 'session') return this.context.emit('catalog.changed', { server: this.name, part })
+        // A new session after the old one expired: a restarted server, as on a reconnect.
+        this.context.emit('server.ready', { server: this.name, era: client.era, revision: client.revision, renewed: true })
+      })
       // Log messages reach the call that asked for them (broker.ts); legacy ones are session-wide.
       client.on('notifications/message', (params) => this.broker.log(params))
       void client.peer.whenClosed().then((reason) => this.#onClosed(client, reason))
@@ -340,24 +339,6 @@ export class Upstream {
   #backoffMs(baseMs: number): number {
     const factor = 2 ** Math.max(0, this.#failures - 1)
     return Math.min(this.context.settings.restartBackoffMaxMs, baseMs * factor)
-  }
-
-  /** Invalidate the catalog on list_changed, for the lists the server says it announces (McpClient.follow, either era). */
-  #watchChanges(client: McpClient): void {
-    const caps = client.serverCapabilities as Record<string, { listChanged?: boolean } | undefined>
-    const filter = {
-      ...(caps.tools?.listChanged && { toolsListChanged: true }),
-      ...(caps.prompts?.listChanged && { promptsListChanged: true }),
-      ...(caps.resources?.listChanged && { resourcesListChanged: true }),
-    }
-    if (Object.keys(filter).length === 0) return
-    const following = client.follow(filter, (method) => {
-      const part = LIST_CHANGED[method as keyof typeof LIST_CHANGED]
-      if (!part) return
-      this.#catalog = undefined
-      this.context.emit('catalog.changed', { server: this.name, part })
-    })
-    this.#stopListening = () => following.stop()
   }
 
   async #loadCatalog(): Promise<Catalog> {

@@ -363,12 +363,18 @@ export function resendable(method: string): boolean {
   return RESENDABLE.has(method) || method.endsWith('/list')
 }
 
+/** The requests that open a connection (legacy initialize, 2026-07-28 server/discover). */
+const HANDSHAKES = new Set(['initialize', 'server/discover'])
+
 /** The error of a request whose connection ended before its answer came. */
 function lostInFlight(method: string, reason: McpxError): McpxError {
   const outcome = resendable(method) ? 'was not answered' : 'may or may not have run; it was not re-sent'
   return new McpxError(
     reason.code,
-    `the connection ended while ${method} was in flight: it ${outcome} (${reason.message})`,
+    // A handshake has no outcome to doubt: the server went away before it could serve at all.
+    HANDSHAKES.has(method)
+      ? `${reason.message} before answering ${method}`
+      : `the connection ended while ${method} was in flight: it ${outcome} (${reason.message})`,
     { ...reason.data, method, inFlight: true },
     { cause: reason },
   )

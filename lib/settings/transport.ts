@@ -10,7 +10,7 @@ export const TRANSPORT_SETTINGS = defineSettings({
   sseMaxReconnects: {
     default: 5,
     env: 'MCPX_SSE_MAX_RECONNECTS',
-    doc: 'Most consecutive SSE reconnects (GET + Last-Event-ID) that bring no new event',
+    doc: 'Most consecutive SSE reconnects (GET + Last-Event-ID) that bring no new event; a server not there (restarting) is tried again after sseRetryMs, then twice as long each time',
   },
   httpBodyReadBytes: {
     default: 64 * 1024,

@@ -21,7 +21,9 @@ import {
   httpError,
   readTextCapped,
 } from './http-fetch.ts'
-import { type SseEvent, readEventStream } from './sse-parser.ts'
+import type { SseEvent } from './sse-parser.ts'
+import { readResumingStream } from './sse-resume.ts'
+import { createListenStream } from './http-listen-stream.ts'
 import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './contract.ts'
 
 // 2025-11-25 basic/transports.mdx "Session Management": the session id MUST be visible ASCII (0x21-0x7E) only.
@@ -52,6 +54,13 @@ export interface HttpTransport extends Transport {
    * Reconnects while open; stops on `signal` abort or close().
    */
   openListenStream(options?: { signal?: AbortSignal }): Promise<boolean>
+  /**
+   * After a new session started (resetSession, then initialize): the stream opened for the old one,
+   * if any was, is closed and opened again for the new one, in the background.
+   */
+  renewListenStream(): void
+  /** `listener` is told when the standalone stream finds the session refused as expired (sessionRefused). */
+  onSessionRefused(listener: () => void): void
 }
 
 type HttpSettings = Pick<
@@ -136,16 +145,19 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     }
     if (!response.ok || contentTypeOf(response) !== MIME.SSE) {
       const { text } = await readTextCapped(response, settings.httpBodyReadBytes)
-      throw httpError({ url, method: 'GET' }, response, text ?? '', response.ok ? { reason: 'not an event stream' } : {})
+      const sentSession = (session ?? sessionId) !== undefined
+      throw httpError(
+        { url, method: 'GET' },
+        response,
+        text ?? '',
+        response.ok ? { reason: 'not an event stream' } : { sessionExpired: sentSession && sessionRefused(response.status, text ?? '') },
+      )
     }
     return response
   }
 
-  /**
-   * Read SSE streams for one exchange (or the listen stream): the first from `response`, later ones
-   * by GET + Last-Event-ID while `more()` says the stream is still owed something.
-   */
-  async function pump(
+  /** One exchange's SSE stream (or the listen stream), resumed by GET + Last-Event-ID (sse-resume.ts). */
+  function pump(
     first: Response,
     signal: AbortSignal,
     onEvent: (event: SseEvent) => void,
@@ -153,48 +165,17 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     describe: string,
     session?: string,
   ): Promise<void> {
-    let body = first.body
-    let lastEventId = ''
-    let retryMs: number | undefined
-    let idleReconnects = 0
-    while (body) {
-      let sawEvent = false
-      const end = await readEventStream(body, {
-        maxEventChars: settings.maxFrameBytes,
-        onEvent(event) {
-          sawEvent = true
-          onEvent(event)
-        },
-        onRetry: (ms) => (retryMs = ms),
-        onOversize: (chars) =>
-          report(
-            new McpxError(
-              'PROTOCOL',
-              `${describe}: SSE event of ${chars} characters exceeds maxFrameBytes (${settings.maxFrameBytes}); skipped`,
-              { chars, maxFrameBytes: settings.maxFrameBytes },
-            ),
-          ),
-      })
-      if (end.lastEventId !== '') lastEventId = end.lastEventId
-      if (signal.aborted || closed || !more(lastEventId)) return
-      idleReconnects = sawEvent ? 1 : idleReconnects + 1
-      if (idleReconnects > settings.sseMaxReconnects) {
-        throw new McpxError('CONNECT', `${describe}: gave up after ${settings.sseMaxReconnects} reconnects without a new event`, {
-          url,
-          lastEventId,
-        })
-      }
-      // 2025-11-25 basic/transports.mdx "Sending Messages to the Server": the client MUST respect `retry` before reconnecting.
-      await abortableSleep(retryMs ?? settings.sseRetryMs, signal)
-      if (signal.aborted || closed) return
-      const next = await getStream(signal, lastEventId || undefined, session)
-      if (next === HTTP_STATUS.METHOD_NOT_ALLOWED)
-        throw new McpxError('CONNECT', `${describe}: the server closed the stream and does not offer GET to resume it (405)`, {
-          url,
-          httpStatus: HTTP_STATUS.METHOD_NOT_ALLOWED,
-        })
-      body = next.body
-    }
+    return readResumingStream(first, {
+      url,
+      describe,
+      signal,
+      settings,
+      onEvent,
+      more,
+      report,
+      isClosed: () => closed,
+      reopen: (lastEventId) => getStream(signal, lastEventId, session),
+    })
   }
 
   async function answerStream(response: Response, exchange: Exchange, method: string): Promise<void> {
@@ -256,7 +237,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       rpcError = messages.find((m) => isResponse(m) && 'error' in m)
     }
     throw httpError({ url, method: 'POST' }, response, body, {
-      sessionExpired: response.status === HTTP_STATUS.NOT_FOUND && sentSession,
+      sessionExpired: sentSession && sessionRefused(response.status, body),
       ...(rpcError ? { rpcError: (rpcError as { error: unknown }).error } : {}),
     })
   }
@@ -313,17 +294,23 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     deliverText(text, `${method} response body`, exchange)
   }
 
-  async function listen(signal: AbortSignal, first: Response): Promise<void> {
-    await pump(
-      first,
-      signal,
-      (event) => {
-        if (event.event === 'message' && event.data.trim() !== '') deliverText(event.data, 'SSE event on the standalone GET stream')
-      },
-      () => true,
-      'standalone GET stream',
-    )
-  }
+  const listenStream = createListenStream({
+    url,
+    lifetime: lifetime.signal,
+    isOpen: () => !closed && handlers !== undefined,
+    getStream,
+    track,
+    read: (signal, first) =>
+      pump(
+        first,
+        signal,
+        (event) => {
+          if (event.event === 'message' && event.data.trim() !== '') deliverText(event.data, 'SSE event on the standalone GET stream')
+        },
+        () => true,
+        'standalone GET stream',
+      ),
+  })
 
   async function deleteSession(): Promise<void> {
     if (!sessionId) return
@@ -359,18 +346,9 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
       handlers = h
     },
     send,
-    async openListenStream(options) {
-      if (closed || !handlers) throw new McpxError('CONNECT', `HTTP transport to ${url} is not open`, { url })
-      const signal = options?.signal ? AbortSignal.any([options.signal, lifetime.signal]) : lifetime.signal
-      const response = await getStream(signal)
-      if (response === HTTP_STATUS.METHOD_NOT_ALLOWED) return false
-      track(
-        listen(signal, response).catch((error) => {
-          if (!signal.aborted && !closed) throw error
-        }),
-      )
-      return true
-    },
+    openListenStream: (options) => listenStream.open(options),
+    renewListenStream: () => listenStream.renew(),
+    onSessionRefused: (listener) => listenStream.onSessionRefused(listener),
     close() {
       if (closing) return closing
       closed = true
@@ -385,15 +363,16 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
   }
 }
 
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    function done(): void {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, { once: true })
-  })
+/**
+ * Whether an error answer to a request that carried a session id says the server no longer knows
+ * that session. 2025-11-25 basic/transports.mdx "Session Management": the server MUST answer 404.
+ * Servers built on the SDK's example code answer 400 instead once they have lost the session (a
+ * restart): "Bad Request: No valid session ID provided", or "Server not initialized". Read
+ * liberally that is the same loss, and starting a new session once is safe: the request was
+ * refused before it ran (a second refusal after it is an ordinary error).
+ */
+function sessionRefused(status: number, body: string): boolean {
+  return status === HTTP_STATUS.NOT_FOUND || (status === HTTP_STATUS.BAD_REQUEST && SESSION_REFUSAL.test(body))
 }
+
+const SESSION_REFUSAL = /session|not initiali[sz]ed/i

@@ -95,8 +95,11 @@ describe('Peer', () => {
     let received = 0
     server.handle('hang', () => (received++, new Promise(() => {})))
     server.handle('tools/list', () => (received++, new Promise(() => {})))
+    server.handle('initialize', () => new Promise(() => {}))
     const pending = [client.request('hang', {}).catch((e) => e), client.request('hang', {}).catch((e) => e)]
     const read = client.request('tools/list', {}).catch((e) => e)
+    // A handshake lost this way says only that the server went away first: it has no outcome to doubt.
+    const opening = client.request('initialize', {}).catch((e) => e)
     await Bun.sleep(10)
     const reason = new McpxError('CONNECT', 'server exited with code 3')
     a.sever(reason)
@@ -111,6 +114,8 @@ describe('Peer', () => {
     }
     expect((await read).message).toContain('while tools/list was in flight: it was not answered')
     expect(received).toBe(3)
+    expect((await opening).message).toBe('server exited with code 3 before answering initialize')
+    expect((await opening).data).toMatchObject({ method: 'initialize', inFlight: true })
     expect(client.closed).toBe(true)
     expect(await client.request('x', {}).catch((e) => e)).toBe(reason)
   })

@@ -114,8 +114,11 @@ export async function open<T extends Transport>(
 export async function startHttpPeer(
   fixture: string,
   mode: string,
+  /** Added to the fixture's environment. */
+  env: Record<string, string> = {},
 ): Promise<{ url: string; pid: number; stderrLine(match: RegExp): Promise<string>; [Symbol.asyncDispose](): Promise<void> }> {
   const proc = Bun.spawn([process.execPath, isAbsolute(fixture) ? fixture : join(PEERS, fixture), mode], {
+    env: { ...process.env, ...env },
     stdout: 'pipe',
     stderr: 'pipe',
     stdin: 'ignore',

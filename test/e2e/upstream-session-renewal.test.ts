@@ -1,0 +1,147 @@
+/**
+ * A legacy Streamable HTTP upstream that loses its session (it restarted, or forgot it) is served
+ * on through a new one without the host noticing (2025-11-25 basic/transports.mdx "Session
+ * Management": the client MUST start a new session), and the gateway starts over with it as with a
+ * reconnected upstream: its lists are read again, and the standalone GET stream follows the new
+ * session, so list_changed keeps arriving. The refusal may be the spec's 404 or the 400 that servers
+ * built on the SDK's example code answer (server-everything, restarted on its port).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { join } from 'node:path'
+import { REPO_ROOT } from '../harness.ts'
+import { LEGACY, serveFixture } from '../lib/client/sdk-peers.ts'
+import { testGateway } from '../support/gateway-daemon.ts'
+
+const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')
+/** How long a change may take to reach the host's list (the gateway re-reads it in the background). */
+const SETTLE_MS = 15_000
+
+/** A port nothing listens on now, for server-everything to take again after its restart. */
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}
+
+const everythingPort = freePort()
+let everything: Bun.Subprocess | undefined
+
+/** server-everything over Streamable HTTP (its sessions in memory), once it says (on stderr) it listens. */
+async function startEverything(): Promise<Bun.Subprocess<'ignore', 'ignore', 'pipe'>> {
+  const proc = Bun.spawn(['node', EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(everythingPort) },
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
+  const reader = proc.stderr.getReader()
+  let text = ''
+  while (!/listening on port/i.test(text)) {
+    const next = await reader.read()
+    if (next.done) throw new Error(`server-everything exited before listening: ${text}`)
+    text += new TextDecoder().decode(next.value)
+  }
+  // Its log goes on: keep reading, so the pipe never fills.
+  void (async () => {
+    while (!(await reader.read()).done) {}
+  })()
+  return proc
+}
+
+const servers: Record<string, unknown> = {}
+let fixture: Awaited<ReturnType<typeof serveFixture>> | undefined
+const againPort = freePort()
+let again: Awaited<ReturnType<typeof serveFixture>> | undefined
+beforeAll(async () => {
+  fixture = await serveFixture(LEGACY, 'http')
+  everything = await startEverything()
+  again = await serveFixture(LEGACY, 'http', { FIXTURE_PORT: String(againPort) })
+  servers.up = { url: fixture.url }
+  servers.everything = { url: `http://127.0.0.1:${everythingPort}/mcp` }
+  servers.again = { url: again.url }
+})
+const gateway = testGateway('upstream-session-renewal', servers)
+afterAll(async () => {
+  everything?.kill()
+  await fixture?.[Symbol.asyncDispose]()
+  await again?.[Symbol.asyncDispose]()
+})
+
+async function host(): Promise<Client> {
+  const client = new Client({ name: 'host', version: '1.0.0' })
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${gateway.mcpUrl}?codemode=false`), { requestInit: { headers: gateway.headers } }),
+  )
+  return client
+}
+
+function textOf(result: unknown): string {
+  return ((result as { content?: { text?: string }[] }).content ?? []).map((part) => part.text ?? '').join('')
+}
+
+/** Until `ok(names)` holds for the host's tools/list, or SETTLE_MS have passed (then the last list). */
+async function listUntil(client: Client, ok: (names: string[]) => boolean): Promise<string[]> {
+  const deadline = Date.now() + SETTLE_MS
+  for (;;) {
+    const names = (await client.listTools()).tools.map((tool) => tool.name)
+    if (ok(names) || Date.now() > deadline) return names
+    await Bun.sleep(50)
+  }
+}
+
+describe('an upstream session lost and replaced', () => {
+  test('404: the call goes on in a new session, the lists are those of the new session, and its list_changed arrive', async () => {
+    const client = await host()
+    try {
+      expect(textOf(await client.callTool({ name: 'up_touch', arguments: {} }))).toBe('added 1')
+      expect(await listUntil(client, (names) => names.includes('up_added-1'))).toContain('up_added-1')
+      // The upstream forgets the gateway's session: its next request gets 404.
+      expect(textOf(await client.callTool({ name: 'up_expire', arguments: {} }))).toBe('expired 1')
+      expect(textOf(await client.callTool({ name: 'up_echo', arguments: { text: 'after' } }))).toBe('after')
+      // The new session's server has no added tool: the list that had one is read again.
+      expect(await listUntil(client, (names) => !names.includes('up_added-1'))).not.toContain('up_added-1')
+      // Its list_changed arrives on a GET stream opened for the new session.
+      expect(textOf(await client.callTool({ name: 'up_touch', arguments: {} }))).toBe('added 1')
+      expect(await listUntil(client, (names) => names.includes('up_added-1'))).toContain('up_added-1')
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('400 "No valid session ID provided" from a restarted server-everything: the next call succeeds', async () => {
+    const client = await host()
+    try {
+      const sum = { name: 'everything_get-sum', arguments: { a: 1, b: 2 } }
+      expect(textOf(await client.callTool(sum))).toBe('The sum of 1 and 2 is 3.')
+      everything?.kill()
+      await everything?.exited
+      everything = await startEverything()
+      const after = await client.callTool({ name: 'everything_get-sum', arguments: { a: 2, b: 3 } })
+      expect(after.isError ?? false).toBe(false)
+      expect(textOf(after)).toBe('The sum of 2 and 3 is 5.')
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('restarted with another tool while nothing is asked: the standalone stream finds the session gone, and the host hears of the new list', async () => {
+    const client = await host()
+    let changes = 0
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++)
+    try {
+      expect(textOf(await client.callTool({ name: 'again_echo', arguments: { text: 'before' } }))).toBe('before')
+      expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('again_fresh')
+      await again?.[Symbol.asyncDispose]()
+      again = await serveFixture(LEGACY, 'http', { FIXTURE_PORT: String(againPort), FIXTURE_EXTRA_TOOL: 'fresh' })
+      expect(await listUntil(client, (names) => names.includes('again_fresh'))).toContain('again_fresh')
+      expect(changes).toBeGreaterThan(0)
+      expect(textOf(await client.callTool({ name: 'again_fresh', arguments: {} }))).toBe('extra')
+    } finally {
+      await client.close()
+    }
+  })
+})
