@@ -76,7 +76,7 @@ export class McpClient {
     readonly peer: Peer,
     private readonly state: WireState,
     private identity: ServerIdentity,
-    private readonly settings: Settings,
+    readonly settings: Settings,
     /** Steps connect() took, with durations (for `mcpx probe`). */
     readonly timings: TimingStep[],
     private readonly warn: (message: string) => void,

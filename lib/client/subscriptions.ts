@@ -4,7 +4,7 @@
  * request engine (mcp-client.ts) because a listen is a long-lived stream with its own routing of
  * notifications by subscription id, not a call.
  */
-import { McpxError } from '../errors/index.ts'
+import { McpxError, RpcError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import { META, type RequestId } from '../wire/index.ts'
 import type { FollowFilter, Following, JsonObject } from './connect-options.ts'
@@ -52,27 +52,74 @@ export function followChanges(
   filter: FollowFilter,
   onNotification: (method: string, params: JsonObject) => void,
 ): Following {
-  if (client.era === 'modern') {
-    const listener = client.listen(
-      { ...filter, ...(filter.resourceSubscriptions && { resourceSubscriptions: [...filter.resourceSubscriptions] }) },
-      onNotification,
-    )
-    const ended = listener.done.then(
-      () => {},
-      (error) => log.debug(`listen stream ended: ${error}`),
-    )
-    // The acknowledgement opens the stream (subscriptions.mdx); a stream that ends first settles it too.
-    return { ready: Promise.race([listener.acknowledged.then(() => {}), ended]), stop: () => listener.close() }
-  }
-  const methods = [
-    ...(filter.toolsListChanged ? ['notifications/tools/list_changed'] : []),
-    ...(filter.promptsListChanged ? ['notifications/prompts/list_changed'] : []),
-    ...(filter.resourcesListChanged ? ['notifications/resources/list_changed'] : []),
-    ...(filter.resourceSubscriptions?.length ? ['notifications/resources/updated'] : []),
-  ]
+  if (client.era === 'modern') return followListening(client, filter, onNotification)
+  const methods = [...listMethods(filter), ...(filter.resourceSubscriptions?.length ? ['notifications/resources/updated'] : [])]
   const offs = methods.map((method) => client.on(method, (params) => onNotification(method, params)))
   const subscribed = (filter.resourceSubscriptions ?? []).map((uri) =>
     client.subscribeResource(uri).catch((error) => log.debug(`resources/subscribe ${uri}: ${error}`)),
   )
   return { ready: Promise.all(subscribed).then(() => {}), stop: () => offs.forEach((off) => off()) }
+}
+
+/**
+ * 2026: one `subscriptions/listen` stream, opened again whenever it ends while still followed
+ * (subscriptions.mdx: a transport that closes without the closing response "indicates an
+ * unexpected disconnect, which the client MAY treat as a trigger to reconnect"; a server that
+ * restarts gracefully closes it cleanly, and is followed again too). A refusal (a JSON-RPC error)
+ * is final. What changed while no stream was open was not heard, so once a later stream is
+ * acknowledged every followed list counts as changed and every followed resource as updated.
+ */
+function followListening(client: McpClient, filter: FollowFilter, onNotification: (method: string, params: JsonObject) => void): Following {
+  const wire = { ...filter, ...(filter.resourceSubscriptions && { resourceSubscriptions: [...filter.resourceSubscriptions] }) }
+  const { listenReopenMs, listenReopenMaxMs } = client.settings
+  let stopped = false
+  let current: Listening | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  /** Consecutive streams that ended within listenReopenMaxMs of opening: the next wait doubles per one. */
+  let shortLived = 0
+  let reopened = false
+
+  function open(): Promise<void> {
+    const opened = performance.now()
+    const listener = (current = client.listen(wire, onNotification))
+    const acknowledged = listener.acknowledged.then(() => {
+      if (!reopened || stopped) return
+      for (const method of listMethods(filter)) onNotification(method, {})
+      for (const uri of filter.resourceSubscriptions ?? []) onNotification('notifications/resources/updated', { uri })
+    })
+    const ended = listener.done.then(
+      () => 'ended',
+      (error: unknown) => {
+        log.debug(`listen stream ended: ${error}`)
+        return error instanceof RpcError ? 'refused' : 'ended'
+      },
+    )
+    void ended.then((how) => {
+      if (stopped || how === 'refused' || client.peer.closed) return
+      shortLived = performance.now() - opened < listenReopenMaxMs ? shortLived + 1 : 1
+      reopened = true
+      timer = setTimeout(open, Math.min(listenReopenMaxMs, listenReopenMs * 2 ** (shortLived - 1)))
+      timer.unref?.()
+    })
+    // The acknowledgement opens the stream (subscriptions.mdx); a stream that ends first settles it too.
+    return Promise.race([acknowledged, ended.then(() => {})])
+  }
+
+  return {
+    ready: open(),
+    stop() {
+      stopped = true
+      clearTimeout(timer)
+      current?.close()
+    },
+  }
+}
+
+/** The list_changed notifications `filter` follows. */
+function listMethods(filter: FollowFilter): string[] {
+  return [
+    ...(filter.toolsListChanged ? ['notifications/tools/list_changed'] : []),
+    ...(filter.promptsListChanged ? ['notifications/prompts/list_changed'] : []),
+    ...(filter.resourcesListChanged ? ['notifications/resources/list_changed'] : []),
+  ]
 }

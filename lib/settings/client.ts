@@ -23,6 +23,16 @@ export const CLIENT_SETTINGS = defineSettings({
     env: 'MCPX_CLI_EVENT_DRAIN_MS',
     doc: "CLI: once a call or exec has its answer, how long it still waits for the daemon's last events for it (progress, console lines)",
   },
+  listenReopenMs: {
+    default: 500,
+    env: 'MCPX_LISTEN_REOPEN_MS',
+    doc: "2026: first wait before a following client opens a server's subscriptions/listen stream again after it ended (a restart); doubles while the streams keep ending within listenReopenMaxMs",
+  },
+  listenReopenMaxMs: {
+    default: 30_000,
+    env: 'MCPX_LISTEN_REOPEN_MAX_MS',
+    doc: '2026: longest wait between two opens of a subscriptions/listen stream that keeps ending',
+  },
   serverStreamWaitMs: {
     default: 500,
     env: 'MCPX_SERVER_STREAM_WAIT_MS',

@@ -1,0 +1,83 @@
+/**
+ * A 2026-07-28 upstream over HTTP whose `subscriptions/listen` stream ends without its closing
+ * response (the server restarted) is listened to again (2026-07-28 basic/patterns/subscriptions.mdx:
+ * "a transport that closes without it indicates an unexpected disconnect, which the client MAY
+ * treat as a trigger to reconnect"), and since what changed meanwhile was not heard, the lists count
+ * as changed: a host keeps hearing list_changed across the upstream's restart.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { join } from 'node:path'
+import { REPO_ROOT } from '../harness.ts'
+import { testGateway } from '../support/gateway-daemon.ts'
+
+const FIXTURE = join(REPO_ROOT, 'test/fixtures/everything/main.ts')
+/** How long a change may take to reach the host (the listen is opened again after a backoff). */
+const SETTLE_MS = 15_000
+
+function freePort(): number {
+  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
+  const port = probe.port
+  probe.stop(true)
+  return port
+}
+
+const port = freePort()
+let upstream: Bun.Subprocess<'ignore', 'ignore', 'pipe'> | undefined
+
+/** mcpx's everything fixture on `port`, once it says (on stderr) it listens. */
+async function startUpstream(): Promise<Bun.Subprocess<'ignore', 'ignore', 'pipe'>> {
+  const proc = Bun.spawn([process.execPath, FIXTURE, '--port', String(port)], { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe' })
+  const reader = proc.stderr.getReader()
+  let text = ''
+  while (!text.includes('listening on')) {
+    const next = await reader.read()
+    if (next.done) throw new Error(`the everything fixture exited before listening: ${text}`)
+    text += new TextDecoder().decode(next.value)
+  }
+  void (async () => {
+    while (!(await reader.read()).done) {}
+  })()
+  return proc
+}
+
+beforeAll(async () => {
+  upstream = await startUpstream()
+})
+const gateway = testGateway('upstream-listen-reopen', { fx: { url: `http://127.0.0.1:${port}/mcp` } })
+afterAll(() => {
+  upstream?.kill()
+})
+
+async function until(check: () => boolean): Promise<boolean> {
+  const deadline = Date.now() + SETTLE_MS
+  while (!check() && Date.now() < deadline) await Bun.sleep(20)
+  return check()
+}
+
+describe('a modern upstream restarted under its listen stream', () => {
+  test('list_changed keeps reaching the host through pass-through', async () => {
+    const client = new Client({ name: 'host', version: '1.0.0' })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.mcpUrl}?passthrough=fx`), { requestInit: { headers: gateway.headers } }),
+    )
+    let changes = 0
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++)
+    try {
+      expect((await client.callTool({ name: 'test_trigger_tool_change', arguments: {} })).isError ?? false).toBe(false)
+      expect(await until(() => changes >= 1)).toBe(true)
+      upstream?.kill()
+      await upstream?.exited
+      upstream = await startUpstream()
+      // What changed while it was away was not heard: the lists count as changed once it is listened to again.
+      expect(await until(() => changes >= 2)).toBe(true)
+      const before = changes
+      expect((await client.callTool({ name: 'test_trigger_tool_change', arguments: {} })).isError ?? false).toBe(false)
+      expect(await until(() => changes > before)).toBe(true)
+    } finally {
+      await client.close()
+    }
+  })
+})
