@@ -6,6 +6,7 @@
  */
 import { McpxError, RpcError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
+import { isLostInFlight } from '../session/index.ts'
 import { META, type RequestId } from '../wire/index.ts'
 import type { FollowFilter, Following, JsonObject } from './connect-options.ts'
 import type { McpClient } from './mcp-client.ts'
@@ -91,7 +92,8 @@ function followListening(client: McpClient, filter: FollowFilter, onNotification
       () => 'ended',
       (error: unknown) => {
         log.debug(`listen stream ended: ${error}`)
-        return error instanceof RpcError ? 'refused' : 'ended'
+        // A cut stream's request fails as lost in flight (a JSON-RPC error the transport made), not as a refusal.
+        return error instanceof RpcError && !isLostInFlight(error) ? 'refused' : 'ended'
       },
     )
     void ended.then((how) => {

@@ -58,7 +58,10 @@ async function until(check: () => boolean): Promise<boolean> {
 }
 
 describe('a modern upstream restarted under its listen stream', () => {
-  test('list_changed keeps reaching the host through pass-through', async () => {
+  test.each([
+    ['SIGTERM', 'stops gracefully (its listen streams closed cleanly)'],
+    ['SIGKILL', 'crashes (its listen stream cut)'],
+  ] as const)('%s, the upstream %s: list_changed keeps reaching the host through pass-through', async (signal) => {
     const client = new Client({ name: 'host', version: '1.0.0' })
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${gateway.mcpUrl}?passthrough=fx`), { requestInit: { headers: gateway.headers } }),
@@ -68,7 +71,7 @@ describe('a modern upstream restarted under its listen stream', () => {
     try {
       expect((await client.callTool({ name: 'test_trigger_tool_change', arguments: {} })).isError ?? false).toBe(false)
       expect(await until(() => changes >= 1)).toBe(true)
-      upstream?.kill()
+      upstream?.kill(signal)
       await upstream?.exited
       upstream = await startUpstream()
       // What changed while it was away was not heard: the lists count as changed once it is listened to again.
