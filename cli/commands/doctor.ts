@@ -82,7 +82,9 @@ export default defineCommand({
     else for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.check}: ${c.detail}\n`)
     const failed = checks.filter((c) => !c.ok)
     if (failed.length > 0) {
-      const code = failed.some((c) => c.check === 'config' || c.check.startsWith('host ')) ? 'CONFIG' : 'CONNECT'
+      // Exit 3 (CONNECT) only when what failed is reaching the daemon or a server; a setup problem
+      // (mcpx not on PATH, the config, a daemon of another build, a host's entry) is exit 2 (CONFIG).
+      const code = failed.every((c) => c.check === 'daemon' || c.check.startsWith('server ')) ? 'CONNECT' : 'CONFIG'
       throw new McpxError(
         code,
         `doctor found ${failed.length} problem${failed.length > 1 ? 's' : ''}: ${failed.map((c) => c.check).join(', ')}`,

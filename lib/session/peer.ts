@@ -373,7 +373,7 @@ function lostInFlight(method: string, reason: McpxError): McpxError {
     reason.code,
     // A handshake has no outcome to doubt: the server went away before it could serve at all.
     HANDSHAKES.has(method)
-      ? `${reason.message} before answering ${method}`
+      ? `${method} got no answer: ${reason.message}`
       : `the connection ended while ${method} was in flight: it ${outcome} (${reason.message})`,
     { ...reason.data, method, inFlight: true },
     { cause: reason },

@@ -274,7 +274,9 @@ describe('config problems, tables and doctor', () => {
   test('tables: one line per failed server, naming the error its stderr ended with; columns line up', async () => {
     const tools = await run(['tools', '--config', crashConfig])
     expect(tools.exitCode).toBe(0)
-    expect(tools.stdout).toMatch(/^boom {2}\(unavailable: .*\(server exited with code 1: starting … Error: kaboom\)$/m)
+    expect(tools.stdout).toMatch(
+      /^boom {2}\(unavailable: initialize got no answer: server exited with code 1: starting … Error: kaboom\)$/m,
+    )
     expect(tools.stdout).not.toContain('boom.js')
     expect(tools.stdout).toMatch(/^gone {2}\(unavailable: .*no-such-binary does not exist or is not executable/m)
     const servers = await run(['servers', '--config', crashConfig])
@@ -302,8 +304,10 @@ describe('config problems, tables and doctor', () => {
     expect(down.exitCode).toBe(3)
     expect(down.stdout).toMatch(/^FAIL {2}server boom: .* … Error: kaboom$/m)
     expect(errorJson(down.stderr).error.message).toBe('doctor found 2 problems: server boom, server gone')
+    // Not finding mcpx on PATH is a setup problem (2), not a server that does not connect (3).
     const noPath = await run(['doctor', '--config', hostConfig], { env: { PATH: '/nonexistent' } })
-    expect(noPath.exitCode).toBe(3)
+    expect(noPath.exitCode).toBe(2)
+    expect(errorJson(noPath.stderr).error.code).toBe('CONFIG')
     expect(noPath.stdout).toMatch(/^FAIL {2}mcpx on PATH: not found/m)
     // A host config whose mcpx entry starts a binary that is gone.
     const claude = join(user.home, '.claude.json')

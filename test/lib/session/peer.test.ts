@@ -114,7 +114,7 @@ describe('Peer', () => {
     }
     expect((await read).message).toContain('while tools/list was in flight: it was not answered')
     expect(received).toBe(3)
-    expect((await opening).message).toBe('server exited with code 3 before answering initialize')
+    expect((await opening).message).toBe('initialize got no answer: server exited with code 3')
     expect((await opening).data).toMatchObject({ method: 'initialize', inFlight: true })
     expect(client.closed).toBe(true)
     expect(await client.request('x', {}).catch((e) => e)).toBe(reason)
