@@ -12,17 +12,11 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { join } from 'node:path'
 import { REPO_ROOT } from '../harness.ts'
 import { testGateway } from '../support/gateway-daemon.ts'
+import { freePort } from '../support/ports.ts'
 
 const FIXTURE = join(REPO_ROOT, 'test/fixtures/everything/main.ts')
 /** How long a change may take to reach the host (the listen is opened again after a backoff). */
 const SETTLE_MS = 15_000
-
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
 
 const port = freePort()
 let upstream: Bun.Subprocess<'ignore', 'ignore', 'pipe'> | undefined

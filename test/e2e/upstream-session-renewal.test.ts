@@ -14,18 +14,11 @@ import { join } from 'node:path'
 import { REPO_ROOT } from '../harness.ts'
 import { LEGACY, serveFixture } from '../lib/client/sdk-peers.ts'
 import { testGateway } from '../support/gateway-daemon.ts'
+import { freePort } from '../support/ports.ts'
 
 const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')
 /** How long a change may take to reach the host's list (the gateway re-reads it in the background). */
 const SETTLE_MS = 15_000
-
-/** A port nothing listens on now, for server-everything to take again after its restart. */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } })
-  const port = probe.port
-  probe.stop(true)
-  return port
-}
 
 const everythingPort = freePort()
 let everything: Bun.Subprocess | undefined
