@@ -319,6 +319,11 @@ export class McpClient {
     await this.peer.notify('notifications/roots/list_changed')
   }
 
+  /** How many times an expired legacy session was replaced on this connection: what a session set up is gone since. */
+  get sessionsReplaced(): number {
+    return this.#session.generation
+  }
+
   /**
    * Call `listener` each time an expired legacy session was replaced by a new one (2025-11-25
    * basic/transports.mdx "Session Management": the client MUST start a new session).

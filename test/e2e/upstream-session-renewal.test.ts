@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { join } from 'node:path'
 import { REPO_ROOT } from '../harness.ts'
 import { LEGACY, serveFixture } from '../lib/client/sdk-peers.ts'
@@ -76,6 +76,12 @@ function textOf(result: unknown): string {
   return ((result as { content?: { text?: string }[] }).content ?? []).map((part) => part.text ?? '').join('')
 }
 
+async function until(check: () => boolean): Promise<boolean> {
+  const deadline = Date.now() + SETTLE_MS
+  while (!check() && Date.now() < deadline) await Bun.sleep(20)
+  return check()
+}
+
 /** Until `ok(names)` holds for the host's tools/list, or SETTLE_MS have passed (then the last list). */
 async function listUntil(client: Client, ok: (names: string[]) => boolean): Promise<string[]> {
   const deadline = Date.now() + SETTLE_MS
@@ -116,6 +122,37 @@ describe('an upstream session lost and replaced', () => {
       const after = await client.callTool({ name: 'everything_get-sum', arguments: { a: 2, b: 3 } })
       expect(after.isError ?? false).toBe(false)
       expect(textOf(after)).toBe('The sum of 2 and 3 is 5.')
+    } finally {
+      await client.close()
+    }
+  })
+
+  test.each([
+    ['pass-through', '?passthrough=everything', 'toggle-subscriber-updates', ''],
+    ['the raw surface', '?codemode=false', 'everything_toggle-subscriber-updates', 'mcpx://everything/'],
+  ] as const)('%s: the upstream subscriptions behind a host are made again in the new session', async (_, query, toggle, prefix) => {
+    const client = new Client({ name: 'host', version: '1.0.0' })
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.mcpUrl}${query}`), { requestInit: { headers: gateway.headers } }),
+    )
+    const uri = `${prefix}demo://resource/static/document/features.md`
+    const updates: string[] = []
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updates.push(notification.params.uri))
+    // The tool toggles the updates of the gateway's one upstream session, which every surface shares: on, then.
+    const startUpdates = async () => {
+      if (textOf(await client.callTool({ name: toggle, arguments: {} })).startsWith('Stopped')) await startUpdates()
+    }
+    try {
+      await client.subscribeResource({ uri })
+      // server-everything sends an update for each resource its caller's session subscribed to, at once.
+      await startUpdates()
+      expect(await until(() => updates.includes(uri))).toBe(true)
+      everything?.kill()
+      await everything?.exited
+      everything = await startEverything()
+      updates.length = 0
+      await startUpdates()
+      expect(await until(() => updates.includes(uri))).toBe(true)
     } finally {
       await client.close()
     }

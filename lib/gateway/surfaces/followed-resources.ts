@@ -16,6 +16,8 @@ interface Followed {
   /** The upstream's own URIs. */
   readonly uris: Set<string>
   client?: McpClient
+  /** The session of `client` the follow was made in (a replaced one holds none of it: McpClient.sessionsReplaced). */
+  session?: number
   /** How many of `uris` the follow on `client` covers. */
   following: number
   stop: () => void
@@ -61,10 +63,11 @@ export class FollowedResources {
       this.#followed.set(server, (entry = { uris: new Set(), following: 0, stop: () => {}, ready: Promise.resolve() }))
     for (const uri of more) entry.uris.add(uri)
     const client = await this.pool.upstream(server).client()
-    if (entry.client !== client || entry.following !== entry.uris.size) {
+    const session = client.sessionsReplaced
+    if (entry.client !== client || entry.session !== session || entry.following !== entry.uris.size) {
       entry.stop()
       const follow = followResourceUpdates(client, [...entry.uris], (uri) => this.updated(exposedResourceUri(server, uri)))
-      Object.assign(entry, { client, following: entry.uris.size, stop: () => follow.stop(), ready: follow.ready })
+      Object.assign(entry, { client, session, following: entry.uris.size, stop: () => follow.stop(), ready: follow.ready })
     }
     // A host told "subscribed" must not miss an update the upstream sends before it subscribed.
     await entry.ready

@@ -267,7 +267,8 @@ export class GatewaySurface {
 
   /** (Re)subscribe upstream when the connection or the listed resources changed (resource-updates.ts). */
   async #followUpdates(client: McpClient, uris: string[]): Promise<void> {
-    const key = JSON.stringify(uris)
+    // A new upstream session (its last one expired) holds none of the old one's subscriptions.
+    const key = `${client.sessionsReplaced} ${JSON.stringify(uris)}`
     if (this.#updates?.client !== client || this.#updates.key !== key) {
       this.#updates?.stop()
       const follow = followResourceUpdates(client, uris, (uri) => this.engine.notify.resourceUpdated(uri))
