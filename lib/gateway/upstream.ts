@@ -49,6 +49,8 @@ export class Upstream {
   #failures = 0
   #holdUntil = 0
   #restartTimer?: ReturnType<typeof setTimeout>
+  /** It was connected and went away: restarted in the background until it is back (#restartLater). */
+  #restarting = false
   #closed = false
   #stopListening?: () => void
   #recordings = 0
@@ -293,6 +295,7 @@ export class Upstream {
       this.#client = client
       this.#state = 'ready'
       this.#failures = 0
+      this.#restarting = false
       this.#lastError = undefined
       this.#stopListening = watchChanges(client, (part) => {
         this.#catalog = undefined
@@ -313,6 +316,7 @@ export class Upstream {
       this.#holdUntil = Date.now() + this.#backoffMs(this.context.settings.connectFailureHoldMs)
       this.#state = 'failed'
       this.context.emit('server.failed', { server: this.name, error: failure.toJSON() })
+      if (this.#restarting && !this.#closed) this.#restartLater()
       throw failure
     }
   }
@@ -327,13 +331,24 @@ export class Upstream {
     this.#lastError = reason ?? new McpxError('CONNECT', `server "${this.name}" closed the connection`, { server: this.name })
     log.warn(`[${this.name}] upstream went away: ${this.#lastError.message}`)
     this.context.emit('server.crashed', { server: this.name, error: this.#lastError.toJSON() })
-    // Restart in the background; a call arriving earlier connects at once (single-flight).
+    this.#restarting = true
+    this.#restartLater()
+    this.#failures += 1
+  }
+
+  /**
+   * Restart in the background, and again after each attempt that fails (a remote server takes a
+   * while to come back), the wait doubling up to restartBackoffMaxMs, until it is back or closed. A
+   * call arriving earlier connects at once (single-flight).
+   */
+  #restartLater(): void {
     clearTimeout(this.#restartTimer)
     this.#restartTimer = setTimeout(() => {
-      if (!this.#client && !this.#connecting && !this.#closed) this.client().catch(() => {})
+      if (this.#client || this.#connecting || this.#closed) return
+      this.#connecting = this.#connect().finally(() => (this.#connecting = undefined))
+      this.#connecting.catch(() => {})
     }, this.#backoffMs(this.context.settings.restartBackoffMs))
     this.#restartTimer.unref?.()
-    this.#failures += 1
   }
 
   #backoffMs(baseMs: number): number {
