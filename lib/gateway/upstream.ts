@@ -23,6 +23,9 @@ import { watchChanges } from './upstream-changes.ts'
 import { connectUpstream } from './upstream-connect.ts'
 import type { UpstreamRecording } from './upstream-recording.ts'
 
+/** Connect failures tried again in the background (#restartLater): the server was not reached or did not answer. */
+const RETRIED = new Set(['CONNECT', 'TIMEOUT'])
+
 export interface UpstreamContext {
   readonly settings: Settings
   readonly cacheDir?: string
@@ -49,8 +52,6 @@ export class Upstream {
   #failures = 0
   #holdUntil = 0
   #restartTimer?: ReturnType<typeof setTimeout>
-  /** It was connected and went away: restarted in the background until it is back (#restartLater). */
-  #restarting = false
   #closed = false
   #stopListening?: () => void
   #recordings = 0
@@ -295,7 +296,6 @@ export class Upstream {
       this.#client = client
       this.#state = 'ready'
       this.#failures = 0
-      this.#restarting = false
       this.#lastError = undefined
       this.#stopListening = watchChanges(client, (part) => {
         this.#catalog = undefined
@@ -316,7 +316,9 @@ export class Upstream {
       this.#holdUntil = Date.now() + this.#backoffMs(this.context.settings.connectFailureHoldMs)
       this.#state = 'failed'
       this.context.emit('server.failed', { server: this.name, error: failure.toJSON() })
-      if (this.#restarting && !this.#closed) this.#restartLater()
+      // Not reached or not answering: tried again in the background until it is (a remote server
+      // not up yet, or coming back). An AUTH or CONFIG failure waits for a person instead.
+      if (RETRIED.has(failure.code) && !this.#closed) this.#restartLater()
       throw failure
     }
   }
@@ -331,15 +333,14 @@ export class Upstream {
     this.#lastError = reason ?? new McpxError('CONNECT', `server "${this.name}" closed the connection`, { server: this.name })
     log.warn(`[${this.name}] upstream went away: ${this.#lastError.message}`)
     this.context.emit('server.crashed', { server: this.name, error: this.#lastError.toJSON() })
-    this.#restarting = true
     this.#restartLater()
     this.#failures += 1
   }
 
   /**
    * Restart in the background, and again after each attempt that fails (a remote server takes a
-   * while to come back), the wait doubling up to restartBackoffMaxMs, until it is back or closed. A
-   * call arriving earlier connects at once (single-flight).
+   * while to come back, or is not up yet), the wait doubling up to restartBackoffMaxMs, until it is
+   * back or closed. A call arriving earlier connects at once (single-flight).
    */
   #restartLater(): void {
     clearTimeout(this.#restartTimer)

@@ -2,12 +2,14 @@
  * An upstream that went away is restarted in the background until it is back (setting
  * restartBackoffMs, doubling per failed attempt up to restartBackoffMaxMs), not only once: a remote
  * server that takes a few seconds to come back is served again, and its tools listed to hosts again,
- * without a call having to find it first. server-everything over HTTP+SSE (2024-11-05), restarted.
+ * without a call having to find it first; so is one that was not up yet when it was first tried.
+ * server-everything over HTTP+SSE (2024-11-05), restarted or started late.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { REPO_ROOT } from '../harness.ts'
 import { testGateway } from '../support/gateway-daemon.ts'
 import { freePort } from '../support/ports.ts'
@@ -18,12 +20,14 @@ const AWAY_MS = 1_500
 const SETTLE_MS = 15_000
 
 const port = freePort()
+const latePort = freePort()
 let upstream: Bun.Subprocess<'ignore', 'ignore', 'pipe'> | undefined
+let late: Bun.Subprocess<'ignore', 'ignore', 'pipe'> | undefined
 
-/** server-everything over HTTP+SSE on `port`, once it says (on stderr) it listens. */
-async function startUpstream(): Promise<Bun.Subprocess<'ignore', 'ignore', 'pipe'>> {
+/** server-everything over HTTP+SSE on `on`, once it says (on stderr) it listens. */
+async function startUpstream(on = port): Promise<Bun.Subprocess<'ignore', 'ignore', 'pipe'>> {
   const proc = Bun.spawn(['node', EVERYTHING, 'sse'], {
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, PORT: String(on) },
     stdin: 'ignore',
     stdout: 'ignore',
     stderr: 'pipe',
@@ -46,11 +50,16 @@ beforeAll(async () => {
 })
 const gateway = testGateway(
   'upstream-restart-backoff',
-  { old: { url: `http://127.0.0.1:${port}/sse`, transport: 'sse' } },
+  {
+    old: { url: `http://127.0.0.1:${port}/sse`, transport: 'sse' },
+    // Not up when the gateway first tries it.
+    late: { url: `http://127.0.0.1:${latePort}/sse`, transport: 'sse' },
+  },
   { restartBackoffMs: 100, restartBackoffMaxMs: 400, connectFailureHoldMs: 100 },
 )
 afterAll(() => {
   upstream?.kill()
+  late?.kill()
 })
 
 /** The pool's state of the upstream, from the daemon's /v1 (what `mcpx servers` shows). */
@@ -82,6 +91,27 @@ describe('an upstream that went away', () => {
       upstream = await startUpstream()
       expect(await until('old', 'ready')).toBe('ready')
       expect((await client.callTool({ name: 'old_get-sum', arguments: { a: 1, b: 2 } })).isError ?? false).toBe(false)
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('one not up when first tried is tried again until it is: its tools reach the host', async () => {
+    const client = new Client({ name: 'host', version: '1.0.0' })
+    let changes = 0
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++)
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gateway.mcpUrl}?codemode=false`), { requestInit: { headers: gateway.headers } }),
+    )
+    try {
+      expect(await until('late', 'failed')).toBe('failed')
+      expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('late_get-sum')
+      await Bun.sleep(AWAY_MS)
+      late = await startUpstream(latePort)
+      expect(await until('late', 'ready')).toBe('ready')
+      const deadline = Date.now() + SETTLE_MS
+      while (changes === 0 && Date.now() < deadline) await Bun.sleep(20)
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('late_get-sum')
     } finally {
       await client.close()
     }
