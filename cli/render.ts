@@ -63,6 +63,8 @@ export function printJson(value: unknown): void {
 }
 
 /** `failed: REASON` / `unavailable: REASON`, else the bare state: the one rendering of a server state. */
-export function stateText(server: { readonly state: string; readonly reason?: string }): string {
-  return server.reason !== undefined ? `${server.state}: ${server.reason}` : server.state
+export function stateText(server: { readonly state: string; readonly reason?: string; readonly retryInMs?: number }): string {
+  // The next try goes before the reason: a reason quoting stderr runs over several lines.
+  const retry = server.retryInMs === undefined ? '' : ` (next try in ${Math.max(1, Math.round(server.retryInMs / 1000))} s)`
+  return server.reason !== undefined ? `${server.state}${retry}: ${server.reason}` : server.state
 }

@@ -29,6 +29,8 @@ export interface ServerStatus {
   /** Why the server is `unavailable` or `failed`. */
   readonly reason?: string
   readonly error?: { readonly code: string; readonly message: string }
+  /** `failed`: when the pool tries it again in the background, in ms from now (upstream.ts #restartLater). */
+  readonly retryInMs?: number
 }
 
 export interface Catalog {

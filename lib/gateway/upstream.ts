@@ -52,6 +52,8 @@ export class Upstream {
   #failures = 0
   #holdUntil = 0
   #restartTimer?: ReturnType<typeof setTimeout>
+  /** When the background restart timer fires (Date.now() time), while one is pending. */
+  #retryAt?: number
   #closed = false
   #stopListening?: () => void
   #recordings = 0
@@ -78,6 +80,7 @@ export class Upstream {
         this.#state === 'failed' && {
           reason: this.#lastError.message,
           error: { code: this.#lastError.code, message: this.#lastError.message },
+          ...(this.#retryAt !== undefined && { retryInMs: Math.max(0, Math.round(this.#retryAt - Date.now())) }),
         }),
     }
   }
@@ -296,6 +299,7 @@ export class Upstream {
       this.#client = client
       this.#state = 'ready'
       this.#failures = 0
+      this.#retryAt = undefined
       this.#lastError = undefined
       this.#stopListening = watchChanges(client, (part) => {
         this.#catalog = undefined
@@ -316,8 +320,7 @@ export class Upstream {
       this.#holdUntil = Date.now() + this.#backoffMs(this.context.settings.connectFailureHoldMs)
       this.#state = 'failed'
       this.context.emit('server.failed', { server: this.name, error: failure.toJSON() })
-      // Not reached or not answering: tried again in the background until it is (a remote server
-      // not up yet, or coming back). An AUTH or CONFIG failure waits for a person instead.
+      // Not reached or not answering: tried again until it is; an AUTH or CONFIG failure waits for a person.
       if (RETRIED.has(failure.code) && !this.#closed) this.#restartLater()
       throw failure
     }
@@ -344,11 +347,14 @@ export class Upstream {
    */
   #restartLater(): void {
     clearTimeout(this.#restartTimer)
+    const waitMs = this.#backoffMs(this.context.settings.restartBackoffMs)
+    this.#retryAt = Date.now() + waitMs
     this.#restartTimer = setTimeout(() => {
+      this.#retryAt = undefined
       if (this.#client || this.#connecting || this.#closed) return
       this.#connecting = this.#connect().finally(() => (this.#connecting = undefined))
       this.#connecting.catch(() => {})
-    }, this.#backoffMs(this.context.settings.restartBackoffMs))
+    }, waitMs)
     this.#restartTimer.unref?.()
   }
 

@@ -62,10 +62,14 @@ afterAll(() => {
   late?.kill()
 })
 
-/** The pool's state of the upstream, from the daemon's /v1 (what `mcpx servers` shows). */
-async function stateOf(name: string): Promise<string> {
+/** The pool's status of the upstream, from the daemon's /v1 (what `mcpx servers` shows). */
+async function statusOf(name: string): Promise<{ state: string; retryInMs?: number } | undefined> {
   const response = await fetch(`${gateway.daemon.info().tcp.url}/v1/servers`, { headers: gateway.headers })
-  return ((await response.json()) as { name: string; state: string }[]).find((server) => server.name === name)?.state ?? 'absent'
+  return ((await response.json()) as { name: string; state: string; retryInMs?: number }[]).find((server) => server.name === name)
+}
+
+async function stateOf(name: string): Promise<string> {
+  return (await statusOf(name))?.state ?? 'absent'
 }
 
 async function until(name: string, state: string): Promise<string> {
@@ -105,6 +109,8 @@ describe('an upstream that went away', () => {
     )
     try {
       expect(await until('late', 'failed')).toBe('failed')
+      // Its status says when it is tried next (`mcpx servers`: "failed (next try in N s): …").
+      expect((await statusOf('late'))?.retryInMs).toBeNumber()
       expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('late_get-sum')
       await Bun.sleep(AWAY_MS)
       late = await startUpstream(latePort)

@@ -85,7 +85,7 @@ describe('upstream faults, with a never-initializing upstream beside healthy one
     }
     expect(states).toContain('failed')
     const cli = await runMcpx(['servers', '--config', daemon.configFile], { env: daemon.env })
-    expect(cli.stdout).toMatch(/stuck\s+failed: initialize got no answer/)
+    expect(cli.stdout).toMatch(/stuck\s+failed \(next try in \d+ s\): initialize got no answer/)
     expect(cli.stdout).toMatch(/up\s+ready/)
   })
 
