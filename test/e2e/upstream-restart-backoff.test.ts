@@ -94,6 +94,10 @@ describe('an upstream that went away', () => {
       await Bun.sleep(AWAY_MS)
       upstream = await startUpstream()
       expect(await until('old', 'ready')).toBe('ready')
+      // Its lists reach the surface just after it is ready: the host calls once it sees the tool.
+      const deadline = Date.now() + SETTLE_MS
+      const listed = async () => (await client.listTools()).tools.some((tool) => tool.name === 'old_get-sum')
+      while (!(await listed()) && Date.now() < deadline) await Bun.sleep(50)
       expect((await client.callTool({ name: 'old_get-sum', arguments: { a: 1, b: 2 } })).isError ?? false).toBe(false)
     } finally {
       await client.close()
