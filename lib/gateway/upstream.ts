@@ -19,6 +19,7 @@ import { schemaProblem } from './call-validation.ts'
 import { callAsTask, runsAsTask, taskRefusal } from './task-runner.ts'
 import type { Catalog, ServerState, ServerStatus, UpstreamCallOptions } from './pool-shapes.ts'
 import { configuredStatus } from './status.ts'
+import { UpstreamBackoff } from './upstream-backoff.ts'
 import { watchChanges } from './upstream-changes.ts'
 import { connectUpstream } from './upstream-connect.ts'
 import type { UpstreamRecording } from './upstream-recording.ts'
@@ -49,11 +50,8 @@ export class Upstream {
   /** The current catalog's tools by name, once it has resolved (see #toolDefinition). */
   #tools?: { catalog: Promise<Catalog>; byName: Map<string, JsonObject> }
   #lastError?: McpxError
-  #failures = 0
-  #holdUntil = 0
-  #restartTimer?: ReturnType<typeof setTimeout>
-  /** When the background restart timer fires (Date.now() time), while one is pending. */
-  #retryAt?: number
+  readonly #backoff: UpstreamBackoff
+  #everReady = false
   #closed = false
   #stopListening?: () => void
   #recordings = 0
@@ -63,6 +61,7 @@ export class Upstream {
     private readonly context: UpstreamContext,
   ) {
     this.broker = new Broker(config.name, config.roots, context.questions)
+    this.#backoff = new UpstreamBackoff(context.settings)
     this.#state = config.disabled ? 'disabled' : config.unavailable !== undefined ? 'unavailable' : 'configured'
   }
 
@@ -80,7 +79,7 @@ export class Upstream {
         this.#state === 'failed' && {
           reason: this.#lastError.message,
           error: { code: this.#lastError.code, message: this.#lastError.message },
-          ...(this.#retryAt !== undefined && { retryInMs: Math.max(0, Math.round(this.#retryAt - Date.now())) }),
+          ...(this.#backoff.restartInMs !== undefined && { retryInMs: this.#backoff.restartInMs }),
         }),
     }
   }
@@ -97,7 +96,7 @@ export class Upstream {
       })
     if (this.#client && !this.#client.peer.closed) return this.#client
     if (this.#connecting) return this.#connecting
-    if (this.#lastError && Date.now() < this.#holdUntil) throw this.#lastError
+    if (this.#lastError && Date.now() < this.#backoff.holdUntil) throw this.#lastError
     this.#connecting = this.#connect().finally(() => (this.#connecting = undefined))
     return this.#connecting
   }
@@ -258,7 +257,7 @@ export class Upstream {
 
   async close(): Promise<void> {
     this.#closed = true
-    clearTimeout(this.#restartTimer)
+    this.#backoff.cancel()
     this.#stopListening?.()
     const client = this.#client ?? (await this.#connecting?.catch(() => undefined))
     this.#client = undefined
@@ -298,8 +297,8 @@ export class Upstream {
       }
       this.#client = client
       this.#state = 'ready'
-      this.#failures = 0
-      this.#retryAt = undefined
+      this.#everReady = true
+      this.#backoff.reset()
       this.#lastError = undefined
       this.#stopListening = watchChanges(client, (part) => {
         this.#catalog = undefined
@@ -315,13 +314,14 @@ export class Upstream {
     } catch (error) {
       recording?.close(error instanceof Error ? error.message : String(error))
       const failure = asMcpxError(error, 'CONNECT')
-      this.#failures += 1
+      this.#backoff.failed()
       this.#lastError = failure
-      this.#holdUntil = Date.now() + this.#backoffMs(this.context.settings.connectFailureHoldMs)
       this.#state = 'failed'
       this.context.emit('server.failed', { server: this.name, error: failure.toJSON() })
-      // Not reached or not answering: tried again until it is; an AUTH or CONFIG failure waits for a person.
-      if (RETRIED.has(failure.code) && !this.#closed) this.#restartLater()
+      // Not reached or not answering: tried again until it is. An AUTH or CONFIG failure waits for a person, and
+      // so does a local command that never started (each try would spawn it again).
+      const served = this.#everReady || this.config.target.kind !== 'stdio'
+      if (RETRIED.has(failure.code) && served && !this.#closed) this.#restartLater()
       throw failure
     }
   }
@@ -337,7 +337,7 @@ export class Upstream {
     log.warn(`[${this.name}] upstream went away: ${this.#lastError.message}`)
     this.context.emit('server.crashed', { server: this.name, error: this.#lastError.toJSON() })
     this.#restartLater()
-    this.#failures += 1
+    this.#backoff.failures += 1
   }
 
   /**
@@ -346,21 +346,11 @@ export class Upstream {
    * back or closed. A call arriving earlier connects at once (single-flight).
    */
   #restartLater(): void {
-    clearTimeout(this.#restartTimer)
-    const waitMs = this.#backoffMs(this.context.settings.restartBackoffMs)
-    this.#retryAt = Date.now() + waitMs
-    this.#restartTimer = setTimeout(() => {
-      this.#retryAt = undefined
+    this.#backoff.restartLater(() => {
       if (this.#client || this.#connecting || this.#closed) return
       this.#connecting = this.#connect().finally(() => (this.#connecting = undefined))
       this.#connecting.catch(() => {})
-    }, waitMs)
-    this.#restartTimer.unref?.()
-  }
-
-  #backoffMs(baseMs: number): number {
-    const factor = 2 ** Math.max(0, this.#failures - 1)
-    return Math.min(this.context.settings.restartBackoffMaxMs, baseMs * factor)
+    })
   }
 
   async #loadCatalog(): Promise<Catalog> {

@@ -282,8 +282,8 @@ describe('config problems, tables and doctor', () => {
     const servers = await run(['servers', '--config', crashConfig])
     const rows = servers.stdout.trim().split('\n')
     expect(rows.length).toBe(2)
-    // It is tried again in the background, and the row says when.
-    expect(rows[0]).toMatch(/^boom {2}failed \(next try in \d+ s\): .* … Error: kaboom {2,}stdio {2}/)
+    // A local command that never started is not tried again in the background (each try would spawn it): no next try.
+    expect(rows[0]).toMatch(/^boom {2}failed: .* … Error: kaboom {2,}stdio {2}/)
     expect(rows.map((row) => row.indexOf('  stdio  '))).toEqual([rows[0]!.indexOf('  stdio  '), rows[0]!.indexOf('  stdio  ')])
     const verbose = await run(['servers', '--config', crashConfig, '--verbose'])
     expect(verbose.stdout).toContain('    at main (boom.js:1:1)')

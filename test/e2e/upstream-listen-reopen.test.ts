@@ -12,29 +12,18 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { join } from 'node:path'
 import { REPO_ROOT } from '../harness.ts'
 import { testGateway } from '../support/gateway-daemon.ts'
-import { freePort } from '../support/ports.ts'
+import { type ListeningPeer, freePort, startListening } from '../support/restartable-peer.ts'
 
 const FIXTURE = join(REPO_ROOT, 'test/fixtures/everything/main.ts')
 /** How long a change may take to reach the host (the listen is opened again after a backoff). */
 const SETTLE_MS = 15_000
 
 const port = freePort()
-let upstream: Bun.Subprocess<'ignore', 'ignore', 'pipe'> | undefined
+let upstream: ListeningPeer | undefined
 
-/** mcpx's everything fixture on `port`, once it says (on stderr) it listens. */
-async function startUpstream(): Promise<Bun.Subprocess<'ignore', 'ignore', 'pipe'>> {
-  const proc = Bun.spawn([process.execPath, FIXTURE, '--port', String(port)], { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe' })
-  const reader = proc.stderr.getReader()
-  let text = ''
-  while (!text.includes('listening on')) {
-    const next = await reader.read()
-    if (next.done) throw new Error(`the everything fixture exited before listening: ${text}`)
-    text += new TextDecoder().decode(next.value)
-  }
-  void (async () => {
-    while (!(await reader.read()).done) {}
-  })()
-  return proc
+/** mcpx's everything fixture on `port`. */
+function startUpstream(): Promise<ListeningPeer> {
+  return startListening([process.execPath, FIXTURE, '--port', String(port)], /listening on/)
 }
 
 beforeAll(async () => {

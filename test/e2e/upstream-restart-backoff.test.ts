@@ -6,43 +6,24 @@
  * server-everything over HTTP+SSE (2024-11-05), restarted or started late.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { REPO_ROOT } from '../harness.ts'
 import { testGateway } from '../support/gateway-daemon.ts'
-import { freePort } from '../support/ports.ts'
+import { type ListeningPeer, SERVER_EVERYTHING, freePort, startListening } from '../support/restartable-peer.ts'
 
-const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')
 /** Longer than the first restart attempts (restartBackoffMs below), so they find no server. */
 const AWAY_MS = 1_500
 const SETTLE_MS = 15_000
 
 const port = freePort()
 const latePort = freePort()
-let upstream: Bun.Subprocess<'ignore', 'ignore', 'pipe'> | undefined
-let late: Bun.Subprocess<'ignore', 'ignore', 'pipe'> | undefined
+let upstream: ListeningPeer | undefined
+let late: ListeningPeer | undefined
 
-/** server-everything over HTTP+SSE on `on`, once it says (on stderr) it listens. */
-async function startUpstream(on = port): Promise<Bun.Subprocess<'ignore', 'ignore', 'pipe'>> {
-  const proc = Bun.spawn(['node', EVERYTHING, 'sse'], {
-    env: { ...process.env, PORT: String(on) },
-    stdin: 'ignore',
-    stdout: 'ignore',
-    stderr: 'pipe',
-  })
-  const reader = proc.stderr.getReader()
-  let text = ''
-  while (!/running on port/i.test(text)) {
-    const next = await reader.read()
-    if (next.done) throw new Error(`server-everything exited before listening: ${text}`)
-    text += new TextDecoder().decode(next.value)
-  }
-  void (async () => {
-    while (!(await reader.read()).done) {}
-  })()
-  return proc
+/** server-everything over HTTP+SSE on `on`. */
+function startUpstream(on = port): Promise<ListeningPeer> {
+  return startListening(['node', SERVER_EVERYTHING, 'sse'], /running on port/i, { PORT: String(on) })
 }
 
 beforeAll(async () => {

@@ -10,39 +10,19 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { join } from 'node:path'
-import { REPO_ROOT } from '../harness.ts'
 import { LEGACY, serveFixture } from '../lib/client/sdk-peers.ts'
 import { testGateway } from '../support/gateway-daemon.ts'
-import { freePort } from '../support/ports.ts'
+import { type ListeningPeer, SERVER_EVERYTHING, freePort, startListening } from '../support/restartable-peer.ts'
 
-const EVERYTHING = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')
 /** How long a change may take to reach the host's list (the gateway re-reads it in the background). */
 const SETTLE_MS = 15_000
 
 const everythingPort = freePort()
-let everything: Bun.Subprocess | undefined
+let everything: ListeningPeer | undefined
 
-/** server-everything over Streamable HTTP (its sessions in memory), once it says (on stderr) it listens. */
-async function startEverything(): Promise<Bun.Subprocess<'ignore', 'ignore', 'pipe'>> {
-  const proc = Bun.spawn(['node', EVERYTHING, 'streamableHttp'], {
-    env: { ...process.env, PORT: String(everythingPort) },
-    stdin: 'ignore',
-    stdout: 'ignore',
-    stderr: 'pipe',
-  })
-  const reader = proc.stderr.getReader()
-  let text = ''
-  while (!/listening on port/i.test(text)) {
-    const next = await reader.read()
-    if (next.done) throw new Error(`server-everything exited before listening: ${text}`)
-    text += new TextDecoder().decode(next.value)
-  }
-  // Its log goes on: keep reading, so the pipe never fills.
-  void (async () => {
-    while (!(await reader.read()).done) {}
-  })()
-  return proc
+/** server-everything over Streamable HTTP (its sessions in memory). */
+function startEverything(): Promise<ListeningPeer> {
+  return startListening(['node', SERVER_EVERYTHING, 'streamableHttp'], /listening on port/i, { PORT: String(everythingPort) })
 }
 
 const servers: Record<string, unknown> = {}
