@@ -13,6 +13,7 @@ import { SENT, type SendOptions, type Transport } from '../transport/index.ts'
 import { DeadlineQueue } from './deadlines.ts'
 import { type AnswerReceiver, Pending, type PeerHooks, cancelledError } from './pending.ts'
 import {
+  HANDSHAKE_METHODS,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -363,16 +364,13 @@ export function resendable(method: string): boolean {
   return RESENDABLE.has(method) || method.endsWith('/list')
 }
 
-/** The requests that open a connection (legacy initialize, 2026-07-28 server/discover). */
-const HANDSHAKES = new Set(['initialize', 'server/discover'])
-
 /** The error of a request whose connection ended before its answer came. */
 function lostInFlight(method: string, reason: McpxError): McpxError {
   const outcome = resendable(method) ? 'was not answered' : 'may or may not have run; it was not re-sent'
   return new McpxError(
     reason.code,
     // A handshake has no outcome to doubt: the server went away before it could serve at all.
-    HANDSHAKES.has(method)
+    HANDSHAKE_METHODS.has(method)
       ? `${method} got no answer: ${reason.message}`
       : `the connection ended while ${method} was in flight: it ${outcome} (${reason.message})`,
     { ...reason.data, method, inFlight: true },

@@ -8,7 +8,7 @@
 import { McpxError, RPC } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
-import type { JsonRpcMessage } from '../wire/index.ts'
+import { HANDSHAKE_METHODS, type JsonRpcMessage } from '../wire/index.ts'
 import { quote, readMessages } from './decode-messages.ts'
 import { createLineFramer, encodeFrame, leadingId } from './line-framer.ts'
 import { terminateGroup, trackGroup, untrackGroup } from './process-group.ts'
@@ -295,8 +295,6 @@ export function createStdioTransport(params: StdioServerParams, settings: StdioS
  * pending grace timer would keep the process alive (a CLI command that closed its upstream would
  * linger for shutdownGraceMs after printing its answer).
  */
-const HANDSHAKE_METHODS = new Set(['initialize', 'server/discover'])
-
 async function within<T, F>(work: Promise<T>, ms: number, fallback: F): Promise<T | F> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const elapsed = new Promise<F>((resolve) => (timer = setTimeout(resolve, ms, fallback)))

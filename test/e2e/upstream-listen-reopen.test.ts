@@ -12,7 +12,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { join } from 'node:path'
 import { REPO_ROOT } from '../harness.ts'
 import { testGateway } from '../support/gateway-daemon.ts'
-import { type ListeningPeer, freePort, startListening } from '../support/restartable-peer.ts'
+import { type ListeningPeer, freePort, holdsWithin, startListening } from '../support/restartable-peer.ts'
 
 const FIXTURE = join(REPO_ROOT, 'test/fixtures/everything/main.ts')
 /** How long a change may take to reach the host (the listen is opened again after a backoff). */
@@ -34,12 +34,6 @@ afterAll(() => {
   upstream?.kill()
 })
 
-async function until(check: () => boolean): Promise<boolean> {
-  const deadline = Date.now() + SETTLE_MS
-  while (!check() && Date.now() < deadline) await Bun.sleep(20)
-  return check()
-}
-
 describe('a modern upstream restarted under its listen stream', () => {
   test.each([
     ['SIGTERM', 'stops gracefully (its listen streams closed cleanly)'],
@@ -53,15 +47,15 @@ describe('a modern upstream restarted under its listen stream', () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++)
     try {
       expect((await client.callTool({ name: 'test_trigger_tool_change', arguments: {} })).isError ?? false).toBe(false)
-      expect(await until(() => changes >= 1)).toBe(true)
+      expect(await holdsWithin(() => changes >= 1, SETTLE_MS)).toBe(true)
       upstream?.kill(signal)
       await upstream?.exited
       upstream = await startUpstream()
       // What changed while it was away was not heard: the lists count as changed once it is listened to again.
-      expect(await until(() => changes >= 2)).toBe(true)
+      expect(await holdsWithin(() => changes >= 2, SETTLE_MS)).toBe(true)
       const before = changes
       expect((await client.callTool({ name: 'test_trigger_tool_change', arguments: {} })).isError ?? false).toBe(false)
-      expect(await until(() => changes > before)).toBe(true)
+      expect(await holdsWithin(() => changes > before, SETTLE_MS)).toBe(true)
     } finally {
       await client.close()
     }

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { LEGACY, serveFixture } from '../lib/client/sdk-peers.ts'
 import { testGateway } from '../support/gateway-daemon.ts'
-import { type ListeningPeer, SERVER_EVERYTHING, freePort, startListening } from '../support/restartable-peer.ts'
+import { type ListeningPeer, SERVER_EVERYTHING, freePort, holdsWithin, startListening } from '../support/restartable-peer.ts'
 
 /** How long a change may take to reach the host's list (the gateway re-reads it in the background). */
 const SETTLE_MS = 15_000
@@ -54,12 +54,6 @@ async function host(): Promise<Client> {
 
 function textOf(result: unknown): string {
   return ((result as { content?: { text?: string }[] }).content ?? []).map((part) => part.text ?? '').join('')
-}
-
-async function until(check: () => boolean): Promise<boolean> {
-  const deadline = Date.now() + SETTLE_MS
-  while (!check() && Date.now() < deadline) await Bun.sleep(20)
-  return check()
 }
 
 /** Until `ok(names)` holds for the host's tools/list, or SETTLE_MS have passed (then the last list). */
@@ -126,13 +120,13 @@ describe('an upstream session lost and replaced', () => {
       await client.subscribeResource({ uri })
       // server-everything sends an update for each resource its caller's session subscribed to, at once.
       await startUpdates()
-      expect(await until(() => updates.includes(uri))).toBe(true)
+      expect(await holdsWithin(() => updates.includes(uri), SETTLE_MS)).toBe(true)
       everything?.kill()
       await everything?.exited
       everything = await startEverything()
       updates.length = 0
       await startUpdates()
-      expect(await until(() => updates.includes(uri))).toBe(true)
+      expect(await holdsWithin(() => updates.includes(uri), SETTLE_MS)).toBe(true)
     } finally {
       await client.close()
     }

@@ -1,7 +1,7 @@
 /**
  * Peers a test stops and starts again on the same address (an upstream's URL in the gateway's
- * config stays the same across the restart): a free loopback port, and a server process taken as
- * started once it says on stderr that it listens.
+ * config stays the same across the restart): a free loopback port, a server process taken as
+ * started once it says on stderr that it listens, and a wait for what the restart leads to.
  */
 import { join } from 'node:path'
 import { REPO_ROOT } from '../harness.ts'
@@ -33,4 +33,11 @@ export async function startListening(command: string[], listening: RegExp, env: 
     while (!(await reader.read()).done) {}
   })()
   return proc
+}
+
+/** Whether `check` holds, polled until it does or `withinMs` have passed. */
+export async function holdsWithin(check: () => boolean, withinMs: number): Promise<boolean> {
+  const deadline = Date.now() + withinMs
+  while (!check() && Date.now() < deadline) await Bun.sleep(20)
+  return check()
 }
