@@ -1,6 +1,9 @@
 /**
  * Build the single executable: `bun build --compile cli/main.ts` → dist/mcpx.
- * Usage: bun scripts/build.ts [--outfile path]
+ * Usage: bun scripts/build.ts [--outfile path] [--no-bytecode]
+ * `--no-bytecode`, for profiling only: functions loaded from shipped bytecode reach JavaScriptCore's
+ * JIT dump without their names (`<name not materialized>`), so a profile of such a binary cannot say
+ * whose code ran (scripts/bench/native-profile.ts `--named`).
  */
 import { parseArgs } from 'node:util'
 
@@ -15,11 +18,15 @@ import { parseArgs } from 'node:util'
 /** How the bundle is split and minified; test/cli/startup-modules.test.ts bundles with these too, to read the chunks. */
 export const BUNDLE_FLAGS = ['--splitting', '--format=esm', '--minify-syntax'] as const
 const flags = ['--compile', ...BUNDLE_FLAGS, '--bytecode', '--sourcemap=inline']
+const BYTECODE = '--bytecode'
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { outfile: { type: 'string', default: 'dist/mcpx' } } })
+  const { values } = parseArgs({
+    options: { outfile: { type: 'string', default: 'dist/mcpx' }, 'no-bytecode': { type: 'boolean', default: false } },
+  })
+  const chosen = values['no-bytecode'] ? flags.filter((flag) => flag !== BYTECODE) : flags
   const root = new URL('..', import.meta.url).pathname
-  const proc = Bun.spawn([process.execPath, 'build', ...flags, 'cli/main.ts', '--outfile', values.outfile!], {
+  const proc = Bun.spawn([process.execPath, 'build', ...chosen, 'cli/main.ts', '--outfile', values.outfile!], {
     cwd: root,
     stdout: 'inherit',
     stderr: 'inherit',

@@ -13,7 +13,10 @@
  * the processes run without it and only the first table is printed, each sample put by the code it
  * was in (compiled JavaScript, bun, libc or the kernel): the split to compare totals by.
  * Needs `perf` (Debian: linux-perf) and permission to attach to the two processes.
- * Usage: bun scripts/bench/native-profile.ts [--binary path] [--calls 8000] [--warmup 10000]
+ * `--named` builds the daemon without shipped bytecode, whose functions the JIT dump cannot name
+ * (scripts/build.ts `--no-bytecode`): without it, much of the daemon's own code is charged to
+ * "(no named function)". The code that runs per call is the same either way.
+ * Usage: bun scripts/bench/native-profile.ts [--binary path | --named] [--calls 8000] [--warmup 10000]
  *        [--frequency 4999] [--top 20] [--regions]. Markdown on stdout.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -32,6 +35,7 @@ const { values: flags } = parseArgs({
     frequency: { type: 'string', default: '4999' },
     top: { type: 'string', default: '20' },
     regions: { type: 'boolean', default: false },
+    named: { type: 'boolean', default: false },
   },
 })
 const count = (name: 'calls' | 'warmup' | 'frequency' | 'top') => integerFlag(name, flags[name])
@@ -174,7 +178,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mcpx-native-profile-'))
 const jitDumps = join(dir, 'jit')
 mkdirSync(jitDumps)
 const profileEnv: Record<string, string> = flags.regions ? {} : { BUN_JSC_useJITDump: '1', BUN_JSC_jitDumpDirectory: jitDumps }
-const binary = flags.binary ?? (await buildBinary(dir))
+const binary = flags.binary ?? (await buildBinary(dir, flags.named ? ['--no-bytecode'] : []))
 const recorded: Array<{ name: string; pid: number; data: string }> = []
 const { targets, stop } = await daemonAndRelayTargets(binary, dir, profileEnv).catch((error: unknown) => {
   rmSync(dir, { recursive: true, force: true })

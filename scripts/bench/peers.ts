@@ -40,10 +40,13 @@ export function isolatedEnv(dir: string, extra: Record<string, string> = {}): Re
   }
 }
 
-/** Build the compiled binary with scripts/build.ts into the run's dir (dist/ may be in use by a test run). */
-export async function buildBinary(dir: string): Promise<string> {
+/**
+ * Build the compiled binary with scripts/build.ts into the run's dir (dist/ may be in use by a test
+ * run); `buildFlags`: more of its flags (`--no-bytecode` for a profile that names every function).
+ */
+export async function buildBinary(dir: string, buildFlags: readonly string[] = []): Promise<string> {
   const outfile = join(dir, 'mcpx')
-  const argv = [process.execPath, join(REPO, 'scripts/build.ts'), '--outfile', outfile]
+  const argv = [process.execPath, join(REPO, 'scripts/build.ts'), '--outfile', outfile, ...buildFlags]
   const proc = Bun.spawn(argv, { cwd: REPO, stdout: 'ignore', stderr: 'pipe' })
   const code = await proc.exited
   if (code !== 0) throw new Error(`build failed (${code}): ${await new Response(proc.stderr).text()}`)
