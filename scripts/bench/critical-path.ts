@@ -24,6 +24,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { buildBinary, daemonAndRelayTargets } from './peers.ts'
 import { integerFlag } from './flags.ts'
+import { recordWhile, requirePerf } from './perf-record.ts'
 import { fmt, median, quantile } from './stats.ts'
 
 const { values: flags } = parseArgs({
@@ -37,13 +38,8 @@ const { values: flags } = parseArgs({
 const calls = integerFlag('calls', flags.calls)
 const warmup = integerFlag('warmup', flags.warmup)
 const rounds = integerFlag('rounds', flags.rounds)
-/** How long perf gets to attach before the first traced call. */
-const PERF_ATTACH_WAIT_MS = 1000
 
-if (Bun.which('perf') === null) {
-  console.error('critical-path: perf is not installed (Debian: apt-get install -y linux-perf)')
-  process.exit(2)
-}
+requirePerf('critical-path')
 
 /** x86-64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl) that move a call's bytes. */
 const READS = new Set([0, 45, 47]) // read, recvfrom, recvmsg
@@ -157,17 +153,9 @@ try {
         into.ticks.set(thread, (into.ticks.get(thread) ?? 0) + ticks - (before.get(thread) ?? 0))
       into.untracedCalls += perRound
       const data = join(dir, `trace-${target.pid}-${round}.data`)
-      const perf = Bun.spawn(
-        ['perf', 'record', '-e', 'raw_syscalls:sys_enter,raw_syscalls:sys_exit', '-p', String(target.pid), '-o', data],
-        { stdout: 'ignore', stderr: 'pipe' },
-      )
-      await Bun.sleep(PERF_ATTACH_WAIT_MS)
-      for (let i = 0; i < perRound; i++) await target.call()
-      perf.kill('SIGINT')
-      await perf.exited
-      // perf exits non-zero after SIGINT even when it wrote its file; its report line says whether it did.
-      const report = await new Response(perf.stderr).text()
-      if (!report.includes('Captured and wrote')) throw new Error(`perf record failed: ${report.trim()}`)
+      await recordWhile(target.pid, ['-e', 'raw_syscalls:sys_enter,raw_syscalls:sys_exit'], data, async () => {
+        for (let i = 0; i < perRound; i++) await target.call()
+      })
       const script = Bun.spawnSync(['perf', 'script', '-i', data, '-F', 'tid,time,event,trace'], { stdout: 'pipe', stderr: 'pipe' })
       if (script.exitCode !== 0) throw new Error(`perf script failed: ${script.stderr.toString()}`)
       stretchesOf(script.stdout.toString(), target.pid, into)

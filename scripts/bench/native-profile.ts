@@ -25,6 +25,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { buildBinary, daemonAndRelayTargets } from './peers.ts'
 import { integerFlag } from './flags.ts'
+import { recordWhile, requirePerf } from './perf-record.ts'
 import { fmt } from './stats.ts'
 
 const { values: flags } = parseArgs({
@@ -43,18 +44,13 @@ const calls = count('calls')
 const warmup = count('warmup')
 const frequency = count('frequency')
 const top = count('top')
-/** How long perf gets to attach before the first measured call, and to write its file after SIGINT. */
-const PERF_ATTACH_WAIT_MS = 1000
 /** JIT dump record ids and layout: linux tools/perf/Documentation/jitdump-specification.txt. */
 const JIT_CODE_LOAD = 0
 const JIT_HEADER_SIZE_OFFSET = 8
 const JIT_RECORD_HEADER_BYTES = 16
 const JIT_CODE_LOAD_FIXED_BYTES = 40
 
-if (Bun.which('perf') === null) {
-  console.error('native-profile: perf is not installed (Debian: apt-get install -y linux-perf)')
-  process.exit(2)
-}
+requirePerf('native-profile')
 
 interface JitSymbol {
   readonly start: bigint
@@ -189,17 +185,9 @@ try {
   for (const target of targets) {
     const data = join(dir, `perf-${target.pid}.data`)
     const chains = flags.regions ? [] : ['-g']
-    const perf = Bun.spawn(['perf', 'record', '-F', String(frequency), ...chains, '-p', String(target.pid), '-o', data], {
-      stdout: 'ignore',
-      stderr: 'pipe',
+    await recordWhile(target.pid, ['-F', String(frequency), ...chains], data, async () => {
+      for (let i = 0; i < calls; i++) await target.call()
     })
-    await Bun.sleep(PERF_ATTACH_WAIT_MS)
-    for (let i = 0; i < calls; i++) await target.call()
-    perf.kill('SIGINT')
-    await perf.exited
-    // perf exits non-zero after SIGINT even when it wrote its file; its report line says whether it did.
-    const report = await new Response(perf.stderr).text()
-    if (!report.includes('Captured and wrote')) throw new Error(`perf record failed: ${report.trim()}`)
     recorded.push({ name: target.name, pid: target.pid, data })
   }
 } finally {
