@@ -100,14 +100,20 @@ export function parseCallArguments(
  * The CLI's pre-flight: required fields and top-level types, checked before the round trip so a
  * USAGE error names the field in the command's own terms. Not a JSON Schema validator: full
  * validation is the daemon's (lib/schema, untrusted entry point), which still runs on the call.
+ * `undeclared`: what the caller says of arguments the tool does not declare, added to a refusal for
+ * missing ones (a misspelt required argument is both).
  */
-export function precheckArguments(args: Record<string, unknown>, inputSchema: unknown): void {
+export function precheckArguments(args: Record<string, unknown>, inputSchema: unknown, undeclared?: string): void {
   if (!isRecord(inputSchema)) return
   const properties = isRecord(inputSchema.properties) ? (inputSchema.properties as Record<string, Schema>) : {}
   const required = Array.isArray(inputSchema.required) ? (inputSchema.required as string[]) : []
   const missing = required.filter((key) => args[key] === undefined)
   if (missing.length)
-    throw new McpxError('USAGE', `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`, { fields: missing })
+    throw new McpxError(
+      'USAGE',
+      `missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}${undeclared === undefined ? '' : `; ${undeclared}`}`,
+      { fields: missing },
+    )
   for (const [key, value] of Object.entries(args)) {
     const types = typesOf(properties[key])
     if (types.length && !types.some((type) => matchesType(value, type))) {

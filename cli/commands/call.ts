@@ -203,16 +203,18 @@ async function buildArguments(
     definition.inputSchema,
     { readFile: readArgumentFile, base },
   )
-  precheckArguments(callArguments, definition.inputSchema)
   const undeclared = undeclaredArguments(callArguments, definition.inputSchema)
+  let stray: string | undefined
+  let declared: string[] = []
   if (undeclared.length > 0) {
-    const declared = Object.keys((definition.inputSchema as { properties: object }).properties)
+    declared = Object.keys((definition.inputSchema as { properties: object }).properties)
     const hints = undeclared.flatMap((key) => suggest(key, declared))
     const quoted = (keys: string[]) => keys.map((key) => `"${key}"`).join(', ')
-    note(
-      `${label} takes no argument ${quoted(undeclared)}${hints.length ? ` (did you mean ${quoted(hints)}?)` : ''}; sent as given (its arguments: ${declared.join(', ')})`,
-    )
+    stray = `${label} takes no argument ${quoted(undeclared)}${hints.length ? ` (did you mean ${quoted(hints)}?)` : ''}`
   }
+  // A misspelt required argument is both missing and undeclared: the refusal names both.
+  precheckArguments(callArguments, definition.inputSchema, stray)
+  if (stray !== undefined) note(`${stray}; sent as given (its arguments: ${declared.join(', ')})`)
   return callArguments
 }
 

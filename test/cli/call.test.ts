@@ -134,6 +134,14 @@ describe('the README main command', () => {
         exitCode: 0,
       })
       expect((await runMcpx(['call', 'demo.echo', 'text=hi', 'txet=1', '--quiet'], { env: user.env })).stderr).toBe('')
+      // Misspelt when it is required: refused before the round trip, naming the missing argument and the stray one.
+      const misspelt = await runMcpx(['call', 'demo.echo', 'txet=hi'], { env: user.env })
+      expect(misspelt.exitCode).toBe(2)
+      expect(misspelt.stdout).toBe('')
+      expect(misspelt.stderr.split('\n')[0]).toBe(
+        'mcpx: missing required argument: text; demo.echo takes no argument "txet" (did you mean "text"?)',
+      )
+      expect(errorJson(misspelt.stderr).error).toMatchObject({ code: 'USAGE', data: { fields: ['text'] } })
     } finally {
       await runMcpx(['daemon', 'stop'], { env: user.env })
     }
