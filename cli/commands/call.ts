@@ -204,17 +204,17 @@ async function buildArguments(
     { readFile: readArgumentFile, base },
   )
   const undeclared = undeclaredArguments(callArguments, definition.inputSchema)
-  let stray: string | undefined
-  let declared: string[] = []
-  if (undeclared.length > 0) {
-    declared = Object.keys((definition.inputSchema as { properties: object }).properties)
-    const hints = undeclared.flatMap((key) => suggest(key, declared))
-    const quoted = (keys: string[]) => keys.map((key) => `"${key}"`).join(', ')
-    stray = `${label} takes no argument ${quoted(undeclared)}${hints.length ? ` (did you mean ${quoted(hints)}?)` : ''}`
+  if (undeclared.length === 0) {
+    precheckArguments(callArguments, definition.inputSchema)
+    return callArguments
   }
+  const declared = Object.keys((definition.inputSchema as { properties: object }).properties)
+  const hints = undeclared.flatMap((key) => suggest(key, declared))
+  const quoted = (keys: string[]) => keys.map((key) => `"${key}"`).join(', ')
+  const stray = `${label} takes no argument ${quoted(undeclared)}${hints.length ? ` (did you mean ${quoted(hints)}?)` : ''}`
   // A misspelt required argument is both missing and undeclared: the refusal names both.
   precheckArguments(callArguments, definition.inputSchema, stray)
-  if (stray !== undefined) note(`${stray}; sent as given (its arguments: ${declared.join(', ')})`)
+  note(`${stray}; sent as given (its arguments: ${declared.join(', ')})`)
   return callArguments
 }
 

@@ -97,6 +97,11 @@ export class Upstream {
     if (this.#client && !this.#client.peer.closed) return this.#client
     if (this.#connecting) return this.#connecting
     if (this.#lastError && Date.now() < this.#backoff.holdUntil) throw this.#lastError
+    return this.#startConnecting()
+  }
+
+  /** One connection attempt at a time: calls and the background restart share the one under way. */
+  #startConnecting(): Promise<McpClient> {
     this.#connecting = this.#connect().finally(() => (this.#connecting = undefined))
     return this.#connecting
   }
@@ -347,9 +352,8 @@ export class Upstream {
    */
   #restartLater(): void {
     this.#backoff.restartLater(() => {
-      if (this.#client || this.#connecting || this.#closed) return
-      this.#connecting = this.#connect().finally(() => (this.#connecting = undefined))
-      this.#connecting.catch(() => {})
+      // Not client(): the background try is not held off by the hold on calls.
+      if (!this.#client && !this.#connecting && !this.#closed) this.#startConnecting().catch(() => {})
     })
   }
 

@@ -72,10 +72,10 @@ export const MCP_APPS = {
 /** `resultType` values (2026-07-28 schema: Result.resultType; SEP-2663 adds "task"). */
 export const RESULT_TYPE = { COMPLETE: 'complete', INPUT_REQUIRED: 'input_required', TASK: 'task' } as const
 
-/** `cacheScope` values (2026-07-28 server/utilities/caching.mdx). */
 /** The requests that open a connection: legacy `initialize`, 2026-07-28 `server/discover`. */
 export const HANDSHAKE_METHODS: ReadonlySet<string> = new Set(['initialize', 'server/discover'])
 
+/** `cacheScope` values (2026-07-28 server/utilities/caching.mdx). */
 export const CACHE_SCOPE = { PUBLIC: 'public', PRIVATE: 'private' } as const
 
 /** Logging levels, RFC 5424 order (all revisions, server/utilities/logging.mdx). */
