@@ -56,6 +56,7 @@ export const EXAMPLES: Record<string, HelpExtra> = {
     examples: [
       'mcpx probe https://example.com/mcp',
       'mcpx probe -- npx -y @modelcontextprotocol/server-everything',
+      'mcpx probe --stdio "npx -y @modelcontextprotocol/server-everything"',
       'mcpx probe --json http://127.0.0.1:3000/mcp',
     ],
   },

@@ -34,6 +34,17 @@ export function orCommandAfterDashes<T extends object>(def: T): T {
   return def
 }
 
+/**
+ * Commands whose args are marked here read the command line after `--` (`probe -- cmd`, `record F
+ * -- cmd`, `completion names -- words`); any other command refuses words there.
+ */
+const RUNS_COMMAND_AFTER_DASHES = new WeakSet<object>()
+
+export function runsCommandAfterDashes<const T extends ArgsDef>(args: T): T {
+  RUNS_COMMAND_AFTER_DASHES.add(args)
+  return args
+}
+
 export interface ParsedArgs {
   /** Every positional before `--`, then every token after it (citty's convention). */
   readonly _: string[]
@@ -68,6 +79,8 @@ export function parseCommandLine(rawArgs: readonly string[], argsDef: ArgsDef, c
     if (def.default !== undefined) out[name] = def.default
   }
   const seen = new Set<string>()
+  // A flag that names the command after `--` was given (`replay F --against -- cmd`).
+  let commandFlagGiven = false
   const loose: string[] = []
   for (let i = 0; i < before.length; i++) {
     const token = before[i]!
@@ -89,6 +102,7 @@ export function parseCommandLine(rawArgs: readonly string[], argsDef: ArgsDef, c
     if (seen.has(flag.name) && !flag.many)
       throw new McpxError('USAGE', `${command}: --${flag.name} given more than once`, { flag: flag.name })
     seen.add(flag.name)
+    if (flag.command) commandFlagGiven = true
     if (flag.type === 'boolean') {
       if (inline !== undefined && inline !== 'true' && inline !== 'false')
         throw new McpxError('USAGE', `${command}: --${flag.name} is a switch; it takes no value (got "${inline}")`, { flag: flag.name })
@@ -125,7 +139,22 @@ export function parseCommandLine(rawArgs: readonly string[], argsDef: ArgsDef, c
   if (queue.length > 0 && !positionals.some((p) => VARIADIC.has(p.def))) {
     throw new McpxError('USAGE', `${command}: unexpected argument "${queue[0]}" (see \`mcpx ${command} --help\`)`, { argument: queue[0] })
   }
+  const takesRest = positionals.some((p) => VARIADIC.has(p.def)) || RUNS_COMMAND_AFTER_DASHES.has(argsDef) || commandFlagGiven
+  if (rest.length > 0 && !takesRest) throw strayAfterDashes(rest, flags, command)
   return { ...out, _: [...loose, ...rest], rest } as ParsedArgs
+}
+
+/**
+ * Words after `--` that the command would never read (`mcpx tools -- npx server`): refused, not
+ * dropped, since running on without them answers a question the user did not ask. A command that
+ * takes an ad-hoc stdio server says how to name one.
+ */
+function strayAfterDashes(rest: readonly string[], flags: ReadonlyMap<string, FlagDef>, command: string): McpxError {
+  const stdio =
+    flags.get('stdio')?.type === 'string' ? ` (a server run as a command is named with --stdio ${JSON.stringify(rest.join(' '))})` : ''
+  return new McpxError('USAGE', `${command}: takes nothing after "--", got "${rest[0]}"${stdio}; see \`mcpx ${command} --help\``, {
+    argument: rest[0],
+  })
 }
 
 /** `-` alone (stdin) and negative numbers are values, not flags. */

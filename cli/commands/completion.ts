@@ -10,6 +10,7 @@ import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../configured-context.ts'
 import { rootCommand } from '../dispatch.ts'
+import { runsCommandAfterDashes } from '../parse.ts'
 import { daemonClient } from './daemon.ts'
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const
@@ -18,7 +19,11 @@ const SERVER_ARG = new Set(['tools', 'servers', 'resource', 'prompt', 'tasks', '
 
 export default defineCommand({
   meta: { name: 'completion', description: 'Print a shell completion script: mcpx completion bash|zsh|fish (source it)' },
-  args: { shell: { type: 'positional', description: 'bash, zsh or fish', required: true }, config: commonArgs.config },
+  // `names -- <words…>`: the command line being completed comes after `--`.
+  args: runsCommandAfterDashes({
+    shell: { type: 'positional', description: 'bash, zsh or fish', required: true },
+    config: commonArgs.config,
+  }),
   async run({ args }) {
     const ctx = loadConfiguredContext({ ...args, quiet: true })
     const self = ctx.self.map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ')

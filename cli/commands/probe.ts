@@ -1,5 +1,6 @@
 /**
- * `mcpx probe <url>` / `mcpx probe -- <command> [args…]`: what a server speaks — era
+ * `mcpx probe <url>` / `mcpx probe -- <command> [args…]` (or `--stdio "command args"`, as `call` and
+ * `tools` name one): what a server speaks — era
  * (modern/legacy/dual), revisions, the transport that worked, identity, capabilities, whether auth
  * is required and where its metadata lives — with per-step timings. Exit 0 when an era worked;
  * otherwise the diagnosis decides: 3 (CONNECT: nothing listening, not MCP, command exits at once),
@@ -11,6 +12,8 @@ import { McpxError } from '../../lib/errors/index.ts'
 import { type ProbeResult, probeFailure, runProbe } from '../../lib/probe/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadContext } from '../context.ts'
+import { runsCommandAfterDashes } from '../parse.ts'
+import { splitCommand } from '../target.ts'
 
 export default defineCommand({
   meta: {
@@ -19,21 +22,23 @@ export default defineCommand({
       'Report what an MCP server speaks: era (modern/legacy/dual), revisions, transport, identity, capabilities, auth, timings. ' +
       'Exit 0 = an era answered; 3 = nothing listening, not MCP, or the command exits at once; 4 = authorization required; 5 = no era/revision in common',
   },
-  args: {
+  args: runsCommandAfterDashes({
     target: {
       type: 'positional',
       required: false,
       description: 'Server URL (http/https), or `-- <command> [args]` for stdio',
       valueHint: 'url',
     },
+    stdio: { type: 'string', description: 'A stdio server: this command line (the same as `-- <command> [args]`)', valueHint: 'command' },
     header: { type: 'string', description: 'Extra HTTP header `Name: value` (one)', valueHint: 'header' },
     json: commonArgs.json,
     verbose: commonArgs.verbose,
     quiet: commonArgs.quiet,
-  },
+  }),
   async run({ args, rawArgs }) {
     const ctx = loadContext(args)
-    const target = parseTarget(args.target, rawArgs, args.header)
+    const dashes = rawArgs.indexOf('--')
+    const target = parseTarget(args.target, stdioCommand(args.stdio, dashes < 0 ? [] : rawArgs.slice(dashes + 1)), args.header)
     const result = await runProbe(target, { settings: ctx.settings, parentEnv: ctx.env })
     process.stdout.write(ctx.json ? `${JSON.stringify(toJson(result))}\n` : human(result))
     const failure = probeFailure(result)
@@ -41,14 +46,22 @@ export default defineCommand({
   },
 })
 
-function parseTarget(positional: string | undefined, rawArgs: string[], header: string | undefined): Target {
-  const dashes = rawArgs.indexOf('--')
-  if (dashes >= 0) {
-    const [command, ...commandArgs] = rawArgs.slice(dashes + 1)
-    if (!command) throw new McpxError('USAGE', 'mcpx probe -- needs a command to run')
-    return { command, args: commandArgs }
+/** The stdio command line, from `--stdio "CMD"` or from the words after `--` (one of them). */
+function stdioCommand(stdio: string | undefined, rest: readonly string[]): string[] | undefined {
+  if (stdio !== undefined && rest.length > 0)
+    throw new McpxError('USAGE', 'mcpx probe takes the command either as --stdio "CMD" or after `--`, not both')
+  if (stdio !== undefined) return splitCommand(stdio)
+  return rest.length > 0 ? [...rest] : undefined
+}
+
+function parseTarget(positional: string | undefined, stdio: string[] | undefined, header: string | undefined): Target {
+  if (stdio !== undefined) {
+    if (positional !== undefined)
+      throw new McpxError('USAGE', `mcpx probe takes one target: the URL ${JSON.stringify(positional)} or the command, not both`)
+    const [command, ...commandArgs] = stdio
+    return { command: command!, args: commandArgs }
   }
-  if (!positional) throw new McpxError('USAGE', 'mcpx probe needs a server URL or `-- <command> [args]`')
+  if (!positional) throw new McpxError('USAGE', 'mcpx probe needs a server URL, `--stdio "CMD"` or `-- <command> [args]`')
   let url: URL
   try {
     url = new URL(positional)

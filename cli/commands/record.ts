@@ -1,5 +1,5 @@
 /**
- * `mcpx record FILE -- <command> [args…]` / `mcpx record FILE --url <url>`: stand between a host
+ * `mcpx record FILE -- <command> [args…]` (or `--stdio "command args"`) / `mcpx record FILE --url <url>`: stand between a host
  * and an MCP server, relay every message unchanged and write the traffic to FILE (the replay
  * format, secrets redacted). The host talks to mcpx on stdio, as it would to the server. A host
  * that probes on a separate process (the SDK 2.x stdio client sends server/discover to a
@@ -14,6 +14,8 @@ import { Recorder, fileSink, recordProxy, recordTransport, recordingFetch, redac
 import { createHttpTransport, createStdioServerTransport, createStdioTransport, type Transport } from '../../lib/transport/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadContext } from '../context.ts'
+import { runsCommandAfterDashes } from '../parse.ts'
+import { splitCommand } from '../target.ts'
 import type { ConfiguredContext } from '../configured-context.ts'
 import { cliUpstream } from '../direct-session.ts'
 import type { HostOptions } from '../host.ts'
@@ -21,8 +23,9 @@ import { VERSION } from '../version.ts'
 
 export default defineCommand({
   meta: { name: 'record', description: 'Relay a host to an MCP server on stdio and record the traffic to FILE (JSONL, secrets redacted)' },
-  args: {
+  args: runsCommandAfterDashes({
     file: { type: 'positional', required: true, description: 'Recording to write (replaced if it exists)', valueHint: 'file' },
+    stdio: { type: 'string', description: 'Record this command line (the same as `-- <command> [args]`)', valueHint: 'command' },
     url: { type: 'string', description: 'Record a Streamable HTTP server at this URL instead of a command', valueHint: 'url' },
     header: {
       type: 'string',
@@ -37,13 +40,15 @@ export default defineCommand({
     },
     verbose: commonArgs.verbose,
     quiet: commonArgs.quiet,
-  },
+  }),
   async run({ args, rawArgs }) {
     const ctx = loadContext(args)
     const dashes = rawArgs.indexOf('--')
-    const command = dashes >= 0 ? rawArgs.slice(dashes + 1) : []
-    if ((command.length === 0) === (args.url === undefined))
-      throw new McpxError('USAGE', 'mcpx record FILE needs exactly one of `--url <url>` or `-- <command> [args]`')
+    const afterDashes = dashes >= 0 ? rawArgs.slice(dashes + 1) : []
+    const targets = [args.url !== undefined, args.stdio !== undefined, afterDashes.length > 0].filter(Boolean).length
+    if (targets !== 1)
+      throw new McpxError('USAGE', 'mcpx record FILE needs exactly one of `--url <url>`, `--stdio "CMD"` or `-- <command> [args]`')
+    const command = args.stdio !== undefined ? splitCommand(args.stdio) : afterDashes
     const recorder = new Recorder({
       sink: fileSink(args.file),
       mcpxVersion: VERSION,

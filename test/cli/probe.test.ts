@@ -30,6 +30,12 @@ describe('mcpx probe', () => {
     expect(report.timings.length).toBeGreaterThan(0)
   })
 
+  test('--stdio "CMD" names the command as call and tools take it', async () => {
+    const { exitCode, report } = await probe('--stdio', `${process.execPath} ${LEGACY} stdio`)
+    expect(exitCode).toBe(0)
+    expect([report.era, report.transport, report.server]).toEqual(['legacy', 'stdio', { name: 'sdk-legacy-fixture', version: '1.0.0' }])
+  })
+
   test('a server keeping two revisions is reported with those two', async () => {
     const { exitCode, report } = await probe('--', process.execPath, join(REPO_ROOT, 'test/fixtures/peers/two-revision-fixture.ts'))
     expect(exitCode).toBe(0)

@@ -71,7 +71,8 @@ describe('mcpx record / replay', () => {
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_simple_text', arguments: {} } },
     ]
-    const relayed = await runMcpx(['record', piped, '--', process.execPath, FIXTURE, '--stdio'], {
+    // The command named as `call` and `tools` name one (the session above named it after `--`).
+    const relayed = await runMcpx(['record', piped, '--stdio', `${process.execPath} ${FIXTURE} --stdio`], {
       stdin: lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
     })
     expect(relayed.exitCode).toBe(0)

@@ -99,6 +99,43 @@ describe('strict parsing', () => {
     // A word no positional takes is refused, not dropped (only call, prompt get and search take many).
     ['an extra word on settings', ['settings', 'nope'], 2, 'stderr', /settings: unexpected argument "nope" \(see `mcpx settings --help`\)/],
     ['a second server on tools', ['tools', 'demo', 'other'], 2, 'stderr', /tools: unexpected argument "other"/],
+    // So is a command after `--` on a command that runs none: tools names the ad-hoc way to reach one.
+    [
+      'a command after -- on tools',
+      ['tools', '--', 'npx', 'some-server'],
+      2,
+      'stderr',
+      /tools: takes nothing after "--", got "npx" \(a server run as a command is named with --stdio "npx some-server"\)/,
+    ],
+    [
+      'a word after -- on servers',
+      ['servers', '--', 'x'],
+      2,
+      'stderr',
+      /servers: takes nothing after "--", got "x"; see `mcpx servers --help`/,
+    ],
+    [
+      'a command after -- on replay without --against',
+      ['replay', 'f.jsonl', '--', 'x'],
+      2,
+      'stderr',
+      /replay: takes nothing after "--", got "x"/,
+    ],
+    [
+      'probe given the command twice',
+      ['probe', '--stdio', 'a', '--', 'b'],
+      2,
+      'stderr',
+      /probe takes the command either as --stdio "CMD" or after `--`, not both/,
+    ],
+    ['probe given a URL and a command', ['probe', 'http://127.0.0.1:9/mcp', '--stdio', 'a'], 2, 'stderr', /probe takes one target/],
+    [
+      'record given two targets',
+      ['record', 'f.jsonl', '--stdio', 'a', '--url', 'http://127.0.0.1:9/mcp'],
+      2,
+      'stderr',
+      /needs exactly one of `--url <url>`, `--stdio "CMD"` or `-- <command> \[args\]`/,
+    ],
     [
       'prompt get without the prompt name',
       ['prompt', 'get', 'demo'],
