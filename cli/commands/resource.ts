@@ -36,7 +36,9 @@ const list = defineCommand({
       ]
       if (rows.length === 0) return void process.stderr.write(`${session.label} has no resources\n`)
       const width = Math.max(...rows.map((r) => r[0]!.length))
-      for (const [uri, name, mime] of rows) process.stdout.write(`${uri!.padEnd(width)}  ${name}${mime ? `  ${mime}` : ''}\n`)
+      const nameWidth = Math.max(...rows.map((r) => r[1]!.length))
+      for (const [uri, name, mime] of rows)
+        process.stdout.write(`${uri!.padEnd(width)}  ${mime ? `${name!.padEnd(nameWidth)}  ${mime}` : name}\n`)
     } finally {
       await session.close()
     }

@@ -67,6 +67,14 @@ describe('resources and prompts', () => {
   test('resource read prints text', async () => {
     const listed = await run(['resource', 'list', 'everything'])
     expect(listed.stdout).toContain('demo://resource/static/document/architecture.md')
+    // The media types line up in their own column, whatever the names' lengths.
+    const mimeColumns = new Set(
+      listed.stdout
+        .split('\n')
+        .filter((line) => /text\/markdown$/.test(line))
+        .map((line) => line.indexOf('text/markdown')),
+    )
+    expect(mimeColumns.size).toBe(1)
     const read = await run(['resource', 'read', 'everything', 'demo://resource/static/document/architecture.md'])
     expect(read.exitCode).toBe(0)
     expect(read.stdout).toStartWith('# Everything Server')
