@@ -4,6 +4,7 @@
  * Tool signatures, which need code mode's type renderer, are cli/signature.ts's: a warm `mcpx call`
  * prints its result without loading that.
  */
+import type { ServerStatus } from '../lib/daemon/index.ts'
 
 type JsonObject = Record<string, unknown>
 
@@ -67,4 +68,26 @@ export function stateText(server: { readonly state: string; readonly reason?: st
   // The next try goes before the reason: a reason quoting stderr runs over several lines.
   const retry = server.retryInMs === undefined ? '' : ` (next try in ${Math.max(1, Math.round(server.retryInMs / 1000))} s)`
   return server.reason !== undefined ? `${server.state}${retry}: ${server.reason}` : server.state
+}
+
+/**
+ * The table of upstream servers `servers` and `status` print, one line each: name, state (its first
+ * line unless `verbose`), transport, era and revision, endpoint, and an error no state explains.
+ * Columns line up under the longest single-line state (a multi-line --verbose one cannot).
+ */
+export function serverTable(
+  servers: readonly ServerStatus[],
+  options: { readonly verbose?: boolean; readonly indent?: string } = {},
+): string {
+  const indent = options.indent ?? ''
+  const width = Math.max(4, ...servers.map((s) => s.name.length))
+  const states = servers.map((s) => (options.verbose ? stateText(s) : firstLine(stateText(s))))
+  const stateWidth = Math.max(10, ...states.filter((state) => !state.includes('\n')).map((state) => state.length))
+  return servers
+    .map((s, i) => {
+      const era = s.revision ? `${s.era} ${s.revision}` : ''
+      const error = s.error && s.reason === undefined ? `  (${options.verbose ? s.error.message : firstLine(s.error.message)})` : ''
+      return `${indent}${s.name.padEnd(width)}  ${states[i]!.padEnd(stateWidth)}  ${s.transport.padEnd(5)}  ${era.padEnd(17)}  ${s.endpoint}${error}\n`
+    })
+    .join('')
 }

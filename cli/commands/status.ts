@@ -11,7 +11,7 @@ import { McpxError } from '../../lib/errors/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../configured-context.ts'
 import { allDaemons, daemonClient, describeDaemon, describeEnvironment, isOtherBuild } from './daemon.ts'
-import { printJson, stateText } from '../render.ts'
+import { printJson, serverTable } from '../render.ts'
 
 export default defineCommand({
   meta: { name: 'status', description: 'Show the daemon and the configured servers with their state (--all: every running daemon)' },
@@ -46,14 +46,9 @@ export default defineCommand({
       const head = daemon
         ? describeDaemon(daemon)
         : `daemon   not running (home ${ctx.paths.home})\nconfig   ${ctx.config.source ?? 'built-in default'}`
-      const width = Math.max(6, ...servers.map((server) => server.name.length))
-      const rows = servers.map(
-        (server) => `  ${server.name.padEnd(width)}  ${stateText(server).padEnd(10)}  ${server.transport.padEnd(5)}  ${server.endpoint}`,
-      )
       const environment = args.verbose && daemon ? describeEnvironment(daemon) : ''
-      process.stdout.write(
-        `${head}\n${environment}servers${servers.length === 0 ? '  (none)' : ''}\n${rows.join('\n')}${rows.length ? '\n' : ''}`,
-      )
+      const table = serverTable(servers, { verbose: args.verbose === true, indent: '  ' })
+      process.stdout.write(`${head}\n${environment}servers${servers.length === 0 ? '  (none)' : ''}\n${table}`)
     }
     if (problem !== null) throw new McpxError('CONFIG', problem, { configProblem: true })
   },

@@ -46,9 +46,15 @@ describe('mcpx status', () => {
   test('an unset variable is not a config error: that server is unavailable, naming the variable and where', async () => {
     using user = isolatedUser('mcpx-cli-status')
     mkdirSync(dirname(user.configFile), { recursive: true })
-    writeFileSync(user.configFile, JSON.stringify({ mcpServers: { gh: { command: 'gh', env: { TOKEN: '${UNSET_TOKEN_FOR_TEST}' } } } }))
+    const servers = { gh: { command: 'gh', env: { TOKEN: '${UNSET_TOKEN_FOR_TEST}' } }, other: { command: 'other' } }
+    writeFileSync(user.configFile, JSON.stringify({ mcpServers: servers }))
     const result = await runMcpx(['status'], { env: user.env })
     expect(result.exitCode).toBe(0)
-    expect(result.stdout).toContain('gh      unavailable: environment variable UNSET_TOKEN_FOR_TEST is not set (mcpServers.gh.env.TOKEN)')
+    expect(result.stdout).toContain(
+      '  gh     unavailable: environment variable UNSET_TOKEN_FOR_TEST is not set (mcpServers.gh.env.TOKEN)  stdio',
+    )
+    // The table is `mcpx servers`'s (cli/render.ts serverTable): columns line up under the longest state.
+    const rows = result.stdout.split('\n').filter((line) => line.startsWith('  gh ') || line.startsWith('  other '))
+    expect(rows.map((row) => row.indexOf('  stdio  '))).toEqual([rows[0]!.indexOf('  stdio  '), rows[0]!.indexOf('  stdio  ')])
   })
 })
