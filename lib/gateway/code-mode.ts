@@ -116,7 +116,7 @@ export class CodeMode {
     } = {},
   ): Promise<ExecResult> {
     const { view } = options
-    const namespaces = await this.namespaces(view)
+    const namespaces = await this.namespaces(view, { unreachable: true })
     const sandbox = (this.#sandbox ??= createSandboxPool(
       this.settings,
       this.options.sandboxCommand ? { command: this.options.sandboxCommand } : {},
@@ -145,13 +145,20 @@ export class CodeMode {
     )
   }
 
-  /** server → allowed tool names (for `view`, what its policy allows), for the sandbox's namespace objects and the declarations. */
-  async namespaces(view?: AccessView): Promise<Record<string, string[]>> {
-    const { catalogs } = await this.pool.catalogs()
+  /**
+   * server → allowed tool names (for `view`, what its policy allows), for the sandbox's namespace
+   * objects and the declarations. `unreachable`: a server that cannot be reached now (not started,
+   * failed) is listed too, with no tools, after the others (so their aliases stay as declared): a
+   * script's call on it then fails as a ToolError saying why, not as "'name' is not defined".
+   */
+  async namespaces(view?: AccessView, options: { unreachable?: boolean } = {}): Promise<Record<string, string[]>> {
+    const { catalogs, failures } = await this.pool.catalogs()
     const entries = catalogs.map(
       (c) => [c.server, c.tools.map((t) => String(t.name)).filter((name) => !view || view.item(c.server, name).allowed)] as const,
     )
-    return Object.fromEntries(view ? entries.filter(([, names]) => names.length > 0) : entries)
+    const namespaces = Object.fromEntries(view ? entries.filter(([, names]) => names.length > 0) : entries)
+    if (options.unreachable) for (const { server } of failures) if (!view || view.server(server)) namespaces[server] = []
+    return namespaces
   }
 
   /** Start the sandbox processes now (the daemon does this at start so the first exec is warm). */

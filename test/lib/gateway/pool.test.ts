@@ -94,6 +94,37 @@ describe('UpstreamPool', () => {
     await codeMode.close()
   })
 
+  test("a script's call on a server that cannot be reached fails as a ToolError saying why, not as an undefined name", async () => {
+    const config = parseConfig(
+      JSON.stringify({
+        mcpServers: {
+          up: { command: process.execPath, args: [FIXTURE] },
+          needs_token: { command: process.execPath, args: [FIXTURE], env: { TOKEN: '${MCPX_TEST_UNSET_TOKEN}' } },
+        },
+      }),
+      'test-config.json',
+      {},
+    )
+    await using pool = Object.assign(new UpstreamPool({ config, settings: testSettings(), emit: () => {} }), {
+      [Symbol.asyncDispose]: () => pool.close(),
+    })
+    const codeMode = new CodeMode(pool, testSettings())
+    try {
+      const script = 'try { await needs_token.echo({ text: "x" }) } catch (e) { return [e.name, e.message, up.echo !== undefined] }'
+      const { value } = await codeMode.exec(script)
+      expect(value).toEqual([
+        'ToolError',
+        'server "needs_token" is unavailable: environment variable MCPX_TEST_UNSET_TOKEN is not set (mcpServers.needs_token.env.TOKEN)',
+        true,
+      ])
+      // Its object lists no tools, and the declarations (what a script can call) leave it out.
+      expect((await codeMode.exec('return mcpx.namespaces.needs_token')).value).toEqual([])
+      expect(await codeMode.types({})).not.toContain('needs_token')
+    } finally {
+      await codeMode.close()
+    }
+  })
+
   test('allowed/blocked tools filter the catalog and refuse calls', async () => {
     await using pool = createPool({ blockedTools: ['crash'] })
     const catalog = await pool.catalog('up')
