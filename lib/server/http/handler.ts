@@ -84,7 +84,10 @@ export function createHttpHandler(options: HttpHandlerOptions): HttpHandler {
           if (verdict.sessionId === undefined)
             return rpcErrorResponse(
               HTTP_STATUS.BAD_REQUEST,
-              new RpcError(RPC.INVALID_REQUEST, `Bad Request: the ${HEADER.SESSION_ID} header is required`),
+              new RpcError(
+                RPC.INVALID_REQUEST,
+                `Bad Request: the ${HEADER.SESSION_ID} header is required (initialize first, then send the session id it answers with on every request)`,
+              ),
               recoverId(body),
             )
           if (session === undefined)

@@ -170,6 +170,13 @@ describe('HTTP endpoint: malformed input', () => {
     await expectServing()
   })
 
+  test('a legacy request without a session says how to get one', async () => {
+    const response = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-protocol-version': '2025-11-25' })
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      'Bad Request: the Mcp-Session-Id header is required (initialize first, then send the session id it answers with on every request)',
+    )
+  })
+
   test('DELETE ends the session; the id then gets 404', async () => {
     const init = await post({
       jsonrpc: '2.0',
