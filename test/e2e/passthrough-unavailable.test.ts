@@ -10,6 +10,7 @@ import { testGateway } from '../support/gateway-daemon.ts'
 
 const gateway = testGateway('passthrough-unavailable', {
   broken: { command: 'sh', args: ['-c', 'echo cannot open the database >&2; exit 1'] },
+  needs_token: { command: 'sh', args: ['-c', 'exit 1'], env: { TOKEN: '${MCPX_TEST_UNSET_TOKEN}' } },
   up: { command: process.execPath, args: [join(REPO_ROOT, 'test/fixtures/peers/gateway-upstream-fixture.ts')] },
 })
 
@@ -56,6 +57,13 @@ describe('pass-through of an upstream that cannot start', () => {
       { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
     )
     expect(answer.error?.message).toStartWith('server "broken" is unavailable: ')
+  })
+
+  test('a server that cannot be started as configured is named once, with the reason', async () => {
+    const answer = await post('?passthrough=needs_token', initialize)
+    expect(answer.error?.message).toBe(
+      'server "needs_token" is unavailable: environment variable MCPX_TEST_UNSET_TOKEN is not set (mcpServers.needs_token.env.TOKEN)',
+    )
   })
 
   test('the other surfaces keep serving', async () => {

@@ -183,7 +183,9 @@ export class GatewaySurface {
     if (passthrough) {
       const catalog = await pool.catalog(passthrough).catch((error: unknown) => {
         const why = asMcpxError(error, 'CONNECT')
-        this.#unavailable = new McpxError('CONNECT', `server "${passthrough}" is unavailable: ${why.message}`, {
+        // A reason the upstream gave already naming the server (an unset variable) is not named twice.
+        const named = why.message.startsWith(`server "${passthrough}" `)
+        this.#unavailable = new McpxError('CONNECT', named ? why.message : `server "${passthrough}" is unavailable: ${why.message}`, {
           ...why.data,
           server: passthrough,
         })
