@@ -32,6 +32,7 @@ export const EXAMPLES: Record<string, HelpExtra> = {
       'mcpx call memory.create_entities \'{"entities":[{"name":"a","entityType":"t","observations":[]}]}\'',
       'echo \'{"message":"hi"}\' | mcpx call everything.echo -',
       'mcpx call fs.list_allowed_directories --root /tmp',
+      'mcpx call everything.get-tiny-image --out logo.png',
       'mcpx call everything.trigger-elicitation-request --answers answers.json',
       'mcpx call http://127.0.0.1:3000/mcp echo message=hi',
       'mcpx call --stdio "npx -y @modelcontextprotocol/server-everything" echo message=hi',

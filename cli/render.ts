@@ -8,11 +8,21 @@ import type { ServerStatus } from '../lib/daemon/index.ts'
 
 type JsonObject = Record<string, unknown>
 
-/** A CallToolResult as text: text blocks verbatim, other blocks summarised, structuredContent as JSON. */
-export function renderToolResult(result: JsonObject): string {
+/**
+ * A CallToolResult as text: text blocks verbatim, other blocks summarised, structuredContent as
+ * JSON. The first binary block (binaryContent) says how to get its bytes, or, with `out`, where
+ * they were written.
+ */
+export function renderToolResult(result: JsonObject, options: { readonly out?: string } = {}): string {
   const lines: string[] = []
   const content = Array.isArray(result.content) ? (result.content as JsonObject[]) : []
-  for (const block of content) lines.push(renderContent(block))
+  const binary = binaryContent(result)
+  content.forEach((block, index) => {
+    const text = renderContent(block)
+    if (index !== binary?.index) return void lines.push(text)
+    const note = options.out === undefined ? '--out FILE writes it' : `written to ${options.out}`
+    lines.push(`${text.slice(0, -1)}; ${note}]`)
+  })
   if (result.structuredContent !== undefined && !content.some((b) => b.type === 'text')) {
     lines.push(JSON.stringify(result.structuredContent, null, 2))
   }
@@ -37,6 +47,20 @@ function renderContent(block: JsonObject): string {
     default:
       return JSON.stringify(block)
   }
+}
+
+/** The first content block of a tool result that carries bytes: an image, audio, or an embedded binary resource. */
+export function binaryContent(
+  result: JsonObject,
+): { readonly index: number; readonly base64: string; readonly mimeType: string } | undefined {
+  const content = Array.isArray(result.content) ? (result.content as JsonObject[]) : []
+  for (const [index, block] of content.entries()) {
+    if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string')
+      return { index, base64: block.data, mimeType: String(block.mimeType ?? 'binary') }
+    const resource = block.type === 'resource' ? ((block.resource ?? {}) as JsonObject) : undefined
+    if (typeof resource?.blob === 'string') return { index, base64: resource.blob, mimeType: String(resource.mimeType ?? 'binary') }
+  }
+  return undefined
 }
 
 function base64Bytes(data: string): number {

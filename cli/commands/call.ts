@@ -4,7 +4,7 @@
  * round trip; the result goes to stdout (human, or `--json` as the spec shapes it); a tool result
  * with isError exits 1 (README "Exit codes").
  */
-import { readFileSync, statSync } from 'node:fs'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { defineCommand } from 'citty'
 import { McpxError } from '../../lib/errors/index.ts'
 import { type Catalog, inputSchemaHash } from '../../lib/daemon/index.ts'
@@ -17,7 +17,7 @@ import { EXIT, setExitCode } from '../exit.ts'
 import { hostArgs } from '../host.ts'
 import { repeatable, variadic } from '../parse.ts'
 import { writeStdout, writesStdoutWithBun } from '../output.ts'
-import { renderToolResult } from '../render.ts'
+import { binaryContent, renderToolResult } from '../render.ts'
 import { stderrIsTty } from '../tty.ts'
 import { hostOptions, isUrl, openServer } from '../target.ts'
 
@@ -47,6 +47,11 @@ const call = defineCommand({
     root: repeatable({ ...hostArgs.root }),
     answers: hostArgs.answers,
     open: hostArgs.open,
+    out: {
+      type: 'string',
+      valueHint: 'file',
+      description: "Write the result's (first) image, audio or binary resource, decoded, to this file",
+    },
     record: {
       type: 'string',
       valueHint: 'file',
@@ -85,7 +90,7 @@ const call = defineCommand({
           ...(timeoutMs !== undefined && { timeoutMs }),
           ...(args.task && { runAsTask: true }),
         })
-        await report(direct.shapedFor(upstream, 'tools/call', result), full.json, server, tool)
+        await report(direct.shapedFor(upstream, 'tools/call', result), { json: full.json, server, tool, out: args.out })
       } finally {
         await upstream.close()
       }
@@ -131,7 +136,7 @@ const call = defineCommand({
         process.stderr.write(
           `mcpx: ${session.label} ${tool} answered in ${Math.round(performance.now() - started)} ms${result.isError === true ? ' (isError)' : ''}\n`,
         )
-      await report(result, ctx.json, session.label, tool)
+      await report(result, { json: ctx.json, server: session.label, tool, out: args.out })
     } finally {
       await session.close()
     }
@@ -232,12 +237,30 @@ function stderrNote(quiet: boolean | undefined): Note {
   }
 }
 
-/** The result on stdout (human, or --json as the spec shapes it); isError exits 1 with an error line. */
-async function report(result: Record<string, unknown>, json: boolean, server: string, tool: string): Promise<void> {
+/**
+ * The result on stdout (human, or --json as the spec shapes it); isError exits 1 with an error line.
+ * `out`: the result's first binary block, decoded, goes to that file first; a result with none is
+ * printed and then refused (NOT_FOUND), since a script asking for the file must not go on without it.
+ */
+async function report(
+  result: Record<string, unknown>,
+  how: { json: boolean; server: string; tool: string; out: string | undefined },
+): Promise<void> {
+  const { json, server, tool, out } = how
+  const binary = out === undefined ? undefined : binaryContent(result)
+  if (out !== undefined && binary !== undefined) {
+    const bytes = Buffer.from(binary.base64, 'base64')
+    try {
+      writeFileSync(out, bytes)
+    } catch (error) {
+      throw new McpxError('USAGE', `cannot write ${out}: ${(error as Error).message}`, { path: out })
+    }
+    process.stderr.write(`mcpx: wrote ${bytes.length} bytes (${binary.mimeType}) to ${out}\n`)
+  }
   // Bun's writer, not process.stdout (cli/output.ts).
   if (json) await writeStdout(`${JSON.stringify(result, null, 2)}\n`)
   else {
-    const text = renderToolResult(result)
+    const text = renderToolResult(result, binary === undefined ? {} : { out })
     await writeStdout(text.endsWith('\n') || text === '' ? text : `${text}\n`)
   }
   if (result.isError === true) {
@@ -245,7 +268,8 @@ async function report(result: Record<string, unknown>, json: boolean, server: st
     process.stderr.write(`mcpx: ${message}\n`)
     if (json || !stderrIsTty()) process.stderr.write(`${JSON.stringify({ error: { code: 'TOOL', message } })}\n`)
     setExitCode(EXIT.TOOL)
-  }
+  } else if (out !== undefined && binary === undefined)
+    throw new McpxError('NOT_FOUND', `${server}.${tool} returned no image, audio or binary resource to write to ${out}`, { path: out })
 }
 
 interface Stdin {

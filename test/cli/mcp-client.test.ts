@@ -96,6 +96,23 @@ describe('resources and prompts', () => {
     expect(typeof json.contents[0].blob).toBe('string')
   })
 
+  test("call --out writes the result's image, decoded; a result without one is printed, and refused", async () => {
+    const out = join(user.project, 'logo.png')
+    const image = await run(['call', 'everything.get-tiny-image', '--out', out])
+    expect(image.exitCode).toBe(0)
+    expect(image.stdout).toContain(`[image image/png, ${readFileSync(out).length} bytes; written to ${out}]`)
+    expect(image.stderr).toContain(`wrote ${readFileSync(out).length} bytes (image/png) to ${out}`)
+    expect([...readFileSync(out).subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47])
+    // Without --out the summary says how to get the bytes.
+    expect((await run(['call', 'everything.get-tiny-image'])).stdout).toMatch(/\[image image\/png, \d+ bytes; --out FILE writes it\]/)
+    const none = join(user.project, 'none.bin')
+    const text = await run(['call', 'everything.echo', 'message=plain', '--out', none])
+    expect(text.exitCode).toBe(2)
+    expect(text.stdout).toBe('Echo: plain\n')
+    expect(errorJson(text.stderr).error.message).toBe(`everything.echo returned no image, audio or binary resource to write to ${none}`)
+    expect(existsSync(none)).toBe(false)
+  })
+
   test('prompt get with arguments; a missing one is named', async () => {
     const listed = await run(['prompt', 'list', 'everything'])
     expect(listed.stdout).toContain('args-prompt(city, [state])')
