@@ -183,12 +183,9 @@ export class GatewaySurface {
     if (passthrough) {
       const catalog = await pool.catalog(passthrough).catch((error: unknown) => {
         const why = asMcpxError(error, 'CONNECT')
-        // A reason the upstream gave already naming the server (an unset variable) is not named twice.
-        const named = why.message.startsWith(`server "${passthrough}" `)
-        this.#unavailable = new McpxError('CONNECT', named ? why.message : `server "${passthrough}" is unavailable: ${why.message}`, {
-          ...why.data,
-          server: passthrough,
-        })
+        // A reason already naming the server (an unset variable) does not name it twice.
+        const prefix = why.message.startsWith(`server "${passthrough}" `) ? '' : `server "${passthrough}" is unavailable: `
+        this.#unavailable = new McpxError('CONNECT', `${prefix}${why.message}`, { ...why.data, server: passthrough })
         throw error
       })
       this.#unavailable = undefined
