@@ -10,6 +10,7 @@ import { defineCommand } from 'citty'
 import type { Target } from '../../lib/client/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
 import { type ProbeResult, probeFailure, runProbe } from '../../lib/probe/index.ts'
+import { bodyLine } from '../../lib/transport/index.ts'
 import { commonArgs } from '../args.ts'
 import { loadContext } from '../context.ts'
 import { runsCommandAfterDashes } from '../parse.ts'
@@ -122,9 +123,7 @@ function human(result: ProbeResult): string {
 
 /** A failed step's reason on one line: an HTTP error page is summarised, never dumped. */
 function stepDetail(detail: string): string {
-  const text = /<(!doctype|html)[\s>]/i.test(detail) ? detail.replace(/<[^>]*>/g, ' ') : detail
-  const line = text.replace(/\s+/g, ' ').trim()
-  return line.length > DETAIL_CHARS ? `${line.slice(0, DETAIL_CHARS)}…` : line
+  return bodyLine(detail, DETAIL_CHARS)
 }
 
 /** One terminal line's worth of a step's failure (the JSON output keeps the whole text). */

@@ -104,7 +104,17 @@ export async function readTextCapped(response: Response, maxBytes: number): Prom
   return { text: new TextDecoder().decode(Buffer.concat(parts)), bytes }
 }
 
-/** The CONNECT error for a response mcpx cannot use, quoting the start of its body. */
+/**
+ * A peer's text (an HTTP error body, or a message quoting one) as one line for an error message: an
+ * HTML page (a framework's or a proxy's error page) reduced to its text, whitespace collapsed, the
+ * start quoted. The body itself stays whole in the error's data.
+ */
+export function bodyLine(text: string, chars?: number): string {
+  const plain = /<(!doctype|html)[\s>]/i.test(text) ? text.replace(/<[^>]*>/g, ' ') : text
+  return quote(plain.replace(/\s+/g, ' ').trim(), chars)
+}
+
+/** The CONNECT error for a response mcpx cannot use, quoting the start of its body on one line. */
 export function httpError(
   ctx: { url: string; method: string },
   response: Response,
@@ -114,7 +124,7 @@ export function httpError(
   const contentType = response.headers.get('content-type') ?? ''
   const wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined
   const shown = body.length > ERROR_BODY_BYTES ? body.slice(0, ERROR_BODY_BYTES) : body
-  const detail = shown.trim() === '' ? '' : `: ${quote(shown.trim())}`
+  const detail = shown.trim() === '' ? '' : `: ${bodyLine(shown)}`
   return new McpxError('CONNECT', `${ctx.method} ${ctx.url} answered HTTP ${response.status}${detail}`, {
     url: ctx.url,
     httpStatus: response.status,

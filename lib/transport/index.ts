@@ -16,3 +16,4 @@ export { createHttpTransport, type HttpTransport, type HttpTransportParams } fro
 export { createStdioServerTransport, type ByteSource, type StdioServerOptions, type StdioServerTransport } from './stdio-server.ts'
 export { createSseTransport, type SseTransport, type SseTransportParams } from './sse-client.ts'
 export { acceptsConnections } from './tcp-probe.ts'
+export { bodyLine } from './http-fetch.ts'

@@ -213,6 +213,16 @@ describe('Streamable HTTP client: error contract and edge cases', () => {
     expect(await conn.rec.response(1)).toMatchObject({ error: { code: -32022 } })
   })
 
+  test("an HTML error page is one line of its text in the message; the page stays whole in the error's data", async () => {
+    const page =
+      '<!DOCTYPE html>\n<html lang="en">\n<head>\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot POST /mcp</pre>\n</body>\n</html>\n'
+    using server = serve(() => new Response(page, { status: 404, headers: { 'content-type': 'text/html; charset=utf-8' } }))
+    await using conn = await open(createHttpTransport({ url: server.url }, settings))
+    const error = (await conn.transport.send(listTools(1)).catch((e: unknown) => e)) as McpxError
+    expect(error.message).toBe(`POST ${server.url} answered HTTP 404: Error Cannot POST /mcp`)
+    expect(error.data?.body).toBe(page)
+  })
+
   test('other non-2xx answers reject CONNECT with status, content type, first 2 KB of body and rpcError', async () => {
     using server = serve(async (request) => {
       const body = (await request.json()) as { id: number }
