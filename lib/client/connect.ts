@@ -7,7 +7,7 @@
 import { McpxError, RpcError, asMcpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import { Peer } from '../session/index.ts'
-import type { Transport, TransportKind } from '../transport/index.ts'
+import { type Transport, type TransportKind, bodyLine } from '../transport/index.ts'
 import { HTTP_STATUS, LATEST_LEGACY, type Revision, eraOf, isModernRevision } from '../wire/index.ts'
 import { McpClient } from './mcp-client.ts'
 import { discoverModern, initializeLegacy, isModernError, pickModern } from './handshake.ts'
@@ -135,6 +135,7 @@ class ConnectRun {
     const { state, peer } = await this.#open('streamable-http', () =>
       this.factory.http('streamable-http', target, this.settings, this.options.auth),
     )
+    let refusedPost: McpxError | undefined
     try {
       if ((pinned && isModernRevision(pinned)) || this.options.era === 'modern')
         return this.#done(
@@ -160,7 +161,10 @@ class ConnectRun {
       const legacy = await this.#try(
         'initialize',
         () => initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(pinned) }),
-        (error) => (target.transport === 'streamable-http' && !(probeModern && cached?.era === 'legacy') ? true : !isRefusedPost(error)),
+        (error) => {
+          if (isRefusedPost(error)) refusedPost = error as McpxError
+          return target.transport === 'streamable-http' && !(probeModern && cached?.era === 'legacy') ? true : !isRefusedPost(error)
+        },
       )
       if (legacy) return this.#done(peer, state, legacy)
       // A cached "legacy" that no longer holds: re-probe modern before trying the older transport.
@@ -175,7 +179,7 @@ class ConnectRun {
       throw this.#explain(error, peer)
     }
     await peer.close().catch(() => {})
-    return this.#sse(target)
+    return this.#sse(target).catch((error: unknown) => Promise.reject(noEndpoint(target.url, refusedPost, error) ?? error))
   }
 
   async #sse(target: HttpTarget): Promise<McpClient> {
@@ -307,6 +311,24 @@ function isLegacyAnswer(error: unknown): boolean {
 function isRefusedPost(error: unknown): boolean {
   const status = error instanceof McpxError && error.code === 'CONNECT' ? error.data?.httpStatus : undefined
   return status === HTTP_STATUS.BAD_REQUEST || status === HTTP_STATUS.NOT_FOUND || status === HTTP_STATUS.METHOD_NOT_ALLOWED
+}
+
+/**
+ * Both transports refused at the HTTP level (a POST for Streamable HTTP, then a GET for HTTP+SSE):
+ * the URL names no MCP endpoint, most often a wrong path. Said so, with both answers; the GET's
+ * status and body stay in the data.
+ */
+function noEndpoint(url: string, post: McpxError | undefined, get: unknown): McpxError | undefined {
+  if (post === undefined || !(get instanceof McpxError) || get.code !== 'CONNECT' || isAuthFailure(get)) return undefined
+  const getStatus = get.data?.httpStatus
+  if (getStatus === undefined) return undefined
+  const page = typeof get.data?.body === 'string' && get.data.body.trim() !== '' ? `: ${bodyLine(get.data.body)}` : ''
+  return new McpxError(
+    'CONNECT',
+    `${url} is not an MCP endpoint: a POST (Streamable HTTP) answered HTTP ${post.data?.httpStatus}, a GET (HTTP+SSE) HTTP ${getStatus}${page}`,
+    { ...get.data, postHttpStatus: post.data?.httpStatus },
+    { cause: get },
+  )
 }
 
 function isAuthFailure(error: unknown): boolean {

@@ -135,6 +135,26 @@ describe('era negotiation over HTTP', () => {
     await client.close()
   })
 
+  test('a URL that answers 404 to the POST and to the GET is "not an MCP endpoint", naming both answers', async () => {
+    // A real server on port 0 (a web framework's 404 page for every path), reached by the real transports.
+    using server = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: (request) =>
+        new Response(`<!DOCTYPE html><html><body><pre>Cannot ${request.method} /sse</pre></body></html>`, {
+          status: 404,
+          headers: { 'content-type': 'text/html' },
+        }),
+    })
+    const url = `http://127.0.0.1:${server.port}/sse`
+    const error = (await connect({ url }, { settings, noCache: true }).catch((e: unknown) => e)) as McpxError
+    expect(error.code).toBe('CONNECT')
+    expect(error.message).toBe(
+      `${url} is not an MCP endpoint: a POST (Streamable HTTP) answered HTTP 404, a GET (HTTP+SSE) HTTP 404: Cannot GET /sse`,
+    )
+    expect(error.data).toMatchObject({ httpStatus: 404, postHttpStatus: 404, url })
+  })
+
   test('401 is an AUTH error naming the protected-resource metadata', async () => {
     const { transports } = factory(() => {
       throw status(401, { wwwAuthenticate: 'Bearer resource_metadata="http://example.test/.well-known/oauth-protected-resource/mcp"' })
