@@ -122,7 +122,7 @@ export const EXAMPLES: Record<string, HelpExtra> = {
     ],
   },
   status: { examples: ['mcpx status', 'mcpx status --all', 'mcpx status --verbose', 'mcpx status --json'] },
-  logs: { examples: ['mcpx logs', 'mcpx logs -f', 'mcpx logs --config ./project/mcpx.json'] },
+  logs: { examples: ['mcpx logs', 'mcpx logs -n 50 -f', 'mcpx logs --config ./project/mcpx.json'] },
   import: {
     examples: ['mcpx import --dry-run', 'mcpx import', 'mcpx import claude-code', 'mcpx import cursor --config ./project/mcpx.json'],
   },

@@ -4,8 +4,8 @@
  * umask 000 is still private (README "Security").
  */
 import { describe, expect, test } from 'bun:test'
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { mcpxCommand, runMcpx } from '../harness.ts'
 import { layoutForEnv } from '../support/layout.ts'
 import { isolatedUser } from './cli-env.ts'
@@ -41,6 +41,29 @@ describe('the daemon log', () => {
     } finally {
       await runMcpx(['daemon', 'stop'], { env })
     }
+  })
+})
+
+describe('mcpx logs -n', () => {
+  test('the last N lines, as tail -n prints them, across the chunks a long log is read back in', async () => {
+    using user = isolatedUser('mcpx-logs-tail')
+    const layout = layoutForEnv(user.env)
+    mkdirSync(dirname(layout.daemonLog), { recursive: true })
+    // Longer than one 64 KB read, so the last lines are found across a chunk boundary.
+    const written = Array.from({ length: 3000 }, (_, i) => `2026-12-07T00:00:00.000Z info  line ${i} ${'x'.repeat(i % 50)}\n`).join('')
+    writeFileSync(layout.daemonLog, written)
+    const tail = (n: string) => runMcpx(['logs', '-n', n], { env: user.env })
+    const all = written.split('\n').slice(0, -1)
+    for (const n of [1, 2, 1500, 2999]) expect((await tail(String(n))).stdout).toBe(`${all.slice(-n).join('\n')}\n`)
+    expect((await tail('3000')).stdout).toBe(written)
+    expect((await tail('5000')).stdout).toBe(written)
+    expect((await tail('0')).stdout).toBe('')
+    // A last line without its newline (the daemon writing it) is one of the N.
+    writeFileSync(layout.daemonLog, 'a\nb\nc')
+    expect((await runMcpx(['logs', '--lines', '2'], { env: user.env })).stdout).toBe('b\nc')
+    const bad = await tail('x')
+    expect(bad.exitCode).toBe(2)
+    expect(bad.stderr).toContain('--lines must be a whole number of lines; got "x"')
   })
 })
 
