@@ -30,18 +30,31 @@ export async function dispatch(root: CommandDef<any>, rawArgs: readonly string[]
   try {
     let command = root
     const path: string[] = []
+    /** Options every command takes, given before it (`mcpx --config x.json servers`): handed to the command. */
+    const leading: string[] = []
     let index = 0
     while (true) {
       const subCommands = (await resolve(command.subCommands)) as Record<string, unknown> | undefined
       if (!subCommands) break
       const token = rawArgs[index]
+      const taken = token === undefined ? 0 : leadingOption(rawArgs, index)
+      if (taken > 0) {
+        leading.push(...rawArgs.slice(index, index + taken))
+        index += taken
+        continue
+      }
       if (token === undefined || token.startsWith('-')) {
         if (path.length === 0 && token !== undefined && VERSION_FLAGS.has(token)) return await writeStdout(`${version}\n`)
         if (token !== undefined && HELP.has(token)) return await writeStdout(await (await help()).renderHelp(command, path))
+        const where = path.length === 0 ? '' : `${path.join(' ')}: `
+        if (token !== undefined)
+          throw new McpxError('USAGE', `${where}unknown option ${token.split('=')[0]}; see \`${['mcpx', ...path].join(' ')} --help\``, {
+            flag: token.split('=')[0],
+          })
         // A command group alone (`mcpx`, `mcpx daemon`) is a usage error: help on stderr, exit 2.
         const { renderHelp, terminalColumns } = await help()
         process.stderr.write(await renderHelp(command, path, terminalColumns(process.stderr)))
-        if (token !== undefined) throw new McpxError('USAGE', `${['mcpx', ...path].join(' ')}: unknown option ${token.split('=')[0]}`)
+        if (leading.length > 0) throw new McpxError('USAGE', `${leading[0]} names no command; see \`mcpx --help\``)
         return setExitCode(EXIT.USAGE)
       }
       const next = subCommands[token]
@@ -63,7 +76,7 @@ export async function dispatch(root: CommandDef<any>, rawArgs: readonly string[]
       path.push(token)
       index += 1
     }
-    const rest = rawArgs.slice(index)
+    const rest = [...leading, ...rawArgs.slice(index)]
     const restDashes = rest.indexOf('--')
     if ((restDashes >= 0 ? rest.slice(0, restDashes) : rest).some((a) => HELP.has(a)))
       return await writeStdout(await (await help()).renderHelp(command, path))
@@ -82,6 +95,23 @@ export async function dispatch(root: CommandDef<any>, rawArgs: readonly string[]
     reportError(error, { json })
   }
 }
+
+/**
+ * How many words the option at `index` takes when it may stand before the command (the options of
+ * cli/args.ts commonArgs, which every command that reads a config or prints takes): 2 for `--config
+ * FILE`, 1 for `--config=FILE` and the switches, 0 for anything else. A command that does not take
+ * one refuses it when its own line is parsed, naming it.
+ */
+function leadingOption(rawArgs: readonly string[], index: number): number {
+  const token = rawArgs[index]!
+  if (LEADING_SWITCHES.has(token) || token.startsWith('--config=')) return 1
+  if (token !== '--config') return 0
+  const value = rawArgs[index + 1]
+  if (value === undefined || value.startsWith('-')) throw new McpxError('USAGE', '--config needs a value', { flag: 'config' })
+  return 2
+}
+
+const LEADING_SWITCHES = new Set(['--json', '--verbose', '--quiet'])
 
 /** `mcpx tools | head -1`: a reader that went away ends the command quietly (exit 0). */
 function quietOnBrokenPipe(): void {

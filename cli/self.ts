@@ -17,16 +17,19 @@ function real(path: string): string {
   }
 }
 
-/** The entry `install` writes: `mcpx` when PATH finds this very binary, else its absolute path; MCPX_HOME/MCPX_CONFIG when set. */
+/**
+ * The entry `install` writes: `mcpx` when PATH finds this very binary, else its absolute path;
+ * MCPX_HOME when set, and MCPX_CONFIG when a config is named (`--config` or MCPX_CONFIG), so the
+ * host's `mcpx serve` reaches the daemon of the config the installing command used.
+ */
 export function mcpxLaunch(ctx: CliContext): McpxLaunch {
   const [program, ...prefix] = ctx.self
   const onPath = Bun.which('mcpx', { PATH: ctx.env.PATH ?? '' })
   const command = prefix.length === 0 && onPath !== null && real(onPath) === real(program!) ? 'mcpx' : program!
+  const absolute = (path: string) => (path.startsWith('/') ? path : join(process.cwd(), path))
   const env: Record<string, string> = {}
-  for (const name of ['MCPX_HOME', 'MCPX_CONFIG'] as const) {
-    const value = ctx.env[name]
-    if (value !== undefined && value !== '') env[name] = value.startsWith('/') ? value : join(process.cwd(), value)
-  }
+  if (ctx.env.MCPX_HOME) env.MCPX_HOME = absolute(ctx.env.MCPX_HOME)
+  if (ctx.paths.explicitConfig !== undefined) env.MCPX_CONFIG = absolute(ctx.paths.explicitConfig)
   return { command, args: [...prefix, 'serve'], env }
 }
 

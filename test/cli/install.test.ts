@@ -26,6 +26,19 @@ describe('mcpx install', () => {
     expect(JSON.parse(second.stdout)).toMatchObject({ host: 'cursor', file, action: 'unchanged', backup: null })
   })
 
+  test('a config named with --config, before or after the command, goes into the entry as MCPX_CONFIG (absolute)', async () => {
+    using user = isolatedUser('mcpx-cli-install')
+    const expected = { ...expectedEntry(user.env), env: { MCPX_HOME: user.env.MCPX_HOME, MCPX_CONFIG: join(user.project, 'team.json') } }
+    for (const argv of [
+      ['install', 'cursor', '--dry-run', '--json', '--config', 'team.json'],
+      ['--config', 'team.json', 'install', 'cursor', '--dry-run', '--json'],
+    ]) {
+      const result = await runMcpx(argv, { env: user.env, cwd: user.project })
+      expect(result.exitCode).toBe(0)
+      expect(JSON.parse(result.stdout).entry).toEqual(expected)
+    }
+  })
+
   test('backs up an existing file before changing it', async () => {
     using user = isolatedUser('mcpx-cli-install')
     const seeded = await runMcpx(['install', 'windsurf'], { env: user.env })

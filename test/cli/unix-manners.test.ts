@@ -81,6 +81,16 @@ describe('strict parsing', () => {
     ],
     ['an unknown flag on exec', ['exec', '-', '--bogus'], 2, 'stderr', /exec: unknown option --bogus/],
     ['an unknown command', ['bogus'], 2, 'stderr', /unknown command "bogus"/],
+    // An unknown option before any command is one line (no help dump), and not "mcpx: mcpx: …".
+    ['an unknown option before the command', ['--bogus'], 2, 'stderr', /^mcpx: unknown option --bogus; see `mcpx --help`\n/],
+    [
+      'an unknown option on a command group',
+      ['daemon', '--bogus'],
+      2,
+      'stderr',
+      /^mcpx: daemon: unknown option --bogus; see `mcpx daemon --help`\n/,
+    ],
+    ['--config with no command', ['--config', 'x.json'], 2, 'stderr', /--config names no command; see `mcpx --help`/],
     [
       'a repeated key for a string parameter',
       ['call', 'demo.echo', 'text=a', 'text=b'],
@@ -193,6 +203,16 @@ describe('strict parsing', () => {
     expect(result.stderr).not.toMatch(ANSI)
     // No stack traces for expected failures.
     expect(result.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  test('the options every command takes may stand before it, as git and docker take theirs', async () => {
+    const before = await run(['--config', blockedConfig, '--json', 'servers'])
+    expect(before.exitCode).toBe(0)
+    expect(JSON.parse(before.stdout)).toEqual(JSON.parse((await run(['servers', '--json', '--config', blockedConfig])).stdout))
+    // A command that does not take one refuses it as its own.
+    const refused = await run(['--json', 'completion', 'bash'])
+    expect(refused.exitCode).toBe(2)
+    expect(refused.stderr).toContain('completion: unknown option --json')
   })
 
   test('everything after -- belongs to the wrapped command (replay --against -- cmd --print)', async () => {
