@@ -25,10 +25,15 @@ export default defineCommand({
     config: commonArgs.config,
   }),
   async run({ args }) {
+    if (args.shell === 'names') {
+      // The line being completed may name its config (`mcpx --config team.json call t<TAB>`): its servers are the candidates.
+      const { words, config } = withoutCommonOptions((args._ as string[]).slice(1))
+      const named = { config: config ?? args.config, quiet: true }
+      const found = await candidates(loadConfiguredContext(named), named, words)
+      return void process.stdout.write(found.map((c) => `${c}\n`).join(''))
+    }
     const ctx = loadConfiguredContext({ ...args, quiet: true })
     const self = ctx.self.map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ')
-    if (args.shell === 'names')
-      return void process.stdout.write((await candidates(ctx, args, (args._ as string[]).slice(1))).map((c) => `${c}\n`).join(''))
     if (!(SHELLS as readonly string[]).includes(args.shell))
       throw new McpxError('USAGE', `completion: unknown shell "${args.shell}" (bash, zsh or fish)`)
     // fish quotes differently: inside '…' only \\ and \' are escapes.
@@ -51,6 +56,27 @@ complete -o default -F _mcpx mcpx
   // A function, so the binary's path keeps its own quoting (a path with spaces or quotes still works).
   return `function __mcpx_complete\n  ${self} completion names -- (commandline -opc)[2..-1] (commandline -ct) 2>/dev/null\nend\ncomplete -c mcpx -f -a '(__mcpx_complete)'\n`
 }
+
+/**
+ * The words of the line being completed without the options every command takes (cli/args.ts
+ * commonArgs, before or after the command), and the config one of them names. The last word, the
+ * one being typed, is kept whatever it is.
+ */
+function withoutCommonOptions(all: readonly string[]): { words: string[]; config: string | undefined } {
+  const words: string[] = []
+  let config: string | undefined
+  const last = all.length - 1
+  for (let i = 0; i < last; i++) {
+    const word = all[i]!
+    if (word === '--config' && i + 1 < last) config = all[++i]
+    else if (word.startsWith('--config=')) config = word.slice('--config='.length)
+    else if (!COMMON_SWITCHES.has(word)) words.push(word)
+  }
+  if (last >= 0) words.push(all[last]!)
+  return { words, config }
+}
+
+const COMMON_SWITCHES = new Set(['--json', '--verbose', '--quiet'])
 
 /** Candidates for the last word, given the words after `mcpx` (the last one being typed). */
 async function candidates(ctx: ReturnType<typeof loadConfiguredContext>, args: { config?: string }, words: string[]): Promise<string[]> {

@@ -425,6 +425,16 @@ describe('completion', () => {
     })
     expect((await new Response(proc2.stdout).text()).trim()).toBe('everything.echo')
   })
+
+  test('a line that names its config, before or after the command, completes from that config', async () => {
+    const other = join(user.project, 'other.json')
+    writeFileSync(other, JSON.stringify({ mcpServers: { zeta: { command: 'zeta-server' } } }))
+    const names = async (...words: string[]) => (await run(['completion', 'names', '--', ...words])).stdout.trim()
+    expect(await names('--config', other, 'call', 'z')).toBe('zeta.')
+    expect(await names('call', `--config=${other}`, '--json', 'z')).toBe('zeta.')
+    expect(await names('--json', 'ser')).toBe('servers\nserve')
+    expect(await names('call', 'z')).toBe('')
+  })
 })
 
 describe('completion (fish)', () => {
