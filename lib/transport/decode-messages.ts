@@ -68,6 +68,16 @@ export function quote(text: string, chars = QUOTE_CHARS): string {
   return text.length > chars ? `${text.slice(0, chars)}…` : text
 }
 
+/**
+ * A peer's text (an HTTP error body, or a message quoting one) as one line for an error message: an
+ * HTML page (a framework's or a proxy's error page) reduced to its text, whitespace collapsed, the
+ * start quoted. The body itself stays whole in the error's data.
+ */
+export function bodyLine(text: string, chars?: number): string {
+  const plain = /<(!doctype|html)[\s>]/i.test(text) ? text.replace(/<[^>]*>/g, ' ') : text
+  return quote(plain.replace(/\s+/g, ' ').trim(), chars)
+}
+
 function protocolError(message: string, text: string, extra: Record<string, unknown> = {}): McpxError {
   return new McpxError('PROTOCOL', message, { frame: quote(text), ...extra })
 }

@@ -5,7 +5,7 @@
  * contract (`httpStatus`, `contentType`, `body`, `sessionExpired`, `wwwAuthenticate`, `url`).
  */
 import { McpxError } from '../errors/index.ts'
-import { quote } from './decode-messages.ts'
+import { bodyLine } from './decode-messages.ts'
 import type { AuthProvider } from './contract.ts'
 import { HTTP_STATUS } from '../wire/index.ts'
 
@@ -102,16 +102,6 @@ export async function readTextCapped(response: Response, maxBytes: number): Prom
     parts.push(next.value)
   }
   return { text: new TextDecoder().decode(Buffer.concat(parts)), bytes }
-}
-
-/**
- * A peer's text (an HTTP error body, or a message quoting one) as one line for an error message: an
- * HTML page (a framework's or a proxy's error page) reduced to its text, whitespace collapsed, the
- * start quoted. The body itself stays whole in the error's data.
- */
-export function bodyLine(text: string, chars?: number): string {
-  const plain = /<(!doctype|html)[\s>]/i.test(text) ? text.replace(/<[^>]*>/g, ' ') : text
-  return quote(plain.replace(/\s+/g, ' ').trim(), chars)
 }
 
 /** The CONNECT error for a response mcpx cannot use, quoting the start of its body on one line. */

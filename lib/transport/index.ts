@@ -2,7 +2,7 @@
 export type { AuthProvider, Transport, TransportHandlers, TransportKind, SendOptions } from './contract.ts'
 export { SENT } from './contract.ts'
 export { createLineFramer, encodeFrame, type LineFramer, type LineFramerOptions, type OversizeFrame } from './line-framer.ts'
-export { decodeMessages, type Decoded } from './decode-messages.ts'
+export { bodyLine, decodeMessages, type Decoded } from './decode-messages.ts'
 export { createStdioTransport, type StdioServerParams, type StdioTransport } from './stdio-client.ts'
 export {
   createSseParser,
@@ -16,4 +16,3 @@ export { createHttpTransport, type HttpTransport, type HttpTransportParams } fro
 export { createStdioServerTransport, type ByteSource, type StdioServerOptions, type StdioServerTransport } from './stdio-server.ts'
 export { createSseTransport, type SseTransport, type SseTransportParams } from './sse-client.ts'
 export { acceptsConnections } from './tcp-probe.ts'
-export { bodyLine } from './http-fetch.ts'
