@@ -24,7 +24,7 @@ const CONNECT_CODES = new Set(['ECONNREFUSED', 'EAGAIN', 'EWOULDBLOCK'])
 const ABSENT_CODES = new Set(['ENOENT', 'ENOTDIR'])
 
 /** The errno-style code of a connect failure, looking through wrappers (ofetch, AggregateError). */
-function errorCode(error: unknown): string | undefined {
+export function errorCode(error: unknown): string | undefined {
   for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code
     if (typeof code === 'string') return code

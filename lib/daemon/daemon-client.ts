@@ -58,7 +58,13 @@ export class DaemonClient {
           { socket: this.options.layout.socket },
         )
       }
-      if (error instanceof McpxError && error.code === 'CONNECT' && error.data?.daemon === 'unreachable') return null
+      // A daemon that closed the connection mid-answer is going away: health asks nothing twice, so it is "not running".
+      if (
+        error instanceof McpxError &&
+        error.code === 'CONNECT' &&
+        (error.data?.daemon === 'unreachable' || error.data?.daemon === 'closed')
+      )
+        return null
       throw error
     }
   }

@@ -5,7 +5,7 @@
  */
 import type { HomeLayout } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
-import { type ConnectRetry, retryWhileBusy } from './connect.ts'
+import { type ConnectRetry, errorCode, retryWhileBusy } from './connect.ts'
 import { readState } from './state-files.ts'
 import { readToken } from './token.ts'
 
@@ -38,8 +38,19 @@ export async function reachDaemon<T>(
   } catch (error) {
     // The caller's own deadline or abort, not the daemon's absence (ofetch wraps the reason).
     if (signal?.aborted) throw signal.reason ?? error
+    // Connected, then cut off before the answer: the daemon is (or was) there; it stopped or crashed.
+    if (errorCode(error) === 'ECONNRESET') throw closedMidRequest(target.layout, error)
     throw unreachable(target.layout, error)
   }
+}
+
+function closedMidRequest(layout: HomeLayout, cause: unknown): McpxError {
+  return new McpxError(
+    'CONNECT',
+    `the mcpx daemon closed the connection before answering (on ${layout.socket}): it stopped or crashed mid-request; \`mcpx logs -n 20\` says which`,
+    { daemon: 'closed', socket: layout.socket },
+    { cause },
+  )
 }
 
 export function unreachable(layout: HomeLayout, cause?: unknown): McpxError {

@@ -269,7 +269,7 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
   }
   const idleTimeouts = idleTimeoutsOf(settings)
   const serve = async (request: Request, server: IdleControl, listener: ListenerKind): Promise<Response> => {
-    const answering = idleTimeouts?.begin(request, server)
+    const answering = listener === 'tcp' ? idleTimeouts?.begin(request, server) : undefined
     // What hold() does, inline: every request counts itself, without a release closure of its own.
     busy++
     let response: Response
@@ -284,14 +284,18 @@ async function listen(options: DaemonOptions, releaseLock: () => void): Promise<
     return answering ? idleTimeouts!.end(answering, response) : response
   }
 
-  // Idle sockets and stalled bodies close after httpIdleTimeoutMs; answers being worked on and event
-  // streams are exempt (server/http/timeouts.ts). bun-types declare idleTimeout for TCP only; the
-  // runtime honours it for Unix sockets too.
+  // TCP: idle sockets and stalled bodies close after httpIdleTimeoutMs; answers being worked on and
+  // event streams are exempt (server/http/timeouts.ts). The Unix socket keeps no idle timeout: Bun
+  // honours one there but cannot lift it per request (server.timeout is a no-op on a Unix listener),
+  // so a call or catalog slower than it would be cut off mid-answer. A body that trickles is still
+  // bounded by httpBodyTimeoutMs, and only this user can connect (the socket is 0600).
+  // (bun-types declare idleTimeout for TCP only, hence the untyped option objects.)
   const idle: object = { idleTimeout: idleTimeoutSeconds(settings), ...BODY_LIMIT_ENFORCED_BY_MCPX }
+  const noIdle: object = { idleTimeout: 0, ...BODY_LIMIT_ENFORCED_BY_MCPX }
   const unixServer = Bun.serve({
     unix: layout.socket,
     fetch: (request, server) => serve(request, server, 'unix'),
-    ...idle,
+    ...noIdle,
     ...PRODUCTION,
   })
   chmodSync(layout.socket, 0o600)

@@ -145,7 +145,8 @@ export function postOverUnix(socket: string, path: string, body: string): Promis
           }
         },
         close: () => {
-          if (!answered) reject(new Error('the daemon closed the connection before answering'))
+          // As a reset reads through fetch: the request may have run, so it is never sent again (daemon-endpoint.ts).
+          if (!answered) reject(Object.assign(new Error('the daemon closed the connection before answering'), { code: 'ECONNRESET' }))
           else finish()
         },
         error: (_s, error) => fail(error),
