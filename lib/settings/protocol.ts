@@ -13,7 +13,7 @@ export const PROTOCOL_SETTINGS = defineSettings({
   httpIdleTimeoutMs: {
     default: 30_000,
     env: 'MCPX_HTTP_IDLE_TIMEOUT_MS',
-    doc: 'An HTTP connection over TCP with no bytes moving is closed after this (Bun idleTimeout, whole seconds, at most 255 s); lifted for an answer still being worked on halfway through it, and for SSE streams. The daemon\'s Unix socket keeps none (Bun cannot lift it per request there)',
+    doc: "An HTTP connection over TCP with no bytes moving is closed after this (Bun idleTimeout, whole seconds, at most 255 s); lifted for an answer still being worked on halfway through it, and for SSE streams. The daemon's Unix socket keeps none (Bun cannot lift it per request there)",
   },
   httpBodyTimeoutMs: {
     default: 30_000,
