@@ -125,7 +125,10 @@ export class DaemonClient {
   async stop(): Promise<boolean> {
     const info = await this.health()
     if (info === null) return false
-    await this.#call('shutdown', {})
+    // A daemon that closes the connection while going away has done what was asked.
+    await this.#call('shutdown', {}).catch((error: unknown) => {
+      if (!(error instanceof McpxError && error.data?.daemon === 'closed')) throw error
+    })
     const timeoutMs = this.options.stopTimeoutMs ?? 0
     const deadline = performance.now() + timeoutMs
     while (isAlive(info.pid)) {
