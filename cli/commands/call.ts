@@ -111,10 +111,12 @@ const call = defineCommand({
           process.stderr.write(
             `mcpx: calling ${session.label} ${tool} ${session.adHoc ? '(ad-hoc, direct)' : '(through the daemon)'} with ${JSON.stringify(callArguments)}${cached ? ' (built against the cached schema)' : ''}\n`,
           )
-        return session.call(tool, callArguments, {
-          ...options,
-          ...(cached && { inputSchemaHash: inputSchemaHash(definition.inputSchema) }),
-        })
+        return session
+          .call(tool, callArguments, {
+            ...options,
+            ...(cached && { inputSchemaHash: inputSchemaHash(definition.inputSchema) }),
+          })
+          .catch((error: unknown) => Promise.reject(namedTimeout(error, label, timeoutMs)))
       }
       // A warm call: the schema cached from an earlier catalog, and the call is the one round trip.
       // Any doubt about that copy (the daemon says it changed, or the arguments do not fit it) asks for the catalog.
@@ -227,6 +229,18 @@ async function buildArguments(
  * One line on stderr, unless --quiet; said once (a warm call retried against the fresh catalog builds
  * its arguments again).
  */
+/**
+ * The deadline of the call itself names the tool and how to give it longer (the session's message
+ * names only the JSON-RPC method: "tools/call got no answer within 60000 ms").
+ */
+function namedTimeout(error: unknown, label: string, flag: number | undefined): unknown {
+  if (!(error instanceof McpxError && error.code === 'TIMEOUT' && error.data?.method === 'tools/call')) return error
+  const longer = flag === undefined ? 'setting requestTimeoutMs, MCPX_TIMEOUT_MS, or --timeout MS' : '--timeout MS'
+  return new McpxError('TIMEOUT', `${label} got no answer within ${error.data.timeoutMs} ms (give it longer with ${longer})`, error.data, {
+    cause: error,
+  })
+}
+
 type Note = (text: string) => void
 function stderrNote(quiet: boolean | undefined): Note {
   const said = new Set<string>()

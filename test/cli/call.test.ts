@@ -111,6 +111,17 @@ describe('mcpx call', () => {
     expect(errorJson(malformed.stderr).error.code).toBe('USAGE')
   })
 
+  test('a call past its --timeout names the tool and how to give it longer (exit 3)', async () => {
+    const result = await call('up.slow', 'ms=3000', '--timeout', '300')
+    expect(result.exitCode).toBe(3)
+    expect(result.stdout).toBe('')
+    expect(errorJson(result.stderr).error).toMatchObject({
+      code: 'TIMEOUT',
+      message: 'up.slow got no answer within 300 ms (give it longer with --timeout MS)',
+      data: { method: 'tools/call', timeoutMs: 300 },
+    })
+  })
+
   test('a tool that dies mid-call gives a clear error, and the next call succeeds after restart', async () => {
     const crashed = await call('up.crash')
     expect(crashed.exitCode).toBe(3)
