@@ -6,7 +6,7 @@
  * `unavailable` saying why, and the rest of the file still serves. Relative paths are relative to
  * the config file (see resolveEntryPaths). With no file at all the embedded default is used.
  */
-import { accessSync, constants, statSync } from 'node:fs'
+import { accessSync, constants, existsSync, statSync } from 'node:fs'
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import * as v from 'valibot'
 import type { McpxError } from '../errors/index.ts'
@@ -62,8 +62,13 @@ export function defaultConfig(demoCommand: readonly string[]): McpxConfig {
 /** Parse config text; `file` names it in messages and anchors its relative paths. */
 export function parseConfig(text: string, file: string, env: Env, options: ParseOptions = {}): McpxConfig {
   const { mcpServers: rawServers, ...rest } = parseConfigDocument(text, file)
+  // A record check takes an array for an object (its indexes became server names "0", "1"…).
+  if (Array.isArray(rawServers))
+    throw configError({ file, path: ['mcpServers'] }, 'must be an object naming each server ({"name": {"command": …}}), not an array')
   const envFile = typeof rest.envFile === 'string' && rest.envFile !== '' ? resolve(dirname(file), rest.envFile) : undefined
   const fromFile = envFile === undefined ? {} : readEnvFile(envFile, file)
+  // An unset variable is what a missing envFile shows first: said beside it.
+  const missingEnvFile = envFile !== undefined && !existsSync(envFile) ? `; envFile ${envFile} does not exist` : ''
   const values: Env = { ...env, ...fromFile }
   const top = v.safeParse(ConfigFileSchema, {
     ...(interpolateDocument(rest, values, file) as Record<string, unknown>),
@@ -75,7 +80,7 @@ export function parseConfig(text: string, file: string, env: Env, options: Parse
     // An unset variable makes this server unavailable (naming it and where), not the whole file invalid.
     let unset: string | undefined
     const resolved = interpolateDocument(entry, values, file, ['mcpServers', name], (variable, where) => {
-      unset ??= `environment variable ${variable} is not set (${formatPath(where.path)})`
+      unset ??= `environment variable ${variable} is not set (${formatPath(where.path)})${missingEnvFile}`
       return variable
     })
     const server = parseServerEntry(name, resolved, file)

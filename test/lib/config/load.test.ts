@@ -142,6 +142,25 @@ describe('parseConfig', () => {
     })
   })
 
+  test('an unset variable says so beside an envFile that does not exist (a typo in its name shows first as that)', () => {
+    using dir = tempDir('mcpx-envfile-missing')
+    const file = join(dir.path, 'config.json')
+    const config = parseConfig(
+      JSON.stringify({ envFile: 'vars.env', mcpServers: { a: { command: 'node', env: { T: '${TOKEN}' } } } }),
+      file,
+      {},
+    )
+    expect(config.servers.a!.unavailable).toBe(
+      `environment variable TOKEN is not set (mcpServers.a.env.T); envFile ${join(dir.path, 'vars.env')} does not exist`,
+    )
+  })
+
+  test('mcpServers as an array is refused, not read as servers named "0", "1"…', () => {
+    expect(() => parseConfig(JSON.stringify({ mcpServers: [{ command: 'x' }] }), '/etc/mcpx.json', {})).toThrow(
+      'config /etc/mcpx.json: mcpServers: must be an object naming each server ({"name": {"command": …}}), not an array',
+    )
+  })
+
   test('relative command, cwd and ./ ../ args resolve against the config file; other args as written; no cwd = its directory', () => {
     const config = parseConfig(
       JSON.stringify({
