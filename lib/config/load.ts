@@ -62,9 +62,6 @@ export function defaultConfig(demoCommand: readonly string[]): McpxConfig {
 /** Parse config text; `file` names it in messages and anchors its relative paths. */
 export function parseConfig(text: string, file: string, env: Env, options: ParseOptions = {}): McpxConfig {
   const { mcpServers: rawServers, ...rest } = parseConfigDocument(text, file)
-  // A record check takes an array for an object (its indexes became server names "0", "1"…).
-  if (Array.isArray(rawServers))
-    throw configError({ file, path: ['mcpServers'] }, 'must be an object naming each server ({"name": {"command": …}}), not an array')
   const envFile = typeof rest.envFile === 'string' && rest.envFile !== '' ? resolve(dirname(file), rest.envFile) : undefined
   const fromFile = envFile === undefined ? {} : readEnvFile(envFile, file)
   // An unset variable is what a missing envFile shows first: said beside it.

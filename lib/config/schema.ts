@@ -13,7 +13,18 @@ import { REVISIONS, type Revision } from '../wire/index.ts'
 /** Server names become the `server.` prefix of tool names, so no dots or spaces. */
 export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
 
-const StringMap = v.record(v.string(), v.string())
+/**
+ * An object of names to values. valibot's record takes an array too (its indexes become the names:
+ * `"env": ["A=1"]` gave the child a variable named "0"), so arrays are refused first.
+ */
+function nameMap<T extends v.GenericSchema>(value: T) {
+  return v.pipe(
+    v.custom<Record<string, unknown>>((input) => !Array.isArray(input), 'must be an object ({"name": value, …}), not an array'),
+    v.record(v.string(), value),
+  )
+}
+
+const StringMap = nameMap(v.string())
 const ToolList = v.array(v.pipe(v.string(), v.minLength(1)))
 
 const OPTION_ENTRIES = {
@@ -67,7 +78,7 @@ export const ConfigFileSchema = v.strictObject({
   $schema: v.optional(v.string()),
   /** dotenv file whose variables `${VAR}` sees first (relative to the config file). */
   envFile: v.optional(v.string()),
-  mcpServers: v.optional(v.record(v.string(), v.unknown()), {}),
+  mcpServers: v.optional(nameMap(v.unknown()), {}),
   /** Checked by settings-section.ts against the registry (names, and values of each default's type). */
   settings: v.optional(v.unknown()),
   /** Per-principal policy for OAuth callers of /mcp (lib/access policy.ts). */

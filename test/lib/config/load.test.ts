@@ -155,9 +155,16 @@ describe('parseConfig', () => {
     )
   })
 
-  test('mcpServers as an array is refused, not read as servers named "0", "1"…', () => {
+  test('mcpServers, env or headers as an array is refused, not read as names "0", "1"…', () => {
+    const parse = (document: object) => () => parseConfig(JSON.stringify(document), '/etc/mcpx.json', {})
+    expect(parse({ mcpServers: { a: { command: 'x', env: ['A=1'] } } })).toThrow(
+      'config /etc/mcpx.json: mcpServers.a.env: must be an object ({"name": value, …}), not an array',
+    )
+    expect(parse({ mcpServers: { a: { url: 'http://x/mcp', headers: ['A: 1'] } } })).toThrow(
+      'config /etc/mcpx.json: mcpServers.a.headers: must be an object ({"name": value, …}), not an array',
+    )
     expect(() => parseConfig(JSON.stringify({ mcpServers: [{ command: 'x' }] }), '/etc/mcpx.json', {})).toThrow(
-      'config /etc/mcpx.json: mcpServers: must be an object naming each server ({"name": {"command": …}}), not an array',
+      'config /etc/mcpx.json: mcpServers: must be an object ({"name": value, …}), not an array',
     )
   })
 
