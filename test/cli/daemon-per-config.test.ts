@@ -73,9 +73,10 @@ describe('failures stay per server', () => {
     const run = (...args: string[]) => runMcpx([...args, '--config', config], { env: user.env })
     try {
       const servers = JSON.parse((await run('servers', '--json')).stdout) as { name: string; state: string; reason?: string }[]
+      // The envFile is not written yet: the reason says so beside the variable.
       expect(servers.find((s) => s.name === 'needs')).toMatchObject({
         state: 'unavailable',
-        reason: 'environment variable MCPX_TEST_UNSET_VAR is not set (mcpServers.needs.env.X)',
+        reason: `environment variable MCPX_TEST_UNSET_VAR is not set (mcpServers.needs.env.X); envFile ${join(user.project, 'vars.env')} does not exist`,
       })
       const human = await run('servers')
       expect(human.stdout).toContain('unavailable: environment variable MCPX_TEST_UNSET_VAR is not set (mcpServers.needs.env.X)')
