@@ -10,7 +10,8 @@ export interface HelpExtra {
 
 export const EXAMPLES: Record<string, HelpExtra> = {
   '': {
-    usage: 'mcpx <command> [options]',
+    usage: 'mcpx [--config FILE] [--json] [--verbose] [--quiet] <command> [options]',
+    notes: ['--config, --json, --verbose and --quiet go before the command or after it (mcpx --config team.json servers).'],
     examples: [
       'mcpx tools',
       'mcpx call everything.echo message=hi',

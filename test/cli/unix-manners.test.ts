@@ -70,7 +70,13 @@ type Row = [label: string, argv: string[], exit: number, stream: 'stdout' | 'std
 
 describe('strict parsing', () => {
   test.each<Row>([
-    ['mcpx alone prints help and exits 2', [], 2, 'stderr', /^Usage: mcpx <command>/],
+    [
+      'mcpx alone prints help and exits 2',
+      [],
+      2,
+      'stderr',
+      /^Usage: mcpx \[--config FILE\] \[--json\] \[--verbose\] \[--quiet\] <command>/,
+    ],
     ['an unknown flag on call', ['call', 'demo.echo', 'text=a', '--bogus'], 2, 'stderr', /call: unknown option --bogus/],
     [
       'a misspelt flag gets did-you-mean',
