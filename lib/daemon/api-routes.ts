@@ -32,10 +32,15 @@ export function jsonResponse(body: unknown, status: number = HTTP_STATUS.OK, hea
   return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', ...headers } })
 }
 
+/** The HTTP status that answers an McpxError of `code` (the /v1 API's, and /mcp's refusals before any JSON-RPC). */
+export function httpStatusOf(code: ErrorCode): number {
+  return STATUS_BY_CODE[code] ?? HTTP_STATUS.INTERNAL_SERVER_ERROR
+}
+
 export function errorResponse(error: unknown): Response {
   const mcpxError = asMcpxError(error)
   if (mcpxError.code === 'INTERNAL') log.error(mcpxError.cause ?? mcpxError)
-  return jsonResponse({ error: mcpxError.toJSON() }, STATUS_BY_CODE[mcpxError.code] ?? HTTP_STATUS.INTERNAL_SERVER_ERROR)
+  return jsonResponse({ error: mcpxError.toJSON() }, httpStatusOf(mcpxError.code))
 }
 
 export type ContextFactory = (request: Request) => OperationContext

@@ -8,11 +8,11 @@ import { join } from 'node:path'
 import { type AccessPolicy, type AuditLog, OPEN_POLICY, type Principal, createAccessView, createAuditLog } from '../access/index.ts'
 import { createSchemaValidator } from '../schema/index.ts'
 import { CodeMode, GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
-import { McpxError, RPC } from '../errors/index.ts'
+import { McpxError, RPC, asMcpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import { listenChannel } from './channel.ts'
-import { jsonResponse } from './api-routes.ts'
+import { httpStatusOf, jsonResponse } from './api-routes.ts'
 import { type Daemon, type DaemonOptions, startDaemon } from './daemon.ts'
 import { HEADER, HTTP_STATUS, LOOPBACK_ADDRESSES } from '../wire/index.ts'
 import type { McpAuth } from './mcp-auth.ts'
@@ -40,6 +40,17 @@ const REQUESTABLE_MODES: readonly SurfaceMode[] = ['code-mode', 'raw', 'reactive
 export function parseMode(value: string, source: string): SurfaceMode {
   if ((REQUESTABLE_MODES as readonly string[]).includes(value)) return value as SurfaceMode
   throw new McpxError('USAGE', `${source} must be one of ${REQUESTABLE_MODES.join(', ')}, got "${value}"`, { mode: value })
+}
+
+/**
+ * /mcp's query names no surface it can serve (an unknown pass-through server, a bad mode): a
+ * JSON-RPC error with no id, as the endpoint's other transport-level refusals are (2025-11-25
+ * basic/transports.mdx), not the /v1 API's error shape an MCP client cannot read.
+ */
+function surfaceRefused(error: unknown): Response {
+  const refusal = asMcpxError(error)
+  const data = { ...refusal.data, mcpxCode: refusal.code }
+  return jsonResponse({ jsonrpc: '2.0', error: { code: RPC.INVALID_REQUEST, message: refusal.message, data } }, httpStatusOf(refusal.code))
 }
 
 export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise<Daemon> {
@@ -195,6 +206,8 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   const defaultMode = options.mode ?? (passthroughSetting ? 'passthrough' : parseMode(settings.mcpMode, 'setting mcpMode (MCPX_MCP_MODE)'))
   /** One resolution of "which surface" for /mcp's query and the serve channel's opening line. */
   const chooseSurface = (asked: { passthrough?: string | null; codemode?: string | null; mode?: string | null }, principal?: Principal) => {
+    if (asked.codemode != null && asked.codemode !== 'true' && asked.codemode !== 'false')
+      throw new McpxError('USAGE', `the codemode parameter must be true or false, got "${asked.codemode}"`, { codemode: asked.codemode })
     const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
     const mode: SurfaceMode = passthrough
       ? 'passthrough'
@@ -243,7 +256,13 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
     let entry: ReturnType<typeof surfaceFor>
     if (principal === undefined) {
       const search = context.search
-      if (ownerQuery?.search !== search) ownerQuery = { search, entry: chooseSurface(askedOf(context.url)) }
+      if (ownerQuery?.search !== search) {
+        try {
+          ownerQuery = { search, entry: chooseSurface(askedOf(context.url)) }
+        } catch (error) {
+          return surfaceRefused(error)
+        }
+      }
       entry = ownerQuery.entry
     } else {
       const asked = askedOf(context.url)
@@ -258,7 +277,11 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
           HTTP_STATUS.FORBIDDEN,
         )
       }
-      entry = chooseSurface(asked, principal)
+      try {
+        entry = chooseSurface(asked, principal)
+      } catch (error) {
+        return surfaceRefused(error)
+      }
     }
     const { surface, http } = entry
     // Hot path: once the first sync landed, straight to the handler (no extra await per request).

@@ -2,6 +2,7 @@
  * Pass-through in front of an upstream that cannot start: the host's handshake (legacy initialize,
  * 2026 server/discover) is answered with why, naming the server and what it wrote on stderr, as a
  * host connected to it directly would see it fail, not an empty server; other surfaces keep serving.
+ * A query that names no surface at all is refused in JSON-RPC too.
  */
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
@@ -64,6 +65,29 @@ describe('pass-through of an upstream that cannot start', () => {
     expect(answer.error?.message).toBe(
       'server "needs_token" is unavailable: environment variable MCPX_TEST_UNSET_TOKEN is not set (mcpServers.needs_token.env.TOKEN)',
     )
+  })
+
+  test('a query that names no surface is refused with a JSON-RPC error an MCP client can read, and the status saying why', async () => {
+    const refused = async (query: string) => {
+      const response = await fetch(`${gateway.mcpUrl}${query}`, {
+        method: 'POST',
+        headers: { ...gateway.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(initialize),
+      })
+      return { status: response.status, body: (await response.json()) as Record<string, any> }
+    }
+    const unknown = await refused('?passthrough=nope')
+    expect(unknown.status).toBe(404)
+    expect(unknown.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600, data: { mcpxCode: 'NOT_FOUND', server: 'nope' } } })
+    expect(unknown.body.error.message).toStartWith('no server named "nope"')
+    expect(await refused('?mode=bogus')).toMatchObject({
+      status: 400,
+      body: { jsonrpc: '2.0', error: { code: -32600, data: { mode: 'bogus' } } },
+    })
+    expect(await refused('?codemode=maybe')).toMatchObject({
+      status: 400,
+      body: { jsonrpc: '2.0', error: { code: -32600, message: 'the codemode parameter must be true or false, got "maybe"' } },
+    })
   })
 
   test('the other surfaces keep serving', async () => {
