@@ -10,7 +10,7 @@ import { type DownstreamAsker, type QuestionKind, Upstream } from '../lib/gatewa
 import { type Revision, shapeResult, type JsonObject, missingCapability } from '../lib/wire/index.ts'
 import type { CliContext } from './context.ts'
 import { type HostOptions, answer, hostQuestions } from './host.ts'
-import { slowNotice, withNotice } from './progress.ts'
+import { logLine, progressLine, slowNotice, withNotice } from './progress.ts'
 import type { ServerSession } from './target.ts'
 import { stderrIsTty } from './tty.ts'
 
@@ -63,8 +63,12 @@ export function directSession(ctx: CliContext, config: ServerConfig, host: HostO
           ...((options.showProgress ?? stderrIsTty()) && {
             onProgress: (update) => {
               notice.stop()
-              const line = `${host.label} ${tool}: ${update.progress}${update.total !== undefined ? `/${update.total}` : ''}${update.message ? ` ${update.message}` : ''}`
+              const line = progressLine(`${host.label} ${tool}`, update)
               process.stderr.write(tty ? `\r\x1b[K${line}` : `${line}\n`)
+            },
+            onLog: (params) => {
+              notice.stop()
+              process.stderr.write(`${tty ? '\r\x1b[K' : ''}${logLine(`${host.label} ${tool}`, params)}\n`)
             },
           }),
         })

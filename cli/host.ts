@@ -12,7 +12,7 @@ import type { DaemonClient } from '../lib/daemon/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
 import type { QuestionKind } from '../lib/gateway/index.ts'
 import type { Settings } from '../lib/settings/index.ts'
-import { slowNotice } from './progress.ts'
+import { logLine, progressLine, slowNotice } from './progress.ts'
 import { stderrIsTty } from './tty.ts'
 
 type JsonObject = Record<string, unknown>
@@ -151,9 +151,15 @@ export function callFollower(
         await client.request('answer', { inputId: data.inputId, ...reply }).catch(() => {})
         return
       }
-      if (type !== 'call.progress' || !(options.showProgress ?? stderrIsTty())) return
+      if ((type !== 'call.progress' && type !== 'call.log') || !(options.showProgress ?? stderrIsTty())) return
       notice.stop()
-      const line = `${options.label}: ${data.progress}${data.total !== undefined ? `/${data.total}` : ''}${data.message ? ` ${data.message}` : ''}`
+      if (type === 'call.log') {
+        // A log line stays: it goes above the progress line (which the next update draws again).
+        process.stderr.write(`${shown && stderrIsTty() ? '\r\x1b[K' : ''}${logLine(options.label, raw)}\n`)
+        shown = false
+        return
+      }
+      const line = progressLine(options.label, data)
       process.stderr.write(stderrIsTty() ? `\r\x1b[K${line}` : `${line}\n`)
       shown = true
     },

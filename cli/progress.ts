@@ -45,3 +45,17 @@ export async function withNotice<T>(label: string, delayMs: number, work: () => 
     notice.stop()
   }
 }
+
+/** An upstream's `notifications/progress` during a call, as one stderr line: `label: 3/4 message`. */
+export function progressLine(label: string, update: { progress?: unknown; total?: unknown; message?: unknown }): string {
+  return `${label}: ${update.progress}${update.total !== undefined ? `/${update.total}` : ''}${update.message ? ` ${update.message}` : ''}`
+}
+
+/**
+ * An upstream's `notifications/message` during a call (2025-11-25 server/utilities/logging.mdx:
+ * `level`, optional `logger`, any JSON `data`), as one stderr line: `label: [info] text`.
+ */
+export function logLine(label: string, params: { level?: unknown; logger?: unknown; data?: unknown }): string {
+  const text = typeof params.data === 'string' ? params.data : JSON.stringify(params.data)
+  return `${label}: [${String(params.level ?? 'info')}${params.logger ? ` ${String(params.logger)}` : ''}] ${text}`
+}

@@ -12,6 +12,7 @@ import type { CliContext } from './context.ts'
 import { type HostOptions, callFollower, followCall, hostParams, readAnswers, rootUris } from './host.ts'
 import { cacheTools, cachedTool } from './schema-cache.ts'
 import { withNotice } from './progress.ts'
+import { stderrIsTty } from './tty.ts'
 import { daemonClient } from './daemon-client.ts'
 
 type JsonObject = Record<string, unknown>
@@ -146,11 +147,15 @@ function daemonSession(ctx: CliContext, client: DaemonClient, server: string, ho
         ...(options.task && { task: true }),
         ...(options.inputSchemaHash !== undefined && { inputSchemaHash: options.inputSchemaHash }),
         progressId: follower.id,
+        // The upstream's log lines come on the call's answer only when they will be shown (cli/host.ts).
+        ...((options.showProgress ?? stderrIsTty()) && { logLevel: 'info' }),
         host: hostParams(host),
       }
       return client
         .callStream<JsonObject>(params, (line) =>
-          line.type === 'call.progress' || line.type === 'call.input' ? follower.handle(line.type, line.data) : undefined,
+          line.type === 'call.progress' || line.type === 'call.input' || line.type === 'call.log'
+            ? follower.handle(line.type, line.data)
+            : undefined,
         )
         .finally(() => follower.stop())
     },

@@ -37,7 +37,10 @@ const call = defineCommand({
     }),
     args: { type: 'string', description: 'Arguments as one JSON object', valueHint: 'json' },
     timeout: { type: 'string', description: 'Deadline for this call in milliseconds', valueHint: 'ms' },
-    progress: { type: 'boolean', description: "Show the upstream's progress on stderr (default: when stderr is a terminal)" },
+    progress: {
+      type: 'boolean',
+      description: "Show the upstream's progress and log messages on stderr (default: when stderr is a terminal)",
+    },
     task: { type: 'boolean', description: 'Run a task-optional tool as a task (mcpx follows it to its end; its status shows as progress)' },
     stdio: {
       type: 'string',

@@ -123,6 +123,11 @@ function coerce(operation: string, name: string, spec: ParamSpec, value: unknown
   switch (spec.type) {
     case 'string':
       if (typeof value !== 'string') throw fail()
+      if (spec.oneOf !== undefined && !spec.oneOf.includes(value))
+        throw new McpxError('USAGE', `${operation}: parameter "${name}" must be one of ${spec.oneOf.join(', ')}, got "${value}"`, {
+          operation,
+          param: name,
+        })
       return value
     case 'integer': {
       const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value

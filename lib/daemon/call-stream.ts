@@ -1,6 +1,7 @@
 /**
  * The CLI's one round trip for a tool call: `POST /v1/call` with `stream: true` answers NDJSON, one
- * object a line — the call's own progress (`call.progress`) and questions (`call.input`, answered
+ * object a line — the call's own progress (`call.progress`), the upstream's log messages during it
+ * (`call.log`) and questions (`call.input`, answered
  * as before by POST /v1/answer with the inputId) as they happen, then `{"type":"result"}` or
  * `{"type":"error"}` — so the CLI opens no event feed beside the call and waits for no drain.
  * With `inputSchemaHash` the CLI says which inputSchema it coerced `key=value` words against (a
@@ -20,6 +21,7 @@ export const CALL_PATH = '/v1/call'
 export type CallStreamLine =
   | { readonly type: 'info'; readonly info: JsonObject }
   | { readonly type: 'call.progress'; readonly data: JsonObject }
+  | { readonly type: 'call.log'; readonly data: JsonObject }
   | { readonly type: 'call.input'; readonly data: JsonObject }
   | { readonly type: 'result'; readonly result: unknown }
   | { readonly type: 'error'; readonly error: JsonObject }

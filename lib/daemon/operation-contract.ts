@@ -16,6 +16,8 @@ export interface ParamSpec {
   readonly type: 'string' | 'integer' | 'boolean' | 'object'
   readonly description: string
   readonly required?: boolean
+  /** A string parameter's only values. */
+  readonly oneOf?: readonly string[]
 }
 
 /** What /v1/health reports: enough for a client to find and identify the daemon. */

@@ -4,7 +4,7 @@
  * `mcpx daemon <op>` commands and (later) the MCP `mcpx_<op>` tools are all derived from it.
  */
 import { McpxError } from '../errors/index.ts'
-import { PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
+import { LOG_LEVELS, type LogLevel, PROTOCOL_MATRIX, type Revision, shapeResult } from '../wire/index.ts'
 import { sseResponse } from './events.ts'
 import { CALL_PATH, type CallStreamLine, checkSchemaHash, streamedCall } from './call-stream.ts'
 import type { HostParams } from './host-questions.ts'
@@ -31,14 +31,15 @@ const PASSED_METHODS = new Set([
 ])
 
 /**
- * One /v1/call. `send` (a streamed call): progress and questions go on the call's own answer
- * instead of the event feed; the feed still gets the `call` event that says how it ended.
+ * One /v1/call. `send` (a streamed call): progress, log messages and questions go on the call's own
+ * answer instead of the event feed; the feed still gets the `call` event that says how it ended.
  */
 async function callTool(params: Record<string, any>, context: OperationContext, send?: (line: CallStreamLine) => void): Promise<unknown> {
   const started = performance.now()
   const { server, tool, progressId } = params
   const publish = send && ((type: 'call.input', data: Record<string, unknown>) => send({ type, data }))
   const asker = context.questions.asker(params.host as HostParams | undefined, progressId, publish)
+  const log = (message: Record<string, unknown>) => send?.({ type: 'call.log', data: { server, tool, ...message } })
   const progress = (update: Record<string, unknown>) =>
     send
       ? send({ type: 'call.progress', data: { progressId, server, tool, ...update } })
@@ -53,6 +54,7 @@ async function callTool(params: Record<string, any>, context: OperationContext, 
       ...(params.timeoutMs !== undefined && { timeoutMs: params.timeoutMs }),
       ...(params.task === true && { runAsTask: true }),
       ...((progressId !== undefined || send) && { onProgress: progress }),
+      ...(send && params.logLevel !== undefined && { logLevel: params.logLevel as LogLevel, onLog: log }),
     })
     context.events.publish('call', {
       server,
@@ -142,6 +144,7 @@ export const OPERATIONS: readonly Operation[] = [
       arguments: { type: 'object', description: 'Tool arguments (a JSON object)' },
       timeoutMs: { type: 'integer', description: 'Deadline for this call in milliseconds' },
       progressId: { type: 'string', description: "Publish the upstream's progress as `call.progress` events tagged with this id" },
+      logLevel: { type: 'string', oneOf: LOG_LEVELS, description: "With stream: the upstream's log lines (`call.log`) from this level" },
       task: {
         type: 'boolean',
         description: 'Run a task-optional tool as a task the gateway follows to its end (its status arrives as progress)',

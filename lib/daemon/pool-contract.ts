@@ -4,6 +4,7 @@
  * never carry env values or headers.
  */
 import type { Catalog, DownstreamAsker, ServerStatus } from '../gateway/index.ts'
+import type { JsonObject, LogLevel } from '../wire/index.ts'
 
 /** The status and catalog shapes are the gateway's (the pool that fills them lives there). */
 export type { Catalog, ServerState, ServerStatus } from '../gateway/index.ts'
@@ -18,6 +19,10 @@ export interface PoolCallOptions {
   readonly asker?: DownstreamAsker
   /** notifications/progress from the upstream for this call. */
   readonly onProgress?: (update: { progress: number; total?: number; message?: string }) => void
+  /** notifications/message the upstream sends during this call (its params: level, logger, data). */
+  readonly onLog?: (params: JsonObject) => void
+  /** The level a 2026 upstream is asked to log this call at (a legacy one logs at its session's level). */
+  readonly logLevel?: LogLevel
   /** Run a task-optional tool as a task the gateway follows (UpstreamCallOptions.runAsTask). */
   readonly runAsTask?: boolean
 }

@@ -160,7 +160,7 @@ describe('the README main command', () => {
 })
 
 describe('mcpx call --progress', () => {
-  test("the upstream's progress notifications are printed on stderr, the result on stdout", async () => {
+  test("the upstream's progress notifications and log messages are printed on stderr, the result on stdout", async () => {
     using dir2 = tempDir('mcpx-progress')
     const config2 = join(dir2.path, 'config.json')
     writeFileSync(
@@ -179,6 +179,16 @@ describe('mcpx call --progress', () => {
         'ev.test_tool_with_progress: 100/100 Completed step 3 of 3',
       ])
       expect(result.stdout.length).toBeGreaterThan(0)
+      // Its log messages during the call likewise (notifications/message), in the order sent.
+      const logged = await runMcpx(['call', 'ev.test_tool_with_logging', '--progress', '--config', config2], { env: env2 })
+      expect(logged).toMatchObject({ exitCode: 0, stdout: 'Logging test completed\n' })
+      expect(logged.stderr.trim().split('\n')).toEqual([
+        'ev.test_tool_with_logging: [info] Tool execution started',
+        'ev.test_tool_with_logging: [info] Tool processing data',
+        'ev.test_tool_with_logging: [info] Tool execution completed',
+      ])
+      // Without --progress, on a stderr that is no terminal: nothing but the result.
+      expect((await runMcpx(['call', 'ev.test_tool_with_logging', '--config', config2], { env: env2 })).stderr).toBe('')
     } finally {
       await runMcpx(['daemon', 'stop', '--config', config2], { env: env2 })
     }

@@ -128,6 +128,13 @@ describe('mcpx daemon (spawned, isolated MCPX_HOME)', () => {
     })
     expect((await post('/v1/call', { server: 'demo', tool: 't', arguments: [1] })).status).toBe(400)
     expect((await post('/v1/call', { server: 'demo', tool: 't', extra: 1 })).status).toBe(400)
+    // A parameter with a fixed set of values names them.
+    expect(await (await post('/v1/call', { server: 'demo', tool: 't', logLevel: 'loud' })).json()).toMatchObject({
+      error: {
+        code: 'USAGE',
+        message: 'call: parameter "logLevel" must be one of debug, info, notice, warning, error, critical, alert, emergency, got "loud"',
+      },
+    })
     expect(
       (await daemon.unix('/v1/call', { method: 'POST', body: '{not json', headers: { 'Content-Type': 'application/json' } })).status,
     ).toBe(400)
