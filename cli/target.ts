@@ -12,7 +12,7 @@ import type { CliContext } from './context.ts'
 import { type HostOptions, callFollower, followCall, hostParams, readAnswers, rootUris } from './host.ts'
 import { cacheTools, cachedTool } from './schema-cache.ts'
 import { withNotice } from './progress.ts'
-import { stderrIsTty } from './tty.ts'
+import { stderrMayBeTty } from './tty.ts'
 import { daemonClient } from './daemon-client.ts'
 
 type JsonObject = Record<string, unknown>
@@ -147,8 +147,8 @@ function daemonSession(ctx: CliContext, client: DaemonClient, server: string, ho
         ...(options.task && { task: true }),
         ...(options.inputSchemaHash !== undefined && { inputSchemaHash: options.inputSchemaHash }),
         progressId: follower.id,
-        // The upstream's log lines come on the call's answer only when they will be shown (cli/host.ts).
-        ...((options.showProgress ?? stderrIsTty()) && { logLevel: 'info' }),
+        // The upstream's log lines come on the call's answer only when they may be shown (cli/host.ts decides).
+        ...((options.showProgress ?? stderrMayBeTty()) && { logLevel: 'info' }),
         host: hostParams(host),
       }
       return client
