@@ -5,3 +5,10 @@ export const commonArgs = {
   verbose: { type: 'boolean', description: 'Log debug detail on stderr' },
   quiet: { type: 'boolean', description: 'Log only errors on stderr' },
 } as const
+
+/** The switches of commonArgs as typed (`--json`…): they may stand before the command (dispatch.ts) and are skipped by completion. */
+export const COMMON_SWITCHES: ReadonlySet<string> = new Set(
+  Object.entries(commonArgs)
+    .filter(([, def]) => def.type === 'boolean')
+    .map(([name]) => `--${name}`),
+)

@@ -6,6 +6,7 @@
  */
 import type { CommandDef } from 'citty'
 import { McpxError } from '../lib/errors/index.ts'
+import { COMMON_SWITCHES } from './args.ts'
 import { suggest } from '../lib/gateway/index.ts'
 import { EXIT, reportError, setExitCode } from './exit.ts'
 import { usesProcessStdout, writeStdout } from './output.ts'
@@ -104,14 +105,12 @@ export async function dispatch(root: CommandDef<any>, rawArgs: readonly string[]
  */
 function leadingOption(rawArgs: readonly string[], index: number): number {
   const token = rawArgs[index]!
-  if (LEADING_SWITCHES.has(token) || token.startsWith('--config=')) return 1
+  if (COMMON_SWITCHES.has(token) || token.startsWith('--config=')) return 1
   if (token !== '--config') return 0
   const value = rawArgs[index + 1]
   if (value === undefined || value.startsWith('-')) throw new McpxError('USAGE', '--config needs a value', { flag: 'config' })
   return 2
 }
-
-const LEADING_SWITCHES = new Set(['--json', '--verbose', '--quiet'])
 
 /** `mcpx tools | head -1`: a reader that went away ends the command quietly (exit 0). */
 function quietOnBrokenPipe(): void {

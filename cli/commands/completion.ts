@@ -7,7 +7,7 @@
 import { defineCommand } from 'citty'
 import type { Catalog } from '../../lib/daemon/index.ts'
 import { McpxError } from '../../lib/errors/index.ts'
-import { commonArgs } from '../args.ts'
+import { COMMON_SWITCHES, commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../configured-context.ts'
 import { rootCommand } from '../dispatch.ts'
 import { runsCommandAfterDashes } from '../parse.ts'
@@ -75,8 +75,6 @@ function withoutCommonOptions(all: readonly string[]): { words: string[]; config
   if (last >= 0) words.push(all[last]!)
   return { words, config }
 }
-
-const COMMON_SWITCHES = new Set(['--json', '--verbose', '--quiet'])
 
 /** Candidates for the last word, given the words after `mcpx` (the last one being typed). */
 async function candidates(ctx: ReturnType<typeof loadConfiguredContext>, args: { config?: string }, words: string[]): Promise<string[]> {

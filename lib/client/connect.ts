@@ -162,8 +162,9 @@ class ConnectRun {
         'initialize',
         () => initializeLegacy(peer, state, this.#offer(), { pinned: Boolean(pinned) }),
         (error) => {
-          if (isRefusedPost(error)) refusedPost = error as McpxError
-          return target.transport === 'streamable-http' && !(probeModern && cached?.era === 'legacy') ? true : !isRefusedPost(error)
+          const refused = isRefusedPost(error)
+          if (refused) refusedPost = error as McpxError
+          return target.transport === 'streamable-http' && !(probeModern && cached?.era === 'legacy') ? true : !refused
         },
       )
       if (legacy) return this.#done(peer, state, legacy)

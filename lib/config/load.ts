@@ -64,8 +64,8 @@ export function parseConfig(text: string, file: string, env: Env, options: Parse
   const { mcpServers: rawServers, ...rest } = parseConfigDocument(text, file)
   const envFile = typeof rest.envFile === 'string' && rest.envFile !== '' ? resolve(dirname(file), rest.envFile) : undefined
   const fromFile = envFile === undefined ? {} : readEnvFile(envFile, file)
-  // An unset variable is what a missing envFile shows first: said beside it.
-  const missingEnvFile = envFile !== undefined && !existsSync(envFile) ? `; envFile ${envFile} does not exist` : ''
+  // An unset variable is what a missing envFile shows first: said beside it (looked up only then).
+  const missingEnvFile = () => (envFile !== undefined && !existsSync(envFile) ? `; envFile ${envFile} does not exist` : '')
   const values: Env = { ...env, ...fromFile }
   const top = v.safeParse(ConfigFileSchema, {
     ...(interpolateDocument(rest, values, file) as Record<string, unknown>),
@@ -77,7 +77,7 @@ export function parseConfig(text: string, file: string, env: Env, options: Parse
     // An unset variable makes this server unavailable (naming it and where), not the whole file invalid.
     let unset: string | undefined
     const resolved = interpolateDocument(entry, values, file, ['mcpServers', name], (variable, where) => {
-      unset ??= `environment variable ${variable} is not set (${formatPath(where.path)})${missingEnvFile}`
+      unset ??= `environment variable ${variable} is not set (${formatPath(where.path)})${missingEnvFile()}`
       return variable
     })
     const server = parseServerEntry(name, resolved, file)

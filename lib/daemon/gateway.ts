@@ -254,34 +254,28 @@ export async function startGatewayDaemon(options: GatewayDaemonOptions): Promise
   let ownerQuery: { readonly search: string; readonly entry: ReturnType<typeof surfaceFor> } | undefined
   function serveMcp(request: Request, context: RouteContext, principal?: Principal): Response | Promise<Response> {
     let entry: ReturnType<typeof surfaceFor>
-    if (principal === undefined) {
-      const search = context.search
-      if (ownerQuery?.search !== search) {
-        try {
-          ownerQuery = { search, entry: chooseSurface(askedOf(context.url)) }
-        } catch (error) {
-          return surfaceRefused(error)
+    try {
+      if (principal === undefined) {
+        const search = context.search
+        if (ownerQuery?.search !== search) ownerQuery = { search, entry: chooseSurface(askedOf(context.url)) }
+        entry = ownerQuery.entry
+      } else {
+        const asked = askedOf(context.url)
+        const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
+        // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
+        if (passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {
+          return jsonResponse(
+            {
+              jsonrpc: '2.0',
+              error: { code: RPC.INVALID_REQUEST, message: `access denied: ${principal.subject} may not use server ${passthrough}` },
+            },
+            HTTP_STATUS.FORBIDDEN,
+          )
         }
-      }
-      entry = ownerQuery.entry
-    } else {
-      const asked = askedOf(context.url)
-      const passthrough = asked.passthrough ?? (defaultMode === 'passthrough' ? defaultPassthrough : undefined)
-      // A principal's pass-through is to a server its policy reaches at all; another would only show it empty.
-      if (passthrough && !createAccessView(principal, accessPolicy).server(passthrough)) {
-        return jsonResponse(
-          {
-            jsonrpc: '2.0',
-            error: { code: RPC.INVALID_REQUEST, message: `access denied: ${principal.subject} may not use server ${passthrough}` },
-          },
-          HTTP_STATUS.FORBIDDEN,
-        )
-      }
-      try {
         entry = chooseSurface(asked, principal)
-      } catch (error) {
-        return surfaceRefused(error)
       }
+    } catch (error) {
+      return surfaceRefused(error)
     }
     const { surface, http } = entry
     // Hot path: once the first sync landed, straight to the handler (no extra await per request).
