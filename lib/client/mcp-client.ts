@@ -16,6 +16,7 @@ import {
   findHeaderParams,
   isKnownResultType,
   isRecord,
+  malformedResult,
   upgradeResult,
 } from '../wire/index.ts'
 import { initializeLegacy, pickModern } from './handshake.ts'
@@ -48,10 +49,13 @@ export interface CallOptions {
 class InNewestShape implements AnswerReceiver {
   constructor(
     private readonly revision: Revision,
+    private readonly tool: string,
     private readonly receiver: AnswerReceiver,
   ) {}
 
   answered(result: JsonObject): void {
+    const problem = malformedResult('tools/call', { name: this.tool }, result)
+    if (problem !== undefined) return this.receiver.failed(problem)
     // A plain result is already in the newest shape (an absent resultType means complete: 2026-07-28
     // basic/index.mdx "ResultType"); only a 2025-11-25 CreateTaskResult is spelled anew.
     if (!('task' in result)) return this.receiver.answered(result)
@@ -156,7 +160,7 @@ export class McpClient {
     })
     // One shape for the rest of mcpx: the newest (absent resultType = complete, cache hints ttl 0).
     return answer.then((result) => {
-      const upgraded = upgradeResult(revision, method, this.#knownResultType(method, result))
+      const upgraded = upgradeResult(revision, method, this.#checkedResult(method, params, result))
       // Most answers are final: only an input_required one enters the rounds (input-rounds.ts).
       return !withInput || isFinal(upgraded, options) ? upgraded : this.#inputRounds(method, params, options, upgraded)
     }, onFailure)
@@ -172,11 +176,14 @@ export class McpClient {
   }
 
   /**
+   * A result as received, refused when malformed (malformedResult) or, per
    * 2026-07-28 basic/index.mdx "ResultType": "A resultType of any value unrecognized by the client
    * MUST be considered invalid", the set being the core values plus those of extensions advertised
    * via capabilities (here: the server's `extensions`). Legacy results carry none (absent = complete).
    */
-  #knownResultType(method: string, result: JsonObject): JsonObject {
+  #checkedResult(method: string, params: JsonObject, result: JsonObject): JsonObject {
+    const malformed = malformedResult(method, params, result)
+    if (malformed !== undefined) throw malformed
     if (this.identity.era !== 'modern' || isKnownResultType(result.resultType, this.#advertisedExtensions())) return result
     throw new McpxError(
       'PROTOCOL',
@@ -226,7 +233,7 @@ export class McpClient {
     if (!this.relaysToolCalls)
       throw new McpxError('INTERNAL', `relayToolCall on a ${this.identity.era} ${this.identity.transport} connection`)
     const revision = this.state.revision ?? this.identity.revision
-    return this.peer.requestTo('tools/call', { name, arguments: args }, new InNewestShape(revision, receiver), timeoutMs)
+    return this.peer.requestTo('tools/call', { name, arguments: args }, new InNewestShape(revision, name, receiver), timeoutMs)
   }
 
   /** Whether relayToolCall() serves this connection: a legacy one over stdio. */

@@ -3,7 +3,7 @@
  * into the newest (2026-07-28) shape so the rest of mcpx handles one shape. Absent `resultType`
  * means "complete" (2026-07-28 basic/index.mdx "ResultType"); absent cache hints mean ttl 0 (server/utilities/caching.mdx).
  */
-import { RPC } from '../../errors/index.ts'
+import { McpxError, RPC } from '../../errors/index.ts'
 import { CACHE_SCOPE, EXTENSION, RESULT_TYPE, type Revision } from '../constants.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import { modernTask } from './tasks.ts'
@@ -27,6 +27,58 @@ export function upgradeResult(revision: Revision, method: string, result: JsonOb
     out.cacheScope ??= CACHE_SCOPE.PRIVATE
   }
   return out
+}
+
+/**
+ * The array each result of these methods carries (required by every revision's schema.json). An
+ * absent one is read as empty, which loses nothing; one present in another shape would be dropped
+ * on the way, so malformedResult refuses it instead.
+ */
+const RESULT_LISTS: Readonly<Record<string, string>> = {
+  'tools/call': 'content',
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'prompts/get': 'messages',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+  'resources/read': 'contents',
+}
+
+/**
+ * The error for a complete `result` of `method` (asked with `params`) received from a server that mcpx would otherwise
+ * drop part of or misread: its list (RESULT_LISTS) not an array of objects, a content block without
+ * a string `type`, or a tools/call `isError` that is not a boolean (schema.json CallToolResult,
+ * ContentBlock). Undefined when the result is fine; other fields are passed on as they are.
+ */
+export function malformedResult(method: string, params: JsonObject, result: JsonObject): McpxError | undefined {
+  const problem = resultProblem(method, result)
+  if (problem === undefined) return undefined
+  // What was asked for, so the message says which call: a tool or prompt by name, a resource by URI.
+  const subject = typeof params.name === 'string' ? ` ${params.name}` : typeof params.uri === 'string' ? ` ${params.uri}` : ''
+  return new McpxError('PROTOCOL', `${method}${subject}: the server's result is malformed: ${problem}`, { method, problem })
+}
+
+function resultProblem(method: string, result: JsonObject): string | undefined {
+  const key = RESULT_LISTS[method]
+  if (key === undefined || (result.resultType !== undefined && result.resultType !== RESULT_TYPE.COMPLETE)) return undefined
+  const list = result[key]
+  if (list !== undefined) {
+    if (!Array.isArray(list)) return `\`${key}\` is ${kindOf(list)}, not an array`
+    for (let index = 0; index < list.length; index++) {
+      const item: unknown = list[index]
+      if (!isRecord(item)) return `\`${key}[${index}]\` is ${kindOf(item)}, not an object`
+      if (key === 'content' && typeof item.type !== 'string') return `\`content[${index}]\` has no string \`type\``
+    }
+  }
+  if (method === 'tools/call' && result.isError !== undefined && typeof result.isError !== 'boolean')
+    return `\`isError\` is ${kindOf(result.isError)}, not a boolean`
+  return undefined
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
 /**

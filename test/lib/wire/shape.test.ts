@@ -14,6 +14,7 @@ import {
   withCacheHints,
   headerMismatch,
   isResourceNotFoundError,
+  malformedResult,
   shapeServerCapabilities,
   shapeClientCapabilities,
 } from '../../../lib/wire/index.ts'
@@ -331,5 +332,50 @@ describe('capabilities per revision (the schemas leave them open, so this is che
     const ui = { mimeTypes: ['text/html;profile=mcp-app'] }
     const shaped = shapeClientCapabilities('2024-11-05', { ...client, extensions: { x: {}, 'io.modelcontextprotocol/ui': ui } })
     expect(shaped.extensions).toEqual({ 'io.modelcontextprotocol/ui': ui })
+  })
+})
+
+describe('malformedResult: a received result mcpx would otherwise drop part of', () => {
+  test('well-formed and liberal results pass', () => {
+    for (const [method, result] of [
+      ['tools/call', { content: [{ type: 'text', text: 'x' }], isError: false }],
+      ['tools/call', { structuredContent: { a: 1 } }], // content absent: read as empty, nothing lost
+      ['tools/call', { content: [{ type: 'future-block', data: 1 }] }], // an unknown block type passes on
+      ['tools/call', { task: { taskId: 't' } }], // 2025-11-25 CreateTaskResult
+      ['tools/call', { resultType: 'input_required', inputRequests: {} }],
+      ['tools/list', { tools: [] }],
+      ['resources/read', { contents: [{ uri: 'a://b', text: 'x' }] }],
+      ['ping', { content: 'anything' }], // only the methods whose lists mcpx reads are checked
+    ] as const) {
+      expect(malformedResult(method, {}, result as never)).toBeUndefined()
+    }
+  })
+
+  test('each malformation is named, with the call it answered', () => {
+    const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, string]> = [
+      [
+        'tools/call',
+        { name: 'echo' },
+        { content: 'text' },
+        "tools/call echo: the server's result is malformed: `content` is a string, not an array",
+      ],
+      ['tools/call', { name: 'echo' }, { content: [{ type: 'text' }, 7] }, '`content[1]` is a number, not an object'],
+      ['tools/call', { name: 'echo' }, { content: [{ text: 'x' }] }, '`content[0]` has no string `type`'],
+      ['tools/call', { name: 'echo' }, { content: [], isError: 1 }, '`isError` is a number, not a boolean'],
+      ['tools/list', {}, { tools: { a: 1 } }, "tools/list: the server's result is malformed: `tools` is an object, not an array"],
+      [
+        'resources/read',
+        { uri: 'a://b' },
+        { contents: null },
+        "resources/read a://b: the server's result is malformed: `contents` is null",
+      ],
+      ['prompts/get', { name: 'p' }, { messages: [[]] }, '`messages[0]` is an array, not an object'],
+    ]
+    for (const [method, params, result, message] of cases) {
+      const error = malformedResult(method, params, result)
+      expect(error).toBeInstanceOf(McpxError)
+      expect(error?.code).toBe('PROTOCOL')
+      expect(error?.message).toContain(message)
+    }
   })
 })

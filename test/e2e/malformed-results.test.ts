@@ -1,0 +1,85 @@
+/**
+ * An upstream whose results break their schema (malformed-results-fixture.ts) gets its call refused
+ * with an error that names what is wrong (on the tool surfaces, a tool error result), on every way a host reaches it: the raw surface (its plain
+ * calls relayed as they are), code mode's mcpx_call, resources/read and prompts/get. Before, a
+ * `content` that was no array reached the host as an empty result, as if the tool had said nothing.
+ * The other calls on the same upstream keep being served.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { homeLayout, parseConfig } from '../../lib/config/index.ts'
+import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
+import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
+
+const dir = tempDir('mcpx-malformed')
+let daemon: Daemon
+let headers: Record<string, string>
+
+beforeAll(async () => {
+  const fixture = join(REPO_ROOT, 'test/fixtures/peers/malformed-results-fixture.ts')
+  const config = parseConfig(JSON.stringify({ mcpServers: { bad: { command: process.execPath, args: [fixture] } } }), 'malformed.json', {})
+  const layout = homeLayout(join(dir.path, 'home'), join(dir.path, 'config.json'))
+  daemon = await startGatewayDaemon({ settings: testSettings({ daemonIdleMs: 0 }), config, layout, version: '0.0.0-test' })
+  headers = { Authorization: `Bearer ${readToken(layout.token)}` }
+})
+afterAll(async () => {
+  await daemon?.shutdown('test done')
+  dir[Symbol.dispose]()
+})
+
+async function host(query: string): Promise<Client> {
+  const client = new Client({ name: 'malformed-host', version: '1.0.0' })
+  const url = new URL(`${daemon.info().tcp.url}/mcp${query}`)
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }))
+  return client
+}
+
+const MALFORMED: ReadonlyArray<readonly [string, string]> = [
+  ['string_content', '`content` is a string, not an array'],
+  ['null_block', '`content[0]` is null, not an object'],
+  ['untyped_block', '`content[0]` has no string `type`'],
+  ['string_is_error', '`isError` is a string, not a boolean'],
+]
+
+describe('the raw surface', () => {
+  for (const [tool, problem] of MALFORMED) {
+    test(`${tool}: the host gets an error result naming the problem, not the tool's`, async () => {
+      const client = await host('?codemode=false')
+      // An upstream's failed call reaches the model as a tool error (as every failed call on this surface does).
+      expect(await client.callTool({ name: `bad_${tool}`, arguments: {} })).toEqual({
+        content: [{ type: 'text', text: `tools/call ${tool}: the server's result is malformed: ${problem}` }],
+        isError: true,
+      })
+      // The upstream's connection and the host's session both go on.
+      expect(await client.callTool({ name: 'bad_fine', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'fine' }] })
+      await client.close()
+    })
+  }
+
+  test('resources/read and prompts/get name their malformed lists', async () => {
+    const client = await host('?codemode=false')
+    const resources = await client.listResources()
+    const uri = resources.resources.find((r) => r.uri.endsWith('test://bad'))?.uri
+    expect(uri).toBeDefined()
+    await expect(client.readResource({ uri: uri! })).rejects.toThrow('`contents` is an object, not an array')
+    const prompts = await client.listPrompts()
+    const prompt = prompts.prompts.find((p) => p.name.endsWith('bad'))?.name
+    expect(prompt).toBeDefined()
+    await expect(client.getPrompt({ name: prompt! })).rejects.toThrow('`messages` is a string, not an array')
+    await client.close()
+  })
+})
+
+describe('code mode', () => {
+  test('mcpx_call answers an error result naming the problem; the valid tool still answers', async () => {
+    const client = await host('')
+    const failed = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'bad.string_content', arguments: {} } })
+    expect(failed.isError).toBe(true)
+    expect(JSON.stringify(failed.content)).toContain("the server's result is malformed: `content` is a string, not an array")
+    const fine = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'bad.fine', arguments: {} } })
+    expect(fine).toMatchObject({ content: [{ type: 'text', text: 'fine' }] })
+    await client.close()
+  })
+})
