@@ -8,7 +8,7 @@
  */
 import { McpxError } from '../lib/errors/index.ts'
 import { suggest } from '../lib/gateway/index.ts'
-import { isRecord } from '../lib/wire/index.ts'
+import { isRecord, isTypeKeyword } from '../lib/wire/index.ts'
 
 type Schema = Record<string, unknown>
 export type ReadFile = (path: string) => string
@@ -204,8 +204,9 @@ function looksStructured(raw: string): boolean {
 
 function typesOf(property: Schema | undefined): string[] {
   if (!isRecord(property)) return []
-  if (typeof property.type === 'string') return [property.type]
-  if (Array.isArray(property.type)) return property.type.filter((t): t is string => typeof t === 'string')
+  // A `type` naming no JSON type ("int", "any") says nothing the CLI can coerce by: the value is
+  // read as if undeclared, and the daemon's validator skips such a schema too (lib/schema).
+  if ('type' in property) return isTypeKeyword(property.type) ? [property.type as string].flat() : []
   const variants = (property.anyOf ?? property.oneOf) as unknown
   if (Array.isArray(variants)) return [...new Set(variants.flatMap((v) => typesOf(v as Schema)))]
   if (Array.isArray(property.enum))

@@ -9,7 +9,7 @@
  * keywords below compiles to `undefined` (the full validator alone decides), and a value this check
  * refuses goes to the full validator for the verdict and its messages.
  */
-import { isRecord } from '../wire/index.ts'
+import { isRecord, isTypeKeyword } from '../wire/index.ts'
 
 /** True when the value surely matches the schema it was compiled from. */
 export type Accept = (value: unknown) => boolean
@@ -27,7 +27,6 @@ const ANNOTATIONS = new Set([
   'readOnly',
   'writeOnly',
 ])
-const TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'])
 
 /** Compile `schema` to an accept-check, or undefined when it uses more than this file understands. */
 export function compileAccept(schema: unknown): Accept | undefined {
@@ -51,8 +50,8 @@ export function compileAccept(schema: unknown): Accept | undefined {
 function keywordCheck(keyword: string, value: unknown, node: Record<string, unknown>): Accept | null | undefined {
   switch (keyword) {
     case 'type': {
+      if (!isTypeKeyword(value)) return undefined
       const types = Array.isArray(value) ? value : [value]
-      if (types.length === 0 || !types.every((t) => typeof t === 'string' && TYPES.has(t))) return undefined
       // Checks run on every call: loops, no callback allocated per check.
       if (types.length === 1) {
         const only = types[0] as string

@@ -8,6 +8,7 @@ import type { Interpreter } from './interpreter.ts'
 import type { Settings } from '../settings/index.ts'
 import { type Accept, compileAccept } from './accept.ts'
 import { DEFAULT_DRAFT, type Draft, dialectOf } from './dialect.ts'
+import { isTypeKeyword } from '../wire/index.ts'
 
 export interface ValidationIssue {
   /** JSON Pointer into the validated value ('' = the value itself). */
@@ -135,6 +136,8 @@ function build(schema: unknown, text: string, settings: SchemaSettings): Compile
   if (text.length > settings.schemaMaxBytes) return { skipped: 'too-large' }
   if (typeof schema !== 'boolean' && (typeof schema !== 'object' || Array.isArray(schema))) return { skipped: 'invalid-schema' }
   if (depthOf(schema, settings.schemaMaxDepth + 1) > settings.schemaMaxDepth) return { skipped: 'too-deep' }
+  // The interpreter reads `type: "int"` as a type no value has, so every call would be refused.
+  if (hasMalformedType(schema)) return { skipped: 'invalid-schema' }
   const accept = compileAccept(schema)
   const compiled = { schema: schema as object | boolean, draft: draftOf(schema), ...(accept !== undefined && { accept }), broken: false }
   if (accept !== undefined) return compiled
@@ -187,6 +190,45 @@ function rewritePatterns(node: unknown, keep: (pattern: string) => boolean): unk
     } else out[key] = rewritePatterns(value, keep)
   }
   return out
+}
+
+/** Keywords whose value is one subschema, or an array of them (2020-12 applicator vocabulary; draft 7's items arrays). */
+const SUBSCHEMA_KEYWORDS = [
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'contains',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'allOf',
+  'anyOf',
+  'oneOf',
+]
+/** Keywords whose value maps names to subschemas (a property may itself be called "type"). */
+const SUBSCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions']
+
+/**
+ * A `type` keyword anywhere in the schema that names no JSON type (`"int"`, `"any"`, `5`). Walks
+ * subschema positions only, so data (`const`, `enum`, `default`) and property names are not read
+ * as keywords. The schema's depth was bounded before this walk.
+ */
+function hasMalformedType(node: unknown): boolean {
+  if (typeof node !== 'object' || node === null) return false
+  if (Array.isArray(node)) return node.some(hasMalformedType)
+  const schema = node as Record<string, unknown>
+  if ('type' in schema && !isTypeKeyword(schema.type)) return true
+  for (const keyword of SUBSCHEMA_KEYWORDS) if (keyword in schema && hasMalformedType(schema[keyword])) return true
+  for (const keyword of SUBSCHEMA_MAPS) {
+    const map = schema[keyword]
+    if (typeof map === 'object' && map !== null && Object.values(map).some(hasMalformedType)) return true
+  }
+  return false
 }
 
 /** Nesting depth of objects/arrays, stopping once past `limit`. */

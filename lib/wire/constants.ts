@@ -94,6 +94,18 @@ export const CAPABILITY_OF_ASK = {
 } as const
 export type AskMethod = keyof typeof CAPABILITY_OF_ASK
 
+/**
+ * The JSON Schema `type` names (2020-12 validation vocabulary, section 6.1.1); MCP schemas without
+ * `$schema` are 2020-12 (2025-11-25 basic/index.mdx "JSON Schema Usage").
+ */
+export const JSON_SCHEMA_TYPES: ReadonlySet<string> = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'])
+
+/** Is `value` a well-formed `type` keyword: one of those names, or a non-empty array of them? */
+export function isTypeKeyword(value: unknown): boolean {
+  if (typeof value === 'string') return JSON_SCHEMA_TYPES.has(value)
+  return Array.isArray(value) && value.length > 0 && value.every((t) => typeof t === 'string' && JSON_SCHEMA_TYPES.has(t))
+}
+
 export const MIME = { JSON: 'application/json', SSE: 'text/event-stream' } as const
 /**
  * Host names of the loopback interface as Host headers and URLs spell them (lower-case, IPv6 in

@@ -84,3 +84,13 @@ describe('undeclaredArguments', () => {
     expect(undeclaredArguments(args, inputSchema)).toEqual(expected)
   })
 })
+
+describe('a schema whose `type` names no JSON type', () => {
+  const sloppy = { type: 'object', properties: { n: { type: 'int' }, s: { type: ['string', 'any'] } }, required: ['n'] }
+  test('its values are read as undeclared ones: not refused, nothing coerced by the bad name', () => {
+    expect(parseCallArguments(['n=3', 's=007'], sloppy)).toEqual({ n: 3, s: '007' })
+    expect(() => precheckArguments({ n: 3, s: '007' }, sloppy)).not.toThrow()
+    // Still checked: what the schema does say (n is required).
+    expect(() => precheckArguments({ s: 'x' }, sloppy)).toThrow('missing required argument: n')
+  })
+})

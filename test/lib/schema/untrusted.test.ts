@@ -110,6 +110,24 @@ describe('pass-through and caps', () => {
   test('a malformed schema passes through instead of breaking its tool', () => {
     expect(validator.validateInput({ inputSchema: 'not a schema' }, {})).toEqual({ ok: true, skipped: 'invalid-schema' })
   })
+
+  test('a `type` naming no JSON type (as servers write "int" or "any") passes through instead of refusing every value', () => {
+    for (const type of ['int', 'any', 5, [], ['string', 'float']]) {
+      const inputSchema = { type: 'object', properties: { x: { anyOf: [{ type }] } } }
+      expect(validator.validateInput({ inputSchema }, { x: 1 })).toEqual({ ok: true, skipped: 'invalid-schema' })
+    }
+    expect(validator.validateOutput({ outputSchema: { type: 'dict' } }, { a: 1 })).toEqual({ ok: true, skipped: 'invalid-schema' })
+  })
+
+  test('a property called "type", and data holding a "type" key, are not read as the keyword', () => {
+    const inputSchema = {
+      type: 'object',
+      properties: { type: { type: 'string' }, n: { type: 'integer', default: { type: 'weird' }, enum: [1, 2] } },
+      $defs: { unused: { const: { type: 'also data' } } },
+    }
+    expect(validator.validateInput({ inputSchema }, { type: 'x', n: 1 })).toEqual({ ok: true })
+    expect(validator.validateInput({ inputSchema }, { type: 1, n: 1 }).ok).toBe(false)
+  })
 })
 
 describe('ReDoS guards', () => {
