@@ -11,9 +11,9 @@ import { McpxError, RpcError, toRpcError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import { SENT, type SendOptions, type Transport } from '../transport/index.ts'
 import { DeadlineQueue } from './deadlines.ts'
+import { lostInFlight } from './in-flight.ts'
 import { type AnswerReceiver, Pending, type PeerHooks, cancelledError } from './pending.ts'
 import {
-  HANDSHAKE_METHODS,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -89,7 +89,11 @@ export class Peer {
   }
 
   async start(): Promise<void> {
-    await this.transport.start({ onMessage: (m) => this.#receive(m), onClose: (reason) => this.#onClose(reason) })
+    await this.transport.start({
+      onMessage: (m) => this.#receive(m),
+      onClose: (reason) => this.#onClose(reason),
+      onError: (error) => this.#malformedAnswer(error),
+    })
   }
 
   /** Resolves when the transport has closed (with the unexpected-close reason, if any). */
@@ -270,12 +274,13 @@ export class Peer {
   #receive(message: JsonRpcMessage): void {
     if (this.options.intercept?.(message)) return
     if (isResponse(message)) {
-      if (message.id === null || !this.#pending.has(message.id)) {
+      const id = this.#pendingId(message.id)
+      if (id === undefined) {
         log.debug(`response for unknown or finished request ${JSON.stringify(message.id)} ignored`)
         return
       }
-      if (isErrorResponse(message)) this.#settle(message.id, undefined, RpcError.fromWire(message.error))
-      else this.#settle(message.id, message.result)
+      if (isErrorResponse(message)) this.#settle(id, undefined, RpcError.fromWire(message.error))
+      else this.#settle(id, message.result)
       return
     }
     if (isRequest(message)) {
@@ -287,6 +292,31 @@ export class Peer {
       return
     }
     if (isNotification(message)) this.#notified(message)
+  }
+
+  /**
+   * The pending request a response's `id` names. Ids go out as numbers; a peer that echoes one
+   * back as its decimal string (`"7"` for 7, as the official TypeScript SDK also accepts) is
+   * matched too, rather than leaving the request to wait out its deadline.
+   */
+  #pendingId(id: RequestId | null): RequestId | undefined {
+    if (id === null) return undefined
+    if (this.#pending.has(id)) return id
+    const other = typeof id === 'string' ? (DECIMAL.test(id) ? Number(id) : undefined) : String(id)
+    return other !== undefined && this.#pending.has(other) ? other : undefined
+  }
+
+  /** A frame that answers a pending request but is no valid response (decode-messages.ts) fails that request, saying why. */
+  #malformedAnswer(error: McpxError): void {
+    const data = error.data as { id?: RequestId; response?: boolean } | undefined
+    const id = data?.response === true && data.id !== undefined ? this.#pendingId(data.id) : undefined
+    const pending = id === undefined ? undefined : this.#pending.get(id)
+    if (pending === undefined) return
+    this.#settle(
+      id!,
+      undefined,
+      new McpxError('PROTOCOL', `${pending.method}: the answer is malformed: ${error.message}`, { ...data, method: pending.method }),
+    )
   }
 
   #notified(message: JsonRpcNotification): void {
@@ -357,31 +387,8 @@ export class Peer {
 /** Send options of a request with neither headers nor a stream to abort (stdio's usual case): one object for all. */
 const NO_SEND_OPTIONS: SendOptions = Object.freeze({})
 
-/** Methods a relay may send again after a lost connection: reads whose repetition changes nothing. */
-const RESENDABLE = new Set(['ping', 'resources/read', 'prompts/get', 'completion/complete', 'server/discover'])
-
-export function resendable(method: string): boolean {
-  return RESENDABLE.has(method) || method.endsWith('/list')
-}
-
-/** The error of a request whose connection ended before its answer came. */
-function lostInFlight(method: string, reason: McpxError): McpxError {
-  const outcome = resendable(method) ? 'was not answered' : 'may or may not have run; it was not re-sent'
-  return new McpxError(
-    reason.code,
-    // A handshake has no outcome to doubt: the server went away before it could serve at all.
-    HANDSHAKE_METHODS.has(method)
-      ? `${method} got no answer: ${reason.message}`
-      : `the connection ended while ${method} was in flight: it ${outcome} (${reason.message})`,
-    { ...reason.data, method, inFlight: true },
-    { cause: reason },
-  )
-}
-
-/** True for the error of a request whose connection ended while it was in flight (lostInFlight). */
-export function isLostInFlight(error: unknown): boolean {
-  return error instanceof McpxError && error.data?.inFlight === true
-}
+/** A request id written as a decimal string (#pendingId). */
+const DECIMAL = /^-?\d+$/
 
 function asError(error: unknown, method: string): McpxError {
   if (error instanceof McpxError) return error

@@ -5,7 +5,7 @@
  * throw, so one bad frame cannot stop a read loop.
  */
 import { McpxError, RpcError } from '../errors/index.ts'
-import { type JsonRpcMessage, parseJson, parseMessage, recoverId } from '../wire/index.ts'
+import { type JsonRpcMessage, isRecord, parseJson, parseMessage, recoverId } from '../wire/index.ts'
 
 /** How much of a bad frame is quoted in its error. */
 const QUOTE_CHARS = 200
@@ -58,7 +58,11 @@ function readMessage(
     message = parseMessage(item)
   } catch (error) {
     const id = recoverId(item)
-    return onError(protocolError(`${source}: not a JSON-RPC message (${reason(error)})`, text, id === null ? {} : { id }))
+    // A response (no method; a result or an error) names the request it answers: the caller can
+    // fail that request now instead of leaving it to its deadline.
+    const answers = id !== null && isRecord(item) && !('method' in item) && ('result' in item || 'error' in item)
+    const extra = id === null ? {} : answers ? { id, response: true } : { id }
+    return onError(protocolError(`${source}: not a JSON-RPC message (${reason(error)})`, text, extra))
   }
   onMessage(message)
 }
