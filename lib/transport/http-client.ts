@@ -287,9 +287,21 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
         requestId: exchange.requestId,
       })
     }
-    if (text.trim() === '') return
+    if (text.trim() === '') {
+      // Nothing to deliver for a notification or a response; a request's answer can no longer come
+      // (2025-11-25 basic/transports.mdx: a request gets a JSON body or an SSE stream), so it fails
+      // now rather than at its deadline. It reached the server: it may have run.
+      if (exchange.requestId === undefined) return
+      throw new McpxError(
+        'PROTOCOL',
+        `POST ${url} answered ${method} with HTTP ${response.status} and an empty body, not its response; the request may or may not have run and was not re-sent`,
+        { url, httpStatus: response.status, requestId: exchange.requestId, inFlight: true },
+      )
+    }
     if (type !== MIME.JSON && !(type === '' && /^\s*[[{]/.test(text))) {
-      throw httpError({ url, method: 'POST' }, response, text, { reason: `unexpected content type ${JSON.stringify(type)}` })
+      throw httpError({ url, method: 'POST' }, response, text, {
+        reason: `Content-Type ${JSON.stringify(type)}, neither ${MIME.JSON} nor ${MIME.SSE}`,
+      })
     }
     deliverText(text, `${method} response body`, exchange)
   }

@@ -115,7 +115,9 @@ export function httpError(
   const wwwAuthenticate = response.headers.get('www-authenticate') ?? undefined
   const shown = body.length > ERROR_BODY_BYTES ? body.slice(0, ERROR_BODY_BYTES) : body
   const detail = shown.trim() === '' ? '' : `: ${bodyLine(shown)}`
-  return new McpxError('CONNECT', `${ctx.method} ${ctx.url} answered HTTP ${response.status}${detail}`, {
+  // A 2xx is refused for what it is, not for its status: the message says what (extra.reason).
+  const why = typeof extra.reason === 'string' ? ` (${extra.reason})` : ''
+  return new McpxError('CONNECT', `${ctx.method} ${ctx.url} answered HTTP ${response.status}${why}${detail}`, {
     url: ctx.url,
     httpStatus: response.status,
     contentType,

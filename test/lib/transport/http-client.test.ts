@@ -363,6 +363,26 @@ describe('Streamable HTTP client: error contract and edge cases', () => {
     expect(error.data).toMatchObject({ maxFrameBytes: 1000, requestId: 1 })
   })
 
+  test("a request answered 200 with an empty body rejects PROTOCOL at once (its answer cannot come); a notification's is fine", async () => {
+    using server = serve(() => new Response('', { status: 200, headers: { 'content-type': 'application/json' } }))
+    await using conn = await open(createHttpTransport({ url: server.url }, settings))
+    const error = (await conn.transport.send(callTool(9, 'echo', {})).catch((e: unknown) => e)) as McpxError
+    expect(error.code).toBe('PROTOCOL')
+    expect(error.message).toContain('answered tools/call with HTTP 200 and an empty body')
+    expect(error.data).toMatchObject({ httpStatus: 200, requestId: 9, inFlight: true })
+    await conn.transport.send(initialized)
+  })
+
+  test('a 200 whose Content-Type is neither JSON nor an event stream names it in the message', async () => {
+    using server = serve(
+      () => new Response(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: [] } }), { headers: { 'content-type': 'text/plain' } }),
+    )
+    await using conn = await open(createHttpTransport({ url: server.url }, settings))
+    const error = (await conn.transport.send(listTools(1)).catch((e: unknown) => e)) as McpxError
+    expect(error.code).toBe('CONNECT')
+    expect(error.message).toContain('answered HTTP 200 (Content-Type "text/plain", neither application/json nor text/event-stream)')
+  })
+
   test('401 goes through the AuthProvider: retried with new credentials, bounded by authMaxRetries', async () => {
     using server = serve((request) => {
       if (request.headers.get('authorization') === 'Bearer good') return Response.json({ jsonrpc: '2.0', id: 1, result: {} })
