@@ -8,7 +8,7 @@ import { RPC, RpcError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { createStdioServerTransport, type StdioServerOptions } from '../transport/index.ts'
-import { hasFeature, META, makeError, parseMessage, recoverId, type JsonRpcMessage, type JsonRpcResponse } from '../wire/index.ts'
+import { hasFeature, isRecord, META, makeError, parseMessage, recoverId, type JsonRpcMessage, type JsonRpcResponse } from '../wire/index.ts'
 import type { Outlet } from './connection.ts'
 import type { Engine } from './engine.ts'
 
@@ -70,12 +70,20 @@ export function serveStdio(
   async function batch(items: unknown[]): Promise<void> {
     // 2025-03-26 basic/index.mdx: MUST receive batches; 2025-06-18 removed batching from schema and prose.
     if (connection.legacy === undefined || !hasFeature(connection.legacy.revision, 'batching')) {
-      return transport.refuseUnnamed(new RpcError(RPC.INVALID_REQUEST, 'Invalid Request: JSON-RPC batches are only allowed in 2025-03-26'))
+      // A revision without batches reads no array: each request in it gets its own error line.
+      const refusal = new RpcError(
+        RPC.INVALID_REQUEST,
+        'Invalid Request: JSON-RPC batches are only allowed in 2025-03-26 (send each message on a line of its own)',
+      )
+      const answers = refusalsOf(items, refusal)
+      if (answers.length === 0) return transport.refuseUnnamed(refusal)
+      for (const answer of answers) void transport.send(answer)
+      return
     }
     if (items.length === 0 || items.length > settings.maxBatchLength) {
-      return transport.refuseUnnamed(
-        new RpcError(RPC.INVALID_REQUEST, `Invalid Request: a batch must hold 1..${settings.maxBatchLength} messages`),
-      )
+      const refusal = new RpcError(RPC.INVALID_REQUEST, `Invalid Request: a batch must hold 1..${settings.maxBatchLength} messages`)
+      const answers = refusalsOf(items, refusal)
+      return answers.length === 0 ? transport.refuseUnnamed(refusal) : void transport.sendRaw(answers)
     }
     const answers = await Promise.all(
       items.map(async (item): Promise<JsonRpcResponse | undefined> => {
@@ -135,4 +143,15 @@ function clientOf(info: unknown): { client?: { name: string; version: string } }
   if (info === null || typeof info !== 'object') return {}
   const { name, version } = info as { name?: unknown; version?: unknown }
   return { client: { name: String(name), version: String(version) } }
+}
+
+/** An error for each request of a refused batch (every request gets one answer); notifications get none. */
+function refusalsOf(items: readonly unknown[], refusal: RpcError): JsonRpcResponse[] {
+  const answers: JsonRpcResponse[] = []
+  for (const item of items) {
+    if (!isRecord(item) || !('method' in item)) continue
+    const id = recoverId(item)
+    if (id !== null) answers.push(makeError(id, refusal.toRpc()))
+  }
+  return answers
 }

@@ -88,7 +88,13 @@ describe('stdio server: malformed input at 2025-11-25', () => {
     ['unknown tool', '{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"nope"}}', -32602, 13],
     ['missing resource (legacy code)', '{"jsonrpc":"2.0","id":14,"method":"resources/read","params":{"uri":"test://missing"}}', -32002, 14],
     ['bad log level', '{"jsonrpc":"2.0","id":15,"method":"logging/setLevel","params":{"level":"loud"}}', -32602, 15],
-    ['batch outside 2025-03-26', `[${ping(16)}]`, -32600, null],
+    ['batch outside 2025-03-26: its request is answered by id', `[${ping(16)}]`, -32600, 16],
+    [
+      'batch outside 2025-03-26 holding only a notification',
+      `[${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/x' })}]`,
+      -32600,
+      null,
+    ],
     ['an id and nothing else', '{"jsonrpc":"2.0","id":17}', -32600, 17],
   ]
   test.each(cases)('%s → error, then the next request is served', async (_name, line, code, id) => {
@@ -119,6 +125,24 @@ describe('stdio server: 2025-03-26 batches and 2026 per-request errors', () => {
     ])
     const refused = await peer.exchange(`[${initialize(4, '2025-03-26')}]`)
     expect(refused[0].error.code).toBe(-32600)
+    expect(await peer.close()).toBe(0)
+  })
+
+  test('a batch on 2025-06-18 (no batches, every error names its id): each request in it gets its own error line', async () => {
+    const peer = new StdioPeer()
+    await peer.exchange(initialize(1, '2025-06-18'))
+    const notification = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    const first = await peer.exchange(`[${ping(2)},${notification},${ping(3)}]`)
+    const second = await peer.next()
+    for (const [reply, id] of [
+      [first, 2],
+      [second, 3],
+    ] as const) {
+      expect(reply.id).toBe(id)
+      expect(reply.error.code).toBe(-32600)
+      expect(reply.error.message).toContain('batches are only allowed in 2025-03-26')
+    }
+    expect(await peer.exchange(ping(4))).toEqual({ jsonrpc: '2.0', id: 4, result: {} })
     expect(await peer.close()).toBe(0)
   })
 
