@@ -30,7 +30,7 @@ export function daemonClient(
     connectRetry: connectRetry(ctx.settings),
     build: {
       id: thisBuild().id,
-      ...(options.reportBuild !== false && { onOtherBuild: () => process.stderr.write(`${otherBuildLine()}\n`) }),
+      ...(options.reportBuild !== false && { onOtherBuild: () => process.stderr.write(`mcpx: ${otherBuildLine()}\n`) }),
     },
     stopTimeoutMs: ctx.settings.daemonStopTimeoutMs,
     onInfo: (info) => {

@@ -5,6 +5,7 @@
  * prints its result without loading that.
  */
 import type { ServerStatus } from '../lib/daemon/index.ts'
+import { McpxError } from '../lib/errors/index.ts'
 
 type JsonObject = Record<string, unknown>
 
@@ -35,7 +36,7 @@ function renderContent(block: JsonObject): string {
       return String(block.text ?? '')
     case 'image':
     case 'audio':
-      return `[${block.type} ${String(block.mimeType ?? '')}, ${base64Bytes(String(block.data ?? ''))} bytes]`
+      return `[${block.type} ${String(block.mimeType ?? '')}, ${base64Size(String(block.data ?? ''))}]`
     case 'resource': {
       const resource = (block.resource ?? {}) as JsonObject
       return typeof resource.text === 'string'
@@ -63,8 +64,31 @@ export function binaryContent(
   return undefined
 }
 
-function base64Bytes(data: string): number {
-  return Math.floor((data.length * 3) / 4) - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0)
+/**
+ * Base64 as the schema's `format: "byte"` fields carry it (image and audio `data`, a resource's
+ * `blob`): whole groups, then an optionally padded tail. Line breaks (RFC 2045 wrapping) are
+ * ignored; the URL-safe alphabet is read too. Anything else is refused rather than decoded
+ * leniently into bytes that are not the server's.
+ */
+const BASE64 = /^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$/
+
+/** The bytes `data` encodes, or undefined when it is no base64. */
+function base64Bytes(data: string): Buffer | undefined {
+  const compact = data.replace(/\s+/g, '')
+  return BASE64.test(compact) ? Buffer.from(compact, 'base64') : undefined
+}
+
+/** The bytes of a result's base64 field, or a PROTOCOL error naming `what` (`image data`, `blob x://a`). */
+export function decodeBase64(data: string, what: string): Buffer {
+  const bytes = base64Bytes(data)
+  if (bytes === undefined) throw new McpxError('PROTOCOL', `the server sent ${what} that is not valid base64`, { what })
+  return bytes
+}
+
+/** `N bytes` for the base64 `data`, or that it is none (a summary line never refuses). */
+export function base64Size(data: string): string {
+  const bytes = base64Bytes(data)
+  return bytes === undefined ? 'not valid base64' : `${bytes.length} bytes`
 }
 
 /**

@@ -17,7 +17,7 @@ import { EXIT, setExitCode } from '../exit.ts'
 import { hostArgs } from '../host.ts'
 import { repeatable, variadic } from '../parse.ts'
 import { writeStdout, writesStdoutWithBun } from '../output.ts'
-import { binaryContent, renderToolResult } from '../render.ts'
+import { binaryContent, decodeBase64, renderToolResult } from '../render.ts'
 import { stderrIsTty } from '../tty.ts'
 import { hostOptions, isUrl, openServer } from '../target.ts'
 
@@ -266,7 +266,7 @@ async function report(
   const { json, server, tool, out } = how
   const binary = out === undefined ? undefined : binaryContent(result)
   if (out !== undefined && binary !== undefined) {
-    const bytes = Buffer.from(binary.base64, 'base64')
+    const bytes = decodeBase64(binary.base64, `${binary.mimeType} content`)
     try {
       writeFileSync(out, bytes)
     } catch (error) {

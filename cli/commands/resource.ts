@@ -10,7 +10,7 @@ import { commonArgs } from '../args.ts'
 import { loadConfiguredContext } from '../configured-context.ts'
 import { hostArgs } from '../host.ts'
 import { repeatable } from '../parse.ts'
-import { printJson } from '../render.ts'
+import { base64Size, decodeBase64, printJson } from '../render.ts'
 import { openServer } from '../target.ts'
 
 type JsonObject = Record<string, unknown>
@@ -69,16 +69,21 @@ const read = defineCommand({
           process.stdout.write(content.text.endsWith('\n') ? content.text : `${content.text}\n`)
           continue
         }
-        const blob = typeof content.blob === 'string' ? Buffer.from(content.blob, 'base64') : Buffer.alloc(0)
+        const base64 = typeof content.blob === 'string' ? content.blob : ''
         if (args.out !== undefined && !wrote) {
+          const blob = decodeBase64(base64, `the blob of ${String(content.uri ?? uri)}`)
           writeOut(args.out, blob)
           wrote = true
-          process.stderr.write(`wrote ${blob.length} bytes (${String(content.mimeType ?? 'binary')}) to ${args.out}\n`)
+          process.stderr.write(`mcpx: wrote ${blob.length} bytes (${String(content.mimeType ?? 'binary')}) to ${args.out}\n`)
         } else
           process.stdout.write(
-            `[blob ${String(content.uri ?? uri)}, ${String(content.mimeType ?? 'binary')}, ${blob.length} bytes; --out FILE writes it]\n`,
+            `[blob ${String(content.uri ?? uri)}, ${String(content.mimeType ?? 'binary')}, ${base64Size(base64)}; --out FILE writes it]\n`,
           )
       }
+      // Said, so an empty answer is not mistaken for an empty text; a script asking for a file must not go on without it.
+      if (contents.length === 0) process.stderr.write(`mcpx: ${uri} has no contents\n`)
+      if (args.out !== undefined && !wrote)
+        throw new McpxError('NOT_FOUND', `${uri} holds no blob to write to ${args.out} (its text, if any, is printed)`, { path: args.out })
     } finally {
       await session.close()
     }
