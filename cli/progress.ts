@@ -56,6 +56,7 @@ export function progressLine(label: string, update: { progress?: unknown; total?
  * `level`, optional `logger`, any JSON `data`), as one stderr line: `label: [info] text`.
  */
 export function logLine(label: string, params: { level?: unknown; logger?: unknown; data?: unknown }): string {
-  const text = typeof params.data === 'string' ? params.data : JSON.stringify(params.data)
-  return `${label}: [${String(params.level ?? 'info')}${params.logger ? ` ${String(params.logger)}` : ''}] ${text}`
+  // A line without data (the schema requires it; some servers omit it) shows only its level.
+  const text = typeof params.data === 'string' ? params.data : params.data === undefined ? '' : JSON.stringify(params.data)
+  return `${label}: [${String(params.level ?? 'info')}${params.logger ? ` ${String(params.logger)}` : ''}]${text === '' ? '' : ` ${text}`}`
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { LoggingMessageNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js'
 import { homeLayout, parseConfig } from '../../lib/config/index.ts'
 import { type Daemon, readToken, startGatewayDaemon } from '../../lib/daemon/index.ts'
 import { REPO_ROOT, tempDir, testSettings } from '../harness.ts'
@@ -68,6 +69,18 @@ describe('the raw surface', () => {
     const prompt = prompts.prompts.find((p) => p.name.endsWith('bad'))?.name
     expect(prompt).toBeDefined()
     await expect(client.getPrompt({ name: prompt! })).rejects.toThrow('`messages` is a string, not an array')
+    await client.close()
+  })
+})
+
+describe("an upstream's log line outside the schema", () => {
+  test('reaches the host spelled as its schema requires (level info, data null), not dropped', async () => {
+    const client = await host('?codemode=false')
+    const lines: LoggingMessageNotification['params'][] = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void lines.push(n.params))
+    await client.setLoggingLevel('debug')
+    expect(await client.callTool({ name: 'bad_odd_log', arguments: {} })).toMatchObject({ content: [{ text: 'logged' }] })
+    expect(lines).toEqual([{ level: 'info', data: null }])
     await client.close()
   })
 })

@@ -51,11 +51,14 @@ function downstreamOptions(ctx: HandlerContext, callOptions: BrokeredCallOptions
   return options
 }
 
-/** An upstream's `notifications/message` params on to the host's call (its own level filter applies). */
+/**
+ * An upstream's `notifications/message` params on to the host's call (its own level filter applies),
+ * spelled as the host's schema requires: a level outside the eight of logging.mdx goes on as `info`
+ * and absent `data` as null, rather than the line being dropped or the host's parser refusing it.
+ */
 export function logTo(ctx: HandlerContext, params: JsonObject): void {
-  const level = params.level as LogLevel
-  if ((LOG_LEVELS as readonly string[]).includes(level))
-    ctx.log(level, params.data, typeof params.logger === 'string' ? params.logger : undefined)
+  const level = (LOG_LEVELS as readonly unknown[]).includes(params.level) ? (params.level as LogLevel) : 'info'
+  ctx.log(level, params.data ?? null, typeof params.logger === 'string' ? params.logger : undefined)
 }
 
 /** A legacy host's answer to one question: a real request on the call's own stream, keyed anew for each. */
