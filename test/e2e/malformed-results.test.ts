@@ -85,6 +85,19 @@ describe("an upstream's log line outside the schema", () => {
   })
 })
 
+describe("an upstream's progress outside the schema", () => {
+  test('only what the host can read reaches it: no update without a number, no total or message of the wrong type', async () => {
+    const client = await host('?codemode=false')
+    const updates: unknown[] = []
+    const result = await client.callTool({ name: 'bad_odd_progress', arguments: {} }, undefined, {
+      onprogress: (p) => void updates.push(p),
+    })
+    expect(result).toMatchObject({ content: [{ text: 'progressed' }] })
+    expect(updates).toEqual([{ progress: 1 }])
+    await client.close()
+  })
+})
+
 describe('code mode', () => {
   test('mcpx_call answers an error result naming the problem; the valid tool still answers', async () => {
     const client = await host('')

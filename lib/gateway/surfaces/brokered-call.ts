@@ -41,7 +41,7 @@ function downstreamOptions(ctx: HandlerContext, callOptions: BrokeredCallOptions
     options.logLevel = logLevel
     options.onLog = (params: JsonObject) => logTo(ctx, params)
   }
-  if (ctx.meta.progressToken !== undefined) options.onProgress = (update) => ctx.progress(update.progress, update.total, update.message)
+  if (ctx.meta.progressToken !== undefined) options.onProgress = (update) => progressTo(ctx, update)
   const fixed = callOptions.call
   if (fixed !== undefined) {
     if (fixed.argumentsChecked) options.argumentsChecked = true
@@ -59,6 +59,20 @@ function downstreamOptions(ctx: HandlerContext, callOptions: BrokeredCallOptions
 export function logTo(ctx: HandlerContext, params: JsonObject): void {
   const level = (LOG_LEVELS as readonly unknown[]).includes(params.level) ? (params.level as LogLevel) : 'info'
   ctx.log(level, params.data ?? null, typeof params.logger === 'string' ? params.logger : undefined)
+}
+
+/**
+ * An upstream's progress on to the host's call, holding only what the host's schema allows
+ * (ProgressNotification: a number `progress`, an optional number `total` and string `message`):
+ * an update without a number to show is not passed on.
+ */
+function progressTo(
+  ctx: HandlerContext,
+  update: { readonly progress: unknown; readonly total?: unknown; readonly message?: unknown },
+): void {
+  const { progress, total, message } = update
+  if (typeof progress !== 'number' || !Number.isFinite(progress)) return
+  ctx.progress(progress, typeof total === 'number' ? total : undefined, typeof message === 'string' ? message : undefined)
 }
 
 /** A legacy host's answer to one question: a real request on the call's own stream, keyed anew for each. */
