@@ -73,6 +73,36 @@ describe('the raw surface', () => {
   })
 })
 
+describe("an upstream's tools with fields of the wrong type", () => {
+  for (const [surface, query, prefix] of [
+    ['the raw surface', '?codemode=false', 'bad_'],
+    ['passthrough', '?passthrough=bad', ''],
+  ] as const) {
+    test(`${surface}: the host's parser takes the whole list, each tool kept with what fits the schema`, async () => {
+      const client = await host(query)
+      // The SDK checks every tool of the list against the schema: one that does not fit refuses them all.
+      const { tools } = await client.listTools()
+      const byName = new Map(tools.map((tool) => [tool.name, tool]))
+      expect(byName.has(`${prefix}fine`)).toBe(true)
+      expect(byName.get(`${prefix}sloppy_schema`)?.inputSchema).toEqual({ type: 'object' })
+      expect(byName.get(`${prefix}sloppy_no_schema`)?.inputSchema).toEqual({ type: 'object' })
+      expect(byName.get(`${prefix}sloppy_array_schema`)?.inputSchema).toEqual({ type: 'object' })
+      const fields = byName.get(`${prefix}sloppy_fields`)!
+      expect(fields.title).toBeUndefined()
+      expect(fields.description).toBeUndefined()
+      expect(fields.annotations).toEqual({ openWorldHint: true })
+      expect(byName.get(`${prefix}sloppy_properties`)?.inputSchema).toEqual({
+        type: 'object',
+        properties: { a: {}, b: {}, c: { not: {} }, d: { type: 'integer' } },
+      })
+      expect(await client.callTool({ name: `${prefix}sloppy_no_schema`, arguments: { any: 1 } })).toMatchObject({
+        content: [{ type: 'text', text: 'fine' }],
+      })
+      await client.close()
+    })
+  }
+})
+
 describe("an upstream's log line outside the schema", () => {
   test('reaches the host spelled as its schema requires (level info, data null), not dropped', async () => {
     const client = await host('?codemode=false')
