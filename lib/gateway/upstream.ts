@@ -366,12 +366,14 @@ export class Upstream {
       caps.resources ? client.listAllResources() : [],
       caps.resources ? client.listAllResourceTemplates().catch(() => []) : [],
     ])
+    // An item without the string that identifies it cannot be named, listed or asked for.
+    const named = <T extends JsonObject>(items: T[], key: string) => items.filter((item) => typeof item[key] === 'string')
     return {
       server: this.name,
-      tools: tools.filter((tool) => typeof tool.name === 'string' && this.isToolAllowed(tool.name)),
-      prompts,
-      resources,
-      resourceTemplates,
+      tools: named(tools, 'name').filter((tool) => this.isToolAllowed(tool.name as string)),
+      prompts: named(prompts, 'name'),
+      resources: named(resources, 'uri'),
+      resourceTemplates: named(resourceTemplates, 'uriTemplate'),
       // Of the connection these lists came from, not of whichever is live when a surface reads them.
       decidesTasksPerCall: taskRefusal(client, undefined) === undefined,
       completes: caps.completions !== undefined,

@@ -103,6 +103,30 @@ describe("an upstream's tools with fields of the wrong type", () => {
   }
 })
 
+describe("an upstream's resources, templates and prompts with fields of the wrong type", () => {
+  for (const [surface, query, uriOf, nameOf] of [
+    ['the raw surface', '?codemode=false', (uri: string) => `mcpx://bad/${uri}`, (name: string) => `bad_${name}`],
+    ['passthrough', '?passthrough=bad', (uri: string) => uri, (name: string) => name],
+  ] as const) {
+    test(`${surface}: every list parses; a missing name is the URI, a field of the wrong type left out, an item without identity not listed`, async () => {
+      const client = await host(query)
+      const { resources } = await client.listResources()
+      expect(resources.find((r) => r.uri === uriOf('test://no-name'))).toEqual({
+        uri: uriOf('test://no-name'),
+        name: uriOf('test://no-name'),
+      })
+      expect(resources.find((r) => r.uri === uriOf('test://typed'))).toEqual({ uri: uriOf('test://typed'), name: 'typed' })
+      expect(resources.some((r) => r.name === 'no-uri')).toBe(false)
+      const { resourceTemplates } = await client.listResourceTemplates()
+      expect(resourceTemplates).toEqual([{ uriTemplate: uriOf('test://{x}'), name: uriOf('test://{x}') }])
+      const { prompts } = await client.listPrompts()
+      expect(prompts.find((p) => p.name === nameOf('sloppy_prompt'))).toEqual({ name: nameOf('sloppy_prompt'), arguments: [{ name: 'a' }] })
+      expect(prompts.some((p) => p.description === 'no name')).toBe(false)
+      await client.close()
+    })
+  }
+})
+
 describe("an upstream's log line outside the schema", () => {
   test('reaches the host spelled as its schema requires (level info, data null), not dropped', async () => {
     const client = await host('?codemode=false')

@@ -7,6 +7,7 @@
 import { EXTENSION, atLeast, isModernRevision, type Revision } from '../constants.ts'
 import { hasField, projectFields, type SpecTypeName } from '../matrix/fields.ts'
 import { withShapedMeta } from './meta.ts'
+import { isObjectSchema, promptForHosts, resourceForHosts, templateForHosts, toolFieldsForHosts } from './typed-fields.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 
 function shapeObject(revision: Revision, typeName: SpecTypeName, value: JsonObject): JsonObject {
@@ -51,7 +52,7 @@ export function shapeResourceContents(revision: Revision, contents: unknown): Js
 
 export function shapeTool(revision: Revision, tool: JsonObject): JsonObject {
   const out = shapeObject(revision, 'Tool', tool)
-  keepTypedFields(out)
+  toolFieldsForHosts(out)
   if (isRecord(out.annotations)) {
     const annotations = projectFields(revision, 'ToolAnnotations', { ...out.annotations })
     // 2025-03-26 has no Tool.title; keep the display name where that revision looks for it.
@@ -63,19 +64,19 @@ export function shapeTool(revision: Revision, tool: JsonObject): JsonObject {
   return out
 }
 
-export function shapeResource(revision: Revision, resource: JsonObject): JsonObject {
-  return shapeObject(revision, 'Resource', resource)
+/** A listed resource, or undefined for one no host could use (typed-fields.ts). */
+export function shapeResource(revision: Revision, resource: JsonObject): JsonObject | undefined {
+  return resourceForHosts(shapeObject(revision, 'Resource', resource))
 }
 
-export function shapeResourceTemplate(revision: Revision, template: JsonObject): JsonObject {
-  return shapeObject(revision, 'ResourceTemplate', template)
+export function shapeResourceTemplate(revision: Revision, template: JsonObject): JsonObject | undefined {
+  return templateForHosts(shapeObject(revision, 'ResourceTemplate', template))
 }
 
-export function shapePrompt(revision: Revision, prompt: JsonObject): JsonObject {
-  const out = shapeObject(revision, 'Prompt', prompt)
-  if (Array.isArray(out.arguments)) {
-    out.arguments = out.arguments.map((arg) => (isRecord(arg) ? projectFields(revision, 'PromptArgument', { ...arg }) : arg))
-  }
+export function shapePrompt(revision: Revision, prompt: JsonObject): JsonObject | undefined {
+  const out = promptForHosts(shapeObject(revision, 'Prompt', prompt))
+  if (out !== undefined && Array.isArray(out.arguments))
+    out.arguments = out.arguments.map((arg) => projectFields(revision, 'PromptArgument', { ...(arg as JsonObject) }))
   return out
 }
 
@@ -124,57 +125,6 @@ export function shapeClientCapabilities(revision: Revision, capabilities: unknow
 
 export function shapeRoot(revision: Revision, root: unknown): JsonObject {
   return isRecord(root) ? shapeObject(revision, 'Root', root) : { uri: String(root) }
-}
-
-/**
- * Send conservatively: a host's parser checks the whole tools/list against the schema (the
- * official SDKs do), so one upstream tool with a field of the wrong type would cost the host every
- * tool of every server. What a tool's fields must be in every revision's schema.json is kept:
- * `inputSchema` an object schema (absent or unusable: `{type: "object"}`, which takes any
- * arguments; its properties schemas, `required` names), `title` and `description` strings,
- * annotation hints booleans. A field of another type is left out. The upstream's own schema, which
- * mcpx validates arguments against, is not touched.
- */
-function keepTypedFields(out: JsonObject): void {
-  out.inputSchema = isObjectSchema(out.inputSchema) ? objectSchemaForHosts(out.inputSchema as JsonObject) : { type: 'object' }
-  for (const key of ['title', 'description']) if (key in out && typeof out[key] !== 'string') delete out[key]
-  if (!('annotations' in out)) return
-  if (!isRecord(out.annotations)) return void delete out.annotations
-  let annotations = out.annotations
-  for (const [key, value] of Object.entries(annotations)) {
-    const fits = key === 'title' ? typeof value === 'string' : !TOOL_HINTS.has(key) || typeof value === 'boolean'
-    if (fits) continue
-    if (annotations === out.annotations) annotations = { ...annotations }
-    delete annotations[key]
-  }
-  out.annotations = annotations
-}
-
-const TOOL_HINTS = new Set(['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'])
-
-/** `schema` with `properties` a map of schemas and `required` a list of names (copied only when one is not). */
-function objectSchemaForHosts(schema: JsonObject): JsonObject {
-  let out = schema
-  const { properties, required } = schema
-  if ('properties' in schema && !(isRecord(properties) && Object.values(properties).every(isRecord))) {
-    out = { ...schema }
-    // JSON Schema's boolean schemas, spelled as objects: true takes anything, false nothing.
-    if (isRecord(properties))
-      out.properties = Object.fromEntries(
-        Object.entries(properties).map(([name, sub]) => [name, isRecord(sub) ? sub : sub === false ? { not: {} } : {}]),
-      )
-    else delete out.properties
-  }
-  if ('required' in schema && !(Array.isArray(required) && required.every((name) => typeof name === 'string'))) {
-    if (out === schema) out = { ...schema }
-    if (Array.isArray(required)) out.required = required.filter((name) => typeof name === 'string')
-    else delete out.required
-  }
-  return out
-}
-
-function isObjectSchema(schema: unknown): boolean {
-  return isRecord(schema) && schema.type === 'object'
 }
 
 function audioAsText(block: JsonObject): JsonObject {

@@ -188,8 +188,15 @@ function shapeCallToolResult(revision: Revision, out: JsonObject): JsonObject {
   return out
 }
 
-function mapList(out: JsonObject, key: string, shape: (item: JsonObject) => JsonObject): JsonObject {
+/** Each item of the list at `key` shaped; an item that is no object, or that `shape` drops (undefined), is not listed. */
+function mapList(out: JsonObject, key: string, shape: (item: JsonObject) => JsonObject | undefined): JsonObject {
   const list = out[key]
-  if (Array.isArray(list)) out[key] = list.map((item) => (isRecord(item) ? shape(item) : item))
+  if (!Array.isArray(list)) return out
+  const shaped: JsonObject[] = []
+  for (const item of list) {
+    const one = isRecord(item) ? shape(item) : undefined
+    if (one !== undefined) shaped.push(one)
+  }
+  out[key] = shaped
   return out
 }
