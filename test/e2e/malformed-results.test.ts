@@ -127,6 +127,26 @@ describe("an upstream's resources, templates and prompts with fields of the wron
   }
 })
 
+describe('content blocks missing what their type requires', () => {
+  for (const [surface, query, name] of [
+    ['the raw surface (relayed)', '?codemode=false', 'bad_incomplete_blocks'],
+    ['passthrough', '?passthrough=bad', 'incomplete_blocks'],
+  ] as const) {
+    test(`${surface}: each reaches the host as a text block holding its JSON, so the host's parser takes the result`, async () => {
+      const client = await host(query)
+      expect(await client.callTool({ name, arguments: {} })).toEqual({
+        content: [
+          { type: 'text', text: '{"type":"text"}' },
+          { type: 'text', text: '{"type":"image","data":"AAAA"}' },
+          { type: 'text', text: '{"type":"resource_link","uri":"test://x"}' },
+          { type: 'text', text: 'ok' },
+        ],
+      })
+      await client.close()
+    })
+  }
+})
+
 describe("an upstream's log line outside the schema", () => {
   test('reaches the host spelled as its schema requires (level info, data null), not dropped', async () => {
     const client = await host('?codemode=false')

@@ -7,7 +7,7 @@
 import { EXTENSION, atLeast, isModernRevision, type Revision } from '../constants.ts'
 import { hasField, projectFields, type SpecTypeName } from '../matrix/fields.ts'
 import { withShapedMeta } from './meta.ts'
-import { isObjectSchema, promptForHosts, resourceForHosts, templateForHosts, toolFieldsForHosts } from './typed-fields.ts'
+import { contentBlockFits, isObjectSchema, promptForHosts, resourceForHosts, templateForHosts, toolFieldsForHosts } from './typed-fields.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 
 function shapeObject(revision: Revision, typeName: SpecTypeName, value: JsonObject): JsonObject {
@@ -18,11 +18,14 @@ function shapeObject(revision: Revision, typeName: SpecTypeName, value: JsonObje
 
 /** One content block of a tool result or prompt message (`ContentBlock`). */
 export function shapeContentBlock(revision: Revision, block: unknown): JsonObject {
-  if (!isRecord(block)) return { type: 'text', text: JSON.stringify(block) }
+  if (!isRecord(block)) return asText(block)
+  // The everyday block has nothing any revision lacks: it goes out as it came.
+  if (block.type === 'text' && isBareText(block)) return block
+  // A known block missing what its type requires would fail the host's parser with the whole result: shown as text instead.
+  if (!contentBlockFits(block)) return asText(block)
   switch (block.type) {
     case 'text':
-      // The everyday block has nothing any revision lacks: it goes out as it came.
-      return isBareText(block) ? block : shapeObject(revision, 'TextContent', block)
+      return shapeObject(revision, 'TextContent', block)
     case 'image':
       return shapeObject(revision, 'ImageContent', block)
     case 'audio':
@@ -35,8 +38,13 @@ export function shapeContentBlock(revision: Revision, block: unknown): JsonObjec
       return atLeast(revision, '2025-06-18') ? shapeObject(revision, 'ResourceLink', block) : resourceLinkAsText(block)
     default:
       // A legacy peer cannot parse an unknown content type (the union is closed); keep it readable.
-      return isModernRevision(revision) ? { ...block } : { type: 'text', text: JSON.stringify(block) }
+      return isModernRevision(revision) ? { ...block } : asText(block)
   }
+}
+
+/** A block (or a value that is none) as a text block holding its JSON: nothing of it is lost. */
+function asText(block: unknown): JsonObject {
+  return { type: 'text', text: JSON.stringify(block) }
 }
 
 export function isBareText(block: JsonObject): boolean {

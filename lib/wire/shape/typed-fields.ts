@@ -102,3 +102,27 @@ function objectSchemaForHosts(schema: JsonObject): JsonObject {
 export function isObjectSchema(schema: unknown): boolean {
   return isRecord(schema) && schema.type === 'object'
 }
+
+/**
+ * Does a content block of a known type hold what its type requires (schema.json TextContent,
+ * ImageContent, AudioContent, EmbeddedResource, ResourceLink)? Unknown types are the caller's.
+ */
+export function contentBlockFits(block: JsonObject): boolean {
+  switch (block.type) {
+    case 'text':
+      return typeof block.text === 'string'
+    case 'image':
+    case 'audio':
+      return typeof block.data === 'string' && typeof block.mimeType === 'string'
+    case 'resource': {
+      const resource = block.resource
+      return (
+        isRecord(resource) && typeof resource.uri === 'string' && (typeof resource.text === 'string' || typeof resource.blob === 'string')
+      )
+    }
+    case 'resource_link':
+      return typeof block.uri === 'string' && typeof block.name === 'string'
+    default:
+      return true
+  }
+}
