@@ -105,6 +105,18 @@ export function shapeImplementation(revision: Revision, implementation: unknown)
 export function shapeServerCapabilities(revision: Revision, capabilities: unknown): JsonObject {
   if (!isRecord(capabilities)) return {}
   const out = projectFields(revision, 'ServerCapabilities', { ...capabilities })
+  // Every capability is an object in every revision's schema: a server's `tools: true` means it
+  // has them (so {}), a false or empty one that it has not; either spelt otherwise would fail the
+  // host's parser and with it the whole handshake.
+  for (const [name, value] of Object.entries(out)) {
+    if (!isRecord(value)) {
+      if (value) out[name] = {}
+      else delete out[name]
+    } else if (CAPABILITY_FLAGS.some((flag) => flag in value && typeof value[flag] !== 'boolean')) {
+      // Its flags (`listChanged`, `subscribe`) are booleans: one spelt otherwise is left out.
+      out[name] = Object.fromEntries(Object.entries(value).filter(([key, v]) => !CAPABILITY_FLAGS.includes(key) || typeof v === 'boolean'))
+    }
+  }
   const extensions = capabilities.extensions
   if (
     out.tasks === undefined &&
@@ -116,6 +128,8 @@ export function shapeServerCapabilities(revision: Revision, capabilities: unknow
   }
   return out
 }
+
+const CAPABILITY_FLAGS = ['listChanged', 'subscribe']
 
 export function shapeClientCapabilities(revision: Revision, capabilities: unknown): JsonObject {
   if (!isRecord(capabilities)) return {}

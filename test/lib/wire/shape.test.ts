@@ -379,3 +379,10 @@ describe('malformedResult: a received result mcpx would otherwise drop part of',
     }
   })
 })
+
+describe('shapeServerCapabilities: every capability an object, its flags booleans', () => {
+  test('true becomes {}, a false one is left out, a flag spelt otherwise is dropped', () => {
+    const sloppy = { tools: true, prompts: false, resources: { subscribe: 'yes', listChanged: true }, logging: {} }
+    expect(shapeServerCapabilities('2025-11-25', sloppy)).toEqual({ tools: {}, resources: { listChanged: true }, logging: {} })
+  })
+})
