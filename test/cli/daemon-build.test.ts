@@ -64,7 +64,7 @@ describe('a daemon from another build', () => {
     const other = await run(second, ['call', 'alpha.where'])
     expect(other.stdout).toBe(same.stdout)
     expect(other.exitCode).toBe(0)
-    expect(other.stderr).toBe(`${HINT} than this one; run \`mcpx daemon restart\` to use this build\n`)
+    expect(other.stderr).toBe(`mcpx: ${HINT} than this one; run \`mcpx daemon restart\` to use this build\n`)
 
     const status = await run(second, ['status'])
     expect(status.exitCode).toBe(0)
