@@ -90,7 +90,7 @@ describe('a daemon from another build', () => {
     expect(rejected.exitCode).toBe(2)
     expect(rejected.stdout).toBe('')
     expect(rejected.stderr).toContain(`is not passed on`)
-    expect(rejected.stderr.split('\n').find((line) => line.startsWith('mcpx: '))).toContain(
+    expect(rejected.stderr.split('\n').find((line) => line.startsWith('mcpx: ') && line.includes('is not passed on'))).toContain(
       `(${HINT} than this one; run \`mcpx daemon restart\``,
     )
     const rejectedSame = await run(first, ['daemon', 'request', '--server', 'alpha', '--method', 'nope/nope'])
