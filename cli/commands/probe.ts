@@ -90,6 +90,7 @@ function toJson(result: ProbeResult) {
     server: result.server,
     capabilities: result.capabilities,
     auth: result.auth,
+    problems: result.problems,
     timings: result.timings,
     ...(result.failure ? { error: { code: result.failure.code, message: result.failure.diagnosis } } : {}),
   }
@@ -113,6 +114,16 @@ function human(result: ProbeResult): string {
     'auth',
     result.auth.required ? `required${result.auth.resourceMetadata ? ` (metadata: ${result.auth.resourceMetadata})` : ''}` : 'not required',
   )
+  if (result.era !== 'none') {
+    // What mcpx repairs for its own hosts, told to the server's author: other hosts refuse it.
+    row(
+      'problems',
+      result.problems.length === 0
+        ? 'none found'
+        : `${result.problems.length} that hosts built on the official SDKs refuse (as a gateway, mcpx repairs each as it says):`,
+    )
+    for (const problem of result.problems) lines.push(`    ${problem}`)
+  }
   lines.push('  timings')
   for (const step of result.timings)
     lines.push(

@@ -18,6 +18,8 @@ export interface Observation {
   supportedVersions?: string[]
   serverInfo?: { name?: unknown; version?: unknown }
   capabilities?: Record<string, unknown>
+  /** What hosts' parsers would refuse in the handshake and the lists (run-probe.ts problemsOf); set on a working attempt. */
+  problems?: string[]
   error?: { code: ErrorCode; message: string; data?: Record<string, unknown>; rpcCode?: number }
   ms: number
 }
@@ -31,6 +33,8 @@ export interface ProbeReport {
   server: { name: string; version: string } | null
   capabilities: Record<string, unknown>
   auth: { required: boolean; resourceMetadata?: string }
+  /** Of the attempt reported: what hosts built on the official SDKs would refuse (mcpx repairs it for its own hosts). */
+  problems: string[]
   /** Set when nothing worked: why, and the stable code the CLI exits with. */
   failure?: { code: ErrorCode; diagnosis: string }
 }
@@ -65,6 +69,7 @@ export function classify(observations: readonly Observation[], target = 'the ser
     server: best?.serverInfo ? { name: String(best.serverInfo.name ?? ''), version: String(best.serverInfo.version ?? '') } : null,
     capabilities: best?.capabilities ?? {},
     auth: authObservation ? { required: true, ...(typeof resourceMetadata === 'string' ? { resourceMetadata } : {}) } : { required: false },
+    problems: best?.problems ?? [],
   }
   if (!best) report.failure = diagnose(observations, target)
   return report

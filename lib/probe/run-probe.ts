@@ -5,11 +5,11 @@
  * spawn because a legacy server may exit on the unknown probe. HTTP: modern and legacy over
  * Streamable HTTP, then legacy HTTP+SSE only when legacy Streamable HTTP failed.
  */
-import { type ConnectInternals, type Target, type TimingStep, connect, isHttpTarget } from '../client/index.ts'
+import { type ConnectInternals, type McpClient, type Target, type TimingStep, connect, isHttpTarget } from '../client/index.ts'
 import { McpxError, RpcError, asMcpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { AuthProvider, TransportKind } from '../transport/index.ts'
-import { type Era, LEGACY_REVISIONS, type LegacyRevision } from '../wire/index.ts'
+import { type Era, LEGACY_REVISIONS, type LegacyRevision, capabilitiesForHosts, isRecord, listProblems } from '../wire/index.ts'
 import { type Observation, type ProbeReport, classify } from './classify.ts'
 
 export interface ProbeOptions extends ConnectInternals {
@@ -106,6 +106,8 @@ async function observe(
       onWarning: () => {},
     })
     const server = client.server
+    // Once per era and transport (not per older revision offered): what hosts' parsers would refuse.
+    const problems = legacyOffer === undefined ? await problemsOf(client, era) : undefined
     // An offer of an older revision is one line: what the server answered to it.
     if (legacyOffer === undefined) for (const step of client.timings) timings.push({ ...step, step: `${label}: ${step.step}` })
     else
@@ -123,6 +125,7 @@ async function observe(
       supportedVersions: server.supportedVersions,
       serverInfo: server.serverInfo,
       capabilities: server.capabilities,
+      ...(problems !== undefined && { problems }),
       ms: Math.round(performance.now() - started),
     }
   } catch (error) {
@@ -137,6 +140,42 @@ async function observe(
       ms,
     }
   }
+}
+
+/** The lists a declared capability promises, in the order problems are reported. */
+const LIST_METHODS: ReadonlyArray<readonly [string, string]> = [
+  ['tools', 'tools/list'],
+  ['prompts', 'prompts/list'],
+  ['resources', 'resources/list'],
+  ['resources', 'resources/templates/list'],
+]
+
+/**
+ * What a host built on the official SDKs would refuse in the server's handshake and the first page
+ * of each list it declares (wire listProblems, capabilitiesForHosts: the repairs mcpx makes for its
+ * own hosts, reported to the server's author instead). A list request that fails is reported too,
+ * except templates refused outright (many servers with resources have none).
+ */
+async function problemsOf(client: McpClient, era: Era): Promise<string[]> {
+  const handshake = era === 'modern' ? 'server/discover' : 'initialize'
+  const problems: string[] = []
+  const { capabilities, serverInfo } = client.server
+  capabilitiesForHosts({ ...capabilities }, (problem) => problems.push(`${handshake}: ${problem}`))
+  if (!isRecord(serverInfo) || typeof serverInfo.name !== 'string' || typeof serverInfo.version !== 'string')
+    problems.push(`${handshake}: \`serverInfo\` needs a string \`name\` and \`version\``)
+  const declared = LIST_METHODS.filter(([capability]) => capabilities[capability])
+  const found = await Promise.all(
+    declared.map(async ([, method]): Promise<string[]> => {
+      try {
+        return listProblems(method, await client.request(method, {}))
+      } catch (error) {
+        const failure = asMcpxError(error)
+        if (method === 'resources/templates/list' && failure.code !== 'PROTOCOL') return []
+        return [failure.message.startsWith(method) ? failure.message : `${method}: ${failure.message}`]
+      }
+    }),
+  )
+  return [...problems, ...found.flat()]
 }
 
 /** The error the CLI exits with when a probe found no working era. */

@@ -57,6 +57,7 @@ export {
 } from './shape/entities.ts'
 export { shapeMeta, MODERN_META_KEYS } from './shape/meta.ts'
 export { legacyTask, modernTask } from './shape/tasks.ts'
+export { capabilitiesForHosts, listProblems } from './shape/typed-fields.ts'
 export {
   PROTOCOL_MATRIX,
   PROTOCOL_ERROR_CODES,

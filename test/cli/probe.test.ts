@@ -27,7 +27,30 @@ describe('mcpx probe', () => {
     expect(report.server).toEqual({ name: 'sdk-legacy-fixture', version: '1.0.0' })
     expect(Object.keys(report.capabilities)).toContain('tools')
     expect(report.auth).toEqual({ required: false })
+    expect(report.problems).toEqual([])
     expect(report.timings.length).toBeGreaterThan(0)
+  })
+
+  test("a server whose handshake and lists hosts' parsers would refuse: each problem named, the probe still succeeds", async () => {
+    const fixture = join(REPO_ROOT, 'test/fixtures/peers/malformed-results-fixture.ts')
+    const { exitCode, report } = await probe('--', process.execPath, fixture, 'sloppy-capabilities')
+    expect(exitCode).toBe(0)
+    expect(report.era).toBe('legacy')
+    expect(report.problems).toEqual(
+      expect.arrayContaining([
+        'initialize: capability `tools` is a boolean, not an object',
+        'initialize: capability `resources.subscribe` is a string, not a boolean',
+        'tools/list: "sloppy_no_schema": no `inputSchema` (required), so it is offered as {"type":"object"}',
+        'tools/list: "sloppy_fields": `annotations.readOnlyHint` is a string, not a boolean',
+        'prompts/list: "sloppy_prompt": `arguments[0].required` is a string, not a boolean',
+        'resources/list: "test://typed": `size` is a string, not a number',
+        'resources/list: #6: no string `uri`, so it is not listed',
+        'resources/templates/list: "test://{x}": no string `name` (required), so it is named by its `uriTemplate`',
+      ]),
+    )
+    const human = await runMcpx(['probe', '--', process.execPath, fixture, 'sloppy-capabilities'], { env: ENV })
+    expect(human.stdout).toContain(`  problems     ${report.problems.length} that hosts built on the official SDKs refuse`)
+    expect(human.stdout).toContain('\n    tools/list: "sloppy_schema": `inputSchema` is not an object schema')
   })
 
   test('--stdio "CMD" names the command as call and tools take it', async () => {

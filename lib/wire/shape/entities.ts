@@ -7,7 +7,15 @@
 import { EXTENSION, atLeast, isModernRevision, type Revision } from '../constants.ts'
 import { hasField, projectFields, type SpecTypeName } from '../matrix/fields.ts'
 import { withShapedMeta } from './meta.ts'
-import { contentBlockFits, isObjectSchema, promptForHosts, resourceForHosts, templateForHosts, toolFieldsForHosts } from './typed-fields.ts'
+import {
+  capabilitiesForHosts,
+  contentBlockFits,
+  isObjectSchema,
+  promptForHosts,
+  resourceForHosts,
+  templateForHosts,
+  toolFieldsForHosts,
+} from './typed-fields.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 
 function shapeObject(revision: Revision, typeName: SpecTypeName, value: JsonObject): JsonObject {
@@ -105,18 +113,7 @@ export function shapeImplementation(revision: Revision, implementation: unknown)
 export function shapeServerCapabilities(revision: Revision, capabilities: unknown): JsonObject {
   if (!isRecord(capabilities)) return {}
   const out = projectFields(revision, 'ServerCapabilities', { ...capabilities })
-  // Every capability is an object in every revision's schema: a server's `tools: true` means it
-  // has them (so {}), a false or empty one that it has not; either spelt otherwise would fail the
-  // host's parser and with it the whole handshake.
-  for (const [name, value] of Object.entries(out)) {
-    if (!isRecord(value)) {
-      if (value) out[name] = {}
-      else delete out[name]
-    } else if (CAPABILITY_FLAGS.some((flag) => flag in value && typeof value[flag] !== 'boolean')) {
-      // Its flags (`listChanged`, `subscribe`) are booleans: one spelt otherwise is left out.
-      out[name] = Object.fromEntries(Object.entries(value).filter(([key, v]) => !CAPABILITY_FLAGS.includes(key) || typeof v === 'boolean'))
-    }
-  }
+  capabilitiesForHosts(out)
   const extensions = capabilities.extensions
   if (
     out.tasks === undefined &&
@@ -128,8 +125,6 @@ export function shapeServerCapabilities(revision: Revision, capabilities: unknow
   }
   return out
 }
-
-const CAPABILITY_FLAGS = ['listChanged', 'subscribe']
 
 export function shapeClientCapabilities(revision: Revision, capabilities: unknown): JsonObject {
   if (!isRecord(capabilities)) return {}

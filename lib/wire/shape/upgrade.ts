@@ -7,6 +7,7 @@ import { McpxError, RPC } from '../../errors/index.ts'
 import { CACHE_SCOPE, EXTENSION, RESULT_TYPE, type Revision } from '../constants.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import { modernTask } from './tasks.ts'
+import { kindOf } from './typed-fields.ts'
 import { BARE_IN_MODERN, CACHEABLE_METHODS } from './result.ts'
 
 /** Lift `result` of `method`, received from a `revision` peer, into the newest shape. */
@@ -73,12 +74,6 @@ function resultProblem(method: string, result: JsonObject): string | undefined {
   if (method === 'tools/call' && result.isError !== undefined && typeof result.isError !== 'boolean')
     return `\`isError\` is ${kindOf(result.isError)}, not a boolean`
   return undefined
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value === 'object' ? 'an object' : `a ${typeof value}`
 }
 
 /**
