@@ -25,6 +25,23 @@ function nameMap<T extends v.GenericSchema>(value: T) {
 }
 
 const StringMap = nameMap(v.string())
+
+/** RFC 9110 section 5.6.2 token: what a header name may hold. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+/** RFC 9110 section 5.5: a field value holds no control characters but tab (a line break would end the header). */
+const HEADER_VALUE = /^[^\x00-\x08\x0a-\x1f\x7f]*$/
+
+/** `headers`: names that are HTTP tokens, values without line breaks, checked after `${VAR}` is filled in. */
+const HeaderMap = nameMap(
+  v.pipe(v.string(), v.regex(HEADER_VALUE, 'must not hold a line break or another control character (it would end the header)')),
+)
+const HEADER_NAMES = v.custom<Record<string, string>>(
+  (input) => Object.keys(input as Record<string, string>).every((name) => HEADER_NAME.test(name)),
+  (issue) => {
+    const bad = Object.keys(issue.input as Record<string, string>).find((name) => !HEADER_NAME.test(name))
+    return `header name ${JSON.stringify(bad)} is not an HTTP token (letters, digits and !#$%&'*+.^_\`|~-, no spaces or colons)`
+  },
+)
 const ToolList = v.array(v.pipe(v.string(), v.minLength(1)))
 
 const OPTION_ENTRIES = {
@@ -63,7 +80,7 @@ export function transportKindOf(transport: RemoteTransport): 'auto' | 'streamabl
 export const RemoteEntrySchema = v.strictObject({
   type: v.optional(v.picklist(HTTP_TYPES, `must be one of ${HTTP_TYPES.join(', ')}`)),
   url: v.pipe(v.string(), v.url('must be an absolute URL'), v.regex(/^https?:/i, 'must be an http(s) URL')),
-  headers: v.optional(StringMap),
+  headers: v.optional(v.pipe(HeaderMap, HEADER_NAMES)),
   transport: v.optional(v.picklist(REMOTE_TRANSPORTS, `must be one of ${REMOTE_TRANSPORTS.join(', ')}`)),
   /** OAuth client options for this upstream (lib/auth); absent = discover everything. */
   oauth: v.optional(OAuthUpstreamConfigSchema),

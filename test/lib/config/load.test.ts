@@ -168,6 +168,21 @@ describe('parseConfig', () => {
     )
   })
 
+  test('a header name that is no HTTP token, or a value with a line break (also one from a variable), is a CONFIG error naming it', () => {
+    const parse =
+      (headers: object, env: Record<string, string> = {}) =>
+      () =>
+        parseConfig(JSON.stringify({ mcpServers: { a: { url: 'http://x/mcp', headers } } }), '/etc/mcpx.json', env)
+    expect(parse({ 'X-A': 'a\r\nB: c' })).toThrow(
+      'config /etc/mcpx.json: mcpServers.a.headers.X-A: must not hold a line break or another control character (it would end the header)',
+    )
+    expect(parse({ Authorization: 'Bearer ${TOKEN}' }, { TOKEN: 'x\ny' })).toThrow(
+      'mcpServers.a.headers.Authorization: must not hold a line break',
+    )
+    expect(parse({ 'Bad Name': 'x' })).toThrow('mcpServers.a.headers: header name "Bad Name" is not an HTTP token')
+    expect(parse({ 'X-Tab': 'a\tb', 'X-Unicode': 'é' })).not.toThrow()
+  })
+
   test('relative command, cwd and ./ ../ args resolve against the config file; other args as written; no cwd = its directory', () => {
     const config = parseConfig(
       JSON.stringify({
