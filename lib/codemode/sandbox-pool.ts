@@ -144,7 +144,10 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
       return
     }
     if (queue.length >= settings.codemodeMaxQueuedExecs) {
-      throw new SandboxError({ reason: 'limit', message: `sandbox is busy: ${running} scripts running and ${queue.length} queued` })
+      throw new SandboxError({
+        reason: 'limit',
+        message: `sandbox is busy: ${running} scripts running and ${queue.length} queued (codemodeMaxConcurrentExecs, codemodeMaxQueuedExecs)`,
+      })
     }
     await new Promise<void>((resolve, reject) => {
       const go = () => {
@@ -200,7 +203,7 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
           json = errorReply(
             new SandboxError({
               reason: 'limit',
-              message: `result of ${name} is ${json.length} bytes, over the ${settings.codemodeMaxCallResultBytes} byte limit for scripts`,
+              message: `result of ${name} is ${json.length} bytes, over the ${settings.codemodeMaxCallResultBytes} byte limit for scripts (codemodeMaxCallResultBytes)`,
             }),
           )
         }
@@ -218,7 +221,7 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
     if (code.length > settings.codemodeMaxCodeBytes) {
       throw new SandboxError({
         reason: 'limit',
-        message: `script is ${code.length} bytes, over the ${settings.codemodeMaxCodeBytes} byte limit`,
+        message: `script is ${code.length} bytes, over the ${settings.codemodeMaxCodeBytes} byte limit (codemodeMaxCodeBytes)`,
       })
     }
     await acquireSlot(signal)
@@ -306,7 +309,7 @@ export function createSandboxPool(settings: Settings, options: SandboxPoolOption
       signal?.addEventListener('abort', onAbort, { once: true })
       killAfter(limits.timeoutMs + settings.codemodeKillGraceMs, {
         reason: 'deadline',
-        message: `script exceeded its ${limits.timeoutMs} ms deadline inside a builtin that could not be interrupted; sandbox process killed`,
+        message: `script exceeded its ${limits.timeoutMs} ms deadline (codemodeTimeoutMs) inside a builtin that could not be interrupted; sandbox process killed`,
       })
       child.send({ t: 'exec', id, code, namespaces: bridge.namespaces, limits })
     })

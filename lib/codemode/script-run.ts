@@ -88,7 +88,7 @@ export function startScript(
   }
 
   const timer = setTimeout(() => {
-    fail({ reason: 'deadline', message: `script exceeded its ${limits.timeoutMs} ms deadline` })
+    fail({ reason: 'deadline', message: `script exceeded its ${limits.timeoutMs} ms deadline (codemodeTimeoutMs)` })
     finish()
   }, limits.timeoutMs)
 
@@ -105,9 +105,9 @@ export function startScript(
     runtime.setInterruptHandler(() => {
       if (failure || finished) return true
       const now = Date.now()
-      if (now > deadline) fail({ reason: 'deadline', message: `script exceeded its ${limits.timeoutMs} ms deadline` })
+      if (now > deadline) fail({ reason: 'deadline', message: `script exceeded its ${limits.timeoutMs} ms deadline (codemodeTimeoutMs)` })
       else if (now - sliceStart > limits.cpuSliceMs) {
-        fail({ reason: 'cpu', message: `script ran ${limits.cpuSliceMs} ms without awaiting (CPU slice exceeded)` })
+        fail({ reason: 'cpu', message: `script ran ${limits.cpuSliceMs} ms without awaiting (CPU slice exceeded: codemodeCpuSliceMs)` })
       }
       return failure !== undefined
     })
@@ -125,7 +125,7 @@ export function startScript(
     const name = str(nameH) ?? ''
     const argsJson = str(argsH) ?? '{}'
     if (toolCalls + searches >= limits.maxToolCalls) {
-      fail({ reason: 'limit', message: `script made more than ${limits.maxToolCalls} tool calls and searches` })
+      fail({ reason: 'limit', message: `script made more than ${limits.maxToolCalls} tool calls and searches (codemodeMaxToolCalls)` })
       return deferred.handle
     }
     if (name.length > MAX_NAME_CHARS) {
@@ -134,7 +134,10 @@ export function startScript(
     }
     const argsBytes = utf8Bytes(argsJson)
     if (argsBytes > limits.maxResultBytes) {
-      fail({ reason: 'limit', message: `arguments of ${name} are ${argsBytes} bytes, over the ${limits.maxResultBytes} byte limit` })
+      fail({
+        reason: 'limit',
+        message: `arguments of ${name} are ${argsBytes} bytes, over the ${limits.maxResultBytes} byte limit (codemodeMaxResultBytes)`,
+      })
       return deferred.handle
     }
     if (kind === 'search') searches++
@@ -175,7 +178,10 @@ export function startScript(
     const json = str(jsonH) ?? 'null'
     const bytes = utf8Bytes(json)
     if (bytes > limits.maxResultBytes) {
-      fail({ reason: 'limit', message: `script result is ${bytes} bytes, over the ${limits.maxResultBytes} byte limit` })
+      fail({
+        reason: 'limit',
+        message: `script result is ${bytes} bytes, over the ${limits.maxResultBytes} byte limit (codemodeMaxResultBytes)`,
+      })
     } else valueJson = json
   }
 
@@ -334,7 +340,7 @@ function trapFailure(error: unknown): ScriptFailure {
 }
 
 function memoryFailure(): ScriptFailure {
-  return { reason: 'memory', message: 'script exceeded its memory cap' }
+  return { reason: 'memory', message: 'script exceeded its memory cap (codemodeMemoryMb)' }
 }
 
 /** True when the engine's wasm Memory has grown to (nearly) its maximum. */

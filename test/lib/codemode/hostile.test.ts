@@ -52,6 +52,8 @@ async function contained(
     expect(e.code).toBe('SANDBOX')
     expect(allowed).toContain(e.reason)
     expect(e.message.length).toBeGreaterThan(10)
+    // A limit names the setting that raises it (README "Reliability": limits name their setting).
+    if (['deadline', 'cpu', 'memory', 'limit'].includes(e.reason)) expect(e.message).toMatch(/\(.*codemode[A-Z]\w+.*\)/)
     return e
   }
   throw new Error(`expected the exec to fail with ${allowed.join(' or ')}`)
