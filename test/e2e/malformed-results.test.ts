@@ -132,6 +132,19 @@ describe("an upstream's resources, templates and prompts with fields of the wron
   }
 })
 
+describe('null where a list or an optional field is (Go servers write nil so)', () => {
+  for (const [surface, query, name] of [
+    ['the raw surface (relayed)', '?codemode=false', 'bad_go_nulls'],
+    ['passthrough', '?passthrough=bad', 'go_nulls'],
+  ] as const) {
+    test(`${surface}: read as empty and absent, and the host's parser takes the result`, async () => {
+      const client = await host(query)
+      expect(await client.callTool({ name, arguments: {} })).toEqual({ content: [] })
+      await client.close()
+    })
+  }
+})
+
 describe('content blocks missing what their type requires', () => {
   for (const [surface, query, name] of [
     ['the raw surface (relayed)', '?codemode=false', 'bad_incomplete_blocks'],

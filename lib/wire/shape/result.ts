@@ -174,6 +174,8 @@ function shapeBody(revision: Revision, method: string, out: JsonObject): JsonObj
 }
 
 function shapeCallToolResult(revision: Revision, out: JsonObject): JsonObject {
+  // Null where the schema has an optional field (Go servers write nil so): absent, as the host's parser wants it.
+  if (out.isError === null) delete out.isError
   const content = Array.isArray(out.content) ? out.content.map((block) => shapeContentBlock(revision, block)) : []
   if ('content' in out || !('structuredContent' in out)) out.content = content
   if (!('structuredContent' in out)) return out

@@ -32,8 +32,8 @@ export function upgradeResult(revision: Revision, method: string, result: JsonOb
 
 /**
  * The array each result of these methods carries (required by every revision's schema.json). An
- * absent one is read as empty, which loses nothing; one present in another shape would be dropped
- * on the way, so malformedResult refuses it instead.
+ * absent or null one is read as empty, which loses nothing; one present in another shape would be
+ * dropped on the way, so malformedResult refuses it instead.
  */
 const RESULT_LISTS: Readonly<Record<string, string>> = {
   'tools/call': 'content',
@@ -63,7 +63,8 @@ function resultProblem(method: string, result: JsonObject): string | undefined {
   const key = RESULT_LISTS[method]
   if (key === undefined || (result.resultType !== undefined && result.resultType !== RESULT_TYPE.COMPLETE)) return undefined
   const list = result[key]
-  if (list !== undefined) {
+  // Absent or null (how Go's encoding/json writes an empty slice) reads as empty: nothing is lost.
+  if (list !== undefined && list !== null) {
     if (!Array.isArray(list)) return `\`${key}\` is ${kindOf(list)}, not an array`
     for (let index = 0; index < list.length; index++) {
       const item: unknown = list[index]
@@ -71,7 +72,7 @@ function resultProblem(method: string, result: JsonObject): string | undefined {
       if (key === 'content' && typeof item.type !== 'string') return `\`content[${index}]\` has no string \`type\``
     }
   }
-  if (method === 'tools/call' && result.isError !== undefined && typeof result.isError !== 'boolean')
+  if (method === 'tools/call' && result.isError !== undefined && result.isError !== null && typeof result.isError !== 'boolean')
     return `\`isError\` is ${kindOf(result.isError)}, not a boolean`
   return undefined
 }

@@ -366,8 +366,8 @@ describe('malformedResult: a received result mcpx would otherwise drop part of',
       [
         'resources/read',
         { uri: 'a://b' },
-        { contents: null },
-        "resources/read a://b: the server's result is malformed: `contents` is null",
+        { contents: 'x' },
+        "resources/read a://b: the server's result is malformed: `contents` is a string, not an array",
       ],
       ['prompts/get', { name: 'p' }, { messages: [[]] }, '`messages[0]` is an array, not an object'],
     ]
