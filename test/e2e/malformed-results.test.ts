@@ -158,6 +158,8 @@ describe('content blocks missing what their type requires', () => {
           { type: 'text', text: '{"type":"image","data":"AAAA"}' },
           { type: 'text', text: '{"type":"resource_link","uri":"test://x"}' },
           { type: 'text', text: 'ok' },
+          // Annotations that are no object are left out; the block stays.
+          { type: 'text', text: 'annotated' },
         ],
       })
       await client.close()

@@ -20,7 +20,9 @@ import { isRecord, type JsonObject } from '../jsonrpc.ts'
 
 function shapeObject(revision: Revision, typeName: SpecTypeName, value: JsonObject): JsonObject {
   const out = withShapedMeta(revision, projectFields(revision, typeName, { ...value }))
-  if (isRecord(out.annotations) && typeName !== 'Tool') out.annotations = projectFields(revision, 'Annotations', out.annotations)
+  // `annotations` is an object wherever a type has it; one spelt otherwise would fail the host's parser.
+  if ('annotations' in out && !isRecord(out.annotations)) delete out.annotations
+  else if (isRecord(out.annotations) && typeName !== 'Tool') out.annotations = projectFields(revision, 'Annotations', out.annotations)
   return out
 }
 
