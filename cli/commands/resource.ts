@@ -69,7 +69,12 @@ const read = defineCommand({
           process.stdout.write(content.text.endsWith('\n') ? content.text : `${content.text}\n`)
           continue
         }
-        const base64 = typeof content.blob === 'string' ? content.blob : ''
+        if (typeof content.blob !== 'string') {
+          // Neither text nor a blob: shown as the server sent it (as the daemon passes such contents on), not as an empty blob.
+          process.stdout.write(`${JSON.stringify(content)}\n`)
+          continue
+        }
+        const base64 = content.blob
         if (args.out !== undefined && !wrote) {
           const blob = decodeBase64(base64, `the blob of ${String(content.uri ?? uri)}`)
           writeOut(args.out, blob)

@@ -56,6 +56,16 @@ describe('resource read', () => {
     expect(readFileSync(file('image.bin'), 'utf8')).toBe('PNGDATA')
   })
 
+  test('contents with neither text nor a blob are shown as the server sent them, not as an empty blob, through the daemon or not', async () => {
+    const expected = ['{"uri":"test://incomplete"}', '{"text":"no uri"}', '{"uri":"test://incomplete","text":5}', 'fine', '']
+    const shown = await run(['resource', 'read', 'bad', 'test://incomplete'])
+    expect(shown.exitCode).toBe(0)
+    expect(shown.stdout.split('\n')).toEqual(expected)
+    const direct = await run(['resource', 'read', '--stdio', `${process.execPath} ${fixture}`, 'test://incomplete'])
+    expect(direct.exitCode).toBe(0)
+    expect(direct.stdout.split('\n')).toEqual(expected)
+  })
+
   test('no contents is said on stderr; --out with nothing to write is refused NOT_FOUND', async () => {
     const empty = await run(['resource', 'read', 'bad', 'test://empty'])
     expect(empty.exitCode).toBe(0)

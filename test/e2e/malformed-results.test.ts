@@ -145,6 +145,26 @@ describe('null where a list or an optional field is (Go servers write nil so)', 
   }
 })
 
+describe('resource contents missing what their type requires', () => {
+  for (const [surface, query, uriOf] of [
+    ['the raw surface', '?codemode=false', (uri: string) => `mcpx://bad/${uri}`],
+    ['passthrough', '?passthrough=bad', (uri: string) => uri],
+  ] as const) {
+    test(`${surface}: each reaches the host as text holding its JSON, so the host's parser takes the read`, async () => {
+      const client = await host(query)
+      const uri = uriOf('test://incomplete')
+      const { contents } = await client.readResource({ uri })
+      expect(contents).toEqual([
+        { uri, text: JSON.stringify({ uri }) },
+        { uri: '', text: '{"text":"no uri"}' },
+        { uri, text: JSON.stringify({ uri, text: 5 }) },
+        { uri, text: 'fine' },
+      ])
+      await client.close()
+    })
+  }
+})
+
 describe('content blocks missing what their type requires', () => {
   for (const [surface, query, name] of [
     ['the raw surface (relayed)', '?codemode=false', 'bad_incomplete_blocks'],

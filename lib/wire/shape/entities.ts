@@ -65,7 +65,11 @@ export function isBareText(block: JsonObject): boolean {
 /** `TextResourceContents` | `BlobResourceContents`. */
 export function shapeResourceContents(revision: Revision, contents: unknown): JsonObject {
   if (!isRecord(contents)) return { uri: '', text: JSON.stringify(contents) }
-  return shapeObject(revision, 'blob' in contents ? 'BlobResourceContents' : 'TextResourceContents', contents)
+  // A string `uri` and a string `text` or `blob` (schema.json Text/BlobResourceContents); anything
+  // else would fail the host's parser with the whole read, so it is shown as text holding its JSON.
+  if (typeof contents.uri !== 'string' || (typeof contents.text !== 'string' && typeof contents.blob !== 'string'))
+    return { uri: typeof contents.uri === 'string' ? contents.uri : '', text: JSON.stringify(contents) }
+  return shapeObject(revision, typeof contents.blob === 'string' ? 'BlobResourceContents' : 'TextResourceContents', contents)
 }
 
 export function shapeTool(revision: Revision, tool: JsonObject): JsonObject {
