@@ -165,6 +165,23 @@ describe('resource contents missing what their type requires', () => {
   }
 })
 
+describe('a prompt message with a role MCP does not have', () => {
+  for (const [surface, query, name] of [
+    ['the raw surface', '?codemode=false', 'bad_system_role'],
+    ['passthrough', '?passthrough=bad', 'system_role'],
+  ] as const) {
+    test(`${surface}: it reaches the host as the user's, so the host's parser takes the prompt`, async () => {
+      const client = await host(query)
+      const { messages } = await client.getPrompt({ name })
+      expect(messages).toEqual([
+        { role: 'user', content: { type: 'text', text: 'be brief' } },
+        { role: 'user', content: { type: 'text', text: 'hi' } },
+      ])
+      await client.close()
+    })
+  }
+})
+
 describe('content blocks missing what their type requires', () => {
   for (const [surface, query, name] of [
     ['the raw surface (relayed)', '?codemode=false', 'bad_incomplete_blocks'],

@@ -104,7 +104,14 @@ export function shapePrompt(revision: Revision, prompt: JsonObject): JsonObject 
 
 export function shapePromptMessage(revision: Revision, message: unknown): JsonObject {
   if (!isRecord(message)) return { role: 'assistant', content: shapeContentBlock(revision, message) }
-  return { ...projectFields(revision, 'PromptMessage', { ...message }), content: shapeContentBlock(revision, message.content) }
+  const out: JsonObject = {
+    ...projectFields(revision, 'PromptMessage', { ...message }),
+    content: shapeContentBlock(revision, message.content),
+  }
+  // Role is "user" or "assistant" in every revision's schema; MCP has no "system" role, and a
+  // message spelt with one (or none) would fail the host's parser with the whole prompt: it is the user's.
+  if (out.role !== 'user' && out.role !== 'assistant') out.role = 'user'
+  return out
 }
 
 export function shapeImplementation(revision: Revision, implementation: unknown): JsonObject {
