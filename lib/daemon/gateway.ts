@@ -10,6 +10,7 @@ import { createSchemaValidator } from '../schema/index.ts'
 import { CodeMode, GatewaySurface, type SurfaceMode, UpstreamPool } from '../gateway/index.ts'
 import { McpxError, RPC, asMcpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
+import { SETTINGS } from '../settings/index.ts'
 import { createHttpHandler, type HttpHandler } from '../server/index.ts'
 import { listenChannel } from './channel.ts'
 import { httpStatusOf, jsonResponse } from './api-routes.ts'
@@ -35,7 +36,8 @@ export interface GatewayDaemonOptions extends Omit<DaemonOptions, 'pool' | 'code
 
 export const MCP_PATH = '/mcp'
 
-const REQUESTABLE_MODES: readonly SurfaceMode[] = ['code-mode', 'raw', 'reactive']
+/** The surfaces a request or `--mode` may name: the values setting mcpMode takes (one list, the registry's). */
+const REQUESTABLE_MODES = SETTINGS.mcpMode.oneOf as readonly SurfaceMode[]
 
 export function parseMode(value: string, source: string): SurfaceMode {
   if ((REQUESTABLE_MODES as readonly string[]).includes(value)) return value as SurfaceMode

@@ -9,7 +9,15 @@ import { type ConnectInternals, type McpClient, type Target, type TimingStep, co
 import { McpxError, RpcError, asMcpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { AuthProvider, TransportKind } from '../transport/index.ts'
-import { type Era, LEGACY_REVISIONS, type LegacyRevision, capabilitiesForHosts, isRecord, listProblems } from '../wire/index.ts'
+import {
+  type Era,
+  HANDSHAKE_METHOD_OF,
+  LEGACY_REVISIONS,
+  type LegacyRevision,
+  capabilitiesForHosts,
+  isRecord,
+  listProblems,
+} from '../wire/index.ts'
 import { type Observation, type ProbeReport, classify } from './classify.ts'
 
 export interface ProbeOptions extends ConnectInternals {
@@ -157,7 +165,7 @@ const LIST_METHODS: ReadonlyArray<readonly [string, string]> = [
  * except templates refused outright (many servers with resources have none).
  */
 async function problemsOf(client: McpClient, era: Era): Promise<string[]> {
-  const handshake = era === 'modern' ? 'server/discover' : 'initialize'
+  const handshake = HANDSHAKE_METHOD_OF[era]
   const problems: string[] = []
   const { capabilities, serverInfo } = client.server
   capabilitiesForHosts({ ...capabilities }, (problem) => problems.push(`${handshake}: ${problem}`))

@@ -11,6 +11,8 @@ export interface SettingDef<T extends SettingValue = SettingValue> {
   readonly env?: `MCPX_${string}`
   /** One line for the README's settings table and `mcpx settings`. */
   readonly doc: string
+  /** A string setting that names one of these: anything else is a CONFIG error naming them. */
+  readonly oneOf?: readonly string[]
 }
 
 export type SettingsTable = Readonly<Record<string, SettingDef>>

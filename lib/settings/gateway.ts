@@ -27,6 +27,7 @@ export const GATEWAY_SETTINGS = defineSettings({
     default: 'code-mode',
     env: 'MCPX_MCP_MODE',
     doc: 'Surface /mcp and `mcpx serve` offer by default: code-mode, raw or reactive (a request may ask with ?mode=)',
+    oneOf: ['code-mode', 'raw', 'reactive'],
   },
   mcpPassthrough: {
     default: '',

@@ -75,5 +75,13 @@ function coerce(name: string, def: SettingDef, raw: SettingValue, source: string
       source,
     })
   }
-  return String(raw)
+  const text = String(raw)
+  if (def.oneOf !== undefined && !def.oneOf.includes(text)) {
+    throw new McpxError('CONFIG', `setting ${name} (from ${source}) must be one of ${def.oneOf.join(', ')}, got ${JSON.stringify(raw)}`, {
+      setting: name,
+      source,
+      expected: def.oneOf,
+    })
+  }
+  return text
 }

@@ -35,6 +35,14 @@ describe('settings registry', () => {
     expect(() => resolveSettings({ MCPX_TIMEOUT_MS: '-1' })).toThrow(/requestTimeoutMs.*MCPX_TIMEOUT_MS/)
   })
 
+  test('a setting with named values takes only those, and says which', () => {
+    expect(resolveSettings({ MCPX_MCP_MODE: 'raw' }).mcpMode).toBe('raw')
+    expect(() => resolveSettings({ MCPX_MCP_MODE: 'bogus' })).toThrow(
+      'setting mcpMode (from MCPX_MCP_MODE) must be one of code-mode, raw, reactive, got "bogus"',
+    )
+    expect(() => resolveSettings({}, { mcpMode: 'rawish' })).toThrow('must be one of code-mode, raw, reactive')
+  })
+
   test('nothing outside the settings registry and cli/context.ts reads the environment (process.env, Bun.env, import.meta.env)', () => {
     const offenders = [...sourceFiles(join(REPO_ROOT, 'lib')), ...sourceFiles(join(REPO_ROOT, 'cli'))]
       .filter((path) => !path.includes('/lib/settings/') && !path.endsWith('cli/context.ts'))
