@@ -72,9 +72,9 @@ export const MCP_APPS = {
 /** `resultType` values (2026-07-28 schema: Result.resultType; SEP-2663 adds "task"). */
 export const RESULT_TYPE = { COMPLETE: 'complete', INPUT_REQUIRED: 'input_required', TASK: 'task' } as const
 
-/** The requests that open a connection: legacy `initialize`, 2026-07-28 `server/discover`. */
 /** The request each era's handshake is (2026-07-28 has no initialize: a client discovers the server). */
 export const HANDSHAKE_METHOD_OF: Readonly<Record<Era, string>> = { legacy: 'initialize', modern: 'server/discover' }
+/** The requests that open a connection: legacy `initialize`, 2026-07-28 `server/discover`. */
 export const HANDSHAKE_METHODS: ReadonlySet<string> = new Set(Object.values(HANDSHAKE_METHOD_OF))
 
 /** `cacheScope` values (2026-07-28 server/utilities/caching.mdx). */
