@@ -2,7 +2,8 @@
  * An elicitation as a terminal form (2025-11-25 client/elicitation.mdx, form mode): one question per
  * field of the requested schema — title, description, `*` for required, choices for enums, the
  * default in brackets (Enter takes it). First the user chooses to answer or decline; Ctrl-C (or the
- * end of input) cancels. Prompts go to stderr: stdout carries only the call's result.
+ * end of input) cancels. Prompts go to stderr: stdout carries only the call's result. An answer
+ * given ahead (--answers) is held to the same form (answerProblems), as the spec asks of clients.
  */
 import { createInterface } from 'node:readline'
 
@@ -143,5 +144,56 @@ function parseField(text: string, field: JsonObject): Parsed {
     }
     default:
       return pick(text)
+  }
+}
+
+/**
+ * Why `content` does not fit the form `schema` asks for (2025-11-25 client/elicitation.mdx: clients
+ * SHOULD validate responses against the requested schema): a required field missing, a field the
+ * form does not have, a value of the wrong type or outside the choices, bounds and lengths the
+ * field declares. One phrase per problem, naming the field; empty when it fits.
+ */
+export function answerProblems(schema: JsonObject, content: JsonObject): string[] {
+  const properties = (schema.properties ?? {}) as Record<string, JsonObject>
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : []
+  const problems = required.filter((name) => content[name] === undefined).map((name) => `${name}: required`)
+  for (const [name, value] of Object.entries(content)) {
+    const field = properties[name]
+    if (field === undefined) problems.push(`${name}: the form has no such field`)
+    else {
+      const problem = valueProblem(value, field)
+      if (problem !== undefined) problems.push(`${name}: ${problem}, got ${JSON.stringify(value)}`)
+    }
+  }
+  return problems
+}
+
+function valueProblem(value: unknown, field: JsonObject): string | undefined {
+  const options = choices(field)
+  const allowed = (one: unknown) => options === undefined || options.some((o) => o.value === one)
+  switch (field.type) {
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'true or false'
+    case 'integer':
+    case 'number': {
+      if (typeof value !== 'number' || (field.type === 'integer' && !Number.isInteger(value)))
+        return `a${field.type === 'integer' ? 'n integer' : ' number'}`
+      if (typeof field.minimum === 'number' && value < field.minimum) return `at least ${field.minimum}`
+      if (typeof field.maximum === 'number' && value > field.maximum) return `at most ${field.maximum}`
+      return undefined
+    }
+    case 'array':
+      if (!Array.isArray(value) || !value.every(allowed))
+        return options ? `a list of: ${options.map((o) => String(o.value)).join(', ')}` : 'a list'
+      return undefined
+    case 'string': {
+      if (typeof value !== 'string') return 'a string'
+      if (!allowed(value)) return `one of: ${options!.map((o) => String(o.value)).join(', ')}`
+      if (typeof field.minLength === 'number' && value.length < field.minLength) return `at least ${field.minLength} characters`
+      if (typeof field.maxLength === 'number' && value.length > field.maxLength) return `at most ${field.maxLength} characters`
+      return undefined
+    }
+    default:
+      return allowed(value) ? undefined : `one of: ${options!.map((o) => String(o.value)).join(', ')}`
   }
 }

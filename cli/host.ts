@@ -177,8 +177,20 @@ export async function answer(kind: 'elicit' | 'sample', params: JsonObject, host
   const message = String(params.message ?? '')
   const url = params.mode === 'url' ? String(params.url ?? '') : undefined
   const given = answers.shift()
-  if (given !== undefined)
-    return typeof given.action === 'string' ? given : { action: 'accept', ...(url === undefined && { content: given }) }
+  if (given !== undefined) {
+    const reply = typeof given.action === 'string' ? given : { action: 'accept', ...(url === undefined && { content: given }) }
+    if (url !== undefined || reply.action !== 'accept' || typeof reply.content !== 'object' || reply.content === null) return reply
+    // An answer given ahead fits the form or is not sent: the upstream hears a decline, the user why.
+    const problems = (await import('./elicit-form.ts')).answerProblems(
+      (params.requestedSchema ?? {}) as JsonObject,
+      reply.content as JsonObject,
+    )
+    if (problems.length === 0) return reply
+    process.stderr.write(
+      `mcpx: the --answers entry for ${host.label}'s ${JSON.stringify(message)} does not fit its form (${problems.join('; ')}); declined\n`,
+    )
+    return { action: 'decline' }
+  }
   // The form prompt (node:readline) is loaded only when a question comes to a terminal.
   const form = await import('./elicit-form.ts')
   if (form.interactive()) {

@@ -135,6 +135,17 @@ describe('elicitation and sampling', () => {
     expect(result.stdout).toContain('Ada')
   })
 
+  test('an --answers entry that does not fit the form is declined, naming each field that does not', async () => {
+    const answers = join(user.project, 'wrong-answers.json')
+    writeFileSync(answers, JSON.stringify({ check: 'yes', integer: 500, nickname: 'x' }))
+    const result = await run(['call', 'everything.trigger-elicitation-request', '--answers', answers])
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toMatch(/"action": "decline"/)
+    expect(result.stderr).toContain(
+      `mcpx: the --answers entry for everything's "Please provide inputs for the following fields:" does not fit its form (name: required; check: true or false, got "yes"; integer: at most 100, got 500; nickname: the form has no such field); declined`,
+    )
+  })
+
   test('off a terminal without --answers it is declined, with a message saying how to answer', async () => {
     const result = await run(['call', 'everything.trigger-elicitation-request'])
     expect(result.exitCode).toBe(0)
