@@ -231,9 +231,32 @@ async function sample(params: JsonObject, host: HostOptions): Promise<JsonObject
   })
   const [text, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
   if (code !== 0) throw new Error(`samplingCommand exited ${code}`)
+  let result: unknown
   try {
-    return JSON.parse(text) as JsonObject
+    result = JSON.parse(text)
   } catch {
     throw new Error('samplingCommand did not print a JSON CreateMessageResult')
   }
+  const missing = createMessageProblem(result)
+  if (missing !== undefined) throw new Error(`samplingCommand printed no CreateMessageResult: ${missing}`)
+  return result as JsonObject
+}
+
+/**
+ * What a sampling answer lacks of a CreateMessageResult (every revision's schema.json: `role`
+ * user or assistant, `content` a block or, from 2025-11-25, a list of them, each with a `type`, and
+ * the `model` that answered), so the upstream is told plainly rather than handed a shape it refuses.
+ */
+function createMessageProblem(result: unknown): string | undefined {
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return 'not a JSON object'
+  const { role, content, model } = result as JsonObject
+  const blocks = Array.isArray(content) ? content : [content]
+  const problems = [
+    role === 'user' || role === 'assistant' ? undefined : '`role` must be "user" or "assistant"',
+    blocks.length > 0 && blocks.every((b) => typeof b === 'object' && b !== null && typeof (b as JsonObject).type === 'string')
+      ? undefined
+      : '`content` must be a content block with a `type` (or a list of them)',
+    typeof model === 'string' ? undefined : '`model` must name the model that answered',
+  ].filter((problem) => problem !== undefined)
+  return problems.length === 0 ? undefined : problems.join('; ')
 }

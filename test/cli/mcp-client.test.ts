@@ -238,6 +238,15 @@ describe('elicitation and sampling', () => {
     const answered = await run(['call', 'everything.trigger-sampling-request', 'prompt=hi'], { env: { MCPX_SAMPLING_COMMAND: program } })
     expect(answered.exitCode).toBe(0)
     expect(answered.stdout).toContain('sampled!')
+    // An answer that is no CreateMessageResult is refused to the upstream saying what it lacks, not passed on.
+    const partial = join(user.project, 'partial.sh')
+    writeFileSync(partial, `#!/bin/sh\ncat > /dev/null\necho '{"role":"system","content":"sampled"}'\n`, { mode: 0o755 })
+    const refusedShape = await run(['call', 'everything.trigger-sampling-request', 'prompt=hi'], {
+      env: { MCPX_SAMPLING_COMMAND: partial },
+    })
+    expect(refusedShape.stdout + refusedShape.stderr).toContain(
+      'samplingCommand printed no CreateMessageResult: `role` must be "user" or "assistant"; `content` must be a content block with a `type` (or a list of them); `model` must name the model that answered',
+    )
   })
 })
 
