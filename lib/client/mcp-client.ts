@@ -18,6 +18,7 @@ import {
   isRecord,
   malformedResult,
   upgradeResult,
+  withContentBlocks,
 } from '../wire/index.ts'
 import { initializeLegacy, pickModern } from './handshake.ts'
 import { isFinal, runInputRounds } from './input-rounds.ts'
@@ -53,9 +54,10 @@ class InNewestShape implements AnswerReceiver {
     private readonly receiver: AnswerReceiver,
   ) {}
 
-  answered(result: JsonObject): void {
-    const problem = malformedResult('tools/call', { name: this.tool }, result)
+  answered(received: JsonObject): void {
+    const problem = malformedResult('tools/call', { name: this.tool }, received)
     if (problem !== undefined) return this.receiver.failed(problem)
+    const result = withContentBlocks(received)
     // A plain result is already in the newest shape (an absent resultType means complete: 2026-07-28
     // basic/index.mdx "ResultType"); only a 2025-11-25 CreateTaskResult is spelled anew.
     if (!('task' in result)) return this.receiver.answered(result)
@@ -176,14 +178,16 @@ export class McpClient {
   }
 
   /**
-   * A result as received, refused when malformed (malformedResult) or, per
+   * A result as received, refused when malformed (malformedResult), a tool result's content read
+   * liberally (withContentBlocks), or, per
    * 2026-07-28 basic/index.mdx "ResultType": "A resultType of any value unrecognized by the client
    * MUST be considered invalid", the set being the core values plus those of extensions advertised
    * via capabilities (here: the server's `extensions`). Legacy results carry none (absent = complete).
    */
-  #checkedResult(method: string, params: JsonObject, result: JsonObject): JsonObject {
-    const malformed = malformedResult(method, params, result)
+  #checkedResult(method: string, params: JsonObject, received: JsonObject): JsonObject {
+    const malformed = malformedResult(method, params, received)
     if (malformed !== undefined) throw malformed
+    const result = method === 'tools/call' || method === 'tasks/result' ? withContentBlocks(received) : received
     if (this.identity.era !== 'modern' || isKnownResultType(result.resultType, this.#advertisedExtensions())) return result
     throw new McpxError(
       'PROTOCOL',

@@ -40,7 +40,7 @@ export { TYPE_FIELDS, projectFields, hasField, inSpan, type Span, type SpecTypeN
 export { shapeResult, withCacheHints, CACHEABLE_METHODS, type CacheHints } from './shape/result.ts'
 export { shapeNotification, type OutgoingNotification, type Shaped } from './shape/notification.ts'
 export { shapeRequest, shapeSamplingContent, type OutgoingRequest } from './shape/request.ts'
-export { upgradeResult, isResourceNotFoundError, isKnownResultType, malformedResult } from './shape/upgrade.ts'
+export { upgradeResult, isResourceNotFoundError, isKnownResultType, malformedResult, withContentBlocks } from './shape/upgrade.ts'
 export { shapeClientRequest } from './shape/client-request.ts'
 export {
   shapeTool,

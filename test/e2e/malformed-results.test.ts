@@ -1,6 +1,8 @@
 /**
- * An upstream whose results break their schema (malformed-results-fixture.ts) gets its call refused
- * with an error that names what is wrong (on the tool surfaces, a tool error result), on every way a host reaches it: the raw surface (its plain
+ * An upstream whose results break their schema (malformed-results-fixture.ts): what mcpx can read
+ * without loss is passed on in the shape hosts parse; what it cannot (an isError that is no boolean,
+ * a list that is no list) gets its call refused with an error that names what is wrong (on the tool
+ * surfaces, a tool error result), on every way a host reaches it: the raw surface (its plain
  * calls relayed as they are), code mode's mcpx_call, resources/read and prompts/get. Before, a
  * `content` that was no array reached the host as an empty result, as if the tool had said nothing.
  * The other calls on the same upstream keep being served.
@@ -41,27 +43,35 @@ async function host(query: string): Promise<Client> {
   return client
 }
 
-const MALFORMED: ReadonlyArray<readonly [string, string]> = [
-  ['string_content', '`content` is a string, not an array'],
-  ['null_block', '`content[0]` is null, not an object'],
-  ['untyped_block', '`content[0]` has no string `type`'],
-  ['string_is_error', '`isError` is a string, not a boolean'],
+/** Content that is no list of typed blocks, and what the host gets: the same content, losslessly as blocks. */
+const LIBERAL: ReadonlyArray<readonly [string, { type: 'text'; text: string }[]]> = [
+  ['string_content', [{ type: 'text', text: 'the text, not in a block' }]],
+  ['null_block', [{ type: 'text', text: 'null' }]],
+  ['untyped_block', [{ type: 'text', text: '{"text":"no type"}' }]],
 ]
 
 describe('the raw surface', () => {
-  for (const [tool, problem] of MALFORMED) {
-    test(`${tool}: the host gets an error result naming the problem, not the tool's`, async () => {
+  for (const [tool, content] of LIBERAL) {
+    test(`${tool}: the content reaches the host as content blocks, nothing of it lost (before: an empty result)`, async () => {
       const client = await host('?codemode=false')
-      // An upstream's failed call reaches the model as a tool error (as every failed call on this surface does).
-      expect(await client.callTool({ name: `bad_${tool}`, arguments: {} })).toEqual({
-        content: [{ type: 'text', text: `tools/call ${tool}: the server's result is malformed: ${problem}` }],
-        isError: true,
-      })
-      // The upstream's connection and the host's session both go on.
-      expect(await client.callTool({ name: 'bad_fine', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'fine' }] })
+      expect(await client.callTool({ name: `bad_${tool}`, arguments: {} })).toEqual({ content })
       await client.close()
     })
   }
+
+  test("string_is_error: the host gets an error result naming the problem, not the tool's (is it an error or not?)", async () => {
+    const client = await host('?codemode=false')
+    // An upstream's failed call reaches the model as a tool error (as every failed call on this surface does).
+    expect(await client.callTool({ name: 'bad_string_is_error', arguments: {} })).toEqual({
+      content: [
+        { type: 'text', text: "tools/call string_is_error: the server's result is malformed: `isError` is a string, not a boolean" },
+      ],
+      isError: true,
+    })
+    // The upstream's connection and the host's session both go on.
+    expect(await client.callTool({ name: 'bad_fine', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'fine' }] })
+    await client.close()
+  })
 
   test('resources/read and prompts/get name their malformed lists', async () => {
     const client = await host('?codemode=false')
@@ -242,9 +252,11 @@ describe("an upstream's progress outside the schema", () => {
 describe('code mode', () => {
   test('mcpx_call answers an error result naming the problem; the valid tool still answers', async () => {
     const client = await host('')
-    const failed = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'bad.string_content', arguments: {} } })
+    const failed = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'bad.string_is_error', arguments: {} } })
     expect(failed.isError).toBe(true)
-    expect(JSON.stringify(failed.content)).toContain("the server's result is malformed: `content` is a string, not an array")
+    expect(JSON.stringify(failed.content)).toContain("the server's result is malformed: `isError` is a string, not a boolean")
+    const text = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'bad.string_content', arguments: {} } })
+    expect(text).toMatchObject({ content: [{ type: 'text', text: 'the text, not in a block' }] })
     const fine = await client.callTool({ name: 'mcpx_call', arguments: { tool: 'bad.fine', arguments: {} } })
     expect(fine).toMatchObject({ content: [{ type: 'text', text: 'fine' }] })
     await client.close()

@@ -33,10 +33,10 @@ export function upgradeResult(revision: Revision, method: string, result: JsonOb
 /**
  * The array each result of these methods carries (required by every revision's schema.json). An
  * absent or null one is read as empty, which loses nothing; one present in another shape would be
- * dropped on the way, so malformedResult refuses it instead.
+ * dropped on the way, so malformedResult refuses it instead. (A tool result's `content` is read
+ * liberally instead: withContentBlocks.)
  */
 const RESULT_LISTS: Readonly<Record<string, string>> = {
-  'tools/call': 'content',
   'tools/list': 'tools',
   'prompts/list': 'prompts',
   'prompts/get': 'messages',
@@ -46,10 +46,10 @@ const RESULT_LISTS: Readonly<Record<string, string>> = {
 }
 
 /**
- * The error for a complete `result` of `method` (asked with `params`) received from a server that mcpx would otherwise
- * drop part of or misread: its list (RESULT_LISTS) not an array of objects, a content block without
- * a string `type`, or a tools/call `isError` that is not a boolean (schema.json CallToolResult,
- * ContentBlock). Undefined when the result is fine; other fields are passed on as they are.
+ * The error for a complete `result` of `method` (asked with `params`) received from a server that
+ * mcpx cannot read without dropping part of it or guessing: its list (RESULT_LISTS) not an array
+ * of objects, or a tools/call `isError` that is not a boolean (schema.json CallToolResult: is it
+ * an error or not?). Undefined when the result is fine; other fields are passed on as they are.
  */
 export function malformedResult(method: string, params: JsonObject, result: JsonObject): McpxError | undefined {
   const problem = resultProblem(method, result)
@@ -60,21 +60,45 @@ export function malformedResult(method: string, params: JsonObject, result: Json
 }
 
 function resultProblem(method: string, result: JsonObject): string | undefined {
+  if (result.resultType !== undefined && result.resultType !== RESULT_TYPE.COMPLETE) return undefined
+  if (method === 'tools/call')
+    return result.isError === undefined || result.isError === null || typeof result.isError === 'boolean'
+      ? undefined
+      : `\`isError\` is ${kindOf(result.isError)}, not a boolean`
   const key = RESULT_LISTS[method]
-  if (key === undefined || (result.resultType !== undefined && result.resultType !== RESULT_TYPE.COMPLETE)) return undefined
-  const list = result[key]
+  const list = key === undefined ? undefined : result[key]
   // Absent or null (how Go's encoding/json writes an empty slice) reads as empty: nothing is lost.
-  if (list !== undefined && list !== null) {
-    if (!Array.isArray(list)) return `\`${key}\` is ${kindOf(list)}, not an array`
-    for (let index = 0; index < list.length; index++) {
-      const item: unknown = list[index]
-      if (!isRecord(item)) return `\`${key}[${index}]\` is ${kindOf(item)}, not an object`
-      if (key === 'content' && typeof item.type !== 'string') return `\`content[${index}]\` has no string \`type\``
-    }
+  if (list === undefined || list === null) return undefined
+  if (!Array.isArray(list)) return `\`${key}\` is ${kindOf(list)}, not an array`
+  const index = list.findIndex((item) => !isRecord(item))
+  return index < 0 ? undefined : `\`${key}[${index}]\` is ${kindOf(list[index])}, not an object`
+}
+
+/**
+ * A tool result whose `content` is not a list of typed blocks, read liberally and losslessly into
+ * one (schema.json CallToolResult.content: ContentBlock[]): a string is one text block, one block
+ * a list of it, and anything else (a block without a string `type`, a number, null inside the
+ * list) a text block holding its JSON. The same result when nothing needs it (the usual case: no copy).
+ */
+export function withContentBlocks(result: JsonObject): JsonObject {
+  const content = result.content
+  if (content === undefined || content === null) return result
+  if (Array.isArray(content)) {
+    if (content.every(isTypedBlock)) return result
+    return { ...result, content: content.map((item) => (isTypedBlock(item) ? item : textOf(item))) }
   }
-  if (method === 'tools/call' && result.isError !== undefined && result.isError !== null && typeof result.isError !== 'boolean')
-    return `\`isError\` is ${kindOf(result.isError)}, not a boolean`
-  return undefined
+  return {
+    ...result,
+    content: [typeof content === 'string' ? { type: 'text', text: content } : isTypedBlock(content) ? content : textOf(content)],
+  }
+}
+
+function isTypedBlock(item: unknown): boolean {
+  return isRecord(item) && typeof item.type === 'string'
+}
+
+function textOf(value: unknown): JsonObject {
+  return { type: 'text', text: JSON.stringify(value) }
 }
 
 /**

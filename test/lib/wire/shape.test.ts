@@ -15,6 +15,7 @@ import {
   headerMismatch,
   isResourceNotFoundError,
   malformedResult,
+  withContentBlocks,
   shapeServerCapabilities,
   shapeClientCapabilities,
 } from '../../../lib/wire/index.ts'
@@ -346,6 +347,7 @@ describe('malformedResult: a received result mcpx would otherwise drop part of',
       ['tools/list', { tools: [] }],
       ['resources/read', { contents: [{ uri: 'a://b', text: 'x' }] }],
       ['ping', { content: 'anything' }], // only the methods whose lists mcpx reads are checked
+      ['tools/call', { content: 'text' }], // a tool's content is read liberally instead (withContentBlocks)
     ] as const) {
       expect(malformedResult(method, {}, result as never)).toBeUndefined()
     }
@@ -356,12 +358,9 @@ describe('malformedResult: a received result mcpx would otherwise drop part of',
       [
         'tools/call',
         { name: 'echo' },
-        { content: 'text' },
-        "tools/call echo: the server's result is malformed: `content` is a string, not an array",
+        { content: [], isError: 1 },
+        "tools/call echo: the server's result is malformed: `isError` is a number, not a boolean",
       ],
-      ['tools/call', { name: 'echo' }, { content: [{ type: 'text' }, 7] }, '`content[1]` is a number, not an object'],
-      ['tools/call', { name: 'echo' }, { content: [{ text: 'x' }] }, '`content[0]` has no string `type`'],
-      ['tools/call', { name: 'echo' }, { content: [], isError: 1 }, '`isError` is a number, not a boolean'],
       ['tools/list', {}, { tools: { a: 1 } }, "tools/list: the server's result is malformed: `tools` is an object, not an array"],
       [
         'resources/read',
@@ -384,5 +383,34 @@ describe('shapeServerCapabilities: every capability an object, its flags boolean
   test('true becomes {}, a false one is left out, a flag spelt otherwise is dropped', () => {
     const sloppy = { tools: true, prompts: false, resources: { subscribe: 'yes', listChanged: true }, logging: {} }
     expect(shapeServerCapabilities('2025-11-25', sloppy)).toEqual({ tools: {}, resources: { listChanged: true }, logging: {} })
+  })
+})
+
+describe("withContentBlocks: a tool result's content read liberally, losing nothing", () => {
+  test('a list of typed blocks, or no content, is the same result', () => {
+    const fine = {
+      content: [
+        { type: 'text', text: 'x' },
+        { type: 'future', data: 1 },
+      ],
+    }
+    expect(withContentBlocks(fine)).toBe(fine)
+    const none = { structuredContent: { a: 1 } }
+    expect(withContentBlocks(none)).toBe(none)
+  })
+
+  test('a string is one text block, one block a list of it, anything else a text block holding its JSON', () => {
+    expect(withContentBlocks({ content: 'hello' })).toEqual({ content: [{ type: 'text', text: 'hello' }] })
+    expect(withContentBlocks({ content: { type: 'text', text: 'one' } })).toEqual({ content: [{ type: 'text', text: 'one' }] })
+    expect(withContentBlocks({ content: 42 })).toEqual({ content: [{ type: 'text', text: '42' }] })
+    expect(withContentBlocks({ content: ['a', null, { text: 'untyped' }, { type: 'text', text: 'ok' }], isError: false })).toEqual({
+      content: [
+        { type: 'text', text: '"a"' },
+        { type: 'text', text: 'null' },
+        { type: 'text', text: '{"text":"untyped"}' },
+        { type: 'text', text: 'ok' },
+      ],
+      isError: false,
+    })
   })
 })
