@@ -43,6 +43,21 @@ async function host(query: string): Promise<Client> {
   return client
 }
 
+/**
+ * The two ways a host meets an upstream's own items: the raw surface (names prefixed by the
+ * server, resource URIs under mcpx://server/, plain calls relayed as they are) and pass-through
+ * (the upstream as itself).
+ */
+const LANES = [
+  {
+    surface: 'the raw surface',
+    query: '?codemode=false',
+    name: (name: string) => `bad_${name}`,
+    uri: (uri: string) => `mcpx://bad/${uri}`,
+  },
+  { surface: 'passthrough', query: '?passthrough=bad', name: (name: string) => name, uri: (uri: string) => uri },
+] as const
+
 /** Content that is no list of typed blocks, and what the host gets: the same content, losslessly as blocks. */
 const LIBERAL: ReadonlyArray<readonly [string, { type: 'text'; text: string }[]]> = [
   ['string_content', [{ type: 'text', text: 'the text, not in a block' }]],
@@ -88,28 +103,25 @@ describe('the raw surface', () => {
 })
 
 describe("an upstream's tools with fields of the wrong type", () => {
-  for (const [surface, query, prefix] of [
-    ['the raw surface', '?codemode=false', 'bad_'],
-    ['passthrough', '?passthrough=bad', ''],
-  ] as const) {
+  for (const { surface, query, name: nameOf } of LANES) {
     test(`${surface}: the host's parser takes the whole list, each tool kept with what fits the schema`, async () => {
       const client = await host(query)
       // The SDK checks every tool of the list against the schema: one that does not fit refuses them all.
       const { tools } = await client.listTools()
       const byName = new Map(tools.map((tool) => [tool.name, tool]))
-      expect(byName.has(`${prefix}fine`)).toBe(true)
-      expect(byName.get(`${prefix}sloppy_schema`)?.inputSchema).toEqual({ type: 'object' })
-      expect(byName.get(`${prefix}sloppy_no_schema`)?.inputSchema).toEqual({ type: 'object' })
-      expect(byName.get(`${prefix}sloppy_array_schema`)?.inputSchema).toEqual({ type: 'object' })
-      const fields = byName.get(`${prefix}sloppy_fields`)!
+      expect(byName.has(nameOf('fine'))).toBe(true)
+      expect(byName.get(nameOf('sloppy_schema'))?.inputSchema).toEqual({ type: 'object' })
+      expect(byName.get(nameOf('sloppy_no_schema'))?.inputSchema).toEqual({ type: 'object' })
+      expect(byName.get(nameOf('sloppy_array_schema'))?.inputSchema).toEqual({ type: 'object' })
+      const fields = byName.get(nameOf('sloppy_fields'))!
       expect(fields.title).toBeUndefined()
       expect(fields.description).toBeUndefined()
       expect(fields.annotations).toEqual({ openWorldHint: true })
-      expect(byName.get(`${prefix}sloppy_properties`)?.inputSchema).toEqual({
+      expect(byName.get(nameOf('sloppy_properties'))?.inputSchema).toEqual({
         type: 'object',
         properties: { a: {}, b: {}, c: { not: {} }, d: { type: 'integer' } },
       })
-      expect(await client.callTool({ name: `${prefix}sloppy_no_schema`, arguments: { any: 1 } })).toMatchObject({
+      expect(await client.callTool({ name: nameOf('sloppy_no_schema'), arguments: { any: 1 } })).toMatchObject({
         content: [{ type: 'text', text: 'fine' }],
       })
       await client.close()
@@ -118,10 +130,7 @@ describe("an upstream's tools with fields of the wrong type", () => {
 })
 
 describe("an upstream's resources, templates and prompts with fields of the wrong type", () => {
-  for (const [surface, query, uriOf, nameOf] of [
-    ['the raw surface', '?codemode=false', (uri: string) => `mcpx://bad/${uri}`, (name: string) => `bad_${name}`],
-    ['passthrough', '?passthrough=bad', (uri: string) => uri, (name: string) => name],
-  ] as const) {
+  for (const { surface, query, uri: uriOf, name: nameOf } of LANES) {
     test(`${surface}: every list parses; a missing name is the URI, a field of the wrong type left out, an item without identity not listed`, async () => {
       const client = await host(query)
       const { resources } = await client.listResources()
@@ -143,10 +152,8 @@ describe("an upstream's resources, templates and prompts with fields of the wron
 })
 
 describe('null where a list or an optional field is (Go servers write nil so)', () => {
-  for (const [surface, query, name] of [
-    ['the raw surface (relayed)', '?codemode=false', 'bad_go_nulls'],
-    ['passthrough', '?passthrough=bad', 'go_nulls'],
-  ] as const) {
+  for (const { surface, query, name: nameOf } of LANES) {
+    const name = nameOf('go_nulls')
     test(`${surface}: read as empty and absent, and the host's parser takes the result`, async () => {
       const client = await host(query)
       expect(await client.callTool({ name, arguments: {} })).toEqual({ content: [] })
@@ -156,10 +163,7 @@ describe('null where a list or an optional field is (Go servers write nil so)', 
 })
 
 describe('resource contents missing what their type requires', () => {
-  for (const [surface, query, uriOf] of [
-    ['the raw surface', '?codemode=false', (uri: string) => `mcpx://bad/${uri}`],
-    ['passthrough', '?passthrough=bad', (uri: string) => uri],
-  ] as const) {
+  for (const { surface, query, uri: uriOf } of LANES) {
     test(`${surface}: each reaches the host as text holding its JSON, so the host's parser takes the read`, async () => {
       const client = await host(query)
       const uri = uriOf('test://incomplete')
@@ -176,10 +180,8 @@ describe('resource contents missing what their type requires', () => {
 })
 
 describe('a prompt message with a role MCP does not have', () => {
-  for (const [surface, query, name] of [
-    ['the raw surface', '?codemode=false', 'bad_system_role'],
-    ['passthrough', '?passthrough=bad', 'system_role'],
-  ] as const) {
+  for (const { surface, query, name: nameOf } of LANES) {
+    const name = nameOf('system_role')
     test(`${surface}: it reaches the host as the user's, so the host's parser takes the prompt`, async () => {
       const client = await host(query)
       const { messages } = await client.getPrompt({ name })
@@ -193,10 +195,8 @@ describe('a prompt message with a role MCP does not have', () => {
 })
 
 describe('content blocks missing what their type requires', () => {
-  for (const [surface, query, name] of [
-    ['the raw surface (relayed)', '?codemode=false', 'bad_incomplete_blocks'],
-    ['passthrough', '?passthrough=bad', 'incomplete_blocks'],
-  ] as const) {
+  for (const { surface, query, name: nameOf } of LANES) {
+    const name = nameOf('incomplete_blocks')
     test(`${surface}: each reaches the host as a text block holding its JSON, so the host's parser takes the result`, async () => {
       const client = await host(query)
       expect(await client.callTool({ name, arguments: {} })).toEqual({
