@@ -225,13 +225,17 @@ describe('capabilities spelt otherwise than as objects', () => {
 })
 
 describe("an upstream's log line outside the schema", () => {
-  test('reaches the host spelled as its schema requires (level info, data null), not dropped', async () => {
+  test("reaches the host spelled as its schema requires (another logger's level name as its syslog one, else info; data null), not dropped", async () => {
     const client = await host('?codemode=false')
     const lines: LoggingMessageNotification['params'][] = []
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void lines.push(n.params))
     await client.setLoggingLevel('debug')
     expect(await client.callTool({ name: 'bad_odd_log', arguments: {} })).toMatchObject({ content: [{ text: 'logged' }] })
-    expect(lines).toEqual([{ level: 'info', data: null }])
+    expect(lines).toEqual([
+      { level: 'debug', data: null },
+      { level: 'warning', data: 'disk low' },
+      { level: 'info', data: 'who knows' },
+    ])
     await client.close()
   })
 })

@@ -53,12 +53,31 @@ function downstreamOptions(ctx: HandlerContext, callOptions: BrokeredCallOptions
 
 /**
  * An upstream's `notifications/message` params on to the host's call (its own level filter applies),
- * spelled as the host's schema requires: a level outside the eight of logging.mdx goes on as `info`
- * and absent `data` as null, rather than the line being dropped or the host's parser refusing it.
+ * spelled as the host's schema requires: a level outside the eight of logging.mdx (the syslog
+ * names) goes on as the one it plainly means in other loggers' words (`WARN`, `trace`, `fatal`),
+ * else as `info`, and absent `data` as null, rather than the line being dropped or the host's
+ * parser refusing it.
  */
 export function logTo(ctx: HandlerContext, params: JsonObject): void {
-  const level = (LOG_LEVELS as readonly unknown[]).includes(params.level) ? (params.level as LogLevel) : 'info'
-  ctx.log(level, params.data ?? null, typeof params.logger === 'string' ? params.logger : undefined)
+  ctx.log(logLevelOf(params.level), params.data ?? null, typeof params.logger === 'string' ? params.logger : undefined)
+}
+
+/** Other loggers' level names, as the syslog levels of logging.mdx. */
+const LEVEL_ALIASES: Readonly<Record<string, LogLevel>> = {
+  trace: 'debug',
+  verbose: 'debug',
+  information: 'info',
+  warn: 'warning',
+  err: 'error',
+  fatal: 'critical',
+  crit: 'critical',
+  emerg: 'emergency',
+}
+
+function logLevelOf(level: unknown): LogLevel {
+  if ((LOG_LEVELS as readonly unknown[]).includes(level)) return level as LogLevel
+  const lower = typeof level === 'string' ? level.toLowerCase() : ''
+  return (LOG_LEVELS as readonly string[]).includes(lower) ? (lower as LogLevel) : (LEVEL_ALIASES[lower] ?? 'info')
 }
 
 /**
