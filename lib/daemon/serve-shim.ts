@@ -28,7 +28,7 @@ import type { HomeLayout } from '../config/index.ts'
 import { McpxError } from '../errors/index.ts'
 import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
-import { scanEnvelope, type Envelope } from '../wire/index.ts'
+import { scanBatch, scanEnvelope, type Envelope } from '../wire/index.ts'
 import type { ConnectRetry } from './connect.ts'
 import { InFlight, unsentLine } from './serve-shim-inflight.ts'
 import { NEWLINE, type ShimChannel, openShimChannel } from './serve-shim-channel.ts'
@@ -96,6 +96,9 @@ export async function runServeShim(options: ServeShimOptions): Promise<ServeShim
 
   /** A host line is about to go to the daemon: note what it starts. */
   function noteHostLine(line: Uint8Array, envelope: Envelope | undefined): void {
+    // A 2025-03-26 batch: its requests are in flight too (their answers come back as one array).
+    if (envelope === undefined)
+      for (const member of scanBatch(line) ?? []) if (member.method !== undefined && member.id !== undefined) inflight.add(member.id)
     if (envelope?.method === undefined) return
     if (envelope.id !== undefined) {
       inflight.add(envelope.id)
@@ -183,6 +186,8 @@ export async function runServeShim(options: ServeShimOptions): Promise<ServeShim
   /** A line from the daemon: settle what it answers; false when the host must not see it (a replay's answer). */
   function daemonLine(line: Uint8Array): boolean {
     const envelope = scanEnvelope(line)
+    if (envelope === undefined)
+      for (const member of scanBatch(line) ?? []) if (member.id !== undefined && member.response) inflight.settle(member.id)
     if (envelope?.id === undefined || !envelope.response || envelope.method !== undefined) return true
     if (session.takeReplayAnswer(envelope.id)) return false
     inflight.settle(envelope.id)

@@ -61,6 +61,25 @@ export function scanEnvelope(bytes: Uint8Array, start = 0, end = bytes.length): 
   return { ...(id !== undefined && { id }), ...(method !== undefined && { method }), response, error: failed }
 }
 
+/**
+ * The envelopes of a 2025-03-26 batch line (a JSON array of messages), member by member, or
+ * undefined when the line is no array or its JSON is broken. A member that is no object has none.
+ */
+export function scanBatch(bytes: Uint8Array, start = 0, end = bytes.length): Envelope[] | undefined {
+  let i = skipSpace(bytes, start, end)
+  if (bytes[i] !== OPEN_BRACKET) return undefined
+  const envelopes: Envelope[] = []
+  for (i = skipSpace(bytes, i + 1, end); i < end && bytes[i] !== CLOSE_BRACKET; ) {
+    const memberEnd = skipValue(bytes, i, end)
+    if (memberEnd < 0) return undefined
+    const envelope = scanEnvelope(bytes, i, memberEnd)
+    if (envelope !== undefined) envelopes.push(envelope)
+    i = skipSpace(bytes, memberEnd, end)
+    if (bytes[i] === COMMA) i = skipSpace(bytes, i + 1, end)
+  }
+  return envelopes
+}
+
 /** The four member names that matter, compared as bytes (no decoding of other keys). */
 function keyName(bytes: Uint8Array, start: number, end: number): 'id' | 'method' | 'result' | 'error' | undefined {
   const length = end - start

@@ -100,4 +100,4 @@ export type {
   EmptyParams,
 } from './params/client.ts'
 export type { CreateMessageParams, ElicitParams } from './params/server.ts'
-export { scanEnvelope, type Envelope } from './envelope-scan.ts'
+export { scanBatch, scanEnvelope, type Envelope } from './envelope-scan.ts'

@@ -327,6 +327,26 @@ describe('mcpx serve: restarts are invisible and nothing runs twice', () => {
     expect(responses(host.lines).filter((m) => m.id === 3)).toHaveLength(1)
   })
 
+  test("a 2025-03-26 batch's requests in flight at `mcpx daemon stop` each get a JSON-RPC error", async () => {
+    const u = user()
+    const host = rawServe(u, '--mode', 'raw')
+    host.send({ ...INIT, params: { ...INIT.params, protocolVersion: '2025-03-26' } }, INITIALIZED, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/list',
+    })
+    await host.answer(2)
+    // One line holding two requests: the daemon answers them together, after the slow one.
+    host.send([
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'up_slow', arguments: { ms: 20_000 } } },
+      { jsonrpc: '2.0', id: 5, method: 'ping' },
+    ])
+    await runMcpx(['daemon', 'status', '--config', u.config], { env: u.env })
+    await runMcpx(['daemon', 'stop', '--config', u.config], { env: u.env })
+    for (const id of [3, 5]) expect((await host.answer(id)).error?.message).toMatch(/may or may not have run/)
+    await host.end()
+  })
+
   test('a side-effecting call in flight when the daemon is SIGKILLed runs at most once', async () => {
     const u = user()
     const sink = join(u.dir.path, 'side-effects.txt')

@@ -4,7 +4,7 @@
  * the body holds (brackets and quotes inside strings, escapes, nesting), and never throw.
  */
 import { describe, expect, test } from 'bun:test'
-import { scanEnvelope } from '../../../lib/wire/index.ts'
+import { scanBatch, scanEnvelope } from '../../../lib/wire/index.ts'
 
 const bytes = (text: string) => new TextEncoder().encode(text)
 const scan = (text: string) => scanEnvelope(bytes(text))
@@ -97,5 +97,25 @@ describe('scanEnvelope', () => {
       expect(envelope.response).toBe(parsed.result !== undefined || parsed.error !== undefined)
       expect(envelope.error).toBe(parsed.error !== undefined)
     }
+  })
+})
+
+describe('scanBatch', () => {
+  test("a batch's members, each read as scanEnvelope reads a line, ids byte-exact", () => {
+    const line = bytes(
+      '[{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"x":[1,{"y":"]"}]}}, {"jsonrpc":"2.0","method":"notifications/x"} ,{"jsonrpc":"2.0","id":"a","result":{}}]\n',
+    )
+    expect(scanBatch(line)).toEqual([
+      { id: '9007199254740993', method: 'tools/call', response: false, error: false },
+      { method: 'notifications/x', response: false, error: false },
+      { id: '"a"', response: true, error: false },
+    ])
+  })
+
+  test('an object line, an empty batch, members that are no objects, broken JSON', () => {
+    expect(scanBatch(bytes('{"jsonrpc":"2.0","id":1,"method":"ping"}'))).toBeUndefined()
+    expect(scanBatch(bytes('[]'))).toEqual([])
+    expect(scanBatch(bytes('[1, "x", {"id":2,"method":"ping"}]'))).toEqual([{ id: '2', method: 'ping', response: false, error: false }])
+    expect(scanBatch(bytes('[{"id":1,"method":"ping"'))).toBeUndefined()
   })
 })
