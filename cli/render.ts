@@ -72,23 +72,28 @@ export function binaryContent(
  */
 const BASE64 = /^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$/
 
-/** The bytes `data` encodes, or undefined when it is no base64. */
-function base64Bytes(data: string): Buffer | undefined {
+/** `data` without the line breaks a base64 producer may wrap it with, when it is base64; else undefined. */
+function compactBase64(data: string): string | undefined {
   const compact = data.replace(/\s+/g, '')
-  return BASE64.test(compact) ? Buffer.from(compact, 'base64') : undefined
+  return BASE64.test(compact) ? compact : undefined
 }
 
 /** The bytes of a result's base64 field, or a PROTOCOL error naming `what` (`image data`, `blob x://a`). */
 export function decodeBase64(data: string, what: string): Buffer {
-  const bytes = base64Bytes(data)
-  if (bytes === undefined) throw new McpxError('PROTOCOL', `the server sent ${what} that is not valid base64`, { what })
-  return bytes
+  const compact = compactBase64(data)
+  if (compact === undefined) throw new McpxError('PROTOCOL', `the server sent ${what} that is not valid base64`, { what })
+  return Buffer.from(compact, 'base64')
 }
 
-/** `N bytes` for the base64 `data`, or that it is none (a summary line never refuses). */
+/**
+ * `N bytes` for the base64 `data`, or that it is none (a summary line never refuses). Counted
+ * from its length (four characters hold three bytes, less the padding), not decoded.
+ */
 export function base64Size(data: string): string {
-  const bytes = base64Bytes(data)
-  return bytes === undefined ? 'not valid base64' : `${bytes.length} bytes`
+  const compact = compactBase64(data)
+  if (compact === undefined) return 'not valid base64'
+  const padding = compact.endsWith('==') ? 2 : compact.endsWith('=') ? 1 : 0
+  return `${Math.floor((compact.length * 3) / 4) - padding} bytes`
 }
 
 /**

@@ -8,7 +8,7 @@ import * as v from 'valibot'
 import { type AccessPolicy, AccessPolicySchema } from '../access/index.ts'
 import { type OAuthUpstreamConfig, OAuthUpstreamConfigSchema } from '../auth/index.ts'
 import type { SettingOverrides } from '../settings/index.ts'
-import { REVISIONS, type Revision } from '../wire/index.ts'
+import { HTTP_TOKEN, REVISIONS, type Revision } from '../wire/index.ts'
 
 /** Server names become the `server.` prefix of tool names, so no dots or spaces. */
 export const SERVER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
@@ -26,8 +26,6 @@ function nameMap<T extends v.GenericSchema>(value: T) {
 
 const StringMap = nameMap(v.string())
 
-/** RFC 9110 section 5.6.2 token: what a header name may hold. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** RFC 9110 section 5.5: a field value holds no control characters but tab (a line break would end the header). */
 const HEADER_VALUE = /^[^\x00-\x08\x0a-\x1f\x7f]*$/
 
@@ -36,9 +34,9 @@ const HeaderMap = nameMap(
   v.pipe(v.string(), v.regex(HEADER_VALUE, 'must not hold a line break or another control character (it would end the header)')),
 )
 const HEADER_NAMES = v.custom<Record<string, string>>(
-  (input) => Object.keys(input as Record<string, string>).every((name) => HEADER_NAME.test(name)),
+  (input) => Object.keys(input as Record<string, string>).every((name) => HTTP_TOKEN.test(name)),
   (issue) => {
-    const bad = Object.keys(issue.input as Record<string, string>).find((name) => !HEADER_NAME.test(name))
+    const bad = Object.keys(issue.input as Record<string, string>).find((name) => !HTTP_TOKEN.test(name))
     return `header name ${JSON.stringify(bad)} is not an HTTP token (letters, digits and !#$%&'*+.^_\`|~-, no spaces or colons)`
   },
 )

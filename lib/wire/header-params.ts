@@ -21,8 +21,8 @@ export type HeaderParamsResult = { ok: HeaderParam[] } | { invalid: string }
 /** The `x-mcp-header` schema keyword. */
 const X_MCP_HEADER = 'x-mcp-header'
 
-// RFC 9110 section 5.6.2 token = 1*tchar.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+/** RFC 9110 section 5.6.2 token = 1*tchar: what a header name (and an x-mcp-header's) may hold. */
+export const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean'])
 // JSON Schema keywords whose value is one subschema, an array of subschemas, or a map of them.
 // Annotations found through any of these are not "statically reachable" (streamable-http.mdx).
@@ -86,7 +86,7 @@ function checkAnnotation(
   const name = node[X_MCP_HEADER]
   const where = path.length > 0 ? path.join('.') : '(root)'
   if (typeof name !== 'string' || name === '') return void problems.push(`x-mcp-header at ${where} must be a non-empty string`)
-  if (!TOKEN.test(name)) return void problems.push(`x-mcp-header "${name}" at ${where} is not an RFC 9110 token`)
+  if (!HTTP_TOKEN.test(name)) return void problems.push(`x-mcp-header "${name}" at ${where} is not an RFC 9110 token`)
   if (!reachable || path.length === 0) {
     return void problems.push(`x-mcp-header "${name}" at ${where} is not reachable through properties only`)
   }

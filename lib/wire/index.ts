@@ -14,6 +14,7 @@ export {
 } from './rpc-errors.ts'
 export { encodeHeaderValue, decodeHeaderValue, headerMatchesValue, MAX_HEADER_INTEGER } from './header-codec.ts'
 export {
+  HTTP_TOKEN,
   findHeaderParams,
   requestHeaders,
   mcpNameSource,

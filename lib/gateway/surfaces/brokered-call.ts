@@ -75,7 +75,6 @@ const LEVEL_ALIASES: Readonly<Record<string, LogLevel>> = {
 }
 
 function logLevelOf(level: unknown): LogLevel {
-  if ((LOG_LEVELS as readonly unknown[]).includes(level)) return level as LogLevel
   const lower = typeof level === 'string' ? level.toLowerCase() : ''
   return (LOG_LEVELS as readonly string[]).includes(lower) ? (lower as LogLevel) : (LEVEL_ALIASES[lower] ?? 'info')
 }

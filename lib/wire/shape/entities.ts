@@ -14,6 +14,7 @@ import {
   promptForHosts,
   resourceForHosts,
   templateForHosts,
+  textBlockOf,
   toolFieldsForHosts,
 } from './typed-fields.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
@@ -28,11 +29,11 @@ function shapeObject(revision: Revision, typeName: SpecTypeName, value: JsonObje
 
 /** One content block of a tool result or prompt message (`ContentBlock`). */
 export function shapeContentBlock(revision: Revision, block: unknown): JsonObject {
-  if (!isRecord(block)) return asText(block)
+  if (!isRecord(block)) return textBlockOf(block)
   // The everyday block has nothing any revision lacks: it goes out as it came.
   if (block.type === 'text' && isBareText(block)) return block
   // A known block missing what its type requires would fail the host's parser with the whole result: shown as text instead.
-  if (!contentBlockFits(block)) return asText(block)
+  if (!contentBlockFits(block)) return textBlockOf(block)
   switch (block.type) {
     case 'text':
       return shapeObject(revision, 'TextContent', block)
@@ -48,13 +49,8 @@ export function shapeContentBlock(revision: Revision, block: unknown): JsonObjec
       return atLeast(revision, '2025-06-18') ? shapeObject(revision, 'ResourceLink', block) : resourceLinkAsText(block)
     default:
       // A legacy peer cannot parse an unknown content type (the union is closed); keep it readable.
-      return isModernRevision(revision) ? { ...block } : asText(block)
+      return isModernRevision(revision) ? { ...block } : textBlockOf(block)
   }
-}
-
-/** A block (or a value that is none) as a text block holding its JSON: nothing of it is lost. */
-function asText(block: unknown): JsonObject {
-  return { type: 'text', text: JSON.stringify(block) }
 }
 
 export function isBareText(block: JsonObject): boolean {

@@ -9,6 +9,7 @@ import { methodExists } from '../matrix/methods.ts'
 import { shapeMeta } from './meta.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import { shapeContentBlock } from './entities.ts'
+import { textBlockOf } from './typed-fields.ts'
 
 export interface OutgoingRequest {
   method: string
@@ -148,5 +149,5 @@ export function shapeSamplingContent(revision: Revision, content: unknown): unkn
 function samplingBlock(revision: Revision, block: unknown): JsonObject {
   const shaped = shapeContentBlock(revision, block)
   // Before 2025-11-25 a SamplingMessage holds text, image or (2025-03-26+) audio only.
-  return ['text', 'image', 'audio'].includes(String(shaped.type)) ? shaped : { type: 'text', text: JSON.stringify(block) }
+  return ['text', 'image', 'audio'].includes(String(shaped.type)) ? shaped : textBlockOf(block)
 }

@@ -23,6 +23,24 @@ const ARGUMENT_FIELDS: FieldTypes = { ...DISPLAY_FIELDS, required: 'boolean' }
 const TOOL_HINTS = new Set(['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'])
 const CAPABILITY_FLAGS = ['listChanged', 'subscribe']
 
+/** A value as a text block holding its JSON: how a block no peer could parse is shown, nothing of it lost. */
+export function textBlockOf(value: unknown): JsonObject {
+  return { type: 'text', text: JSON.stringify(value) }
+}
+
+/**
+ * The array each result of these methods carries (required by every revision's schema.json): what
+ * upgrade.ts checks on receipt and listProblems reads for the probe.
+ */
+export const RESULT_LISTS: Readonly<Record<string, string>> = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'prompts/get': 'messages',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+  'resources/read': 'contents',
+}
+
 /** "a string", "an object", "null": what a value is, for a note or an error message. */
 export function kindOf(value: unknown): string {
   if (value === null) return 'null'
@@ -164,16 +182,12 @@ export function capabilitiesForHosts(out: JsonObject, note: Note = IGNORE): void
   }
 }
 
-/** Each list method: the array it carries, what names an item in a note, and the item's repair. */
-const LISTS: Readonly<Record<string, readonly [string, string, (item: JsonObject, note: Note) => unknown]>> = {
-  'tools/list': [
-    'tools',
-    'name',
-    (item, note) => (typeof item.name !== 'string' ? note('no string `name`') : toolFieldsForHosts(item, note)),
-  ],
-  'resources/list': ['resources', 'uri', resourceForHosts],
-  'resources/templates/list': ['resourceTemplates', 'uriTemplate', templateForHosts],
-  'prompts/list': ['prompts', 'name', promptForHosts],
+/** Each list method: what names an item in a note, and the item's repair (its array: RESULT_LISTS). */
+const LISTS: Readonly<Record<string, readonly [string, (item: JsonObject, note: Note) => unknown]>> = {
+  'tools/list': ['name', (item, note) => (typeof item.name !== 'string' ? note('no string `name`') : toolFieldsForHosts(item, note))],
+  'resources/list': ['uri', resourceForHosts],
+  'resources/templates/list': ['uriTemplate', templateForHosts],
+  'prompts/list': ['name', promptForHosts],
 }
 
 /**
@@ -183,7 +197,8 @@ const LISTS: Readonly<Record<string, readonly [string, string, (item: JsonObject
 export function listProblems(method: string, result: JsonObject): string[] {
   const shape = LISTS[method]
   if (shape === undefined) return []
-  const [key, identity, repair] = shape
+  const [identity, repair] = shape
+  const key = RESULT_LISTS[method]!
   const list = result[key]
   if (!Array.isArray(list)) return [`${method}: \`${key}\` is ${kindOf(list)}, not an array`]
   const problems: string[] = []

@@ -7,7 +7,7 @@ import { McpxError, RPC } from '../../errors/index.ts'
 import { CACHE_SCOPE, EXTENSION, RESULT_TYPE, type Revision } from '../constants.ts'
 import { isRecord, type JsonObject } from '../jsonrpc.ts'
 import { modernTask } from './tasks.ts'
-import { kindOf } from './typed-fields.ts'
+import { RESULT_LISTS, kindOf, textBlockOf } from './typed-fields.ts'
 import { BARE_IN_MODERN, CACHEABLE_METHODS } from './result.ts'
 
 /** Lift `result` of `method`, received from a `revision` peer, into the newest shape. */
@@ -31,25 +31,12 @@ export function upgradeResult(revision: Revision, method: string, result: JsonOb
 }
 
 /**
- * The array each result of these methods carries (required by every revision's schema.json). An
- * absent or null one is read as empty, which loses nothing; one present in another shape would be
- * dropped on the way, so malformedResult refuses it instead. (A tool result's `content` is read
- * liberally instead: withContentBlocks.)
- */
-const RESULT_LISTS: Readonly<Record<string, string>> = {
-  'tools/list': 'tools',
-  'prompts/list': 'prompts',
-  'prompts/get': 'messages',
-  'resources/list': 'resources',
-  'resources/templates/list': 'resourceTemplates',
-  'resources/read': 'contents',
-}
-
-/**
  * The error for a complete `result` of `method` (asked with `params`) received from a server that
- * mcpx cannot read without dropping part of it or guessing: its list (RESULT_LISTS) not an array
- * of objects, or a tools/call `isError` that is not a boolean (schema.json CallToolResult: is it
- * an error or not?). Undefined when the result is fine; other fields are passed on as they are.
+ * mcpx cannot read without dropping part of it or guessing: its list (typed-fields.ts RESULT_LISTS)
+ * not an array of objects, or a tools/call `isError` that is not a boolean (schema.json
+ * CallToolResult: is it an error or not?). An absent or null list reads as empty, which loses
+ * nothing; a tool result's `content` is read liberally instead (withContentBlocks). Undefined when
+ * the result is fine; other fields are passed on as they are.
  */
 export function malformedResult(method: string, params: JsonObject, result: JsonObject): McpxError | undefined {
   const problem = resultProblem(method, result)
@@ -85,20 +72,16 @@ export function withContentBlocks(result: JsonObject): JsonObject {
   if (content === undefined || content === null) return result
   if (Array.isArray(content)) {
     if (content.every(isTypedBlock)) return result
-    return { ...result, content: content.map((item) => (isTypedBlock(item) ? item : textOf(item))) }
+    return { ...result, content: content.map((item) => (isTypedBlock(item) ? item : textBlockOf(item))) }
   }
   return {
     ...result,
-    content: [typeof content === 'string' ? { type: 'text', text: content } : isTypedBlock(content) ? content : textOf(content)],
+    content: [typeof content === 'string' ? { type: 'text', text: content } : isTypedBlock(content) ? content : textBlockOf(content)],
   }
 }
 
 function isTypedBlock(item: unknown): boolean {
   return isRecord(item) && typeof item.type === 'string'
-}
-
-function textOf(value: unknown): JsonObject {
-  return { type: 'text', text: JSON.stringify(value) }
 }
 
 /**
