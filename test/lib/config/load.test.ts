@@ -285,6 +285,23 @@ describe('finding the config', () => {
     expect(config.servers.demo!.target).toEqual({ kind: 'stdio', command: '/usr/bin/mcpx', args: ['demo-server'], env: {} })
   })
 
+  test('roots default: none at the default location (mcpx own directory), the directory of a file named elsewhere', () => {
+    using dir = tempDir('mcpx-config')
+    const env = { HOME: dir.path }
+    const atDefault = join(dir.path, '.config', 'mcpx', 'config.json')
+    mkdirSync(join(dir.path, '.config', 'mcpx'), { recursive: true })
+    writeFileSync(atDefault, JSON.stringify({ mcpServers: { a: { command: 'x' }, b: { command: 'y', roots: ['src'] } } }))
+    const load = (flag?: string) => loadConfig({ paths: resolvePaths(env, resolveSettings(env), flag), env, demoCommand: DEMO })
+    expect(load().servers.a!.roots).toEqual([])
+    expect(load().servers.b!.roots).toEqual([`file://${join(dir.path, '.config', 'mcpx', 'src')}`])
+    // Named explicitly, the default location is still mcpx's own directory.
+    expect(load(atDefault).servers.a!.roots).toEqual([])
+    const project = join(dir.path, 'project')
+    mkdirSync(project)
+    writeFileSync(join(project, 'mcpx.json'), JSON.stringify({ mcpServers: { a: { command: 'x' } } }))
+    expect(load(join(project, 'mcpx.json')).servers.a!.roots).toEqual([`file://${project}`])
+  })
+
   test('an explicit file that does not exist is a CONFIG error naming it', () => {
     const env = { HOME: '/nonexistent' }
     const paths = resolvePaths(env, resolveSettings(env), '/nonexistent/mcpx.json')
