@@ -118,8 +118,10 @@ export class McpClient {
     return this.#request(method, params, options, false)
   }
 
-  /** request(), or requestWithInput() when `withInput`: both retry through here. */
+  /** request(), or requestWithInput() when `withInput`: both retry, and wait out a session's renewal, here. */
   #request(method: string, params: JsonObject, options: CallOptions, withInput: boolean): Promise<JsonObject> {
+    const renewing = this.#session.handshake
+    if (renewing) return renewing.then(() => this.#request(method, params, options, withInput))
     const generation = this.#session.generation
     const retry = async (error: unknown): Promise<JsonObject> => {
       if (!(await this.#readyToRetry(error, generation, method))) throw error

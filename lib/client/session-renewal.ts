@@ -4,7 +4,7 @@
  * a fresh initialize). Once, shared by every request that saw it refused and by the standalone GET
  * stream that found it so while nothing was asked; then that stream follows the new session, and
  * whoever owns the client hears of it: the server may have restarted with other lists, and it
- * holds nothing the old session set up.
+ * holds nothing the old session set up. A new session that cannot be set up ends the connection.
  */
 import { log } from '../log/index.ts'
 import type { Peer } from '../session/index.ts'
@@ -25,6 +25,15 @@ export class SessionRenewal {
     })
   }
 
+  /**
+   * The new session's handshake while it runs, settled either way (renew()'s caller hears how): a
+   * request sent meanwhile would carry no session id (the transport dropped the old one) and be
+   * refused as made before initialize, so it waits for this and goes as the connection then stands.
+   */
+  get handshake(): Promise<void> | undefined {
+    return this.#pending?.catch(() => undefined)
+  }
+
   /** Read before a request; renew() with it replaces only the session that request was sent in. */
   get generation(): number {
     return this.#generation
@@ -35,7 +44,14 @@ export class SessionRenewal {
     this.#pending ??= (async () => {
       const session = sessionControl(this.peer.transport)
       session?.resetSession()
-      await this.initialize()
+      try {
+        await this.initialize()
+      } catch (error) {
+        // No session is left to send in: the connection is lost, and its owner connects anew
+        // (upstream.ts restarts it) instead of sending every later request without one.
+        await this.peer.close()
+        throw error
+      }
       this.#generation++
       session?.renewListenStream?.()
       for (const listener of this.#listeners) listener()

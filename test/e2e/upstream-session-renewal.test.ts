@@ -29,8 +29,16 @@ const servers: Record<string, unknown> = {}
 let fixture: Awaited<ReturnType<typeof serveFixture>> | undefined
 const againPort = freePort()
 let again: Awaited<ReturnType<typeof serveFixture>> | undefined
+/** Answers each new session's initialize late, so requests can be made while the gateway renews one. */
+let slow: Awaited<ReturnType<typeof serveFixture>> | undefined
+const SLOW_INITIALIZE_MS = 400
+const slowPort = freePort()
+const startSlow = () =>
+  serveFixture(LEGACY, 'http', { FIXTURE_PORT: String(slowPort), FIXTURE_INITIALIZE_DELAY_MS: String(SLOW_INITIALIZE_MS) })
 beforeAll(async () => {
   fixture = await serveFixture(LEGACY, 'http')
+  slow = await startSlow()
+  servers.slow = { url: slow.url }
   everything = await startEverything()
   again = await serveFixture(LEGACY, 'http', { FIXTURE_PORT: String(againPort) })
   servers.up = { url: fixture.url }
@@ -42,6 +50,7 @@ afterAll(async () => {
   everything?.kill()
   await fixture?.[Symbol.asyncDispose]()
   await again?.[Symbol.asyncDispose]()
+  await slow?.[Symbol.asyncDispose]()
 })
 
 async function host(): Promise<Client> {
@@ -80,6 +89,47 @@ describe('an upstream session lost and replaced', () => {
       // Its list_changed arrives on a GET stream opened for the new session.
       expect(textOf(await client.callTool({ name: 'up_touch', arguments: {} }))).toBe('added 1')
       expect(await listUntil(client, (names) => names.includes('up_added-1'))).toContain('up_added-1')
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('calls made while the new session is being set up wait for it, and go in it', async () => {
+    const client = await host()
+    try {
+      expect(textOf(await client.callTool({ name: 'slow_echo', arguments: { text: 'before' } }))).toBe('before')
+      expect(textOf(await client.callTool({ name: 'slow_expire', arguments: {} }))).toBe('expired 1')
+      // The first call finds the session gone and starts a new one, whose initialize is answered
+      // late; the others are made during that handshake. Before, they went without a session id,
+      // and the server refused them as sent before initialize.
+      const first = client.callTool({ name: 'slow_echo', arguments: { text: 'first' } })
+      await Bun.sleep(SLOW_INITIALIZE_MS / 2)
+      const during = await Promise.all(['a', 'b', 'c'].map((text) => client.callTool({ name: 'slow_echo', arguments: { text } })))
+      expect(textOf(await first)).toBe('first')
+      expect(during.map(textOf)).toEqual(['a', 'b', 'c'])
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('a new session that cannot be set up is a lost connection: once the server is back, calls go in a new one', async () => {
+    const client = await host()
+    try {
+      expect(textOf(await client.callTool({ name: 'slow_expire', arguments: {} }))).toMatch(/^expired/)
+      const lost = client.callTool({ name: 'slow_echo', arguments: { text: 'lost' } })
+      // The server goes away while it holds the new session's initialize.
+      await Bun.sleep(SLOW_INITIALIZE_MS / 2)
+      await slow?.[Symbol.asyncDispose]()
+      expect((await lost).isError).toBe(true)
+      slow = await startSlow()
+      // Before, the connection stayed without a session: every later call was refused as made before initialize.
+      const deadline = Date.now() + SETTLE_MS
+      let after = await client.callTool({ name: 'slow_echo', arguments: { text: 'back' } })
+      while (after.isError && Date.now() < deadline) {
+        await Bun.sleep(100)
+        after = await client.callTool({ name: 'slow_echo', arguments: { text: 'back' } })
+      }
+      expect(textOf(after)).toBe('back')
     } finally {
       await client.close()
     }
