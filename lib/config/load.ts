@@ -34,17 +34,7 @@ export interface LoadConfigOptions {
 export interface ParseOptions {
   readonly envSource?: string
   readonly check?: boolean
-  /** What a server without `roots` answers with: the config file's directory unless told otherwise. */
-  readonly rootsDefault?: readonly string[]
 }
-
-/**
- * A file at the default location (~/.config/mcpx) names no workspace: its directory is mcpx's own,
- * so there a server gets no roots unless it sets `roots` (server-filesystem would otherwise trade
- * the directories it was started with for mcpx's config directory). A file named with --config or
- * MCPX_CONFIG elsewhere sits in the project it serves, whose directory is the natural root.
- */
-const atDefaultLocation = (file: string, paths: McpxPaths): boolean => paths.configCandidates.includes(file)
 
 /** Load the config named by --config / MCPX_CONFIG, else the first XDG candidate, else the default. */
 export function loadConfig(options: LoadConfigOptions): McpxConfig {
@@ -53,7 +43,6 @@ export function loadConfig(options: LoadConfigOptions): McpxConfig {
   return parseConfig(readConfigText(file), file, options.env, {
     ...(options.envSource !== undefined && { envSource: options.envSource }),
     ...(options.check !== undefined && { check: options.check }),
-    ...(atDefaultLocation(file, options.paths) && { rootsDefault: [] }),
   })
 }
 
@@ -91,7 +80,7 @@ export function parseConfig(text: string, file: string, env: Env, options: Parse
       unset ??= `environment variable ${variable} is not set (${formatPath(where.path)})${missingEnvFile()}`
       return variable
     })
-    const server = parseServerEntry(name, resolved, file, options.rootsDefault)
+    const server = parseServerEntry(name, resolved, file)
     const problem = unset ?? (options.check ? startProblem(server, values) : undefined)
     servers[name] = problem === undefined ? server : { ...server, unavailable: problem }
   }
@@ -165,8 +154,8 @@ function resolveEntryPaths(
   }
 }
 
-/** Validate and normalise one `mcpServers` entry (already interpolated); `rootsDefault` as in ParseOptions. */
-export function parseServerEntry(name: string, entry: unknown, file: string, rootsDefault: readonly string[] = ['.']): ServerConfig {
+/** Validate and normalise one `mcpServers` entry (already interpolated). */
+export function parseServerEntry(name: string, entry: unknown, file: string): ServerConfig {
   const at: DocPath = ['mcpServers', name]
   if (!SERVER_NAME.test(name))
     throw configError({ file, path: at }, 'server names may hold only letters, digits, "-" and "_" (a "." would break server.tool names)')
@@ -189,9 +178,9 @@ export function parseServerEntry(name: string, entry: unknown, file: string, roo
     ...(e.blockedTools !== undefined && { blockedTools: e.blockedTools }),
     // A relative recording path is relative to the config file, not to wherever the daemon runs.
     ...(e.record !== undefined && { record: resolve(dirname(file), e.record) }),
-    roots: (e.roots ?? rootsDefault).map((root) =>
-      /^[a-z][a-z0-9+.-]*:/i.test(root) ? root : Bun.pathToFileURL(resolve(dirname(file), root)).href,
-    ),
+    // No roots unless set: a directory mcpx chose would replace those a server was started with
+    // (server-filesystem trades its arguments for any roots it is given; README "Brokering").
+    roots: (e.roots ?? []).map((root) => (/^[a-z][a-z0-9+.-]*:/i.test(root) ? root : Bun.pathToFileURL(resolve(dirname(file), root)).href)),
   })
   if (hasCommand) {
     const parsed = v.safeParse(StdioEntrySchema, entry)

@@ -135,7 +135,7 @@ export interface ServerConfig {
   /**
    * `file://` URIs mcpx answers this server's `roots/list` with when the question cannot be put to
    * the one caller it belongs to (README "Brokering"); from `roots` (paths relative to the config
-   * file, or URIs), default the config file's directory, or none for a file at the default location.
+   * file, or URIs); none unless set.
    */
   readonly roots?: readonly string[]
   /** Why this server cannot be started as configured (an unset variable, a missing command…). */

@@ -26,18 +26,20 @@ afterAll(async () => {
 })
 
 /** server-filesystem's verdict on the roots it got, from its stderr in the daemon's log. */
-async function rootsVerdict(env: Record<string, string>): Promise<string> {
+async function rootsVerdict(env: Record<string, string>, server = 'files'): Promise<string> {
   const log = layoutForEnv(env).daemonLog
   for (let i = 0; i < 100; i++) {
-    const verdict = readFileSync(log, 'utf8').match(/\[files stderr\] (No valid root directories|Updated allowed directories)/)
+    const verdict = readFileSync(log, 'utf8').match(
+      new RegExp(`\\[${server} stderr\\] (No valid root directories|Updated allowed directories)`),
+    )
     if (verdict) return verdict[1]!
     await Bun.sleep(50)
   }
   throw new Error(`server-filesystem never answered its roots in ${log}:\n${readFileSync(log, 'utf8')}`)
 }
 
-describe('roots when no caller answers them', () => {
-  test('the default location gives none: server-filesystem keeps the directory it was started with', async () => {
+describe('roots when no caller answers them: none unless the config sets them', () => {
+  test('at the default location, server-filesystem keeps the directory it was started with', async () => {
     mkdirSync(join(user.home, '.config', 'mcpx'), { recursive: true })
     writeFileSync(user.configFile, JSON.stringify({ mcpServers: { files: entry } }))
     await callThroughServe([], hostEnv, 'files.list_allowed_directories')
@@ -46,12 +48,14 @@ describe('roots when no caller answers them', () => {
     expect(text).toBe(`Allowed directories:\n${shared}`)
   })
 
-  test('a config file named elsewhere gives its own directory, the project it serves', async () => {
-    writeFileSync(projectConfig, JSON.stringify({ mcpServers: { files: entry } }))
+  test('a config file named elsewhere: the same, and `roots` set there (relative to it) are what it gets', async () => {
+    writeFileSync(projectConfig, JSON.stringify({ mcpServers: { files: entry, rooted: { ...entry, roots: ['.'] } } }))
     const env = { ...hostEnv, MCPX_CONFIG: projectConfig }
     await callThroughServe([], env, 'files.list_allowed_directories')
-    expect(await rootsVerdict(env)).toBe('Updated allowed directories')
-    const { text } = await callThroughServe([], env, 'files.list_allowed_directories')
-    expect(text).toBe(`Allowed directories:\n${user.project}`)
+    expect(await rootsVerdict(env, 'files')).toBe('No valid root directories')
+    expect((await callThroughServe([], env, 'files.list_allowed_directories')).text).toBe(`Allowed directories:\n${shared}`)
+    await callThroughServe([], env, 'rooted.list_allowed_directories')
+    expect(await rootsVerdict(env, 'rooted')).toBe('Updated allowed directories')
+    expect((await callThroughServe([], env, 'rooted.list_allowed_directories')).text).toBe(`Allowed directories:\n${user.project}`)
   })
 })

@@ -54,7 +54,7 @@ describe('parseConfig', () => {
           disabled: false,
           codemode: false,
           allowedTools: ['read'],
-          roots: ['file:///etc'],
+          roots: [],
         },
         web: {
           name: 'web',
@@ -63,7 +63,7 @@ describe('parseConfig', () => {
           protocol: '2025-06-18',
           codemode: true,
           record: '/tmp/web.ndjson',
-          roots: ['file:///etc'],
+          roots: [],
         },
         old: {
           name: 'old',
@@ -71,7 +71,7 @@ describe('parseConfig', () => {
           disabled: true,
           codemode: true,
           blockedTools: ['rm'],
-          roots: ['file:///etc'],
+          roots: [],
         },
       },
       settings: { requestTimeoutMs: 5000 },
@@ -79,14 +79,14 @@ describe('parseConfig', () => {
     } satisfies McpxConfig)
   })
 
-  test('roots: paths relative to the config file, URIs as given, default the config file directory', () => {
+  test('roots: paths relative to the config file, URIs as given, none unless set', () => {
     const config = parseConfig(
       JSON.stringify({ mcpServers: { a: { command: 'x', roots: ['src', '/abs', 'file:///u'] }, b: { command: 'y' } } }),
       '/home/me/mcpx.json',
       {},
     )
     expect(config.servers.a!.roots).toEqual(['file:///home/me/src', 'file:///abs', 'file:///u'])
-    expect(config.servers.b!.roots).toEqual(['file:///home/me'])
+    expect(config.servers.b!.roots).toEqual([])
   })
 
   test('interpolates ${VAR} and ${VAR:-default}; $${ stays literal', () => {
@@ -283,23 +283,6 @@ describe('finding the config', () => {
     expect(config.source).toBeNull()
     expect(Object.keys(config.servers)).toEqual(['demo'])
     expect(config.servers.demo!.target).toEqual({ kind: 'stdio', command: '/usr/bin/mcpx', args: ['demo-server'], env: {} })
-  })
-
-  test('roots default: none at the default location (mcpx own directory), the directory of a file named elsewhere', () => {
-    using dir = tempDir('mcpx-config')
-    const env = { HOME: dir.path }
-    const atDefault = join(dir.path, '.config', 'mcpx', 'config.json')
-    mkdirSync(join(dir.path, '.config', 'mcpx'), { recursive: true })
-    writeFileSync(atDefault, JSON.stringify({ mcpServers: { a: { command: 'x' }, b: { command: 'y', roots: ['src'] } } }))
-    const load = (flag?: string) => loadConfig({ paths: resolvePaths(env, resolveSettings(env), flag), env, demoCommand: DEMO })
-    expect(load().servers.a!.roots).toEqual([])
-    expect(load().servers.b!.roots).toEqual([`file://${join(dir.path, '.config', 'mcpx', 'src')}`])
-    // Named explicitly, the default location is still mcpx's own directory.
-    expect(load(atDefault).servers.a!.roots).toEqual([])
-    const project = join(dir.path, 'project')
-    mkdirSync(project)
-    writeFileSync(join(project, 'mcpx.json'), JSON.stringify({ mcpServers: { a: { command: 'x' } } }))
-    expect(load(join(project, 'mcpx.json')).servers.a!.roots).toEqual([`file://${project}`])
   })
 
   test('an explicit file that does not exist is a CONFIG error naming it', () => {
