@@ -54,6 +54,19 @@ export function isUrl(text: string): boolean {
   return /^https?:\/\//i.test(text)
 }
 
+const NAME_LIKE = /^\w[\w.-]*$/
+
+/**
+ * `server name rest…` read as `server.name rest…`: the lists print names without their server
+ * (`mcpx prompt list ev`), so the two words are what a user types next. A second word that is an
+ * argument (`key=value`, `-`, `{json}`) leaves the first as given, to be refused as no `server.name`.
+ */
+export function joinedTarget(words: readonly string[]): string[] {
+  const [first, second, ...rest] = words
+  if (first === undefined || second === undefined || /[./]/.test(first) || !NAME_LIKE.test(second)) return [...words]
+  return [`${first}.${second}`, ...rest]
+}
+
 /** Split "npx -y pkg" into argv (double/single quotes group words; no shell expansion). */
 export function splitCommand(text: string): string[] {
   const words: string[] = []

@@ -19,7 +19,7 @@ import { repeatable, variadic } from '../parse.ts'
 import { writeStdout, writesStdoutWithBun } from '../output.ts'
 import { binaryContent, decodeBase64, renderToolResult } from '../render.ts'
 import { stderrIsTty } from '../tty.ts'
-import { hostOptions, isUrl, openServer } from '../target.ts'
+import { hostOptions, isUrl, joinedTarget, openServer } from '../target.ts'
 
 const call = defineCommand({
   meta: {
@@ -32,7 +32,7 @@ const call = defineCommand({
     target: variadic({
       type: 'positional',
       description:
-        'server.tool (the first dot splits; server/tool also works), or a URL followed by the tool name, or the tool name with --stdio',
+        'server.tool (the first dot splits; server/tool and `server tool` also work), or a URL followed by the tool name, or the tool name with --stdio',
       required: true,
     }),
     args: { type: 'string', description: 'Arguments as one JSON object', valueHint: 'json' },
@@ -151,7 +151,7 @@ const call = defineCommand({
 // Its result, --json or not, goes through writeStdout: process.stdout is never created (cli/output.ts).
 export default writesStdoutWithBun(call)
 
-/** `server.tool rest…`, `URL tool rest…`, or (with --stdio) `tool rest…`. */
+/** `server.tool rest…` (or `server tool rest…`), `URL tool rest…`, or (with --stdio) `tool rest…`. */
 function splitTarget(positionals: string[], stdio: string | undefined): { server: string; tool: string; tokens: string[] } {
   const [first, ...rest] = positionals
   if (first === undefined) throw new McpxError('USAGE', 'call: missing TARGET (see `mcpx call --help`)')
@@ -168,8 +168,9 @@ function splitTarget(positionals: string[], stdio: string | undefined): { server
     }
     return { server: first, tool, tokens }
   }
-  const { server, tool } = splitQualified(first.includes('.') ? first : first.replace('/', '.'))
-  return { server, tool, tokens: rest }
+  const [target, ...tokens] = joinedTarget(positionals)
+  const { server, tool } = splitQualified(target!.includes('.') ? target! : target!.replace('/', '.'))
+  return { server, tool, tokens }
 }
 
 /** `tool`'s definition in the catalog; else NOT_FOUND, saying when `config` (none for ad-hoc servers) blocks it. */

@@ -1,5 +1,5 @@
 /**
- * `mcpx prompt list <server>` and `mcpx prompt get <server.prompt> [key=value …]`: an upstream's
+ * `mcpx prompt list <server>` and `mcpx prompt get <server.prompt | server prompt> [key=value …]`: an upstream's
  * prompts (2025-11-25 server/prompts.mdx). Prompt arguments are strings; unknown and missing
  * ones are named before the round trip.
  */
@@ -11,7 +11,7 @@ import { loadConfiguredContext } from '../configured-context.ts'
 import { hostArgs } from '../host.ts'
 import { repeatable, variadic } from '../parse.ts'
 import { printJson } from '../render.ts'
-import { isUrl, openServer } from '../target.ts'
+import { isUrl, joinedTarget, openServer } from '../target.ts'
 
 type JsonObject = Record<string, unknown>
 
@@ -42,12 +42,15 @@ const list = defineCommand({
 })
 
 const get = defineCommand({
-  meta: { name: 'get', description: 'Get one prompt with arguments: mcpx prompt get <server.prompt> [key=value ...]' },
+  meta: {
+    name: 'get',
+    description: 'Get one prompt with arguments: mcpx prompt get <server.prompt> [key=value ...] (or <server> <prompt>)',
+  },
   args: {
     ...commonArgs,
     target: variadic({
       type: 'positional',
-      description: 'server.prompt, or a URL followed by the prompt name, or the name with --stdio',
+      description: 'server.prompt (or the server, then the prompt), or a URL followed by the prompt name, or the name with --stdio',
       required: true,
     }),
     ...targetArgs,
@@ -63,7 +66,7 @@ const get = defineCommand({
       if (words[1] === undefined) throw new McpxError('USAGE', `prompt get ${words[0]}: name the prompt after the URL`)
       ;[server, name, tokens] = [words[0], words[1], words.slice(2)]
     } else {
-      const target = words[0]!
+      const [target, ...rest] = joinedTarget(words) as [string, ...string[]]
       const dot = target.indexOf('.')
       if (dot <= 0 || dot === target.length - 1)
         throw new McpxError(
@@ -72,7 +75,7 @@ const get = defineCommand({
           { name: target },
         )
       const split = splitQualified(target)
-      ;[server, name, tokens] = [split.server, split.tool, words.slice(1)]
+      ;[server, name, tokens] = [split.server, split.tool, rest]
     }
     const session = await openServer(ctx, args, server, async () => '')
     try {

@@ -35,6 +35,16 @@ describe('mcpx call', () => {
     expect(Object.keys(JSON.parse(result.stdout)).filter((key) => ['resultType', 'ttlMs', 'cacheScope'].includes(key))).toEqual([])
   })
 
+  test('the server and the tool as two words, as the lists print names', async () => {
+    expect(await call('up', 'echo', 'text=two')).toEqual({ stdout: 'two\n', stderr: '', exitCode: 0 })
+    // A second word that is an argument is one: the first is then no server.tool.
+    for (const argument of ['text=x', '{"text":"x"}', '-']) {
+      const refused = await runMcpx(['call', 'up', argument, '--config', config], { env, stdin: '{}' })
+      expect(refused.exitCode).toBe(2)
+      expect(errorJson(refused.stderr).error.message).toBe('"up" is not <server>.<tool> (the first dot separates the server from the tool)')
+    }
+  })
+
   test('arguments as one JSON object and from stdin', async () => {
     expect((await call('up.add', '{"a":1,"b":2}')).stdout).toBe('3\n')
     expect((await runMcpx(['call', 'up.add', '-', '--config', config], { env, stdin: '{"a":5,"b":5}' })).stdout).toBe('10\n')

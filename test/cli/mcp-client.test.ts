@@ -119,6 +119,10 @@ describe('resources and prompts', () => {
     const got = await run(['prompt', 'get', 'everything.args-prompt', 'city=Paris', 'state=Texas'])
     expect(got.exitCode).toBe(0)
     expect(got.stdout).toMatch(/^user: .*Paris, Texas/m)
+    // The name as the list prints it, after the server.
+    const twoWords = await run(['prompt', 'get', 'everything', 'args-prompt', 'city=Paris'])
+    expect(twoWords.exitCode).toBe(0)
+    expect(twoWords.stdout).toMatch(/^user: .*Paris/m)
     const missing = await run(['prompt', 'get', 'everything.args-prompt'])
     expect(missing.exitCode).toBe(2)
     expect(missing.stderr).toMatch(/missing required argument: city/)
