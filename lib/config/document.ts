@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { McpxError } from '../errors/index.ts'
 import { configError } from './interpolate.ts'
 import { locateJsonError } from './json-position.ts'
+import { hasJsoncComments } from './jsonc.ts'
 
 /** The file's text; a missing or unreadable file is a CONFIG error naming it. */
 export function readConfigText(file: string): string {
@@ -26,14 +27,16 @@ export function parseConfigDocument(text: string, file: string): Record<string, 
     raw = JSON.parse(text)
   } catch (error) {
     const at = locateJsonError(text)
+    // VS Code's and opencode's files allow comments; this one stays plain JSON, as `mcpx import` rewrites it.
+    const hint = hasJsoncComments(text) ? ' (comments are not JSON, and this file is plain JSON)' : ''
     if (at !== undefined)
       throw new McpxError(
         'CONFIG',
-        `config ${file}:${at.line}:${at.column}: not valid JSON: ${at.message}`,
+        `config ${file}:${at.line}:${at.column}: not valid JSON: ${at.message}${hint}`,
         { file, line: at.line, column: at.column },
         { cause: error },
       )
-    throw new McpxError('CONFIG', `config ${file}: not valid JSON: ${(error as Error).message}`, { file }, { cause: error })
+    throw new McpxError('CONFIG', `config ${file}: not valid JSON: ${(error as Error).message}${hint}`, { file }, { cause: error })
   }
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw configError({ file, path: [] }, 'expected an object at the top level')

@@ -227,6 +227,10 @@ describe('parseConfig', () => {
 
   test.each([
     ['{"mcpServers": {', /^config \/etc\/mcpx\.json:1:17: not valid JSON: expected a property name in double quotes, found end of input$/],
+    [
+      '{\n  // mine\n  "mcpServers": {}\n}',
+      /^config \/etc\/mcpx\.json:2:3: not valid JSON: .* \(comments are not JSON, and this file is plain JSON\)$/,
+    ],
     ['{"mcpServers": {"a": {"command": 3}}}', /^config \/etc\/mcpx\.json: mcpServers\.a\.command: /],
     ['{"mcpServers": {"a": {"command": "x", "args": ["ok", 2]}}}', /^config \/etc\/mcpx\.json: mcpServers\.a\.args\[1\]: /],
     ['{"mcpServers": {"a": {"command": "x", "comand": "y"}}}', /^config \/etc\/mcpx\.json: mcpServers\.a\.comand: unknown key/],
