@@ -5,6 +5,8 @@
  * JIT dump without their names (`<name not materialized>`), so a profile of such a binary cannot say
  * whose code ran (scripts/bench/native-profile.ts `--named`).
  */
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 
 // No start-up JIT policy (`--compile-jit-policy`): measured with the bench's paired blocks, a binary started at
@@ -26,15 +28,26 @@ if (import.meta.main) {
   })
   const chosen = values['no-bytecode'] ? flags.filter((flag) => flag !== BYTECODE) : flags
   const root = new URL('..', import.meta.url).pathname
-  const proc = Bun.spawn([process.execPath, 'build', ...chosen, 'cli/main.ts', '--outfile', values.outfile!], {
-    cwd: root,
-    stdout: 'inherit',
-    stderr: 'inherit',
-  })
-  const code = await proc.exited
-  if (code !== 0) {
-    console.error(`build: bun build --compile exited ${code}`)
-    process.exit(code)
+  const outfile = resolve(root, values.outfile!)
+  // bun writes a .js.map beside the binary for each split chunk, under a new hash every build (the
+  // maps are inline in the binary too): built in a directory of its own next to the outfile, only
+  // the binary is moved into place, and the outfile's directory does not fill up build after build.
+  mkdirSync(dirname(outfile), { recursive: true })
+  const scratch = mkdtempSync(join(dirname(outfile), '.build-'))
+  try {
+    const proc = Bun.spawn([process.execPath, 'build', ...chosen, 'cli/main.ts', '--outfile', join(scratch, basename(outfile))], {
+      cwd: root,
+      stdout: 'inherit',
+      stderr: 'inherit',
+    })
+    const code = await proc.exited
+    if (code !== 0) {
+      console.error(`build: bun build --compile exited ${code}`)
+      process.exit(code)
+    }
+    renameSync(join(scratch, basename(outfile)), outfile)
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
   }
   console.error(`build: wrote ${values.outfile}`)
 }
