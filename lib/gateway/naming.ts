@@ -1,7 +1,7 @@
 /**
  * How upstream names appear downstream. `ns.tool` (CLI and mcpx_call: the FIRST dot splits, so tool
- * names may contain dots), `<ns>_<tool>` on the raw MCP surface (dots are not allowed in many hosts'
- * tool-name rules), and `mcpx://<ns>/<uri>` for resources. Raw names are resolved through a table,
+ * names may contain dots), `<ns>_<tool>` on the raw MCP surface (rawName: what hosts' tool-name
+ * rules accept), and `mcpx://<ns>/<uri>` for resources. Raw names are resolved through a table,
  * never parsed, because server and tool names may both contain `_`.
  */
 import { McpxError } from '../errors/index.ts'
@@ -20,9 +20,19 @@ export function splitQualified(name: string): QualifiedName {
   return { server: name.slice(0, dot), tool: name.slice(dot + 1) }
 }
 
-/** SEP-986 tool names: 1–64 chars of [A-Za-z0-9_./-]; anything else becomes `_`. */
+/**
+ * A name on the raw surface, which hosts hand to model APIs as a function name: 1–64 characters of
+ * [A-Za-z0-9_-], every other character `_`. SEP-986 also allows "." and "/", but Claude Desktop,
+ * the Anthropic and OpenAI APIs and Codex refuse them, and Claude Desktop then withholds every tool
+ * of the server: one dotted upstream tool (`calendar.read`) would cost the host all of mcpx's. A name
+ * cut to fit ends in a hash of the whole, so two long names that share their first 64 characters stay two.
+ */
 export function rawName(server: string, item: string): string {
-  return `${server}_${item}`.replace(/[^A-Za-z0-9_./-]/g, '_').slice(0, PORTABLE_TOOL_NAME_MAX_CHARS)
+  const whole = `${server}_${item}`
+  const safe = whole.replace(/[^A-Za-z0-9_-]/g, '_')
+  if (safe.length <= PORTABLE_TOOL_NAME_MAX_CHARS) return safe
+  const hash = Bun.hash.crc32(whole).toString(16).padStart(8, '0')
+  return `${safe.slice(0, PORTABLE_TOOL_NAME_MAX_CHARS - hash.length - 1)}_${hash}`
 }
 
 const RESOURCE_SCHEME = 'mcpx://'
