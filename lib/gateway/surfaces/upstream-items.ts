@@ -23,6 +23,7 @@ import { RPC, RpcError } from '../../errors/index.ts'
 import { RESULT_TYPE, type Revision, hasFeature, isRecord, isResourceNotFoundError, resourceNotFound } from '../../wire/index.ts'
 import type { Catalog } from '../pool-shapes.ts'
 import { gatewayResourceUri, rawName } from '../naming.ts'
+import { describedWithRule, hostSafeInputSchema } from '../host-schema.ts'
 import { appOf, appResourceUri, isAppResourceUri, rewriteAppMeta, upstreamAppResource } from '../apps.ts'
 import type { UpstreamPool } from '../upstream-pool.ts'
 import { type BrokeredCallOptions, brokeredCall, upstreamCapabilities } from './brokered-call.ts'
@@ -99,6 +100,10 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     // audits it (view) or tasks are relayed; pool.relay declines whatever else it cannot relay.
     if (!options.view && !tasks) def.relay = { start: relayStart(pool, server, name, options.settings?.ssePollAfterMs ?? 0) }
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
+    // A schema model APIs refuse would fail the host's every request (host-schema.ts); pass-through keeps it.
+    const shown = !options.ownNames && isRecord(tool.inputSchema) ? hostSafeInputSchema(tool.inputSchema) : undefined
+    if (shown?.rule !== undefined)
+      Object.assign(def, { inputSchema: shown.schema, description: describedWithRule(tool.description, shown.rule) })
     // MCP Apps: the UI resource is re-addressed with the tool (apps.ts); pass-through keeps it.
     if (!options.ownNames && isRecord(tool._meta) && appOf(tool) !== undefined) def._meta = rewriteAppMeta(catalog.server, tool._meta)
     // The catalog's own answer: the live connection may be down (a rebuild during a reconnect).

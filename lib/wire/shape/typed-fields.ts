@@ -102,14 +102,19 @@ export function promptForHosts(out: JsonObject, note: Note = IGNORE): JsonObject
 }
 
 /**
- * Tool: `inputSchema` an object schema (absent or unusable: `{type: "object"}`, which takes any
- * arguments; its property schemas objects, `required` names), annotation hints booleans. The
+ * Tool: `inputSchema` an object schema (without a `type`: with `type: "object"` added; absent or
+ * unusable: `{type: "object"}`, which takes any arguments; its property schemas objects, `required`
+ * names), annotation hints booleans. The
  * upstream's own schema, which mcpx checks arguments against, is not touched. (A tool without a
  * string name is never in a gateway's catalog.)
  */
 export function toolFieldsForHosts(out: JsonObject, note: Note = IGNORE): void {
   if (isObjectSchema(out.inputSchema)) out.inputSchema = objectSchemaForHosts(out.inputSchema as JsonObject, note)
-  else {
+  else if (isRecord(out.inputSchema) && !('type' in out.inputSchema)) {
+    // `{allOf: [...]}` and the like: the type it leaves implicit is said, the rest kept.
+    note('`inputSchema` has no `type`, so it is offered with `type: "object"`')
+    out.inputSchema = objectSchemaForHosts({ type: 'object', ...out.inputSchema }, note)
+  } else {
     note(
       out.inputSchema === undefined
         ? 'no `inputSchema` (required), so it is offered as {"type":"object"}'
