@@ -10,6 +10,10 @@
  * says the dropped rule in the description, in the schema's own words; mcpx still checks each
  * call against the upstream's whole schema (upstream.ts argumentsProblem), so nothing is accepted
  * that the upstream's schema refuses.
+ *
+ * The OpenAI API (Codex, and opencode, VS Code Copilot with its models) refuses an array schema
+ * without `items`, at any depth, failing the host's request the same way: the host's copy says
+ * `items: {}` there, which is what a missing `items` means.
  */
 import { isRecord } from '../wire/index.ts'
 
@@ -17,8 +21,13 @@ type JsonObject = Record<string, unknown>
 
 const TOP_LEVEL_REFUSED = ['anyOf', 'oneOf', 'allOf'] as const
 
-/** The schema unchanged when it has none of them at its top level; else a copy without them. */
+/** The schema itself when hosts take it as it is; else a copy they take, with the rule it dropped. */
 export function hostSafeInputSchema(schema: JsonObject): { schema: JsonObject; rule?: string } {
+  const combined = withoutTopLevelCombinators(schema)
+  return { ...combined, schema: withArrayItems(combined.schema) as JsonObject }
+}
+
+function withoutTopLevelCombinators(schema: JsonObject): { schema: JsonObject; rule?: string } {
   if (!TOP_LEVEL_REFUSED.some((keyword) => keyword in schema)) return { schema }
   const properties: JsonObject = isRecord(schema.properties) ? { ...schema.properties } : {}
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name) => typeof name === 'string') : [])
@@ -42,6 +51,52 @@ export function hostSafeInputSchema(schema: JsonObject): { schema: JsonObject; r
     schema: { ...rest, type: 'object', properties, ...(required.size > 0 && { required: [...required] }) },
     rule: JSON.stringify(dropped),
   }
+}
+
+/** Keywords whose value is a schema, a list of schemas, or a map of names to schemas (2020-12 and draft-07). */
+const ONE_SCHEMA = [
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'additionalItems',
+]
+const SCHEMA_LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
+const SCHEMA_MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
+
+/**
+ * `items: {}` on every array schema without `items` or `prefixItems`, at any depth (bounded by
+ * the JSON's own, maxJsonDepth). Returns the node itself when nothing under it changed.
+ */
+function withArrayItems(node: unknown): unknown {
+  if (!isRecord(node)) return node
+  let out: JsonObject | undefined
+  const put = (key: string, value: unknown) => {
+    if (value !== node[key]) (out ??= { ...node })[key] = value
+  }
+  const list = (value: unknown[]) => {
+    const next = value.map(withArrayItems)
+    return next.some((item, i) => item !== value[i]) ? next : value
+  }
+  for (const key of ONE_SCHEMA) if (key in node) put(key, withArrayItems(node[key]))
+  for (const key of SCHEMA_LIST) if (Array.isArray(node[key])) put(key, list(node[key]))
+  for (const key of SCHEMA_MAP) {
+    const map = node[key]
+    if (!isRecord(map)) continue
+    const next = Object.fromEntries(Object.entries(map).map(([name, sub]) => [name, withArrayItems(sub)]))
+    put(key, Object.keys(map).some((name) => next[name] !== map[name]) ? next : map)
+  }
+  // draft-07 writes a tuple as a list of `items`.
+  if ('items' in node) put('items', Array.isArray(node.items) ? list(node.items) : withArrayItems(node.items))
+  const type = node.type
+  const array = type === 'array' || (Array.isArray(type) && type.includes('array'))
+  if (array && !('items' in node) && !('prefixItems' in node)) (out ??= { ...node }).items = {}
+  return out ?? node
 }
 
 /** The description with the dropped rule said at its end, for the model that fills the arguments. */

@@ -3,14 +3,15 @@
  * and OpenAI APIs and Codex accept only ^[A-Za-z0-9_-]{1,64}$, and Claude Desktop withholds every
  * tool of a server with one name outside it (lib/gateway/naming.ts rawName). Input schemas: the
  * Anthropic API refuses anyOf/oneOf/allOf at a schema's top level, failing the host's whole request
- * (lib/gateway/host-schema.ts); mcpx still checks calls against the upstream's own schema.
+ * (lib/gateway/host-schema.ts), and the OpenAI API an array schema without `items`; mcpx still
+ * checks calls against the upstream's own schema.
  * Pass-through keeps the upstream's tools as they are, as the host would get them from it directly.
  */
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { COMBINATOR_TOOLS, DOTTED_NAMES } from '../fixtures/peers/host-rules-fixture.ts'
+import { BARE_ARRAYS_TOOL, COMBINATOR_TOOLS, DOTTED_NAMES } from '../fixtures/peers/host-rules-fixture.ts'
 import { REPO_ROOT } from '../harness.ts'
 import { testGateway } from '../support/gateway-daemon.ts'
 
@@ -85,6 +86,23 @@ describe('input schemas hosts accept', () => {
     }
   })
 
+  test('raw surface: an array schema without items says items: {} (what its absence means), at any depth', async () => {
+    const client = await host('?codemode=false')
+    try {
+      const tag = (await client.listTools()).tools.find((tool) => tool.name === 'cal_tag')!
+      expect(tag.inputSchema.properties).toEqual({
+        tags: { type: 'array', description: 'Tags', items: {} },
+        rows: { type: 'array', items: { type: 'array', items: {} } },
+        filter: { type: 'object', properties: { ids: { type: ['array', 'null'], items: {} } } },
+        kept: { type: 'array', items: { type: 'string' } },
+      })
+      expect(tag.description).toBeUndefined()
+      expect((await client.callTool({ name: 'cal_tag', arguments: { tags: [1, 'a'], rows: [[true]] } })).isError ?? false).toBe(false)
+    } finally {
+      await client.close()
+    }
+  })
+
   test("raw surface: calls are still checked against the upstream's whole schema", async () => {
     const client = await host('?codemode=false')
     try {
@@ -107,10 +125,12 @@ describe('input schemas hosts accept', () => {
   test('pass-through: the schemas as the upstream wrote them', async () => {
     const client = await host('?passthrough=cal')
     try {
-      const listed = (await client.listTools()).tools.filter((tool) => COMBINATOR_TOOLS.some(({ name }) => name === tool.name))
+      const listed = (await client.listTools()).tools.filter((tool) =>
+        [...COMBINATOR_TOOLS, BARE_ARRAYS_TOOL].some(({ name }) => name === tool.name),
+      )
       // Only the `type` hosts' parsers require is said where the upstream left it implicit (allOf of objects).
       expect(listed.map((tool) => tool.inputSchema)).toEqual(
-        COMBINATOR_TOOLS.map(({ inputSchema }) => ({ type: 'object', ...inputSchema })) as never,
+        [...COMBINATOR_TOOLS, BARE_ARRAYS_TOOL].map(({ inputSchema }) => ({ type: 'object', ...inputSchema })) as never,
       )
     } finally {
       await client.close()

@@ -102,8 +102,8 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
     // A schema model APIs refuse would fail the host's every request (host-schema.ts); pass-through keeps it.
     const shown = !options.ownNames && isRecord(tool.inputSchema) ? hostSafeInputSchema(tool.inputSchema) : undefined
-    if (shown?.rule !== undefined)
-      Object.assign(def, { inputSchema: shown.schema, description: describedWithRule(tool.description, shown.rule) })
+    if (shown !== undefined && shown.schema !== tool.inputSchema) def.inputSchema = shown.schema as ToolDef['inputSchema']
+    if (shown?.rule !== undefined) def.description = describedWithRule(tool.description, shown.rule)
     // MCP Apps: the UI resource is re-addressed with the tool (apps.ts); pass-through keeps it.
     if (!options.ownNames && isRecord(tool._meta) && appOf(tool) !== undefined) def._meta = rewriteAppMeta(catalog.server, tool._meta)
     // The catalog's own answer: the live connection may be down (a rebuild during a reconnect).
