@@ -15,7 +15,7 @@
  * without `items`, at any depth, failing the host's request the same way: the host's copy says
  * `items: {}` there, which is what a missing `items` means.
  */
-import { isRecord } from '../wire/index.ts'
+import { SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE, isRecord } from '../wire/index.ts'
 
 type JsonObject = Record<string, unknown>
 
@@ -53,22 +53,6 @@ function withoutTopLevelCombinators(schema: JsonObject): { schema: JsonObject; r
   }
 }
 
-/** Keywords whose value is a schema, a list of schemas, or a map of names to schemas (2020-12 and draft-07). */
-const ONE_SCHEMA = [
-  'additionalProperties',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-  'additionalItems',
-]
-const SCHEMA_LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
-const SCHEMA_MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
-
 /**
  * `items: {}` on every array schema without `items` or `prefixItems`, at any depth (bounded by
  * the JSON's own, maxJsonDepth). Returns the node itself when nothing under it changed.
@@ -83,16 +67,14 @@ function withArrayItems(node: unknown): unknown {
     const next = value.map(withArrayItems)
     return next.some((item, i) => item !== value[i]) ? next : value
   }
-  for (const key of ONE_SCHEMA) if (key in node) put(key, withArrayItems(node[key]))
-  for (const key of SCHEMA_LIST) if (Array.isArray(node[key])) put(key, list(node[key]))
-  for (const key of SCHEMA_MAP) {
+  for (const key of SUBSCHEMA_ONE) if (isRecord(node[key])) put(key, withArrayItems(node[key]))
+  for (const key of SUBSCHEMA_LIST) if (Array.isArray(node[key])) put(key, list(node[key]))
+  for (const key of ['properties', ...SUBSCHEMA_MAP]) {
     const map = node[key]
     if (!isRecord(map)) continue
     const next = Object.fromEntries(Object.entries(map).map(([name, sub]) => [name, withArrayItems(sub)]))
     put(key, Object.keys(map).some((name) => next[name] !== map[name]) ? next : map)
   }
-  // draft-07 writes a tuple as a list of `items`.
-  if ('items' in node) put('items', Array.isArray(node.items) ? list(node.items) : withArrayItems(node.items))
   const type = node.type
   const array = type === 'array' || (Array.isArray(type) && type.includes('array'))
   if (array && !('items' in node) && !('prefixItems' in node)) (out ??= { ...node }).items = {}

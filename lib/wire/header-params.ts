@@ -8,6 +8,7 @@ import { McpxError } from '../errors/index.ts'
 import { HEADER, isModernRevision, atLeast, type Revision } from './constants.ts'
 import { encodeHeaderValue, MAX_HEADER_INTEGER } from './header-codec.ts'
 import { isRecord } from './jsonrpc.ts'
+import { SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE } from './schema-keywords.ts'
 
 /** One mirrored argument: `header` is the full name (`Mcp-Param-Region`), `path` the `properties` chain. */
 export interface HeaderParam {
@@ -24,23 +25,6 @@ const X_MCP_HEADER = 'x-mcp-header'
 /** RFC 9110 section 5.6.2 token = 1*tchar: what a header name (and an x-mcp-header's) may hold. */
 export const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 const HEADER_TYPES = new Set(['string', 'integer', 'boolean'])
-// JSON Schema keywords whose value is one subschema, an array of subschemas, or a map of them.
-// Annotations found through any of these are not "statically reachable" (streamable-http.mdx).
-const SCHEMA_ONE = [
-  'items',
-  'additionalProperties',
-  'additionalItems',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-]
-const SCHEMA_MANY = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items']
-const SCHEMA_MAP = ['patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']
 const BOUND_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'const', 'default']
 
 /** Find every `x-mcp-header` annotation in a tool `inputSchema` and check all validity rules. */
@@ -65,12 +49,13 @@ function visit(node: unknown, path: string[], reachable: boolean, found: HeaderP
   const properties = node.properties
   if (isRecord(properties))
     for (const [name, child] of Object.entries(properties)) visit(child, [...path, name], reachable, found, problems)
-  for (const key of SCHEMA_ONE) if (isRecord(node[key])) visit(node[key], [...path, key], false, found, problems)
-  for (const key of SCHEMA_MANY) {
+  // Annotations found through a subschema keyword are not "statically reachable" (streamable-http.mdx).
+  for (const key of SUBSCHEMA_ONE) if (isRecord(node[key])) visit(node[key], [...path, key], false, found, problems)
+  for (const key of SUBSCHEMA_LIST) {
     const list = node[key]
     if (Array.isArray(list)) list.forEach((child, i) => visit(child, [...path, `${key}[${i}]`], false, found, problems))
   }
-  for (const key of SCHEMA_MAP) {
+  for (const key of SUBSCHEMA_MAP) {
     const map = node[key]
     if (isRecord(map)) for (const [name, child] of Object.entries(map)) visit(child, [...path, key, name], false, found, problems)
   }

@@ -24,6 +24,7 @@ export {
   type HeaderParamsResult,
   type HeaderTool,
 } from './header-params.ts'
+export { SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE } from './schema-keywords.ts'
 export {
   METHODS,
   EXTENSION_METHODS,
