@@ -82,18 +82,21 @@ function renderTool(server: string, tool: ToolTypeSource, alias: string, taken: 
     notes.push(`(MCP name: ${server}.${tool.name}; also callable as ["${tool.name}"](args) or .call("${tool.name}", args))`)
   notes.push(`@see mcpx.call(${JSON.stringify(`${server}.${tool.name}`)}, args)`)
   const types = [...named].map(([name, type]) => `  type ${name} = ${type};`)
-  const argsOptional = !hasRequired(tool.inputSchema) ? '?' : ''
+  const argsOptional = !requiresSome(tool.inputSchema) ? '?' : ''
   const fn = `${jsDoc(undefined, '  ', notes)}  function ${alias}(args${argsOptional}: ${input}): Promise<${output}>;`
   return [...types, fn].join('\n')
 }
 
-function hasRequired(schema: unknown): boolean {
-  return (
-    typeof schema === 'object' &&
-    schema !== null &&
-    Array.isArray((schema as { required?: unknown }).required) &&
-    (schema as { required: unknown[] }).required.length > 0
-  )
+/**
+ * Whether `{}` misses a property the schema requires: directly, in an allOf branch, or in every
+ * anyOf/oneOf branch ("give this or that"). Only then are the arguments not optional.
+ */
+function requiresSome(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false
+  const { required, allOf, anyOf, oneOf } = schema as Record<string, unknown>
+  if (Array.isArray(required) && required.length > 0) return true
+  if (Array.isArray(allOf) && allOf.some(requiresSome)) return true
+  return [anyOf, oneOf].some((branches) => Array.isArray(branches) && branches.length > 0 && branches.every(requiresSome))
 }
 
 function fits(schema: unknown, maxBytes: number): boolean {

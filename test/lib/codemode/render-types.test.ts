@@ -223,6 +223,17 @@ describe('tool declarations', () => {
     expect(text).not.toContain('declare const mcpx')
   })
 
+  test('arguments are optional only when an empty object can fit: what allOf, or every anyOf/oneOf branch, requires counts', () => {
+    const signature = (inputSchema: Record<string, unknown>) =>
+      renderToolDeclarations({ s: [{ name: 't', inputSchema }] }, { ...options, withGlobals: false }).match(/function t\(args(\??):/)![1]
+    const needs = (name: string) => ({ required: [name] })
+    expect(signature({ type: 'object' })).toBe('?')
+    expect(signature({ type: 'object', required: ['a'] })).toBe('')
+    expect(signature({ allOf: [{ type: 'object' }, needs('b')] })).toBe('')
+    expect(signature({ type: 'object', anyOf: [needs('a'), needs('b')] })).toBe('')
+    expect(signature({ type: 'object', oneOf: [needs('a'), { type: 'object' }] })).toBe('?')
+  })
+
   test('schemas over the size cap render as unknown', () => {
     const big = { type: 'object', properties: { x: { type: 'string', description: 'y'.repeat(1000) } } }
     const text = renderToolDeclarations({ s: [{ name: 't', inputSchema: big }] }, { ...options, maxSchemaBytes: 100, withGlobals: false })
