@@ -17,6 +17,21 @@ export const TRANSPORT_SETTINGS = defineSettings({
     env: 'MCPX_HTTP_BODY_READ_BYTES',
     doc: 'Most of a non-stream HTTP answer body read (an error, or a 2024-11-05 POST answer) before it is cut off',
   },
+  httpBusyRetries: {
+    default: 2,
+    env: 'MCPX_HTTP_BUSY_RETRIES',
+    doc: 'Times an upstream HTTP request answered 429 or 503 (the server did not take it) is sent again, after the Retry-After it names',
+  },
+  httpBusyRetryMaxWaitMs: {
+    default: 10_000,
+    env: 'MCPX_HTTP_BUSY_RETRY_MAX_WAIT_MS',
+    doc: 'Longest Retry-After waited out before sending a 429/503-refused request again; a longer one fails the request at once',
+  },
+  httpBusyRetryDelayMs: {
+    default: 1_000,
+    env: 'MCPX_HTTP_BUSY_RETRY_DELAY_MS',
+    doc: 'Wait before sending again a request refused 429/503 without a Retry-After, twice as long each time',
+  },
   sseEndpointTimeoutMs: {
     default: 10_000,
     env: 'MCPX_SSE_ENDPOINT_TIMEOUT_MS',

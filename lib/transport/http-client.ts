@@ -13,6 +13,8 @@ import type { Settings } from '../settings/index.ts'
 import { HTTP_STATUS, POST_ACCEPT_HEADER, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
 import {
+  type BusySettings,
+  busyRetryOf,
   contentTypeOf,
   type FetchContext,
   type FetchFunction,
@@ -66,7 +68,8 @@ export interface HttpTransport extends Transport {
 type HttpSettings = Pick<
   Settings,
   'maxFrameBytes' | 'authMaxRetries' | 'sseRetryMs' | 'sseMaxReconnects' | 'httpCloseTimeoutMs' | 'httpBodyReadBytes'
->
+> &
+  BusySettings
 
 /** One POST and whatever answers it. */
 interface Exchange {
@@ -83,6 +86,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     url,
     auth: params.auth,
     authMaxRetries: settings.authMaxRetries,
+    busy: busyRetryOf(settings),
     ...(params.fetch !== undefined && { fetch: params.fetch }),
   }
   const lifetime = new AbortController()

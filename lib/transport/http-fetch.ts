@@ -7,6 +7,7 @@
 import { McpxError } from '../errors/index.ts'
 import { bodyLine } from './decode-messages.ts'
 import type { AuthProvider } from './contract.ts'
+import type { Settings } from '../settings/index.ts'
 import { HTTP_STATUS } from '../wire/index.ts'
 
 /** How much of an unexpected response body an error quotes (`data.body`). */
@@ -19,20 +20,43 @@ export interface FetchContext {
   authMaxRetries: number
   /** Stands in for the global fetch (mcpx record's HTTP-level tap keeps status and SSE framing). */
   fetch?: FetchFunction
+  /** A request answered 429 or 503 is sent again (settings httpBusyRetries, …MaxWaitMs, …DelayMs); none without. */
+  busy?: BusyRetry
 }
+
+export interface BusyRetry {
+  readonly retries: number
+  readonly maxWaitMs: number
+  readonly delayMs: number
+}
+
+export type BusySettings = Pick<Settings, 'httpBusyRetries' | 'httpBusyRetryMaxWaitMs' | 'httpBusyRetryDelayMs'>
+
+export function busyRetryOf(settings: BusySettings): BusyRetry {
+  return { retries: settings.httpBusyRetries, maxWaitMs: settings.httpBusyRetryMaxWaitMs, delayMs: settings.httpBusyRetryDelayMs }
+}
+
+/**
+ * Answers that say the server did not take the request (RFC 9110 section 15.6.4, RFC 6585 section 4),
+ * so sending it again cannot run it twice. 502 and 504 are not among them: the server behind may
+ * have taken it.
+ */
+const NOT_TAKEN = new Set<number>([HTTP_STATUS.TOO_MANY_REQUESTS, HTTP_STATUS.SERVICE_UNAVAILABLE])
 
 /** The shape of `fetch` the transports call (a narrower type than Bun's, so wrappers fit). */
 export type FetchFunction = (input: string | URL | Request, init?: BunFetchRequestInit) => Promise<Response>
 
 /**
- * Send one request, asking the AuthProvider for credentials and letting it react to 401/403.
- * Network failures reject CONNECT naming the URL; an abort rejects CANCELLED.
+ * Send one request, asking the AuthProvider for credentials and letting it react to 401/403, and
+ * sending it again after a 429 or 503 as `ctx.busy` allows. Network failures reject CONNECT naming
+ * the URL; an abort rejects CANCELLED.
  */
 export async function fetchWithAuth(
   ctx: FetchContext,
   init: { method: string; headers: Headers; body?: string; signal?: AbortSignal },
 ): Promise<Response> {
-  for (let attempt = 0; ; attempt++) {
+  let reauthorized = 0
+  for (let busy = 0; ; ) {
     const headers = new Headers(init.headers)
     const authorization = ctx.auth ? await ctx.auth.authorization() : undefined
     if (authorization) headers.set('Authorization', authorization)
@@ -56,16 +80,49 @@ export async function fetchWithAuth(
     if (
       (response.status === HTTP_STATUS.UNAUTHORIZED || response.status === HTTP_STATUS.FORBIDDEN) &&
       ctx.auth &&
-      attempt < ctx.authMaxRetries
+      reauthorized < ctx.authMaxRetries
     ) {
       const verdict = await ctx.auth.onAuthChallenge(response.clone(), { url: ctx.url, method: init.method })
       if (verdict === 'retry') {
+        reauthorized++
         await response.body?.cancel().catch(() => {})
+        continue
+      }
+    }
+    if (NOT_TAKEN.has(response.status) && ctx.busy && busy < ctx.busy.retries) {
+      const waitMs = retryAfterMs(response.headers.get('retry-after')) ?? ctx.busy.delayMs * 2 ** busy
+      if (waitMs <= ctx.busy.maxWaitMs) {
+        busy++
+        await response.body?.cancel().catch(() => {})
+        await abortableSleep(waitMs, init.signal)
+        if (init.signal?.aborted) throw fetchFailure(ctx.url, init.method, init.signal.reason, init.signal)
         continue
       }
     }
     return response
   }
+}
+
+/** RFC 9110 section 10.2.3: delay-seconds or an HTTP-date; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | null): number | undefined {
+  if (value === null) return undefined
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000
+  const at = Date.parse(value)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now())
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    const timer = setTimeout(done, ms)
+    function done(): void {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    signal?.addEventListener('abort', done, { once: true })
+  })
 }
 
 function fetchFailure(url: string, method: string, error: unknown, signal?: AbortSignal): McpxError {

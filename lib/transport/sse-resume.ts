@@ -8,6 +8,7 @@
 import { McpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { HTTP_STATUS } from '../wire/index.ts'
+import { abortableSleep } from './http-fetch.ts'
 import { type SseEvent, readEventStream } from './sse-parser.ts'
 
 export interface ResumingStream {
@@ -102,16 +103,3 @@ function notThereYet(error: unknown): error is McpxError {
 
 /** A gateway or proxy in front of a server that is down or restarting. */
 const PROXY_UNAVAILABLE = new Set<number>([HTTP_STATUS.BAD_GATEWAY, HTTP_STATUS.SERVICE_UNAVAILABLE, HTTP_STATUS.GATEWAY_TIMEOUT])
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const timer = setTimeout(done, ms)
-    function done(): void {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, { once: true })
-  })
-}

@@ -241,6 +241,67 @@ describe('Streamable HTTP client: error contract and edge cases', () => {
     expect(second.data).toMatchObject({ httpStatus: 400, rpcError: { code: -32600, message: 'bad' } })
   })
 
+  describe('429 and 503 (the server did not take the request): sent again after Retry-After, within bounds', () => {
+    const busy = testSettings({ httpBusyRetries: 2, httpBusyRetryDelayMs: 10, httpBusyRetryMaxWaitMs: 2_000 })
+    /** Answers the first `refusals` POSTs with `status` (and `headers`), then each with an empty result. */
+    function busyServer(status: number, refusals: number, headers: Record<string, string> = {}) {
+      let posts = 0
+      const server = serve(async (request) => {
+        const body = (await request.json()) as { id: number }
+        return ++posts <= refusals
+          ? new Response('busy', { status, headers })
+          : Response.json({ jsonrpc: '2.0', id: body.id, result: { posts } })
+      })
+      return Object.assign(server, { posts: () => posts })
+    }
+
+    test.each([
+      ['503, Retry-After in seconds', 503, { 'retry-after': '0' }],
+      ['429 without Retry-After (httpBusyRetryDelayMs, doubling)', 429, {}],
+      ['503, Retry-After a date gone by', 503, { 'retry-after': new Date(Date.now() - 1_000).toUTCString() }],
+    ] as const)('%s: answered on the third POST', async (_, status, headers) => {
+      using server = busyServer(status, 2, headers)
+      await using conn = await open(createHttpTransport({ url: server.url }, busy))
+      await conn.transport.send(callTool(1, 'echo'))
+      expect(resultOf(await conn.rec.response(1))).toEqual({ posts: 3 })
+    })
+
+    test('past httpBusyRetries the last refusal is the error', async () => {
+      using server = busyServer(503, 5)
+      await using conn = await open(createHttpTransport({ url: server.url }, busy))
+      const error = (await conn.transport.send(callTool(1, 'echo')).catch((e: unknown) => e)) as McpxError
+      expect(error.data).toMatchObject({ httpStatus: 503 })
+      expect(server.posts()).toBe(3)
+    })
+
+    test('a Retry-After longer than httpBusyRetryMaxWaitMs fails at once; a 502 is not sent again (the server behind may have run it)', async () => {
+      using long = busyServer(429, 1, { 'retry-after': '120' })
+      await using conn = await open(createHttpTransport({ url: long.url }, busy))
+      expect(((await conn.transport.send(callTool(1, 'echo')).catch((e: unknown) => e)) as McpxError).data).toMatchObject({
+        httpStatus: 429,
+      })
+      expect(long.posts()).toBe(1)
+      using gateway = busyServer(502, 1)
+      await using other = await open(createHttpTransport({ url: gateway.url }, busy))
+      expect(((await other.transport.send(callTool(1, 'echo')).catch((e: unknown) => e)) as McpxError).data).toMatchObject({
+        httpStatus: 502,
+      })
+      expect(gateway.posts()).toBe(1)
+    })
+
+    test('a request cancelled while it waits is not sent again', async () => {
+      using server = busyServer(503, 1, { 'retry-after': '1' })
+      await using conn = await open(createHttpTransport({ url: server.url }, busy))
+      const controller = new AbortController()
+      const sent = conn.transport.send(callTool(1, 'echo'), { signal: controller.signal }).catch((e: unknown) => e)
+      await Bun.sleep(100)
+      controller.abort()
+      expect(((await sent) as McpxError).code).toBe('CANCELLED')
+      await Bun.sleep(1_100)
+      expect(server.posts()).toBe(1)
+    })
+  })
+
   test('a session id is taken only from a successful initialize, and never offered on a new initialize', async () => {
     using server = serve(async (request) => {
       if (request.method === 'DELETE') return new Response(null, { status: 204 })
