@@ -79,7 +79,10 @@ export function parseCallArguments(
     const leaf = path.at(-1)!
     const target = container as Record<string, unknown>
     const types = typesOf(property)
-    if (types.includes('array') && !types.includes('string')) {
+    if (types.includes('array') && types.includes('null') && raw.trim() === 'null' && !seen.has(key)) {
+      // A nullable array takes `null` as itself, not as the one-element [null].
+      target[leaf] = null
+    } else if (types.includes('array') && !types.includes('string')) {
       // An array parameter: a JSON array as given, else each value (repeated key) is one element.
       const whole = tryType(raw, 'array')
       const items = isRecord(property) && isRecord(property.items) ? (property.items as Schema) : undefined

@@ -13,6 +13,7 @@ const schema = {
     options: { type: 'object' },
     either: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
     entities: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, n: { type: 'integer' } } } },
+    maybe: { type: ['array', 'null'], items: { type: 'string' } },
   },
   required: ['text'],
   additionalProperties: false,
@@ -39,6 +40,9 @@ describe('parseCallArguments', () => {
     [['tags=solo', 'text=x'], { tags: ['solo'], text: 'x' }],
     [['tags=a', 'tags=b', 'text=x'], { tags: ['a', 'b'], text: 'x' }],
     [['tags=["a"]', 'tags=b', 'text=x'], { tags: ['a', 'b'], text: 'x' }],
+    // A nullable array: `null` is null, anything else an element.
+    [['maybe=null', 'text=x'], { maybe: null, text: 'x' }],
+    [['maybe=a', 'maybe=null', 'text=x'], { maybe: ['a', 'null'], text: 'x' }],
     // Dotted keys build nested objects and arrays, typed by the nested schema.
     [['options.k=1', 'options.j.deep=true', 'text=x'], { options: { k: 1, j: { deep: true } }, text: 'x' }],
     [['entities.0.name=x', 'entities.0.n=2', 'entities.1.name=y', 'text=x'], { entities: [{ name: 'x', n: 2 }, { name: 'y' }], text: 'x' }],
