@@ -29,6 +29,7 @@ export default defineCommand({
         : `${dryRun ? 'dry run: would remove' : 'removed'} mcpx from ${result.file}`,
     ]
     if (result.backup) lines.push(`previous file saved as ${result.backup}`)
+    if (result.droppedComments) lines.push('note: comments in the old file were not kept (they are in the backup)')
     process.stdout.write(`${lines.join('\n')}\n`)
   },
 })

@@ -43,8 +43,8 @@ export interface HostInstall {
   readonly format: FileFormat
   /** The host-shaped entry that runs `mcpx serve`. */
   readonly entry: unknown
-  /** The object the entry goes into (created when missing). */
-  container(doc: Record<string, unknown>): Record<string, unknown>
+  /** The keys of the object the entry goes into (created when missing). */
+  containerPath(doc: Record<string, unknown>): readonly string[]
 }
 
 export interface HostDef {
@@ -71,16 +71,6 @@ const at = (doc: unknown, ...keys: string[]): unknown => {
     value = (value as Record<string, unknown>)[key]
   }
   return value
-}
-
-function child(doc: Record<string, unknown>, ...keys: string[]): Record<string, unknown> {
-  let table = doc
-  for (const key of keys) {
-    const next = table[key]
-    if (next === null || typeof next !== 'object' || Array.isArray(next)) table[key] = {}
-    table = table[key] as Record<string, unknown>
-  }
-  return table
 }
 
 /** Per-OS application config directory of Electron apps (Claude Desktop, VS Code). */
@@ -117,7 +107,7 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       file: join(env.home, '.claude.json'),
       format: 'json',
       entry: { type: 'stdio', ...stdioEntry(env), env: { ...(env.mcpx ?? DEFAULT_LAUNCH).env } },
-      container: (doc) => child(doc, 'mcpServers'),
+      containerPath: () => ['mcpServers'],
     }),
   },
   'claude-desktop': {
@@ -136,7 +126,7 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       file: join(appConfigDir(env), 'Claude', 'claude_desktop_config.json'),
       format: 'json',
       entry: stdioEntry(env),
-      container: (doc) => child(doc, 'mcpServers'),
+      containerPath: () => ['mcpServers'],
     }),
   },
   cursor: {
@@ -150,7 +140,7 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       file: join(env.home, '.cursor', 'mcp.json'),
       format: 'json',
       entry: stdioEntry(env),
-      container: (doc) => child(doc, 'mcpServers'),
+      containerPath: () => ['mcpServers'],
     }),
   },
   vscode: {
@@ -176,7 +166,7 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       file: join(appConfigDir(env), 'Code', 'User', 'mcp.json'),
       format: 'jsonc',
       entry: { type: 'stdio', ...stdioEntry(env) },
-      container: (doc) => child(doc, 'servers'),
+      containerPath: () => ['servers'],
     }),
   },
   windsurf: {
@@ -195,7 +185,7 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       file: join(env.home, '.codeium', 'windsurf', 'mcp_config.json'),
       format: 'json',
       entry: stdioEntry(env),
-      container: (doc) => child(doc, 'mcpServers'),
+      containerPath: () => ['mcpServers'],
     }),
   },
   gemini: {
@@ -209,7 +199,7 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       file: join(env.home, '.gemini', 'settings.json'),
       format: 'jsonc',
       entry: stdioEntry(env),
-      container: (doc) => child(doc, 'mcpServers'),
+      containerPath: () => ['mcpServers'],
     }),
   },
   codex: {
@@ -235,7 +225,7 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
       file: join(env.home, '.codex', 'config.toml'),
       format: 'toml',
       entry: stdioEntry(env),
-      container: (doc) => child(doc, 'mcp_servers'),
+      containerPath: () => ['mcp_servers'],
     }),
   },
   opencode: {
@@ -267,7 +257,7 @@ export const HOSTS: Readonly<Record<HostId, HostDef>> = {
           ...(Object.keys(launch.env).length > 0 && { environment: { ...launch.env } }),
         }
       })(),
-      container: (doc) => (at(doc, 'mcp', 'servers') !== undefined ? child(doc, 'mcp', 'servers') : child(doc, 'mcp')),
+      containerPath: (doc) => (at(doc, 'mcp', 'servers') !== undefined ? ['mcp', 'servers'] : ['mcp']),
     }),
   },
 }

@@ -1,12 +1,15 @@
 /**
  * `mcpx install <host>`: put the one mcpx entry (`mcpx serve` over stdio) into a host's user
- * config, backing the file up first. JSON files are rewritten whole (comments in JSONC files are
- * reported as dropped; the backup keeps them); Codex TOML is edited as text and re-read to check.
+ * config, backing the file up first. A JSON or JSONC file is edited as text where the entry goes
+ * (jsonc-edit.ts: the user's comments and layout stay) and read back to check; when that does not
+ * read back as intended the file is rewritten whole (comments then reported as dropped; the
+ * backup keeps them). Codex TOML is edited as text and re-read to check.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { McpxError } from '../errors/index.ts'
 import { type HostEnv, type HostId, HOSTS, MCPX_ENTRY_NAME } from './hosts.ts'
 import { hasJsoncComments, parseJsonc } from './jsonc.ts'
+import { removeMember, setMember } from './jsonc-edit.ts'
 import { parseToml } from './toml.ts'
 import { writeWithBackup } from './write.ts'
 
@@ -24,18 +27,20 @@ export function installHost(host: HostId, env: HostEnv, options: { dryRun?: bool
   const target = HOSTS[host].install(env)
   const exists = existsSync(target.file)
   const text = exists ? readFileSync(target.file, 'utf8') : ''
-  const doc = exists && text.trim() !== '' ? (target.format === 'toml' ? parseToml(text, target.file) : parseJsonc(text, target.file)) : {}
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
-    throw new McpxError('CONFIG', `${target.file}: expected an object at the top level`, { file: target.file })
-  const container = target.container(doc as Record<string, unknown>)
+  const doc = readDocument(text, target)
+  const path = target.containerPath(doc)
+  const container = child(doc, path)
   const previous = container[MCPX_ENTRY_NAME]
   const action = !exists ? 'created' : previous === undefined ? 'added' : sameJson(previous, target.entry) ? 'unchanged' : 'updated'
   const result = { host, file: target.file, action, entry: target.entry } as const
   if (action === 'unchanged' || options.dryRun) return { ...result, backup: null, droppedComments: false }
   container[MCPX_ENTRY_NAME] = target.entry
-  const next = target.format === 'toml' ? rewriteToml(text, target.file, target.entry as TomlEntry) : `${JSON.stringify(doc, null, 2)}\n`
-  const backup = writeWithBackup(target.file, next)
-  return { ...result, backup, droppedComments: target.format === 'jsonc' && exists && hasJsoncComments(text) }
+  const next =
+    target.format === 'toml'
+      ? { text: rewriteToml(text, target.file, target.entry as TomlEntry), droppedComments: false }
+      : editedJson(text, text.trim() === '' ? undefined : setMember(text, [...path, MCPX_ENTRY_NAME], target.entry), doc, target.file)
+  const backup = writeWithBackup(target.file, next.text)
+  return { ...result, backup, droppedComments: next.droppedComments }
 }
 
 export interface UninstallResult {
@@ -45,23 +50,57 @@ export interface UninstallResult {
   /** The entry that was (or would be) removed. */
   readonly entry: unknown
   readonly backup: string | null
+  /** As InstallResult's. */
+  readonly droppedComments: boolean
 }
 
 /** `mcpx uninstall <host>`: remove the mcpx entry from the host's config, backing the file up first. */
 export function uninstallHost(host: HostId, env: HostEnv, options: { dryRun?: boolean } = {}): UninstallResult {
   const target = HOSTS[host].install(env)
-  if (!existsSync(target.file)) return { host, file: target.file, action: 'absent', entry: undefined, backup: null }
+  const absent = { host, file: target.file, action: 'absent', entry: undefined, backup: null, droppedComments: false } as const
+  if (!existsSync(target.file)) return absent
   const text = readFileSync(target.file, 'utf8')
+  const doc = readDocument(text, target)
+  const path = target.containerPath(doc)
+  const container = child(doc, path)
+  const previous = container[MCPX_ENTRY_NAME]
+  if (previous === undefined) return absent
+  const removed = { host, file: target.file, action: 'removed', entry: previous } as const
+  if (options.dryRun) return { ...removed, backup: null, droppedComments: false }
+  delete container[MCPX_ENTRY_NAME]
+  const next =
+    target.format === 'toml'
+      ? { text: `${withoutMcpxTable(text)}\n`, droppedComments: false }
+      : editedJson(text, removeMember(text, [...path, MCPX_ENTRY_NAME]), doc, target.file)
+  return { ...removed, backup: writeWithBackup(target.file, next.text), droppedComments: next.droppedComments }
+}
+
+/** The host's config as an object (an empty file: none yet). */
+function readDocument(text: string, target: { file: string; format: string }): Record<string, unknown> {
   const doc = text.trim() === '' ? {} : target.format === 'toml' ? parseToml(text, target.file) : parseJsonc(text, target.file)
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
     throw new McpxError('CONFIG', `${target.file}: expected an object at the top level`, { file: target.file })
-  const container = target.container(doc as Record<string, unknown>)
-  const previous = container[MCPX_ENTRY_NAME]
-  if (previous === undefined) return { host, file: target.file, action: 'absent', entry: undefined, backup: null }
-  if (options.dryRun) return { host, file: target.file, action: 'removed', entry: previous, backup: null }
-  delete container[MCPX_ENTRY_NAME]
-  const next = target.format === 'toml' ? `${withoutMcpxTable(text)}\n` : `${JSON.stringify(doc, null, 2)}\n`
-  return { host, file: target.file, action: 'removed', entry: previous, backup: writeWithBackup(target.file, next) }
+  return doc as Record<string, unknown>
+}
+
+/** The object at `keys` in `doc`, made (an empty object in place of anything else) where missing. */
+function child(doc: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  let table = doc
+  for (const key of keys) {
+    const next = table[key]
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) table[key] = {}
+    table = table[key] as Record<string, unknown>
+  }
+  return table
+}
+
+/**
+ * The text as edited when it reads back as `expected` (the document with the change made); else
+ * `expected` written whole, saying whether that dropped comments the file had.
+ */
+function editedJson(text: string, edited: string | undefined, expected: Record<string, unknown>, file: string) {
+  if (edited !== undefined && sameJson(parseJsonc(edited, file), expected)) return { text: edited, droppedComments: false }
+  return { text: `${JSON.stringify(expected, null, 2)}\n`, droppedComments: hasJsoncComments(text) }
 }
 
 type TomlEntry = { command: string; args: string[]; env?: Record<string, string> }

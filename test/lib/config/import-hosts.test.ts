@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'bun:test'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { type HostEnv, installHost, parseToml, planImport, stripJsonc, writeImport } from '../../../lib/config/index.ts'
+import { type HostEnv, installHost, uninstallHost, parseToml, planImport, stripJsonc, writeImport } from '../../../lib/config/index.ts'
 import { tempDir } from '../../harness.ts'
 
 function put(path: string, text: string): void {
@@ -203,22 +203,35 @@ describe('installHost', () => {
     )
   })
 
-  test('adds next to existing servers, backs the file up first, reports dropped comments', () => {
+  test('adds next to existing servers, backs the file up first, keeps comments and layout; uninstall takes only it out', () => {
     using dir = tempDir('mcpx-install')
     const env = hostEnv(dir.path)
     const file = join(env.home, '.config', 'Code', 'User', 'mcp.json')
-    const original = '{\n  // mine\n  "servers": { "keep": { "type": "stdio", "command": "k" } },\n}\n'
+    const original = '{\n  // mine\n  "servers": {\n    "keep": { "type": "stdio", "command": "k" }, // the old one\n  },\n}\n'
     put(file, original)
     const dry = installHost('vscode', env, { dryRun: true })
     expect(dry).toMatchObject({ action: 'added', backup: null })
     expect(readFileSync(file, 'utf8')).toBe(original)
     const result = installHost('vscode', env)
-    expect(result).toMatchObject({ action: 'added', droppedComments: true })
+    expect(result).toMatchObject({ action: 'added', droppedComments: false })
     expect(readFileSync(result.backup!, 'utf8')).toBe(original)
-    expect(JSON.parse(readFileSync(file, 'utf8')).servers).toEqual({
-      keep: { type: 'stdio', command: 'k' },
-      mcpx: { type: 'stdio', command: 'mcpx', args: ['serve'] },
-    })
+    expect(readFileSync(file, 'utf8')).toBe(
+      '{\n  // mine\n  "servers": {\n    "keep": { "type": "stdio", "command": "k" }, // the old one\n' +
+        '    "mcpx": {\n      "type": "stdio",\n      "command": "mcpx",\n      "args": [\n        "serve"\n      ]\n    },\n  },\n}\n',
+    )
+    expect(uninstallHost('vscode', env)).toMatchObject({ action: 'removed', droppedComments: false })
+    expect(readFileSync(file, 'utf8')).toBe(original)
+  })
+
+  test('a file laid out so the entry cannot be placed as text is written whole, saying the comments went (the backup has them)', () => {
+    using dir = tempDir('mcpx-install')
+    const env = hostEnv(dir.path)
+    const file = join(env.home, '.config', 'Code', 'User', 'mcp.json')
+    // "servers" is no object: the text edit declines, the whole rewrite puts an object there.
+    put(file, '{\n  // mine\n  "servers": null\n}\n')
+    const result = installHost('vscode', env)
+    expect(result).toMatchObject({ action: 'added', droppedComments: true })
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ servers: { mcpx: { type: 'stdio', command: 'mcpx', args: ['serve'] } } })
   })
 
   test('codex: appends a TOML table, replaces an outdated one with its sub-tables, keeps the rest', () => {
