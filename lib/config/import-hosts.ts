@@ -10,6 +10,7 @@ import { McpxError } from '../errors/index.ts'
 import { type HostEnv, type HostId, type HostSource, HOSTS } from './hosts.ts'
 import { interpolateDocument, referencedVariables } from './interpolate.ts'
 import { parseJsonc } from './jsonc.ts'
+import { sameJson, setMember } from './jsonc-edit.ts'
 import { parseServerEntry } from './load.ts'
 import { SERVER_NAME } from './schema.ts'
 import { parseToml } from './toml.ts'
@@ -269,12 +270,15 @@ function isUnresolvable(value: unknown): value is { unresolvable: string } {
 
 /**
  * Add the planned servers to the mcpx config file (created when missing), keeping everything
- * else in it. Returns the backup path when an existing file was replaced.
+ * else in it, and its layout: each entry goes in as text (jsonc-edit.ts), checked by reading the
+ * result back; a file where that cannot be done is written whole. Returns the backup path when an
+ * existing file was replaced.
  */
 export function writeImport(file: string, imported: readonly ImportedServer[]): string | null {
   let doc: Record<string, unknown> = {}
-  if (existsSync(file)) {
-    const parsed = parseJsonc(readFileSync(file, 'utf8'), file)
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : ''
+  if (text.trim() !== '') {
+    const parsed = parseJsonc(text, file)
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
       throw new McpxError('CONFIG', `config ${file}: expected an object at the top level`, { file })
     doc = parsed as Record<string, unknown>
@@ -282,7 +286,12 @@ export function writeImport(file: string, imported: readonly ImportedServer[]): 
   const servers = (
     doc.mcpServers !== null && typeof doc.mcpServers === 'object' && !Array.isArray(doc.mcpServers) ? doc.mcpServers : {}
   ) as Record<string, unknown>
-  for (const server of imported) servers[server.name] = server.entry
+  let edited: string | undefined = text.trim() === '' ? undefined : text
+  for (const server of imported) {
+    servers[server.name] = server.entry
+    edited = edited === undefined ? undefined : setMember(edited, ['mcpServers', server.name], server.entry)
+  }
   doc.mcpServers = servers
-  return writeWithBackup(file, `${JSON.stringify(doc, null, 2)}\n`)
+  const whole = edited !== undefined && sameJson(parseJsonc(edited, file), doc) ? edited : `${JSON.stringify(doc, null, 2)}\n`
+  return writeWithBackup(file, whole)
 }

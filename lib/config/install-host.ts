@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { McpxError } from '../errors/index.ts'
 import { type HostEnv, type HostId, HOSTS, MCPX_ENTRY_NAME } from './hosts.ts'
 import { hasJsoncComments, parseJsonc } from './jsonc.ts'
-import { removeMember, setMember } from './jsonc-edit.ts'
+import { removeMember, sameJson, setMember } from './jsonc-edit.ts'
 import { parseToml } from './toml.ts'
 import { writeWithBackup } from './write.ts'
 
@@ -137,19 +137,4 @@ function rewriteToml(text: string, file: string, entry: TomlEntry): string {
     )
   }
   return next
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b))
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys)
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(
-      Object.entries(value)
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([k, v]) => [k, sortKeys(v)]),
-    )
-  return value
 }

@@ -194,3 +194,19 @@ function stringEnd(text: string, at: number): number {
   if (i >= text.length) throw new SyntaxError(`unterminated string at ${at}`)
   return i + 1
 }
+
+/** Equal as JSON values, whatever the key order. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b))
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys)
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, sortKeys(v)]),
+    )
+  return value
+}

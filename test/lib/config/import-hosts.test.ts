@@ -163,6 +163,20 @@ enabled = false
     })
     expect(JSON.parse(readFileSync(backup!, 'utf8')).mcpServers).toEqual({ old: { command: 'old' } })
   })
+
+  test('writeImport keeps the file as its author laid it out, adding each entry in its indentation', () => {
+    using dir = tempDir('mcpx-import')
+    const file = join(dir.path, 'mcpx', 'config.json')
+    put(file, '{\n    "mcpServers": {\n        "old": { "command": "old" }\n    },\n    "settings": { "requestTimeoutMs": 5 }\n}\n')
+    writeImport(file, [
+      { name: 'a', host: 'cursor', file: 'x', scope: 'user', entry: { command: 'a' } },
+      { name: 'b', host: 'cursor', file: 'x', scope: 'user', entry: { command: 'b' } },
+    ])
+    expect(readFileSync(file, 'utf8')).toBe(
+      '{\n    "mcpServers": {\n        "old": { "command": "old" },\n        "a": {\n            "command": "a"\n        },\n' +
+        '        "b": {\n            "command": "b"\n        }\n    },\n    "settings": { "requestTimeoutMs": 5 }\n}\n',
+    )
+  })
 })
 
 describe('installHost', () => {
