@@ -154,6 +154,8 @@ function resolveEntryPaths(
   }
 }
 
+const OTHER_URL_KEYS = ['serverUrl', 'httpUrl', 'baseUrl']
+
 /** Validate and normalise one `mcpServers` entry (already interpolated). */
 export function parseServerEntry(name: string, entry: unknown, file: string): ServerConfig {
   const at: DocPath = ['mcpServers', name]
@@ -163,11 +165,16 @@ export function parseServerEntry(name: string, entry: unknown, file: string): Se
     throw configError({ file, path: at }, 'must be an object with "command" (stdio) or "url" (remote)')
   const hasCommand = 'command' in entry
   const hasUrl = 'url' in entry
-  if (hasCommand === hasUrl)
+  if (hasCommand === hasUrl) {
+    // Other hosts' spellings of the URL (Windsurf's serverUrl, Gemini CLI's httpUrl), named as such.
+    const spelt = OTHER_URL_KEYS.find((key) => key in entry)
+    const hint =
+      spelt === undefined ? '' : ` ("${spelt}" is another host's name for it: call it "url", or let \`mcpx import\` convert the entry)`
     throw configError(
       { file, path: at },
-      hasCommand ? 'has both "command" and "url"; pick one' : 'needs "command" (stdio) or "url" (remote)',
+      hasCommand ? 'has both "command" and "url"; pick one' : `needs "command" (stdio) or "url" (remote)${hint}`,
     )
+  }
   const options = (e: v.InferOutput<typeof StdioEntrySchema> | v.InferOutput<typeof RemoteEntrySchema>) => ({
     name,
     ...(e.description !== undefined && { description: e.description }),

@@ -236,7 +236,11 @@ describe('parseConfig', () => {
     ['{"mcpServers": {"a": {"command": "x", "comand": "y"}}}', /^config \/etc\/mcpx\.json: mcpServers\.a\.comand: unknown key/],
     ['{"mcpServers": {"a": {"url": "not a url"}}}', /mcpServers\.a\.url: must be an absolute URL/],
     ['{"mcpServers": {"a": {"url": "https://x", "command": "y"}}}', /mcpServers\.a: has both "command" and "url"/],
-    ['{"mcpServers": {"a": {}}}', /mcpServers\.a: needs "command" \(stdio\) or "url" \(remote\)/],
+    ['{"mcpServers": {"a": {}}}', /mcpServers\.a: needs "command" \(stdio\) or "url" \(remote\)$/],
+    [
+      '{"mcpServers": {"a": {"serverUrl": "https://x/mcp"}}}',
+      /mcpServers\.a: needs "command" \(stdio\) or "url" \(remote\) \("serverUrl" is another host's name for it: call it "url", or let `mcpx import` convert the entry\)$/,
+    ],
     ['{"mcpServers": {"a.b": {"command": "x"}}}', /mcpServers\.a\.b: server names may hold only/],
     ['{"mcpServers": {"a": {"command": "x", "protocol": "2099-01-01"}}}', /mcpServers\.a\.protocol: must be one of 2024-11-05/],
     ['{"settings": {"requestTimeoutMs": "soon"}}', /settings\.requestTimeoutMs: must be a number/],
