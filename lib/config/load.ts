@@ -115,8 +115,18 @@ function startProblem(server: ServerConfig, env: Env): string | undefined {
   if (target.command.includes('/'))
     return isExecutable(target.command) ? undefined : `command ${target.command} does not exist or is not executable (${at}.command)`
   const path = target.env.PATH ?? env.PATH ?? ''
-  const found = path.split(delimiter).some((dir) => dir !== '' && isExecutable(join(dir, target.command)))
-  return found ? undefined : `command "${target.command}" is not on PATH (${at}.command)`
+  const onPath = (command: string) => path.split(delimiter).some((dir) => dir !== '' && isExecutable(join(dir, command)))
+  if (onPath(target.command)) return undefined
+  // `"command": "npx -y pkg"`: a whole command line where the program goes, as shells take it.
+  const [program, ...words] = target.command.trim().split(/\s+/)
+  const quoted = /["'\\]/.test(target.command)
+  const split =
+    words.length === 0 || !onPath(program!)
+      ? ''
+      : quoted
+        ? `; to run that line, name the program alone in "command" (${JSON.stringify(program)}) and each argument in "args"`
+        : `; to run that line, name the program alone: "command": ${JSON.stringify(program)}, "args": ${JSON.stringify(words)}`
+  return `command "${target.command}" is not on PATH (${at}.command)${split}`
 }
 
 function isDirectory(path: string): boolean {

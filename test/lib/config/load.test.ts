@@ -206,6 +206,8 @@ describe('parseConfig', () => {
       JSON.stringify({
         mcpServers: {
           nocmd: { command: 'surely-not-installed-mcpx-test' },
+          line: { command: 'sh -e script.sh' },
+          quoted: { command: 'sh -c "exit 0"' },
           nofile: { command: './missing.sh' },
           nocwd: { command: 'sh', cwd: '/does/not/exist' },
           norec: { command: 'sh', record: '/does/not/exist/r.ndjson' },
@@ -217,6 +219,13 @@ describe('parseConfig', () => {
       { check: true },
     )
     expect(config.servers.nocmd!.unavailable).toBe('command "surely-not-installed-mcpx-test" is not on PATH (mcpServers.nocmd.command)')
+    // A command line where the program goes: the split that would run it is spelt out.
+    expect(config.servers.line!.unavailable).toBe(
+      'command "sh -e script.sh" is not on PATH (mcpServers.line.command); to run that line, name the program alone: "command": "sh", "args": ["-e","script.sh"]',
+    )
+    expect(config.servers.quoted!.unavailable).toBe(
+      'command "sh -c "exit 0"" is not on PATH (mcpServers.quoted.command); to run that line, name the program alone in "command" ("sh") and each argument in "args"',
+    )
     expect(config.servers.nofile!.unavailable).toBe(
       'command /etc/missing.sh does not exist or is not executable (mcpServers.nofile.command)',
     )
