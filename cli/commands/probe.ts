@@ -115,12 +115,12 @@ function human(result: ProbeResult): string {
     result.auth.required ? `required${result.auth.resourceMetadata ? ` (metadata: ${result.auth.resourceMetadata})` : ''}` : 'not required',
   )
   if (result.era !== 'none') {
-    // What mcpx repairs for its own hosts, told to the server's author: other hosts refuse it.
+    // What mcpx repairs for its own hosts, told to the server's author: other hosts, or their model APIs, refuse it.
     row(
       'problems',
       result.problems.length === 0
         ? 'none found'
-        : `${result.problems.length} that hosts built on the official SDKs refuse (as a gateway, mcpx repairs each as it says):`,
+        : `${result.problems.length} that hosts (their SDKs, or their model APIs) refuse; as a gateway, mcpx repairs each as it says:`,
     )
     for (const problem of result.problems) lines.push(`    ${problem}`)
   }

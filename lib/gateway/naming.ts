@@ -21,11 +21,9 @@ export function splitQualified(name: string): QualifiedName {
 }
 
 /**
- * A name on the raw surface, which hosts hand to model APIs as a function name: 1–64 characters of
- * [A-Za-z0-9_-], every other character `_`. SEP-986 also allows "." and "/", but Claude Desktop,
- * the Anthropic and OpenAI APIs and Codex refuse them, and Claude Desktop then withholds every tool
- * of the server: one dotted upstream tool (`calendar.read`) would cost the host all of mcpx's. A name
- * cut to fit ends in a hash of the whole, so two long names that share their first 64 characters stay two.
+ * A name on the raw surface, which hosts hand to model APIs as a function name: what MODEL_TOOL_NAME
+ * takes (wire model-rules.ts), every other character `_`. A name cut to fit ends in a hash of the
+ * whole, so two long names that share their first 64 characters stay two.
  */
 export function rawName(server: string, item: string): string {
   const whole = `${server}_${item}`

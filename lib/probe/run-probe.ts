@@ -5,7 +5,15 @@
  * spawn because a legacy server may exit on the unknown probe. HTTP: modern and legacy over
  * Streamable HTTP, then legacy HTTP+SSE only when legacy Streamable HTTP failed.
  */
-import { type ConnectInternals, type McpClient, type Target, type TimingStep, connect, isHttpTarget } from '../client/index.ts'
+import {
+  type ConnectInternals,
+  type JsonObject,
+  type McpClient,
+  type Target,
+  type TimingStep,
+  connect,
+  isHttpTarget,
+} from '../client/index.ts'
 import { McpxError, RpcError, asMcpxError } from '../errors/index.ts'
 import type { Settings } from '../settings/index.ts'
 import type { AuthProvider, TransportKind } from '../transport/index.ts'
@@ -17,6 +25,7 @@ import {
   capabilitiesForHosts,
   isRecord,
   listProblems,
+  modelRuleProblems,
 } from '../wire/index.ts'
 import { type Observation, type ProbeReport, classify } from './classify.ts'
 
@@ -161,7 +170,8 @@ const LIST_METHODS: ReadonlyArray<readonly [string, string]> = [
 /**
  * What a host built on the official SDKs would refuse in the server's handshake and the first page
  * of each list it declares (wire listProblems, capabilitiesForHosts: the repairs mcpx makes for its
- * own hosts, reported to the server's author instead). A list request that fails is reported too,
+ * own hosts, reported to the server's author instead), and in its tools what hosts' model APIs
+ * refuse (wire modelRuleProblems). A list request that fails is reported too,
  * except templates refused outright (many servers with resources have none).
  */
 async function problemsOf(client: McpClient, era: Era): Promise<string[]> {
@@ -175,7 +185,8 @@ async function problemsOf(client: McpClient, era: Era): Promise<string[]> {
   const found = await Promise.all(
     declared.map(async ([, method]): Promise<string[]> => {
       try {
-        return listProblems(method, await client.request(method, {}))
+        const result = await client.request(method, {})
+        return [...listProblems(method, result), ...(method === 'tools/list' ? toolRuleProblems(result) : [])]
       } catch (error) {
         const failure = asMcpxError(error)
         if (method === 'resources/templates/list' && failure.code !== 'PROTOCOL') return []
@@ -184,6 +195,14 @@ async function problemsOf(client: McpClient, era: Era): Promise<string[]> {
     }),
   )
   return [...problems, ...found.flat()]
+}
+
+/** What hosts' model APIs refuse in a tools/list page (wire modelRuleProblems), a line per tool and rule. */
+function toolRuleProblems(result: JsonObject): string[] {
+  const tools = Array.isArray(result.tools) ? result.tools.filter(isRecord) : []
+  return tools.flatMap((tool) =>
+    modelRuleProblems(tool).map((problem) => `tools/list: ${typeof tool.name === 'string' ? JSON.stringify(tool.name) : '#?'}: ${problem}`),
+  )
 }
 
 /** The error the CLI exits with when a probe found no working era. */

@@ -50,8 +50,25 @@ describe('mcpx probe', () => {
     // An item without its identity is named by its place in the list.
     expect(report.problems).toContainEqual(expect.stringMatching(/^resources\/list: #\d+: no string `uri`, so it is not listed$/))
     const human = await runMcpx(['probe', '--', process.execPath, fixture, 'sloppy-capabilities'], { env: ENV })
-    expect(human.stdout).toContain(`  problems     ${report.problems.length} that hosts built on the official SDKs refuse`)
+    expect(human.stdout).toContain(`  problems     ${report.problems.length} that hosts (their SDKs, or their model APIs) refuse`)
     expect(human.stdout).toContain('\n    tools/list: "sloppy_schema": `inputSchema` is not an object schema')
+  })
+
+  test("tools hosts' model APIs refuse: dotted and long names, top-level combinators, arrays without items", async () => {
+    const fixture = join(REPO_ROOT, 'test/fixtures/peers/host-rules-fixture.ts')
+    const { exitCode, report } = await probe('--', process.execPath, fixture)
+    expect(exitCode).toBe(0)
+    const about = (name: string) => (report.problems as string[]).filter((line) => line.startsWith(`tools/list: "${name}": `))
+    expect(about('calendar.read')).toEqual([
+      expect.stringMatching(/its name is not 1–64 characters of A–Z.*Claude Desktop \(it then withholds every tool/),
+    ])
+    expect(about('repos/list')).toHaveLength(1)
+    expect(about('plain_name')).toEqual([])
+    expect(about('attach')).toEqual([expect.stringMatching(/`inputSchema` has anyOf at its top level, which the Anthropic API refuses/)])
+    expect(about('merge')).toEqual(
+      expect.arrayContaining([expect.stringMatching(/`inputSchema` has allOf at its top level/), expect.stringMatching(/no `type`/)]),
+    )
+    expect(about('tag')).toEqual([expect.stringMatching(/array schema without `items`, which the OpenAI API refuses/)])
   })
 
   test('--stdio "CMD" names the command as call and tools take it', async () => {

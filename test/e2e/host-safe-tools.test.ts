@@ -3,7 +3,7 @@
  * and OpenAI APIs and Codex accept only ^[A-Za-z0-9_-]{1,64}$, and Claude Desktop withholds every
  * tool of a server with one name outside it (lib/gateway/naming.ts rawName). Input schemas: the
  * Anthropic API refuses anyOf/oneOf/allOf at a schema's top level, failing the host's whole request
- * (lib/gateway/host-schema.ts), and the OpenAI API an array schema without `items`; mcpx still
+ * (lib/wire/shape/model-rules.ts), and the OpenAI API an array schema without `items`; mcpx still
  * checks calls against the upstream's own schema.
  * Pass-through keeps the upstream's tools as they are, as the host would get them from it directly.
  */

@@ -20,10 +20,18 @@ import {
 } from '../../server/index.ts'
 import type { Settings } from '../../settings/index.ts'
 import { RPC, RpcError } from '../../errors/index.ts'
-import { RESULT_TYPE, type Revision, hasFeature, isRecord, isResourceNotFoundError, resourceNotFound } from '../../wire/index.ts'
+import {
+  RESULT_TYPE,
+  type Revision,
+  describedWithRule,
+  hasFeature,
+  hostSafeInputSchema,
+  isRecord,
+  isResourceNotFoundError,
+  resourceNotFound,
+} from '../../wire/index.ts'
 import type { Catalog } from '../pool-shapes.ts'
 import { gatewayResourceUri, rawName } from '../naming.ts'
-import { describedWithRule, hostSafeInputSchema } from '../host-schema.ts'
 import { appOf, appResourceUri, isAppResourceUri, rewriteAppMeta, upstreamAppResource } from '../apps.ts'
 import type { UpstreamPool } from '../upstream-pool.ts'
 import { type BrokeredCallOptions, brokeredCall, upstreamCapabilities } from './brokered-call.ts'
@@ -100,7 +108,7 @@ export function upstreamTools(catalog: Catalog, options: ItemOptions): ToolDef[]
     // audits it (view) or tasks are relayed; pool.relay declines whatever else it cannot relay.
     if (!options.view && !tasks) def.relay = { start: relayStart(pool, server, name, options.settings?.ssePollAfterMs ?? 0) }
     for (const field of TOOL_FIELDS) if (tool[field] !== undefined) (def as unknown as JsonObject)[field] = tool[field]
-    // A schema model APIs refuse would fail the host's every request (host-schema.ts); pass-through keeps it.
+    // A schema model APIs refuse would fail the host's every request (wire model-rules.ts); pass-through keeps it.
     const shown = !options.ownNames && isRecord(tool.inputSchema) ? hostSafeInputSchema(tool.inputSchema) : undefined
     if (shown !== undefined && shown.schema !== tool.inputSchema) def.inputSchema = shown.schema as ToolDef['inputSchema']
     if (shown?.rule !== undefined) def.description = describedWithRule(tool.description, shown.rule)

@@ -1,6 +1,13 @@
 /**
- * An upstream tool's input schema as the renamed surfaces show it to hosts, which hand it to model
- * APIs: the Anthropic API (and Bedrock, Vertex, Azure OpenAI behind other hosts) refuses a tool
+ * What hosts' model APIs take of a tool, which the hosts hand its name and input schema as a
+ * function: the gateway's renamed surfaces show upstream tools so (hostSafeInputSchema, and
+ * naming.ts rawName by MODEL_TOOL_NAME), and `mcpx probe` tells a server's author what breaks
+ * them (modelRuleProblems).
+ *
+ * Names: Claude Desktop, the Anthropic and OpenAI APIs and Codex accept only ^[A-Za-z0-9_-]{1,64}$
+ * (SEP-986 also allows "." and "/"), and Claude Desktop then withholds every tool of the server.
+ *
+ * Input schemas: the Anthropic API (and Bedrock, Vertex, Azure OpenAI behind other hosts) refuses a tool
  * whose `input_schema` has `anyOf`, `oneOf` or `allOf` at its top level, and the host's whole
  * request fails with it, every other tool too. JSON Schema allows them there (2026-07-28
  * server/tools.mdx: any 2020-12 schema), so upstreams do publish them (a zod union, "give either
@@ -15,11 +22,15 @@
  * without `items`, at any depth, failing the host's request the same way: the host's copy says
  * `items: {}` there, which is what a missing `items` means.
  */
-import { SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE, isRecord } from '../wire/index.ts'
+import { isRecord } from '../jsonrpc.ts'
+import { SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE } from '../schema-keywords.ts'
 
 type JsonObject = Record<string, unknown>
 
 const TOP_LEVEL_REFUSED = ['anyOf', 'oneOf', 'allOf'] as const
+
+/** A tool name every one of those APIs takes. */
+export const MODEL_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
 /** The schema itself when hosts take it as it is; else a copy they take, with the rule it dropped. */
 export function hostSafeInputSchema(schema: JsonObject): { schema: JsonObject; rule?: string } {
@@ -85,4 +96,22 @@ function withArrayItems(node: unknown): unknown {
 export function describedWithRule(description: unknown, rule: string): string {
   const said = `The arguments must also match this JSON Schema rule: ${rule}`
   return typeof description === 'string' && description !== '' ? `${description}\n\n${said}` : said
+}
+
+/** What of `tool` those APIs refuse, one line each (`mcpx probe`); mcpx's raw surface repairs each so. */
+export function modelRuleProblems(tool: JsonObject): string[] {
+  const problems: string[] = []
+  if (typeof tool.name === 'string' && !MODEL_TOOL_NAME.test(tool.name))
+    problems.push(
+      'its name is not 1–64 characters of A–Z, a–z, 0–9, "_" and "-", which Claude Desktop (it then withholds every tool of the server) and the Anthropic and OpenAI APIs require; mcpx\'s raw surface writes "_" for the others',
+    )
+  if (!isRecord(tool.inputSchema)) return problems
+  const dropped = TOP_LEVEL_REFUSED.filter((keyword) => keyword in (tool.inputSchema as JsonObject))
+  if (dropped.length > 0)
+    problems.push(
+      `\`inputSchema\` has ${dropped.join(', ')} at its top level, which the Anthropic API refuses; mcpx's raw surface offers the branches' properties and says the rule in the description`,
+    )
+  if (withArrayItems(tool.inputSchema) !== tool.inputSchema)
+    problems.push("`inputSchema` has an array schema without `items`, which the OpenAI API refuses; mcpx's raw surface says `items: {}`")
+  return problems
 }
