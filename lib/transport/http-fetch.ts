@@ -173,13 +173,20 @@ export function httpError(
   const shown = body.length > ERROR_BODY_BYTES ? body.slice(0, ERROR_BODY_BYTES) : body
   const detail = shown.trim() === '' ? '' : `: ${bodyLine(shown)}`
   // A 2xx is refused for what it is, not for its status: the message says what (extra.reason).
-  const why = typeof extra.reason === 'string' ? ` (${extra.reason})` : ''
+  const retryAfter = NOT_TAKEN.has(response.status) ? retryAfterMs(response.headers.get('retry-after')) : undefined
+  const why =
+    typeof extra.reason === 'string'
+      ? ` (${extra.reason})`
+      : retryAfter !== undefined
+        ? ` (it asks to be tried again in ${Math.ceil(retryAfter / 1000)} s)`
+        : ''
   return new McpxError('CONNECT', `${ctx.method} ${ctx.url} answered HTTP ${response.status}${why}${detail}`, {
     url: ctx.url,
     httpStatus: response.status,
     contentType,
     body: shown,
     ...(wwwAuthenticate === undefined ? {} : { wwwAuthenticate }),
+    ...(retryAfter === undefined ? {} : { retryAfterMs: retryAfter }),
     ...extra,
   })
 }

@@ -277,9 +277,9 @@ describe('Streamable HTTP client: error contract and edge cases', () => {
     test('a Retry-After longer than httpBusyRetryMaxWaitMs fails at once; a 502 is not sent again (the server behind may have run it)', async () => {
       using long = busyServer(429, 1, { 'retry-after': '120' })
       await using conn = await open(createHttpTransport({ url: long.url }, busy))
-      expect(((await conn.transport.send(callTool(1, 'echo')).catch((e: unknown) => e)) as McpxError).data).toMatchObject({
-        httpStatus: 429,
-      })
+      const refused = (await conn.transport.send(callTool(1, 'echo')).catch((e: unknown) => e)) as McpxError
+      expect(refused.data).toMatchObject({ httpStatus: 429, retryAfterMs: 120_000 })
+      expect(refused.message).toContain('answered HTTP 429 (it asks to be tried again in 120 s)')
       expect(long.posts()).toBe(1)
       using gateway = busyServer(502, 1)
       await using other = await open(createHttpTransport({ url: gateway.url }, busy))
