@@ -32,6 +32,11 @@ export const TRANSPORT_SETTINGS = defineSettings({
     env: 'MCPX_HTTP_BUSY_RETRY_DELAY_MS',
     doc: 'Wait before sending again a request refused 429/503 without a Retry-After, twice as long each time',
   },
+  httpMaxRedirects: {
+    default: 5,
+    env: 'MCPX_HTTP_MAX_REDIRECTS',
+    doc: 'Most HTTP redirects an upstream request follows (a POST stays a POST through 301 and 302)',
+  },
   sseEndpointTimeoutMs: {
     default: 10_000,
     env: 'MCPX_SSE_ENDPOINT_TIMEOUT_MS',

@@ -13,8 +13,8 @@ import type { Settings } from '../settings/index.ts'
 import { HTTP_STATUS, POST_ACCEPT_HEADER, HEADER, MIME, type JsonRpcMessage, type RequestId, isRequest, isResponse } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
 import {
-  type BusySettings,
-  busyRetryOf,
+  type FetchPolicySettings,
+  fetchPolicyOf,
   contentTypeOf,
   type FetchContext,
   type FetchFunction,
@@ -69,7 +69,7 @@ type HttpSettings = Pick<
   Settings,
   'maxFrameBytes' | 'authMaxRetries' | 'sseRetryMs' | 'sseMaxReconnects' | 'httpCloseTimeoutMs' | 'httpBodyReadBytes'
 > &
-  BusySettings
+  FetchPolicySettings
 
 /** One POST and whatever answers it. */
 interface Exchange {
@@ -86,7 +86,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     url,
     auth: params.auth,
     authMaxRetries: settings.authMaxRetries,
-    busy: busyRetryOf(settings),
+    ...fetchPolicyOf(settings, url),
     ...(params.fetch !== undefined && { fetch: params.fetch }),
   }
   const lifetime = new AbortController()

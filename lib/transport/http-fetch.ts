@@ -5,6 +5,7 @@
  * contract (`httpStatus`, `contentType`, `body`, `sessionExpired`, `wwwAuthenticate`, `url`).
  */
 import { McpxError } from '../errors/index.ts'
+import { log } from '../log/index.ts'
 import { bodyLine } from './decode-messages.ts'
 import type { AuthProvider } from './contract.ts'
 import type { Settings } from '../settings/index.ts'
@@ -22,6 +23,10 @@ export interface FetchContext {
   fetch?: FetchFunction
   /** A request answered 429 or 503 is sent again (settings httpBusyRetries, …MaxWaitMs, …DelayMs); none without. */
   busy?: BusyRetry
+  /** Most redirects one request follows (settings.httpMaxRedirects); none without. */
+  maxRedirects?: number
+  /** Told of each redirect followed, to say once that the configured URL has moved. */
+  onRedirect?: (from: string, to: string, status: number) => void
 }
 
 export interface BusyRetry {
@@ -30,11 +35,27 @@ export interface BusyRetry {
   readonly delayMs: number
 }
 
-export type BusySettings = Pick<Settings, 'httpBusyRetries' | 'httpBusyRetryMaxWaitMs' | 'httpBusyRetryDelayMs'>
+export type FetchPolicySettings = Pick<Settings, 'httpBusyRetries' | 'httpBusyRetryMaxWaitMs' | 'httpBusyRetryDelayMs' | 'httpMaxRedirects'>
 
-export function busyRetryOf(settings: BusySettings): BusyRetry {
-  return { retries: settings.httpBusyRetries, maxWaitMs: settings.httpBusyRetryMaxWaitMs, delayMs: settings.httpBusyRetryDelayMs }
+/** How a transport's requests are sent again and redirected, from the settings; `url` names the transport in the moved-URL notice. */
+export function fetchPolicyOf(settings: FetchPolicySettings, url: string): Pick<FetchContext, 'busy' | 'maxRedirects' | 'onRedirect'> {
+  const noted = new Set<string>()
+  return {
+    busy: { retries: settings.httpBusyRetries, maxWaitMs: settings.httpBusyRetryMaxWaitMs, delayMs: settings.httpBusyRetryDelayMs },
+    maxRedirects: settings.httpMaxRedirects,
+    onRedirect(from, to, status) {
+      if (noted.has(`${from} ${to}`)) return
+      noted.add(`${from} ${to}`)
+      log.warn(`${url}: ${from} redirects (${status}) to ${to}; mcpx follows it, but the config could name ${to} itself`)
+    },
+  }
 }
+
+/** Redirect statuses (RFC 9110 section 15.4); 303 alone turns the request into a GET. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308])
+const SEE_OTHER = 303
+/** What goes only to the origin it was meant for (as fetch drops Authorization across origins). */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'dpop']
 
 /**
  * Answers that say the server did not take the request (RFC 9110 section 15.6.4, RFC 6585 section 4),
@@ -65,15 +86,7 @@ export async function fetchWithAuth(
     if (extra) for (const [name, value] of Object.entries(extra)) headers.set(name, value)
     let response: Response
     try {
-      // `timeout: false` turns off Bun's idle timer: a quiet SSE stream is not a dead one.
-      response = await (ctx.fetch ?? fetch)(ctx.url, {
-        method: init.method,
-        headers,
-        body: init.body,
-        signal: init.signal,
-        timeout: false,
-        redirect: 'follow',
-      })
+      response = await fetchFollowing(ctx, { ...init, headers })
     } catch (error) {
       throw fetchFailure(ctx.url, init.method, error, init.signal)
     }
@@ -100,6 +113,44 @@ export async function fetchWithAuth(
       }
     }
     return response
+  }
+}
+
+/**
+ * One request, its redirects followed here rather than by fetch, which turns a POST into a GET on a
+ * 301 or 302: an MCP server moved to https, or to its path with a trailing slash, would then get
+ * every message as a GET and answer 405 or an event stream. Here a 301, 302, 307 or 308 keeps the
+ * method and body; a 303 is followed with GET; credentials go only to their own origin.
+ */
+async function fetchFollowing(ctx: FetchContext, init: { method: string; headers: Headers; body?: string; signal?: AbortSignal }) {
+  const headers = new Headers(init.headers)
+  let target = ctx.url
+  let method = init.method
+  let body = init.body
+  for (let hops = 0; ; hops++) {
+    // `timeout: false` turns off Bun's idle timer: a quiet SSE stream is not a dead one.
+    const response = await (ctx.fetch ?? fetch)(target, { method, headers, body, signal: init.signal, timeout: false, redirect: 'manual' })
+    const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null
+    if (location === null) return response
+    await response.body?.cancel().catch(() => {})
+    if (hops >= (ctx.maxRedirects ?? 0))
+      throw new McpxError(
+        'CONNECT',
+        `${init.method} ${ctx.url}: more than ${ctx.maxRedirects ?? 0} redirects (the last to ${location}; httpMaxRedirects)`,
+        {
+          url: ctx.url,
+          httpStatus: response.status,
+        },
+      )
+    const next = new URL(location, target)
+    if (next.origin !== new URL(target).origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name)
+    if (response.status === SEE_OTHER) {
+      method = 'GET'
+      body = undefined
+      headers.delete('content-type')
+    }
+    ctx.onRedirect?.(target, next.href, response.status)
+    target = next.href
   }
 }
 

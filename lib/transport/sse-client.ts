@@ -9,7 +9,15 @@ import { log } from '../log/index.ts'
 import type { Settings } from '../settings/index.ts'
 import { POST_ACCEPT_HEADER, MIME, isResponse, type JsonRpcMessage } from '../wire/index.ts'
 import { decodeMessages, quote } from './decode-messages.ts'
-import { type BusySettings, busyRetryOf, contentTypeOf, type FetchContext, fetchWithAuth, httpError, readTextCapped } from './http-fetch.ts'
+import {
+  type FetchPolicySettings,
+  fetchPolicyOf,
+  contentTypeOf,
+  type FetchContext,
+  fetchWithAuth,
+  httpError,
+  readTextCapped,
+} from './http-fetch.ts'
 import { readEventStream } from './sse-parser.ts'
 import type { AuthProvider, SendOptions, Transport, TransportHandlers } from './contract.ts'
 
@@ -27,7 +35,7 @@ export interface SseTransport extends Transport {
   readonly endpoint: string | undefined
 }
 
-type SseSettings = Pick<Settings, 'maxFrameBytes' | 'authMaxRetries' | 'sseEndpointTimeoutMs' | 'httpBodyReadBytes'> & BusySettings
+type SseSettings = Pick<Settings, 'maxFrameBytes' | 'authMaxRetries' | 'sseEndpointTimeoutMs' | 'httpBodyReadBytes'> & FetchPolicySettings
 
 export function createSseTransport(params: SseTransportParams, settings: SseSettings): SseTransport {
   const url = params.url
@@ -77,7 +85,7 @@ export function createSseTransport(params: SseTransportParams, settings: SseSett
   }
 
   async function connect(): Promise<void> {
-    const ctx: FetchContext = { url, auth: params.auth, authMaxRetries: settings.authMaxRetries, busy: busyRetryOf(settings) }
+    const ctx: FetchContext = { url, auth: params.auth, authMaxRetries: settings.authMaxRetries, ...fetchPolicyOf(settings, url) }
     const headers = new Headers(params.headers)
     headers.set('Accept', MIME.SSE)
     const response = await fetchWithAuth(ctx, { method: 'GET', headers, signal: lifetime.signal })

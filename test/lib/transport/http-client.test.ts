@@ -302,6 +302,57 @@ describe('Streamable HTTP client: error contract and edge cases', () => {
     })
   })
 
+  describe('redirects, followed by mcpx: a POST stays a POST with its body', () => {
+    /** Answers each POST with what it got: method, path, body id and whether an Authorization came along. */
+    function echoServer() {
+      return serve(async (request) => {
+        const body = request.method === 'POST' ? ((await request.json()) as { id: number }) : undefined
+        return Response.json({
+          jsonrpc: '2.0',
+          id: body?.id ?? 0,
+          result: { method: request.method, path: new URL(request.url).pathname, authorization: request.headers.get('authorization') },
+        })
+      })
+    }
+    function redirecting(status: number, to: (path: string) => string) {
+      return serve((request) => new Response(null, { status, headers: { location: to(new URL(request.url).pathname) } }))
+    }
+
+    test.each([301, 302, 307, 308])('%d to a path of the same origin: the POST, body and credentials go on', async (status) => {
+      using server = serve(async (request) => {
+        const path = new URL(request.url).pathname
+        if (path === '/mcp') return new Response(null, { status, headers: { location: '/mcp/' } })
+        const body = (await request.json()) as { id: number }
+        return Response.json({
+          jsonrpc: '2.0',
+          id: body.id,
+          result: { method: request.method, path, authorization: request.headers.get('authorization') },
+        })
+      })
+      await using conn = await open(createHttpTransport({ url: server.url, headers: { Authorization: 'Bearer token' } }, settings))
+      await conn.transport.send(callTool(1, 'echo'))
+      expect(resultOf(await conn.rec.response(1))).toEqual({ method: 'POST', path: '/mcp/', authorization: 'Bearer token' })
+    })
+
+    test('to another origin: the POST goes on, its Authorization does not', async () => {
+      using target = echoServer()
+      using front = redirecting(301, (path) => `${target.url.replace(/\/mcp$/, '')}${path}/`)
+      await using conn = await open(createHttpTransport({ url: front.url, headers: { Authorization: 'Bearer token' } }, settings))
+      await conn.transport.send(callTool(1, 'echo'))
+      expect(resultOf(await conn.rec.response(1))).toEqual({ method: 'POST', path: '/mcp/', authorization: null })
+    })
+
+    test('more than httpMaxRedirects is a CONNECT error naming the setting', async () => {
+      using loop = serve((request) => new Response(null, { status: 307, headers: { location: new URL(request.url).pathname } }))
+      await using conn = await open(createHttpTransport({ url: loop.url }, testSettings({ httpMaxRedirects: 3 })))
+      const error = (await conn.transport.send(callTool(1, 'echo')).catch((e: unknown) => e)) as McpxError
+      expect(error.code).toBe('CONNECT')
+      expect(error.message).toContain('more than 3 redirects')
+      expect(error.message).toContain('httpMaxRedirects')
+      expect(loop.seen).toHaveLength(4)
+    })
+  })
+
   test('a session id is taken only from a successful initialize, and never offered on a new initialize', async () => {
     using server = serve(async (request) => {
       if (request.method === 'DELETE') return new Response(null, { status: 204 })
