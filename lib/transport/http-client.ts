@@ -86,7 +86,7 @@ export function createHttpTransport(params: HttpTransportParams, settings: HttpS
     url,
     auth: params.auth,
     authMaxRetries: settings.authMaxRetries,
-    ...fetchPolicyOf(settings, url),
+    ...fetchPolicyOf(settings),
     ...(params.fetch !== undefined && { fetch: params.fetch }),
   }
   const lifetime = new AbortController()

@@ -37,8 +37,8 @@ export interface BusyRetry {
 
 export type FetchPolicySettings = Pick<Settings, 'httpBusyRetries' | 'httpBusyRetryMaxWaitMs' | 'httpBusyRetryDelayMs' | 'httpMaxRedirects'>
 
-/** How a transport's requests are sent again and redirected, from the settings; `url` names the transport in the moved-URL notice. */
-export function fetchPolicyOf(settings: FetchPolicySettings, url: string): Pick<FetchContext, 'busy' | 'maxRedirects' | 'onRedirect'> {
+/** How a transport's requests are sent again and redirected, from the settings. */
+export function fetchPolicyOf(settings: FetchPolicySettings): Pick<FetchContext, 'busy' | 'maxRedirects' | 'onRedirect'> {
   const noted = new Set<string>()
   return {
     busy: { retries: settings.httpBusyRetries, maxWaitMs: settings.httpBusyRetryMaxWaitMs, delayMs: settings.httpBusyRetryDelayMs },
@@ -46,7 +46,7 @@ export function fetchPolicyOf(settings: FetchPolicySettings, url: string): Pick<
     onRedirect(from, to, status) {
       if (noted.has(`${from} ${to}`)) return
       noted.add(`${from} ${to}`)
-      log.warn(`${url}: ${from} redirects (${status}) to ${to}; mcpx follows it, but the config could name ${to} itself`)
+      log.warn(`${from} redirects (${status}) to ${to}; mcpx follows it, but the config could name ${to} itself`)
     },
   }
 }

@@ -85,7 +85,7 @@ export function createSseTransport(params: SseTransportParams, settings: SseSett
   }
 
   async function connect(): Promise<void> {
-    const ctx: FetchContext = { url, auth: params.auth, authMaxRetries: settings.authMaxRetries, ...fetchPolicyOf(settings, url) }
+    const ctx: FetchContext = { url, auth: params.auth, authMaxRetries: settings.authMaxRetries, ...fetchPolicyOf(settings) }
     const headers = new Headers(params.headers)
     headers.set('Accept', MIME.SSE)
     const response = await fetchWithAuth(ctx, { method: 'GET', headers, signal: lifetime.signal })
