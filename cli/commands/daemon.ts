@@ -21,6 +21,7 @@ import {
   resolveConfiguredSettings,
   runDirIds,
   stateFileOf,
+  useProxyVariables,
 } from '../../lib/config/index.ts'
 import {
   ConfigSource,
@@ -99,7 +100,11 @@ const run = defineCommand({
             ...(current?.envFile ? [current.envFile] : []),
           ]
         },
-        load: () => loadConfig({ paths: ctx.paths, env: environment.values(), envSource: environment.source(), demoCommand, check: true }),
+        load: () => {
+          const values = environment.values()
+          useProxyVariables(values)
+          return loadConfig({ paths: ctx.paths, env: values, envSource: environment.source(), demoCommand, check: true })
+        },
         empty: { ...defaultConfig(demoCommand), servers: {}, source: findConfigFile(ctx.paths) },
         emit: (type, data) => daemon?.events.publish(type, data),
         debounceMs: ctx.settings.configReloadDebounceMs,

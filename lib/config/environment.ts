@@ -15,7 +15,25 @@ import { configError } from './interpolate.ts'
 
 type Env = Readonly<Record<string, string | undefined>>
 
-/** What every upstream process inherits (when set): enough to find programs, the user and a locale. */
+/**
+ * The proxy variables HTTP clients read, in both spellings (curl, npm, Python, Bun's fetch): behind
+ * a proxy, `npx` cannot fetch a package, nor the daemon reach a remote server, without them.
+ */
+export const PROXY_VARIABLES = [
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'all_proxy',
+  'no_proxy',
+] as const
+
+/**
+ * What every upstream process inherits (when set): enough to find programs, the user and a locale,
+ * and to reach the network as the user's shell does (proxies, extra CA certificates).
+ */
 export const BASELINE_VARIABLES = [
   'HOME',
   'PATH',
@@ -28,7 +46,20 @@ export const BASELINE_VARIABLES = [
   'TZ',
   'TMPDIR',
   'TERM',
+  ...PROXY_VARIABLES,
+  'NODE_EXTRA_CA_CERTS',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
 ] as const
+
+/**
+ * The daemon's own HTTP requests (to remote upstreams) go through the proxy its environment names:
+ * Bun's fetch reads these variables from the process environment at each request, and a daemon
+ * started by a host's `mcpx serve` was given few variables, so the snapshot's are set on it.
+ */
+export function useProxyVariables(values: Env, target: Record<string, string | undefined> = process.env): void {
+  for (const name of PROXY_VARIABLES) if (values[name] !== undefined && values[name] !== '') target[name] = values[name]
+}
 
 export interface EnvSnapshot {
   readonly savedAt: string

@@ -31,6 +31,7 @@ export {
   pickVariables,
   readEnvFile,
   readEnvSnapshot,
+  useProxyVariables,
   writeEnvSnapshot,
   type EnvSnapshot,
 } from './environment.ts'

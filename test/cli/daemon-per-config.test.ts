@@ -10,6 +10,7 @@ import { REPO_ROOT, errorJson, runMcpx } from '../harness.ts'
 import { layoutForEnv } from '../support/layout.ts'
 import { isolatedUser } from './cli-env.ts'
 import { callThroughServe } from './serve-host.ts'
+import { LEGACY, serveFixture } from '../lib/client/sdk-peers.ts'
 
 const ENV_FIXTURE = join(REPO_ROOT, 'test/fixtures/peers/env-upstream-fixture.ts')
 const envUpstream = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [ENV_FIXTURE], ...extra })
@@ -101,7 +102,8 @@ describe('one environment, independent of the starter', () => {
     using user = isolatedUser('mcpx-same-env')
     const config = join(user.project, 'config.json')
     writeFileSync(config, JSON.stringify({ mcpServers: { e: envUpstream({ env: { GREETING: '${MCPX_TEST_GREETING}' } }) } }))
-    const shellEnv = { ...user.env, MCPX_TEST_GREETING: 'hello', MCPX_TEST_SHELL_ONLY: 'not for upstreams' }
+    const proxy = { HTTPS_PROXY: 'http://proxy.mcpx.invalid:3128', NO_PROXY: 'localhost,127.0.0.1' }
+    const shellEnv = { ...user.env, ...proxy, MCPX_TEST_GREETING: 'hello', MCPX_TEST_SHELL_ONLY: 'not for upstreams' }
     const fromShell = await runMcpx(['call', 'e.env', '--config', config], { env: shellEnv })
     expect(fromShell.exitCode).toBe(0)
     await runMcpx(['daemon', 'stop', '--config', config], { env: user.env })
@@ -113,8 +115,50 @@ describe('one environment, independent of the starter', () => {
       const shellSeen = JSON.parse(fromShell.stdout)
       expect(JSON.parse(fromHost.text)).toEqual(shellSeen)
       expect(shellSeen.GREETING).toBe('hello')
+      // The shell's proxy reaches upstreams (npx behind a proxy needs it), whoever started the daemon.
+      expect(shellSeen).toMatchObject(proxy)
       expect(shellSeen.MCPX_TEST_SHELL_ONLY).toBeUndefined()
       expect(shellSeen.MCPX_TEST_GREETING).toBeUndefined()
+    } finally {
+      await runMcpx(['daemon', 'stop', '--config', config], { env: user.env })
+    }
+  })
+})
+
+describe("the daemon's own HTTP requests go through the shell's proxy", () => {
+  test('a daemon started by a host that passes no proxy still reaches a remote server only the proxy can', async () => {
+    using user = isolatedUser('mcpx-proxy')
+    await using upstream = await serveFixture(LEGACY, 'http')
+    const seen: string[] = []
+    // An HTTP proxy: requests for the made-up host go to the fixture (Bun's fetch sends them here in absolute form).
+    using proxy = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      idleTimeout: 0,
+      async fetch(request) {
+        const url = new URL(request.url)
+        seen.push(`${request.method} ${url.host}`)
+        if (url.host !== 'upstream.mcpx.invalid') return new Response('unknown host', { status: 502 })
+        const headers = new Headers(request.headers)
+        headers.delete('host')
+        const body = request.method === 'POST' ? await request.text() : undefined
+        const answer = await fetch(`${new URL(upstream.url).origin}${url.pathname}${url.search}`, { method: request.method, headers, body })
+        return new Response(answer.body, { status: answer.status, headers: answer.headers })
+      },
+    })
+    const config = join(user.project, 'config.json')
+    writeFileSync(config, JSON.stringify({ mcpServers: { far: { url: 'http://upstream.mcpx.invalid/mcp' } } }))
+    const shellEnv = { ...user.env, HTTP_PROXY: `http://127.0.0.1:${proxy.port}` }
+    try {
+      // A shell command writes the snapshot (its proxy with it); the daemon it starts has the proxy anyway.
+      expect((await runMcpx(['call', 'far.echo', 'text=from-shell', '--config', config], { env: shellEnv })).stdout).toBe('from-shell\n')
+      await runMcpx(['daemon', 'stop', '--config', config], { env: user.env })
+      seen.length = 0
+      const hostEnv = { HOME: user.home, PATH: process.env.PATH!, SHELL: '/bin/sh', TERM: 'dumb', MCPX_HOME: user.env.MCPX_HOME }
+      // Before, this daemon had no proxy: "cannot reach http://upstream.mcpx.invalid/mcp".
+      const fromHost = await callThroughServe(['--config', config], hostEnv, 'far.capabilities')
+      expect(fromHost.text).toStartWith('{')
+      expect(seen.some((line) => line.endsWith('upstream.mcpx.invalid'))).toBe(true)
     } finally {
       await runMcpx(['daemon', 'stop', '--config', config], { env: user.env })
     }
