@@ -20,6 +20,7 @@ import {
   readSettingsSection,
   referencedVariables,
   resolveConfiguredSettings,
+  useProxyVariables,
   writeEnvSnapshot,
 } from '../lib/config/index.ts'
 import { McpxError } from '../lib/errors/index.ts'
@@ -99,4 +100,9 @@ export function refreshEnvSnapshot(ctx: CliContext, options: { replace?: boolean
 function selfCommand(): readonly string[] {
   if (Bun.main.startsWith('/$bunfs/')) return [process.execPath]
   return [process.execPath, Bun.fileURLToPath(new URL('./main.ts', import.meta.url))]
+}
+
+/** The daemon's own requests go through the proxy of its environment snapshot (lib/config/environment.ts useProxyVariables). */
+export function useDaemonProxy(values: Readonly<Record<string, string | undefined>>): void {
+  useProxyVariables(values, process.env)
 }

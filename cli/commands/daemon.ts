@@ -21,7 +21,6 @@ import {
   resolveConfiguredSettings,
   runDirIds,
   stateFileOf,
-  useProxyVariables,
 } from '../../lib/config/index.ts'
 import {
   ConfigSource,
@@ -38,7 +37,7 @@ import {
 import { McpxError } from '../../lib/errors/index.ts'
 import { useFileLog } from '../../lib/log/index.ts'
 import { commonArgs } from '../args.ts'
-import { type CliContext, layoutOf, loadContext, refreshEnvSnapshot } from '../context.ts'
+import { type CliContext, layoutOf, loadContext, refreshEnvSnapshot, useDaemonProxy } from '../context.ts'
 import { VERSION } from '../version.ts'
 import { printJson } from '../render.ts'
 
@@ -102,7 +101,7 @@ const run = defineCommand({
         },
         load: () => {
           const values = environment.values()
-          useProxyVariables(values)
+          useDaemonProxy(values)
           return loadConfig({ paths: ctx.paths, env: values, envSource: environment.source(), demoCommand, check: true })
         },
         empty: { ...defaultConfig(demoCommand), servers: {}, source: findConfigFile(ctx.paths) },

@@ -55,12 +55,13 @@ export const BASELINE_VARIABLES = [
 /**
  * The daemon's own HTTP requests (to remote upstreams) go through the proxy its environment names:
  * Bun's fetch reads these variables from the process environment at each request, and a daemon
- * started by a host's `mcpx serve` was given few variables, so the snapshot's are set on it. Bun
+ * started by a host's `mcpx serve` was given few variables, so the snapshot's are set on `target`
+ * (the process environment: cli/context.ts, the one place that touches it). Bun
  * sends loopback requests (an upstream on localhost, another replica) to the proxy too, which cannot
  * reach this machine's loopback: with a proxy set, NO_PROXY names loopback as well, as Go's and
  * curl's clients leave it out on their own.
  */
-export function useProxyVariables(values: Env, target: Record<string, string | undefined> = process.env): void {
+export function useProxyVariables(values: Env, target: Record<string, string | undefined>): void {
   for (const name of PROXY_VARIABLES) if (values[name] !== undefined && values[name] !== '') target[name] = values[name]
   if (!PROXY_VARIABLES.some((name) => !/no_proxy/i.test(name) && target[name])) return
   for (const name of ['NO_PROXY', 'no_proxy']) {
