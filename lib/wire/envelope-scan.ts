@@ -71,11 +71,13 @@ export function scanBatch(bytes: Uint8Array, start = 0, end = bytes.length): Env
   const envelopes: Envelope[] = []
   for (i = skipSpace(bytes, i + 1, end); i < end && bytes[i] !== CLOSE_BRACKET; ) {
     const memberEnd = skipValue(bytes, i, end)
-    if (memberEnd < 0) return undefined
+    // No value where a member goes (`[}`, `[1,,2]`): broken, and scanning on would not move.
+    if (memberEnd <= i) return undefined
     const envelope = scanEnvelope(bytes, i, memberEnd)
     if (envelope !== undefined) envelopes.push(envelope)
     i = skipSpace(bytes, memberEnd, end)
     if (bytes[i] === COMMA) i = skipSpace(bytes, i + 1, end)
+    else if (bytes[i] !== CLOSE_BRACKET) return undefined
   }
   return envelopes
 }
@@ -99,7 +101,13 @@ function readString(bytes: Uint8Array, start: number, end: number): string | und
   if (bytes[start] !== QUOTE) return undefined
   const inner = bytes.subarray(start + 1, end - 1)
   const text = decoder.decode(inner)
-  return inner.includes(BACKSLASH) ? (JSON.parse(`"${text}"`) as string) : text
+  if (!inner.includes(BACKSLASH)) return text
+  try {
+    return JSON.parse(`"${text}"`) as string
+  } catch {
+    // A broken escape: no method (the receiving server answers the line itself).
+    return undefined
+  }
 }
 
 function skipSpace(bytes: Uint8Array, i: number, end: number): number {

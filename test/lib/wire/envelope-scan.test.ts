@@ -118,4 +118,16 @@ describe('scanBatch', () => {
     expect(scanBatch(bytes('[1, "x", {"id":2,"method":"ping"}]'))).toEqual([{ id: '2', method: 'ping', response: false, error: false }])
     expect(scanBatch(bytes('[{"id":1,"method":"ping"'))).toBeUndefined()
   })
+
+  test('a member that is no value, or members with no comma between, end the scan as broken JSON (they looped forever)', () => {
+    for (const text of ['[}', '[1}', '[,]', '[1,,2]', '[{"id":1} x]', '[1 2]', '[{"id":1}}']) {
+      expect(scanBatch(bytes(text))).toBeUndefined()
+    }
+    expect(scanBatch(bytes('[1 , {"id":3,"method":"ping"} ]'))).toEqual([{ id: '3', method: 'ping', response: false, error: false }])
+  })
+
+  test('a method with a broken escape is no method, not a throw', () => {
+    expect(scanEnvelope(bytes('{"id":1,"method":"a\\x"}'))).toEqual({ id: '1', response: false, error: false })
+    expect(scanBatch(bytes('[{"id":1,"method":"\\u12"}]'))).toEqual([{ id: '1', response: false, error: false }])
+  })
 })
