@@ -10,7 +10,7 @@ import { McpxError } from '../errors/index.ts'
 import { type HostEnv, type HostId, type HostSource, HOSTS } from './hosts.ts'
 import { interpolateDocument, referencedVariables } from './interpolate.ts'
 import { parseJsonc } from './jsonc.ts'
-import { sameJson, setMember } from './jsonc-edit.ts'
+import { checkedEdit, setMember } from './jsonc-edit.ts'
 import { parseServerEntry } from './load.ts'
 import { SERVER_NAME } from './schema.ts'
 import { parseToml } from './toml.ts'
@@ -292,6 +292,5 @@ export function writeImport(file: string, imported: readonly ImportedServer[]): 
     edited = edited === undefined ? undefined : setMember(edited, ['mcpServers', server.name], server.entry)
   }
   doc.mcpServers = servers
-  const whole = edited !== undefined && sameJson(parseJsonc(edited, file), doc) ? edited : `${JSON.stringify(doc, null, 2)}\n`
-  return writeWithBackup(file, whole)
+  return writeWithBackup(file, checkedEdit(text, edited, doc, file).text)
 }

@@ -8,8 +8,8 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { McpxError } from '../errors/index.ts'
 import { type HostEnv, type HostId, HOSTS, MCPX_ENTRY_NAME } from './hosts.ts'
-import { hasJsoncComments, parseJsonc } from './jsonc.ts'
-import { removeMember, sameJson, setMember } from './jsonc-edit.ts'
+import { parseJsonc } from './jsonc.ts'
+import { checkedEdit, removeMember, sameJson, setMember } from './jsonc-edit.ts'
 import { parseToml } from './toml.ts'
 import { writeWithBackup } from './write.ts'
 
@@ -38,7 +38,7 @@ export function installHost(host: HostId, env: HostEnv, options: { dryRun?: bool
   const next =
     target.format === 'toml'
       ? { text: rewriteToml(text, target.file, target.entry as TomlEntry), droppedComments: false }
-      : editedJson(text, text.trim() === '' ? undefined : setMember(text, [...path, MCPX_ENTRY_NAME], target.entry), doc, target.file)
+      : checkedEdit(text, text.trim() === '' ? undefined : setMember(text, [...path, MCPX_ENTRY_NAME], target.entry), doc, target.file)
   const backup = writeWithBackup(target.file, next.text)
   return { ...result, backup, droppedComments: next.droppedComments }
 }
@@ -71,7 +71,7 @@ export function uninstallHost(host: HostId, env: HostEnv, options: { dryRun?: bo
   const next =
     target.format === 'toml'
       ? { text: `${withoutMcpxTable(text)}\n`, droppedComments: false }
-      : editedJson(text, removeMember(text, [...path, MCPX_ENTRY_NAME]), doc, target.file)
+      : checkedEdit(text, removeMember(text, [...path, MCPX_ENTRY_NAME]), doc, target.file)
   return { ...removed, backup: writeWithBackup(target.file, next.text), droppedComments: next.droppedComments }
 }
 
@@ -92,15 +92,6 @@ function child(doc: Record<string, unknown>, keys: readonly string[]): Record<st
     table = table[key] as Record<string, unknown>
   }
   return table
-}
-
-/**
- * The text as edited when it reads back as `expected` (the document with the change made); else
- * `expected` written whole, saying whether that dropped comments the file had.
- */
-function editedJson(text: string, edited: string | undefined, expected: Record<string, unknown>, file: string) {
-  if (edited !== undefined && sameJson(parseJsonc(edited, file), expected)) return { text: edited, droppedComments: false }
-  return { text: `${JSON.stringify(expected, null, 2)}\n`, droppedComments: hasJsoncComments(text) }
 }
 
 type TomlEntry = { command: string; args: string[]; env?: Record<string, string> }

@@ -4,9 +4,10 @@
  * entry in a host's config (VS Code's, Gemini's, opencode's files are JSONC, and often commented);
  * rewriting the whole file would drop the comments and reformat the rest.
  *
- * The caller checks the result by parsing it (install-host.ts) and falls back to a whole rewrite
- * when the edit did not come out as intended, so an unusual layout costs formatting, never data.
+ * The caller checks the result by parsing it (checkedEdit) and falls back to a whole rewrite when
+ * the edit did not come out as intended, so an unusual layout costs formatting, never data.
  */
+import { hasJsoncComments, parseJsonc } from './jsonc.ts'
 
 interface Member {
   readonly key: string
@@ -193,6 +194,15 @@ function stringEnd(text: string, at: number): number {
   while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1
   if (i >= text.length) throw new SyntaxError(`unterminated string at ${at}`)
   return i + 1
+}
+
+/**
+ * The text as edited when it reads back as `expected` (the document with the change made); else
+ * `expected` written whole, saying whether that dropped comments the file had.
+ */
+export function checkedEdit(text: string, edited: string | undefined, expected: Record<string, unknown>, file: string) {
+  if (edited !== undefined && sameJson(parseJsonc(edited, file), expected)) return { text: edited, droppedComments: false }
+  return { text: `${JSON.stringify(expected, null, 2)}\n`, droppedComments: hasJsoncComments(text) }
 }
 
 /** Equal as JSON values, whatever the key order. */

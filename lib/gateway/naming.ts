@@ -5,7 +5,7 @@
  * never parsed, because server and tool names may both contain `_`.
  */
 import { McpxError } from '../errors/index.ts'
-import { PORTABLE_TOOL_NAME_MAX_CHARS } from '../wire/index.ts'
+import { modelToolName } from '../wire/index.ts'
 
 export interface QualifiedName {
   readonly server: string
@@ -20,17 +20,9 @@ export function splitQualified(name: string): QualifiedName {
   return { server: name.slice(0, dot), tool: name.slice(dot + 1) }
 }
 
-/**
- * A name on the raw surface, which hosts hand to model APIs as a function name: what MODEL_TOOL_NAME
- * takes (wire model-rules.ts), every other character `_`. A name cut to fit ends in a hash of the
- * whole, so two long names that share their first 64 characters stay two.
- */
+/** A name on the raw surface, which hosts hand to model APIs as a function name (wire modelToolName). */
 export function rawName(server: string, item: string): string {
-  const whole = `${server}_${item}`
-  const safe = whole.replace(/[^A-Za-z0-9_-]/g, '_')
-  if (safe.length <= PORTABLE_TOOL_NAME_MAX_CHARS) return safe
-  const hash = Bun.hash.crc32(whole).toString(16).padStart(8, '0')
-  return `${safe.slice(0, PORTABLE_TOOL_NAME_MAX_CHARS - hash.length - 1)}_${hash}`
+  return modelToolName(`${server}_${item}`)
 }
 
 const RESOURCE_SCHEME = 'mcpx://'

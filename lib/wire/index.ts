@@ -60,7 +60,8 @@ export {
 export { shapeMeta, MODERN_META_KEYS } from './shape/meta.ts'
 export { legacyTask, modernTask } from './shape/tasks.ts'
 export { capabilitiesForHosts, listProblems } from './shape/typed-fields.ts'
-export { MODEL_TOOL_NAME, describedWithRule, hostSafeInputSchema, modelRuleProblems } from './shape/model-rules.ts'
+export { describedWithRule, hostSafeInputSchema, modelRuleProblems } from './shape/model-rules.ts'
+export { modelToolName } from './tool-names.ts'
 export {
   PROTOCOL_MATRIX,
   PROTOCOL_ERROR_CODES,

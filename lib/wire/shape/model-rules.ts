@@ -1,7 +1,7 @@
 /**
  * What hosts' model APIs take of a tool, which the hosts hand its name and input schema as a
  * function: the gateway's renamed surfaces show upstream tools so (hostSafeInputSchema, and
- * naming.ts rawName by MODEL_TOOL_NAME), and `mcpx probe` tells a server's author what breaks
+ * naming.ts rawName by tool-names.ts modelToolName), and `mcpx probe` tells a server's author what breaks
  * them (modelRuleProblems).
  *
  * Names: Claude Desktop, the Anthropic and OpenAI APIs and Codex accept only ^[A-Za-z0-9_-]{1,64}$
@@ -24,13 +24,11 @@
  */
 import { isRecord } from '../jsonrpc.ts'
 import { SUBSCHEMA_LIST, SUBSCHEMA_MAP, SUBSCHEMA_ONE } from '../schema-keywords.ts'
+import { modelToolName } from '../tool-names.ts'
 
 type JsonObject = Record<string, unknown>
 
 const TOP_LEVEL_REFUSED = ['anyOf', 'oneOf', 'allOf'] as const
-
-/** A tool name every one of those APIs takes. */
-export const MODEL_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 
 /** The schema itself when hosts take it as it is; else a copy they take, with the rule it dropped. */
 export function hostSafeInputSchema(schema: JsonObject): { schema: JsonObject; rule?: string } {
@@ -101,7 +99,7 @@ export function describedWithRule(description: unknown, rule: string): string {
 /** What of `tool` those APIs refuse, one line each (`mcpx probe`); mcpx's raw surface repairs each so. */
 export function modelRuleProblems(tool: JsonObject): string[] {
   const problems: string[] = []
-  if (typeof tool.name === 'string' && !MODEL_TOOL_NAME.test(tool.name))
+  if (typeof tool.name === 'string' && (tool.name === '' || modelToolName(tool.name) !== tool.name))
     problems.push(
       'its name is not 1–64 characters of A–Z, a–z, 0–9, "_" and "-", which Claude Desktop (it then withholds every tool of the server) and the Anthropic and OpenAI APIs require; mcpx\'s raw surface writes "_" for the others',
     )
